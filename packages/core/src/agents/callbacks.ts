@@ -1,0 +1,62 @@
+import type { Content } from "../content/content.js";
+import type { LlmRequest } from "../models/llm-request.js";
+import type { LlmResponse } from "../models/llm-response.js";
+import type { BaseTool } from "../tools/base-tool.js";
+import type { ToolContext } from "../tools/tool-context.js";
+import type { CallbackContext } from "./callback-context.js";
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/** A callback slot takes one function or a list; the first that returns a value wins. */
+export type CallbackSlot<F> = F | F[];
+
+export type BeforeAgentCallback = (args: { context: CallbackContext }) => MaybePromise<Content | undefined | void>;
+export type AfterAgentCallback = (args: { context: CallbackContext }) => MaybePromise<Content | undefined | void>;
+/** A returned response skips the model call. */
+export type BeforeModelCallback = (args: { context: CallbackContext; request: LlmRequest }) => MaybePromise<LlmResponse | undefined | void>;
+/** A returned response replaces the model's. */
+export type AfterModelCallback = (args: { context: CallbackContext; response: LlmResponse }) => MaybePromise<LlmResponse | undefined | void>;
+/** A returned response stands in for the failed call; otherwise the error is reported. */
+export type OnModelErrorCallback = (args: {
+  context: CallbackContext;
+  request: LlmRequest;
+  error: unknown;
+}) => MaybePromise<LlmResponse | undefined | void>;
+/** A returned object skips the tool and becomes its response. */
+export type BeforeToolCallback = (args: {
+  tool: BaseTool;
+  args: Record<string, unknown>;
+  context: ToolContext;
+}) => MaybePromise<Record<string, unknown> | undefined | void>;
+/** A returned object replaces the tool's response. */
+export type AfterToolCallback = (args: {
+  tool: BaseTool;
+  args: Record<string, unknown>;
+  context: ToolContext;
+  response: Record<string, unknown>;
+}) => MaybePromise<Record<string, unknown> | undefined | void>;
+/** A returned object becomes the response of the failed tool; otherwise the error is reported. */
+export type OnToolErrorCallback = (args: {
+  tool: BaseTool;
+  args: Record<string, unknown>;
+  context: ToolContext;
+  error: unknown;
+}) => MaybePromise<Record<string, unknown> | undefined | void>;
+
+/** Normalizes a slot to a list. */
+export function callbackList<F>(slot: CallbackSlot<F> | undefined): F[] {
+  if (slot === undefined) return [];
+  return Array.isArray(slot) ? slot : [slot];
+}
+
+/** Runs callbacks in order; returns the first value that is not `undefined`/`null`. */
+export async function runCallbackSlot<A, R>(
+  slot: CallbackSlot<(args: A) => MaybePromise<R | undefined | void>> | undefined,
+  args: A,
+): Promise<R | undefined> {
+  for (const callback of callbackList(slot)) {
+    const result = await callback(args);
+    if (result !== undefined && result !== null) return result as R;
+  }
+  return undefined;
+}

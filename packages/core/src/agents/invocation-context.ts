@@ -1,0 +1,143 @@
+import type { Content } from "../content/content.js";
+import type { BaseArtifactService } from "../artifacts/base-artifact-service.js";
+import { LlmCallsLimitExceededError, RunAbortedError } from "../errors/run-errors.js";
+import type { BaseMemoryService } from "../memory/base-memory-service.js";
+import type { ModelRegistry } from "../models/model-registry.js";
+import type { PluginManager } from "../plugins/plugin-manager.js";
+import type { BaseSessionService } from "../sessions/base-session-service.js";
+import type { Session } from "../sessions/session.js";
+import type { BaseAgent } from "./base-agent.js";
+import type { LiveRequestQueue } from "./live-request-queue.js";
+import { resolveRunConfig, type ResolvedRunConfig, type RunConfig } from "./run-config.js";
+
+export interface InvocationContextInit {
+  invocationId: string;
+  agent: BaseAgent;
+  session: Session;
+  sessionService: BaseSessionService;
+  artifactService?: BaseArtifactService;
+  memoryService?: BaseMemoryService;
+  pluginManager: PluginManager;
+  modelRegistry?: ModelRegistry;
+  userContent?: Content;
+  branch?: string;
+  runConfig?: RunConfig;
+  liveRequestQueue?: LiveRequestQueue;
+  signal?: AbortSignal;
+  appName?: string;
+}
+
+/** Counts model calls across every agent of one invocation. */
+class LlmCallCounter {
+  count = 0;
+}
+
+/**
+ * Everything one invocation (one user turn) runs with: the session, the services, the
+ * current agent and branch, the run config and the cancellation signal. Agents receive a
+ * copy per agent (`withAgent`) so branch and agent stay local while counters are shared.
+ */
+export class InvocationContext {
+  readonly invocationId: string;
+  readonly agent: BaseAgent;
+  readonly session: Session;
+  readonly sessionService: BaseSessionService;
+  readonly artifactService?: BaseArtifactService;
+  readonly memoryService?: BaseMemoryService;
+  readonly pluginManager: PluginManager;
+  readonly modelRegistry?: ModelRegistry;
+  readonly userContent?: Content;
+  readonly branch?: string;
+  readonly runConfig: ResolvedRunConfig;
+  readonly liveRequestQueue?: LiveRequestQueue;
+  readonly signal?: AbortSignal;
+  /** Set to stop the invocation after the current step (e.g. a callback answered). */
+  endInvocation = false;
+  private readonly counter: LlmCallCounter;
+  private readonly shared: { endInvocation: boolean };
+
+  constructor(init: InvocationContextInit, internals?: { counter: LlmCallCounter; shared: { endInvocation: boolean } }) {
+    this.invocationId = init.invocationId;
+    this.agent = init.agent;
+    this.session = init.session;
+    this.sessionService = init.sessionService;
+    this.artifactService = init.artifactService;
+    this.memoryService = init.memoryService;
+    this.pluginManager = init.pluginManager;
+    this.modelRegistry = init.modelRegistry;
+    this.userContent = init.userContent;
+    this.branch = init.branch;
+    this.runConfig = resolveRunConfig(init.runConfig);
+    this.liveRequestQueue = init.liveRequestQueue;
+    this.signal = init.signal;
+    this.counter = internals?.counter ?? new LlmCallCounter();
+    this.shared = internals?.shared ?? { endInvocation: false };
+  }
+
+  get appName(): string {
+    return this.session.appName;
+  }
+
+  get userId(): string {
+    return this.session.userId;
+  }
+
+  /** True once any agent of the invocation ended it. */
+  get isEnded(): boolean {
+    return this.endInvocation || this.shared.endInvocation;
+  }
+
+  /** Ends the whole invocation (every agent sharing it stops after its current step). */
+  end(): void {
+    this.endInvocation = true;
+    this.shared.endInvocation = true;
+  }
+
+  /** Model calls made so far in this invocation. */
+  get llmCallCount(): number {
+    return this.counter.count;
+  }
+
+  /** Counts a model call; throws `LlmCallsLimitExceededError` past `runConfig.maxLlmCalls`. */
+  incrementLlmCallCount(): void {
+    this.counter.count += 1;
+    const limit = this.runConfig.maxLlmCalls;
+    if (limit > 0 && this.counter.count > limit) throw new LlmCallsLimitExceededError(limit);
+  }
+
+  /** Throws `RunAbortedError` when the run's signal fired. */
+  throwIfAborted(): void {
+    if (this.signal?.aborted) throw new RunAbortedError({ cause: this.signal.reason });
+  }
+
+  /** A copy for another agent (and optionally another branch), sharing counters and session. */
+  withAgent(agent: BaseAgent, overrides: { branch?: string; userContent?: Content } = {}): InvocationContext {
+    return new InvocationContext(
+      {
+        ...this.initFields(),
+        agent,
+        branch: "branch" in overrides ? overrides.branch : this.branch,
+        userContent: overrides.userContent ?? this.userContent,
+      },
+      { counter: this.counter, shared: this.shared },
+    );
+  }
+
+  private initFields(): InvocationContextInit {
+    return {
+      invocationId: this.invocationId,
+      agent: this.agent,
+      session: this.session,
+      sessionService: this.sessionService,
+      artifactService: this.artifactService,
+      memoryService: this.memoryService,
+      pluginManager: this.pluginManager,
+      modelRegistry: this.modelRegistry,
+      userContent: this.userContent,
+      branch: this.branch,
+      runConfig: this.runConfig,
+      liveRequestQueue: this.liveRequestQueue,
+      signal: this.signal,
+    };
+  }
+}

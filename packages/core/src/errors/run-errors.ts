@@ -1,0 +1,36 @@
+import { AgentKitError, type AgentKitErrorOptions } from "./agentkit-error.js";
+
+/** An invocation made more model calls than `RunConfig.maxLlmCalls` allows. */
+export class LlmCallsLimitExceededError extends AgentKitError {
+  readonly limit: number;
+
+  constructor(limit: number, options: AgentKitErrorOptions = {}) {
+    super(
+      "LLM_CALLS_LIMIT_EXCEEDED",
+      `Max number of LLM calls limit of ${limit} exceeded. Raise RunConfig.maxLlmCalls or check the agent for a tool-call loop.`,
+      options,
+    );
+    this.limit = limit;
+  }
+}
+
+/** The run was cancelled through its AbortSignal. */
+export class RunAbortedError extends AgentKitError {
+  constructor(options: AgentKitErrorOptions = {}) {
+    super("RUN_ABORTED", "The run was aborted.", options);
+  }
+}
+
+/** A model call failed and no callback handled the failure. */
+export class ModelError extends AgentKitError {
+  constructor(message: string, options: AgentKitErrorOptions & { code?: string } = {}) {
+    super(options.code ?? "MODEL_ERROR", message, options);
+  }
+}
+
+/** A tool failed in a way the flow cannot report back to the model. */
+export class ToolError extends AgentKitError {
+  constructor(message: string, options: AgentKitErrorOptions & { code?: string } = {}) {
+    super(options.code ?? "TOOL_ERROR", message, options);
+  }
+}

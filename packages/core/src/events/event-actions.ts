@@ -1,0 +1,75 @@
+import type { Content } from "../content/content.js";
+
+/** Replaces a range of history with a summary (honoured when building model requests). */
+export interface EventCompaction {
+  /** Timestamp (float seconds) of the first compacted event. */
+  startTimestamp?: number;
+  /** Timestamp (float seconds) of the last compacted event; events up to it are replaced. */
+  endTimestamp: number;
+  /** The content that stands in for the compacted events. */
+  compactedContent: Content;
+}
+
+/** What a tool asked the user to confirm, and the answer once given. */
+export interface ToolConfirmation {
+  hint?: string;
+  confirmed: boolean;
+  payload?: unknown;
+}
+
+/** Side effects an event carries; the session service applies them on append. */
+export interface EventActions {
+  /** State changes (keys may carry `app:`, `user:`, `temp:` prefixes). */
+  stateDelta: Record<string, unknown>;
+  /** Artifact filename to the version this event wrote. */
+  artifactDelta: Record<string, number>;
+  /** Auth requests keyed by function-call id. */
+  requestedAuthConfigs: Record<string, unknown>;
+  /** Tool confirmations requested, keyed by the original function-call id. */
+  requestedToolConfirmations: Record<string, ToolConfirmation>;
+  /** Do not summarize this function response with the model; end the turn. */
+  skipSummarization?: boolean;
+  /** Hand the invocation to the named agent. */
+  transferToAgent?: string;
+  /** Ask the parent (e.g. a LoopAgent) to stop. */
+  escalate?: boolean;
+  /** The agent that authored this event has finished. */
+  endOfAgent?: boolean;
+  /** @deprecated Ends the whole invocation; prefer `escalate` / `endOfAgent`. */
+  endInvocation?: boolean;
+  /** Artifacts deleted by this event. */
+  deletedArtifactIds?: string[];
+  compaction?: EventCompaction;
+  agentState?: Record<string, unknown>;
+  rewindBeforeInvocationId?: string;
+}
+
+/** A fresh `EventActions` with its four maps present (as the wire format always carries them). */
+export function createEventActions(init: Partial<EventActions> = {}): EventActions {
+  return {
+    ...init,
+    stateDelta: init.stateDelta ?? {},
+    artifactDelta: init.artifactDelta ?? {},
+    requestedAuthConfigs: init.requestedAuthConfigs ?? {},
+    requestedToolConfirmations: init.requestedToolConfirmations ?? {},
+  };
+}
+
+/** Merges actions in order; later maps win key by key, later flags win when set. */
+export function mergeEventActions(...list: (Partial<EventActions> | undefined)[]): EventActions {
+  const merged = createEventActions();
+  for (const a of list) {
+    if (!a) continue;
+    for (const [k, v] of Object.entries(a)) {
+      if (v === undefined) continue;
+      if (k === "stateDelta" || k === "artifactDelta" || k === "requestedAuthConfigs" || k === "requestedToolConfirmations") {
+        Object.assign(merged[k], v);
+      } else if (k === "deletedArtifactIds") {
+        merged.deletedArtifactIds = [...new Set([...(merged.deletedArtifactIds ?? []), ...(v as string[])])];
+      } else {
+        (merged as unknown as Record<string, unknown>)[k] = v;
+      }
+    }
+  }
+  return merged;
+}

@@ -1,0 +1,107 @@
+import { randomUUID } from "node:crypto";
+import type { Content, FunctionCall, FunctionResponse } from "../content/content.js";
+import type { Transcription, UsageMetadata } from "../content/generate-content-config.js";
+import { createEventActions, type EventActions } from "./event-actions.js";
+
+/**
+ * One entry of a session's history: a user message, a model response, a tool call or
+ * response, or an action-only event. Plain, JSON-serializable data (see `eventToJson`).
+ */
+export interface Event {
+  id: string;
+  invocationId: string;
+  /** An agent's name, or `"user"`. */
+  author: string;
+  /** Dot-separated agent path isolating parallel sub-agents' histories. */
+  branch?: string;
+  /** Float seconds since the epoch. */
+  timestamp: number;
+  content?: Content;
+  actions: EventActions;
+  /** Ids of function calls in this event that run long or await the client. */
+  longRunningToolIds?: string[];
+  /** A streamed chunk; never persisted. */
+  partial?: boolean;
+  turnComplete?: boolean;
+  interrupted?: boolean;
+  errorCode?: string;
+  errorMessage?: string;
+  finishReason?: string;
+  usageMetadata?: UsageMetadata;
+  groundingMetadata?: Record<string, unknown>;
+  citationMetadata?: Record<string, unknown>;
+  customMetadata?: Record<string, unknown>;
+  modelVersion?: string;
+  avgLogprobs?: number;
+  logprobsResult?: Record<string, unknown>;
+  cacheMetadata?: Record<string, unknown>;
+  inputTranscription?: Transcription;
+  outputTranscription?: Transcription;
+  liveSessionResumptionUpdate?: Record<string, unknown>;
+}
+
+/** What `createEvent` accepts: everything optional but the author. */
+export type EventInit = Partial<Omit<Event, "actions">> & { author: string; actions?: Partial<EventActions> };
+
+/** Current time as float seconds (the unit of every agentkit timestamp). */
+export function nowSeconds(): number {
+  return Date.now() / 1000;
+}
+
+/** A new event id (UUID). */
+export function newEventId(): string {
+  return randomUUID();
+}
+
+/** A new invocation id (`e-` + UUID, as ADK). */
+export function newInvocationId(): string {
+  return `e-${randomUUID()}`;
+}
+
+/** Creates an event: generates `id` and `timestamp` when missing and fills the action maps. */
+export function createEvent(init: EventInit): Event {
+  const event: Event = {
+    ...init,
+    id: init.id ?? newEventId(),
+    invocationId: init.invocationId ?? "",
+    author: init.author,
+    timestamp: init.timestamp ?? nowSeconds(),
+    actions: createEventActions(init.actions),
+  };
+  for (const key of Object.keys(event) as (keyof Event)[]) {
+    if (event[key] === undefined) delete event[key];
+  }
+  return event;
+}
+
+/** The function calls of an event, in part order. */
+export function getFunctionCalls(event: Event): FunctionCall[] {
+  return (event.content?.parts ?? []).flatMap((p) => (p.functionCall ? [p.functionCall] : []));
+}
+
+/** The function responses of an event, in part order. */
+export function getFunctionResponses(event: Event): FunctionResponse[] {
+  return (event.content?.parts ?? []).flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
+}
+
+/** True when the last part is a code execution result (the model must see it next). */
+export function hasTrailingCodeExecutionResult(event: Event): boolean {
+  const parts = event.content?.parts;
+  return !!parts && parts.length > 0 && parts[parts.length - 1]!.codeExecutionResult !== undefined;
+}
+
+/**
+ * True when the event is the agent's final answer for this turn: shown to the user and
+ * nothing further follows from it (no pending calls, not a partial chunk).
+ */
+export function isFinalResponse(event: Event): boolean {
+  if (event.actions.skipSummarization || (event.longRunningToolIds && event.longRunningToolIds.length > 0)) {
+    return true;
+  }
+  return (
+    getFunctionCalls(event).length === 0 &&
+    getFunctionResponses(event).length === 0 &&
+    !event.partial &&
+    !hasTrailingCodeExecutionResult(event)
+  );
+}

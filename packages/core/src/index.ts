@@ -1,0 +1,155 @@
+// Public API of @agentkit/core. Everything exported is listed by name; internals stay internal.
+
+export { VERSION } from "./version.js";
+
+// Errors
+export { AgentKitError, ConfigurationError, type AgentKitErrorOptions } from "./errors/agentkit-error.js";
+export { SessionError, SessionNotFoundError, SessionAlreadyExistsError, StaleSessionError } from "./errors/session-errors.js";
+export { LlmCallsLimitExceededError, RunAbortedError, ModelError, ToolError } from "./errors/run-errors.js";
+
+// Content
+export {
+  createTextContent,
+  createUserContent,
+  getTextOf,
+  type Blob,
+  type FileData,
+  type FunctionCall,
+  type FunctionResponse,
+  type ExecutableCode,
+  type CodeExecutionResult,
+  type VideoMetadata,
+  type Part,
+  type Content,
+} from "./content/content.js";
+export {
+  FinishReason,
+  type Schema,
+  type FunctionDeclaration,
+  type Tool,
+  type ThinkingConfig,
+  type SpeechConfig,
+  type GenerateContentConfig,
+  type ModalityTokenCount,
+  type UsageMetadata,
+  type Transcription,
+} from "./content/generate-content-config.js";
+
+// Events
+export {
+  createEvent,
+  nowSeconds,
+  newEventId,
+  newInvocationId,
+  isFinalResponse,
+  getFunctionCalls,
+  getFunctionResponses,
+  hasTrailingCodeExecutionResult,
+  type Event,
+  type EventInit,
+} from "./events/event.js";
+export { createEventActions, mergeEventActions, type EventActions, type EventCompaction, type ToolConfirmation } from "./events/event-actions.js";
+export { eventToJson, eventFromJson, contentFromJson, toSeconds, normalizeBase64, InvalidJsonError } from "./events/event-json.js";
+
+// Sessions and state
+export {
+  sessionToJson,
+  sessionFromJson,
+  sessionKeyToJson,
+  sessionKeyFromJson,
+  filterEvents,
+  type Session,
+  type SessionKey,
+  type GetSessionConfig,
+  type ListSessionsResponse,
+  type ListEventsResponse,
+} from "./sessions/session.js";
+export {
+  State,
+  StatePrefix,
+  APP_PREFIX,
+  USER_PREFIX,
+  TEMP_PREFIX,
+  scopeOfKey,
+  withoutTempKeys,
+  splitStateDelta,
+  mergeState,
+  type ReadonlyState,
+  type StateScope,
+} from "./sessions/state.js";
+export {
+  BaseSessionService,
+  applyEventToSession,
+  type CreateSessionRequest,
+  type GetSessionRequest,
+  type ListSessionsRequest,
+  type DeleteSessionRequest,
+  type ListEventsRequest,
+  type AppendEventRequest,
+} from "./sessions/base-session-service.js";
+
+// Artifacts and memory
+export {
+  BaseArtifactService,
+  isUserScopedFilename,
+  type ArtifactScope,
+  type SaveArtifactRequest,
+  type LoadArtifactRequest,
+  type ArtifactRequest,
+  type ArtifactVersion,
+} from "./artifacts/base-artifact-service.js";
+export { BaseMemoryService, type MemoryEntry, type SearchMemoryResponse, type SearchMemoryRequest } from "./memory/base-memory-service.js";
+
+// Models
+export { BaseLlm, type BaseLlmConnection, type BaseLlmOptions, type GenerateContentOptions } from "./models/base-llm.js";
+export {
+  createLlmRequest,
+  appendInstructions,
+  appendTools,
+  setOutputSchema,
+  getSystemInstructionText,
+  type LlmRequest,
+  type LiveConnectConfig,
+  type ContextCacheConfig,
+} from "./models/llm-request.js";
+export type { LlmResponse } from "./models/llm-response.js";
+export { ModelRegistry, type ModelFactory } from "./models/model-registry.js";
+
+// Agents and contexts
+export { BaseAgent, validateAgentName, type BaseAgentOptions } from "./agents/base-agent.js";
+export { InvocationContext, type InvocationContextInit } from "./agents/invocation-context.js";
+export { ReadonlyContext } from "./agents/readonly-context.js";
+export { CallbackContext } from "./agents/callback-context.js";
+export {
+  callbackList,
+  runCallbackSlot,
+  type MaybePromise,
+  type CallbackSlot,
+  type BeforeAgentCallback,
+  type AfterAgentCallback,
+  type BeforeModelCallback,
+  type AfterModelCallback,
+  type OnModelErrorCallback,
+  type BeforeToolCallback,
+  type AfterToolCallback,
+  type OnToolErrorCallback,
+} from "./agents/callbacks.js";
+export {
+  StreamingMode,
+  ToolExecutionMode,
+  DEFAULT_MAX_LLM_CALLS,
+  resolveRunConfig,
+  type RunConfig,
+  type ResolvedRunConfig,
+  type AudioTranscriptionConfig,
+} from "./agents/run-config.js";
+export { LiveRequestQueue, type LiveRequest } from "./agents/live-request-queue.js";
+
+// Tools
+export { BaseTool, type BaseToolOptions, type ToolRunRequest } from "./tools/base-tool.js";
+export { BaseToolset, isToolset, type ToolFilter, type BaseToolsetOptions, type ToolUnion } from "./tools/base-toolset.js";
+export { ToolContext } from "./tools/tool-context.js";
+
+// Plugins
+export { BasePlugin, type PluginHookName } from "./plugins/base-plugin.js";
+export { PluginManager, PluginError } from "./plugins/plugin-manager.js";

@@ -1,0 +1,57 @@
+import type { Blob, Content } from "../content/content.js";
+import { ConfigurationError } from "../errors/agentkit-error.js";
+import type { LlmRequest } from "./llm-request.js";
+import type { LlmResponse } from "./llm-response.js";
+
+/** An open live (BIDI) model session. */
+export interface BaseLlmConnection {
+  /** Sends the conversation so far (before realtime input starts). */
+  sendHistory(history: Content[]): Promise<void>;
+  /** Sends a user or tool-response content. */
+  sendContent(content: Content): Promise<void>;
+  /** Streams realtime input (audio/video chunks). */
+  sendRealtime(blob: Blob): Promise<void>;
+  /** Model output until the connection closes. */
+  receive(): AsyncGenerator<LlmResponse, void, void>;
+  close(): Promise<void>;
+}
+
+export interface BaseLlmOptions {
+  /** The model name (e.g. `gemini-2.5-flash`). */
+  model: string;
+}
+
+/** Per-call options of `generateContentAsync`. */
+export interface GenerateContentOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * A model. Subclasses implement `generateContentAsync` (and `connect` for live models);
+ * adapters live in `@agentkit/models`, test doubles in `@agentkit/core/testing`.
+ */
+export abstract class BaseLlm {
+  readonly model: string;
+
+  constructor({ model }: BaseLlmOptions) {
+    this.model = model;
+  }
+
+  /**
+   * Yields the model's response. With `stream` true, yields `partial` chunks followed by the
+   * complete response; otherwise one complete response.
+   */
+  abstract generateContentAsync(
+    request: LlmRequest,
+    stream?: boolean,
+    options?: GenerateContentOptions,
+  ): AsyncGenerator<LlmResponse, void, void>;
+
+  /** Opens a live connection. Models without live support throw. */
+  async connect(_request: LlmRequest, _options?: GenerateContentOptions): Promise<BaseLlmConnection> {
+    throw new ConfigurationError(`Model ${this.model} does not support live (BIDI) connections.`);
+  }
+
+  /** Releases clients the model holds. */
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,87 @@
+import type { Content } from "../content/content.js";
+import type { FunctionDeclaration, GenerateContentConfig, Schema } from "../content/generate-content-config.js";
+import type { BaseTool } from "../tools/base-tool.js";
+
+/** Live (BIDI) session settings passed to `BaseLlm.connect`. */
+export interface LiveConnectConfig {
+  responseModalities?: string[];
+  speechConfig?: Record<string, unknown>;
+  inputAudioTranscription?: Record<string, unknown>;
+  outputAudioTranscription?: Record<string, unknown>;
+  realtimeInputConfig?: Record<string, unknown>;
+  proactivity?: Record<string, unknown>;
+  enableAffectiveDialog?: boolean;
+  sessionResumption?: Record<string, unknown>;
+  contextWindowCompression?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** Context-cache settings an app may set (see `App.contextCacheConfig`). */
+export interface ContextCacheConfig {
+  /** Reuse a cache for at most this many invocations before refreshing it. */
+  cacheIntervals?: number;
+  /** Cache lifetime in seconds. */
+  ttlSeconds?: number;
+  /** Only cache requests estimated at or above this many tokens. */
+  minTokens?: number;
+}
+
+/** What the flow asks a model for. Plain data; a model may read any field. */
+export interface LlmRequest {
+  /** Model name as the agent configured it. */
+  model?: string;
+  contents: Content[];
+  config: GenerateContentConfig;
+  liveConnectConfig?: LiveConnectConfig;
+  /** Tools offered in this request, by name (the flow runs them). */
+  toolsDict: Record<string, BaseTool>;
+  cacheConfig?: ContextCacheConfig;
+  /** Cache state from a previous response, for adapters that reuse caches. */
+  cacheMetadata?: Record<string, unknown>;
+  /** Invocations since the cache was made (maintained by the flow). */
+  cacheableContentsTokenCount?: number;
+}
+
+export function createLlmRequest(init: Partial<LlmRequest> = {}): LlmRequest {
+  return { contents: [], config: {}, toolsDict: {}, ...init };
+}
+
+/** Appends instruction texts to the request's system instruction (blank-line separated). */
+export function appendInstructions(request: LlmRequest, instructions: string[]): void {
+  const texts = instructions.filter((t) => t.length > 0);
+  if (texts.length === 0) return;
+  const current = request.config.systemInstruction;
+  const existing =
+    typeof current === "string"
+      ? current
+      : current?.parts?.map((p) => p.text ?? "").join("") ?? "";
+  request.config.systemInstruction = [existing, ...texts].filter((t) => t.length > 0).join("\n\n");
+}
+
+/** The system instruction as plain text ("" when none). */
+export function getSystemInstructionText(request: LlmRequest): string {
+  const si = request.config.systemInstruction;
+  if (!si) return "";
+  return typeof si === "string" ? si : (si.parts ?? []).map((p) => p.text ?? "").join("");
+}
+
+/** Adds function declarations of tools to the request and records the tools by name. */
+export function appendTools(request: LlmRequest, tools: BaseTool[]): void {
+  const declarations: FunctionDeclaration[] = [];
+  for (const tool of tools) {
+    request.toolsDict[tool.name] = tool;
+    const decl = tool.getDeclaration();
+    if (decl) declarations.push(decl);
+  }
+  if (declarations.length === 0) return;
+  request.config.tools ??= [];
+  const holder = request.config.tools.find((t) => Array.isArray(t.functionDeclarations));
+  if (holder) holder.functionDeclarations!.push(...declarations);
+  else request.config.tools.push({ functionDeclarations: declarations });
+}
+
+/** Asks for JSON output matching the schema. */
+export function setOutputSchema(request: LlmRequest, schema: Schema | Record<string, unknown>): void {
+  request.config.responseMimeType = "application/json";
+  request.config.responseJsonSchema = schema;
+}

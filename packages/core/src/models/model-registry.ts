@@ -1,0 +1,65 @@
+import { ConfigurationError } from "../errors/agentkit-error.js";
+import type { BaseLlm } from "./base-llm.js";
+
+/** Builds a model for a name that matched a pattern. */
+export type ModelFactory = (name: string) => BaseLlm;
+
+interface Entry {
+  pattern: RegExp;
+  factory: ModelFactory;
+}
+
+/**
+ * Maps model names to factories. An instance, not a global: runners and apps carry one, and
+ * nothing registers itself at import time. Later registrations take precedence.
+ */
+export class ModelRegistry {
+  private readonly entries: Entry[] = [];
+  private readonly cache = new Map<string, BaseLlm>();
+
+  /** Adds a pattern; it wins over earlier ones that match the same name. */
+  register(pattern: RegExp | string, factory: ModelFactory): this {
+    const regex = typeof pattern === "string" ? new RegExp(`^${pattern}$`) : pattern;
+    this.entries.unshift({ pattern: regex, factory });
+    this.cache.clear();
+    return this;
+  }
+
+  /** True when some pattern matches the name. */
+  has(name: string): boolean {
+    return this.entries.some((e) => testPattern(e.pattern, name));
+  }
+
+  /** The registered patterns, most recent first. */
+  patterns(): RegExp[] {
+    return this.entries.map((e) => e.pattern);
+  }
+
+  /** The model for a name (one instance per name). Unknown names throw `ConfigurationError`. */
+  resolve(name: string): BaseLlm {
+    const cached = this.cache.get(name);
+    if (cached) return cached;
+    const entry = this.entries.find((e) => testPattern(e.pattern, name));
+    if (!entry) {
+      const known = this.entries.length ? this.entries.map((e) => e.pattern.toString()).join(", ") : "(none registered)";
+      throw new ConfigurationError(
+        `No model is registered for "${name}". Known patterns: ${known}. Register one with modelRegistry.register(pattern, factory) or pass a BaseLlm instance as the agent's model.`,
+      );
+    }
+    const model = entry.factory(name);
+    this.cache.set(name, model);
+    return model;
+  }
+
+  /** Closes every model this registry created. */
+  async close(): Promise<void> {
+    const models = [...this.cache.values()];
+    this.cache.clear();
+    await Promise.allSettled(models.map((m) => m.close()));
+  }
+}
+
+function testPattern(pattern: RegExp, name: string): boolean {
+  pattern.lastIndex = 0;
+  return pattern.test(name);
+}

@@ -1,0 +1,112 @@
+import type { BaseAgent } from "../agents/base-agent.js";
+import type { CallbackContext } from "../agents/callback-context.js";
+import type { MaybePromise } from "../agents/callbacks.js";
+import type { InvocationContext } from "../agents/invocation-context.js";
+import type { Content } from "../content/content.js";
+import type { Event } from "../events/event.js";
+import type { LlmRequest } from "../models/llm-request.js";
+import type { LlmResponse } from "../models/llm-response.js";
+import type { BaseTool } from "../tools/base-tool.js";
+import type { ToolContext } from "../tools/tool-context.js";
+
+type Maybe<T> = MaybePromise<T | undefined | void>;
+
+/**
+ * A plugin hooks into every agent, model and tool call of the runner it is given to.
+ * Override the hooks you need. A hook that returns a value short-circuits: later plugins'
+ * same hook and the agent's own callbacks are skipped, and the value is used (see each hook).
+ * Order of a run: onUserMessage, beforeRun, (beforeAgent, beforeModel, afterModel,
+ * beforeTool, afterTool, afterAgent, onEvent per event)..., afterRun; close on runner close.
+ */
+export abstract class BasePlugin {
+  readonly name: string;
+
+  constructor(name: string) {
+    this.name = name;
+  }
+
+  /** A returned content replaces the user's message. */
+  onUserMessageCallback(_args: { invocationContext: InvocationContext; userMessage: Content }): Maybe<Content> {
+    return undefined;
+  }
+
+  /** A returned content is emitted as the answer and the run ends without running the agent. */
+  beforeRunCallback(_args: { invocationContext: InvocationContext }): Maybe<Content> {
+    return undefined;
+  }
+
+  /** A returned event replaces the event (it is the one persisted and yielded). */
+  onEventCallback(_args: { invocationContext: InvocationContext; event: Event }): Maybe<Event> {
+    return undefined;
+  }
+
+  afterRunCallback(_args: { invocationContext: InvocationContext }): MaybePromise<void> {}
+
+  /** A returned content skips the agent and becomes its answer. */
+  beforeAgentCallback(_args: { agent: BaseAgent; context: CallbackContext }): Maybe<Content> {
+    return undefined;
+  }
+
+  /** A returned content is emitted after the agent's events. */
+  afterAgentCallback(_args: { agent: BaseAgent; context: CallbackContext }): Maybe<Content> {
+    return undefined;
+  }
+
+  /** A returned response skips the model call. */
+  beforeModelCallback(_args: { context: CallbackContext; request: LlmRequest }): Maybe<LlmResponse> {
+    return undefined;
+  }
+
+  /** A returned response replaces the model's. */
+  afterModelCallback(_args: { context: CallbackContext; response: LlmResponse }): Maybe<LlmResponse> {
+    return undefined;
+  }
+
+  /** A returned response stands in for the failed model call. */
+  onModelErrorCallback(_args: { context: CallbackContext; request: LlmRequest; error: unknown }): Maybe<LlmResponse> {
+    return undefined;
+  }
+
+  /** A returned object skips the tool and becomes its response. */
+  beforeToolCallback(_args: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext }): Maybe<Record<string, unknown>> {
+    return undefined;
+  }
+
+  /** A returned object replaces the tool's response. */
+  afterToolCallback(_args: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+    response: Record<string, unknown>;
+  }): Maybe<Record<string, unknown>> {
+    return undefined;
+  }
+
+  /** A returned object becomes the failed tool's response. */
+  onToolErrorCallback(_args: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+    error: unknown;
+  }): Maybe<Record<string, unknown>> {
+    return undefined;
+  }
+
+  /** Releases what the plugin holds (files, clients, timers). */
+  async close(): Promise<void> {}
+}
+
+/** Names of the hooks that short-circuit on a returned value. */
+export type PluginHookName =
+  | "onUserMessageCallback"
+  | "beforeRunCallback"
+  | "onEventCallback"
+  | "afterRunCallback"
+  | "beforeAgentCallback"
+  | "afterAgentCallback"
+  | "beforeModelCallback"
+  | "afterModelCallback"
+  | "onModelErrorCallback"
+  | "beforeToolCallback"
+  | "afterToolCallback"
+  | "onToolErrorCallback";

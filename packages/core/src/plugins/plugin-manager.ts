@@ -1,0 +1,63 @@
+import { AgentKitError, ConfigurationError } from "../errors/agentkit-error.js";
+import type { BasePlugin, PluginHookName } from "./base-plugin.js";
+
+/** A plugin hook threw. */
+export class PluginError extends AgentKitError {
+  readonly pluginName: string;
+  readonly hook: string;
+
+  constructor(pluginName: string, hook: string, cause: unknown) {
+    super("PLUGIN_ERROR", `Plugin "${pluginName}" failed in ${hook}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.pluginName = pluginName;
+    this.hook = hook;
+  }
+}
+
+type HookArgs<H extends PluginHookName> = Parameters<BasePlugin[H]>[0];
+type HookResult<H extends PluginHookName> = Exclude<Awaited<ReturnType<BasePlugin[H]>>, void | undefined>;
+
+/** Runs plugins in registration order; the first hook that returns a value wins. */
+export class PluginManager {
+  private readonly list: BasePlugin[] = [];
+
+  constructor(plugins: BasePlugin[] = []) {
+    for (const p of plugins) this.registerPlugin(p);
+  }
+
+  registerPlugin(plugin: BasePlugin): void {
+    if (this.list.some((p) => p.name === plugin.name)) {
+      throw new ConfigurationError(`A plugin named "${plugin.name}" is already registered; plugin names must be unique.`);
+    }
+    this.list.push(plugin);
+  }
+
+  getPlugin(name: string): BasePlugin | undefined {
+    return this.list.find((p) => p.name === name);
+  }
+
+  get plugins(): readonly BasePlugin[] {
+    return this.list;
+  }
+
+  /** Runs one hook over every plugin in order, stopping at the first returned value. */
+  async run<H extends PluginHookName>(hook: H, args: HookArgs<H>): Promise<HookResult<H> | undefined> {
+    for (const plugin of this.list) {
+      let result: unknown;
+      try {
+        result = await (plugin[hook] as (a: HookArgs<H>) => unknown).call(plugin, args);
+      } catch (error) {
+        throw new PluginError(plugin.name, hook, error);
+      }
+      if (result !== undefined && result !== null) return result as HookResult<H>;
+    }
+    return undefined;
+  }
+
+  /** Closes every plugin; failures are collected and thrown together after all ran. */
+  async close(): Promise<void> {
+    const results = await Promise.allSettled(this.list.map((p) => p.close()));
+    const failures = results.flatMap((r, i) => (r.status === "rejected" ? [new PluginError(this.list[i]!.name, "close", r.reason)] : []));
+    if (failures.length === 1) throw failures[0];
+    if (failures.length > 1) throw new AggregateError(failures, `${failures.length} plugins failed to close`);
+  }
+}

@@ -1,0 +1,129 @@
+/** State key prefixes and their scope. */
+export const StatePrefix = {
+  /** Shared by every user and session of the app. */
+  APP: "app:",
+  /** Shared by every session of one user (of one app). */
+  USER: "user:",
+  /** Lives for the current invocation only; never persisted. */
+  TEMP: "temp:",
+} as const;
+
+export const APP_PREFIX = StatePrefix.APP;
+export const USER_PREFIX = StatePrefix.USER;
+export const TEMP_PREFIX = StatePrefix.TEMP;
+
+/** Which store a state key belongs to. */
+export type StateScope = "app" | "user" | "temp" | "session";
+
+export function scopeOfKey(key: string): StateScope {
+  if (key.startsWith(APP_PREFIX)) return "app";
+  if (key.startsWith(USER_PREFIX)) return "user";
+  if (key.startsWith(TEMP_PREFIX)) return "temp";
+  return "session";
+}
+
+/** Reading side of `State`. */
+export interface ReadonlyState {
+  get<T = unknown>(key: string): T | undefined;
+  get<T>(key: string, defaultValue: T): T;
+  has(key: string): boolean;
+  toRecord(): Record<string, unknown>;
+}
+
+/**
+ * A view of session state that records every write as a delta. Reads see the current value
+ * merged with pending writes; the delta becomes an event's `actions.stateDelta`, which the
+ * session service applies when the event is appended.
+ */
+export class State implements ReadonlyState {
+  private readonly value: Record<string, unknown>;
+  private readonly delta: Record<string, unknown>;
+
+  constructor(value: Record<string, unknown> = {}, delta: Record<string, unknown> = {}) {
+    this.value = value;
+    this.delta = delta;
+  }
+
+  get<T = unknown>(key: string): T | undefined;
+  get<T>(key: string, defaultValue: T): T;
+  get<T>(key: string, defaultValue?: T): T | undefined {
+    if (key in this.delta) return this.delta[key] as T;
+    if (key in this.value) return this.value[key] as T;
+    return defaultValue;
+  }
+
+  set(key: string, value: unknown): void {
+    this.value[key] = value;
+    this.delta[key] = value;
+  }
+
+  has(key: string): boolean {
+    return key in this.delta || key in this.value;
+  }
+
+  /** True when writes are pending. */
+  hasDelta(): boolean {
+    return Object.keys(this.delta).length > 0;
+  }
+
+  /** Applies several writes at once. */
+  update(values: Record<string, unknown>): void {
+    for (const [k, v] of Object.entries(values)) this.set(k, v);
+  }
+
+  /** The merged state as a plain object (a copy). */
+  toRecord(): Record<string, unknown> {
+    return { ...this.value, ...this.delta };
+  }
+
+  /** The pending writes (a copy). */
+  getDelta(): Record<string, unknown> {
+    return { ...this.delta };
+  }
+}
+
+/** Drops `temp:` keys: what of a state delta may be persisted. */
+export function withoutTempKeys(delta: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(delta)) if (!k.startsWith(TEMP_PREFIX)) out[k] = v;
+  return out;
+}
+
+/** Splits a state delta by scope; prefixes are stripped from app and user keys. */
+export function splitStateDelta(delta: Record<string, unknown>): {
+  app: Record<string, unknown>;
+  user: Record<string, unknown>;
+  session: Record<string, unknown>;
+} {
+  const app: Record<string, unknown> = {};
+  const user: Record<string, unknown> = {};
+  const session: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(delta)) {
+    switch (scopeOfKey(k)) {
+      case "app":
+        app[k.slice(APP_PREFIX.length)] = v;
+        break;
+      case "user":
+        user[k.slice(USER_PREFIX.length)] = v;
+        break;
+      case "session":
+        session[k] = v;
+        break;
+      case "temp":
+        break;
+    }
+  }
+  return { app, user, session };
+}
+
+/** Merges stored app, user and session state into the view a session exposes. */
+export function mergeState(
+  app: Record<string, unknown>,
+  user: Record<string, unknown>,
+  session: Record<string, unknown>,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...session };
+  for (const [k, v] of Object.entries(app)) merged[APP_PREFIX + k] = v;
+  for (const [k, v] of Object.entries(user)) merged[USER_PREFIX + k] = v;
+  return merged;
+}

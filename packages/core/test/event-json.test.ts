@@ -1,0 +1,82 @@
+import { describe, expect, it } from "@jest/globals";
+import {
+  createEvent,
+  eventFromJson,
+  eventToJson,
+  getFunctionCalls,
+  getFunctionResponses,
+  hasTrailingCodeExecutionResult,
+  InvalidJsonError,
+  isFinalResponse,
+} from "../src/index.js";
+
+describe("event JSON", () => {
+  it("emits the wire shape: four action maps, float seconds, no undefined members", () => {
+    const event = createEvent({ invocationId: "e-1", author: "agent", content: { role: "model", parts: [{ text: "hi" }] } });
+    const json = eventToJson(event);
+    expect(json.actions).toEqual({ stateDelta: {}, artifactDelta: {}, requestedAuthConfigs: {}, requestedToolConfirmations: {} });
+    expect(typeof json.timestamp).toBe("number");
+    expect(Math.abs((json.timestamp as number) - Date.now() / 1000)).toBeLessThan(5);
+    expect("branch" in json).toBe(false);
+    expect("longRunningToolIds" in json).toBe(false);
+    expect(eventFromJson(JSON.parse(JSON.stringify(json)))).toEqual(event);
+  });
+
+  it("reads snake_case, millisecond timestamps and URL-safe base64", () => {
+    const event = eventFromJson({
+      id: "x",
+      invocation_id: "e-2",
+      author: "user",
+      timestamp: 1795338258224,
+      content: { role: "user", parts: [{ inline_data: { mime_type: "text/plain", data: "aGk_-w" } }] },
+      actions: { state_delta: { a: 1 }, skip_summarization: true },
+      long_running_tool_ids: ["c1"],
+    });
+    expect(event.invocationId).toBe("e-2");
+    expect(event.timestamp).toBeCloseTo(1795338258.224, 3);
+    expect(event.content?.parts?.[0]?.inlineData).toEqual({ mimeType: "text/plain", data: "aGk/+w==" });
+    expect(event.actions.stateDelta).toEqual({ a: 1 });
+    expect(event.actions.skipSummarization).toBe(true);
+    expect(event.longRunningToolIds).toEqual(["c1"]);
+  });
+
+  it("keeps user data (function args) untouched by key conversion", () => {
+    const event = eventFromJson({ author: "a", content: { parts: [{ function_call: { id: "1", name: "f", args: { snake_key: 1 } } }] } });
+    expect(getFunctionCalls(event)).toEqual([{ id: "1", name: "f", args: { snake_key: 1 } }]);
+  });
+
+  it("rejects malformed events with a typed error", () => {
+    expect(() => eventFromJson({})).toThrow(InvalidJsonError);
+    expect(() => eventFromJson("{nope")).toThrow(InvalidJsonError);
+    expect(() => eventFromJson({ author: "a", timestamp: "soon" })).toThrow(/timestamp/);
+    expect(() => eventFromJson({ author: "a", content: { parts: "x" } })).toThrow(/parts/);
+  });
+});
+
+describe("derived event values", () => {
+  const call = createEvent({ author: "a", content: { role: "model", parts: [{ functionCall: { id: "1", name: "f", args: {} } }] } });
+  const response = createEvent({ author: "a", content: { role: "user", parts: [{ functionResponse: { id: "1", name: "f", response: {} } }] } });
+  const text = createEvent({ author: "a", content: { role: "model", parts: [{ text: "done" }] } });
+
+  it("finds calls and responses", () => {
+    expect(getFunctionCalls(call).map((c) => c.name)).toEqual(["f"]);
+    expect(getFunctionResponses(response).map((r) => r.id)).toEqual(["1"]);
+    expect(getFunctionResponses(call)).toEqual([]);
+  });
+
+  it("computes isFinalResponse", () => {
+    expect(isFinalResponse(text)).toBe(true);
+    expect(isFinalResponse(call)).toBe(false);
+    expect(isFinalResponse(response)).toBe(false);
+    expect(isFinalResponse({ ...text, partial: true })).toBe(false);
+    expect(isFinalResponse({ ...call, longRunningToolIds: ["1"] })).toBe(true);
+    expect(isFinalResponse(createEvent({ ...response, actions: { skipSummarization: true } }))).toBe(true);
+  });
+
+  it("detects a trailing code execution result", () => {
+    const e = createEvent({ author: "a", content: { parts: [{ text: "x" }, { codeExecutionResult: { outcome: "OUTCOME_OK", output: "1" } }] } });
+    expect(hasTrailingCodeExecutionResult(e)).toBe(true);
+    expect(isFinalResponse(e)).toBe(false);
+    expect(hasTrailingCodeExecutionResult(text)).toBe(false);
+  });
+});
