@@ -153,3 +153,6 @@ export { ToolContext } from "./tools/tool-context.js";
 // Plugins
 export { BasePlugin, type PluginHookName } from "./plugins/base-plugin.js";
 export { PluginManager, PluginError } from "./plugins/plugin-manager.js";
+
+// In-memory services (re-exported by @agentkit/sessions and @agentkit/artifacts)
+export { InMemorySessionService } from "./sessions/in-memory-session-service.js";
