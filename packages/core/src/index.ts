@@ -156,3 +156,16 @@ export { PluginManager, PluginError } from "./plugins/plugin-manager.js";
 
 // In-memory services (re-exported by @agentkit/sessions and @agentkit/artifacts)
 export { InMemorySessionService } from "./sessions/in-memory-session-service.js";
+
+// Function tools (FunctionTool, LongRunningFunctionTool, exitLoopTool)
+export {
+  FunctionTool,
+  validateToolName,
+  type FunctionToolOptions,
+  type ToolParameters,
+  type ToolArgs,
+  type JsonObjectSchema,
+  type ConfirmationPredicate,
+} from "./tools/function-tool.js";
+export { LongRunningFunctionTool, LONG_RUNNING_NOTE } from "./tools/long-running-function-tool.js";
+export { exitLoopTool } from "./tools/exit-loop-tool.js";
