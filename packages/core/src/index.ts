@@ -156,6 +156,9 @@ export { PluginManager, PluginError } from "./plugins/plugin-manager.js";
 
 // In-memory services (re-exported by @agentkit/sessions and @agentkit/artifacts)
 export { InMemorySessionService } from "./sessions/in-memory-session-service.js";
+export { InMemoryArtifactService } from "./artifacts/in-memory-artifact-service.js";
+export { validateArtifactFilename, validateArtifactPart, artifactMimeType } from "./artifacts/artifact-validation.js";
+export { InMemoryMemoryService } from "./memory/in-memory-memory-service.js";
 
 // Function tools (FunctionTool, LongRunningFunctionTool, exitLoopTool)
 export {
