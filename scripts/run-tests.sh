@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test run: every package's jest tests (against sources) and the type-check of
+# sources and tests, through turbo; then the summed closing line. Fails if anything failed.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
+# Stale results must not count: a package whose tests crash must show up as missing.
+find packages apps examples bench scripts -maxdepth 2 -name .jest-results.json -not -path '*/node_modules/*' -delete 2>/dev/null
+rc=0
+turbo run test typecheck --continue --output-logs=errors-only "$@" || rc=$?
+node scripts/test-summary.mjs || rc=1
+if [ "$rc" -ne 0 ]; then echo "tests or type-check failed (see above)" >&2; fi
+exit "$rc"
