@@ -16,6 +16,8 @@ interface Entry {
 export class ModelRegistry {
   private readonly entries: Entry[] = [];
   private readonly cache = new Map<string, BaseLlm>();
+  /** Every model built, so `close` reaches those dropped from the cache by a later `register`. */
+  private readonly created = new Set<BaseLlm>();
 
   /** Adds a pattern; it wins over earlier ones that match the same name. */
   register(pattern: RegExp | string, factory: ModelFactory): this {
@@ -48,12 +50,14 @@ export class ModelRegistry {
     }
     const model = entry.factory(name);
     this.cache.set(name, model);
+    this.created.add(model);
     return model;
   }
 
   /** Closes every model this registry created. */
   async close(): Promise<void> {
-    const models = [...this.cache.values()];
+    const models = [...this.created];
+    this.created.clear();
     this.cache.clear();
     await Promise.allSettled(models.map((m) => m.close()));
   }
