@@ -9,6 +9,7 @@ export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
 find packages apps examples bench scripts -maxdepth 2 -name .jest-results.json -not -path '*/node_modules/*' -delete 2>/dev/null
 rc=0
 turbo run test typecheck --continue --output-logs=errors-only "$@" || rc=$?
+if [ "$rc" -ne 0 ]; then echo "turbo: a test or type-check task failed (see above)" >&2; fi
+# Last line of the run: "N passed, N failed, N skipped".
 node scripts/test-summary.mjs || rc=1
-if [ "$rc" -ne 0 ]; then echo "tests or type-check failed (see above)" >&2; fi
 exit "$rc"
