@@ -23,6 +23,8 @@ export class LiveRequestQueue {
     const waiter = this.waiters.shift();
     if (waiter) waiter(request);
     else this.buffer.push(request);
+    // Every other pending reader would otherwise wait forever on a closed queue.
+    if (request.close) for (const w of this.waiters.splice(0)) w({ close: true });
   }
 
   sendContent(content: Content): void {
