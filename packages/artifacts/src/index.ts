@@ -1,0 +1,3 @@
+// Public API of @agentkit/artifacts. The in-memory service lives in core (so core's own tests
+// and users need no extra package) and is re-exported here next to the persistent backends.
+export { InMemoryArtifactService } from "@agentkit/core";

@@ -1,0 +1,189 @@
+import { describe, expect, it } from "@jest/globals";
+import { createEvent, nowSeconds, SessionAlreadyExistsError, type BaseSessionService } from "@agentkit/core";
+import type { ContractContext } from "./contract-harness.js";
+
+/** create / get / list / delete and state scoping. */
+export function defineSessionLifecycleContract(ctx: ContractContext<BaseSessionService>): void {
+  const key = (sessionId: string, userId = "u1") => ({ appName: ctx.appName, userId, sessionId });
+
+  describe("createSession", () => {
+    it("creates a session with the given id, no events and lastUpdateTime in float seconds", async () => {
+      const before = nowSeconds();
+      const s = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1" });
+      const after = nowSeconds();
+      expect(s).toMatchObject({ id: "s1", appName: ctx.appName, userId: "u1", events: [], state: {} });
+      expect(s.lastUpdateTime).toBeGreaterThanOrEqual(before - 1);
+      expect(s.lastUpdateTime).toBeLessThanOrEqual(after + 1);
+      expect(await ctx.service.getSession(key("s1"))).toMatchObject({ id: "s1", events: [], state: {} });
+    });
+
+    it("generates a unique id when none is given", async () => {
+      const a = await ctx.service.createSession({ appName: ctx.appName, userId: "u1" });
+      const b = await ctx.service.createSession({ appName: ctx.appName, userId: "u1" });
+      expect(typeof a.id).toBe("string");
+      expect(a.id.length).toBeGreaterThan(0);
+      expect(a.id).not.toBe(b.id);
+      expect((await ctx.service.getSession(key(a.id)))?.id).toBe(a.id);
+    });
+
+    it("rejects a duplicate id with SessionAlreadyExistsError and keeps the original", async () => {
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "dup", state: { v: 1 } });
+      const attempt = ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "dup", state: { v: 2 } });
+      await expect(attempt).rejects.toBeInstanceOf(SessionAlreadyExistsError);
+      await expect(attempt).rejects.toMatchObject({ code: "SESSION_ALREADY_EXISTS" });
+      expect((await ctx.service.getSession(key("dup")))?.state).toEqual({ v: 1 });
+    });
+
+    it("treats the same id under another user as a different session", async () => {
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "same", state: { who: "u1" } });
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u2", sessionId: "same", state: { who: "u2" } });
+      expect((await ctx.service.getSession(key("same", "u1")))?.state).toEqual({ who: "u1" });
+      expect((await ctx.service.getSession(key("same", "u2")))?.state).toEqual({ who: "u2" });
+    });
+  });
+
+  describe("state scoping", () => {
+    it("stores app: and user: keys as shared state, drops temp: keys and merges the view", async () => {
+      const s = await ctx.service.createSession({
+        appName: ctx.appName,
+        userId: "u1",
+        sessionId: "s1",
+        state: { own: 1, "app:flag": true, "user:name": "Ada", "temp:scratch": "x", nested: { a: [1, 2] } },
+      });
+      const expected = { own: 1, "app:flag": true, "user:name": "Ada", nested: { a: [1, 2] } };
+      expect(s.state).toEqual(expected);
+      expect((await ctx.service.getSession(key("s1")))?.state).toEqual(expected);
+    });
+
+    it("shares app state with every user and user state with that user's sessions only", async () => {
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1", state: { own: 1, "app:a": 1, "user:u": "one" } });
+      const sameUser = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s2" });
+      const otherUser = await ctx.service.createSession({ appName: ctx.appName, userId: "u2", sessionId: "s3" });
+      const otherApp = await ctx.service.createSession({ appName: `${ctx.appName}-other`, userId: "u1", sessionId: "s4" });
+      expect(sameUser.state).toEqual({ "app:a": 1, "user:u": "one" });
+      expect(otherUser.state).toEqual({ "app:a": 1 });
+      expect(otherApp.state).toEqual({});
+      await ctx.service.deleteSession({ appName: `${ctx.appName}-other`, userId: "u1", sessionId: "s4" });
+    });
+
+    it("lets a later session overwrite shared state, visible to the earlier ones", async () => {
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1", state: { "app:a": 1, "user:u": 1 } });
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s2", state: { "app:a": 2, "user:u": 2 } });
+      expect((await ctx.service.getSession(key("s1")))?.state).toEqual({ "app:a": 2, "user:u": 2 });
+    });
+
+    it("makes shared state written by an appended event visible to other sessions and users", async () => {
+      const s1 = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1" });
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s2" });
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u2", sessionId: "s3" });
+      const event = createEvent({ author: "agent", actions: { stateDelta: { "app:count": 3, "user:pref": "dark", own: "s1" } } });
+      await ctx.service.appendEvent({ session: s1, event });
+      expect((await ctx.service.getSession(key("s2")))?.state).toEqual({ "app:count": 3, "user:pref": "dark" });
+      expect((await ctx.service.getSession(key("s3", "u2")))?.state).toEqual({ "app:count": 3 });
+      const listed = await ctx.service.listSessions({ appName: ctx.appName, userId: "u1" });
+      expect(listed.sessions.find((x) => x.id === "s2")?.state).toEqual({ "app:count": 3, "user:pref": "dark" });
+    });
+  });
+
+  describe("getSession", () => {
+    it("returns undefined for a missing session, another user's or another app's", async () => {
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "mine" });
+      expect(await ctx.service.getSession(key("missing"))).toBeUndefined();
+      expect(await ctx.service.getSession(key("mine", "u2"))).toBeUndefined();
+      expect(await ctx.service.getSession({ appName: `${ctx.appName}-other`, userId: "u1", sessionId: "mine" })).toBeUndefined();
+    });
+
+    it("returns copies: changing a returned session or the creation input does not change the store", async () => {
+      const input = { list: [1], "user:obj": { deep: true } };
+      const created = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1", state: input });
+      input.list.push(2);
+      input["user:obj"].deep = false;
+      created.state.added = true;
+      await ctx.service.appendEvent({ session: created, event: createEvent({ author: "user", content: { role: "user", parts: [{ text: "hi" }] } }) });
+      const first = await ctx.service.getSession(key("s1"));
+      first!.state.list = "changed";
+      first!.events[0]!.content!.parts![0]!.text = "changed";
+      first!.events.push(createEvent({ author: "x" }));
+      const second = await ctx.service.getSession(key("s1"));
+      expect(second?.state).toEqual({ list: [1], "user:obj": { deep: true } });
+      expect(second?.events).toHaveLength(1);
+      expect(second?.events[0]?.content?.parts?.[0]?.text).toBe("hi");
+    });
+
+    it("filters events by afterTimestamp (number or Date, inclusive) and numRecentEvents", async () => {
+      const s = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1" });
+      const base = s.lastUpdateTime + 10;
+      for (let i = 0; i < 5; i++) {
+        await ctx.service.appendEvent({ session: s, event: createEvent({ author: "agent", id: `e${i}`, timestamp: base + i }) });
+      }
+      const ids = (events: { id: string }[] | undefined) => events?.map((e) => e.id);
+      expect(ids((await ctx.service.getSession({ ...key("s1"), config: { afterTimestamp: base + 2 } }))?.events)).toEqual(["e2", "e3", "e4"]);
+      const asDate = new Date((base + 3) * 1000);
+      expect(ids((await ctx.service.getSession({ ...key("s1"), config: { afterTimestamp: asDate } }))?.events)).toEqual(["e3", "e4"]);
+      expect(ids((await ctx.service.getSession({ ...key("s1"), config: { numRecentEvents: 2 } }))?.events)).toEqual(["e3", "e4"]);
+      expect(ids((await ctx.service.getSession({ ...key("s1"), config: { numRecentEvents: 0 } }))?.events)).toEqual([]);
+      expect(ids((await ctx.service.getSession({ ...key("s1"), config: { numRecentEvents: 10 } }))?.events)).toHaveLength(5);
+      const both = await ctx.service.getSession({ ...key("s1"), config: { afterTimestamp: base + 1, numRecentEvents: 2 } });
+      expect(ids(both?.events)).toEqual(["e3", "e4"]);
+    });
+  });
+
+  describe("listSessions", () => {
+    it("lists one user's sessions with merged state and no events", async () => {
+      const s1 = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1", state: { own: 1, "user:u": 1, "app:a": 1 } });
+      await ctx.service.appendEvent({ session: s1, event: createEvent({ author: "user", content: { parts: [{ text: "hello" }] } }) });
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s2" });
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u2", sessionId: "s3" });
+      const { sessions } = await ctx.service.listSessions({ appName: ctx.appName, userId: "u1" });
+      expect(sessions.map((s) => s.id).sort()).toEqual(["s1", "s2"]);
+      for (const s of sessions) {
+        expect(s.events).toEqual([]);
+        expect(s.appName).toBe(ctx.appName);
+        expect(s.userId).toBe("u1");
+      }
+      const one = sessions.find((s) => s.id === "s1")!;
+      expect(one.state).toEqual({ own: 1, "user:u": 1, "app:a": 1 });
+      expect(one.lastUpdateTime).toBe(s1.lastUpdateTime);
+    });
+
+    it("lists every user's sessions of the app when userId is omitted, and nothing of other apps", async () => {
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1" });
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u2", sessionId: "s2" });
+      await ctx.service.createSession({ appName: `${ctx.appName}-other`, userId: "u1", sessionId: "s3" });
+      const { sessions } = await ctx.service.listSessions({ appName: ctx.appName });
+      expect(sessions.map((s) => `${s.userId}/${s.id}`).sort()).toEqual(["u1/s1", "u2/s2"]);
+      expect((await ctx.service.listSessions({ appName: `${ctx.appName}-none` })).sessions).toEqual([]);
+      expect((await ctx.service.listSessions({ appName: ctx.appName, userId: "nobody" })).sessions).toEqual([]);
+      await ctx.service.deleteSession({ appName: `${ctx.appName}-other`, userId: "u1", sessionId: "s3" });
+    });
+  });
+
+  describe("deleteSession", () => {
+    it("removes the session and its events and leaves the others", async () => {
+      const s1 = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1" });
+      await ctx.service.appendEvent({ session: s1, event: createEvent({ author: "user" }) });
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s2" });
+      await ctx.service.deleteSession(key("s1"));
+      expect(await ctx.service.getSession(key("s1"))).toBeUndefined();
+      expect((await ctx.service.listSessions({ appName: ctx.appName, userId: "u1" })).sessions.map((s) => s.id)).toEqual(["s2"]);
+      expect((await ctx.service.listEvents(key("s1"))).events).toEqual([]);
+      const again = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1" });
+      expect(again.events).toEqual([]);
+      expect((await ctx.service.getSession(key("s1")))?.events).toEqual([]);
+    });
+
+    it("is idempotent and ignores missing sessions", async () => {
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1" });
+      await ctx.service.deleteSession(key("s1"));
+      await expect(ctx.service.deleteSession(key("s1"))).resolves.toBeUndefined();
+      await expect(ctx.service.deleteSession(key("never"))).resolves.toBeUndefined();
+    });
+
+    it("does not delete another user's session with the same id", async () => {
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1" });
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u2", sessionId: "s1" });
+      await ctx.service.deleteSession(key("s1", "u2"));
+      expect(await ctx.service.getSession(key("s1", "u1"))).toBeDefined();
+    });
+  });
+}
