@@ -12,7 +12,12 @@ export function validateArtifactFilename(filename: string): void {
   if (filename.includes("\0")) {
     throw new AgentKitError("INVALID_ARTIFACT_NAME", `Artifact filename ${JSON.stringify(filename)} contains a NUL byte; remove it.`);
   }
-  if (filename.split(/[/\\]/).some((segment) => segment === "..")) {
+  // Checked without the `user:` prefix, which backends strip when they build a path or key.
+  const bare = filename.startsWith("user:") ? filename.slice("user:".length) : filename;
+  if (bare.length === 0) {
+    throw new AgentKitError("INVALID_ARTIFACT_NAME", `Artifact filename ${JSON.stringify(filename)} has nothing after "user:"; add a name.`);
+  }
+  if (bare.split(/[/\\]/).some((segment) => segment === "..")) {
     throw new AgentKitError(
       "INVALID_ARTIFACT_NAME",
       `Artifact filename ${JSON.stringify(filename)} contains a ".." path segment; use a name without parent references.`,

@@ -1,0 +1,177 @@
+import { describe, expect, it } from "@jest/globals";
+import { AgentKitError, nowSeconds, type BaseArtifactService, type Part } from "@agentkit/core";
+import { useContractSubject, type ContractFactory } from "./contract-harness.js";
+
+/**
+ * The behaviour every `BaseArtifactService` must have. Call it at the top level of a test
+ * file; `factory` runs before each test and `cleanup` (or `service.close()`) after it. Each
+ * test uses its own unique app name, so backends may share one store across tests.
+ */
+export function runArtifactServiceContract(name: string, factory: ContractFactory<BaseArtifactService>): void {
+  describe(`${name} (artifact service contract)`, () => {
+    const ctx = useContractSubject(factory);
+    const scope = (sessionId = "s1", userId = "u1") => ({ appName: ctx.appName, userId, sessionId });
+    const png = (bytes: number[]): Part => ({ inlineData: { mimeType: "image/png", data: Buffer.from(bytes).toString("base64") } });
+    const save = (filename: string, artifact: Part, sessionId = "s1", userId = "u1", customMetadata?: Record<string, unknown>) =>
+      ctx.service.saveArtifact({ ...scope(sessionId, userId), filename, artifact, ...(customMetadata ? { customMetadata } : {}) });
+    const expectCode = async (promise: Promise<unknown>, code: string) => {
+      await expect(promise).rejects.toBeInstanceOf(AgentKitError);
+      await expect(promise).rejects.toMatchObject({ code });
+    };
+
+    describe("save and load", () => {
+      it("numbers versions from 0 per filename and loads the latest or a given version", async () => {
+        expect(await save("a.png", png([1]))).toBe(0);
+        expect(await save("a.png", png([2]))).toBe(1);
+        expect(await save("b.txt", { text: "b" })).toBe(0);
+        expect(await save("a.png", png([3]))).toBe(2);
+        expect(await ctx.service.loadArtifact({ ...scope(), filename: "a.png" })).toEqual(png([3]));
+        expect(await ctx.service.loadArtifact({ ...scope(), filename: "a.png", version: 0 })).toEqual(png([1]));
+        expect(await ctx.service.loadArtifact({ ...scope(), filename: "a.png", version: 1 })).toEqual(png([2]));
+        expect(await ctx.service.listVersions({ ...scope(), filename: "a.png" })).toEqual([0, 1, 2]);
+      });
+
+      it("returns undefined for a missing filename or version and [] versions for an unknown file", async () => {
+        await save("a.png", png([1]));
+        expect(await ctx.service.loadArtifact({ ...scope(), filename: "missing.png" })).toBeUndefined();
+        expect(await ctx.service.loadArtifact({ ...scope(), filename: "a.png", version: 7 })).toBeUndefined();
+        expect(await ctx.service.listVersions({ ...scope(), filename: "missing.png" })).toEqual([]);
+        expect(await ctx.service.listArtifactVersions({ ...scope(), filename: "missing.png" })).toEqual([]);
+        expect(await ctx.service.getArtifactVersion({ ...scope(), filename: "missing.png" })).toBeUndefined();
+      });
+
+      it("round-trips binary inline data, file references and text exactly", async () => {
+        const bytes = Array.from({ length: 256 }, (_, i) => i);
+        const big = Buffer.alloc(1024 * 1024, 7).toString("base64");
+        const parts: Record<string, Part> = {
+          "bytes.bin": { inlineData: { mimeType: "application/octet-stream", data: Buffer.from(bytes).toString("base64"), displayName: "bytes" } },
+          "big.bin": { inlineData: { mimeType: "application/octet-stream", data: big } },
+          "ref.pdf": { fileData: { fileUri: "gs://bucket/doc.pdf", mimeType: "application/pdf" } },
+          "note.txt": { text: "héllo ✓\nline 2" },
+        };
+        for (const [filename, part] of Object.entries(parts)) await save(filename, part);
+        for (const [filename, part] of Object.entries(parts)) {
+          expect(await ctx.service.loadArtifact({ ...scope(), filename })).toEqual(part);
+        }
+        const loaded = await ctx.service.loadArtifact({ ...scope(), filename: "bytes.bin" });
+        expect([...Buffer.from(loaded!.inlineData!.data!, "base64")]).toEqual(bytes);
+      });
+
+      it("stores copies: changing the saved or the loaded part does not change the store", async () => {
+        const part: Part = { inlineData: { mimeType: "text/plain", data: Buffer.from("one").toString("base64") } };
+        await save("f.txt", part);
+        part.inlineData!.data = Buffer.from("two").toString("base64");
+        const loaded = await ctx.service.loadArtifact({ ...scope(), filename: "f.txt" });
+        loaded!.inlineData!.mimeType = "changed";
+        const again = await ctx.service.loadArtifact({ ...scope(), filename: "f.txt" });
+        expect(again).toEqual({ inlineData: { mimeType: "text/plain", data: Buffer.from("one").toString("base64") } });
+      });
+    });
+
+    describe("scopes", () => {
+      it("keeps session files to their session, user and app", async () => {
+        await save("doc.txt", { text: "s1" });
+        expect(await ctx.service.loadArtifact({ ...scope("s2"), filename: "doc.txt" })).toBeUndefined();
+        expect(await ctx.service.loadArtifact({ ...scope("s1", "u2"), filename: "doc.txt" })).toBeUndefined();
+        expect(await ctx.service.loadArtifact({ appName: `${ctx.appName}-other`, userId: "u1", sessionId: "s1", filename: "doc.txt" })).toBeUndefined();
+        expect(await save("doc.txt", { text: "s2" }, "s2")).toBe(0);
+        expect(await ctx.service.loadArtifact({ ...scope("s1"), filename: "doc.txt" })).toEqual({ text: "s1" });
+      });
+
+      it("shares user: files across the user's sessions, but not with other users", async () => {
+        expect(await save("user:profile.txt", { text: "v0" }, "s1")).toBe(0);
+        expect(await save("user:profile.txt", { text: "v1" }, "s2")).toBe(1);
+        expect(await ctx.service.loadArtifact({ ...scope("s3"), filename: "user:profile.txt" })).toEqual({ text: "v1" });
+        expect(await ctx.service.loadArtifact({ appName: ctx.appName, userId: "u1", filename: "user:profile.txt", version: 0 })).toEqual({ text: "v0" });
+        expect(await ctx.service.loadArtifact({ ...scope("s1", "u2"), filename: "user:profile.txt" })).toBeUndefined();
+      });
+
+      it("lists the session's and the user's filenames, sorted and without duplicates", async () => {
+        await save("zeta.txt", { text: "z" });
+        await save("alpha.txt", { text: "a" });
+        await save("alpha.txt", { text: "a2" });
+        await save("user:mid.txt", { text: "m" }, "s2");
+        await save("other-session.txt", { text: "o" }, "s2");
+        await save("other-user.txt", { text: "o" }, "s1", "u2");
+        expect(await ctx.service.listArtifactKeys(scope())).toEqual(["alpha.txt", "user:mid.txt", "zeta.txt"]);
+        expect(await ctx.service.listArtifactKeys(scope("empty"))).toEqual(["user:mid.txt"]);
+        expect(await ctx.service.listArtifactKeys(scope("s1", "nobody"))).toEqual([]);
+      });
+
+      it("requires a sessionId for session-scoped filenames", async () => {
+        await expectCode(ctx.service.saveArtifact({ appName: ctx.appName, userId: "u1", filename: "doc.txt", artifact: { text: "x" } }), "INVALID_ARTIFACT_SCOPE");
+      });
+    });
+
+    describe("delete", () => {
+      it("deletes every version of one file and nothing else; saving again starts at 0", async () => {
+        await save("gone.txt", { text: "0" });
+        await save("gone.txt", { text: "1" });
+        await save("kept.txt", { text: "k" });
+        await ctx.service.deleteArtifact({ ...scope(), filename: "gone.txt" });
+        expect(await ctx.service.loadArtifact({ ...scope(), filename: "gone.txt" })).toBeUndefined();
+        expect(await ctx.service.listVersions({ ...scope(), filename: "gone.txt" })).toEqual([]);
+        expect(await ctx.service.listArtifactKeys(scope())).toEqual(["kept.txt"]);
+        expect(await save("gone.txt", { text: "new" })).toBe(0);
+      });
+
+      it("is idempotent", async () => {
+        await save("x.txt", { text: "x" });
+        await ctx.service.deleteArtifact({ ...scope(), filename: "x.txt" });
+        await expect(ctx.service.deleteArtifact({ ...scope(), filename: "x.txt" })).resolves.toBeUndefined();
+        await expect(ctx.service.deleteArtifact({ ...scope(), filename: "never.txt" })).resolves.toBeUndefined();
+      });
+
+      it("deletes a user: file for every session of the user", async () => {
+        await save("user:shared.txt", { text: "x" }, "s1");
+        await ctx.service.deleteArtifact({ ...scope("s2"), filename: "user:shared.txt" });
+        expect(await ctx.service.loadArtifact({ ...scope("s1"), filename: "user:shared.txt" })).toBeUndefined();
+      });
+    });
+
+    describe("version metadata", () => {
+      it("records version, createTime in float seconds, mimeType and customMetadata", async () => {
+        const before = nowSeconds();
+        await save("img", png([1]), "s1", "u1", { source: "camera", tags: ["a", "b"] });
+        await save("img", { fileData: { fileUri: "gs://b/x.jpg", mimeType: "image/jpeg" } });
+        await save("img", { text: "plain" });
+        const after = nowSeconds();
+        const versions = await ctx.service.listArtifactVersions({ ...scope(), filename: "img" });
+        expect(versions.map((v) => v.version)).toEqual([0, 1, 2]);
+        expect(versions[0]).toMatchObject({ mimeType: "image/png", customMetadata: { source: "camera", tags: ["a", "b"] } });
+        expect(versions[1]?.mimeType).toBe("image/jpeg");
+        for (const v of versions) {
+          expect(v.createTime).toBeGreaterThanOrEqual(before - 1);
+          expect(v.createTime).toBeLessThanOrEqual(after + 1);
+        }
+        expect(versions[1]!.createTime).toBeGreaterThanOrEqual(versions[0]!.createTime);
+        expect((await ctx.service.getArtifactVersion({ ...scope(), filename: "img" }))?.version).toBe(2);
+        expect((await ctx.service.getArtifactVersion({ ...scope(), filename: "img", version: 0 }))?.mimeType).toBe("image/png");
+        expect(await ctx.service.getArtifactVersion({ ...scope(), filename: "img", version: 9 })).toBeUndefined();
+      });
+    });
+
+    describe("validation", () => {
+      it("rejects a part without inlineData, fileData or text with INVALID_ARTIFACT", async () => {
+        await expectCode(save("bad", {}), "INVALID_ARTIFACT");
+        await expectCode(save("bad", { functionCall: { name: "f", args: {} } }), "INVALID_ARTIFACT");
+        expect(await ctx.service.listArtifactKeys(scope())).toEqual([]);
+      });
+
+      it("rejects empty names, NUL bytes and '..' path segments with INVALID_ARTIFACT_NAME", async () => {
+        for (const filename of ["", "../escape.txt", "a/../../b.txt", "..", "dir\\..\\x", "user:../x", "user:", "nul\0.txt"]) {
+          await expectCode(save(filename, { text: "x" }), "INVALID_ARTIFACT_NAME");
+          await expectCode(ctx.service.loadArtifact({ ...scope(), filename }), "INVALID_ARTIFACT_NAME");
+        }
+        expect(await ctx.service.listArtifactKeys(scope())).toEqual([]);
+      });
+
+      it("accepts ordinary names with dots and spaces", async () => {
+        for (const filename of ["report v1.final.txt", "notes..txt", ".hidden", "user:my file.csv"]) {
+          expect(await save(filename, { text: filename })).toBe(0);
+          expect(await ctx.service.loadArtifact({ ...scope(), filename })).toEqual({ text: filename });
+        }
+      });
+    });
+  });
+}
