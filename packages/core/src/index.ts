@@ -172,3 +172,40 @@ export {
 } from "./tools/function-tool.js";
 export { LongRunningFunctionTool, LONG_RUNNING_NOTE } from "./tools/long-running-function-tool.js";
 export { exitLoopTool } from "./tools/exit-loop-tool.js";
+
+// LlmAgent and the LLM flow
+export { LlmAgent, IncludeContents, type LlmAgentOptions, type Instruction, type InstructionProvider } from "./agents/llm-agent.js";
+export { isLlmAgent } from "./flows/llm-agent-kind.js";
+export { runLlmFlow, createModelResponseEvent } from "./flows/llm-flow.js";
+export { buildLlmRequest } from "./flows/request-builder.js";
+export { callModel, afterModel, errorResponse } from "./flows/model-call.js";
+export {
+  handleFunctionCalls,
+  executeFunctionCalls,
+  generateFunctionCallId,
+  populateFunctionCallIds,
+  getLongRunningCallIds,
+  ToolNotFoundError,
+  type HandleFunctionCallsOptions,
+  type FunctionCallsOutcome,
+} from "./flows/function-calling.js";
+export { getContents, getCurrentTurnContents, isEventInBranch, isInternalRequestEvent } from "./flows/contents.js";
+export { injectSessionState, isValidStateName, identityInstruction } from "./flows/instructions.js";
+export { buildConfirmationRequestEvent, parseToolConfirmation, resumeConfirmedToolCalls } from "./flows/confirmation.js";
+export {
+  REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+  REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
+  CLIENT_FUNCTION_CALL_ID_PREFIX,
+} from "./flows/confirmation-names.js";
+export {
+  getTransferTargets,
+  isTransferableAcrossAgentTree,
+  TransferToAgentTool,
+  TRANSFER_TO_AGENT_TOOL_NAME,
+} from "./flows/transfer.js";
+export {
+  SetModelResponseTool,
+  SET_MODEL_RESPONSE_TOOL_NAME,
+  OutputValidationError,
+  type OutputSchema,
+} from "./flows/output-schema.js";

@@ -1,0 +1,119 @@
+import type { InvocationContext } from "../agents/invocation-context.js";
+import type { LlmAgent } from "../agents/llm-agent.js";
+import { ReadonlyContext } from "../agents/readonly-context.js";
+import type { FunctionCall, Part } from "../content/content.js";
+import type { ToolConfirmation } from "../events/event-actions.js";
+import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
+import type { BaseTool } from "../tools/base-tool.js";
+import { REQUEST_CONFIRMATION_FUNCTION_CALL_NAME } from "./confirmation-names.js";
+import { isEventInBranch } from "./contents.js";
+import { executeFunctionCalls, generateFunctionCallId } from "./function-calling.js";
+
+/**
+ * The event asking the client to confirm tool calls (http-api.md 7.2): one
+ * `adk_request_confirmation` call per requested confirmation, each carrying the original call
+ * and the confirmation request, its id in `longRunningToolIds` so the run pauses.
+ */
+export function buildConfirmationRequestEvent(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  calls: FunctionCall[],
+  responseEvent: Event,
+): Event | undefined {
+  const requested = responseEvent.actions.requestedToolConfirmations;
+  const parts: Part[] = [];
+  const ids: string[] = [];
+  const confirmations: Record<string, ToolConfirmation> = {};
+  for (const [callId, confirmation] of Object.entries(requested)) {
+    const original = calls.find((c) => c.id === callId);
+    if (!original) continue;
+    const id = generateFunctionCallId();
+    ids.push(id);
+    confirmations[callId] = confirmation;
+    parts.push({
+      functionCall: {
+        id,
+        name: REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+        args: {
+          originalFunctionCall: { id: original.id, name: original.name, args: original.args ?? {} },
+          toolConfirmation: structuredClone(confirmation),
+        },
+      },
+    });
+  }
+  if (parts.length === 0) return undefined;
+  return createEvent({
+    invocationId: ctx.invocationId,
+    author: agent.name,
+    branch: ctx.branch,
+    content: { role: "user", parts },
+    longRunningToolIds: ids,
+    actions: { requestedToolConfirmations: confirmations },
+  });
+}
+
+/**
+ * Reads a client's answer: `{ confirmed, payload? }`, or the legacy
+ * `{ response: "<ToolConfirmation JSON>" }`. Anything malformed counts as a rejection.
+ */
+export function parseToolConfirmation(response: Record<string, unknown> | undefined): ToolConfirmation {
+  let value: unknown = response;
+  if (response && Object.keys(response).length === 1 && typeof response.response === "string") {
+    try {
+      value = JSON.parse(response.response);
+    } catch {
+      return { confirmed: false };
+    }
+  }
+  if (typeof value !== "object" || value === null || typeof (value as { confirmed?: unknown }).confirmed !== "boolean") {
+    return { confirmed: false };
+  }
+  const v = value as { confirmed: boolean; hint?: unknown; payload?: unknown };
+  const confirmation: ToolConfirmation = { confirmed: v.confirmed };
+  if (typeof v.hint === "string") confirmation.hint = v.hint;
+  if (v.payload !== undefined) confirmation.payload = v.payload;
+  return confirmation;
+}
+
+/**
+ * When the newest user message of this branch answers `adk_request_confirmation` calls,
+ * re-runs the original tool calls with `toolContext.toolConfirmation` set and returns their
+ * response event (under the original call ids). Calls answered since are not re-run, so this
+ * is a no-op on later steps of the invocation.
+ */
+export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: LlmAgent): Promise<Event | undefined> {
+  const events = ctx.session.events.filter((e) => isEventInBranch(ctx.branch, e));
+  let answers: Record<string, ToolConfirmation> | undefined;
+  let answerIndex = -1;
+  for (let k = events.length - 1; k >= 0; k--) {
+    const event = events[k]!;
+    if (event.author !== "user") continue;
+    const responses = getFunctionResponses(event).filter((r) => r.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME && r.id);
+    if (responses.length === 0) return undefined;
+    answers = Object.fromEntries(responses.map((r) => [r.id!, parseToolConfirmation(r.response)]));
+    answerIndex = k;
+    break;
+  }
+  if (!answers) return undefined;
+
+  for (let i = answerIndex - 1; i >= 0; i--) {
+    const requestCalls = getFunctionCalls(events[i]!).filter((c) => c.id && c.id in answers!);
+    if (requestCalls.length === 0) continue;
+    const confirmations: Record<string, ToolConfirmation> = {};
+    const originals: FunctionCall[] = [];
+    for (const call of requestCalls) {
+      const original = (call.args ?? {}).originalFunctionCall as FunctionCall | undefined;
+      if (!original?.id) continue;
+      confirmations[original.id] = answers[call.id!]!;
+      originals.push({ id: original.id, name: original.name, args: original.args ?? {} });
+    }
+    const answered = new Set(events.slice(answerIndex + 1).flatMap((e) => getFunctionResponses(e).map((r) => r.id)));
+    const pending = originals.filter((c) => !answered.has(c.id));
+    if (pending.length === 0) return undefined;
+    const toolsDict: Record<string, BaseTool> = {};
+    for (const tool of await agent.canonicalTools(new ReadonlyContext(ctx))) toolsDict[tool.name] = tool;
+    const outcome = await executeFunctionCalls(ctx, agent, pending, toolsDict, { confirmations });
+    return outcome.event;
+  }
+  return undefined;
+}

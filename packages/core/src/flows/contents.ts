@@ -1,0 +1,257 @@
+import type { Content, Part } from "../content/content.js";
+import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
+import { REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, REQUEST_CREDENTIAL_FUNCTION_CALL_NAME } from "./confirmation-names.js";
+
+/**
+ * Builds the model's `contents` from session history, following ADK's `contents.py`:
+ * rewinds and compactions applied, other branches and internal (auth/confirmation) events
+ * dropped, other agents' turns presented as user context, function calls and responses
+ * paired. Contents are not merged by role (adapters whose provider requires alternation
+ * merge consecutive same-role contents themselves), and client-generated `adk-` call ids are
+ * kept (unlike ADK Python) because most providers need ids to pair calls with responses.
+ */
+export function getContents(branch: string | undefined, events: readonly Event[], agentName: string): Content[] {
+  const rewound = applyRewinds(events);
+  let filtered = rewound.filter((e) => shouldIncludeEvent(branch, e));
+  if (filtered.some((e) => e.actions.compaction)) filtered = applyCompactions(filtered);
+  const presented: Event[] = [];
+  for (const event of mergeTranscriptions(filtered)) {
+    if (isOtherAgentReply(agentName, event)) {
+      const converted = presentOtherAgentMessage(event);
+      if (converted) presented.push(converted);
+    } else {
+      presented.push(event);
+    }
+  }
+  const arranged = rearrangeAsyncFunctionResponsesInHistory(rearrangeLatestFunctionResponse(presented, rewound));
+  return arranged.flatMap((e) => (e.content ? [structuredClone(e.content)] : []));
+}
+
+/**
+ * Contents of the current turn only (`includeContents: "none"`): from the latest user
+ * message or other agent's reply in this branch onwards.
+ */
+export function getCurrentTurnContents(branch: string | undefined, events: readonly Event[], agentName: string): Content[] {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (shouldIncludeEvent(branch, event) && (event.author === "user" || isOtherAgentReply(agentName, event))) {
+      return getContents(branch, events.slice(i), agentName);
+    }
+  }
+  return [];
+}
+
+/** True when an event of `eventBranch` is visible from `branch` (same branch or an ancestor). */
+export function isEventInBranch(branch: string | undefined, event: Pick<Event, "branch">): boolean {
+  if (!branch || !event.branch) return true;
+  return branch === event.branch || branch.startsWith(`${event.branch}.`);
+}
+
+function isEmptyContent(event: Event): boolean {
+  if (event.actions.compaction) return false;
+  const c = event.content;
+  const empty = !c || !c.role || !c.parts || c.parts.length === 0 || c.parts[0]!.text === "";
+  return empty && !event.inputTranscription?.text && !event.outputTranscription?.text;
+}
+
+function hasFunctionNamed(event: Event, name: string): boolean {
+  return (event.content?.parts ?? []).some((p) => p.functionCall?.name === name || p.functionResponse?.name === name);
+}
+
+/** Auth and confirmation round-trip events are for the client, never for the model. */
+export function isInternalRequestEvent(event: Event): boolean {
+  return hasFunctionNamed(event, REQUEST_CONFIRMATION_FUNCTION_CALL_NAME) || hasFunctionNamed(event, REQUEST_CREDENTIAL_FUNCTION_CALL_NAME);
+}
+
+function shouldIncludeEvent(branch: string | undefined, event: Event): boolean {
+  return !event.partial && !isEmptyContent(event) && isEventInBranch(branch, event) && !isInternalRequestEvent(event);
+}
+
+/** Drops events annulled by a rewind (`actions.rewindBeforeInvocationId`). */
+function applyRewinds(events: readonly Event[]): Event[] {
+  const kept: Event[] = [];
+  let i = events.length - 1;
+  while (i >= 0) {
+    const event = events[i]!;
+    const target = event.actions.rewindBeforeInvocationId;
+    if (target) {
+      const j = events.findIndex((e, idx) => idx < i && e.invocationId === target);
+      if (j >= 0) i = j;
+    } else {
+      kept.push(event);
+    }
+    i -= 1;
+  }
+  return kept.reverse();
+}
+
+/**
+ * Replaces compacted ranges by their summaries. Walking backwards, each compaction event
+ * stands in (at its end timestamp) for the events from its start timestamp on; earlier
+ * compactions only cover what precedes later ones.
+ */
+function applyCompactions(events: Event[]): Event[] {
+  const out: Event[] = [];
+  let boundary = Number.POSITIVE_INFINITY;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    const compaction = event.actions.compaction;
+    if (compaction) {
+      if (compaction.startTimestamp === undefined) continue;
+      out.unshift(
+        createEvent({
+          id: event.id,
+          invocationId: event.invocationId,
+          timestamp: compaction.endTimestamp,
+          author: "model",
+          branch: event.branch,
+          content: compaction.compactedContent,
+        }),
+      );
+      boundary = Math.min(boundary, compaction.startTimestamp);
+    } else if (event.timestamp < boundary) {
+      out.unshift(event);
+    }
+  }
+  return out;
+}
+
+/** Live transcriptions become text contents (consecutive chunks joined). */
+function mergeTranscriptions(events: Event[]): Event[] {
+  const out: Event[] = [];
+  let input = "";
+  let output = "";
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    if (event.content) {
+      out.push(event);
+      continue;
+    }
+    const next = events[i + 1];
+    if (event.inputTranscription?.text) {
+      input += event.inputTranscription.text;
+      if (next && !next.content && next.inputTranscription?.text) continue;
+      out.push({ ...event, inputTranscription: undefined, content: { role: "user", parts: [{ text: input }] } });
+      input = "";
+    } else if (event.outputTranscription?.text) {
+      output += event.outputTranscription.text;
+      if (next && !next.content && next.outputTranscription?.text) continue;
+      out.push({ ...event, outputTranscription: undefined, content: { role: "model", parts: [{ text: output }] } });
+      output = "";
+    }
+  }
+  return out;
+}
+
+function isOtherAgentReply(agentName: string, event: Event): boolean {
+  return !!agentName && event.author !== agentName && event.author !== "user";
+}
+
+/** Another agent's turn as user context: "For context:" then "[agent] said: ..." lines. */
+function presentOtherAgentMessage(event: Event): Event | undefined {
+  if (!event.content?.parts) return event;
+  const parts: Part[] = [{ text: "For context:" }];
+  for (const part of event.content.parts) {
+    if (part.thought) continue;
+    if (part.text) parts.push({ text: `[${event.author}] said: ${part.text}` });
+    else if (part.functionCall) {
+      parts.push({ text: `[${event.author}] called tool \`${part.functionCall.name}\` with parameters: ${JSON.stringify(part.functionCall.args ?? {})}` });
+    } else if (part.functionResponse) {
+      parts.push({
+        text: `[${event.author}] \`${part.functionResponse.name}\` tool returned result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
+      });
+    } else if (part.text === undefined) parts.push(part);
+  }
+  if (parts.length === 1) return undefined;
+  return { ...event, author: "user", content: { role: "user", parts } };
+}
+
+/** One event with the first event's parts, later responses replacing same-id ones. */
+function mergeFunctionResponseEvents(events: Event[]): Event {
+  const base = structuredClone(events[0]!);
+  const parts = base.content?.parts ?? [];
+  const index = new Map<string | undefined, number>();
+  parts.forEach((p, i) => {
+    if (p.functionResponse) index.set(p.functionResponse.id, i);
+  });
+  for (const event of events.slice(1)) {
+    for (const part of event.content?.parts ?? []) {
+      const id = part.functionResponse?.id;
+      if (part.functionResponse && index.has(id)) parts[index.get(id)!] = part;
+      else {
+        parts.push(part);
+        if (part.functionResponse) index.set(id, parts.length - 1);
+      }
+    }
+  }
+  base.content = { role: base.content?.role ?? "user", parts };
+  return base;
+}
+
+/**
+ * When the newest event answers an older call (a long-running tool answered later, or a tool
+ * re-run after confirmation), drop what came between and put the merged answer right after
+ * its call.
+ */
+function rearrangeLatestFunctionResponse(events: Event[], allEvents: readonly Event[]): Event[] {
+  if (events.length < 2) return events;
+  const responses = getFunctionResponses(events[events.length - 1]!);
+  if (responses.length === 0) return events;
+  let ids = new Set(responses.map((r) => r.id));
+  if (getFunctionCalls(events[events.length - 2]!).some((c) => ids.has(c.id))) return events;
+
+  const search = allEvents.length > 0 ? allEvents : events;
+  let callEvent: Event | undefined;
+  for (let i = search.length - 2; i >= 0 && !callEvent; i--) {
+    const calls = getFunctionCalls(search[i]!);
+    if (calls.some((c) => ids.has(c.id))) {
+      callEvent = search[i];
+      ids = new Set(calls.map((c) => c.id));
+    }
+  }
+  const callIndex = callEvent ? events.findIndex((e) => e.id === callEvent!.id) : -1;
+  // ADK raises here; an unmatched answer is sent as is instead (the model can still read it).
+  if (callIndex < 0) return events;
+  const responseEvents = events
+    .slice(callIndex + 1, -1)
+    .filter((e) => getFunctionResponses(e).some((r) => ids.has(r.id)));
+  responseEvents.push(events[events.length - 1]!);
+  return [...events.slice(0, callIndex + 1), mergeFunctionResponseEvents(responseEvents)];
+}
+
+/** Moves every function response of history right after its call, merging responses of one call event. */
+function rearrangeAsyncFunctionResponsesInHistory(events: Event[]): Event[] {
+  const responseIndex = new Map<string | undefined, number>();
+  events.forEach((event, i) => {
+    for (const r of getFunctionResponses(event)) responseIndex.set(r.id, i);
+  });
+  const out: Event[] = [];
+  for (const event of events) {
+    if (getFunctionResponses(event).length > 0) continue;
+    out.push(event);
+    const calls = getFunctionCalls(event);
+    if (calls.length === 0) continue;
+    const indices = [...new Set(calls.flatMap((c) => (responseIndex.has(c.id) ? [responseIndex.get(c.id)!] : [])))].sort((a, b) => a - b);
+    if (indices.length === 1) out.push(events[indices[0]!]!);
+    else if (indices.length > 1) out.push(mergeFunctionResponseEvents(indices.map((i) => events[i]!)));
+  }
+  return out;
+}
+
+/**
+ * Inserts instruction contents before the trailing run of plain user contents (after the
+ * last model content or function response), as ADK does for dynamic instructions.
+ */
+export function insertInstructionContents(contents: Content[], instructionContents: Content[]): void {
+  if (instructionContents.length === 0) return;
+  let index = contents.length;
+  for (let i = contents.length - 1; i >= 0; i--) {
+    const c = contents[i]!;
+    if (c.role !== "user" || (c.parts ?? []).some((p) => p.functionResponse)) {
+      index = i + 1;
+      break;
+    }
+    index = i;
+  }
+  contents.splice(index, 0, ...instructionContents);
+}

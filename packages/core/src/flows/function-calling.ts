@@ -1,0 +1,200 @@
+import { randomUUID } from "node:crypto";
+import { runCallbackSlot } from "../agents/callbacks.js";
+import type { InvocationContext } from "../agents/invocation-context.js";
+import type { LlmAgent } from "../agents/llm-agent.js";
+import { ToolExecutionMode } from "../agents/run-config.js";
+import type { FunctionCall, Part } from "../content/content.js";
+import { AgentKitError, ConfigurationError } from "../errors/agentkit-error.js";
+import { LlmCallsLimitExceededError, RunAbortedError } from "../errors/run-errors.js";
+import { mergeEventActions, type EventActions, type ToolConfirmation } from "../events/event-actions.js";
+import { createEvent, getFunctionCalls, type Event } from "../events/event.js";
+import { BaseTool } from "../tools/base-tool.js";
+import { ToolContext } from "../tools/tool-context.js";
+import { CLIENT_FUNCTION_CALL_ID_PREFIX } from "./confirmation-names.js";
+import { SET_MODEL_RESPONSE_TOOL_NAME, SetModelResponseTool } from "./output-schema.js";
+
+/** A new framework-generated function-call id (`adk-<uuid>`). */
+export function generateFunctionCallId(): string {
+  return `${CLIENT_FUNCTION_CALL_ID_PREFIX}${randomUUID()}`;
+}
+
+/** Gives every function call of the content an id (in place); returns the calls. */
+export function populateFunctionCallIds(event: Event): FunctionCall[] {
+  const calls = getFunctionCalls(event);
+  for (const call of calls) if (!call.id) call.id = generateFunctionCallId();
+  return calls;
+}
+
+/** Ids of the calls whose tool is long-running. */
+export function getLongRunningCallIds(calls: FunctionCall[], toolsDict: Record<string, BaseTool>): string[] {
+  return calls.flatMap((c) => (c.name && c.id && toolsDict[c.name]?.isLongRunning ? [c.id] : []));
+}
+
+/** The model called a tool the agent does not have. */
+export class ToolNotFoundError extends AgentKitError {
+  constructor(name: string, available: string[]) {
+    super("TOOL_NOT_FOUND", `Tool '${name}' not found. Available tools: ${available.length ? available.join(", ") : "(none)"}.`);
+  }
+}
+
+/** Stands in for a hallucinated tool in the error callbacks and the response. */
+class MissingTool extends BaseTool {
+  constructor(name: string) {
+    super({ name, description: "Tool not found" });
+  }
+}
+
+export interface HandleFunctionCallsOptions {
+  /** Only run calls with these ids. */
+  filter?: Set<string>;
+  /** Confirmation answers by call id (re-runs after `adk_request_confirmation`). */
+  confirmations?: Record<string, ToolConfirmation>;
+}
+
+export interface FunctionCallsOutcome {
+  /** The merged function-response event, or `undefined` when no call answered and nothing changed. */
+  event?: Event;
+  /** Arguments of a successful `set_model_response` call: the agent's structured answer. */
+  structuredOutput?: Record<string, unknown>;
+}
+
+interface CallResult {
+  part?: Part;
+  actions: EventActions;
+  structured?: Record<string, unknown>;
+}
+
+/**
+ * Runs the function calls of a model event (in parallel unless `runConfig.toolExecutionMode`
+ * is sequential) and merges their responses, in call order, into one event authored by the
+ * agent (role `user`), with the actions of every call merged.
+ */
+export async function handleFunctionCalls(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  functionCallEvent: Event,
+  toolsDict: Record<string, BaseTool>,
+  options: HandleFunctionCallsOptions = {},
+): Promise<Event | undefined> {
+  return (await executeFunctionCalls(ctx, agent, getFunctionCalls(functionCallEvent), toolsDict, options)).event;
+}
+
+/** `handleFunctionCalls` with the details the text flow needs. */
+export async function executeFunctionCalls(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  calls: FunctionCall[],
+  toolsDict: Record<string, BaseTool>,
+  options: HandleFunctionCallsOptions = {},
+): Promise<FunctionCallsOutcome> {
+  const selected = calls.filter((c) => !options.filter || (c.id !== undefined && options.filter.has(c.id)));
+  if (selected.length === 0) return {};
+  const run = (call: FunctionCall) => runOneCall(ctx, agent, call, toolsDict, call.id ? options.confirmations?.[call.id] : undefined);
+  let results: CallResult[];
+  if (ctx.runConfig.toolExecutionMode === ToolExecutionMode.SEQUENTIAL) {
+    results = [];
+    for (const call of selected) {
+      ctx.throwIfAborted();
+      results.push(await run(call));
+    }
+  } else {
+    results = await Promise.all(selected.map(run));
+  }
+  ctx.throwIfAborted();
+  const parts = results.flatMap((r) => (r.part ? [r.part] : []));
+  const actions = mergeEventActions(...results.map((r) => r.actions));
+  const structuredOutput = results.find((r) => r.structured)?.structured;
+  if (parts.length === 0 && !hasEffects(actions)) return {};
+  const event = createEvent({
+    invocationId: ctx.invocationId,
+    author: agent.name,
+    branch: ctx.branch,
+    content: parts.length > 0 ? { role: "user", parts } : undefined,
+    actions,
+  });
+  return { event, structuredOutput };
+}
+
+function hasEffects(actions: EventActions): boolean {
+  return Object.entries(actions).some(([, v]) => v !== undefined && v !== false && !(typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 0));
+}
+
+async function runOneCall(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  call: FunctionCall,
+  toolsDict: Record<string, BaseTool>,
+  toolConfirmation: ToolConfirmation | undefined,
+): Promise<CallResult> {
+  const toolContext = new ToolContext(ctx, { functionCallId: call.id, toolConfirmation });
+  const args = call.args ?? {};
+  const name = call.name ?? "";
+  const tool = Object.hasOwn(toolsDict, name) ? toolsDict[name] : undefined;
+  const plugins = ctx.pluginManager;
+
+  if (!tool) {
+    const missing = new MissingTool(name);
+    const error = new ToolNotFoundError(name, Object.keys(toolsDict));
+    const response = (await toolErrorResponse(ctx, agent, missing, args, toolContext, error)) ?? { error: error.message };
+    return { part: responsePart(call, name, response), actions: toolContext.actions };
+  }
+
+  let response: unknown = await plugins.run("beforeToolCallback", { tool, args, context: toolContext });
+  if (response === undefined) response = await runCallbackSlot(agent.beforeToolCallback, { tool, args, context: toolContext });
+  let failed = false;
+  if (response === undefined) {
+    try {
+      response = await tool.runAsync({ args, toolContext });
+    } catch (error) {
+      if (mustPropagate(ctx, error)) throw error;
+      failed = true;
+      response = (await toolErrorResponse(ctx, agent, tool, args, toolContext, error)) ?? { error: errorMessage(error) };
+    }
+  }
+  // A long-running tool that returns nothing has not answered yet: the run pauses for the client.
+  if (tool.isLongRunning && (response === undefined || response === null)) return { actions: toolContext.actions };
+
+  let record = toRecord(response);
+  const altered =
+    (await plugins.run("afterToolCallback", { tool, args, context: toolContext, response: record })) ??
+    (await runCallbackSlot(agent.afterToolCallback, { tool, args, context: toolContext, response: record }));
+  if (altered !== undefined) record = toRecord(altered);
+
+  const structured = !failed && name === SET_MODEL_RESPONSE_TOOL_NAME && tool instanceof SetModelResponseTool ? record : undefined;
+  return { part: responsePart(call, name, record), actions: toolContext.actions, structured };
+}
+
+async function toolErrorResponse(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  tool: BaseTool,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  error: unknown,
+): Promise<Record<string, unknown> | undefined> {
+  const fromPlugin = await ctx.pluginManager.run("onToolErrorCallback", { tool, args, context, error });
+  if (fromPlugin !== undefined) return fromPlugin;
+  return runCallbackSlot(agent.onToolErrorCallback, { tool, args, context, error });
+}
+
+/** Failures that end the run instead of being reported to the model. */
+export function mustPropagate(ctx: InvocationContext, error: unknown): boolean {
+  if (ctx.signal?.aborted) return true;
+  if (error instanceof LlmCallsLimitExceededError || error instanceof RunAbortedError || error instanceof ConfigurationError) return true;
+  return error instanceof Error && error.name === "AbortError";
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Function responses must be objects: other values are wrapped as `{ result }`; undefined is `{}`. */
+function toRecord(value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  return { result: value };
+}
+
+function responsePart(call: FunctionCall, name: string, response: Record<string, unknown>): Part {
+  return { functionResponse: { ...(call.id ? { id: call.id } : {}), name, response } };
+}

@@ -1,0 +1,129 @@
+import type { InvocationContext } from "../agents/invocation-context.js";
+import type { LlmAgent } from "../agents/llm-agent.js";
+import type { FunctionCall } from "../content/content.js";
+import { createEventActions, type EventActions } from "../events/event-actions.js";
+import { createEvent, getFunctionCalls, isFinalResponse, type Event } from "../events/event.js";
+import type { LlmResponse } from "../models/llm-response.js";
+import type { BaseTool } from "../tools/base-tool.js";
+import { buildConfirmationRequestEvent, resumeConfirmedToolCalls } from "./confirmation.js";
+import { executeFunctionCalls, getLongRunningCallIds, populateFunctionCallIds } from "./function-calling.js";
+import { callModel } from "./model-call.js";
+import { buildLlmRequest } from "./request-builder.js";
+
+/**
+ * The text-mode loop of an LlmAgent: steps (build request, call model, run tools) until a
+ * step ends with a final response (text answer, `skipSummarization`, a long-running pause, a
+ * confirmation request, an error), the invocation is ended, or the run is aborted.
+ *
+ * Relies on the runner's contract: every non-partial event yielded is appended to the
+ * session before the generator resumes, so the next step's history includes it.
+ */
+export async function* runLlmFlow(ctx: InvocationContext, agent: LlmAgent): AsyncGenerator<Event, void, void> {
+  while (true) {
+    let last: Event | undefined;
+    for await (const event of runOneStep(ctx, agent)) {
+      last = event;
+      yield event;
+    }
+    if (!last || last.partial || isFinalResponse(last) || ctx.isEnded) return;
+  }
+}
+
+async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenerator<Event, void, void> {
+  ctx.throwIfAborted();
+  const resumed = await resumeConfirmedToolCalls(ctx, agent);
+  if (resumed) yield resumed;
+  if (ctx.isEnded) return;
+
+  const request = await buildLlmRequest(ctx, agent);
+  const actions = createEventActions();
+  for await (const response of callModel(ctx, agent, request, actions)) {
+    // Nothing to show (e.g. a usage-only chunk): skip, as ADK does.
+    if (!response.content && !response.errorCode && !response.interrupted) continue;
+    const event = createModelResponseEvent(ctx, agent, response, request.toolsDict, actions);
+    yield event;
+    if (event.partial) continue;
+    const calls = getFunctionCalls(event);
+    if (calls.length > 0) yield* afterFunctionCalls(ctx, agent, calls, request.toolsDict);
+  }
+}
+
+/**
+ * The event for one model response: authored by the agent, response fields copied,
+ * `customMetadata` merged over the run's, function calls given `adk-` ids where the model
+ * sent none, and long-running calls listed in `longRunningToolIds`.
+ */
+export function createModelResponseEvent(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  response: LlmResponse,
+  toolsDict: Record<string, BaseTool>,
+  actions?: EventActions,
+): Event {
+  const customMetadata =
+    ctx.runConfig.customMetadata || response.customMetadata ? { ...ctx.runConfig.customMetadata, ...response.customMetadata } : undefined;
+  const event = createEvent({
+    invocationId: ctx.invocationId,
+    author: agent.name,
+    branch: ctx.branch,
+    content: response.content ? structuredClone(response.content) : undefined,
+    partial: response.partial,
+    turnComplete: response.turnComplete,
+    finishReason: response.finishReason,
+    usageMetadata: response.usageMetadata,
+    errorCode: response.errorCode,
+    errorMessage: response.errorMessage,
+    groundingMetadata: response.groundingMetadata,
+    citationMetadata: response.citationMetadata,
+    customMetadata,
+    modelVersion: response.modelVersion,
+    avgLogprobs: response.avgLogprobs,
+    logprobsResult: response.logprobsResult,
+    cacheMetadata: response.cacheMetadata,
+    interrupted: response.interrupted,
+    inputTranscription: response.inputTranscription,
+    outputTranscription: response.outputTranscription,
+    liveSessionResumptionUpdate: response.liveSessionResumptionUpdate,
+    actions: actions ? structuredClone(actions) : undefined,
+  });
+  const longRunning = getLongRunningCallIds(populateFunctionCallIds(event), toolsDict);
+  if (longRunning.length > 0) event.longRunningToolIds = longRunning;
+  return event;
+}
+
+/**
+ * Runs the calls of a model event and yields, in order: the function-response event; then
+ * either the confirmation request (the turn ends), the structured final answer of a
+ * `set_model_response` call, or the events of the agent transferred to.
+ */
+async function* afterFunctionCalls(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  calls: FunctionCall[],
+  toolsDict: Record<string, BaseTool>,
+): AsyncGenerator<Event, void, void> {
+  const outcome = await executeFunctionCalls(ctx, agent, calls, toolsDict);
+  const responseEvent = outcome.event;
+  if (!responseEvent) return;
+  yield responseEvent;
+
+  const confirmation = buildConfirmationRequestEvent(ctx, agent, calls, responseEvent);
+  if (confirmation) {
+    yield confirmation;
+    return;
+  }
+  if (outcome.structuredOutput) {
+    yield createEvent({
+      invocationId: ctx.invocationId,
+      author: agent.name,
+      branch: ctx.branch,
+      content: { role: "model", parts: [{ text: JSON.stringify(outcome.structuredOutput) }] },
+    });
+    return;
+  }
+  const transferTo = responseEvent.actions.transferToAgent;
+  if (transferTo && !ctx.isEnded) {
+    const target = agent.rootAgent.findAgent(transferTo);
+    if (target) yield* target.runAsync(ctx);
+  }
+}

@@ -1,0 +1,87 @@
+import { CallbackContext } from "../agents/callback-context.js";
+import { runCallbackSlot } from "../agents/callbacks.js";
+import type { InvocationContext } from "../agents/invocation-context.js";
+import type { LlmAgent } from "../agents/llm-agent.js";
+import { StreamingMode } from "../agents/run-config.js";
+import { ConfigurationError } from "../errors/agentkit-error.js";
+import { LlmCallsLimitExceededError, RunAbortedError } from "../errors/run-errors.js";
+import type { EventActions } from "../events/event-actions.js";
+import type { LlmRequest } from "../models/llm-request.js";
+import type { LlmResponse } from "../models/llm-response.js";
+
+/**
+ * One model call with its callbacks: counts the call (throws `LlmCallsLimitExceededError`
+ * past the limit), runs before-model callbacks (plugins first; a returned response skips the
+ * model), streams the model's responses through the after-model callbacks, and turns a
+ * model failure into a response: the on-model-error callbacks' stand-in, else an error
+ * response (`errorCode` = the error's code or `UNKNOWN_ERROR`). Aborts, the call limit and
+ * configuration errors propagate. Callback state writes land in `actions`.
+ */
+export async function* callModel(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  request: LlmRequest,
+  actions: EventActions,
+): AsyncGenerator<LlmResponse, void, void> {
+  ctx.throwIfAborted();
+  ctx.incrementLlmCallCount();
+  const context = new CallbackContext(ctx, actions);
+  const before =
+    (await ctx.pluginManager.run("beforeModelCallback", { context, request })) ??
+    (await runCallbackSlot(agent.beforeModelCallback, { context, request }));
+  if (before) {
+    yield before;
+    return;
+  }
+
+  const model = agent.resolveModel(ctx);
+  const stream = ctx.runConfig.streamingMode === StreamingMode.SSE;
+  const iterator = model.generateContentAsync(request, stream, { signal: ctx.signal });
+  try {
+    while (true) {
+      let next: IteratorResult<LlmResponse, void>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        ctx.throwIfAborted();
+        if (isFatal(error)) throw error;
+        const recovered =
+          (await ctx.pluginManager.run("onModelErrorCallback", { context, request, error })) ??
+          (await runCallbackSlot(agent.onModelErrorCallback, { context, request, error }));
+        yield await afterModel(ctx, agent, context, recovered ?? errorResponse(error));
+        return;
+      }
+      if (next.done) return;
+      ctx.throwIfAborted();
+      yield await afterModel(ctx, agent, context, next.value);
+    }
+  } finally {
+    await iterator.return?.(undefined);
+  }
+}
+
+/** Plugins first, then the agent's callbacks; the first returned response replaces the model's. */
+export async function afterModel(ctx: InvocationContext, agent: LlmAgent, context: CallbackContext, response: LlmResponse): Promise<LlmResponse> {
+  const altered =
+    (await ctx.pluginManager.run("afterModelCallback", { context, response })) ??
+    (await runCallbackSlot(agent.afterModelCallback, { context, response }));
+  return altered ?? response;
+}
+
+function isFatal(error: unknown): boolean {
+  return (
+    error instanceof LlmCallsLimitExceededError ||
+    error instanceof RunAbortedError ||
+    error instanceof ConfigurationError ||
+    (error instanceof Error && error.name === "AbortError")
+  );
+}
+
+/** A failed model call as a response the flow turns into an error event. */
+export function errorResponse(error: unknown): LlmResponse {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return {
+    errorCode: code !== undefined && code !== null && code !== "" ? String(code) : "UNKNOWN_ERROR",
+    errorMessage: error instanceof Error ? error.message : String(error),
+  };
+}

@@ -1,0 +1,91 @@
+import type { InvocationContext } from "../agents/invocation-context.js";
+import type { LlmAgent } from "../agents/llm-agent.js";
+import { ReadonlyContext } from "../agents/readonly-context.js";
+import type { GenerateContentConfig } from "../content/generate-content-config.js";
+import { appendInstructions, appendTools, createLlmRequest, setOutputSchema, type LiveConnectConfig, type LlmRequest } from "../models/llm-request.js";
+import { isToolset } from "../tools/base-toolset.js";
+import { ToolContext } from "../tools/tool-context.js";
+import { getContents, getCurrentTurnContents, insertInstructionContents } from "./contents.js";
+import { applyInstructions } from "./instructions.js";
+import { outputSchemaToJson, SET_MODEL_RESPONSE_INSTRUCTION, SetModelResponseTool } from "./output-schema.js";
+import { buildTransferInstructions, getTransferTargets, TransferToAgentTool } from "./transfer.js";
+
+/**
+ * Builds the model request for one step of an LlmAgent (ADK's request processors, in order):
+ * model and config, instructions (global, static, agent, identity), contents from history,
+ * the agent's tools (toolsets expanded), structured output, and agent transfer.
+ */
+export async function buildLlmRequest(ctx: InvocationContext, agent: LlmAgent): Promise<LlmRequest> {
+  const model = agent.canonicalModel;
+  const request = createLlmRequest({
+    model: typeof model === "string" ? model : model.model,
+    config: copyConfig(agent.generateContentConfig),
+  });
+  const live = liveConnectConfigOf(ctx);
+  if (live) request.liveConnectConfig = live;
+
+  const instructionContents = await applyInstructions(ctx, agent, request);
+  request.contents =
+    agent.includeContents === "none"
+      ? getCurrentTurnContents(ctx.branch, ctx.session.events, agent.name)
+      : getContents(ctx.branch, ctx.session.events, agent.name);
+  insertInstructionContents(request.contents, instructionContents);
+
+  const readonly = new ReadonlyContext(ctx);
+  for (const union of agent.tools) {
+    const toolContext = new ToolContext(ctx);
+    if (isToolset(union)) {
+      await union.processLlmRequest({ toolContext, llmRequest: request });
+      for (const tool of await union.getTools(readonly)) await tool.processLlmRequest({ toolContext, llmRequest: request });
+    } else {
+      await union.processLlmRequest({ toolContext, llmRequest: request });
+    }
+  }
+
+  const targets = getTransferTargets(agent);
+  if (agent.outputSchema !== undefined) {
+    // Models reject a response schema together with function calling, so an agent that has
+    // tools (or transfer targets) answers through the set_model_response tool instead.
+    if (agent.tools.length === 0 && targets.length === 0) {
+      setOutputSchema(request, outputSchemaToJson(agent.name, agent.outputSchema));
+    } else {
+      appendTools(request, [new SetModelResponseTool(agent.name, agent.outputSchema)]);
+      appendInstructions(request, [SET_MODEL_RESPONSE_INSTRUCTION]);
+    }
+  }
+  if (targets.length > 0) {
+    appendInstructions(request, [buildTransferInstructions(agent, targets)]);
+    appendTools(request, [new TransferToAgentTool(agent, targets)]);
+  }
+  return request;
+}
+
+/** A deep copy of the agent's config (so per-request changes never leak into the agent). */
+function copyConfig(config: GenerateContentConfig | undefined): GenerateContentConfig {
+  if (!config) return {};
+  const { abortSignal, ...rest } = config;
+  let copy: GenerateContentConfig;
+  try {
+    copy = structuredClone(rest);
+  } catch {
+    copy = { ...rest };
+  }
+  if (abortSignal) copy.abortSignal = abortSignal;
+  return copy;
+}
+
+/** Live settings from the run config (used by the live flow). */
+function liveConnectConfigOf(ctx: InvocationContext): LiveConnectConfig | undefined {
+  const rc = ctx.runConfig;
+  const live: LiveConnectConfig = {};
+  if (rc.responseModalities) live.responseModalities = rc.responseModalities;
+  if (rc.speechConfig) live.speechConfig = rc.speechConfig;
+  if (rc.inputAudioTranscription) live.inputAudioTranscription = rc.inputAudioTranscription;
+  if (rc.outputAudioTranscription) live.outputAudioTranscription = rc.outputAudioTranscription;
+  if (rc.realtimeInputConfig) live.realtimeInputConfig = rc.realtimeInputConfig;
+  if (rc.proactivity) live.proactivity = rc.proactivity;
+  if (rc.enableAffectiveDialog !== undefined) live.enableAffectiveDialog = rc.enableAffectiveDialog;
+  if (rc.sessionResumption) live.sessionResumption = rc.sessionResumption;
+  if (rc.contextWindowCompression) live.contextWindowCompression = rc.contextWindowCompression;
+  return Object.keys(live).length > 0 ? live : undefined;
+}
