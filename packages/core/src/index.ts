@@ -173,6 +173,15 @@ export {
 export { LongRunningFunctionTool, LONG_RUNNING_NOTE } from "./tools/long-running-function-tool.js";
 export { exitLoopTool } from "./tools/exit-loop-tool.js";
 
+// Runner, App, workflow agents, AgentTool
+export { Runner, type RunnerOptions, type RunAsyncRequest, type RunLiveRequest } from "./runner/runner.js";
+export { App, validateAppName, type AppOptions, type EventsCompactionConfig, type EventsSummarizer } from "./runner/app.js";
+export { InMemoryRunner, type InMemoryRunnerOptions } from "./runner/in-memory-runner.js";
+export { findAgentToRun } from "./runner/find-agent-to-run.js";
+export { SequentialAgent, type SequentialAgentOptions } from "./agents/sequential-agent.js";
+export { ParallelAgent, type ParallelAgentOptions } from "./agents/parallel-agent.js";
+export { LoopAgent, type LoopAgentOptions } from "./agents/loop-agent.js";
+
 // LlmAgent and the LLM flow
 export { LlmAgent, IncludeContents, type LlmAgentOptions, type Instruction, type InstructionProvider } from "./agents/llm-agent.js";
 export { isLlmAgent } from "./flows/llm-agent-kind.js";

@@ -111,13 +111,15 @@ export class InvocationContext {
   }
 
   /** A copy for another agent (and optionally another branch), sharing counters and session. */
-  withAgent(agent: BaseAgent, overrides: { branch?: string; userContent?: Content } = {}): InvocationContext {
+  withAgent(agent: BaseAgent, overrides: { branch?: string; userContent?: Content; signal?: AbortSignal } = {}): InvocationContext {
     return new InvocationContext(
       {
         ...this.initFields(),
         agent,
         branch: "branch" in overrides ? overrides.branch : this.branch,
         userContent: overrides.userContent ?? this.userContent,
+        // A narrower signal (e.g. a ParallelAgent stopping its siblings); it must follow the run's.
+        signal: overrides.signal ?? this.signal,
       },
       { counter: this.counter, shared: this.shared },
     );

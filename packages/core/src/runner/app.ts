@@ -1,0 +1,79 @@
+import type { BaseAgent } from "../agents/base-agent.js";
+import { ConfigurationError } from "../errors/agentkit-error.js";
+import type { Event } from "../events/event.js";
+import type { ContextCacheConfig } from "../models/llm-request.js";
+import type { ModelRegistry } from "../models/model-registry.js";
+import type { BasePlugin } from "../plugins/base-plugin.js";
+
+/** Turns a run of events into one compaction event (see `EventsCompactionConfig`). */
+export interface EventsSummarizer {
+  /** The compaction event for these events, or `undefined` to skip this round. */
+  maybeSummarizeEvents(args: { events: Event[]; signal?: AbortSignal }): Promise<Event | undefined>;
+}
+
+/**
+ * Sliding-window compaction of session history: after every `compactionInterval` new
+ * invocations, the events of those invocations (plus `overlapSize` earlier invocations) are
+ * summarized into an event whose `actions.compaction` replaces them in model requests.
+ */
+export interface EventsCompactionConfig {
+  /** Compact after this many new invocations (at least 1). */
+  compactionInterval: number;
+  /** Earlier invocations to include again in each window, for continuity (0 or more). */
+  overlapSize: number;
+  /** Makes the summary; without one, compaction needs a summarizer and is skipped. */
+  summarizer?: EventsSummarizer;
+}
+
+export interface AppOptions {
+  /** The application name: letters, digits and underscores, not starting with a digit; not `user`. */
+  name: string;
+  rootAgent: BaseAgent;
+  plugins?: BasePlugin[];
+  eventsCompactionConfig?: EventsCompactionConfig;
+  contextCacheConfig?: ContextCacheConfig;
+  /** Resolves string model names of the app's agents. */
+  modelRegistry?: ModelRegistry;
+}
+
+const APP_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** An application: a root agent plus the app-wide settings a `Runner` applies. */
+export class App {
+  readonly name: string;
+  readonly rootAgent: BaseAgent;
+  readonly plugins: BasePlugin[];
+  readonly eventsCompactionConfig?: EventsCompactionConfig;
+  readonly contextCacheConfig?: ContextCacheConfig;
+  readonly modelRegistry?: ModelRegistry;
+
+  constructor(options: AppOptions) {
+    validateAppName(options.name);
+    if (!options.rootAgent) throw new ConfigurationError(`App "${options.name}" needs a rootAgent.`);
+    const compaction = options.eventsCompactionConfig;
+    if (compaction) {
+      if (!Number.isInteger(compaction.compactionInterval) || compaction.compactionInterval < 1) {
+        throw new ConfigurationError(`App "${options.name}": eventsCompactionConfig.compactionInterval must be an integer of at least 1.`);
+      }
+      if (!Number.isInteger(compaction.overlapSize) || compaction.overlapSize < 0) {
+        throw new ConfigurationError(`App "${options.name}": eventsCompactionConfig.overlapSize must be an integer of 0 or more.`);
+      }
+    }
+    this.name = options.name;
+    this.rootAgent = options.rootAgent;
+    this.plugins = [...(options.plugins ?? [])];
+    this.eventsCompactionConfig = compaction;
+    this.contextCacheConfig = options.contextCacheConfig;
+    this.modelRegistry = options.modelRegistry;
+  }
+}
+
+/** Throws `ConfigurationError` unless the name is a valid app name. */
+export function validateAppName(name: unknown): asserts name is string {
+  if (typeof name !== "string" || !APP_NAME_PATTERN.test(name)) {
+    throw new ConfigurationError(
+      `Invalid app name ${JSON.stringify(name)}: use letters, digits and underscores, starting with a letter or underscore (it must be an identifier).`,
+    );
+  }
+  if (name === "user") throw new ConfigurationError('An app cannot be named "user": that name is reserved.');
+}

@@ -1,0 +1,35 @@
+import { BaseAgent } from "../agents/base-agent.js";
+
+/**
+ * Closes an agent tree: the root (whose `close()` closes its sub-agents and each agent its
+ * toolsets) and every agent wrapped in an `AgentTool` anywhere in the tree, each once.
+ * Failures are collected and thrown together after every close ran.
+ */
+export async function closeAgentTree(root: BaseAgent): Promise<void> {
+  const roots = new Set<BaseAgent>([root]);
+  const seen = new Set<BaseAgent>();
+  const visit = (agent: BaseAgent): void => {
+    if (seen.has(agent)) return;
+    seen.add(agent);
+    for (const sub of agent.subAgents) visit(sub);
+    for (const wrapped of agentsOfTools(agent)) {
+      if (!seen.has(wrapped)) roots.add(wrapped.rootAgent);
+      visit(wrapped);
+    }
+  };
+  visit(root);
+  const results = await Promise.allSettled([...roots].map((a) => a.close()));
+  const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new AggregateError(failures, `${failures.length} agents failed to close`);
+}
+
+/** Agents wrapped by tools (`AgentTool`) of an agent that has a `tools` list. */
+function agentsOfTools(agent: BaseAgent): BaseAgent[] {
+  const tools = (agent as unknown as { tools?: unknown }).tools;
+  if (!Array.isArray(tools)) return [];
+  return tools.flatMap((t: unknown) => {
+    const wrapped = (t as { agent?: unknown } | null)?.agent;
+    return wrapped instanceof BaseAgent ? [wrapped] : [];
+  });
+}

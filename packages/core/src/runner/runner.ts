@@ -1,0 +1,340 @@
+import type { BaseAgent } from "../agents/base-agent.js";
+import { InvocationContext } from "../agents/invocation-context.js";
+import type { LiveRequestQueue } from "../agents/live-request-queue.js";
+import { resolveRunConfig, StreamingMode, type RunConfig } from "../agents/run-config.js";
+import type { BaseArtifactService } from "../artifacts/base-artifact-service.js";
+import { createUserContent, type Content } from "../content/content.js";
+import { ConfigurationError } from "../errors/agentkit-error.js";
+import { RunAbortedError } from "../errors/run-errors.js";
+import { SessionAlreadyExistsError, SessionNotFoundError } from "../errors/session-errors.js";
+import { createEvent, newInvocationId, type Event } from "../events/event.js";
+import type { BaseMemoryService } from "../memory/base-memory-service.js";
+import type { ContextCacheConfig } from "../models/llm-request.js";
+import type { ModelRegistry } from "../models/model-registry.js";
+import type { BasePlugin } from "../plugins/base-plugin.js";
+import { PluginManager } from "../plugins/plugin-manager.js";
+import type { BaseSessionService } from "../sessions/base-session-service.js";
+import type { Session } from "../sessions/session.js";
+import { validateAppName, type App, type EventsCompactionConfig } from "./app.js";
+import { closeAgentTree } from "./close-agents.js";
+import { compactEventsIfDue } from "./events-compaction.js";
+import { findAgentToRun } from "./find-agent-to-run.js";
+import { AbortWatch, applyCustomMetadata, saveInputBlobsAsArtifacts } from "./run-helpers.js";
+
+interface RunnerServices {
+  sessionService: BaseSessionService;
+  artifactService?: BaseArtifactService;
+  memoryService?: BaseMemoryService;
+  /** Resolves string model names; the caller owns it (the runner never closes it). */
+  modelRegistry?: ModelRegistry;
+}
+
+/** `new Runner({ appName, agent, sessionService, ... })` or `new Runner({ app, sessionService, ... })`. */
+export type RunnerOptions = RunnerServices &
+  (
+    | { agent: BaseAgent; appName: string; app?: undefined; plugins?: BasePlugin[] }
+    /** `appName` defaults to `app.name`; plugins come from the app. */
+    | { app: App; appName?: string; agent?: undefined; plugins?: undefined }
+  );
+
+export interface RunAsyncRequest {
+  userId: string;
+  sessionId: string;
+  /** The user's message (a string is sent as one text part). Optional: a run may only apply `stateDelta`. */
+  newMessage?: Content | string;
+  /** State changes stored with the user's event. */
+  stateDelta?: Record<string, unknown>;
+  runConfig?: RunConfig;
+  /** Aborting ends the run promptly: the generator throws `RunAbortedError`, nothing later is persisted. */
+  signal?: AbortSignal;
+  /** Use this invocation id instead of a new `e-<uuid>`. */
+  invocationId?: string;
+}
+
+export interface RunLiveRequest {
+  userId: string;
+  sessionId: string;
+  /** What the client sends (content, realtime blobs, close). Closing it ends the run. */
+  liveRequestQueue: LiveRequestQueue;
+  /** `streamingMode` is forced to `BIDI`. */
+  runConfig?: RunConfig;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs an agent tree against a session: appends the user's message, runs the agent that
+ * should answer, persists every complete event before the agent continues, and applies
+ * plugins around it all. Services passed in belong to the caller; `close()` releases only
+ * what the runner owns (plugins and the agents' toolsets).
+ */
+export class Runner {
+  readonly appName: string;
+  readonly agent: BaseAgent;
+  readonly app?: App;
+  readonly sessionService: BaseSessionService;
+  readonly artifactService?: BaseArtifactService;
+  readonly memoryService?: BaseMemoryService;
+  readonly modelRegistry?: ModelRegistry;
+  readonly pluginManager: PluginManager;
+  readonly eventsCompactionConfig?: EventsCompactionConfig;
+  readonly contextCacheConfig?: ContextCacheConfig;
+  private closing?: Promise<void>;
+
+  constructor(options: RunnerOptions) {
+    if (!options.sessionService) throw new ConfigurationError("Runner needs a sessionService (e.g. new InMemorySessionService()).");
+    if (options.app) {
+      if (options.agent) throw new ConfigurationError("Pass either app or agent to the Runner, not both: the app's rootAgent is run.");
+      if (options.plugins) throw new ConfigurationError("When the Runner gets an app, give the plugins to the App instead.");
+      this.app = options.app;
+      this.agent = options.app.rootAgent;
+      this.appName = options.appName ?? options.app.name;
+      this.pluginManager = new PluginManager(options.app.plugins);
+      this.eventsCompactionConfig = options.app.eventsCompactionConfig;
+      this.contextCacheConfig = options.app.contextCacheConfig;
+    } else {
+      if (!options.agent) throw new ConfigurationError("Runner needs an agent (with appName) or an app.");
+      if (typeof options.appName !== "string" || options.appName === "") {
+        throw new ConfigurationError("Runner needs an appName when given an agent (or pass an App).");
+      }
+      this.agent = options.agent;
+      this.appName = options.appName;
+      this.pluginManager = new PluginManager(options.plugins ?? []);
+    }
+    if (options.app) validateAppName(this.appName);
+    this.sessionService = options.sessionService;
+    this.artifactService = options.artifactService;
+    this.memoryService = options.memoryService;
+    this.modelRegistry = options.modelRegistry ?? options.app?.modelRegistry;
+  }
+
+  /**
+   * Runs one invocation for a user message and yields its events. Complete events are
+   * persisted (after `onEventCallback` plugins, which may replace them) before the agent is
+   * resumed; partial events are yielded only. The user's event is persisted, not yielded.
+   * Breaking out of the loop stops the agent. Aborting `signal` throws `RunAbortedError`.
+   */
+  async *runAsync(request: RunAsyncRequest): AsyncGenerator<Event, void, void> {
+    this.assertOpen();
+    const watch = new AbortWatch(request.signal);
+    try {
+      watch.throwIfAborted();
+      const runConfig = resolveRunConfig(request.runConfig);
+      const session = await watch.race(this.loadSession(request.userId, request.sessionId, runConfig.autoCreateSession));
+      const rootContext = this.newContext({ session, runConfig, signal: request.signal, invocationId: request.invocationId });
+
+      let message = request.newMessage === undefined ? undefined : withUserRole(createUserContent(request.newMessage));
+      let artifactDelta: Record<string, number> = {};
+      if (message) {
+        const replaced = await this.pluginManager.run("onUserMessageCallback", { invocationContext: rootContext, userMessage: message });
+        if (replaced) message = withUserRole(replaced);
+        if (runConfig.saveInputBlobsAsArtifacts) {
+          if (!this.artifactService) throw new ConfigurationError("saveInputBlobsAsArtifacts needs an artifactService on the Runner.");
+          ({ message, artifactDelta } = await saveInputBlobsAsArtifacts({
+            message,
+            artifactService: this.artifactService,
+            appName: this.appName,
+            userId: session.userId,
+            sessionId: session.id,
+            invocationId: rootContext.invocationId,
+          }));
+        }
+      }
+      const stateDelta = { ...(request.stateDelta ?? {}) };
+      if (message || Object.keys(stateDelta).length > 0) {
+        const userEvent = createEvent({
+          invocationId: rootContext.invocationId,
+          author: "user",
+          content: message,
+          actions: { stateDelta, artifactDelta },
+        });
+        applyCustomMetadata(userEvent, runConfig.customMetadata);
+        watch.throwIfAborted();
+        await this.sessionService.appendEvent({ session, event: userEvent });
+      }
+
+      const agent = findAgentToRun(session, this.agent);
+      const ctx = rootContext.withAgent(agent, { userContent: message });
+      let completed = false;
+      for await (const event of this.execute(ctx, session, watch, (c) => c.agent.runAsync(c))) {
+        yield event;
+      }
+      completed = true;
+      if (completed && this.eventsCompactionConfig) {
+        await compactEventsIfDue({ config: this.eventsCompactionConfig, session, sessionService: this.sessionService, signal: request.signal });
+      }
+    } finally {
+      watch.dispose();
+    }
+  }
+
+  /**
+   * Runs the agent in live (BIDI) mode: the agent reads `liveRequestQueue` and yields model
+   * output as events (persisted like `runAsync`'s, complete ones only) until the queue is
+   * closed, the model ends the connection or `signal` aborts (`RunAbortedError`).
+   */
+  async *runLive(request: RunLiveRequest): AsyncGenerator<Event, void, void> {
+    this.assertOpen();
+    const watch = new AbortWatch(request.signal);
+    try {
+      watch.throwIfAborted();
+      const runConfig = resolveRunConfig({ ...request.runConfig, streamingMode: StreamingMode.BIDI });
+      const session = await watch.race(this.loadSession(request.userId, request.sessionId, runConfig.autoCreateSession));
+      const rootContext = this.newContext({ session, runConfig, signal: request.signal, liveRequestQueue: request.liveRequestQueue });
+      const ctx = rootContext.withAgent(findAgentToRun(session, this.agent));
+      yield* this.execute(ctx, session, watch, (c) => c.agent.runLive(c));
+    } finally {
+      watch.dispose();
+    }
+  }
+
+  /**
+   * Closes the plugins and every agent of the tree (which closes their toolsets, including
+   * ones the user passed in, and agents wrapped in `AgentTool`s). Session, artifact and memory
+   * services and the model registry belong to the caller and stay open. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.closeNow();
+    return this.closing;
+  }
+
+  get isClosed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  private async closeNow(): Promise<void> {
+    const results = await Promise.allSettled([this.pluginManager.close(), closeAgentTree(this.agent)]);
+    const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
+    if (failures.length === 1) throw failures[0];
+    if (failures.length > 1) throw new AggregateError(failures, "Runner.close: several resources failed to close");
+  }
+
+  /**
+   * Shared run loop: beforeRun (a returned content answers instead of the agent), the agent's
+   * events one at a time (onEvent, persist, yield; the agent resumes only when the consumer
+   * asks for the next event), then afterRun exactly once, also on early stop, abort or error.
+   */
+  private async *execute(
+    ctx: InvocationContext,
+    session: Session,
+    watch: AbortWatch,
+    start: (ctx: InvocationContext) => AsyncGenerator<Event, void, void>,
+  ): AsyncGenerator<Event, void, void> {
+    let agentRun: AsyncGenerator<Event, void, void> | undefined;
+    let stepPending = false;
+    let failed = false;
+    try {
+      const early = await watch.race(this.pluginManager.run("beforeRunCallback", { invocationContext: ctx }));
+      if (early) {
+        const event = createEvent({
+          invocationId: ctx.invocationId,
+          author: ctx.agent.name,
+          branch: ctx.branch,
+          content: { role: early.role ?? "model", parts: early.parts ?? [] },
+        });
+        applyCustomMetadata(event, ctx.runConfig.customMetadata);
+        watch.throwIfAborted();
+        await this.sessionService.appendEvent({ session, event });
+        yield event;
+        return;
+      }
+      agentRun = start(ctx);
+      for (;;) {
+        stepPending = true;
+        let step: IteratorResult<Event, void>;
+        try {
+          step = await watch.race(agentRun.next());
+        } catch (error) {
+          throw watch.isAborted && !(error instanceof RunAbortedError) ? new RunAbortedError({ cause: error }) : error;
+        }
+        stepPending = false;
+        if (step.done) break;
+        const event = await this.handleEvent(ctx, session, step.value, watch);
+        yield event;
+        watch.throwIfAborted();
+      }
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      await this.finishRun(ctx, agentRun, stepPending, failed);
+    }
+  }
+
+  private async finishRun(
+    ctx: InvocationContext,
+    agentRun: AsyncGenerator<Event, void, void> | undefined,
+    stepPending: boolean,
+    failed: boolean,
+  ): Promise<void> {
+    try {
+      if (agentRun) {
+        // A generator busy in a step (abort won the race) cannot be awaited: its return is
+        // queued and runs the agent's finally blocks once the step settles.
+        if (stepPending) agentRun.return(undefined).catch(() => {});
+        else await agentRun.return(undefined);
+      }
+      await this.pluginManager.run("afterRunCallback", { invocationContext: ctx });
+    } catch (error) {
+      if (!failed) throw error; // never mask the error that ended the run
+    }
+  }
+
+  private async handleEvent(ctx: InvocationContext, session: Session, event: Event, watch: AbortWatch): Promise<Event> {
+    applyCustomMetadata(event, ctx.runConfig.customMetadata);
+    const replaced = await this.pluginManager.run("onEventCallback", { invocationContext: ctx, event });
+    const out = replaced ?? event;
+    if (replaced) applyCustomMetadata(out, ctx.runConfig.customMetadata);
+    if (!out.partial) {
+      watch.throwIfAborted();
+      await this.sessionService.appendEvent({ session, event: out });
+    }
+    return out;
+  }
+
+  private async loadSession(userId: string, sessionId: string, autoCreate: boolean): Promise<Session> {
+    const key = { appName: this.appName, userId, sessionId };
+    const found = await this.sessionService.getSession(key);
+    if (found) return found;
+    if (!autoCreate) throw new SessionNotFoundError(key);
+    try {
+      return await this.sessionService.createSession(key);
+    } catch (error) {
+      // Another run created it in between: use that one.
+      if (!(error instanceof SessionAlreadyExistsError)) throw error;
+      const again = await this.sessionService.getSession(key);
+      if (!again) throw error;
+      return again;
+    }
+  }
+
+  private newContext(init: {
+    session: Session;
+    runConfig: RunConfig;
+    signal?: AbortSignal;
+    invocationId?: string;
+    liveRequestQueue?: LiveRequestQueue;
+  }): InvocationContext {
+    return new InvocationContext({
+      invocationId: init.invocationId ?? newInvocationId(),
+      agent: this.agent,
+      session: init.session,
+      sessionService: this.sessionService,
+      artifactService: this.artifactService,
+      memoryService: this.memoryService,
+      pluginManager: this.pluginManager,
+      modelRegistry: this.modelRegistry,
+      runConfig: init.runConfig,
+      liveRequestQueue: init.liveRequestQueue,
+      signal: init.signal,
+      appName: this.appName,
+    });
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new ConfigurationError("This Runner is closed; create a new one to run again.");
+  }
+}
+
+function withUserRole(content: Content): Content {
+  return content.role ? content : { ...content, role: "user" };
+}
