@@ -1,5 +1,6 @@
 import type { BaseAgent } from "../agents/base-agent.js";
 import { getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
+import { isTransferableAcrossAgentTree } from "../flows/transfer.js";
 import type { Session } from "../sessions/session.js";
 
 /**
@@ -37,21 +38,4 @@ export function findMatchingFunctionCall(events: readonly Event[]): Event | unde
     if (getFunctionCalls(event).some((c) => c.id !== undefined && ids.has(c.id))) return event;
   }
   return undefined;
-}
-
-/** An LLM agent reached by transfer may keep the conversation only if every ancestor is one too and allows it. */
-function isTransferableAcrossAgentTree(agent: BaseAgent): boolean {
-  let current: BaseAgent | undefined = agent;
-  while (current) {
-    if (!isLlmAgentLike(current) || current.disallowTransferToParent) return false;
-    current = current.parentAgent;
-  }
-  return true;
-}
-
-// Structural check instead of `instanceof LlmAgent`: keeps the runner free of an import cycle
-// (LlmAgent -> tools -> AgentTool -> Runner) and accepts LLM agents of other builds.
-function isLlmAgentLike(agent: BaseAgent): agent is BaseAgent & { disallowTransferToParent: boolean } {
-  const a = agent as unknown as { disallowTransferToParent?: unknown; model?: unknown };
-  return typeof a.disallowTransferToParent === "boolean" && "model" in a;
 }

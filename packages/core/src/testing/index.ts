@@ -1,1 +1,8 @@
 export { ScriptedModel, ScriptError, type ScriptStep, type CheckedStep, type ScriptedModelOptions, type RecordedRequest } from "./scripted-model.js";
+export {
+  ScriptedLiveModel,
+  ScriptedLiveConnection,
+  type ScriptedLiveModelOptions,
+  type LiveReply,
+  type LiveInput,
+} from "./scripted-live-model.js";
