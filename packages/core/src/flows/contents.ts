@@ -13,7 +13,7 @@ import { REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, REQUEST_CREDENTIAL_FUNCTION_CA
 export function getContents(branch: string | undefined, events: readonly Event[], agentName: string): Content[] {
   const rewound = applyRewinds(events);
   let filtered = rewound.filter((e) => shouldIncludeEvent(branch, e));
-  if (filtered.some((e) => e.actions.compaction)) filtered = applyCompactions(filtered);
+  if (filtered.some((e) => e.actions.compaction)) filtered = applyCompactions(filtered, agentName);
   const presented: Event[] = [];
   for (const event of mergeTranscriptions(filtered)) {
     if (isOtherAgentReply(agentName, event)) {
@@ -86,34 +86,41 @@ function applyRewinds(events: readonly Event[]): Event[] {
 }
 
 /**
- * Replaces compacted ranges by their summaries. Walking backwards, each compaction event
- * stands in (at its end timestamp) for the events from its start timestamp on; earlier
- * compactions only cover what precedes later ones.
+ * Replaces compacted ranges by their summaries: every event whose timestamp lies in a
+ * compaction's [startTimestamp, endTimestamp] is dropped (a compaction event covered by a
+ * later, wider one included), and the summary takes the place of the range (before the first
+ * kept event after `endTimestamp`). ADK Python instead drops everything from the start
+ * timestamp up to the compaction event and presents the summary as another agent's turn;
+ * here the summary is sent as is (role of `compactedContent`, default "model").
  */
-function applyCompactions(events: Event[]): Event[] {
+function applyCompactions(events: Event[], agentName: string): Event[] {
+  const compactions = events.filter((e) => e.actions.compaction);
+  const covers = (c: Event, e: Event) => {
+    const { startTimestamp, endTimestamp } = c.actions.compaction!;
+    return c !== e && e.timestamp >= (startTimestamp ?? Number.NEGATIVE_INFINITY) && e.timestamp <= endTimestamp;
+  };
+  const kept = events.filter((e) => !compactions.some((c) => covers(c, e)));
+  const summaries = kept
+    .filter((e) => e.actions.compaction)
+    .map((e) => {
+      const compaction = e.actions.compaction!;
+      return createEvent({
+        id: e.id,
+        invocationId: e.invocationId,
+        timestamp: compaction.endTimestamp,
+        author: agentName,
+        branch: e.branch,
+        content: { role: compaction.compactedContent.role ?? "model", parts: compaction.compactedContent.parts ?? [] },
+      });
+    })
+    .sort((a, b) => a.timestamp - b.timestamp);
   const out: Event[] = [];
-  let boundary = Number.POSITIVE_INFINITY;
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i]!;
-    const compaction = event.actions.compaction;
-    if (compaction) {
-      if (compaction.startTimestamp === undefined) continue;
-      out.unshift(
-        createEvent({
-          id: event.id,
-          invocationId: event.invocationId,
-          timestamp: compaction.endTimestamp,
-          author: "model",
-          branch: event.branch,
-          content: compaction.compactedContent,
-        }),
-      );
-      boundary = Math.min(boundary, compaction.startTimestamp);
-    } else if (event.timestamp < boundary) {
-      out.unshift(event);
-    }
+  for (const event of kept) {
+    if (event.actions.compaction) continue;
+    while (summaries.length > 0 && summaries[0]!.timestamp < event.timestamp) out.push(summaries.shift()!);
+    out.push(event);
   }
-  return out;
+  return [...out, ...summaries];
 }
 
 /** Live transcriptions become text contents (consecutive chunks joined). */
