@@ -253,6 +253,22 @@ describe("function calling", () => {
     model.assertConsumed();
   });
 
+  it("stops after the function response when a tool ends the invocation", async () => {
+    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("end_now", {}, "c1"), ScriptedModel.text("never")] });
+    const endNow = new FunctionTool({
+      name: "end_now",
+      description: "ends",
+      execute: (_a, ctx: ToolContext) => {
+        ctx.invocation.end();
+        return { ended: true };
+      },
+    });
+    const h = await Harness.create();
+    const events = await h.run(new LlmAgent({ name: "a", model, tools: [endNow] }), "go");
+    expect(events).toHaveLength(2);
+    expect(model.remaining).toBe(1);
+  });
+
   it("expands toolsets per call and closes them with the agent", async () => {
     let closed = 0;
     const contexts: (ReadonlyContext | undefined)[] = [];

@@ -77,6 +77,16 @@ describe("agent transfer", () => {
     expect(texts(events)).toEqual(["root here"]);
   });
 
+  it("transfers to a peer", async () => {
+    const left = new LlmAgent({ name: "left", model: new ScriptedModel({ steps: [transferCall("right")] }) });
+    const right = new LlmAgent({ name: "right", model: new ScriptedModel({ steps: [ScriptedModel.text("right here")] }) });
+    new LlmAgent({ name: "root", model: new ScriptedModel(), subAgents: [left, right] });
+    const h = await Harness.create();
+    const events = await h.run(left, "hi");
+    expect(events.map((e) => e.author)).toEqual(["left", "left", "right"]);
+    expect(texts(events)).toEqual(["right here"]);
+  });
+
   it("answers an unknown agent name with an error response instead of crashing", async () => {
     const model = new ScriptedModel({ steps: [transferCall("ghost"), ScriptedModel.text("staying")] });
     const root = new LlmAgent({ name: "root", model, subAgents: [new LlmAgent({ name: "real" })] });
