@@ -181,6 +181,7 @@ export { findAgentToRun } from "./runner/find-agent-to-run.js";
 export { SequentialAgent, type SequentialAgentOptions } from "./agents/sequential-agent.js";
 export { ParallelAgent, type ParallelAgentOptions } from "./agents/parallel-agent.js";
 export { LoopAgent, type LoopAgentOptions } from "./agents/loop-agent.js";
+export { AgentTool, type AgentToolOptions } from "./tools/agent-tool.js";
 
 // LlmAgent and the LLM flow
 export { LlmAgent, IncludeContents, type LlmAgentOptions, type Instruction, type InstructionProvider } from "./agents/llm-agent.js";
