@@ -27,11 +27,15 @@ export async function compactEventsIfDue(args: {
 
 /** The events to compact now, or `[]` when fewer than `compactionInterval` new invocations exist. */
 export function selectCompactionWindow(events: readonly Event[], config: EventsCompactionConfig): Event[] {
-  let lastEnd = Number.NEGATIVE_INFINITY;
-  for (const e of events) if (e.actions.compaction) lastEnd = Math.max(lastEnd, e.actions.compaction.endTimestamp);
+  // Compaction events are appended after the invocations they cover, so whatever follows the
+  // latest one is new (positions, not timestamps: consecutive events may share a timestamp).
+  let lastCompaction = -1;
+  events.forEach((e, i) => {
+    if (e.actions.compaction) lastCompaction = i;
+  });
   const regular = events.filter((e) => !e.actions.compaction);
   const invocationIds = unique(regular.map((e) => e.invocationId));
-  const newIds = unique(regular.filter((e) => e.timestamp > lastEnd).map((e) => e.invocationId));
+  const newIds = unique(events.slice(lastCompaction + 1).filter((e) => !e.actions.compaction).map((e) => e.invocationId));
   if (newIds.length < config.compactionInterval) return [];
   const firstNew = invocationIds.indexOf(newIds[0]!);
   const windowIds = new Set(invocationIds.slice(Math.max(0, firstNew - config.overlapSize)));
