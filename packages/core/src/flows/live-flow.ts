@@ -36,12 +36,13 @@ export async function* runLiveFlow(ctx: InvocationContext, agent: LlmAgent): Asy
   };
   if (ctx.signal?.aborted) onAbort();
   else ctx.signal?.addEventListener("abort", onAbort, { once: true });
+  const link = { closedByClient: false };
   let sender: Promise<void> | undefined;
   let senderError: unknown;
   let transferTo: string | undefined;
   try {
     if (request.contents.length > 0) await connection.sendHistory(request.contents);
-    sender = forwardRequests(ctx, connection, stopSending.signal).catch((error: unknown) => {
+    sender = forwardRequests(ctx, connection, stopSending.signal, link).catch((error: unknown) => {
       senderError = error;
       void connection.close().catch(() => {});
     });
@@ -59,7 +60,8 @@ export async function* runLiveFlow(ctx: InvocationContext, agent: LlmAgent): Asy
       const responseEvent = outcome.event;
       if (!responseEvent) continue;
       yield responseEvent;
-      if (responseEvent.content) await connection.sendContent(responseEvent.content);
+      // After the client closed the queue the connection is closing: the answer is kept, not sent.
+      if (responseEvent.content && !link.closedByClient) await connection.sendContent(responseEvent.content);
       if (responseEvent.actions.transferToAgent) {
         transferTo = responseEvent.actions.transferToAgent;
         break;
@@ -80,12 +82,18 @@ export async function* runLiveFlow(ctx: InvocationContext, agent: LlmAgent): Asy
 }
 
 /** Forwards the client's queue to the model until it closes or the flow stops. */
-async function forwardRequests(ctx: InvocationContext, connection: BaseLlmConnection, stop: AbortSignal): Promise<void> {
+async function forwardRequests(
+  ctx: InvocationContext,
+  connection: BaseLlmConnection,
+  stop: AbortSignal,
+  link: { closedByClient: boolean },
+): Promise<void> {
   const queue = ctx.liveRequestQueue!;
   for (;;) {
     const request = await queue.get(stop);
     if (stop.aborted) return;
     if (request.close) {
+      link.closedByClient = true;
       await connection.close();
       return;
     }
