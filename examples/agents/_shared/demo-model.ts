@@ -1,0 +1,63 @@
+import { BaseLlm, getTextOf, type LlmRequest, type LlmResponse } from "@agentkit/core";
+
+/**
+ * An offline stand-in for a real model, so the examples run with no API key and no
+ * network. It picks a tool by keyword, then answers from the tool's result; streamed
+ * answers come word by word. Swap it for a real model (e.g. "gemini-2.5-flash") in your
+ * own agents.
+ */
+export class DemoModel extends BaseLlm {
+  constructor() {
+    super({ model: "demo-model" });
+  }
+
+  async *generateContentAsync(request: LlmRequest, stream = false): AsyncGenerator<LlmResponse, void, void> {
+    const last = request.contents[request.contents.length - 1];
+    const response = last?.parts?.find((p) => p.functionResponse)?.functionResponse;
+    const text = response ? answerFromTool(response.name ?? "", response.response ?? {}) : undefined;
+    if (text === undefined) {
+      const call = pickToolCall(getTextOf(last), Object.keys(request.toolsDict));
+      if (call) {
+        yield { content: { role: "model", parts: [{ functionCall: call }] }, usageMetadata: usage(request, 8) };
+        return;
+      }
+    }
+    const answer = text ?? defaultAnswer(getTextOf(last), Object.keys(request.toolsDict));
+    if (stream) {
+      const words = answer.split(/(?<= )/);
+      for (const w of words) yield { content: { role: "model", parts: [{ text: w }] }, partial: true };
+    }
+    yield { content: { role: "model", parts: [{ text: answer }] }, finishReason: "STOP", usageMetadata: usage(request, answer.length / 4) };
+  }
+}
+
+function pickToolCall(userText: string, tools: string[]): { name: string; args: Record<string, unknown> } | undefined {
+  const t = userText.toLowerCase();
+  if (tools.includes("get_current_time") && /\btime\b|\bclock\b|\bdate\b/.test(t)) {
+    const zone = /in ([a-z_/]+)/i.exec(userText)?.[1];
+    return { name: "get_current_time", args: zone ? { timezone: zone } : {} };
+  }
+  if (tools.includes("roll_die") && /\broll\b|\bdie\b|\bdice\b/.test(t)) {
+    const sides = Number(/(\d+)[- ]?sided|d(\d+)/i.exec(userText)?.slice(1).find(Boolean) ?? 6);
+    return { name: "roll_die", args: { sides } };
+  }
+  return undefined;
+}
+
+function answerFromTool(name: string, response: Record<string, unknown>): string {
+  if (response.error) return `The tool ${name} failed: ${String(response.error)}`;
+  if (name === "get_current_time") return `It is ${String(response.time)} in ${String(response.timezone)}.`;
+  if (name === "roll_die") return `I rolled a ${String(response.sides)}-sided die and got ${String(response.result)}.`;
+  return `The tool ${name} returned ${JSON.stringify(response)}.`;
+}
+
+function defaultAnswer(userText: string, tools: string[]): string {
+  const offer = tools.length ? ` I can use these tools: ${tools.join(", ")}. Try "what time is it in Europe/Paris?" or "roll a 20-sided die".` : "";
+  return userText ? `You said: "${userText}".${offer}` : `Hello!${offer}`;
+}
+
+function usage(request: LlmRequest, outputTokens: number): LlmResponse["usageMetadata"] {
+  const prompt = Math.ceil(JSON.stringify(request.contents).length / 4);
+  const out = Math.ceil(outputTokens);
+  return { promptTokenCount: prompt, candidatesTokenCount: out, totalTokenCount: prompt + out };
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "@jest/globals";
+import { getFunctionCalls, getFunctionResponses, getTextOf, InMemoryRunner, isFinalResponse, type Event } from "@agentkit/core";
+import { rootAgent } from "../assistant/agent.js";
+
+async function ask(runner: InMemoryRunner, sessionId: string, text: string): Promise<Event[]> {
+  const events: Event[] = [];
+  for await (const e of runner.runAsync({ userId: "u", sessionId, newMessage: { role: "user", parts: [{ text }] } })) events.push(e);
+  return events;
+}
+
+describe("assistant example", () => {
+  it("answers a time question through its tool", async () => {
+    const runner = new InMemoryRunner({ agent: rootAgent, appName: "assistant" });
+    const session = await runner.sessionService.createSession({ appName: "assistant", userId: "u" });
+    const events = await ask(runner, session.id, "What time is it in Europe/Paris?");
+    expect(getFunctionCalls(events[0]!)).toEqual([expect.objectContaining({ name: "get_current_time", args: { timezone: "Europe/Paris" } })]);
+    expect(getFunctionResponses(events[1]!)[0]?.response).toEqual({ timezone: "Europe/Paris", time: expect.stringMatching(/^\d\d:\d\d:\d\d$/) });
+    const last = events[events.length - 1]!;
+    expect(isFinalResponse(last)).toBe(true);
+    expect(getTextOf(last.content)).toMatch(/^It is \d\d:\d\d:\d\d in Europe\/Paris\.$/);
+    await runner.close();
+  });
+
+  it("keeps dice rolls in session state across turns", async () => {
+    const runner = new InMemoryRunner({ agent: rootAgent, appName: "assistant" });
+    const session = await runner.sessionService.createSession({ appName: "assistant", userId: "u" });
+    await ask(runner, session.id, "roll a 20-sided die");
+    await ask(runner, session.id, "roll again a d20");
+    const stored = await runner.sessionService.getSession({ appName: "assistant", userId: "u", sessionId: session.id });
+    const rolls = stored?.state.rolls as number[];
+    expect(rolls).toHaveLength(2);
+    for (const r of rolls) expect(r).toBeGreaterThanOrEqual(1), expect(r).toBeLessThanOrEqual(20);
+    await runner.close();
+  });
+});
