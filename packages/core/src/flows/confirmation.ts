@@ -82,12 +82,15 @@ export function parseToolConfirmation(response: Record<string, unknown> | undefi
  * is a no-op on later steps of the invocation.
  */
 export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: LlmAgent): Promise<Event | undefined> {
-  const events = ctx.session.events.filter((e) => isEventInBranch(ctx.branch, e));
+  // Walk back from the end: the newest user event decides, so this step costs O(1) per
+  // invocation instead of a pass over the whole history.
+  const events = ctx.session.events;
+  const inBranch = (e: Event) => isEventInBranch(ctx.branch, e);
   let answers: Record<string, ToolConfirmation> | undefined;
   let answerIndex = -1;
   for (let k = events.length - 1; k >= 0; k--) {
     const event = events[k]!;
-    if (event.author !== "user") continue;
+    if (event.author !== "user" || !inBranch(event)) continue;
     const responses = getFunctionResponses(event).filter((r) => r.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME && r.id);
     if (responses.length === 0) return undefined;
     answers = Object.fromEntries(responses.map((r) => [r.id!, parseToolConfirmation(r.response)]));
@@ -97,6 +100,7 @@ export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: Ll
   if (!answers) return undefined;
 
   for (let i = answerIndex - 1; i >= 0; i--) {
+    if (!inBranch(events[i]!)) continue;
     const requestCalls = getFunctionCalls(events[i]!).filter((c) => c.id && c.id in answers!);
     if (requestCalls.length === 0) continue;
     const confirmations: Record<string, ToolConfirmation> = {};
@@ -107,7 +111,7 @@ export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: Ll
       confirmations[original.id] = answers[call.id!]!;
       originals.push({ id: original.id, name: original.name, args: original.args ?? {} });
     }
-    const answered = new Set(events.slice(answerIndex + 1).flatMap((e) => getFunctionResponses(e).map((r) => r.id)));
+    const answered = new Set(events.slice(answerIndex + 1).filter(inBranch).flatMap((e) => getFunctionResponses(e).map((r) => r.id)));
     const pending = originals.filter((c) => !answered.has(c.id));
     if (pending.length === 0) return undefined;
     const toolsDict: Record<string, BaseTool> = {};

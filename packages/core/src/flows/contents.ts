@@ -24,7 +24,28 @@ export function getContents(branch: string | undefined, events: readonly Event[]
     }
   }
   const arranged = rearrangeAsyncFunctionResponsesInHistory(rearrangeLatestFunctionResponse(presented, rewound));
-  return arranged.flatMap((e) => (e.content ? [structuredClone(e.content)] : []));
+  return arranged.flatMap((e) => (e.content ? [copyContent(e.content)] : []));
+}
+
+/**
+ * A copy of a history content deep enough that callbacks and adapters can edit the request's
+ * contents, parts and call/response objects without touching the stored event. A full deep
+ * clone here dominated the cost of long sessions; argument values are shared (stored events are
+ * snapshots, frozen by the in-memory store).
+ */
+function copyContent(content: Content): Content {
+  const copy: Content = { ...content };
+  if (content.parts) {
+    copy.parts = content.parts.map((part) => {
+      const p: Part = { ...part };
+      if (part.functionCall) p.functionCall = { ...part.functionCall };
+      if (part.functionResponse) p.functionResponse = { ...part.functionResponse };
+      if (part.inlineData) p.inlineData = { ...part.inlineData };
+      if (part.fileData) p.fileData = { ...part.fileData };
+      return p;
+    });
+  }
+  return copy;
 }
 
 /**

@@ -107,13 +107,15 @@ export class InMemorySessionService extends BaseSessionService {
       );
     }
     const persisted = structuredClone(event);
-    const delta = withoutTempKeys(event.actions?.stateDelta ?? {});
+    // The persisted copy owns its delta: nothing the caller holds may be frozen or shared.
+    const delta = withoutTempKeys(persisted.actions?.stateDelta ?? {});
     if (persisted.actions) persisted.actions.stateDelta = delta;
     const split = splitStateDelta(structuredClone(delta));
     Object.assign(this.appStateOf(stored.appName), split.app);
     Object.assign(this.userStateOf(stored.appName, stored.userId), split.user);
     Object.assign(stored.state, split.session);
-    stored.events.push(persisted);
+    // Stored events are immutable, so reads can share them instead of copying the history.
+    stored.events.push(deepFreeze(persisted));
     // Strictly increasing, so a second holder of the previous version is always detected.
     stored.lastUpdateTime = Math.max(event.timestamp, stored.lastUpdateTime + TIME_STEP);
     await super.appendEvent({ session, event });
@@ -147,20 +149,32 @@ export class InMemorySessionService extends BaseSessionService {
     return state;
   }
 
-  /** A deep copy of the stored session with the given events and the current merged state. */
+  /**
+   * A copy of the stored session with the given events and the current merged state. State is
+   * deep-copied; events are shared, frozen snapshots (copying them would make every read, and so
+   * every invocation, cost time proportional to the history).
+   */
   private view(stored: StoredSession, events: Event[]): Session {
     const state = mergeState(
       this.appState.get(stored.appName) ?? {},
       this.userState.get(stored.appName)?.get(stored.userId) ?? {},
       stored.state,
     );
-    return structuredClone({
+    return {
       id: stored.id,
       appName: stored.appName,
       userId: stored.userId,
-      state,
-      events,
+      state: structuredClone(state),
+      events: events.slice(),
       lastUpdateTime: stored.lastUpdateTime,
-    });
+    };
   }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }

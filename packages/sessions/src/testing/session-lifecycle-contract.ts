@@ -93,7 +93,7 @@ export function defineSessionLifecycleContract(ctx: ContractContext<BaseSessionS
       expect(await ctx.service.getSession({ appName: `${ctx.appName}-other`, userId: "u1", sessionId: "mine" })).toBeUndefined();
     });
 
-    it("returns copies: changing a returned session or the creation input does not change the store", async () => {
+    it("returns copies or frozen snapshots: changing a returned session or the creation input does not change the store", async () => {
       const input = { list: [1], "user:obj": { deep: true } };
       const created = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1", state: input });
       input.list.push(2);
@@ -102,7 +102,13 @@ export function defineSessionLifecycleContract(ctx: ContractContext<BaseSessionS
       await ctx.service.appendEvent({ session: created, event: createEvent({ author: "user", content: { role: "user", parts: [{ text: "hi" }] } }) });
       const first = await ctx.service.getSession(key("s1"));
       first!.state.list = "changed";
-      first!.events[0]!.content!.parts![0]!.text = "changed";
+      // Returned events may be frozen snapshots (in-memory) or fresh copies (databases): either
+      // way, an attempt to change one must not reach the store.
+      try {
+        first!.events[0]!.content!.parts![0]!.text = "changed";
+      } catch (error) {
+        expect(error).toBeInstanceOf(TypeError);
+      }
       first!.events.push(createEvent({ author: "x" }));
       const second = await ctx.service.getSession(key("s1"));
       expect(second?.state).toEqual({ list: [1], "user:obj": { deep: true } });
