@@ -6,3 +6,4 @@ export {
   type LiveReply,
   type LiveInput,
 } from "./scripted-live-model.js";
+export { useContractSubject, type ContractSubject, type ContractFactory, type ContractContext, type TestHooks } from "./contract-subject.js";
