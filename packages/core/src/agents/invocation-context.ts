@@ -2,6 +2,7 @@ import type { Content } from "../content/content.js";
 import type { BaseArtifactService } from "../artifacts/base-artifact-service.js";
 import { LlmCallsLimitExceededError, RunAbortedError } from "../errors/run-errors.js";
 import type { BaseMemoryService } from "../memory/base-memory-service.js";
+import type { ContextCacheConfig } from "../models/llm-request.js";
 import type { ModelRegistry } from "../models/model-registry.js";
 import type { PluginManager } from "../plugins/plugin-manager.js";
 import type { BaseSessionService } from "../sessions/base-session-service.js";
@@ -19,6 +20,8 @@ export interface InvocationContextInit {
   memoryService?: BaseMemoryService;
   pluginManager: PluginManager;
   modelRegistry?: ModelRegistry;
+  /** The app's context-cache settings; the flow copies them into every model request. */
+  contextCacheConfig?: ContextCacheConfig;
   userContent?: Content;
   branch?: string;
   runConfig?: RunConfig;
@@ -46,6 +49,7 @@ export class InvocationContext {
   readonly memoryService?: BaseMemoryService;
   readonly pluginManager: PluginManager;
   readonly modelRegistry?: ModelRegistry;
+  readonly contextCacheConfig?: ContextCacheConfig;
   readonly userContent?: Content;
   readonly branch?: string;
   readonly runConfig: ResolvedRunConfig;
@@ -65,6 +69,7 @@ export class InvocationContext {
     this.memoryService = init.memoryService;
     this.pluginManager = init.pluginManager;
     this.modelRegistry = init.modelRegistry;
+    this.contextCacheConfig = init.contextCacheConfig;
     this.userContent = init.userContent;
     this.branch = init.branch;
     this.runConfig = resolveRunConfig(init.runConfig);
@@ -135,6 +140,7 @@ export class InvocationContext {
       memoryService: this.memoryService,
       pluginManager: this.pluginManager,
       modelRegistry: this.modelRegistry,
+      contextCacheConfig: this.contextCacheConfig,
       userContent: this.userContent,
       branch: this.branch,
       runConfig: this.runConfig,

@@ -21,6 +21,7 @@ export async function buildLlmRequest(ctx: InvocationContext, agent: LlmAgent): 
     model: typeof model === "string" ? model : model.model,
     config: copyConfig(agent.generateContentConfig),
   });
+  if (ctx.contextCacheConfig) request.cacheConfig = { ...ctx.contextCacheConfig };
   const live = liveConnectConfigOf(ctx);
   if (live) request.liveConnectConfig = live;
 

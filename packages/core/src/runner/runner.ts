@@ -323,6 +323,7 @@ export class Runner {
       memoryService: this.memoryService,
       pluginManager: this.pluginManager,
       modelRegistry: this.modelRegistry,
+      contextCacheConfig: this.contextCacheConfig,
       runConfig: init.runConfig,
       liveRequestQueue: init.liveRequestQueue,
       signal: init.signal,
