@@ -154,12 +154,9 @@ export class Runner {
 
       const agent = findAgentToRun(session, this.agent);
       const ctx = rootContext.withAgent(agent, { userContent: message });
-      let completed = false;
-      for await (const event of this.execute(ctx, session, watch, (c) => c.agent.runAsync(c))) {
-        yield event;
-      }
-      completed = true;
-      if (completed && this.eventsCompactionConfig) {
+      yield* this.execute(ctx, session, watch, (c) => c.agent.runAsync(c));
+      // Reached only when the run completed (not on break, abort or error).
+      if (this.eventsCompactionConfig) {
         await compactEventsIfDue({ config: this.eventsCompactionConfig, session, sessionService: this.sessionService, signal: request.signal });
       }
     } finally {
