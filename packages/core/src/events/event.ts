@@ -76,12 +76,17 @@ export function createEvent(init: EventInit): Event {
 
 /** The function calls of an event, in part order. */
 export function getFunctionCalls(event: Event): FunctionCall[] {
-  return (event.content?.parts ?? []).flatMap((p) => (p.functionCall ? [p.functionCall] : []));
+  const out: FunctionCall[] = [];
+  // A plain loop: this runs for every history event on every model request.
+  for (const p of event.content?.parts ?? []) if (p.functionCall) out.push(p.functionCall);
+  return out;
 }
 
 /** The function responses of an event, in part order. */
 export function getFunctionResponses(event: Event): FunctionResponse[] {
-  return (event.content?.parts ?? []).flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
+  const out: FunctionResponse[] = [];
+  for (const p of event.content?.parts ?? []) if (p.functionResponse) out.push(p.functionResponse);
+  return out;
 }
 
 /** True when the last part is a code execution result (the model must see it next). */

@@ -75,13 +75,15 @@ function isEmptyContent(event: Event): boolean {
   return empty && !event.inputTranscription?.text && !event.outputTranscription?.text;
 }
 
-function hasFunctionNamed(event: Event, name: string): boolean {
-  return (event.content?.parts ?? []).some((p) => p.functionCall?.name === name || p.functionResponse?.name === name);
-}
+const INTERNAL_FUNCTION_NAMES = new Set([REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, REQUEST_CREDENTIAL_FUNCTION_CALL_NAME]);
 
 /** Auth and confirmation round-trip events are for the client, never for the model. */
 export function isInternalRequestEvent(event: Event): boolean {
-  return hasFunctionNamed(event, REQUEST_CONFIRMATION_FUNCTION_CALL_NAME) || hasFunctionNamed(event, REQUEST_CREDENTIAL_FUNCTION_CALL_NAME);
+  for (const p of event.content?.parts ?? []) {
+    const name = p.functionCall?.name ?? p.functionResponse?.name;
+    if (name !== undefined && INTERNAL_FUNCTION_NAMES.has(name)) return true;
+  }
+  return false;
 }
 
 function shouldIncludeEvent(branch: string | undefined, event: Event): boolean {
@@ -255,7 +257,7 @@ function rearrangeAsyncFunctionResponsesInHistory(events: Event[]): Event[] {
   });
   const out: Event[] = [];
   for (const event of events) {
-    if (getFunctionResponses(event).length > 0) continue;
+    if (event.content?.parts?.some((p) => p.functionResponse)) continue;
     out.push(event);
     const calls = getFunctionCalls(event);
     if (calls.length === 0) continue;
