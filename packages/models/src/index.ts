@@ -1,0 +1,3 @@
+// Public API of @agentkit/models (root). Vendor adapters are in their own subpath exports
+// (`@agentkit/models/openai`, `@agentkit/models/anthropic`) so their SDKs load only when used.
+export const MODELS_PACKAGE = "@agentkit/models";
