@@ -1,4 +1,5 @@
 // Custom agents and plugins shared by the runner and workflow-agent tests.
+import { setTimeout as delay } from "node:timers/promises";
 import {
   BaseAgent,
   BasePlugin,
@@ -47,19 +48,13 @@ export class ScriptAgent extends BaseAgent {
 /** Text event step. */
 export const say = (text: string, extra: Partial<Step> = {}): Step => ({ content: { role: "model", parts: [{ text }] }, ...extra });
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await delay(ms, undefined, { signal });
+  } catch (error) {
+    // Reject with the abort reason, as the flow does, rather than node's generic AbortError.
+    throw signal?.aborted ? signal.reason : error;
+  }
 }
 
 /** Records the name of every hook it sees, in order. */
