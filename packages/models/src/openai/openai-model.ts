@@ -1,0 +1,81 @@
+import OpenAI from "openai";
+import { BaseLlm, ConfigurationError, type GenerateContentOptions, type LlmRequest, type LlmResponse } from "@agentkit/core";
+import { toProviderError } from "./error-mapping.js";
+import { openAIModelOptionsSchema, type OpenAIModelOptions, type ResolvedOpenAIModelOptions } from "./openai-options.js";
+import { toChatCompletionParams, toOpenAIModelName } from "./request-conversion.js";
+import { ChatCompletionStreamAccumulator, fromChatCompletion } from "./response-conversion.js";
+
+/**
+ * An OpenAI model over the Chat Completions API. Also serves OpenAI-compatible endpoints
+ * through `baseURL` / `OPENAI_BASE_URL`. The client is created on the first call.
+ */
+export class OpenAIModel extends BaseLlm {
+  private readonly options: ResolvedOpenAIModelOptions;
+  private client: OpenAI | undefined;
+
+  constructor(options: OpenAIModelOptions) {
+    const parsed = openAIModelOptionsSchema.safeParse(options);
+    if (!parsed.success) {
+      throw new ConfigurationError(`Invalid OpenAIModel options: ${parsed.error.message}`, { cause: parsed.error });
+    }
+    super({ model: toOpenAIModelName(parsed.data.model) });
+    this.options = parsed.data;
+    this.client = parsed.data.client;
+  }
+
+  override async *generateContentAsync(
+    request: LlmRequest,
+    stream = false,
+    options: GenerateContentOptions = {},
+  ): AsyncGenerator<LlmResponse, void, void> {
+    const client = this.getClient();
+    const params = toChatCompletionParams(request, this.model);
+    const requestOptions = options.signal ? { signal: options.signal } : {};
+    try {
+      if (!stream) {
+        const completion = await client.chat.completions.create({ ...params, stream: false }, requestOptions);
+        yield fromChatCompletion(completion);
+        return;
+      }
+      const chunks = await client.chat.completions.create(
+        { ...params, stream: true, stream_options: { include_usage: true } },
+        requestOptions,
+      );
+      const accumulator = new ChatCompletionStreamAccumulator();
+      for await (const chunk of chunks) {
+        const partial = accumulator.push(chunk);
+        if (partial) yield partial;
+      }
+      yield accumulator.finish();
+    } catch (error) {
+      throw toProviderError(error);
+    }
+  }
+
+  /** Drops a client this model created (an injected client stays; its owner closes it). */
+  override async close(): Promise<void> {
+    this.client = this.options.client;
+  }
+
+  private getClient(): OpenAI {
+    if (this.client) return this.client;
+    const apiKey = this.options.apiKey ?? nonEmpty(process.env.OPENAI_API_KEY);
+    if (!apiKey) {
+      throw new ConfigurationError(
+        "No OpenAI API key: pass the apiKey option to OpenAIModel or set the OPENAI_API_KEY environment variable.",
+      );
+    }
+    const clientOptions: ConstructorParameters<typeof OpenAI>[0] = { apiKey, maxRetries: this.options.maxRetries };
+    const baseURL = this.options.baseURL ?? nonEmpty(process.env.OPENAI_BASE_URL);
+    if (baseURL) clientOptions.baseURL = baseURL;
+    if (this.options.organization) clientOptions.organization = this.options.organization;
+    if (this.options.timeoutMs !== undefined) clientOptions.timeout = this.options.timeoutMs;
+    if (this.options.headers) clientOptions.defaultHeaders = this.options.headers;
+    this.client = new OpenAI(clientOptions);
+    return this.client;
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value !== undefined && value.length > 0 ? value : undefined;
+}

@@ -1,0 +1,24 @@
+import type OpenAI from "openai";
+import { z } from "zod";
+
+/** Options of `OpenAIModel`. Credentials resolve: option, then environment variable, then an error. */
+export const openAIModelOptionsSchema = z.object({
+  /** Model name, e.g. `gpt-4o-mini` (an `openai/` prefix is stripped). */
+  model: z.string().min(1),
+  /** API key; falls back to `OPENAI_API_KEY`. */
+  apiKey: z.string().min(1).optional(),
+  /** Base URL; falls back to `OPENAI_BASE_URL`, then the SDK default. */
+  baseURL: z.string().min(1).optional(),
+  organization: z.string().min(1).optional(),
+  /** Only the Chat Completions API is implemented so far. */
+  api: z.literal("chat").default("chat"),
+  /** SDK-level retries; 0 by default because agentkit's retry layer owns retries. */
+  maxRetries: z.number().int().min(0).default(0),
+  timeoutMs: z.number().int().positive().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  /** A ready client (then apiKey/baseURL/organization/headers are ignored). */
+  client: z.custom<OpenAI>((value) => typeof value === "object" && value !== null).optional(),
+});
+
+export type OpenAIModelOptions = z.input<typeof openAIModelOptionsSchema>;
+export type ResolvedOpenAIModelOptions = z.output<typeof openAIModelOptionsSchema>;
