@@ -4,10 +4,15 @@ export const MODELS_PACKAGE = "@agentkit/models";
 
 // Errors
 export {
+  CATEGORY_RETRY,
   DEFAULT_RETRYABLE,
   ErrorCategory,
   isProviderError,
   ProviderError,
   RetryStrategy,
+  type CategoryRetry,
   type ProviderErrorOptions,
 } from "./errors/provider-error.js";
+export { mapProviderError } from "./errors/error-mapper.js";
+export { parseRetryAfter, readHeader, type HeadersLike } from "./errors/retry-after.js";
+export { GenAiFieldMissingError } from "./errors/genai-field-missing-error.js";

@@ -35,6 +35,8 @@ export interface ProviderErrorOptions {
   retryable?: boolean;
   /** Server-requested wait (Retry-After / retry-after-ms). */
   retryAfterMs?: number;
+  /** Overrides the category's default strategy. */
+  strategy?: RetryStrategy;
   cause?: unknown;
 }
 
@@ -45,31 +47,52 @@ export class ProviderError extends AgentKitError {
   readonly provider: string;
   readonly retryable: boolean;
   readonly retryAfterMs?: number;
+  /** How to retry; `NONE` when not retryable. */
+  readonly strategy: RetryStrategy;
 
   constructor(options: ProviderErrorOptions) {
     super(options.category, options.message, { cause: options.cause });
+    const policy = CATEGORY_RETRY[options.category];
     this.category = options.category;
     this.provider = options.provider;
-    this.retryable = options.retryable ?? DEFAULT_RETRYABLE[options.category];
+    this.retryable = options.retryable ?? policy.retryable;
+    // A retryable error of a normally final category (e.g. 409) waits a fixed delay.
+    this.strategy = !this.retryable
+      ? RetryStrategy.NONE
+      : (options.strategy ?? (policy.strategy === RetryStrategy.NONE ? RetryStrategy.FIXED_DELAY : policy.strategy));
     if (options.status !== undefined) this.status = options.status;
     if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }
 
-/** Whether a category is worth retrying unless a specific error says otherwise. */
-export const DEFAULT_RETRYABLE: Readonly<Record<ErrorCategory, boolean>> = {
-  AUTH_ERROR: false,
-  CLIENT_ERROR: false,
-  RATE_LIMIT: true,
-  SERVER_ERROR: true,
-  OVERLOADED: true,
-  NETWORK: true,
-  TIMEOUT: true,
-  CONTENT_FILTER: false,
-  CONTEXT_LENGTH: false,
-  CANCELLED: false,
-  UNKNOWN: false,
+export interface CategoryRetry {
+  retryable: boolean;
+  strategy: RetryStrategy;
+}
+
+/**
+ * Per category: retried or not, and how. Throttling and server trouble back off
+ * exponentially; a dropped connection is usually fixed by a fresh one (immediate retry);
+ * a timeout waits a fixed delay. Caller mistakes, filters and cancellations are final.
+ */
+export const CATEGORY_RETRY: Readonly<Record<ErrorCategory, CategoryRetry>> = {
+  AUTH_ERROR: { retryable: false, strategy: RetryStrategy.NONE },
+  CLIENT_ERROR: { retryable: false, strategy: RetryStrategy.NONE },
+  RATE_LIMIT: { retryable: true, strategy: RetryStrategy.EXPONENTIAL_BACKOFF },
+  SERVER_ERROR: { retryable: true, strategy: RetryStrategy.EXPONENTIAL_BACKOFF },
+  OVERLOADED: { retryable: true, strategy: RetryStrategy.EXPONENTIAL_BACKOFF },
+  NETWORK: { retryable: true, strategy: RetryStrategy.IMMEDIATE_RETRY },
+  TIMEOUT: { retryable: true, strategy: RetryStrategy.FIXED_DELAY },
+  CONTENT_FILTER: { retryable: false, strategy: RetryStrategy.NONE },
+  CONTEXT_LENGTH: { retryable: false, strategy: RetryStrategy.NONE },
+  CANCELLED: { retryable: false, strategy: RetryStrategy.NONE },
+  UNKNOWN: { retryable: false, strategy: RetryStrategy.NONE },
 };
+
+/** Whether a category is worth retrying unless a specific error says otherwise. */
+export const DEFAULT_RETRYABLE: Readonly<Record<ErrorCategory, boolean>> = Object.fromEntries(
+  Object.entries(CATEGORY_RETRY).map(([category, entry]) => [category, entry.retryable]),
+) as Record<ErrorCategory, boolean>;
 
 export function isProviderError(error: unknown): error is ProviderError {
   return error instanceof ProviderError;
