@@ -16,3 +16,18 @@ export {
 export { mapProviderError } from "./errors/error-mapper.js";
 export { parseRetryAfter, readHeader, type HeadersLike } from "./errors/retry-after.js";
 export { GenAiFieldMissingError } from "./errors/genai-field-missing-error.js";
+
+// Retries
+export {
+  abortableSleep,
+  classifyFailure,
+  computeDelay,
+  DEFAULT_RETRY_POLICY,
+  resolveRetryPolicy,
+  withRetries,
+  type FailureDecision,
+  type RetryEvent,
+  type RetryPolicy,
+  type WithRetriesOptions,
+} from "./retry/retry-policy.js";
+export { RetryingModel, type RetryingModelOptions } from "./retry/retrying-model.js";
