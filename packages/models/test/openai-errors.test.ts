@@ -136,6 +136,63 @@ describe("OpenAIModel credentials, errors and cancellation", () => {
     expect(error.retryAfterMs).toBe(150);
   });
 
+  it("surfaces a 400 context-length error as CONTEXT_LENGTH", async () => {
+    server.reply({
+      kind: "json",
+      status: 400,
+      body: { error: { message: "This model's maximum context length is 128000 tokens.", type: "invalid_request_error", code: "context_length_exceeded" } },
+    });
+    model = new OpenAIModel({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL });
+    const error = (await collect(model.generateContentAsync(ask)).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as ProviderError;
+    expect(error.code).toBe("CONTEXT_LENGTH");
+    expect(error.retryable).toBe(false);
+  });
+
+  it("surfaces an unreachable server as a NETWORK error", async () => {
+    const closed = new FakeOpenAIServer();
+    const deadURL = await closed.start();
+    await closed.close();
+    model = new OpenAIModel({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL: deadURL });
+    const error = (await collect(model.generateContentAsync(ask)).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as ProviderError;
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error.code).toBe("NETWORK");
+    expect(error.retryable).toBe(true);
+  });
+
+  it("raises a typed error when the stream breaks after partials were yielded", async () => {
+    server.reply({ kind: "sse", chunks: [{ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: "Hal" }, finish_reason: null }] }], end: "drop" });
+    model = new OpenAIModel({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL });
+    const seen: LlmResponse[] = [];
+    const error = await (async () => {
+      for await (const r of model!.generateContentAsync(ask, true)) seen.push(r);
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(seen.map((r) => r.partial)).toEqual([true]);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).code).toBe("NETWORK");
+  });
+
+  it("raises a typed error for an error event inside the stream", async () => {
+    server.reply({ kind: "sse", chunks: [], end: { error: { message: "The server had an error while processing your request.", type: "server_error" } } });
+    model = new OpenAIModel({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL });
+    const error = await collect(model.generateContentAsync(ask, true)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).message).toContain("The server had an error");
+    expect((error as ProviderError).code).toBe("SERVER_ERROR");
+    expect((error as ProviderError).retryable).toBe(true);
+  });
+
   it.each([false, true])("stops the request when the signal aborts (stream: %s)", async (stream) => {
     server.reply({ kind: "hang" });
     model = new OpenAIModel({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL });
