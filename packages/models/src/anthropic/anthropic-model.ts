@@ -7,6 +7,7 @@ import {
   type AnthropicModelOptions,
   type ResolvedAnthropicModelOptions,
 } from "./anthropic-options.js";
+import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 import { toProviderError } from "./error-mapping.js";
 import { stripProviderPrefix, toAnthropicRequest } from "./request-conversion.js";
 import { AnthropicStreamAccumulator, fromAnthropicMessage } from "./response-conversion.js";
@@ -65,6 +66,8 @@ export class AnthropicModel extends BaseLlm {
         const partial = accumulator.apply(next.value);
         if (partial) yield partial;
       }
+      // The SDK ends the iteration quietly on abort; a cut stream must not pass as complete.
+      if (!accumulator.finished) throw incompleteStream(options.signal);
       yield accumulator.complete();
     } finally {
       // The consumer stopped early (or a yield threw): end the HTTP stream.
@@ -98,4 +101,15 @@ function openStream(
   requestOptions: { signal?: AbortSignal },
 ) {
   return client.messages.create({ ...params, stream: true }, requestOptions);
+}
+
+function incompleteStream(signal: AbortSignal | undefined): ProviderError {
+  if (signal?.aborted) {
+    return new ProviderError({ category: ErrorCategory.CANCELLED, provider: "anthropic", message: "The Anthropic request was aborted.", cause: signal.reason });
+  }
+  return new ProviderError({
+    category: ErrorCategory.NETWORK,
+    provider: "anthropic",
+    message: "The Anthropic stream ended before message_stop (connection dropped). Retry the request.",
+  });
 }

@@ -28,7 +28,7 @@ export function toProviderError(error: unknown): unknown {
     const detail = error.apiMessage ?? error.message;
     const retryAfterMs = retryAfter(error.headers);
     const base = { provider: "anthropic", cause: error, ...(status !== undefined ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-    const category = categoryOf(status, detail);
+    const category = categoryOf(status, error.type, detail);
     return new ProviderError({ ...base, category, message: `Anthropic API error${status ? ` ${status}` : ""}: ${detail}${ADVICE[category] ?? ""}` });
   }
   return error;
@@ -42,8 +42,9 @@ const ADVICE: Partial<Record<ErrorCategory, string>> = {
   CONTEXT_LENGTH: " Shorten the conversation or lower maxOutputTokens.",
 };
 
-function categoryOf(status: number | undefined, detail: string): ErrorCategory {
-  if (status === undefined) return ErrorCategory.UNKNOWN;
+/** By HTTP status, or by the body's error `type` (errors sent inside a stream carry no status). */
+function categoryOf(status: number | undefined, type: string | null, detail: string): ErrorCategory {
+  if (status === undefined) return TYPE_CATEGORY[type ?? ""] ?? ErrorCategory.UNKNOWN;
   if (status === 401 || status === 403) return ErrorCategory.AUTH_ERROR;
   if (status === 429) return ErrorCategory.RATE_LIMIT;
   if (status === 529) return ErrorCategory.OVERLOADED;
@@ -53,6 +54,16 @@ function categoryOf(status: number | undefined, detail: string): ErrorCategory {
   if (status >= 400) return ErrorCategory.CLIENT_ERROR;
   return ErrorCategory.UNKNOWN;
 }
+
+const TYPE_CATEGORY: Record<string, ErrorCategory> = {
+  overloaded_error: ErrorCategory.OVERLOADED,
+  rate_limit_error: ErrorCategory.RATE_LIMIT,
+  api_error: ErrorCategory.SERVER_ERROR,
+  authentication_error: ErrorCategory.AUTH_ERROR,
+  permission_error: ErrorCategory.AUTH_ERROR,
+  invalid_request_error: ErrorCategory.CLIENT_ERROR,
+  timeout_error: ErrorCategory.TIMEOUT,
+};
 
 function retryAfter(headers: Headers | undefined): number | undefined {
   const ms = headers?.get("retry-after-ms");
