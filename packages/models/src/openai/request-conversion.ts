@@ -20,7 +20,11 @@ export function toChatCompletionParams(request: LlmRequest, modelName: string): 
     messages: toMessages(request),
   };
   const tools = toTools(request);
-  if (tools.length > 0) params.tools = tools;
+  if (tools.length > 0) {
+    params.tools = tools;
+    const toolChoice = toToolChoice(config.toolConfig);
+    if (toolChoice !== undefined) params.tool_choice = toolChoice;
+  }
   if (config.temperature !== undefined) params.temperature = config.temperature;
   if (config.topP !== undefined) params.top_p = config.topP;
   if (config.maxOutputTokens !== undefined) params.max_completion_tokens = config.maxOutputTokens;
@@ -45,14 +49,38 @@ function toMessages(request: LlmRequest): MessageParam[] {
   const messages: MessageParam[] = [];
   const system = getSystemInstructionText(request);
   if (system.length > 0) messages.push({ role: "system", content: system });
-  for (const content of request.contents) messages.push(...contentToMessages(content));
+  const ids = new CallIdPairer();
+  for (const content of request.contents) messages.push(...contentToMessages(content, ids));
   return messages;
 }
 
+/**
+ * OpenAI needs every tool message to name its call's id. Calls and responses without ids
+ * (e.g. history from another provider) get `call_<name>_<n>`, paired by name in order.
+ */
+class CallIdPairer {
+  private readonly calls = new Map<string, number>();
+  private readonly responses = new Map<string, number>();
+
+  forCall(id: string | undefined, name: string): string {
+    return id ?? this.next(this.calls, name);
+  }
+
+  forResponse(id: string | undefined, name: string | undefined): string {
+    return id ?? this.next(this.responses, name ?? "");
+  }
+
+  private next(counters: Map<string, number>, name: string): string {
+    const n = counters.get(name) ?? 0;
+    counters.set(name, n + 1);
+    return `call_${name}_${n}`;
+  }
+}
+
 /** One content may become several messages: tool results each need their own `tool` message. */
-export function contentToMessages(content: Content): MessageParam[] {
+function contentToMessages(content: Content, ids: CallIdPairer): MessageParam[] {
   const parts = (content.parts ?? []).filter((p) => !p.thought);
-  if (content.role === "model" || content.role === "assistant") return assistantMessages(parts);
+  if (content.role === "model" || content.role === "assistant") return assistantMessages(parts, ids);
 
   const messages: MessageParam[] = [];
   const userParts: UserContentPart[] = [];
@@ -61,7 +89,7 @@ export function contentToMessages(content: Content): MessageParam[] {
       const fr = part.functionResponse;
       messages.push({
         role: "tool",
-        tool_call_id: fr.id ?? fr.name ?? "",
+        tool_call_id: ids.forResponse(fr.id, fr.name),
         content: JSON.stringify(fr.response ?? {}),
       });
       continue;
@@ -79,11 +107,18 @@ export function contentToMessages(content: Content): MessageParam[] {
   return messages;
 }
 
+/** Text, images (inline as data URLs, or by URL), wav/mp3 audio and inline PDFs; other parts are dropped. */
 function toUserPart(part: Part): UserContentPart | undefined {
   if (typeof part.text === "string") return { type: "text", text: part.text };
   const data = part.inlineData;
-  if (data?.data && data.mimeType?.startsWith("image/")) {
-    return { type: "image_url", image_url: { url: `data:${data.mimeType};base64,${data.data}` } };
+  if (data?.data && data.mimeType) {
+    const mimeType = data.mimeType;
+    if (mimeType.startsWith("image/")) return { type: "image_url", image_url: { url: `data:${mimeType};base64,${data.data}` } };
+    if (mimeType === "audio/wav" || mimeType === "audio/x-wav") return { type: "input_audio", input_audio: { data: data.data, format: "wav" } };
+    if (mimeType === "audio/mpeg" || mimeType === "audio/mp3") return { type: "input_audio", input_audio: { data: data.data, format: "mp3" } };
+    if (mimeType === "application/pdf") {
+      return { type: "file", file: { file_data: `data:${mimeType};base64,${data.data}`, filename: data.displayName ?? "document.pdf" } };
+    }
   }
   if (part.fileData?.fileUri && part.fileData.mimeType?.startsWith("image/")) {
     return { type: "image_url", image_url: { url: part.fileData.fileUri } };
@@ -91,14 +126,14 @@ function toUserPart(part: Part): UserContentPart | undefined {
   return undefined;
 }
 
-function assistantMessages(parts: Part[]): MessageParam[] {
+function assistantMessages(parts: Part[], ids: CallIdPairer): MessageParam[] {
   const text = parts.map((p) => (typeof p.text === "string" ? p.text : "")).join("");
   const toolCalls: ToolCallParam[] = [];
   for (const part of parts) {
     const call = part.functionCall;
     if (!call?.name) continue;
     toolCalls.push({
-      id: call.id ?? `call_${toolCalls.length}`,
+      id: ids.forCall(call.id, call.name),
       type: "function",
       function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) },
     });
@@ -108,6 +143,25 @@ function assistantMessages(parts: Part[]): MessageParam[] {
   message.content = text.length > 0 ? text : null;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return [message];
+}
+
+/** Gemini `toolConfig.functionCallingConfig` → `tool_choice` (AUTO/ANY/NONE, allowed names). */
+function toToolChoice(toolConfig: Record<string, unknown> | undefined): OpenAI.Chat.ChatCompletionToolChoiceOption | undefined {
+  const calling = toolConfig?.functionCallingConfig as { mode?: unknown; allowedFunctionNames?: unknown } | undefined;
+  const mode = typeof calling?.mode === "string" ? calling.mode.toUpperCase() : undefined;
+  const allowed = Array.isArray(calling?.allowedFunctionNames)
+    ? calling.allowedFunctionNames.filter((n): n is string => typeof n === "string")
+    : [];
+  if (mode === "NONE") return "none";
+  if (mode === "AUTO") return "auto";
+  if (mode === "ANY" || mode === "VALIDATED") {
+    if (allowed.length === 1) return { type: "function", function: { name: allowed[0]! } };
+    if (allowed.length > 1) {
+      return { type: "allowed_tools", allowed_tools: { mode: "required", tools: allowed.map((name) => ({ type: "function", function: { name } })) } };
+    }
+    return "required";
+  }
+  return undefined;
 }
 
 function toTools(request: LlmRequest): OpenAI.Chat.ChatCompletionFunctionTool[] {
