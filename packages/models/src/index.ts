@@ -1,6 +1,5 @@
 // Public API of @agentkit/models (root). Vendor adapters are in their own subpath exports
 // (`@agentkit/models/openai`, `@agentkit/models/anthropic`) so their SDKs load only when used.
-export const MODELS_PACKAGE = "@agentkit/models";
 
 // Errors
 export {
@@ -31,3 +30,15 @@ export {
   type WithRetriesOptions,
 } from "./retry/retry-policy.js";
 export { RetryingModel, type RetryingModelOptions } from "./retry/retrying-model.js";
+
+// Registry
+export {
+  createModelRegistry,
+  DEFAULT_MODEL_PATTERNS,
+  DEFAULT_OLLAMA_BASE_URL,
+  openAICompatibleEndpoint,
+  type AdapterSettings,
+  type CreateModelRegistryOptions,
+  type OpenAICompatibleSettings,
+} from "./registry/create-model-registry.js";
+export { LazyModel, type ModelLoader } from "./registry/lazy-model.js";
