@@ -4,6 +4,9 @@ import { toProviderError } from "./error-mapping.js";
 import { openAIModelOptionsSchema, type OpenAIModelOptions, type ResolvedOpenAIModelOptions } from "./openai-options.js";
 import { toChatCompletionParams, toOpenAIModelName } from "./request-conversion.js";
 import { ChatCompletionStreamAccumulator, fromChatCompletion } from "./response-conversion.js";
+import { toResponsesParams } from "./responses-request-conversion.js";
+import { fromResponsesResult, ResponsesStreamAccumulator } from "./responses-response-conversion.js";
+import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 
 /**
  * An OpenAI model over the Chat Completions API. Also serves OpenAI-compatible endpoints
@@ -29,8 +32,12 @@ export class OpenAIModel extends BaseLlm {
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
     const client = this.getClient();
-    const params = toChatCompletionParams(request, this.model);
     const requestOptions = options.signal ? { signal: options.signal } : {};
+    if (this.options.api === "responses") {
+      yield* this.generateWithResponses(client, request, stream, requestOptions);
+      return;
+    }
+    const params = toChatCompletionParams(request, this.model);
     try {
       if (!stream) {
         const completion = await client.chat.completions.create({ ...params, stream: false }, requestOptions);
@@ -47,6 +54,38 @@ export class OpenAIModel extends BaseLlm {
         if (partial) yield partial;
       }
       yield accumulator.finish();
+    } catch (error) {
+      throw toProviderError(error);
+    }
+  }
+
+  private async *generateWithResponses(
+    client: OpenAI,
+    request: LlmRequest,
+    stream: boolean,
+    requestOptions: { signal?: AbortSignal },
+  ): AsyncGenerator<LlmResponse, void, void> {
+    const params = toResponsesParams(request, this.model);
+    try {
+      if (!stream) {
+        yield fromResponsesResult(await client.responses.create({ ...params, stream: false }, requestOptions));
+        return;
+      }
+      const events = await client.responses.create({ ...params, stream: true }, requestOptions);
+      const accumulator = new ResponsesStreamAccumulator();
+      for await (const event of events) {
+        const partial = accumulator.push(event);
+        if (partial) yield partial;
+      }
+      const final = accumulator.finish();
+      if (!final) {
+        throw new ProviderError({
+          category: ErrorCategory.SERVER_ERROR,
+          provider: "openai",
+          message: "The openai Responses stream ended without a completed response. The call can be retried.",
+        });
+      }
+      yield final;
     } catch (error) {
       throw toProviderError(error);
     }

@@ -10,8 +10,8 @@ export const openAIModelOptionsSchema = z.object({
   /** Base URL; falls back to `OPENAI_BASE_URL`, then the SDK default. */
   baseURL: z.string().min(1).optional(),
   organization: z.string().min(1).optional(),
-  /** Only the Chat Completions API is implemented so far. */
-  api: z.literal("chat").default("chat"),
+  /** `chat` (Chat Completions, default; also OpenAI-compatible servers) or `responses` (Responses API, stateless). */
+  api: z.enum(["chat", "responses"]).default("chat"),
   /** SDK-level retries; 0 by default because agentkit's retry layer owns retries. */
   maxRetries: z.number().int().min(0).default(0),
   timeoutMs: z.number().int().positive().optional(),
