@@ -149,6 +149,25 @@ describe("AnthropicModel cancellation", () => {
     await server.stalledClosed;
   });
 
+  it("honours request.config.abortSignal when no signal option is given", async () => {
+    server.reply({ kind: "hang" });
+    const controller = new AbortController();
+    const request = createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }], config: { abortSignal: controller.signal } });
+    const pending = (async () => {
+      for await (const _ of model().generateContentAsync(request)) void _;
+    })();
+    while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    expect(await failure(pending)).toMatchObject({ category: "CANCELLED" });
+  });
+
+  it("maps the timeoutMs option's expiry to a retryable TIMEOUT", async () => {
+    server.reply({ kind: "hang" });
+    const slow = new AnthropicModel({ model: "claude-test", apiKey: "sk-test", baseURL, timeoutMs: 100 });
+    expect(await failure(collect(slow))).toMatchObject({ category: "TIMEOUT", retryable: true });
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("aborts a stream mid-way, after partial chunks", async () => {
     const events = streamEvents([{ type: "text", chunks: ["one ", "two"] }], "end_turn").slice(0, 3);
     server.reply({ kind: "sse", events, hangAfter: true });

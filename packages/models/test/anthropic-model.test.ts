@@ -218,6 +218,30 @@ describe("AnthropicModel (non-streaming)", () => {
     });
   });
 
+  it("round-trips redacted thinking blocks as text-less thoughts carrying the data as signature", async () => {
+    server.reply(
+      {
+        kind: "json",
+        body: message([
+          { type: "redacted_thinking", data: "ENCRYPTED" },
+          { type: "text", text: "fine", citations: null },
+        ]),
+      },
+      { kind: "json", body: message([{ type: "text", text: "ok", citations: null }]) },
+    );
+    const llm = model({ thinking: { budgetTokens: 1024 } });
+    const [first] = await collect(llm, createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Q" }] }] }));
+    expect(first!.content!.parts).toEqual([{ thought: true, thoughtSignature: "ENCRYPTED" }, { text: "fine" }]);
+    await collect(llm, createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Q" }] }, first!.content!, { role: "user", parts: [{ text: "Q2" }] }] }));
+    expect((server.lastBody["messages"] as unknown[])[1]).toEqual({
+      role: "assistant",
+      content: [
+        { type: "redacted_thinking", data: "ENCRYPTED" },
+        { type: "text", text: "fine" },
+      ],
+    });
+  });
+
   it("reports usage including cache reads and writes", async () => {
     server.reply({ kind: "json", body: message([{ type: "text", text: "x", citations: null }], "max_tokens", usage(10, 7, 100, 20)) });
     const [response] = await collect(model(), createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] }));

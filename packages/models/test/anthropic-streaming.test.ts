@@ -61,6 +61,20 @@ describe("AnthropicModel (streaming)", () => {
     ]);
   });
 
+  it("keeps a streamed redacted thinking block", async () => {
+    const events = streamEvents([{ type: "text", chunks: ["ok"] }], "end_turn");
+    const shifted = events.map((e) => ("index" in e ? { ...e, index: (e["index"] as number) + 1 } : e));
+    shifted.splice(
+      1,
+      0,
+      { type: "content_block_start", index: 0, content_block: { type: "redacted_thinking", data: "SECRET" } },
+      { type: "content_block_stop", index: 0 },
+    );
+    server.reply({ kind: "sse", events: shifted });
+    const responses = await collect(hi());
+    expect(responses.at(-1)!.content!.parts).toEqual([{ thought: true, thoughtSignature: "SECRET" }, { text: "ok" }]);
+  });
+
   it("assembles tool inputs from input_json_delta, for parallel calls in block order", async () => {
     server.reply({
       kind: "sse",

@@ -35,7 +35,8 @@ export class AnthropicModel extends BaseLlm {
   ): AsyncGenerator<LlmResponse, void, void> {
     const client = this.getClient();
     const params = toAnthropicRequest(request, request.model ?? this.model, this.options);
-    const requestOptions = options.signal ? { signal: options.signal } : {};
+    const signal = options.signal ?? request.config.abortSignal;
+    const requestOptions = signal ? { signal } : {};
     if (!stream) {
       let message: Anthropic.Messages.Message;
       try {
@@ -67,7 +68,7 @@ export class AnthropicModel extends BaseLlm {
         if (partial) yield partial;
       }
       // The SDK ends the iteration quietly on abort; a cut stream must not pass as complete.
-      if (!accumulator.finished) throw incompleteStream(options.signal);
+      if (!accumulator.finished) throw incompleteStream(signal);
       yield accumulator.complete();
     } finally {
       // The consumer stopped early (or a yield threw): end the HTTP stream.

@@ -105,6 +105,10 @@ function toAssistantBlock(part: Part, fallbackId: string): ContentBlockParam | u
       input: part.functionCall.args ?? {},
     };
   }
+  if (part.thought && part.text === undefined && part.thoughtSignature) {
+    // A redacted thinking block: its encrypted data travels as the signature of a text-less thought.
+    return { type: "redacted_thinking", data: part.thoughtSignature };
+  }
   if (typeof part.text === "string") {
     if (part.thought) {
       // Anthropic rejects thinking blocks without their signature (e.g. another vendor's thoughts).

@@ -16,6 +16,7 @@ export function fromAnthropicMessage(message: Anthropic.Messages.Message): LlmRe
   for (const block of message.content) {
     if (block.type === "text") parts.push({ text: block.text });
     else if (block.type === "thinking") parts.push({ text: block.thinking, thought: true, thoughtSignature: block.signature });
+    else if (block.type === "redacted_thinking") parts.push({ thought: true, thoughtSignature: block.data });
     else if (block.type === "tool_use") parts.push(toFunctionCallPart(block.id, block.name, block.input));
   }
   return completeResponse(parts, message.usage, message.stop_reason, message.model);
@@ -85,6 +86,8 @@ export class AnthropicStreamAccumulator {
         else if (block.type === "thinking") {
           state.text = block.thinking;
           state.signature = block.signature;
+        } else if (block.type === "redacted_thinking") {
+          state.signature = block.data;
         } else if (block.type === "tool_use") {
           state.id = block.id;
           state.name = block.name;
@@ -143,6 +146,8 @@ export class AnthropicStreamAccumulator {
         const part: Part = { text: state.text, thought: true };
         if (state.signature) part.thoughtSignature = state.signature;
         parts.push(part);
+      } else if (state.type === "redacted_thinking") {
+        if (state.signature) parts.push({ thought: true, thoughtSignature: state.signature });
       } else if (state.type === "tool_use") {
         parts.push(toFunctionCallPart(state.id ?? "", state.name ?? "", this.toolInput(state)));
       }
