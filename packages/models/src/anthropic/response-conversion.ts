@@ -33,7 +33,7 @@ export function toUsageMetadata(usage: UsageLike): UsageMetadata {
 }
 
 function completeResponse(parts: Part[], usage: UsageLike, stopReason: string | null, model: string | undefined): LlmResponse {
-  const response: LlmResponse = { content: { role: "model", parts }, usageMetadata: toUsageMetadata(usage), turnComplete: true };
+  const response: LlmResponse = { content: { role: "model", parts }, usageMetadata: toUsageMetadata(usage) };
   const finishReason = toFinishReason(stopReason);
   if (finishReason) response.finishReason = finishReason;
   if (model) response.modelVersion = model;
