@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 import { existsSync } from "node:fs";
 import { getFunctionCalls, getFunctionResponses, getTextOf, InMemoryRunner, type BaseAgent } from "@agentkit/core";
+import { createModelRegistry } from "@agentkit/models";
 
 const appName = process.argv[2] ?? "assistant";
 const file = join(import.meta.dirname, appName, "agent.ts");
@@ -15,7 +16,7 @@ if (!existsSync(file)) {
 }
 const { rootAgent } = (await import(pathToFileURL(file).href)) as { rootAgent: BaseAgent };
 
-const runner = new InMemoryRunner({ agent: rootAgent, appName });
+const runner = new InMemoryRunner({ agent: rootAgent, appName, modelRegistry: createModelRegistry() });
 const userId = "terminal-user";
 const session = await runner.sessionService.createSession({ appName, userId });
 const interactive = process.stdin.isTTY === true;

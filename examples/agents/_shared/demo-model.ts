@@ -53,7 +53,8 @@ function answerFromTool(name: string, response: Record<string, unknown>): string
 
 function defaultAnswer(userText: string, tools: string[]): string {
   const offer = tools.length ? ` I can use these tools: ${tools.join(", ")}. Try "what time is it in Europe/Paris?" or "roll a 20-sided die".` : "";
-  return userText ? `You said: "${userText}".${offer}` : `Hello!${offer}`;
+  const demo = " (I am the offline demo model: set OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST for a real one.)";
+  return (userText ? `You said: "${userText}".${offer}` : `Hello!${offer}`) + demo;
 }
 
 function usage(request: LlmRequest, outputTokens: number): LlmResponse["usageMetadata"] {

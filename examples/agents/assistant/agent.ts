@@ -1,6 +1,6 @@
-import { FunctionTool, LlmAgent } from "@agentkit/core";
+import { FunctionTool, LlmAgent, type BaseLlm } from "@agentkit/core";
 import { z } from "zod";
-import { DemoModel } from "../_shared/demo-model.js";
+import { pickModel } from "../_shared/pick-model.js";
 
 const getCurrentTime = new FunctionTool({
   name: "get_current_time",
@@ -30,11 +30,16 @@ const rollDie = new FunctionTool({
   },
 });
 
-/** A small assistant with two tools; runs offline on the demo model. */
-export const rootAgent = new LlmAgent({
-  name: "assistant",
-  description: "Tells the time anywhere and rolls dice.",
-  model: new DemoModel(),
-  instruction: "You are a helpful assistant. Use get_current_time for time questions and roll_die for dice.",
-  tools: [getCurrentTime, rollDie],
-});
+/** A small assistant with two tools, on the given model. */
+export function createAssistant(model: BaseLlm | string): LlmAgent {
+  return new LlmAgent({
+    name: "assistant",
+    description: "Tells the time anywhere and rolls dice.",
+    model,
+    instruction: "You are a helpful assistant. Use get_current_time for time questions and roll_die for dice.",
+    tools: [getCurrentTime, rollDie],
+  });
+}
+
+/** Runs on a real model when OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST is set, else offline on the demo model. */
+export const rootAgent = createAssistant(pickModel());

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "@jest/globals";
 import { getFunctionCalls, getFunctionResponses, getTextOf, InMemoryRunner, isFinalResponse, type Event } from "@agentkit/core";
-import { rootAgent } from "../assistant/agent.js";
+import { createAssistant } from "../assistant/agent.js";
+import { DemoModel } from "../_shared/demo-model.js";
+import { pickModel } from "../_shared/pick-model.js";
+
+const rootAgent = createAssistant(new DemoModel());
 
 async function ask(runner: InMemoryRunner, sessionId: string, text: string): Promise<Event[]> {
   const events: Event[] = [];
@@ -31,5 +35,15 @@ describe("assistant example", () => {
     expect(rolls).toHaveLength(2);
     for (const r of rolls) expect(r).toBeGreaterThanOrEqual(1), expect(r).toBeLessThanOrEqual(20);
     await runner.close();
+  });
+});
+
+describe("pickModel", () => {
+  it("names a real model when credentials are set, else falls back to the demo model", () => {
+    expect(pickModel({ OPENAI_API_KEY: "k" })).toBe("gpt-4o-mini");
+    expect(pickModel({ ANTHROPIC_API_KEY: "k" })).toBe("claude-sonnet-4-5");
+    expect(pickModel({ OLLAMA_HOST: "127.0.0.1:11434" })).toBe("ollama/llama3.2");
+    expect(pickModel({ AGENTKIT_EXAMPLE_MODEL: "openai/gpt-4.1", OPENAI_API_KEY: "k" })).toBe("openai/gpt-4.1");
+    expect(pickModel({})).toBeInstanceOf(DemoModel);
   });
 });
