@@ -9,8 +9,10 @@ import { fromResponsesResult, ResponsesStreamAccumulator } from "./responses-res
 import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 
 /**
- * An OpenAI model over the Chat Completions API. Also serves OpenAI-compatible endpoints
- * through `baseURL` / `OPENAI_BASE_URL`. The client is created on the first call.
+ * An OpenAI model over the Chat Completions API (default) or, with `api: "responses"`, the
+ * Responses API (stateless). Also serves OpenAI-compatible endpoints through `baseURL` /
+ * `OPENAI_BASE_URL`. The client is created on the first call; SDK failures surface as
+ * `ProviderError`s (SDK retries are off by default: agentkit's retry layer owns them).
  */
 export class OpenAIModel extends BaseLlm {
   private readonly options: ResolvedOpenAIModelOptions;
