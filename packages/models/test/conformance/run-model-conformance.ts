@@ -1,0 +1,57 @@
+import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
+import { FunctionTool, InMemoryRunner, LlmAgent, getTextOf, type BaseLlm, type Event } from "@agentkit/core";
+
+/** A provider-neutral model turn: text, or tool calls. */
+export type ScriptedTurn = { text: string } | { toolCalls: Array<{ id: string; name: string; args: Record<string, unknown> }> };
+
+/** What a provider adapter gives the suite: the model, a way to script turns, and the recorded request bodies. */
+export interface ConformanceTarget {
+  model: BaseLlm;
+  script(...turns: ScriptedTurn[]): void;
+  bodies(): Array<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+async function collect(gen: AsyncGenerator<Event, void, void>): Promise<Event[]> {
+  const out: Event[] = [];
+  for await (const e of gen) out.push(e);
+  return out;
+}
+
+/** Runs the same agent scenarios on one adapter through LlmAgent + InMemoryRunner. */
+export function runModelConformance(name: string, setup: () => Promise<ConformanceTarget>): void {
+  describe(`model conformance: ${name}`, () => {
+    let target: ConformanceTarget;
+    beforeEach(async () => {
+      target = await setup();
+    });
+    afterEach(async () => {
+      await target.close();
+    });
+
+    function run(agent: LlmAgent, text: string): Promise<Event[]> {
+      const runner = new InMemoryRunner({ agent, appName: "app" });
+      return collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: text, runConfig: { autoCreateSession: true } }));
+    }
+
+    it("answers in plain text", async () => {
+      target.script({ text: "Hello from the model." });
+      const events = await run(new LlmAgent({ name: "a", model: target.model }), "Hi");
+      expect(getTextOf(events.at(-1)!.content)).toBe("Hello from the model.");
+    });
+
+    it("calls a tool and feeds its result back to the provider", async () => {
+      const tool = new FunctionTool({
+        name: "lookup",
+        description: "Looks up a code",
+        parameters: { type: "object", properties: { key: { type: "string" } }, required: ["key"] },
+        execute: (args) => ({ value: `secret-${String(args.key)}` }),
+      });
+      target.script({ toolCalls: [{ id: "c1", name: "lookup", args: { key: "k9" } }] }, { text: "Done." });
+      const events = await run(new LlmAgent({ name: "a", model: target.model, tools: [tool] }), "Look up k9");
+      expect(getTextOf(events.at(-1)!.content)).toBe("Done.");
+      expect(target.bodies()).toHaveLength(2);
+      expect(JSON.stringify(target.bodies()[1])).toContain("secret-k9");
+    });
+  });
+}
