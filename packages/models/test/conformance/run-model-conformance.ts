@@ -53,5 +53,30 @@ export function runModelConformance(name: string, setup: () => Promise<Conforman
       expect(target.bodies()).toHaveLength(2);
       expect(JSON.stringify(target.bodies()[1])).toContain("secret-k9");
     });
+    it("runs two parallel tool calls and returns the results in call order", async () => {
+      const tool = new FunctionTool({
+        name: "lookup",
+        description: "Looks up a code",
+        parameters: { type: "object", properties: { key: { type: "string" } }, required: ["key"] },
+        execute: (args) => ({ value: `secret-${String(args.key)}` }),
+      });
+      target.script(
+        { toolCalls: [{ id: "c1", name: "lookup", args: { key: "first" } }, { id: "c2", name: "lookup", args: { key: "second" } }] },
+        { text: "Both." },
+      );
+      const events = await run(new LlmAgent({ name: "a", model: target.model, tools: [tool] }), "Look up two");
+      expect(getTextOf(events.at(-1)!.content)).toBe("Both.");
+      const second = JSON.stringify(target.bodies()[1]);
+      expect(second.indexOf("secret-first")).toBeGreaterThan(-1);
+      expect(second.indexOf("secret-first")).toBeLessThan(second.indexOf("secret-second"));
+    });
+
+    it("answers an unknown tool name with an error response and continues the run", async () => {
+      target.script({ toolCalls: [{ id: "c1", name: "no_such_tool", args: {} }] }, { text: "Recovered." });
+      const events = await run(new LlmAgent({ name: "a", model: target.model }), "Go");
+      expect(getTextOf(events.at(-1)!.content)).toBe("Recovered.");
+      expect(JSON.stringify(target.bodies()[1])).toContain("no_such_tool");
+      expect(JSON.stringify(target.bodies()[1]).toLowerCase()).toContain("error");
+    });
   });
 }
