@@ -9,7 +9,9 @@ export async function openAIChatTarget(): Promise<ConformanceTarget> {
   const server = new FakeOpenAIServer();
   const model = new OpenAIModel({ model: "gpt-test", apiKey: "sk", baseURL: await server.start() });
   const toReply = (turn: ScriptedTurn) =>
-    "text" in turn
+    "rateLimited" in turn
+      ? { kind: "json" as const, status: 429, headers: { "retry-after": "0" }, body: { error: { message: "slow down", type: "requests" } } }
+      : "text" in turn
       ? { kind: "json" as const, body: completion({ content: turn.text }) }
       : {
           kind: "json" as const,
@@ -37,7 +39,9 @@ export async function anthropicTarget(): Promise<ConformanceTarget> {
   const server = new FakeAnthropicServer();
   const model = new AnthropicModel({ model: "claude-test", apiKey: "sk", baseURL: await server.start() });
   const toReply = (turn: ScriptedTurn) =>
-    "text" in turn
+    "rateLimited" in turn
+      ? { kind: "json" as const, status: 429, headers: { "retry-after": "0" }, body: { type: "error", error: { type: "rate_limit_error", message: "slow down" } } }
+      : "text" in turn
       ? { kind: "json" as const, body: message([{ type: "text", text: turn.text, citations: null }]) }
       : { kind: "json" as const, body: message(turn.toolCalls.map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: c.args })), "tool_use") };
   return {

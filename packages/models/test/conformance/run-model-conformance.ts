@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
+import { RetryingModel } from "../../src/retry/retrying-model.js";
 import { FunctionTool, InMemoryRunner, LlmAgent, getTextOf, type BaseLlm, type Event } from "@agentkit/core";
 
 /** A provider-neutral model turn: text, or tool calls. */
-export type ScriptedTurn = { text: string } | { toolCalls: Array<{ id: string; name: string; args: Record<string, unknown> }> };
+export type ScriptedTurn = { text: string } | { rateLimited: true } | { toolCalls: Array<{ id: string; name: string; args: Record<string, unknown> }> };
 
 /** What a provider adapter gives the suite: the model, a way to script turns, and the recorded request bodies. */
 export interface ConformanceTarget {
@@ -77,6 +78,20 @@ export function runModelConformance(name: string, setup: () => Promise<Conforman
       expect(getTextOf(events.at(-1)!.content)).toBe("Recovered.");
       expect(JSON.stringify(target.bodies()[1])).toContain("no_such_tool");
       expect(JSON.stringify(target.bodies()[1]).toLowerCase()).toContain("error");
+    });
+    it("reports usage on the final event", async () => {
+      target.script({ text: "Counted." });
+      const events = await run(new LlmAgent({ name: "a", model: target.model }), "Hi");
+      expect(events.at(-1)!.usageMetadata?.promptTokenCount).toBe(10);
+      expect(events.at(-1)!.usageMetadata?.candidatesTokenCount).toBe(5);
+    });
+
+    it("retries a 429 (Retry-After: 0) through RetryingModel and then succeeds", async () => {
+      target.script({ rateLimited: true }, { text: "After retry." });
+      const model = new RetryingModel(target.model);
+      const events = await run(new LlmAgent({ name: "a", model }), "Hi");
+      expect(getTextOf(events.at(-1)!.content)).toBe("After retry.");
+      expect(target.bodies()).toHaveLength(2);
     });
   });
 }
