@@ -1,5 +1,6 @@
 import { runModelConformance } from "./run-model-conformance.js";
-import { anthropicTarget, openAIChatTarget } from "./providers.js";
+import { anthropicTarget, openAIChatTarget, openAIResponsesTarget } from "./providers.js";
 
 runModelConformance("OpenAI chat", openAIChatTarget);
+runModelConformance("OpenAI Responses API", openAIResponsesTarget);
 runModelConformance("Anthropic", anthropicTarget);
