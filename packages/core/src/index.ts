@@ -176,6 +176,8 @@ export { exitLoopTool } from "./tools/exit-loop-tool.js";
 // Runner, App, workflow agents, AgentTool
 export { Runner, type RunnerOptions, type RunAsyncRequest, type RunLiveRequest } from "./runner/runner.js";
 export { App, validateAppName, type AppOptions, type EventsCompactionConfig, type EventsSummarizer } from "./runner/app.js";
+export { LlmEventSummarizer, type LlmEventSummarizerOptions } from "./runner/llm-event-summarizer.js";
+export { selectCompactionWindow } from "./runner/events-compaction.js";
 export { InMemoryRunner, type InMemoryRunnerOptions } from "./runner/in-memory-runner.js";
 export { findAgentToRun } from "./runner/find-agent-to-run.js";
 export { SequentialAgent, type SequentialAgentOptions } from "./agents/sequential-agent.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { FunctionTool, InMemoryRunner, LlmAgent } from "../src/index.js";
+import { BasePlugin, CallbackContext, FunctionTool, InMemoryRunner, LlmAgent, StreamingMode } from "../src/index.js";
 import { ScriptedModel } from "../src/testing/index.js";
 import { RecordingPlugin, collect } from "./runner-fixtures/test-agents.js";
 
@@ -28,5 +28,33 @@ describe("Runner plugin hooks", () => {
       "afterAgent",
       "afterRun",
     ]);
+  });
+});
+
+describe("CallbackContext.modelResponseEventId", () => {
+  it("names, in after-model hooks, the id of the event each model response becomes (streamed chunks included)", async () => {
+    const seen: string[] = [];
+    class IdPlugin extends BasePlugin {
+      constructor() {
+        super("ids");
+      }
+      override afterModelCallback({ context }: { context: CallbackContext }): undefined {
+        if (context.modelResponseEventId) seen.push(context.modelResponseEventId);
+        return undefined;
+      }
+    }
+    const tool = new FunctionTool({ name: "lookup", description: "Looks up", execute: () => ({ value: 42 }) });
+    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("lookup", {}, "c1"), { chunks: ["it is ", "42"] }] });
+    const runner = new InMemoryRunner({ agent: new LlmAgent({ name: "root", model, tools: [tool] }), plugins: [new IdPlugin()] });
+    await runner.sessionService.createSession({ appName: "InMemoryRunner", userId: "u", sessionId: "s" });
+    const events = await collect(
+      runner.runAsync({ userId: "u", sessionId: "s", newMessage: "what is it?", runConfig: { streamingMode: StreamingMode.SSE } }),
+    );
+    const modelEvents = events.filter((e) => e.content?.role === "model");
+    // call event, two partial chunks, the final text
+    expect(modelEvents).toHaveLength(4);
+    expect(seen).toEqual(modelEvents.map((e) => e.id));
+    expect(new Set(seen).size).toBe(4);
+    await runner.close();
   });
 });

@@ -13,6 +13,11 @@ import { ReadonlyContext } from "./readonly-context.js";
 export class CallbackContext extends ReadonlyContext {
   /** Side effects collected for the event this context contributes to. */
   readonly actions: EventActions;
+  /**
+   * In after-model callbacks: the id the event built from this model response will carry,
+   * so tracing and logging plugins can link a model call to its event. Set by the flow.
+   */
+  modelResponseEventId?: string;
   private readonly mutableState: State;
 
   constructor(invocationContext: InvocationContext, actions?: EventActions) {

@@ -43,9 +43,15 @@ export interface Event {
 /** What `createEvent` accepts: everything optional but the author. */
 export type EventInit = Partial<Omit<Event, "actions">> & { author: string; actions?: Partial<EventActions> };
 
+let lastSeconds = 0;
+
 /** Current time as float seconds (the unit of every agentkit timestamp). */
 export function nowSeconds(): number {
-  return Date.now() / 1000;
+  // Strictly increasing within the process (1 µs steps inside one millisecond), so events
+  // created in a burst keep their order by timestamp: compaction ranges rely on it.
+  const now = Date.now() / 1000;
+  lastSeconds = now > lastSeconds ? now : lastSeconds + 0.000001;
+  return lastSeconds;
 }
 
 /** A new event id (UUID). */

@@ -110,8 +110,8 @@ function applyRewinds(events: readonly Event[]): Event[] {
 
 /**
  * Replaces compacted ranges by their summaries: every event whose timestamp lies in a
- * compaction's [startTimestamp, endTimestamp] is dropped (a compaction event covered by a
- * later, wider one included), and the summary takes the place of the range (before the first
+ * compaction's [startTimestamp, endTimestamp] is dropped (an earlier compaction event only
+ * when its own range lies inside the later one's), and the summary takes the place of the range (before the first
  * kept event after `endTimestamp`). ADK Python instead drops everything from the start
  * timestamp up to the compaction event and presents the summary as another agent's turn;
  * here the summary is sent as is (role of `compactedContent`, default "model").
@@ -119,8 +119,14 @@ function applyRewinds(events: readonly Event[]): Event[] {
 function applyCompactions(events: Event[], agentName: string): Event[] {
   const compactions = events.filter((e) => e.actions.compaction);
   const covers = (c: Event, e: Event) => {
+    if (c === e) return false;
     const { startTimestamp, endTimestamp } = c.actions.compaction!;
-    return c !== e && e.timestamp >= (startTimestamp ?? Number.NEGATIVE_INFINITY) && e.timestamp <= endTimestamp;
+    const start = startTimestamp ?? Number.NEGATIVE_INFINITY;
+    const inner = e.actions.compaction;
+    // An earlier summary is replaced only by one whose range contains its whole range (it was
+    // folded in, as tail retention does); a sliding window's neighbour summaries all stay.
+    if (inner) return (inner.startTimestamp ?? Number.NEGATIVE_INFINITY) >= start && inner.endTimestamp <= endTimestamp;
+    return e.timestamp >= start && e.timestamp <= endTimestamp;
   };
   const kept = events.filter((e) => !compactions.some((c) => covers(c, e)));
   const summaries = kept

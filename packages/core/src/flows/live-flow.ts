@@ -52,7 +52,7 @@ export async function* runLiveFlow(ctx: InvocationContext, agent: LlmAgent): Asy
       ctx.throwIfAborted();
       const response = await afterModel(ctx, agent, context, raw);
       if (!hasSomethingToShow(response)) continue;
-      const event = createModelResponseEvent(ctx, agent, response, request.toolsDict);
+      const event = createModelResponseEvent(ctx, agent, response, request.toolsDict, undefined, context.modelResponseEventId);
       yield event;
       const calls = event.partial ? [] : getFunctionCalls(event);
       if (calls.length === 0) continue;

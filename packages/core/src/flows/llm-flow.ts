@@ -1,3 +1,4 @@
+import { CallbackContext } from "../agents/callback-context.js";
 import type { InvocationContext } from "../agents/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import type { FunctionCall } from "../content/content.js";
@@ -37,10 +38,11 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
 
   const request = await buildLlmRequest(ctx, agent);
   const actions = createEventActions();
-  for await (const response of callModel(ctx, agent, request, actions)) {
+  const context = new CallbackContext(ctx, actions);
+  for await (const response of callModel(ctx, agent, request, actions, context)) {
     // Nothing to show (e.g. a usage-only chunk): skip, as ADK does.
     if (!response.content && !response.errorCode && !response.interrupted) continue;
-    const event = createModelResponseEvent(ctx, agent, response, request.toolsDict, actions);
+    const event = createModelResponseEvent(ctx, agent, response, request.toolsDict, actions, context.modelResponseEventId);
     yield event;
     if (event.partial) continue;
     const calls = getFunctionCalls(event);
@@ -51,7 +53,8 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
 /**
  * The event for one model response: authored by the agent, response fields copied,
  * `customMetadata` merged over the run's, function calls given `adk-` ids where the model
- * sent none, and long-running calls listed in `longRunningToolIds`.
+ * sent none, and long-running calls listed in `longRunningToolIds`. `eventId` is the id the
+ * after-model callbacks were told (`CallbackContext.modelResponseEventId`).
  */
 export function createModelResponseEvent(
   ctx: InvocationContext,
@@ -59,10 +62,12 @@ export function createModelResponseEvent(
   response: LlmResponse,
   toolsDict: Record<string, BaseTool>,
   actions?: EventActions,
+  eventId?: string,
 ): Event {
   const customMetadata =
     ctx.runConfig.customMetadata || response.customMetadata ? { ...ctx.runConfig.customMetadata, ...response.customMetadata } : undefined;
   const event = createEvent({
+    id: eventId,
     invocationId: ctx.invocationId,
     author: agent.name,
     branch: ctx.branch,

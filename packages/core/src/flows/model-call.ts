@@ -6,6 +6,7 @@ import { StreamingMode } from "../agents/run-config.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { LlmCallsLimitExceededError, RunAbortedError } from "../errors/run-errors.js";
 import type { EventActions } from "../events/event-actions.js";
+import { newEventId } from "../events/event.js";
 import type { LlmRequest } from "../models/llm-request.js";
 import type { LlmResponse } from "../models/llm-response.js";
 
@@ -15,17 +16,18 @@ import type { LlmResponse } from "../models/llm-response.js";
  * model), streams the model's responses through the after-model callbacks, and turns a
  * model failure into a response: the on-model-error callbacks' stand-in, else an error
  * response (`errorCode` = the error's code or `UNKNOWN_ERROR`). Aborts, the call limit and
- * configuration errors propagate. Callback state writes land in `actions`.
+ * configuration errors propagate. Callback state writes land in `actions`. Pass `context` to
+ * read `context.modelResponseEventId` for each yielded response.
  */
 export async function* callModel(
   ctx: InvocationContext,
   agent: LlmAgent,
   request: LlmRequest,
   actions: EventActions,
+  context: CallbackContext = new CallbackContext(ctx, actions),
 ): AsyncGenerator<LlmResponse, void, void> {
   ctx.throwIfAborted();
   ctx.incrementLlmCallCount();
-  const context = new CallbackContext(ctx, actions);
   const before =
     (await ctx.pluginManager.run("beforeModelCallback", { context, request })) ??
     (await runCallbackSlot(agent.beforeModelCallback, { context, request }));
@@ -60,8 +62,13 @@ export async function* callModel(
   }
 }
 
-/** Plugins first, then the agent's callbacks; the first returned response replaces the model's. */
+/**
+ * Plugins first, then the agent's callbacks; the first returned response replaces the model's.
+ * Gives the response's event its id first (`context.modelResponseEventId`), so the callbacks
+ * can name the event; the flow builds the event with that id.
+ */
 export async function afterModel(ctx: InvocationContext, agent: LlmAgent, context: CallbackContext, response: LlmResponse): Promise<LlmResponse> {
+  context.modelResponseEventId = newEventId();
   const altered =
     (await ctx.pluginManager.run("afterModelCallback", { context, response })) ??
     (await runCallbackSlot(agent.afterModelCallback, { context, response }));

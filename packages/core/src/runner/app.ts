@@ -12,15 +12,21 @@ export interface EventsSummarizer {
 }
 
 /**
- * Sliding-window compaction of session history: after every `compactionInterval` new
- * invocations, the events of those invocations (plus `overlapSize` earlier invocations) are
- * summarized into an event whose `actions.compaction` replaces them in model requests.
+ * Compaction of session history, so prompts stay bounded as a session grows. After every
+ * `compactionInterval` new invocations a summary event (`actions.compaction`) replaces older
+ * events in model requests (the session keeps them all). Two compactors:
+ * - sliding window (default): the new invocations, plus `overlapSize` earlier ones, are
+ *   summarized into one more summary;
+ * - tail retention (`eventRetentionSize` set): everything but the last `eventRetentionSize`
+ *   events is folded, with the previous summary, into one summary that supersedes it.
  */
 export interface EventsCompactionConfig {
   /** Compact after this many new invocations (at least 1). */
   compactionInterval: number;
-  /** Earlier invocations to include again in each window, for continuity (0 or more). */
-  overlapSize: number;
+  /** Sliding window: earlier invocations to include again in each window (default 0). */
+  overlapSize?: number;
+  /** Tail retention: the most recent events kept verbatim (0 or more); selects that compactor. */
+  eventRetentionSize?: number;
   /** Makes the summary; without one, compaction needs a summarizer and is skipped. */
   summarizer?: EventsSummarizer;
 }
@@ -55,8 +61,14 @@ export class App {
       if (!Number.isInteger(compaction.compactionInterval) || compaction.compactionInterval < 1) {
         throw new ConfigurationError(`App "${options.name}": eventsCompactionConfig.compactionInterval must be an integer of at least 1.`);
       }
-      if (!Number.isInteger(compaction.overlapSize) || compaction.overlapSize < 0) {
+      if (compaction.overlapSize !== undefined && (!Number.isInteger(compaction.overlapSize) || compaction.overlapSize < 0)) {
         throw new ConfigurationError(`App "${options.name}": eventsCompactionConfig.overlapSize must be an integer of 0 or more.`);
+      }
+      if (compaction.eventRetentionSize !== undefined && (!Number.isInteger(compaction.eventRetentionSize) || compaction.eventRetentionSize < 0)) {
+        throw new ConfigurationError(`App "${options.name}": eventsCompactionConfig.eventRetentionSize must be an integer of 0 or more.`);
+      }
+      if (compaction.eventRetentionSize !== undefined && compaction.overlapSize) {
+        throw new ConfigurationError(`App "${options.name}": eventsCompactionConfig takes overlapSize (sliding window) or eventRetentionSize (tail retention), not both.`);
       }
     }
     this.name = options.name;

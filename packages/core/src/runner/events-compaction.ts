@@ -4,10 +4,10 @@ import type { Session } from "../sessions/session.js";
 import type { EventsCompactionConfig } from "./app.js";
 
 /**
- * Sliding-window compaction (ADK's `_run_compaction_for_sliding_window`), run after an
- * invocation: once `compactionInterval` invocations happened since the last compaction, the
- * summarizer condenses them plus `overlapSize` earlier invocations into one event carrying
- * `actions.compaction`, appended to the session. Without a summarizer nothing happens.
+ * Runs after an invocation: once `compactionInterval` invocations happened since the last
+ * compaction, the summarizer condenses the window (see `selectCompactionWindow`) into one
+ * event carrying `actions.compaction`, appended to the session. Without a summarizer nothing
+ * happens.
  */
 export async function compactEventsIfDue(args: {
   config: EventsCompactionConfig;
@@ -25,8 +25,15 @@ export async function compactEventsIfDue(args: {
   return event;
 }
 
-/** The events to compact now, or `[]` when fewer than `compactionInterval` new invocations exist. */
+/**
+ * The events to compact now, or `[]` when fewer than `compactionInterval` new invocations
+ * exist. Sliding window: the new invocations plus `overlapSize` earlier ones. Tail retention:
+ * the latest summary (a compaction event) followed by every later event except the last
+ * `eventRetentionSize`; the cut moves earlier so the kept tail never starts with a function
+ * response whose call would be summarized, nor shares a timestamp with a summarized event.
+ */
 export function selectCompactionWindow(events: readonly Event[], config: EventsCompactionConfig): Event[] {
+  if (config.eventRetentionSize !== undefined) return selectTailWindow(events, config.compactionInterval, config.eventRetentionSize);
   // Compaction events are appended after the invocations they cover, so whatever follows the
   // latest one is new (positions, not timestamps: consecutive events may share a timestamp).
   let lastCompaction = -1;
@@ -38,8 +45,31 @@ export function selectCompactionWindow(events: readonly Event[], config: EventsC
   const newIds = unique(events.slice(lastCompaction + 1).filter((e) => !e.actions.compaction).map((e) => e.invocationId));
   if (newIds.length < config.compactionInterval) return [];
   const firstNew = invocationIds.indexOf(newIds[0]!);
-  const windowIds = new Set(invocationIds.slice(Math.max(0, firstNew - config.overlapSize)));
+  const windowIds = new Set(invocationIds.slice(Math.max(0, firstNew - (config.overlapSize ?? 0))));
   return regular.filter((e) => windowIds.has(e.invocationId));
+}
+
+function selectTailWindow(events: readonly Event[], interval: number, retain: number): Event[] {
+  let lastCompaction = -1;
+  events.forEach((e, i) => {
+    if (e.actions.compaction) lastCompaction = i;
+  });
+  const newInvocations = unique(events.slice(lastCompaction + 1).filter((e) => !e.actions.compaction).map((e) => e.invocationId));
+  if (newInvocations.length < interval) return [];
+  // By timestamp, not position: the tail kept verbatim last time sits before that summary event.
+  const previousEnd = lastCompaction >= 0 ? events[lastCompaction]!.actions.compaction!.endTimestamp : Number.NEGATIVE_INFINITY;
+  const pending = events.filter((e) => !e.actions.compaction && e.timestamp > previousEnd);
+  let cut = Math.max(0, pending.length - retain);
+  while (cut > 0 && cut < pending.length) {
+    const first = pending[cut]!;
+    const splitsPair = (first.content?.parts ?? []).some((p) => p.functionResponse);
+    const sharesTimestamp = pending[cut - 1]!.timestamp >= first.timestamp;
+    if (!splitsPair && !sharesTimestamp) break;
+    cut--;
+  }
+  if (cut === 0) return [];
+  const previous = lastCompaction >= 0 ? [events[lastCompaction]!] : [];
+  return [...previous, ...pending.slice(0, cut)];
 }
 
 function unique(values: string[]): string[] {
