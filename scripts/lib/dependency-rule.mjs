@@ -33,6 +33,10 @@ export const VENDOR_ZONES = {
     mongodb: "src/mongodb/",
     pg: "src/postgres/",
   },
+  "@agentkit/plugins": {
+    "@google-cloud/bigquery": "src/analytics/bigquery/",
+    pg: "src/analytics/postgres/",
+  },
   "@agentkit/artifacts": {
     "@aws-sdk/client-s3": "src/s3/",
     "@aws-sdk/lib-storage": "src/s3/",

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { createLlmRequest, FinishReason, type LlmRequest, type LlmResponse } from "@agentkit/core";
 import { AnthropicModel } from "../src/anthropic/index.js";
 import { FakeAnthropicServer, message, usage } from "./fixtures/anthropic-server.js";
+import { recordedReply } from "./fixtures/recorded-fixtures.js";
 
 let server: FakeAnthropicServer;
 let baseURL: string;
@@ -321,5 +322,27 @@ describe("AnthropicModel (non-streaming)", () => {
     const req = () => createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] });
     expect((await collect(llm, req()))[0]!.finishReason).toBe(FinishReason.SAFETY);
     expect((await collect(llm, req()))[0]!.finishReason).toBe(FinishReason.OTHER);
+  });
+});
+
+describe("AnthropicModel replaying a recorded tool_use response", () => {
+  it("returns the text and parallel calls of __fixtures__/anthropic/message-parallel-tool-use.json", async () => {
+    server.reply(recordedReply("anthropic/message-parallel-tool-use.json"));
+    const [response] = await collect(model(), createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Weather in Paris and Tokyo?" }] }] }));
+    expect(response!.content!.parts).toEqual([
+      { text: "I'll check the weather in both cities." },
+      { functionCall: { id: "toolu_01A09q90qw90lq917835lq9", name: "get_weather", args: { city: "Paris" } } },
+      { functionCall: { id: "toolu_01B7xk2Lm9Qp4Rs6Tu8Vw0Yz", name: "get_weather", args: { city: "Tokyo" } } },
+    ]);
+    expect(response!.finishReason).toBe(FinishReason.STOP);
+    expect(response!.usageMetadata).toMatchObject({ promptTokenCount: 472, candidatesTokenCount: 89 });
+  });
+});
+
+describe("AnthropicModel model name", () => {
+  it("sends its own configured model, not the agent's request.model", async () => {
+    server.reply({ kind: "json", body: message([{ type: "text", text: "ok", citations: null }]) });
+    await collect(model({ model: "anthropic/claude-configured" }), createLlmRequest({ model: "some-other-model", contents: [{ role: "user", parts: [{ text: "Hi" }] }] }));
+    expect(server.lastBody["model"]).toBe("claude-configured");
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { createLlmRequest, FinishReason, getTextOf, type LlmRequest, type LlmResponse } from "@agentkit/core";
 import { AnthropicModel } from "../src/anthropic/index.js";
 import { FakeAnthropicServer, streamEvents, usage } from "./fixtures/anthropic-server.js";
+import { recordedReply } from "./fixtures/recorded-fixtures.js";
 
 let server: FakeAnthropicServer;
 let baseURL: string;
@@ -123,5 +124,29 @@ describe("AnthropicModel (streaming)", () => {
       })(),
     ).rejects.toMatchObject({ name: "ProviderError", provider: "anthropic", category: "OVERLOADED", retryable: true });
     expect(seen.map((r) => getTextOf(r.content))).toEqual(["par"]);
+  });
+});
+
+describe("AnthropicModel (streaming) replaying recorded transcripts", () => {
+  it("streams __fixtures__/anthropic/stream-text.sse (with its ping event): partials join to the final text", async () => {
+    server.reply(recordedReply("anthropic/stream-text.sse"));
+    const responses = await collect(hi());
+    expect(responses.filter((r) => r.partial).map((r) => getTextOf(r.content))).toEqual(["The capital", " of France is", " Paris."]);
+    const final = responses.at(-1)!;
+    expect(final.partial).toBeFalsy();
+    expect(final.content).toEqual({ role: "model", parts: [{ text: "The capital of France is Paris." }] });
+    expect(final.finishReason).toBe(FinishReason.STOP);
+    expect(final.usageMetadata).toMatchObject({ promptTokenCount: 21, candidatesTokenCount: 11 });
+  });
+
+  it("assembles the parallel tool_use blocks of __fixtures__/anthropic/stream-parallel-tool-use.sse", async () => {
+    server.reply(recordedReply("anthropic/stream-parallel-tool-use.sse"));
+    const responses = await collect(hi());
+    expect(responses.at(-1)!.content!.parts).toEqual([
+      { text: "I'll check the weather in both cities." },
+      { functionCall: { id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", name: "get_weather", args: { city: "Paris" } } },
+      { functionCall: { id: "toolu_01Kx9sYdP2hWq4LmN6bV8cR3", name: "get_weather", args: { city: "Tokyo" } } },
+    ]);
+    expect(responses.at(-1)!.usageMetadata).toMatchObject({ promptTokenCount: 472, candidatesTokenCount: 89 });
   });
 });

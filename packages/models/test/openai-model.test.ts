@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { createLlmRequest, type LlmRequest, type LlmResponse } from "@agentkit/core";
 import { OpenAIModel } from "../src/openai/index.js";
 import { FakeOpenAIServer, completion } from "./fixtures/openai-server.js";
+import { recordedReply } from "./fixtures/recorded-fixtures.js";
 
 async function collect(gen: AsyncGenerator<LlmResponse, void, void>): Promise<LlmResponse[]> {
   const out: LlmResponse[] = [];
@@ -79,7 +80,8 @@ describe("OpenAIModel (chat completions, non-streaming)", () => {
     });
     await collect(model.generateContentAsync(request));
     const body = server.lastBody;
-    expect(body.model).toBe("gpt-4.1");
+    // The model sends its own configured name, not the agent's request.model ("gpt-4.1" here).
+    expect(body.model).toBe("gpt-4o-mini");
     expect(body.messages).toEqual([
       { role: "system", content: "Be brief." },
       {
@@ -243,5 +245,36 @@ describe("OpenAIModel (chat completions, non-streaming)", () => {
       const [response] = await collect(model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "go" }] }] })));
       expect(response!.finishReason).toBe(mapped);
     }
+  });
+});
+
+describe("OpenAIModel (chat completions) replaying a recorded tool-call response", () => {
+  let server: FakeOpenAIServer;
+  let model: OpenAIModel;
+
+  beforeEach(async () => {
+    server = new FakeOpenAIServer();
+    model = new OpenAIModel({ model: "gpt-4o", apiKey: "sk-test", baseURL: await server.start() });
+  });
+  afterEach(async () => {
+    await model.close();
+    await server.close();
+  });
+
+  it("returns the parallel calls of __fixtures__/openai/chat-completion-parallel-tool-calls.json with their ids", async () => {
+    server.reply(recordedReply("openai/chat-completion-parallel-tool-calls.json"));
+    const [response] = await collect(model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Weather in Paris and Tokyo?" }] }] })));
+    expect(response).toEqual({
+      content: {
+        role: "model",
+        parts: [
+          { functionCall: { id: "call_8fXkQ2mVb1Lr9TzHc3NwYp0e", name: "get_weather", args: { city: "Paris" } } },
+          { functionCall: { id: "call_Jd4sW7uEo2Gq6RkPm1AvXn5t", name: "get_weather", args: { city: "Tokyo" } } },
+        ],
+      },
+      finishReason: "STOP",
+      usageMetadata: { promptTokenCount: 82, candidatesTokenCount: 46, totalTokenCount: 128, cachedContentTokenCount: 0, thoughtsTokenCount: 0 },
+      modelVersion: "gpt-4o-2024-08-06",
+    });
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { createLlmRequest, getTextOf, type LlmResponse } from "@agentkit/core";
 import { OpenAIModel } from "../src/openai/index.js";
 import { FakeOpenAIServer, chunk } from "./fixtures/openai-server.js";
+import { recordedReply } from "./fixtures/recorded-fixtures.js";
 
 async function collect(gen: AsyncGenerator<LlmResponse, void, void>): Promise<LlmResponse[]> {
   const out: LlmResponse[] = [];
@@ -93,5 +94,43 @@ describe("OpenAIModel (chat completions, streaming)", () => {
     const responses = await collect(model.generateContentAsync(ask, true));
     expect(responses.map((r) => r.partial === true)).toEqual([true, false]);
     expect(responses[1]!.content!.parts).toEqual([{ text: "Let me check." }, { functionCall: { id: "call_1", name: "f", args: {} } }]);
+  });
+});
+
+describe("OpenAIModel (chat completions, streaming) replaying recorded transcripts", () => {
+  let server: FakeOpenAIServer;
+  let model: OpenAIModel;
+
+  beforeEach(async () => {
+    server = new FakeOpenAIServer();
+    model = new OpenAIModel({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL: await server.start() });
+  });
+  afterEach(async () => {
+    await model.close();
+    await server.close();
+  });
+
+  it("streams __fixtures__/openai/chat-stream-text.sse: partials join to the final text, usage from the last chunk", async () => {
+    server.reply(recordedReply("openai/chat-stream-text.sse"));
+    const responses = await collect(model.generateContentAsync(ask, true));
+    const partials = responses.filter((r) => r.partial).map((r) => getTextOf(r.content));
+    expect(partials).toEqual(["The", " capital", " of", " France", " is", " Paris", "."]);
+    expect(responses.at(-1)).toEqual({
+      content: { role: "model", parts: [{ text: "The capital of France is Paris." }] },
+      finishReason: "STOP",
+      usageMetadata: { promptTokenCount: 14, candidatesTokenCount: 8, totalTokenCount: 22, cachedContentTokenCount: 0, thoughtsTokenCount: 0 },
+      modelVersion: "gpt-4o-mini-2024-07-18",
+    });
+  });
+
+  it("assembles the parallel tool calls of __fixtures__/openai/chat-stream-parallel-tool-calls.sse", async () => {
+    server.reply(recordedReply("openai/chat-stream-parallel-tool-calls.sse"));
+    const responses = await collect(model.generateContentAsync(ask, true));
+    expect(responses).toHaveLength(1);
+    expect(responses[0]!.content!.parts).toEqual([
+      { functionCall: { id: "call_Ab3dE5fG7hI9jK1lM3nO5pQ7", name: "get_weather", args: { city: "Paris" } } },
+      { functionCall: { id: "call_Rs7tU9vW1xY3zA5bC7dE9fG1", name: "get_weather", args: { city: "Tokyo" } } },
+    ]);
+    expect(responses[0]!.usageMetadata?.totalTokenCount).toBe(128);
   });
 });

@@ -72,15 +72,6 @@ describe("createModelRegistry: patterns", () => {
   });
 });
 
-describe("Gemini placeholder", () => {
-  it("throws a ConfigurationError on the first call (never retried)", async () => {
-    const model = createModelRegistry({ retry: { sleep: noWait } }).resolve("gemini-2.5-flash");
-    const failure = collect(model);
-    await expect(failure).rejects.toBeInstanceOf(ConfigurationError);
-    await expect(failure).rejects.toThrow("the Gemini adapter is not available yet");
-  });
-});
-
 describe("LazyModel", () => {
   it("loads the real model on first use only, once, and closes it", async () => {
     let loads = 0;

@@ -34,7 +34,8 @@ export class AnthropicModel extends BaseLlm {
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
     const client = this.getClient();
-    const params = toAnthropicRequest(request, request.model ?? this.model, this.options);
+    // The configured model, not `request.model`: an agent may name a model this adapter does not serve.
+    const params = toAnthropicRequest(request, this.model, this.options);
     const signal = options.signal ?? request.config.abortSignal;
     const requestOptions = signal ? { signal } : {};
     if (!stream) {

@@ -16,7 +16,7 @@ export function toOpenAIModelName(name: string): string {
 export function toChatCompletionParams(request: LlmRequest, modelName: string): CreateParams {
   const config = request.config;
   const params: CreateParams = {
-    model: toOpenAIModelName(request.model ?? modelName),
+    model: toOpenAIModelName(modelName),
     messages: toMessages(request),
   };
   const tools = toTools(request);

@@ -14,7 +14,7 @@ type CreateParams = OpenAI.Responses.ResponseCreateParamsNonStreaming;
 export function toResponsesParams(request: LlmRequest, modelName: string): CreateParams {
   const config = request.config;
   const params: CreateParams = {
-    model: toOpenAIModelName(request.model ?? modelName),
+    model: toOpenAIModelName(modelName),
     input: toInputItems(request.contents),
     store: false,
   };

@@ -1,5 +1,6 @@
 import {
   BaseLlm,
+  type BaseLlmConnection,
   ConfigurationError,
   type GenerateContentOptions,
   type LlmRequest,
@@ -51,6 +52,11 @@ export class ProxyModel extends BaseLlm {
     yield* model.generateContentAsync(request, stream, options);
   }
 
+  /** Live sessions go to the delegate (the gemini wire format supports them). */
+  override async connect(request: LlmRequest, options?: GenerateContentOptions): Promise<BaseLlmConnection> {
+    return (await this.getDelegate()).connect(request, options);
+  }
+
   /** Closes the delegate if one was built; a failed load is not cached. */
   override async close(): Promise<void> {
     const pending = this.delegate;
@@ -79,10 +85,11 @@ export class ProxyModel extends BaseLlm {
         const { AnthropicModel } = await import("../anthropic/index.js");
         return new AnthropicModel(common);
       }
-      case "gemini":
-        throw new ConfigurationError(
-          'ProxyModel wireFormat "gemini" is not available yet (no Gemini adapter); use wireFormat "openai" or "anthropic".',
-        );
+      case "gemini": {
+        const { Gemini } = await import("../gemini/index.js");
+        // The gateway speaks the Gemini API's REST protocol (API key header, /v1beta/models/…).
+        return new Gemini({ model, baseUrl: baseURL, apiKey, vertexai: false, ...(headers ? { headers } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
+      }
     }
   }
 }

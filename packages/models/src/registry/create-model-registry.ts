@@ -30,6 +30,17 @@ export interface CreateModelRegistryOptions {
   openai?: AdapterSettings & { organization?: string };
   /** Anthropic adapter options for `claude-*`, `anthropic/*` (over ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL). */
   anthropic?: AdapterSettings & { maxTokens?: number; promptCaching?: boolean; thinking?: { budgetTokens: number } };
+  /**
+   * Gemini adapter options for `gemini-*` (over GOOGLE_API_KEY / GEMINI_API_KEY,
+   * GOOGLE_GEMINI_BASE_URL, or Vertex AI: GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION).
+   */
+  gemini?: Omit<AdapterSettings, "maxRetries"> & {
+    vertexai?: boolean;
+    project?: string;
+    location?: string;
+    /** google-auth-library options for Vertex AI (credentials, keyFilename, authClient, …). */
+    googleAuthOptions?: Record<string, unknown>;
+  };
   openaiCompatible?: OpenAICompatibleSettings;
   /** Retry settings of every model; `false` turns retries off. */
   retry?: Omit<RetryingModelOptions, "provider"> | false;
@@ -48,7 +59,7 @@ export const DEFAULT_MODEL_PATTERNS = {
 /**
  * A `ModelRegistry` with the default patterns: `gpt-*`, `o<digit>*`, `openai/*` → OpenAI;
  * `claude-*`, `anthropic/*` → Anthropic; `ollama/*`, `openai-compatible/*` → an
- * OpenAI-compatible endpoint; `gemini-*` → Gemini (not available yet: the first call throws).
+ * OpenAI-compatible endpoint; `gemini-*` → Gemini (Gemini API or Vertex AI).
  * Adapters and their SDKs load on a model's first use; every model retries retryable failures.
  */
 export function createModelRegistry(options: CreateModelRegistryOptions = {}): ModelRegistry {
@@ -62,9 +73,10 @@ export function createModelRegistry(options: CreateModelRegistryOptions = {}): M
   for (const pattern of DEFAULT_MODEL_PATTERNS.gemini) {
     registry.register(pattern, (name) =>
       wrap("gemini", name, async () => {
-        throw new ConfigurationError(
-          `Cannot use "${name}": the Gemini adapter is not available yet. Use an OpenAI, Anthropic or OpenAI-compatible model, or pass a BaseLlm instance as the agent's model.`,
-        );
+        const { Gemini } = await loadAdapter(() => import("../gemini/index.js"), "@google/genai");
+        const { apiKey, baseURL, ...rest } = options.gemini ?? {};
+        // Settings the options leave out resolve from `env` (GOOGLE_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, …).
+        return new Gemini({ ...rest, ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseUrl: baseURL } : {}), model: name }, env());
       }),
     );
   }

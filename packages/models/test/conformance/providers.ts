@@ -1,7 +1,10 @@
+import { openAIChatStream, openAIResponsesStream, anthropicStream } from "./stream-replies.js";
 import { OpenAIModel } from "../../src/openai/index.js";
 import { AnthropicModel } from "../../src/anthropic/index.js";
 import { FakeOpenAIServer, completion } from "../fixtures/openai-server.js";
 import { FakeAnthropicServer, message } from "../fixtures/anthropic-server.js";
+import { Gemini } from "../../src/gemini/index.js";
+import { candidateResponse, errorReply as geminiErrorReply, FakeGeminiServer, type GeminiReply } from "../fixtures/gemini-server.js";
 import type { ConformanceTarget, ScriptedTurn } from "./run-model-conformance.js";
 
 /** OpenAI Chat Completions wire scripting. */
@@ -26,6 +29,7 @@ export async function openAIChatTarget(): Promise<ConformanceTarget> {
   return {
     model,
     script: (...turns) => server.reply(...turns.map(toReply)),
+    scriptStream: (chunks) => server.reply(openAIChatStream(chunks)),
     bodies: () => server.requests.map((r) => r.body),
     close: async () => {
       await model.close();
@@ -47,6 +51,7 @@ export async function anthropicTarget(): Promise<ConformanceTarget> {
   return {
     model,
     script: (...turns) => server.reply(...turns.map(toReply)),
+    scriptStream: (chunks) => server.reply(anthropicStream(chunks)),
     bodies: () => server.requests.map((r) => r.body),
     close: async () => {
       await model.close();
@@ -85,7 +90,40 @@ export async function openAIResponsesTarget(): Promise<ConformanceTarget> {
   return {
     model,
     script: (...turns) => server.reply(...turns.map(toReply)),
+    scriptStream: (chunks) => server.reply(openAIResponsesStream(chunks)),
     bodies: () => server.requests.map((r) => r.body),
+    close: async () => {
+      await model.close();
+      await server.close();
+    },
+  };
+}
+
+/** Gemini REST wire scripting (generateContent). */
+export async function geminiTarget(): Promise<ConformanceTarget> {
+  const server = new FakeGeminiServer();
+  const model = new Gemini({ model: "gemini-test", apiKey: "k", baseUrl: await server.start() });
+  const toReply = (turn: ScriptedTurn): GeminiReply => {
+    if ("rateLimited" in turn) return geminiErrorReply(429, "RESOURCE_EXHAUSTED", "slow down", { headers: { "retry-after": "0" } });
+    if ("text" in turn) return { kind: "json", body: candidateResponse([{ text: turn.text }]) };
+    if ("toolCalls" in turn) return { kind: "json", body: candidateResponse(turn.toolCalls.map((c) => ({ functionCall: { id: c.id, name: c.name, args: c.args } }))) };
+    throw new Error(`geminiTarget: no Gemini wire form for the turn ${JSON.stringify(turn)}; add one here.`);
+  };
+  return {
+    model,
+    script: (...turns) => server.reply(...turns.map(toReply)),
+    // Gemini streams whole GenerateContentResponse objects: one text piece each, the finish
+    // reason and usage on the last one.
+    scriptStream: (chunks) =>
+      server.reply({
+        kind: "sse",
+        chunks: chunks.map((text, i) =>
+          i === chunks.length - 1
+            ? candidateResponse([{ text }], { finishReason: "STOP", usage: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 } })
+            : { candidates: [{ content: { role: "model", parts: [{ text }] }, index: 0 }], modelVersion: "gemini-2.5-flash", responseId: "resp-fake" },
+        ),
+      }),
+    bodies: () => server.generateRequests.map((r) => r.body),
     close: async () => {
       await model.close();
       await server.close();

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { RetryingModel } from "../../src/retry/retrying-model.js";
-import { FunctionTool, InMemoryRunner, LlmAgent, getTextOf, type BaseLlm, type Event } from "@agentkit/core";
+import { FunctionTool, InMemoryRunner, LlmAgent, StreamingMode, getTextOf, type BaseLlm, type Event, type RunConfig } from "@agentkit/core";
 
 /** A provider-neutral model turn: text, or tool calls. */
 export type ScriptedTurn = { text: string } | { rateLimited: true } | { toolCalls: Array<{ id: string; name: string; args: Record<string, unknown> }> };
@@ -9,6 +9,12 @@ export type ScriptedTurn = { text: string } | { rateLimited: true } | { toolCall
 export interface ConformanceTarget {
   model: BaseLlm;
   script(...turns: ScriptedTurn[]): void;
+  /**
+   * Scripts one streamed text answer sent as these chunks (usage 10 in / 5 out), in the
+   * provider's SSE framing. Optional so that a new target compiles before it streams; the
+   * streaming scenario fails for a target without it.
+   */
+  scriptStream?(chunks: string[]): void;
   bodies(): Array<Record<string, unknown>>;
   close(): Promise<void>;
 }
@@ -30,9 +36,9 @@ export function runModelConformance(name: string, setup: () => Promise<Conforman
       await target.close();
     });
 
-    function run(agent: LlmAgent, text: string): Promise<Event[]> {
+    function run(agent: LlmAgent, text: string, runConfig: RunConfig = {}): Promise<Event[]> {
       const runner = new InMemoryRunner({ agent, appName: "app" });
-      return collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: text, runConfig: { autoCreateSession: true } }));
+      return collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: text, runConfig: { autoCreateSession: true, ...runConfig } }));
     }
 
     it("answers in plain text", async () => {
@@ -92,6 +98,45 @@ export function runModelConformance(name: string, setup: () => Promise<Conforman
       const events = await run(new LlmAgent({ name: "a", model }), "Hi");
       expect(getTextOf(events.at(-1)!.content)).toBe("After retry.");
       expect(target.bodies()).toHaveLength(2);
+    });
+
+    it("streams partials whose concatenation equals the final text (SSE mode)", async () => {
+      if (target.scriptStream === undefined) throw new Error(`The ${name} conformance target has no scriptStream: add the provider's SSE transcript.`);
+      target.scriptStream(["The answer ", "is ", "forty-", "two."]);
+      const events = await run(new LlmAgent({ name: "a", model: target.model }), "Hi", { streamingMode: StreamingMode.SSE });
+      const modelEvents = events.filter((e) => e.author === "a");
+      const partials = modelEvents.filter((e) => e.partial === true);
+      const final = modelEvents.at(-1)!;
+      expect(partials.length).toBeGreaterThanOrEqual(2);
+      expect(final.partial).toBeFalsy();
+      expect(getTextOf(final.content)).toBe("The answer is forty-two.");
+      expect(partials.map((e) => getTextOf(e.content)).join("")).toBe(getTextOf(final.content));
+      expect(final.usageMetadata?.promptTokenCount).toBe(10);
+    });
+
+    it("gives structured output through set_model_response after using a tool", async () => {
+      const tool = new FunctionTool({
+        name: "lookup",
+        description: "Looks up a code",
+        parameters: { type: "object", properties: { key: { type: "string" } }, required: ["key"] },
+        execute: (args) => ({ value: `secret-${String(args.key)}` }),
+      });
+      const outputSchema = { type: "object", properties: { code: { type: "string" }, length: { type: "integer" } }, required: ["code", "length"] };
+      target.script(
+        { toolCalls: [{ id: "c1", name: "lookup", args: { key: "k9" } }] },
+        { toolCalls: [{ id: "c2", name: "set_model_response", args: { code: "secret-k9", length: 9 } }] },
+      );
+      const agent = new LlmAgent({ name: "a", model: target.model, tools: [tool], outputSchema, outputKey: "answer" });
+      const events = await run(agent, "Look up k9 and report it");
+      const final = events.at(-1)!;
+      expect(JSON.parse(getTextOf(final.content))).toEqual({ code: "secret-k9", length: 9 });
+      expect(events.find((e) => e.actions.stateDelta["answer"] !== undefined)?.actions.stateDelta["answer"]).toEqual({ code: "secret-k9", length: 9 });
+      const bodies = target.bodies();
+      expect(bodies).toHaveLength(2);
+      // Both tools were offered, with the output schema as set_model_response's parameters.
+      expect(JSON.stringify(bodies[0])).toContain("set_model_response");
+      expect(JSON.stringify(bodies[0])).toContain("lookup");
+      expect(JSON.stringify(bodies[1])).toContain("secret-k9");
     });
   });
 }
