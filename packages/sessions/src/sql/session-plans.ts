@@ -1,0 +1,193 @@
+import { SessionAlreadyExistsError, SessionNotFoundError, StaleSessionError, type Event, type GetSessionConfig, type Session } from "@agentkit/core";
+import { EVENT_FORMAT_VERSION, TABLES } from "./schema.js";
+import { parseState, rowToEvent, rowToSession } from "./session-rows.js";
+import { sql, type SqlDialect, type SqlPlan, type SqlRow } from "./sql-plan.js";
+
+// The units of work of SqlSessionService. Each runs inside one transaction of its driver.
+
+export interface SessionKeyArgs {
+  appName: string;
+  userId: string;
+  sessionId: string;
+}
+
+/** A state delta already split by scope (prefixes stripped, temp keys gone). */
+export interface ScopedDelta {
+  app: Record<string, unknown>;
+  user: Record<string, unknown>;
+  session: Record<string, unknown>;
+}
+
+/**
+ * The smallest step that still changes a float-seconds timestamp near the current epoch, so a
+ * session's last_update_time strictly increases with every append and a second holder of the
+ * previous version is always detected.
+ */
+const TIME_STEP = 1e-6;
+
+const SESSION_COLUMNS = `s.app_name AS app_name, s.user_id AS user_id, s.id AS id, s.state AS state,
+  s.last_update_time AS last_update_time, a.state AS app_state, u.state AS user_state`;
+const SESSION_FROM = `${TABLES.sessions} s
+  LEFT JOIN ${TABLES.appStates} a ON a.app_name = s.app_name
+  LEFT JOIN ${TABLES.userStates} u ON u.app_name = s.app_name AND u.user_id = s.user_id`;
+const EVENT_COLUMNS = "id, event_json, format_version";
+const EVENT_KEY = "app_name = ? AND user_id = ? AND session_id = ?";
+
+function* readSessionRow(key: SessionKeyArgs): SqlPlan<SqlRow | undefined> {
+  const { rows } = yield sql(
+    `SELECT ${SESSION_COLUMNS} FROM ${SESSION_FROM} WHERE s.app_name = ? AND s.user_id = ? AND s.id = ?`,
+    key.appName,
+    key.userId,
+    key.sessionId,
+  );
+  return rows[0];
+}
+
+/** Merges keys into a shared (app or user) state row, creating it when missing; the row stays locked until commit. */
+function* mergeSharedState(dialect: SqlDialect, table: string, keyColumns: string[], keyValues: string[], delta: Record<string, unknown>): SqlPlan<void> {
+  if (Object.keys(delta).length === 0) return;
+  const where = keyColumns.map((c) => `${c} = ?`).join(" AND ");
+  yield sql(`INSERT INTO ${table} (${keyColumns.join(", ")}, state) VALUES (${keyColumns.map(() => "?").join(", ")}, '{}') ON CONFLICT DO NOTHING`, ...keyValues);
+  const { rows } = yield sql(`SELECT state FROM ${table} WHERE ${where}${dialect.forUpdate}`, ...keyValues);
+  const state = { ...parseState(rows[0]?.state, `${table} row`), ...delta };
+  yield sql(`UPDATE ${table} SET state = ? WHERE ${where}`, JSON.stringify(state), ...keyValues);
+}
+
+function* mergeAppAndUserState(dialect: SqlDialect, appName: string, userId: string, delta: ScopedDelta): SqlPlan<void> {
+  // Always app before user (and the session row before both): one lock order, no deadlocks.
+  yield* mergeSharedState(dialect, TABLES.appStates, ["app_name"], [appName], delta.app);
+  yield* mergeSharedState(dialect, TABLES.userStates, ["app_name", "user_id"], [appName, userId], delta.user);
+}
+
+export function* createSessionPlan(dialect: SqlDialect, key: SessionKeyArgs, delta: ScopedDelta, now: number): SqlPlan<Session> {
+  const inserted = yield sql(
+    `INSERT INTO ${TABLES.sessions} (app_name, user_id, id, state, create_time, last_update_time) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    key.appName,
+    key.userId,
+    key.sessionId,
+    JSON.stringify(delta.session),
+    now,
+    now,
+  );
+  if (inserted.changes === 0) throw new SessionAlreadyExistsError(key.sessionId);
+  yield* mergeAppAndUserState(dialect, key.appName, key.userId, delta);
+  const row = yield* readSessionRow(key);
+  if (!row) throw new SessionNotFoundError(key);
+  return rowToSession(row, []);
+}
+
+export function* getSessionPlan(key: SessionKeyArgs, config: GetSessionConfig | undefined): SqlPlan<Session | undefined> {
+  const row = yield* readSessionRow(key);
+  if (!row) return undefined;
+  const where = [EVENT_KEY];
+  const params: (string | number)[] = [key.appName, key.userId, key.sessionId];
+  if (config?.afterTimestamp !== undefined) {
+    const after = config.afterTimestamp instanceof Date ? config.afterTimestamp.getTime() / 1000 : config.afterTimestamp;
+    where.push("event_time >= ?");
+    params.push(after);
+  }
+  const recent = config?.numRecentEvents;
+  let events: Event[];
+  if (recent !== undefined && Number.isFinite(recent)) {
+    const n = Math.max(0, Math.floor(recent));
+    if (n === 0) return rowToSession(row, []);
+    const { rows } = yield sql(`SELECT ${EVENT_COLUMNS} FROM ${TABLES.events} WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ?`, ...params, n);
+    events = rows.map(rowToEvent).reverse();
+  } else {
+    const { rows } = yield sql(`SELECT ${EVENT_COLUMNS} FROM ${TABLES.events} WHERE ${where.join(" AND ")} ORDER BY seq`, ...params);
+    events = rows.map(rowToEvent);
+  }
+  return rowToSession(row, events);
+}
+
+export function* listSessionsPlan(appName: string, userId: string | undefined): SqlPlan<Session[]> {
+  const { rows } =
+    userId === undefined
+      ? yield sql(`SELECT ${SESSION_COLUMNS} FROM ${SESSION_FROM} WHERE s.app_name = ? ORDER BY s.create_time, s.id`, appName)
+      : yield sql(`SELECT ${SESSION_COLUMNS} FROM ${SESSION_FROM} WHERE s.app_name = ? AND s.user_id = ? ORDER BY s.create_time, s.id`, appName, userId);
+  return rows.map((row) => rowToSession(row, []));
+}
+
+/** One page of events in order; fetches one extra row to know whether another page follows. */
+export function* listEventsPlan(key: SessionKeyArgs, offset: number, limit: number | undefined): SqlPlan<{ events: Event[]; more: boolean }> {
+  const base = `SELECT ${EVENT_COLUMNS} FROM ${TABLES.events} WHERE ${EVENT_KEY} ORDER BY seq`;
+  const args = [key.appName, key.userId, key.sessionId];
+  if (limit === undefined) {
+    // No page size: everything from the offset (OFFSET without LIMIT is not portable SQL).
+    const { rows } = yield sql(base, ...args);
+    return { events: rows.slice(offset).map(rowToEvent), more: false };
+  }
+  const { rows } = yield sql(`${base} LIMIT ? OFFSET ?`, ...args, limit + 1, offset);
+  return { events: rows.slice(0, limit).map(rowToEvent), more: rows.length > limit };
+}
+
+export function* deleteSessionPlan(key: SessionKeyArgs): SqlPlan<void> {
+  // The session row first: on PostgreSQL this waits for an append holding its lock, so the
+  // events statement then sees that append's event too and no orphan row is left behind.
+  yield sql(`DELETE FROM ${TABLES.sessions} WHERE app_name = ? AND user_id = ? AND id = ?`, key.appName, key.userId, key.sessionId);
+  yield sql(`DELETE FROM ${TABLES.events} WHERE ${EVENT_KEY}`, key.appName, key.userId, key.sessionId);
+}
+
+export interface AppendArgs {
+  key: SessionKeyArgs;
+  /** The lastUpdateTime of the writer's copy of the session. */
+  seenLastUpdateTime: number;
+  eventId: string;
+  eventTime: number;
+  /** The event as stored: core's eventToJson with temp keys removed from its delta. */
+  eventJson: string;
+  delta: ScopedDelta;
+}
+
+/**
+ * Appends one event with its state delta, atomically. The session row is locked first (FOR
+ * UPDATE on PostgreSQL; SQLite's BEGIN IMMEDIATE holds the write lock), so two writers on one
+ * session run one after the other and the second sees the first's last_update_time: a writer
+ * whose copy is older than the store gets StaleSessionError and nothing is written.
+ * Returns the session's new last_update_time.
+ */
+export function* appendEventPlan(dialect: SqlDialect, args: AppendArgs): SqlPlan<number> {
+  const { key } = args;
+  const { rows } = yield sql(
+    `SELECT state, last_update_time FROM ${TABLES.sessions} WHERE app_name = ? AND user_id = ? AND id = ?${dialect.forUpdate}`,
+    key.appName,
+    key.userId,
+    key.sessionId,
+  );
+  const row = rows[0];
+  if (!row) throw new SessionNotFoundError(key);
+  const stored = Number(row.last_update_time);
+  if (stored > args.seenLastUpdateTime) {
+    throw new StaleSessionError(
+      key.sessionId,
+      `the stored session was last updated at ${stored}, after this copy (${args.seenLastUpdateTime})`,
+    );
+  }
+  const seqRow = yield sql(`SELECT COALESCE(MAX(seq), 0) AS seq FROM ${TABLES.events} WHERE ${EVENT_KEY}`, key.appName, key.userId, key.sessionId);
+  const seq = Number(seqRow.rows[0]?.seq ?? 0) + 1;
+  yield sql(
+    `INSERT INTO ${TABLES.events} (app_name, user_id, session_id, seq, id, event_time, event_json, format_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    key.appName,
+    key.userId,
+    key.sessionId,
+    seq,
+    args.eventId,
+    args.eventTime,
+    args.eventJson,
+    EVENT_FORMAT_VERSION,
+  );
+  const lastUpdateTime = Math.max(args.eventTime, stored + TIME_STEP);
+  const sessionState = Object.keys(args.delta.session).length > 0 ? { ...parseState(row.state, "session state"), ...args.delta.session } : undefined;
+  yield sessionState
+    ? sql(
+        `UPDATE ${TABLES.sessions} SET state = ?, last_update_time = ? WHERE app_name = ? AND user_id = ? AND id = ?`,
+        JSON.stringify(sessionState),
+        lastUpdateTime,
+        key.appName,
+        key.userId,
+        key.sessionId,
+      )
+    : sql(`UPDATE ${TABLES.sessions} SET last_update_time = ? WHERE app_name = ? AND user_id = ? AND id = ?`, lastUpdateTime, key.appName, key.userId, key.sessionId);
+  yield* mergeAppAndUserState(dialect, key.appName, key.userId, args.delta);
+  return lastUpdateTime;
+}

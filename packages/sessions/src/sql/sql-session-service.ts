@@ -1,0 +1,184 @@
+import { randomUUID } from "node:crypto";
+import {
+  AgentKitError,
+  BaseSessionService,
+  eventToJson,
+  nowSeconds,
+  SessionError,
+  splitStateDelta,
+  withoutTempKeys,
+  type AppendEventRequest,
+  type CreateSessionRequest,
+  type DeleteSessionRequest,
+  type Event,
+  type GetSessionRequest,
+  type ListEventsRequest,
+  type ListEventsResponse,
+  type ListSessionsRequest,
+  type ListSessionsResponse,
+  type Session,
+} from "@agentkit/core";
+import { migratePlan, type MigrationResult } from "./schema.js";
+import {
+  appendEventPlan,
+  createSessionPlan,
+  deleteSessionPlan,
+  getSessionPlan,
+  listEventsPlan,
+  listSessionsPlan,
+  type SessionKeyArgs,
+} from "./session-plans.js";
+import { SessionStoreError } from "./session-store-error.js";
+import type { SqlDialect, SqlPlan } from "./sql-plan.js";
+
+/** How a plan runs: "write" takes the store's write lock for the whole transaction, "read" reads one consistent snapshot. */
+export type SqlPlanMode = "read" | "write";
+
+/**
+ * The session service logic shared by the SQL backends. A subclass supplies the driver: how to
+ * run a plan in one transaction (`runPlan`) and how to release its connections (`closeDriver`).
+ * The schema is migrated on first use (or by calling `initialize()`).
+ */
+export abstract class SqlSessionService extends BaseSessionService {
+  private initializing: Promise<MigrationResult> | undefined;
+  private closed = false;
+  /** Tail of each session's append queue (key: JSON of app, user, id). */
+  private readonly appendQueues = new Map<string, Promise<unknown>>();
+
+  protected constructor(protected readonly dialect: SqlDialect) {
+    super();
+  }
+
+  /** Runs `plan` in one transaction; any error rolls it back and is rethrown. */
+  protected abstract runPlan<T>(plan: SqlPlan<T>, mode: SqlPlanMode): Promise<T>;
+  /** Releases the driver's connections. */
+  protected abstract closeDriver(): Promise<void>;
+  /** Names the store in error messages (a path or a URL without its password). */
+  protected abstract describeStore(): string;
+
+  /**
+   * Opens the store and applies pending schema migrations (idempotent; every method calls it).
+   * Call it at start-up to fail fast on an unreachable or too-new store.
+   */
+  initialize(): Promise<MigrationResult> {
+    if (this.closed) return Promise.reject(this.closedError());
+    if (!this.initializing) {
+      this.initializing = this.execute(migratePlan(this.dialect, nowSeconds()), "write", false);
+      // A failed start (database not up yet) may be retried by the next call.
+      this.initializing.catch(() => (this.initializing = undefined));
+    }
+    return this.initializing;
+  }
+
+  override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
+    const id = sessionId && sessionId.trim() ? sessionId.trim() : randomUUID();
+    const key = checkKey({ appName, userId, sessionId: id });
+    // JSON round trip: the stored state is exactly what will be read back, and the input stays the caller's.
+    const delta = splitStateDelta(jsonCopy(state ?? {}, "state"));
+    return this.execute(createSessionPlan(this.dialect, key, delta, nowSeconds()), "write");
+  }
+
+  override async getSession({ appName, userId, sessionId, config }: GetSessionRequest): Promise<Session | undefined> {
+    return this.execute(getSessionPlan(checkKey({ appName, userId, sessionId }), config), "read");
+  }
+
+  override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
+    checkName(appName, "appName");
+    if (userId !== undefined) checkName(userId, "userId");
+    return { sessions: await this.execute(listSessionsPlan(appName, userId), "read") };
+  }
+
+  override async deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
+    await this.execute(deleteSessionPlan(checkKey({ appName, userId, sessionId })), "write");
+  }
+
+  override async listEvents(request: ListEventsRequest): Promise<ListEventsResponse> {
+    const key = checkKey(request);
+    const offset = request.pageToken ? Math.max(0, Number.parseInt(request.pageToken, 10) || 0) : 0;
+    const limit = request.pageSize && request.pageSize > 0 ? Math.floor(request.pageSize) : undefined;
+    const page = await this.execute(listEventsPlan(key, offset, limit), "read");
+    return page.more && limit !== undefined ? { events: page.events, nextPageToken: String(offset + limit) } : { events: page.events };
+  }
+
+  override async appendEvent(request: AppendEventRequest): Promise<Event> {
+    if (request.event.partial) return request.event;
+    const { session } = request;
+    // One holder's concurrent appends (parallel agents share a session object) run in call
+    // order, each seeing the lastUpdateTime the previous one left behind.
+    const queueKey = JSON.stringify([session.appName, session.userId, session.id]);
+    const previous = this.appendQueues.get(queueKey) ?? Promise.resolve();
+    const result = previous.then(() => this.appendNow(request));
+    const tail = result.catch(() => undefined);
+    this.appendQueues.set(queueKey, tail);
+    void tail.then(() => {
+      if (this.appendQueues.get(queueKey) === tail) this.appendQueues.delete(queueKey);
+    });
+    return result;
+  }
+
+  override async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([this.initializing, ...this.appendQueues.values()]);
+    await this.closeDriver();
+  }
+
+  private async appendNow({ session, event }: AppendEventRequest): Promise<Event> {
+    const key = checkKey({ appName: session.appName, userId: session.userId, sessionId: session.id });
+    const stored = eventToJson(event);
+    const delta = withoutTempKeys((stored.actions as { stateDelta?: Record<string, unknown> }).stateDelta ?? {});
+    (stored.actions as { stateDelta: Record<string, unknown> }).stateDelta = delta;
+    const lastUpdateTime = await this.execute(
+      appendEventPlan(this.dialect, {
+        key,
+        seenLastUpdateTime: session.lastUpdateTime,
+        eventId: event.id,
+        eventTime: event.timestamp,
+        eventJson: JSON.stringify(stored),
+        delta: splitStateDelta(delta),
+      }),
+      "write",
+    );
+    await super.appendEvent({ session, event });
+    session.lastUpdateTime = lastUpdateTime;
+    return event;
+  }
+
+  /** Runs a plan after start-up, turning driver failures into SessionStoreError. */
+  private async execute<T>(plan: SqlPlan<T>, mode: SqlPlanMode, init = true): Promise<T> {
+    if (this.closed) throw this.closedError();
+    if (init) await this.initialize();
+    try {
+      return await this.runPlan(plan, mode);
+    } catch (error) {
+      if (error instanceof AgentKitError) throw error;
+      throw new SessionStoreError("SESSION_STORE_ERROR", `The session store ${this.describeStore()} failed: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+
+  private closedError(): SessionStoreError {
+    return new SessionStoreError("SESSION_STORE_UNAVAILABLE", `The session service for ${this.describeStore()} is closed; create a new one.`);
+  }
+}
+
+function checkName(value: unknown, field: string): void {
+  if (typeof value !== "string" || value === "") {
+    throw new SessionError(`${field} must be a non-empty string, got ${JSON.stringify(value)}.`, { code: "INVALID_SESSION_REQUEST" });
+  }
+}
+
+function checkKey(key: SessionKeyArgs): SessionKeyArgs {
+  checkName(key.appName, "appName");
+  checkName(key.userId, "userId");
+  checkName(key.sessionId, "sessionId");
+  return { appName: key.appName, userId: key.userId, sessionId: key.sessionId };
+}
+
+function jsonCopy(value: Record<string, unknown>, field: string): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new SessionError(`${field} must be a plain object.`, { code: "INVALID_SESSION_REQUEST" });
+  }
+  return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+}

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll } from "@jest/globals";
+import { MongoClient } from "mongodb";
+import { MongoMemoryService, MongoSessionService } from "../src/mongodb/index.js";
+import { runMemoryServiceContract, runSessionServiceContract } from "../src/testing/index.js";
+import { MongoWireServer } from "../src/testing/mongo-wire-server/index.js";
+
+// The contract suites through the official driver against the wire-protocol test server. Each
+// test gets a fresh service (its own client) on one shared server; apps are unique per test.
+let server: MongoWireServer;
+beforeAll(async () => {
+  server = await MongoWireServer.start();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+runSessionServiceContract("MongoSessionService (uri, wire test server)", async () => ({ service: new MongoSessionService({ uri: server.uri, dbName: "contract" }) }), {
+  manyEvents: 300,
+});
+
+runSessionServiceContract("MongoSessionService (borrowed client)", async () => {
+  const client = new MongoClient(server.uri);
+  const service = new MongoSessionService({ client, dbName: "contract_client" });
+  return {
+    service,
+    cleanup: async () => {
+      await service.close();
+      // The service must not have closed the client it borrowed.
+      await client.db("admin").command({ ping: 1 });
+      await client.close();
+    },
+  };
+}, { manyEvents: 50 });
+
+runMemoryServiceContract("MongoMemoryService (wire test server)", async () => ({ service: new MongoMemoryService({ uri: `${server.uri.replace("/?", "/memory_contract?")}` }) }));

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { ConfigurationError } from "@agentkit/core";
+import { Pool } from "pg";
+import { PostgresSessionService, SessionStoreError } from "../src/postgres/index.js";
+import { runSessionServiceContract } from "../src/testing/index.js";
+import { startPostgres, type PostgresCluster } from "./fixtures/postgres-cluster.js";
+
+let cluster: PostgresCluster;
+let url: string;
+beforeAll(async () => {
+  cluster = await startPostgres();
+  url = await cluster.createDatabase("contract");
+}, 60_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+// One database shared by every test (each test uses its own app name), as replicas would share it.
+runSessionServiceContract("PostgresSessionService", async () => ({ service: PostgresSessionService.fromUri(url) }), { manyEvents: 1000 });
+
+describe("PostgresSessionService options and URIs", () => {
+  it("rejects missing options and non-PostgreSQL URIs with ConfigurationError", () => {
+    expect(() => new PostgresSessionService({ connectionString: "" })).toThrow(ConfigurationError);
+    expect(() => new PostgresSessionService({} as never)).toThrow(ConfigurationError);
+    expect(() => PostgresSessionService.fromUri("mysql://x/y")).toThrow(ConfigurationError);
+    expect(() => PostgresSessionService.fromUri("not a uri")).toThrow(ConfigurationError);
+  });
+
+  it("works on a pool of the caller's and leaves it open on close", async () => {
+    const pool = new Pool({ connectionString: url, max: 2 });
+    const service = new PostgresSessionService({ pool });
+    await service.createSession({ appName: "pool-app", userId: "u", sessionId: "s" });
+    await service.close();
+    const { rows } = await pool.query("SELECT count(*)::int AS n FROM agentkit_sessions WHERE app_name = 'pool-app'");
+    expect(rows[0].n).toBe(1);
+    await pool.end();
+  });
+
+  it("reports an unreachable server as SESSION_STORE_UNAVAILABLE, without the password", async () => {
+    const service = new PostgresSessionService({ connectionString: `postgres://postgres:secret@127.0.0.1:1/none`, poolConfig: { connectionTimeoutMillis: 2000 } });
+    const attempt = service.initialize();
+    await expect(attempt).rejects.toBeInstanceOf(SessionStoreError);
+    await expect(attempt).rejects.toMatchObject({ code: "SESSION_STORE_UNAVAILABLE" });
+    await attempt.catch((error: Error) => expect(error.message).not.toContain("secret"));
+    await service.close();
+  });
+
+  it("closes its own pool: nothing works after close", async () => {
+    const service = PostgresSessionService.fromUri(url);
+    await service.initialize();
+    await service.close();
+    await expect(service.getSession({ appName: "a", userId: "u", sessionId: "s" })).rejects.toMatchObject({ code: "SESSION_STORE_UNAVAILABLE" });
+  });
+});
