@@ -101,6 +101,57 @@ export function runArtifactServiceContract(name: string, factory: ContractFactor
       it("requires a sessionId for session-scoped filenames", async () => {
         await expectCode(ctx.service.saveArtifact({ appName: ctx.appName, userId: "u1", filename: "doc.txt", artifact: { text: "x" } }), "INVALID_ARTIFACT_SCOPE");
       });
+
+      it("keeps names with slashes, backslashes and unicode as distinct flat names", async () => {
+        const names = ["a", "a/b.txt", "a\\b.txt", "b.txt", "dir/sub/deep.bin", "résumé ✓.txt", "100%.txt", "user:a/b.txt"];
+        for (const filename of names) expect(await save(filename, { text: `is ${filename}` })).toBe(0);
+        for (const filename of names) {
+          expect(await ctx.service.loadArtifact({ ...scope(), filename })).toEqual({ text: `is ${filename}` });
+        }
+        expect(await ctx.service.listArtifactKeys(scope())).toEqual([...names].sort());
+        await ctx.service.deleteArtifact({ ...scope(), filename: "a" });
+        expect(await ctx.service.loadArtifact({ ...scope(), filename: "a/b.txt" })).toEqual({ text: "is a/b.txt" });
+        expect(await ctx.service.listVersions({ ...scope(), filename: "a/b.txt" })).toEqual([0]);
+      });
+
+      it("keeps a session file and the user: file of the same name apart", async () => {
+        await save("doc.txt", { text: "session" });
+        await save("user:doc.txt", { text: "user" });
+        expect(await ctx.service.loadArtifact({ ...scope(), filename: "doc.txt" })).toEqual({ text: "session" });
+        expect(await ctx.service.loadArtifact({ ...scope(), filename: "user:doc.txt" })).toEqual({ text: "user" });
+        await ctx.service.deleteArtifact({ ...scope(), filename: "user:doc.txt" });
+        expect(await ctx.service.listArtifactKeys(scope())).toEqual(["doc.txt"]);
+      });
+
+      it("does not confuse a session named 'user' or ids with slashes with other scopes", async () => {
+        await save("in-user-session.txt", { text: "x" }, "user");
+        expect(await ctx.service.listArtifactKeys(scope("other"))).toEqual([]);
+        expect(await ctx.service.loadArtifact({ ...scope("other"), filename: "user:in-user-session.txt" })).toBeUndefined();
+        expect(await ctx.service.listArtifactKeys(scope("user"))).toEqual(["in-user-session.txt"]);
+        await save("nested.txt", { text: "a/b" }, "a/b", "team/alice@example.com");
+        expect(await ctx.service.loadArtifact({ ...scope("a", "team/alice@example.com"), filename: "nested.txt" })).toBeUndefined();
+        expect(await ctx.service.loadArtifact({ ...scope("a/b", "team"), filename: "nested.txt" })).toBeUndefined();
+        expect(await ctx.service.loadArtifact({ ...scope("a/b", "team/alice@example.com"), filename: "nested.txt" })).toEqual({ text: "a/b" });
+      });
+    });
+
+    describe("concurrency", () => {
+      it("gives concurrent saves of one filename distinct versions and loses none", async () => {
+        const count = 12;
+        const versions = await Promise.all(Array.from({ length: count }, (_, i) => save("race.txt", { text: `writer ${i}` })));
+        expect([...versions].sort((a, b) => a - b)).toEqual(Array.from({ length: count }, (_, i) => i));
+        expect(await ctx.service.listVersions({ ...scope(), filename: "race.txt" })).toEqual(Array.from({ length: count }, (_, i) => i));
+        for (let i = 0; i < count; i++) {
+          expect(await ctx.service.loadArtifact({ ...scope(), filename: "race.txt", version: versions[i]! })).toEqual({ text: `writer ${i}` });
+        }
+      });
+
+      it("gives concurrent saves of a user: file from several sessions distinct versions", async () => {
+        const versions = await Promise.all(["s1", "s2", "s3", "s4"].map((s) => save("user:shared.log", { text: s }, s)));
+        expect([...versions].sort()).toEqual([0, 1, 2, 3]);
+        const loaded = await Promise.all(versions.map((version) => ctx.service.loadArtifact({ ...scope("s9"), filename: "user:shared.log", version })));
+        expect(loaded).toEqual(["s1", "s2", "s3", "s4"].map((text) => ({ text })));
+      });
     });
 
     describe("delete", () => {

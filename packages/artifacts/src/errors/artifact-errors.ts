@@ -1,0 +1,68 @@
+import { AgentKitError, type AgentKitErrorOptions } from "@agentkit/core";
+
+/**
+ * A filename, app name, user id or session id a persistent backend refuses to store: empty,
+ * NUL or other control bytes, `..` segments, absolute paths. `code` is `INVALID_ARTIFACT_NAME`,
+ * the same code core's `validateArtifactFilename` uses.
+ */
+export class InvalidArtifactNameError extends AgentKitError {
+  constructor(message: string, options: AgentKitErrorOptions = {}) {
+    super("INVALID_ARTIFACT_NAME", message, options);
+  }
+}
+
+/** A session-scoped filename without a sessionId. `code` is `INVALID_ARTIFACT_SCOPE`. */
+export class InvalidArtifactScopeError extends AgentKitError {
+  constructor(message: string, options: AgentKitErrorOptions = {}) {
+    super("INVALID_ARTIFACT_SCOPE", message, options);
+  }
+}
+
+/** A malformed `file://` or `s3://` service URI. `code` is `INVALID_ARTIFACT_URI`. */
+export class InvalidArtifactUriError extends AgentKitError {
+  readonly uri: string;
+
+  constructor(uri: string, message: string, options: AgentKitErrorOptions = {}) {
+    super("INVALID_ARTIFACT_URI", message, options);
+    this.uri = uri;
+  }
+}
+
+/** Why a storage operation failed, independent of the backend. */
+export const ArtifactStoreErrorCode = {
+  /** The store could not be reached (connection refused, DNS, timeouts). */
+  UNAVAILABLE: "ARTIFACT_STORE_UNAVAILABLE",
+  /** Credentials missing or rejected, or the caller lacks permission. */
+  ACCESS_DENIED: "ARTIFACT_STORE_ACCESS_DENIED",
+  /** The bucket or root directory does not exist. */
+  NOT_FOUND: "ARTIFACT_STORE_NOT_FOUND",
+  /** The caller's AbortSignal fired. */
+  ABORTED: "ARTIFACT_STORE_ABORTED",
+  /** A stored version cannot be read back (damaged metadata, missing data). */
+  CORRUPT: "ARTIFACT_STORE_CORRUPT",
+  /** Too many writers raced for the next version number. */
+  CONFLICT: "ARTIFACT_STORE_CONFLICT",
+  /** A value the store cannot hold (e.g. a name longer than the file system allows). */
+  LIMIT: "ARTIFACT_STORE_LIMIT",
+  /** Anything else the store reported. */
+  FAILED: "ARTIFACT_STORE_FAILED",
+} as const;
+export type ArtifactStoreErrorCode = (typeof ArtifactStoreErrorCode)[keyof typeof ArtifactStoreErrorCode];
+
+/** A failed read or write of a persistent artifact store. `code` is an `ArtifactStoreErrorCode`. */
+export class ArtifactStoreError extends AgentKitError {
+  /** `file` or `s3`. */
+  readonly backend: string;
+  /** HTTP status for S3 errors, when there was a response. */
+  readonly status?: number;
+
+  constructor(
+    code: ArtifactStoreErrorCode,
+    message: string,
+    options: AgentKitErrorOptions & { backend: string; status?: number },
+  ) {
+    super(code, message, options);
+    this.backend = options.backend;
+    if (options.status !== undefined) this.status = options.status;
+  }
+}
