@@ -1,0 +1,1 @@
+export { BigQueryAnalyticsSink, BigQuerySinkError, type BigQueryAnalyticsSinkOptions } from "./bigquery-analytics-sink.js";

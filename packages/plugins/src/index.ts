@@ -1,0 +1,20 @@
+export { LoggingPlugin, type LoggingPluginOptions, type LogRecord, type LogPoint } from "./logging/logging-plugin.js";
+export { GlobalInstructionPlugin, type GlobalInstructionPluginOptions, type GlobalInstruction } from "./global-instruction/global-instruction-plugin.js";
+export { ContextFilterPlugin, filterContents, type ContextFilterPluginOptions, type ContentsFilter } from "./context-filter/context-filter-plugin.js";
+export { RecordingsPlugin, type RecordingsPluginOptions } from "./replay/recordings-plugin.js";
+export { ReplayPlugin, type ReplayPluginOptions } from "./replay/replay-plugin.js";
+export {
+  recordingsToYaml,
+  recordingsFromYaml,
+  readRecordingsFile,
+  writeRecordingsFile,
+  type Recordings,
+  type Recording,
+  type LlmRecording,
+  type ToolRecording,
+  type RecordedLlmRequest,
+} from "./replay/recordings.js";
+export { ReplayConfigError, ReplayVerificationError } from "./replay/replay-errors.js";
+export { AnalyticsPlugin, type AnalyticsPluginOptions, type AnalyticsRetryConfig, type ContentFormatter } from "./analytics/analytics-plugin.js";
+export { JsonlAnalyticsSink, type JsonlAnalyticsSinkOptions } from "./analytics/jsonl-analytics-sink.js";
+export { ANALYTICS_COLUMNS, ANALYTICS_EVENT_TYPES, type AnalyticsRow, type AnalyticsSink, type AnalyticsEventType } from "./analytics/analytics-row.js";
