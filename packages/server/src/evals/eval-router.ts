@@ -1,0 +1,273 @@
+import { Router, type Request, type Response } from "express";
+import { z } from "zod";
+import { HttpRequestError } from "../errors/server-errors.js";
+import type { ServerContext } from "../server-context.js";
+import { EvalCaseAlreadyExistsError, EvalCaseNotFoundError, EvalResultNotFoundError, EvalSetAlreadyExistsError, EvalSetNotFoundError, UnknownMetricError } from "./eval-errors.js";
+import { createEvalMetrics, type EvalMetricsOptions } from "./eval-metrics.js";
+import { assertSafeId, type EvalStore } from "./eval-store.js";
+import { evalCaseSchema, evalMetricSchema, evalSetSchema, wireObject, type EvalCase, type EvalMetric, type EvalSet, type RunEvalResult } from "./eval-types.js";
+import { invocationsFromSession } from "./invocations-from-events.js";
+import { runEvalSet } from "./run-eval-set.js";
+
+export type EvalRouterOptions = ServerContext &
+  EvalMetricsOptions & {
+    evalStore: EvalStore;
+  };
+
+/** The dev UI's default metrics (used when a run names none). */
+export const DEFAULT_EVAL_METRICS: readonly EvalMetric[] = [
+  { metricName: "tool_trajectory_avg_score", threshold: 1 },
+  { metricName: "response_match_score", threshold: 0.7 },
+];
+
+const createSetBody = wireObject({ evalSet: evalSetSchema.optional(), evalSetId: z.string().optional() });
+const addSessionBody = wireObject({ evalId: z.string().min(1), sessionId: z.string().min(1), userId: z.string().min(1) });
+const runBody = wireObject({
+  evalIds: z.array(z.string()).optional(),
+  evalCaseIds: z.array(z.string()).optional(),
+  evalMetrics: z.array(evalMetricSchema).optional(),
+});
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+
+/**
+ * Every eval route of http-api.md 4.10 under `/dev/apps/:app/` (the underscore family the
+ * compiled UI calls and the newer hyphenated one) and the `/apps/:app/` aliases: eval sets,
+ * cases (added from a session or edited), runs scored by metrics, stored results, and the
+ * metric catalogue. Bodies are validated (camelCase or snake_case); errors are JSON.
+ */
+export function createEvalRouter(options: EvalRouterOptions): Router {
+  const { evalStore: store } = options;
+  const definitions = createEvalMetrics(options);
+  const router = Router();
+  const locks = new Map<string, Promise<unknown>>();
+
+  /** Read-modify-write of one app's eval sets, one at a time. */
+  const exclusive = <T>(appName: string, work: () => Promise<T>): Promise<T> => {
+    const previous = locks.get(appName) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.catch(() => {});
+    locks.set(appName, settled);
+    void settled.then(() => {
+      if (locks.get(appName) === settled) locks.delete(appName);
+    });
+    return next;
+  };
+
+  const app = async (req: Request): Promise<string> => {
+    const name = String(req.params.app);
+    await options.loader.loadApp(name);
+    return name;
+  };
+  const requireSet = async (appName: string, evalSetId: string): Promise<EvalSet> => {
+    assertSafeId("eval set id", evalSetId);
+    const set = await store.getEvalSet(appName, evalSetId);
+    if (!set) throw new EvalSetNotFoundError(appName, evalSetId);
+    return set;
+  };
+  const setId = (req: Request) => String(req.params.evalSetId);
+  const caseId = (req: Request) => String(req.params.evalCaseId);
+
+  const listSets: Handler = async (req, res) => {
+    res.json(await store.listEvalSets(await app(req)));
+  };
+
+  const createSet: Handler = async (req, res) => {
+    const appName = await app(req);
+    const body = parse(createSetBody, req.body ?? {});
+    const pathId = req.params.evalSetId === undefined ? undefined : String(req.params.evalSetId);
+    // `{eval_set: {...}}` (current UI), a bare eval set, or only an id (path or body).
+    const given = body.evalSet ?? (isEvalSetLike(req.body) ? parse(evalSetSchema, req.body) : undefined);
+    const evalSetId = pathId ?? given?.evalSetId ?? body.evalSetId;
+    if (!evalSetId) throw new HttpRequestError(400, "INVALID_REQUEST", "eval_set.eval_set_id: required");
+    if (pathId && given && given.evalSetId !== pathId) throw new HttpRequestError(400, "INVALID_REQUEST", "eval_set_id in the body differs from the path");
+    assertSafeId("eval set id", evalSetId);
+    const created: EvalSet = {
+      evalSetId,
+      ...(given?.name ? { name: given.name } : {}),
+      ...(given?.description ? { description: given.description } : {}),
+      evalCases: (given?.evalCases ?? []) as EvalCase[],
+      creationTimestamp: Date.now() / 1000,
+    };
+    await exclusive(appName, async () => {
+      if (await store.getEvalSet(appName, evalSetId)) throw new EvalSetAlreadyExistsError(evalSetId);
+      await store.putEvalSet(appName, created);
+    });
+    res.json(created);
+  };
+
+  const getSet: Handler = async (req, res) => {
+    res.json(await requireSet(await app(req), setId(req)));
+  };
+
+  const deleteSet: Handler = async (req, res) => {
+    const appName = await app(req);
+    assertSafeId("eval set id", setId(req));
+    const deleted = await exclusive(appName, () => store.deleteEvalSet(appName, setId(req)));
+    if (!deleted) throw new EvalSetNotFoundError(appName, setId(req));
+    res.json({});
+  };
+
+  const listCases: Handler = async (req, res) => {
+    const set = await requireSet(await app(req), setId(req));
+    res.json(set.evalCases.map((c) => c.evalId).sort());
+  };
+
+  const addSession: Handler = async (req, res) => {
+    const appName = await app(req);
+    const body = parse(addSessionBody, req.body ?? {});
+    const session = await options.sessionService.getSession({ appName, userId: body.userId, sessionId: body.sessionId });
+    if (!session) throw new HttpRequestError(404, "SESSION_NOT_FOUND", `Session not found: ${body.sessionId}`);
+    const evalCase: EvalCase = {
+      evalId: body.evalId,
+      conversation: invocationsFromSession(session.events),
+      sessionInput: { appName, userId: body.userId, state: {} },
+      creationTimestamp: Date.now() / 1000,
+    };
+    await exclusive(appName, async () => {
+      const set = await requireSet(appName, setId(req));
+      if (set.evalCases.some((c) => c.evalId === body.evalId)) throw new EvalCaseAlreadyExistsError(set.evalSetId, body.evalId);
+      set.evalCases.push(evalCase);
+      await store.putEvalSet(appName, set);
+    });
+    res.json(evalCase);
+  };
+
+  const getCase: Handler = async (req, res) => {
+    const set = await requireSet(await app(req), setId(req));
+    const found = set.evalCases.find((c) => c.evalId === caseId(req));
+    if (!found) throw new EvalCaseNotFoundError(set.evalSetId, caseId(req));
+    res.json(found);
+  };
+
+  const updateCase: Handler = async (req, res) => {
+    const appName = await app(req);
+    const raw = { evalId: caseId(req), ...(isObject(req.body) ? req.body : {}) };
+    const updated = parse(evalCaseSchema, raw) as unknown as EvalCase;
+    if (updated.evalId !== caseId(req)) throw new HttpRequestError(400, "INVALID_REQUEST", "evalId in the body differs from the path");
+    await exclusive(appName, async () => {
+      const set = await requireSet(appName, setId(req));
+      const index = set.evalCases.findIndex((c) => c.evalId === caseId(req));
+      if (index < 0) throw new EvalCaseNotFoundError(set.evalSetId, caseId(req));
+      if (!updated.creationTimestamp) updated.creationTimestamp = set.evalCases[index]!.creationTimestamp;
+      set.evalCases[index] = updated;
+      await store.putEvalSet(appName, set);
+    });
+    res.json(updated);
+  };
+
+  const deleteCase: Handler = async (req, res) => {
+    const appName = await app(req);
+    await exclusive(appName, async () => {
+      const set = await requireSet(appName, setId(req));
+      const index = set.evalCases.findIndex((c) => c.evalId === caseId(req));
+      if (index < 0) throw new EvalCaseNotFoundError(set.evalSetId, caseId(req));
+      set.evalCases.splice(index, 1);
+      await store.putEvalSet(appName, set);
+    });
+    res.json({});
+  };
+
+  const run = async (req: Request) => {
+    const appName = await app(req);
+    const body = parse(runBody, req.body ?? {});
+    const metrics = (body.evalMetrics ?? DEFAULT_EVAL_METRICS) as EvalMetric[];
+    for (const m of metrics) if (!definitions.has(m.metricName)) throw new UnknownMetricError(m.metricName, [...definitions.keys()]);
+    const set = await requireSet(appName, setId(req));
+    const ids = body.evalCaseIds ?? body.evalIds;
+    for (const id of ids ?? []) if (!set.evalCases.some((c) => c.evalId === id)) throw new EvalCaseNotFoundError(set.evalSetId, id);
+    const controller = new AbortController();
+    // Stop the agents when the client goes away before the run ends.
+    const onClose = () => {
+      if (!req.res?.writableEnded) controller.abort(new Error("client disconnected"));
+    };
+    req.res?.on("close", onClose);
+    try {
+      const result = await runEvalSet({
+        runner: await options.runnerFor(appName),
+        sessionService: options.sessionService,
+        appName,
+        evalSet: set,
+        evalCaseIds: ids,
+        metrics,
+        definitions,
+        signal: controller.signal,
+      });
+      await store.putEvalSetResult(appName, result);
+      return { result, metrics };
+    } finally {
+      req.res?.off("close", onClose);
+    }
+  };
+
+  const runLegacy: Handler = async (req, res) => {
+    const { result, metrics } = await run(req);
+    res.json(result.evalCaseResults.map((r): RunEvalResult => ({ ...r, evalMetricResults: pairs(metrics, r.overallEvalMetricResults) })));
+  };
+
+  const runCurrent: Handler = async (req, res) => {
+    const { result, metrics } = await run(req);
+    res.json({ runEvalResults: result.evalCaseResults.map((r) => ({ ...r, evalMetricResults: pairs(metrics, r.overallEvalMetricResults) })) });
+  };
+
+  const listResults: Handler = async (req, res) => {
+    res.json(await store.listEvalSetResults(await app(req)));
+  };
+
+  const getResult: Handler = async (req, res) => {
+    const appName = await app(req);
+    const id = String(req.params.resultId);
+    assertSafeId("eval result id", id);
+    const found = await store.getEvalSetResult(appName, id);
+    if (!found) throw new EvalResultNotFoundError(appName, id);
+    res.json(found);
+  };
+
+  const metricsInfo: Handler = async (req, res) => {
+    await app(req);
+    res.json({ metricsInfo: [...definitions.values()].filter((d) => !d.unavailableReason).map((d) => d.info) });
+  };
+
+  for (const prefix of ["/dev/apps/:app", "/apps/:app"]) {
+    const sets = [`${prefix}/eval_sets`, `${prefix}/eval-sets`];
+    const one = sets.map((s) => `${s}/:evalSetId`);
+    const cases = one.flatMap((s) => [`${s}/evals/:evalCaseId`, `${s}/eval-cases/:evalCaseId`]);
+    router.get(sets, listSets);
+    router.post(sets, createSet);
+    router.get(one, getSet);
+    router.post(one, createSet);
+    router.delete(one, deleteSet);
+    router.get(one.flatMap((s) => [`${s}/evals`, `${s}/eval-cases`]), listCases);
+    router.post(one.flatMap((s) => [`${s}/add_session`, `${s}/add-session`]), addSession);
+    router.get(cases, getCase);
+    router.put(cases, updateCase);
+    router.delete(cases, deleteCase);
+    router.post(one.flatMap((s) => [`${s}/run_eval`, `${s}/run-eval`]), runLegacy);
+    router.post(one.map((s) => `${s}/run`), runCurrent);
+    router.get([`${prefix}/eval_results`, `${prefix}/eval-results`], listResults);
+    router.get([`${prefix}/eval_results/:resultId`, `${prefix}/eval-results/:resultId`], getResult);
+    router.get([`${prefix}/metrics-info`, `${prefix}/metrics_info`], metricsInfo);
+  }
+  return router;
+}
+
+function pairs(metrics: EvalMetric[], results: RunEvalResult["overallEvalMetricResults"]): RunEvalResult["evalMetricResults"] {
+  return results.map((r, i) => [metrics[i] ?? { metricName: r.metricName, threshold: r.threshold }, r]);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isEvalSetLike(value: unknown): boolean {
+  return isObject(value) && ("evalCases" in value || "eval_cases" in value);
+}
+
+/** Validates a body; a failure is a 400 naming the field. */
+function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.join(".") : "body";
+  throw new HttpRequestError(400, "INVALID_REQUEST", `${where}: ${issue?.message ?? "invalid"}`);
+}

@@ -1,0 +1,29 @@
+/** Lower-cased word tokens (letters and digits of any script). */
+export function tokenize(text: string): string[] {
+  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((t) => t !== "");
+}
+
+/**
+ * ROUGE-1 F1: unigram overlap of a candidate with a reference (clipped counts), as the
+ * harmonic mean of precision and recall. Two empty texts match (1); one empty text scores 0.
+ */
+export function rouge1F1(candidate: string, reference: string): number {
+  const cand = tokenize(candidate);
+  const ref = tokenize(reference);
+  if (cand.length === 0 && ref.length === 0) return 1;
+  if (cand.length === 0 || ref.length === 0) return 0;
+  const counts = new Map<string, number>();
+  for (const t of ref) counts.set(t, (counts.get(t) ?? 0) + 1);
+  let overlap = 0;
+  for (const t of cand) {
+    const left = counts.get(t) ?? 0;
+    if (left > 0) {
+      overlap += 1;
+      counts.set(t, left - 1);
+    }
+  }
+  if (overlap === 0) return 0;
+  const precision = overlap / cand.length;
+  const recall = overlap / ref.length;
+  return (2 * precision * recall) / (precision + recall);
+}

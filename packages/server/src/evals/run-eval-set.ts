@@ -1,0 +1,141 @@
+import { randomUUID } from "node:crypto";
+import { sessionToJson, type BaseSessionService, type Event, type Runner } from "@agentkit/core";
+import type { EvalMetricDefinition } from "./eval-metrics.js";
+import {
+  EvalStatus,
+  type EvalCase,
+  type EvalCaseResult,
+  type EvalMetric,
+  type EvalMetricResult,
+  type EvalMetricResultPerInvocation,
+  type EvalSet,
+  type EvalSetResult,
+  type Invocation,
+} from "./eval-types.js";
+import { invocationFromEvents } from "./invocations-from-events.js";
+
+export interface RunEvalSetOptions {
+  runner: Runner;
+  sessionService: BaseSessionService;
+  appName: string;
+  evalSet: EvalSet;
+  /** Cases to run (default all), in the set's order. */
+  evalCaseIds?: string[];
+  metrics: EvalMetric[];
+  definitions: ReadonlyMap<string, EvalMetricDefinition>;
+  /** User for cases without a session input (default "eval_user"). */
+  defaultUserId?: string;
+  signal?: AbortSignal;
+}
+
+/** Prefix of the sessions eval runs create (ADK's), so they are easy to tell apart. */
+export const EVAL_SESSION_PREFIX = "___eval___session___";
+
+/**
+ * Runs the cases of an eval set: each case replays its user turns through the app's runner on
+ * a fresh session (with the case's initial state), then every metric scores each invocation
+ * against the expected one and the overall score (the mean) against the threshold.
+ */
+export async function runEvalSet(options: RunEvalSetOptions): Promise<EvalSetResult> {
+  const wanted = options.evalCaseIds && options.evalCaseIds.length > 0 ? new Set(options.evalCaseIds) : undefined;
+  const cases = options.evalSet.evalCases.filter((c) => !wanted || wanted.has(c.evalId));
+  const results: EvalCaseResult[] = [];
+  for (const evalCase of cases) {
+    options.signal?.throwIfAborted();
+    results.push(await runEvalCase(options, evalCase));
+  }
+  const now = Date.now() / 1000;
+  const id = `${options.appName}_${options.evalSet.evalSetId}_${now.toFixed(3)}`;
+  return { evalSetResultId: id, evalSetResultName: id, evalSetId: options.evalSet.evalSetId, evalCaseResults: results, creationTimestamp: now };
+}
+
+async function runEvalCase(options: RunEvalSetOptions, evalCase: EvalCase): Promise<EvalCaseResult> {
+  const userId = evalCase.sessionInput?.userId ?? options.defaultUserId ?? "eval_user";
+  const session = await options.sessionService.createSession({
+    appName: options.appName,
+    userId,
+    sessionId: `${EVAL_SESSION_PREFIX}${randomUUID()}`,
+    state: structuredClone(evalCase.sessionInput?.state ?? {}),
+  });
+  const base = {
+    evalSetFile: options.evalSet.evalSetId,
+    evalSetId: options.evalSet.evalSetId,
+    evalId: evalCase.evalId,
+    sessionId: session.id,
+    userId,
+  };
+  const actual: Invocation[] = [];
+  let failure: string | undefined;
+  try {
+    for (const expected of evalCase.conversation) {
+      const events: Event[] = [];
+      for await (const event of options.runner.runAsync({ userId, sessionId: session.id, newMessage: expected.userContent, signal: options.signal })) {
+        events.push(event);
+      }
+      actual.push(invocationFromEvents(expected.userContent, events));
+    }
+  } catch (error) {
+    options.signal?.throwIfAborted();
+    failure = `the agent run failed: ${error instanceof Error ? error.message : String(error)}`;
+  }
+
+  const perInvocation: EvalMetricResultPerInvocation[] = evalCase.conversation.map((expected, i) => ({
+    actualInvocation: actual[i] ?? { invocationId: "", userContent: expected.userContent, creationTimestamp: Date.now() / 1000 },
+    expectedInvocation: expected,
+    evalMetricResults: [],
+  }));
+  const overall: EvalMetricResult[] = [];
+  for (const metric of options.metrics) {
+    const definition = options.definitions.get(metric.metricName);
+    const scores: number[] = [];
+    let reason = failure ?? definition?.unavailableReason;
+    if (!reason && definition) {
+      for (const [i, row] of perInvocation.entries()) {
+        const verdict = await definition.evaluate(actual[i]!, row.expectedInvocation, options.signal);
+        if ("notEvaluated" in verdict) {
+          reason = verdict.notEvaluated;
+          row.evalMetricResults.push(notEvaluated(metric, verdict.notEvaluated));
+        } else {
+          scores.push(verdict.score);
+          row.evalMetricResults.push(scored(metric, verdict.score, verdict.details));
+        }
+      }
+    }
+    if (reason || scores.length === 0) {
+      overall.push(notEvaluated(metric, reason ?? "the case has no invocations to compare"));
+      if (reason && (failure || definition?.unavailableReason)) for (const row of perInvocation) row.evalMetricResults.push(notEvaluated(metric, reason));
+    } else {
+      overall.push(scored(metric, scores.reduce((a, b) => a + b, 0) / scores.length));
+    }
+  }
+  const statuses = overall.map((r) => r.evalStatus);
+  const finalEvalStatus =
+    failure || statuses.includes(EvalStatus.FAILED)
+      ? EvalStatus.FAILED
+      : statuses.includes(EvalStatus.PASSED)
+        ? EvalStatus.PASSED
+        : EvalStatus.NOT_EVALUATED;
+  const stored = await options.sessionService.getSession({ appName: options.appName, userId, sessionId: session.id });
+  return {
+    ...base,
+    finalEvalStatus,
+    overallEvalMetricResults: overall,
+    evalMetricResultPerInvocation: perInvocation,
+    ...(stored ? { sessionDetails: sessionToJson(stored) } : {}),
+  };
+}
+
+function scored(metric: EvalMetric, score: number, details?: Record<string, unknown>): EvalMetricResult {
+  const result: EvalMetricResult = {
+    metricName: metric.metricName,
+    threshold: metric.threshold,
+    score,
+    evalStatus: score >= metric.threshold ? EvalStatus.PASSED : EvalStatus.FAILED,
+  };
+  if (details) result.details = details;
+  return result;
+}
+
+function notEvaluated(metric: EvalMetric, reason: string): EvalMetricResult {
+  return { metricName: metric.metricName, threshold: metric.threshold, evalStatus: EvalStatus.NOT_EVALUATED, details: { reason } };
+}

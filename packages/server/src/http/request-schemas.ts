@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { contentFromJson, InvalidJsonError, type Content } from "@agentkit/core";
+import { HttpRequestError } from "../errors/server-errors.js";
+
+const snakeToCamel = (key: string): string => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * Top-level keys in camelCase: Python clients send `app_name`, JS clients `appName`
+ * (http-api.md section 1). When both spellings are present the camelCase one wins.
+ */
+export function camelizeKeys(body: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const camel = snakeToCamel(key);
+    if (camel === key || !(camel in body)) out[camel] = value;
+  }
+  return out;
+}
+
+const jsonObject = z.record(z.string(), z.unknown());
+const nonEmpty = z.string().min(1, "must be a non-empty string");
+
+/** POST /run and /run_sse (http-api.md 4.4). */
+export const runRequestSchema = z.object({
+  appName: nonEmpty,
+  userId: nonEmpty,
+  sessionId: nonEmpty,
+  newMessage: jsonObject.nullish(),
+  streaming: z.boolean().nullish(),
+  stateDelta: jsonObject.nullish(),
+  functionCallEventId: z.string().nullish(),
+  invocationId: z.string().nullish(),
+  customMetadata: jsonObject.nullish(),
+});
+
+/** POST /apps/{app}/users/{user}/sessions (4.2). */
+export const createSessionSchema = z.object({
+  state: jsonObject.nullish(),
+  sessionId: z.string().trim().min(1, "must be a non-empty string").nullish(),
+  events: z.array(jsonObject).nullish(),
+});
+
+/** POST /apps/{app}/users/{user}/sessions/{sid}: `{state}` (section 8 pick). */
+export const createSessionWithIdSchema = z.object({ state: jsonObject.nullish() });
+
+/** PATCH /apps/{app}/users/{user}/sessions/{sid}. */
+export const patchSessionSchema = z.object({ stateDelta: jsonObject });
+
+/** POST .../artifacts (Python's save). */
+export const saveArtifactSchema = z.object({
+  filename: nonEmpty,
+  artifact: jsonObject,
+  customMetadata: jsonObject.nullish(),
+});
+
+/** PATCH /apps/{app}/users/{user}/memory. */
+export const addSessionToMemorySchema = z.object({ sessionId: nonEmpty });
+
+/** POST /api/reasoning_engine (JS Agent Engine style; the body may sit under `input`). */
+export const reasoningEngineSchema = z.object({
+  appName: nonEmpty,
+  userId: nonEmpty.default("default-user"),
+  sessionId: nonEmpty.default("default-session"),
+  newMessage: jsonObject.nullish(),
+  stateDelta: jsonObject.nullish(),
+});
+
+/**
+ * Validates a JSON body against a schema after camelCasing its top-level keys. An absent body
+ * counts as `{}`. Failures are a 400 naming the field and the problem.
+ */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const input = body === undefined ? {} : body;
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw new HttpRequestError(400, "INVALID_REQUEST", "The request body must be a JSON object.");
+  }
+  const result = schema.safeParse(camelizeKeys(input as Record<string, unknown>), { reportInput: true });
+  if (result.success) return result.data;
+  throw new HttpRequestError(400, "INVALID_REQUEST", describeIssues(result.error));
+}
+
+function describeIssues(error: z.ZodError): string {
+  const parts = error.issues.slice(0, 5).map((issue) => {
+    const path = issue.path.length > 0 ? issue.path.map(String).join(".") : "body";
+    // With reportInput, a missing field is an invalid_type issue whose input is undefined.
+    const missing = issue.code === "invalid_type" && "input" in issue && issue.input === undefined;
+    const message = missing ? "is required" : issue.message;
+    return `${path}: ${message}`;
+  });
+  return `Invalid request body: ${parts.join("; ")}`;
+}
+
+/** A message Content from JSON (either casing), or a 400 naming `field`. */
+export function contentField(raw: Record<string, unknown> | null | undefined, field: string): Content | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  try {
+    return contentFromJson(raw);
+  } catch (error) {
+    if (error instanceof InvalidJsonError) throw new HttpRequestError(400, "INVALID_REQUEST", `Invalid request body: ${field}: ${error.message}`);
+    throw error;
+  }
+}

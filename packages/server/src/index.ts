@@ -1,0 +1,80 @@
+export type { AgentLoader, LoadedApp } from "./agent-loader.js";
+export type { ServerContext } from "./server-context.js";
+export { AppNotFoundError, HttpRequestError } from "./errors/server-errors.js";
+export { statusForError, errorBody } from "./errors/status-for-error.js";
+export {
+  createAgentServer,
+  type AgentServer,
+  type AgentServerOptions,
+  type ListenOptions,
+  type ListeningAddress,
+} from "./create-agent-server.js";
+export { createStaticAgentLoader, type StaticAgentLoaderOptions } from "./static-agent-loader.js";
+export type { ServerCorsOptions } from "./http/cors-options.js";
+export type { DevUiOptions } from "./routes/dev-ui-routes.js";
+export type { AppInfo } from "./routes/app-routes.js";
+export { consoleLogger, type ServerLogger } from "./server-logger.js";
+export { SessionRunQueue, type ReleaseRun } from "./runs/session-run-queue.js";
+export { LiveCloseCode } from "./live/live-socket-server.js";
+export {
+  createTraceRecorder,
+  createDebugRouter,
+  TracingPlugin,
+  TraceStore,
+  type TraceRecorder,
+  type TraceRecorderOptions,
+  type TraceSource,
+  type TraceStoreOptions,
+  type EventTraceAttributes,
+  type DebugRouterOptions,
+  type SpanJson,
+} from "./telemetry/index.js";
+export {
+  createGraphRouter,
+  buildAgentDot,
+  highlightPairsForEvent,
+  describeApp,
+  describeAgent,
+  type AgentDotOptions,
+  type AppStructure,
+  type StructureNode,
+} from "./graph/index.js";
+export {
+  createEvalRouter,
+  createFileEvalStore,
+  createInMemoryEvalStore,
+  createEvalMetrics,
+  runEvalSet,
+  rouge1F1,
+  EvalStatus,
+  DEFAULT_EVAL_METRICS,
+  EvalSetNotFoundError,
+  EvalSetAlreadyExistsError,
+  EvalCaseNotFoundError,
+  EvalCaseAlreadyExistsError,
+  EvalResultNotFoundError,
+  InvalidEvalIdError,
+  UnknownMetricError,
+  type EvalRouterOptions,
+  type EvalStore,
+  type FileEvalStoreOptions,
+  type EvalMetricDefinition,
+  type EvalSet,
+  type EvalCase,
+  type Invocation,
+  type EvalMetric,
+  type EvalMetricResult,
+  type EvalCaseResult,
+  type EvalSetResult,
+  type RunEvalResult,
+} from "./evals/index.js";
+export {
+  createDirectoryAgentLoader,
+  AgentLoadError,
+  MODULE_ENTRY_FILES,
+  YAML_ENTRY_FILES,
+  type DirectoryAgentLoaderOptions,
+  type LoaderLogger,
+  type BuiltInTool,
+  type ImportModule,
+} from "./loader/index.js";

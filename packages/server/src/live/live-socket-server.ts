@@ -1,0 +1,181 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { eventToJson, LiveRequestQueue, RunAbortedError, SessionNotFoundError, type RunConfig } from "@agentkit/core";
+import { errorBody } from "../errors/status-for-error.js";
+import { rejectReason, type HostGuardOptions } from "../http/host-guard.js";
+import type { RouteDeps } from "../routes/route-deps.js";
+import { SessionRunQueue } from "../runs/session-run-queue.js";
+import { LiveMessageError, parseLiveMessage } from "./live-request-message.js";
+
+/** Close codes of http-api.md section 6. */
+export const LiveCloseCode = {
+  NORMAL: 1000,
+  GOING_AWAY: 1001,
+  PROTOCOL_ERROR: 1002,
+  POLICY_VIOLATION: 1008,
+  INTERNAL_ERROR: 1011,
+} as const;
+
+/** Largest client frame accepted (audio chunks and camera frames are far smaller). */
+const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+/** A close reason must fit a control frame: at most 123 bytes of UTF-8. */
+const MAX_REASON_BYTES = 123;
+
+/** Cuts a close reason to 123 bytes of UTF-8 without splitting a character. */
+export function closeReason(text: string): string {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length <= MAX_REASON_BYTES) return text;
+  let end = MAX_REASON_BYTES;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end -= 1;
+  return bytes.subarray(0, end).toString("utf8");
+}
+
+interface LiveParams {
+  appName: string;
+  userId: string;
+  sessionId: string;
+  runConfig: RunConfig;
+}
+
+/**
+ * `/run_live`: one live run per socket. Client text frames are LiveRequests (content, blob,
+ * close); every server frame is one Event as JSON. The socket closes with 1000 when the run
+ * ends, 1002 for a missing session, 1008 for bad parameters or an unknown app, 1011 (reason
+ * cut to 123 bytes) when the run fails. Closing the socket aborts the run.
+ */
+export class LiveSocketServer {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  private readonly live = new Map<WebSocket, AbortController>();
+
+  constructor(
+    private readonly deps: RouteDeps,
+    private readonly guard: HostGuardOptions,
+  ) {}
+
+  /** Handles an HTTP upgrade of the server; anything but `/run_live` is refused. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on("error", () => socket.destroy());
+    const url = new URL(req.url ?? "/", "http://localhost");
+    if (url.pathname !== "/run_live") return refuse(socket, 404, "Not Found");
+    if (rejectReason(req, this.guard, true)) return refuse(socket, 403, "Forbidden");
+    if (this.deps.runs.isDraining) return refuse(socket, 503, "Service Unavailable");
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, url.searchParams));
+  }
+
+  /** Closes every live socket (1001) and aborts its run. */
+  async close(): Promise<void> {
+    const closing = [...this.live.entries()].map(([ws, controller]) => {
+      controller.abort(new Error("The server is shutting down."));
+      return closeAndWait(ws, LiveCloseCode.GOING_AWAY, "Server shutting down");
+    });
+    await Promise.all(closing);
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+
+  private onConnection(ws: WebSocket, query: URLSearchParams): void {
+    const controller = new AbortController();
+    this.live.set(ws, controller);
+    const queue = new LiveRequestQueue();
+    ws.on("error", () => controller.abort(new Error("WebSocket error")));
+    ws.on("close", () => {
+      this.live.delete(ws);
+      controller.abort(new Error("The client closed the socket."));
+      queue.close();
+    });
+    // Frames that arrive while the run is being set up wait in the queue.
+    ws.on("message", (data: RawData, isBinary: boolean) => {
+      if (isBinary) return sendJson(ws, { error: "Binary frames are not part of the protocol; send JSON text frames." });
+      try {
+        for (const request of parseLiveMessage(rawText(data))) queue.send(request);
+      } catch (error) {
+        if (error instanceof LiveMessageError) return sendJson(ws, { error: error.message, details: error.details });
+        sendJson(ws, { error: "Invalid LiveRequest" });
+      }
+    });
+    const params = liveParams(query);
+    if (typeof params === "string") return void ws.close(LiveCloseCode.POLICY_VIOLATION, closeReason(params));
+    void this.runLive(ws, params, queue, controller);
+  }
+
+  private async runLive(ws: WebSocket, params: LiveParams, queue: LiveRequestQueue, controller: AbortController): Promise<void> {
+    let release: (() => void) | undefined;
+    let lease: { release(): void } | undefined;
+    const finished = this.deps.runs.start(controller);
+    try {
+      let runnerLease;
+      try {
+        runnerLease = await this.deps.runners.acquire(params.appName);
+      } catch (error) {
+        return void ws.close(LiveCloseCode.POLICY_VIOLATION, closeReason(errorBody(error).error));
+      }
+      lease = runnerLease;
+      const key = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
+      if (!(await this.deps.context.sessionService.getSession({ ...key, config: { numRecentEvents: 0 } }))) {
+        return void ws.close(LiveCloseCode.PROTOCOL_ERROR, "Session not found");
+      }
+      // A live call is a run like any other: it holds the session's turn while it lasts.
+      release = await this.deps.queue.acquire(SessionRunQueue.keyOf(params.appName, params.userId, params.sessionId), controller.signal);
+      const events = runnerLease.runner.runLive({ ...key, liveRequestQueue: queue, runConfig: params.runConfig, signal: controller.signal });
+      for await (const event of events) sendJson(ws, eventToJson(event));
+      ws.close(LiveCloseCode.NORMAL, "Live run ended");
+    } catch (error) {
+      if (controller.signal.aborted && (error instanceof RunAbortedError || ws.readyState !== ws.OPEN)) return;
+      if (error instanceof SessionNotFoundError) return void ws.close(LiveCloseCode.PROTOCOL_ERROR, "Session not found");
+      const body = errorBody(error);
+      if (body.code === "INTERNAL") this.deps.logger.error("Live run failed", error);
+      ws.close(LiveCloseCode.INTERNAL_ERROR, closeReason(body.error));
+    } finally {
+      queue.close();
+      release?.();
+      lease?.release();
+      finished();
+    }
+  }
+}
+
+function liveParams(query: URLSearchParams): LiveParams | string {
+  const appName = query.get("app_name") ?? query.get("appName");
+  const userId = query.get("user_id") ?? query.get("userId");
+  const sessionId = query.get("session_id") ?? query.get("sessionId");
+  if (!appName) return "Missing query parameter app_name";
+  if (!userId) return "Missing query parameter user_id";
+  if (!sessionId) return "Missing query parameter session_id";
+  const flag = (name: string) => query.get(name) === "true";
+  const modalities = query.getAll("modalities").flatMap((m) => m.split(",")).map((m) => m.trim().toUpperCase()).filter(Boolean);
+  const bad = modalities.find((m) => m !== "TEXT" && m !== "AUDIO");
+  if (bad) return `Invalid modality ${bad}: use TEXT or AUDIO`;
+  const runConfig: RunConfig = { responseModalities: modalities.length > 0 ? modalities : ["AUDIO"] };
+  if (flag("proactive_audio")) runConfig.proactivity = { proactiveAudio: true };
+  if (flag("enable_affective_dialog")) runConfig.enableAffectiveDialog = true;
+  if (flag("enable_session_resumption")) runConfig.sessionResumption = { transparent: true };
+  if (flag("save_live_blob")) runConfig.saveInputBlobsAsArtifacts = true;
+  return { appName, userId, sessionId, runConfig };
+}
+
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  return Buffer.from(data as ArrayBuffer).toString("utf8");
+}
+
+function sendJson(ws: WebSocket, payload: unknown): void {
+  if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(payload));
+}
+
+function refuse(socket: Duplex, status: number, text: string): void {
+  const body = JSON.stringify({ error: text, detail: text, code: text.toUpperCase().replace(/ /g, "_") });
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** Closes with a code and waits for the close handshake, terminating a peer that never answers. */
+function closeAndWait(ws: WebSocket, code: number, reason: string): Promise<void> {
+  if (ws.readyState === ws.CLOSED) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => ws.terminate(), 2000);
+    ws.once("close", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    ws.close(code, reason);
+  });
+}

@@ -1,0 +1,90 @@
+import { isAbsolute, relative, sep } from "node:path";
+import type { BaseTool, BaseToolset, ModelRegistry } from "@agentkit/core";
+import { AgentLoadError, describeError } from "./agent-load-error.js";
+import { parseCodeReference } from "./code-reference.js";
+import type { ModuleImporter } from "./module-importer.js";
+
+/** A tool available by bare name in YAML configs: an instance, or a factory taking the config's `args`. */
+export type BuiltInTool = BaseTool | BaseToolset | ((args: Record<string, unknown> | undefined) => BaseTool | BaseToolset);
+
+/** What loading one app needs: where files are, how to import them, and what it touched. */
+export interface LoadContext {
+  readonly agentsDir: string;
+  /** The reload tag of this load (undefined when reload is off). */
+  readonly tag: string | undefined;
+  readonly importer: ModuleImporter;
+  readonly builtInTools: ReadonlyMap<string, BuiltInTool>;
+  readonly modelRegistry?: ModelRegistry;
+  /** Records a file the app depends on (for change detection). */
+  track(file: string): void;
+}
+
+/** A path for messages: relative to the agents dir's parent (`agents/a/root_agent.yaml`) when inside it. */
+export function displayPath(agentsDir: string, file: string): string {
+  const base = agentsDir.slice(0, Math.max(agentsDir.lastIndexOf(sep), 0)) || sep;
+  const rel = relative(base, file);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel.split(sep).join("/") : file;
+}
+
+/** An `AgentLoadError` for a file (and field). */
+export function loadError(ctx: Pick<LoadContext, "agentsDir">, file: string, field: string | undefined, problem: string, cause?: unknown): AgentLoadError {
+  return new AgentLoadError({ file, displayFile: displayPath(ctx.agentsDir, file), field, problem: field ? `${field}: ${problem}` : problem, cause });
+}
+
+/** The export a code reference names, imported under the load's reload tag. Throws a message string on failure. */
+export async function importReference(ctx: LoadContext, reference: string, fromFile: string): Promise<unknown> {
+  const target = parseCodeReference(reference, fromFile, ctx.agentsDir);
+  if (typeof target === "string") throw new ReferenceProblem(target);
+  let namespace: Record<string, unknown>;
+  try {
+    if (target.kind === "file") {
+      const imported = await ctx.importer.importFile(target.file, ctx.tag);
+      ctx.track(imported.file);
+      namespace = imported.namespace;
+    } else {
+      namespace = await ctx.importer.importPackage(target.specifier, fromFile);
+    }
+  } catch (error) {
+    throw new ReferenceProblem(`"${reference}": cannot load the module: ${describeError(error)}`, error);
+  }
+  if (!(target.exportName in namespace)) {
+    const names = Object.keys(namespace).filter((k) => k !== "__esModule");
+    throw new ReferenceProblem(`"${reference}": the module has no export "${target.exportName}" (it exports: ${names.join(", ") || "nothing"})`);
+  }
+  return namespace[target.exportName];
+}
+
+/** A code reference that does not resolve; the caller adds the file and field. */
+export class ReferenceProblem extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = "ReferenceProblem";
+  }
+}
+
+/** Calls a factory export with ADK-style `args`: unnamed ones positionally, named ones as one trailing object. */
+export async function callWithArgs(value: unknown, args: readonly { name?: string | undefined; value?: unknown }[], reference: string): Promise<unknown> {
+  if (typeof value !== "function") throw new ReferenceProblem(`"${reference}" has args but is not a function or class`);
+  const positional = args.filter((a) => a.name === undefined).map((a) => a.value);
+  const named = args.filter((a) => a.name !== undefined);
+  const callArgs = named.length ? [...positional, Object.fromEntries(named.map((a) => [a.name, a.value]))] : positional;
+  return isClass(value) ? new (value as new (...a: unknown[]) => unknown)(...callArgs) : await (value as (...a: unknown[]) => unknown)(...callArgs);
+}
+
+/** True for `class X {}` (not for plain functions). */
+export function isClass(value: unknown): boolean {
+  return typeof value === "function" && /^class[\s{]/.test(Function.prototype.toString.call(value));
+}
+
+/** "a string", "an array", "a function", "null", "an object (Foo)" ... for messages. */
+export function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "function") return isClass(value) ? `a class (${value.name || "anonymous"})` : "a function";
+  if (typeof value === "object") {
+    const ctor = (value as { constructor?: { name?: string } }).constructor?.name;
+    return ctor && ctor !== "Object" ? `an object (${ctor})` : "a plain object";
+  }
+  return `a ${typeof value}`;
+}

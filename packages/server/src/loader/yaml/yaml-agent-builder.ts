@@ -1,0 +1,275 @@
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import {
+  AgentKitError,
+  BaseAgent,
+  LlmAgent,
+  LoopAgent,
+  ParallelAgent,
+  SequentialAgent,
+  type AfterAgentCallback,
+  type AfterModelCallback,
+  type AfterToolCallback,
+  type BaseLlm,
+  type BeforeAgentCallback,
+  type BeforeModelCallback,
+  type BeforeToolCallback,
+  type OnModelErrorCallback,
+  type OnToolErrorCallback,
+  type BaseTool,
+  type BaseToolset,
+  type GenerateContentConfig,
+  type LlmAgentOptions,
+} from "@agentkit/core";
+import { AgentLoadError, describeError } from "../agent-load-error.js";
+import { displayPath, loadError, ReferenceProblem, type LoadContext } from "../load-context.js";
+import {
+  AGENT_CLASS_SCHEMAS,
+  agentRefSchema,
+  type AgentClassName,
+  type CodeConfig,
+  type GenerateContentConfigYaml,
+  type LlmAgentConfig,
+  type ToolConfig,
+} from "./agent-config-schema.js";
+import { makeAgentTool, resolveAgentCode, resolveCallback, resolveModelCode, resolveSchema, resolveTools } from "./code-values.js";
+import { formatFieldPath, formatProblems, issuesToProblems, type FieldProblem } from "./format-issues.js";
+import { readYamlFile } from "./yaml-file.js";
+
+type Path = (string | number)[];
+
+/** Builds the agent tree of a YAML agent config file (ADK's agent config format). */
+export async function loadYamlAgent(ctx: LoadContext, file: string): Promise<BaseAgent> {
+  const doc = await readYamlFile(ctx, file);
+  return new YamlAgentBuilder(ctx).build(doc, file, [], [file]);
+}
+
+class YamlAgentBuilder {
+  private readonly ctx: LoadContext;
+
+  constructor(ctx: LoadContext) {
+    this.ctx = ctx;
+  }
+
+  /** `modelAbove`: an LlmAgent ancestor names a model, so this agent may inherit it. */
+  async build(node: unknown, file: string, path: Path, files: string[], modelAbove = false): Promise<BaseAgent> {
+    if (typeof node !== "object" || node === null || Array.isArray(node)) {
+      throw this.error(file, path, `expected an agent config (a mapping), got ${Array.isArray(node) ? "a list" : String(node)}`);
+    }
+    const agentClass = (node as { agent_class?: unknown }).agent_class ?? "LlmAgent";
+    if (typeof agentClass !== "string" || !(agentClass in AGENT_CLASS_SCHEMAS)) {
+      throw this.error(file, [...path, "agent_class"], `unknown agent class ${JSON.stringify(agentClass)}; expected one of ${Object.keys(AGENT_CLASS_SCHEMAS).join(", ")}`);
+    }
+    const parsed = AGENT_CLASS_SCHEMAS[agentClass as AgentClassName].safeParse(node);
+    if (!parsed.success) {
+      const problems = issuesToProblems(parsed.error.issues, path).map(explainForbidden);
+      throw new AgentLoadError({
+        file,
+        displayFile: displayPath(this.ctx.agentsDir, file),
+        field: problems[0] ? formatFieldPath(problems[0].path) : undefined,
+        problem: formatProblems(problems),
+      });
+    }
+    const config = parsed.data;
+    const isLlm = config.agent_class === undefined || config.agent_class === "LlmAgent";
+    const ownModel = isLlm && (config.model ?? config.model_code) !== undefined;
+    const subAgents: BaseAgent[] = [];
+    for (const [i, item] of (config.sub_agents ?? []).entries()) {
+      subAgents.push(await this.subAgent(item, file, [...path, "sub_agents", i], files, modelAbove || ownModel));
+    }
+    const base = {
+      name: config.name,
+      description: config.description,
+      subAgents,
+      beforeAgentCallback: await this.callbacks<BeforeAgentCallback>(config.before_agent_callbacks, file, [...path, "before_agent_callbacks"]),
+      afterAgentCallback: await this.callbacks<AfterAgentCallback>(config.after_agent_callbacks, file, [...path, "after_agent_callbacks"]),
+    };
+    const construct = async (): Promise<BaseAgent> => {
+      switch (config.agent_class) {
+        case "SequentialAgent":
+          return new SequentialAgent(base);
+        case "ParallelAgent":
+          return new ParallelAgent(base);
+        case "LoopAgent":
+          return new LoopAgent({ ...base, maxIterations: config.max_iterations });
+        default:
+          return this.llmAgent(config, base, file, path, files, modelAbove);
+      }
+    };
+    try {
+      return await construct();
+    } catch (error) {
+      if (error instanceof AgentLoadError) throw error;
+      // Core's own checks (duplicate sub-agent names, invalid settings) already read as sentences.
+      throw this.error(file, path, error instanceof AgentKitError ? error.message : describeError(error), error);
+    }
+  }
+
+  private async llmAgent(
+    config: LlmAgentConfig,
+    base: ConstructorParameters<typeof SequentialAgent>[0],
+    file: string,
+    path: Path,
+    files: string[],
+    modelAbove: boolean,
+  ): Promise<LlmAgent> {
+    if (config.model !== undefined && config.model_code !== undefined) {
+      throw this.error(file, [...path, "model_code"], "give either model or model_code, not both");
+    }
+    let model: BaseLlm | string | undefined = config.model;
+    if (config.model_code !== undefined) model = await this.code(file, [...path, "model_code"], () => resolveModelCode(this.ctx, config.model_code as CodeConfig, file));
+    if (typeof model === "string") this.checkModelName(model, file, [...path, config.model_code ? "model_code" : "model"]);
+    const tools: (BaseTool | BaseToolset)[] = [];
+    for (const [i, tool] of (config.tools ?? []).entries()) tools.push(...(await this.tools(tool, file, [...path, "tools", i], files)));
+    const cb = <F>(key: keyof LlmAgentConfig) => this.callbacks<F>(config[key] as CodeConfig[] | undefined, file, [...path, key]);
+    const inputSchema = config.input_schema;
+    const outputSchema = config.output_schema;
+    const options: LlmAgentOptions = {
+      ...base,
+      model,
+      instruction: config.instruction,
+      staticInstruction: config.static_instruction,
+      globalInstruction: config.global_instruction,
+      tools,
+      outputKey: config.output_key,
+      includeContents: config.include_contents,
+      generateContentConfig: config.generate_content_config ? toGenerateContentConfig(config.generate_content_config) : undefined,
+      inputSchema: inputSchema
+        ? ((await this.code(file, [...path, "input_schema"], () => resolveSchema(this.ctx, inputSchema, file, false))) as LlmAgent["inputSchema"])
+        : undefined,
+      outputSchema: outputSchema ? await this.code(file, [...path, "output_schema"], () => resolveSchema(this.ctx, outputSchema, file, true)) : undefined,
+      disallowTransferToParent: config.disallow_transfer_to_parent,
+      disallowTransferToPeers: config.disallow_transfer_to_peers,
+      beforeModelCallback: await cb<BeforeModelCallback>("before_model_callbacks"),
+      afterModelCallback: await cb<AfterModelCallback>("after_model_callbacks"),
+      onModelErrorCallback: await cb<OnModelErrorCallback>("on_model_error_callbacks"),
+      beforeToolCallback: await cb<BeforeToolCallback>("before_tool_callbacks"),
+      afterToolCallback: await cb<AfterToolCallback>("after_tool_callbacks"),
+      onToolErrorCallback: await cb<OnToolErrorCallback>("on_tool_error_callbacks"),
+    };
+    // Checked after the references, so a broken reference is reported first.
+    if (model === undefined && !modelAbove) {
+      throw this.error(file, [...path, "model"], "required: an LlmAgent needs a model (or model_code), unless an LlmAgent above it has one");
+    }
+    return new LlmAgent(options);
+  }
+
+  /** `{ config_path }` (another YAML file, relative to this one), `{ code }`, or an inline config. */
+  private async subAgent(item: unknown, file: string, path: Path, files: string[], modelAbove: boolean): Promise<BaseAgent> {
+    const isRef = typeof item === "object" && item !== null && ("config_path" in item || "code" in item) && !("name" in item);
+    if (!isRef) return this.build(item, file, path, files, modelAbove);
+    const parsed = agentRefSchema.safeParse(item);
+    if (!parsed.success) {
+      const problems = issuesToProblems(parsed.error.issues, path);
+      throw this.error(file, (problems[0]?.path ?? path) as Path, problems[0]?.message ?? "invalid agent reference");
+    }
+    const ref = parsed.data;
+    if ("code" in ref) return this.code(file, [...path, "code"], () => resolveAgentCode(this.ctx, ref.code, file));
+    const target = resolve(dirname(file), ref.config_path);
+    if (files.includes(target)) {
+      const chain = [...files, target].map((f) => displayPath(this.ctx.agentsDir, f)).join(" -> ");
+      throw this.error(file, [...path, "config_path"], `circular config_path: ${chain}`);
+    }
+    if (!existsSync(target)) throw this.error(file, [...path, "config_path"], `no such file: ${ref.config_path} (resolved to ${target})`);
+    const doc = await readYamlFile(this.ctx, target);
+    return this.build(doc, target, [], [...files, target], modelAbove);
+  }
+
+  private async tools(tool: ToolConfig, file: string, path: Path, files: string[]): Promise<(BaseTool | BaseToolset)[]> {
+    const { name, args } = typeof tool === "string" ? { name: tool, args: undefined } : tool;
+    const namePath = typeof tool === "string" ? path : [...path, "name"];
+    if (name === "AgentTool") return [await this.agentTool(args, file, [...path, "args"], files)];
+    if (/^[A-Za-z_][\w]*$/.test(name)) {
+      const builtIn = this.ctx.builtInTools.get(name);
+      if (!builtIn) {
+        const known = [...this.ctx.builtInTools.keys(), "AgentTool"].join(", ");
+        throw this.error(file, namePath, `unknown built-in tool "${name}" (built-in tools: ${known}); for your own tools use a code reference such as "./tools.ts#${name}"`);
+      }
+      if (typeof builtIn !== "function") {
+        if (args !== undefined) throw this.error(file, [...path, "args"], `the built-in tool "${name}" takes no args`);
+        return [builtIn];
+      }
+      return [await this.code(file, namePath, async () => builtIn(args))];
+    }
+    return this.code(file, namePath, () => resolveTools(this.ctx, name, args, file));
+  }
+
+  private async agentTool(args: Record<string, unknown> | undefined, file: string, path: Path, files: string[]): Promise<BaseTool> {
+    const { agent, skip_summarization: skip, ...rest } = args ?? {};
+    const extra = Object.keys(rest)[0];
+    if (extra !== undefined) throw this.error(file, [...path, extra], "unknown field (AgentTool takes agent and skip_summarization)");
+    if (agent === undefined) throw this.error(file, [...path, "agent"], "required: the agent to call ({ config_path }, { code } or an inline config)");
+    if (skip !== undefined && typeof skip !== "boolean") throw this.error(file, [...path, "skip_summarization"], "expected boolean");
+    // An agent called as a tool runs on its own: it inherits no model.
+    return makeAgentTool(await this.subAgent(agent, file, [...path, "agent"], files, false), skip);
+  }
+
+  /** The callbacks of a `*_callbacks` list; their signature is the user's responsibility (TypeScript cannot check YAML). */
+  private async callbacks<F>(list: CodeConfig[] | undefined, file: string, path: Path): Promise<F[] | undefined> {
+    if (!list?.length) return undefined;
+    const out: F[] = [];
+    for (const [i, config] of list.entries()) {
+      const at = typeof config === "string" ? [...path, i] : [...path, i, "name"];
+      out.push((await this.code(file, at, () => resolveCallback(this.ctx, config, file))) as F);
+    }
+    return out;
+  }
+
+  /** Runs a code resolution, turning its `ReferenceProblem` into an error naming the file and field. */
+  private async code<T>(file: string, path: Path, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof AgentLoadError) throw error;
+      if (error instanceof ReferenceProblem) throw this.error(file, path, error.message, error.cause);
+      throw this.error(file, path, describeError(error), error);
+    }
+  }
+
+  private checkModelName(model: string, file: string, path: Path): void {
+    const registry = this.ctx.modelRegistry;
+    if (!registry || registry.has(model)) return;
+    const known = registry.patterns().map(String).join(", ") || "(none)";
+    throw this.error(file, path, `no model is registered for "${model}" (known patterns: ${known})`);
+  }
+
+  private error(file: string, path: Path, problem: string, cause?: unknown): AgentLoadError {
+    return loadError(this.ctx, file, path.length ? formatFieldPath(path) : undefined, problem, cause);
+  }
+}
+
+/** Settings that belong to the agent, not to generate_content_config: say where they go. */
+const FORBIDDEN_SETTINGS: Readonly<Record<string, string>> = {
+  tools: "not allowed here; list tools in the agent's tools",
+  system_instruction: "not allowed here; use the agent's instruction",
+  response_schema: "not allowed here; use the agent's output_schema",
+  response_json_schema: "not allowed here; use the agent's output_schema",
+};
+
+function explainForbidden(problem: FieldProblem): FieldProblem {
+  const key = problem.path.at(-1);
+  const parent = problem.path.at(-2);
+  const advice = typeof key === "string" && parent === "generate_content_config" ? FORBIDDEN_SETTINGS[key] : undefined;
+  return advice && problem.message === "unknown field" ? { ...problem, message: advice } : problem;
+}
+
+/** snake_case YAML settings to the camelCase `GenerateContentConfig`. */
+function toGenerateContentConfig(yaml: GenerateContentConfigYaml): GenerateContentConfig {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(yaml)) {
+    if (value === undefined) continue;
+    const camel = snakeToCamel(key);
+    out[camel] = key === "labels" ? value : camelKeysDeep(value);
+  }
+  return out as GenerateContentConfig;
+}
+
+function snakeToCamel(key: string): string {
+  return key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+}
+
+function camelKeysDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelKeysDeep);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [snakeToCamel(k), camelKeysDeep(v)]));
+}

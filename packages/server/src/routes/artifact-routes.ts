@@ -1,0 +1,110 @@
+import { Router, type Request } from "express";
+import { contentFromJson, InvalidJsonError, type Part } from "@agentkit/core";
+import { HttpRequestError } from "../errors/server-errors.js";
+import { parseBody, saveArtifactSchema } from "../http/request-schemas.js";
+import type { RouteDeps } from "./route-deps.js";
+
+/** Artifact routes of http-api.md 4.7. Names may contain `/`, so they are wildcards. */
+export function artifactRoutes(deps: RouteDeps): Router {
+  const router = Router();
+  const { artifactService } = deps.context;
+  const base = "/apps/:app/users/:user/sessions/:sid/artifacts";
+
+  router.get(base, async (req, res) => {
+    res.json(await artifactService.listArtifactKeys(scopeOf(req)));
+  });
+
+  router.post(base, async (req, res) => {
+    const body = parseBody(saveArtifactSchema, req.body);
+    const artifact = partFromBody(body.artifact);
+    const scope = scopeOf(req);
+    const version = await artifactService.saveArtifact({
+      ...scope,
+      filename: body.filename,
+      artifact,
+      ...(body.customMetadata ? { customMetadata: body.customMetadata } : {}),
+    });
+    const metadata = await artifactService.getArtifactVersion({ ...scope, filename: body.filename, version });
+    res.json(metadata ?? { version, createTime: Date.now() / 1000 });
+  });
+
+  // Version routes come before the catch-all name route (a name may end in "/versions").
+  router.get(`${base}/*name/versions/metadata`, async (req, res) => {
+    res.json(await artifactService.listArtifactVersions({ ...scopeOf(req), filename: nameOf(req) }));
+  });
+
+  router.get(`${base}/*name/versions/:v/metadata`, async (req, res) => {
+    const filename = nameOf(req);
+    const version = await versionOf(deps, req, req.params.v, filename);
+    const metadata = version === undefined ? undefined : await artifactService.getArtifactVersion({ ...scopeOf(req), filename, version });
+    if (!metadata) throw notFound(filename, req.params.v);
+    res.json(metadata);
+  });
+
+  router.get(`${base}/*name/versions/:v`, async (req, res) => {
+    const filename = nameOf(req);
+    const version = await versionOf(deps, req, req.params.v, filename);
+    const part = version === undefined ? undefined : await artifactService.loadArtifact({ ...scopeOf(req), filename, version });
+    if (!part) throw notFound(filename, req.params.v);
+    res.json(part);
+  });
+
+  router.get(`${base}/*name/versions`, async (req, res) => {
+    res.json(await artifactService.listVersions({ ...scopeOf(req), filename: nameOf(req) }));
+  });
+
+  router.get(`${base}/*name`, async (req, res) => {
+    const filename = nameOf(req);
+    const raw = req.query.version;
+    const version = raw === undefined ? undefined : await versionOf(deps, req, raw, filename);
+    const part =
+      raw !== undefined && version === undefined ? undefined : await artifactService.loadArtifact({ ...scopeOf(req), filename, ...(version !== undefined ? { version } : {}) });
+    if (!part) throw notFound(filename, typeof raw === "string" ? raw : undefined);
+    res.json(part);
+  });
+
+  router.delete(`${base}/*name`, async (req, res) => {
+    await artifactService.deleteArtifact({ ...scopeOf(req), filename: nameOf(req) });
+    res.status(204).end();
+  });
+
+  return router;
+}
+
+function scopeOf(req: Request): { appName: string; userId: string; sessionId: string } {
+  const p = req.params as Record<string, string>;
+  return { appName: p.app!, userId: p.user!, sessionId: p.sid! };
+}
+
+function nameOf(req: Request): string {
+  const raw = (req.params as Record<string, unknown>).name;
+  return Array.isArray(raw) ? raw.join("/") : String(raw);
+}
+
+/** A version number, `latest` (resolved to the newest, undefined when none), or a 400. */
+async function versionOf(deps: RouteDeps, req: Request, raw: unknown, filename: string): Promise<number | undefined> {
+  if (raw === "latest") {
+    const versions = await deps.context.artifactService.listVersions({ ...scopeOf(req), filename });
+    return versions[versions.length - 1];
+  }
+  if (typeof raw !== "string" || !/^\d+$/.test(raw)) {
+    throw new HttpRequestError(400, "INVALID_REQUEST", `Invalid artifact version ${JSON.stringify(raw)}: expected a non-negative integer or "latest".`);
+  }
+  return Number(raw);
+}
+
+function notFound(filename: string, version?: string): HttpRequestError {
+  const message = version === undefined ? `Artifact not found: ${filename}` : `Artifact not found: ${filename} version ${version}`;
+  return new HttpRequestError(404, "ARTIFACT_NOT_FOUND", message);
+}
+
+function partFromBody(raw: Record<string, unknown>): Part {
+  try {
+    const part = contentFromJson({ parts: [raw] }).parts?.[0];
+    if (!part) throw new InvalidJsonError("artifact must be a Part");
+    return part;
+  } catch (error) {
+    if (error instanceof InvalidJsonError) throw new HttpRequestError(400, "INVALID_REQUEST", `Invalid request body: artifact: ${error.message}`);
+    throw error;
+  }
+}

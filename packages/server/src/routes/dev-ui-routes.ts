@@ -1,0 +1,75 @@
+import express, { Router } from "express";
+
+export interface DevUiOptions {
+  /** Folder of the built dev UI (index.html with `<base href="./">` and its assets). */
+  dir: string;
+  /** Shown by the UI in its header instead of the default logo. */
+  logo?: { text: string; imageUrl: string };
+}
+
+const PLACEHOLDER_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<base href="./">
+<title>agentkit dev UI</title>
+<script type="module" src="main.js"></script>
+</head>
+<body>
+<h1>agentkit</h1>
+<p>The dev UI package (<code>@agentkit/dev-ui</code>) is not installed, so there is no UI to show.
+The API is served: try <a href="../list-apps">/list-apps</a>.</p>
+<p id="apps"></p>
+</body>
+</html>
+`;
+
+const PLACEHOLDER_JS = `// agentkit: placeholder for the dev UI (not installed). Lists the served apps.
+const target = document.getElementById("apps");
+fetch("../list-apps").then((r) => r.json()).then((apps) => {
+  if (target) target.textContent = "Apps: " + (apps.length ? apps.join(", ") : "none");
+}).catch(() => {});
+`;
+
+/**
+ * `/` → `/dev-ui/`, the dev UI's static files and its runtime config (http-api.md 4.12).
+ * Without a UI folder a small page says the UI is not installed (still a valid page with a
+ * module script, so a browser pointed at the server sees why).
+ */
+export function devUiRoutes(options: DevUiOptions | undefined): Router {
+  const router = Router();
+  router.get("/", (_req, res) => res.redirect(302, "/dev-ui/"));
+  router.get("/dev-ui", (req, res, next) => {
+    // Routing is not strict, so "/dev-ui/" lands here too: only the slash-less form redirects.
+    if (req.path.endsWith("/")) return next();
+    const query = req.originalUrl.indexOf("?");
+    res.redirect(301, `/dev-ui/${query >= 0 ? req.originalUrl.slice(query) : ""}`);
+  });
+
+  // Generated rather than shipped: same-origin serving means an empty backendUrl.
+  router.get("/dev-ui/assets/config/runtime-config.json", (_req, res) => {
+    res.set("Cache-Control", "no-store").json({ backendUrl: "", ...(options?.logo ? { logo: options.logo } : {}) });
+  });
+  router.get("/dev-ui/config", (_req, res) => {
+    res.json({ logo_text: options?.logo?.text ?? null, logo_image_url: options?.logo?.imageUrl ?? null });
+  });
+
+  if (options) {
+    router.use(
+      "/dev-ui",
+      express.static(options.dir, {
+        index: "index.html",
+        redirect: false,
+        setHeaders: (res, path) => {
+          // Module scripts with another type leave a blank page (the classic Windows registry bug).
+          if (/\.m?js$/.test(path)) res.setHeader("Content-Type", "text/javascript; charset=utf-8");
+        },
+      }),
+    );
+  } else {
+    router.get("/dev-ui/", (_req, res) => res.type("html").send(PLACEHOLDER_HTML));
+    router.get("/dev-ui/index.html", (_req, res) => res.type("html").send(PLACEHOLDER_HTML));
+    router.get("/dev-ui/main.js", (_req, res) => res.type("text/javascript").send(PLACEHOLDER_JS));
+  }
+  return router;
+}

@@ -1,0 +1,19 @@
+import { Router } from "express";
+import { SessionNotFoundError } from "@agentkit/core";
+import { addSessionToMemorySchema, parseBody } from "../http/request-schemas.js";
+import type { RouteDeps } from "./route-deps.js";
+
+/** PATCH /apps/{app}/users/{user}/memory: adds a session to the memory service (4.14). */
+export function memoryRoutes(deps: RouteDeps): Router {
+  const router = Router();
+  router.patch("/apps/:app/users/:user/memory", async (req, res) => {
+    const { app, user } = req.params;
+    const { sessionId } = parseBody(addSessionToMemorySchema, req.body);
+    const key = { appName: app, userId: user, sessionId };
+    const session = await deps.context.sessionService.getSession(key);
+    if (!session) throw new SessionNotFoundError(key);
+    await deps.context.memoryService.addSessionToMemory(session);
+    res.json(null);
+  });
+  return router;
+}

@@ -1,0 +1,14 @@
+import type { ServerContext } from "../server-context.js";
+import type { RunnerCache } from "../runs/runner-cache.js";
+import type { RunTracker } from "../runs/run-tracker.js";
+import type { SessionRunQueue } from "../runs/session-run-queue.js";
+import type { ServerLogger } from "../server-logger.js";
+
+/** What the built-in route modules share (internal; extra routers get the ServerContext). */
+export interface RouteDeps {
+  readonly context: ServerContext;
+  readonly runners: RunnerCache;
+  readonly queue: SessionRunQueue;
+  readonly runs: RunTracker;
+  readonly logger: ServerLogger;
+}

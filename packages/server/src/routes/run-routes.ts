@@ -1,0 +1,117 @@
+import { once } from "node:events";
+import { Router, type Request, type Response } from "express";
+import { eventToJson, RunAbortedError, type Event } from "@agentkit/core";
+import { errorBody, statusForError } from "../errors/status-for-error.js";
+import { contentField, parseBody, reasoningEngineSchema, runRequestSchema } from "../http/request-schemas.js";
+import { prepareRun, type RunParams } from "../runs/execute-run.js";
+import type { RouteDeps } from "./route-deps.js";
+
+/** POST /run, /run_sse (http-api.md 4.4, 4.5 and section 5) and JS's /api/reasoning_engine. */
+export function runRoutes(deps: RouteDeps): Router {
+  const router = Router();
+
+  router.post("/run", async (req, res) => {
+    const body = parseBody(runRequestSchema, req.body);
+    await runToJson(deps, req, res, runParams(body));
+  });
+
+  router.post("/run_sse", async (req, res) => {
+    const body = parseBody(runRequestSchema, req.body);
+    const controller = abortOnDisconnect(req, res);
+    const run = await prepareRun(deps, runParams(body), controller);
+    res.writeHead(200, {
+      "Content-Type": "text/event-stream",
+      "Cache-Control": "no-cache",
+      Connection: "keep-alive",
+      "X-Accel-Buffering": "no",
+    });
+    res.flushHeaders();
+    try {
+      await run.execute((event) => writeFrame(res, eventToJson(event), controller.signal));
+    } catch (error) {
+      if (!controller.signal.aborted) {
+        if (statusForError(error) >= 500) deps.logger.error("Run failed after the SSE stream started", error);
+        const { error: message, code } = errorBody(error);
+        // An error after the stream started is a frame with a string `error` (section 5.1).
+        await writeFrame(res, { error: message, code }, controller.signal).catch(() => {});
+      }
+    }
+    res.end();
+  });
+
+  // Agent Engine style (adk-devtools): flat or under `input`, session auto-created.
+  router.post("/api/reasoning_engine", async (req, res) => {
+    const raw = req.body as { input?: unknown } | undefined;
+    const input = raw && typeof raw === "object" && raw.input && typeof raw.input === "object" ? raw.input : raw;
+    const body = parseBody(reasoningEngineSchema, input);
+    const key = { appName: body.appName, userId: body.userId, sessionId: body.sessionId };
+    await deps.runners.runnerFor(body.appName);
+    const existing = await deps.context.sessionService.getSession(key);
+    if (!existing) {
+      await deps.context.sessionService.createSession(key).catch((error: unknown) => {
+        if ((error as { code?: string }).code !== "SESSION_ALREADY_EXISTS") throw error;
+      });
+    }
+    const params: RunParams = { ...key };
+    const message = contentField(body.newMessage, "newMessage");
+    if (message) params.newMessage = message;
+    if (body.stateDelta) params.stateDelta = body.stateDelta;
+    await runToJson(deps, req, res, params, (events) => ({ output: events }));
+  });
+
+  return router;
+}
+
+function runParams(body: ReturnType<typeof parseBody<typeof runRequestSchema>>): RunParams {
+  const params: RunParams = { appName: body.appName, userId: body.userId, sessionId: body.sessionId };
+  const message = contentField(body.newMessage, "newMessage");
+  if (message) params.newMessage = message;
+  if (body.stateDelta) params.stateDelta = body.stateDelta;
+  if (body.streaming) params.streaming = true;
+  if (body.customMetadata) params.customMetadata = body.customMetadata;
+  return params;
+}
+
+/** Runs to completion and answers with the events as JSON (the user's own event excluded). */
+async function runToJson(
+  deps: RouteDeps,
+  req: Request,
+  res: Response,
+  params: RunParams,
+  wrap: (events: unknown[]) => unknown = (events) => events,
+): Promise<void> {
+  const controller = abortOnDisconnect(req, res);
+  const run = await prepareRun(deps, { ...params, streaming: false }, controller);
+  const events: Event[] = [];
+  try {
+    await run.execute((event) => {
+      if (!event.partial) events.push(event);
+    });
+  } catch (error) {
+    if (controller.signal.aborted && error instanceof RunAbortedError) return; // the client left
+    if (statusForError(error) >= 500) deps.logger.error("Run failed", error);
+    // Like adk-devtools: the error plus the events produced before it.
+    res.status(statusForError(error)).json({ ...errorBody(error), events: events.map(eventToJson) });
+    return;
+  }
+  res.json(wrap(events.map(eventToJson)));
+}
+
+/** An AbortController aborted when the client goes away before the response is complete. */
+export function abortOnDisconnect(req: Request, res: Response): AbortController {
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) controller.abort(new Error("The client disconnected."));
+  };
+  res.once("close", onClose);
+  req.once("aborted", onClose);
+  return controller;
+}
+
+/** One SSE frame in one write: `data: <json>` and a blank line; waits for drain. */
+async function writeFrame(res: Response, payload: unknown, signal: AbortSignal): Promise<void> {
+  if (signal.aborted || res.destroyed) return;
+  if (!res.write(`data: ${JSON.stringify(payload)}\n\n`)) {
+    await once(res, "drain", { signal }).catch(() => {});
+  }
+}

@@ -1,0 +1,79 @@
+import { SessionNotFoundError, StreamingMode, type Content, type Event, type RunConfig } from "@agentkit/core";
+import { HttpRequestError } from "../errors/server-errors.js";
+import type { RouteDeps } from "../routes/route-deps.js";
+import { SessionRunQueue } from "./session-run-queue.js";
+
+export interface RunParams {
+  appName: string;
+  userId: string;
+  sessionId: string;
+  newMessage?: Content;
+  stateDelta?: Record<string, unknown>;
+  streaming?: boolean;
+  customMetadata?: Record<string, unknown>;
+}
+
+/** A run that passed its checks (app and session exist, the session's turn is ours) and may start. */
+export interface PreparedRun {
+  /** Runs the agent, handing each event to `onEvent` (awaited: back-pressure). Always releases. */
+  execute(onEvent: (event: Event) => Promise<void> | void): Promise<void>;
+  /** Gives up without running (releases the session slot and the runner). */
+  cancel(): void;
+}
+
+export class ServerDrainingError extends HttpRequestError {
+  constructor() {
+    super(503, "SHUTTING_DOWN", "The server is shutting down; retry on another instance.");
+  }
+}
+
+/**
+ * Does everything that can fail before a run's first event, so `/run_sse` can still answer
+ * with a plain JSON error: resolves the app's runner, waits for the session's turn (runs of one
+ * session are serialized in this process), and checks the session exists. `signal` (the
+ * client's connection) cancels the wait and, later, the run.
+ */
+export async function prepareRun(deps: RouteDeps, params: RunParams, controller: AbortController): Promise<PreparedRun> {
+  if (deps.runs.isDraining) throw new ServerDrainingError();
+  const lease = await deps.runners.acquire(params.appName);
+  let release: (() => void) | undefined;
+  try {
+    release = await deps.queue.acquire(SessionRunQueue.keyOf(params.appName, params.userId, params.sessionId), controller.signal);
+    if (deps.runs.isDraining) throw new ServerDrainingError();
+    const key = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
+    const session = await deps.context.sessionService.getSession({ ...key, config: { numRecentEvents: 0 } });
+    if (!session) throw new SessionNotFoundError(key);
+  } catch (error) {
+    release?.();
+    lease.release();
+    throw error;
+  }
+  const done = () => {
+    release?.();
+    lease.release();
+  };
+  return {
+    cancel: done,
+    async execute(onEvent) {
+      const finished = deps.runs.start(controller);
+      try {
+        const runConfig: RunConfig = {
+          streamingMode: params.streaming ? StreamingMode.SSE : StreamingMode.NONE,
+          ...(params.customMetadata ? { customMetadata: params.customMetadata } : {}),
+        };
+        const events = lease.runner.runAsync({
+          userId: params.userId,
+          sessionId: params.sessionId,
+          ...(params.newMessage ? { newMessage: params.newMessage } : {}),
+          ...(params.stateDelta ? { stateDelta: params.stateDelta } : {}),
+          runConfig,
+          signal: controller.signal,
+        });
+        for await (const event of events) await onEvent(event);
+      } finally {
+        done();
+        finished();
+      }
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/** Longest inline-data payload kept verbatim in span attributes; bytes beyond are elided. */
+const MAX_INLINE_DATA = 256;
+
+/** Default longest JSON attribute kept whole (characters). */
+export const DEFAULT_MAX_ATTRIBUTE_CHARS = 100_000;
+
+function replacer(seen?: WeakSet<object>) {
+  return (key: string, v: unknown): unknown => {
+    if (typeof v === "function" || typeof v === "symbol") return undefined;
+    if (typeof v === "bigint") return v.toString();
+    if (typeof AbortSignal !== "undefined" && v instanceof AbortSignal) return undefined;
+    if (key === "data" && typeof v === "string" && v.length > MAX_INLINE_DATA) return `<${v.length} base64 characters>`;
+    if (seen && typeof v === "object" && v !== null) {
+      if (seen.has(v)) return "<cycle>";
+      seen.add(v);
+    }
+    return v;
+  };
+}
+
+/**
+ * JSON text for a span attribute: functions and signals are left out, base64 blobs shortened,
+ * and a value longer than `maxChars` is replaced by a small JSON object holding its head, so
+ * the attribute always parses and memory stays bounded. Never throws.
+ */
+export function toJsonString(value: unknown, maxChars = DEFAULT_MAX_ATTRIBUTE_CHARS): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value, replacer()) ?? "null";
+  } catch {
+    // A cycle: repeat with every object written once.
+    try {
+      text = JSON.stringify(value, replacer(new WeakSet())) ?? "null";
+    } catch {
+      return '"<not serializable>"';
+    }
+  }
+  if (text.length <= maxChars) return text;
+  return JSON.stringify({ truncated: true, length: text.length, head: text.slice(0, Math.max(0, maxChars - 100)) });
+}

@@ -1,0 +1,146 @@
+import { ConfigurationError } from "@agentkit/core";
+import type { Context } from "@opentelemetry/api";
+import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace";
+import { toSpanJson, type SpanAttributeValue, type SpanJson } from "./span-json.js";
+import { TraceAttr } from "./trace-attributes.js";
+
+export interface TraceStoreOptions {
+  /** Most spans kept over all traces (default 10 000). */
+  maxSpans?: number;
+  /** Most traces kept (default 1 000). */
+  maxTraces?: number;
+}
+
+interface StoredTrace {
+  spans: SpanJson[];
+  sessionIds: Set<string>;
+  eventIds: string[];
+}
+
+/** The attributes of the span that produced an event, plus its ids (the single-event trace answer). */
+export type EventTraceAttributes = Record<string, SpanAttributeValue> & { trace_id: string; span_id: string };
+
+/**
+ * A span processor that keeps ended spans in memory, indexed by trace, session and event, and
+ * bounded: past `maxTraces` or `maxSpans` the oldest traces are evicted whole. A trace belongs
+ * to a session when any of its spans carries the session id (`gcp.vertex.agent.session_id` or
+ * `gen_ai.conversation.id`), as ADK's servers associate them.
+ */
+export class TraceStore implements SpanProcessor {
+  readonly maxSpans: number;
+  readonly maxTraces: number;
+  /** Insertion order = age: the first entry is evicted first. */
+  private readonly traces = new Map<string, StoredTrace>();
+  private readonly bySession = new Map<string, Set<string>>();
+  private readonly byEvent = new Map<string, { traceId: string; span: SpanJson }>();
+  private spanCount = 0;
+  private closed = false;
+
+  constructor(options: TraceStoreOptions = {}) {
+    this.maxSpans = positive(options.maxSpans, 10_000, "maxSpans");
+    this.maxTraces = positive(options.maxTraces, 1_000, "maxTraces");
+  }
+
+  onStart(_span: Span, _parentContext: Context): void {}
+
+  onEnd(readable: ReadableSpan): void {
+    if (this.closed) return;
+    const span = toSpanJson(readable);
+    let trace = this.traces.get(span.trace_id);
+    if (!trace) {
+      trace = { spans: [], sessionIds: new Set(), eventIds: [] };
+      this.traces.set(span.trace_id, trace);
+    }
+    trace.spans.push(span);
+    this.spanCount += 1;
+    for (const key of [TraceAttr.sessionId, TraceAttr.conversationId]) {
+      const sessionId = span.attributes[key];
+      if (typeof sessionId === "string" && !trace.sessionIds.has(sessionId)) {
+        trace.sessionIds.add(sessionId);
+        let set = this.bySession.get(sessionId);
+        if (!set) this.bySession.set(sessionId, (set = new Set()));
+        set.add(span.trace_id);
+      }
+    }
+    const eventId = span.attributes[TraceAttr.eventId];
+    if (typeof eventId === "string" && eventId !== "") {
+      this.byEvent.set(eventId, { traceId: span.trace_id, span });
+      trace.eventIds.push(eventId);
+    }
+    this.enforceBounds(span.trace_id);
+  }
+
+  /** Every span of every trace of the session, by start time; `[]` when none is known. */
+  spansForSession(sessionId: string): SpanJson[] {
+    const ids = this.bySession.get(sessionId);
+    if (!ids) return [];
+    const out: SpanJson[] = [];
+    for (const id of ids) out.push(...(this.traces.get(id)?.spans ?? []));
+    // Equal starts: the enclosing (longer) span first, so parents precede children.
+    return out.sort((a, b) => a.start_time - b.start_time || b.end_time - a.end_time).map(copySpan);
+  }
+
+  /** The attributes of the model-call span that produced the event, or `undefined`. */
+  attributesForEvent(eventId: string): EventTraceAttributes | undefined {
+    const found = this.byEvent.get(eventId);
+    if (!found) return undefined;
+    return { ...found.span.attributes, trace_id: found.span.trace_id, span_id: found.span.span_id };
+  }
+
+  /** Traces and spans currently held. */
+  get size(): { traces: number; spans: number } {
+    return { traces: this.traces.size, spans: this.spanCount };
+  }
+
+  async forceFlush(): Promise<void> {}
+
+  /** Drops everything; later spans are ignored. */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    this.traces.clear();
+    this.bySession.clear();
+    this.byEvent.clear();
+    this.spanCount = 0;
+  }
+
+  private enforceBounds(currentTraceId: string): void {
+    while (this.traces.size > this.maxTraces || (this.spanCount > this.maxSpans && this.traces.size > 1)) {
+      const oldest = this.traces.keys().next().value;
+      if (oldest === undefined) break;
+      // Never evict the trace being written while another one is older.
+      if (oldest === currentTraceId && this.traces.size === 1) break;
+      this.evict(oldest === currentTraceId ? [...this.traces.keys()][1]! : oldest);
+    }
+    // One trace alone over the span budget: drop its oldest spans.
+    const trace = this.traces.get(currentTraceId);
+    while (trace && this.spanCount > this.maxSpans && trace.spans.length > 0) {
+      const dropped = trace.spans.shift()!;
+      this.spanCount -= 1;
+      const eventId = dropped.attributes[TraceAttr.eventId];
+      if (typeof eventId === "string" && this.byEvent.get(eventId)?.span === dropped) this.byEvent.delete(eventId);
+    }
+  }
+
+  private evict(traceId: string): void {
+    const trace = this.traces.get(traceId);
+    if (!trace) return;
+    this.traces.delete(traceId);
+    this.spanCount -= trace.spans.length;
+    for (const sessionId of trace.sessionIds) {
+      const set = this.bySession.get(sessionId);
+      set?.delete(traceId);
+      if (set?.size === 0) this.bySession.delete(sessionId);
+    }
+    for (const eventId of trace.eventIds) if (this.byEvent.get(eventId)?.traceId === traceId) this.byEvent.delete(eventId);
+  }
+}
+
+function copySpan(span: SpanJson): SpanJson {
+  return { ...span, attributes: { ...span.attributes } };
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) throw new ConfigurationError(`createTraceRecorder: ${name} must be a positive integer, got ${String(value)}.`);
+  return value;
+}

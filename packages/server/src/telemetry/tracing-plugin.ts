@@ -1,0 +1,242 @@
+import {
+  BasePlugin,
+  type BaseAgent,
+  type BaseTool,
+  type CallbackContext,
+  type InvocationContext,
+  type LlmRequest,
+  type LlmResponse,
+  type ToolContext,
+} from "@agentkit/core";
+import { ROOT_CONTEXT, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
+import { GEN_AI_SYSTEM, TraceAttr } from "./trace-attributes.js";
+import { DEFAULT_MAX_ATTRIBUTE_CHARS, toJsonString } from "./trace-json.js";
+
+interface InvocationSpans {
+  root: Span;
+  sessionId: string;
+  /** Open `invoke_agent` spans by agent name (a stack: a loop may re-enter an agent). */
+  agents: Map<string, Span[]>;
+  /** Open `call_llm` spans by agent name (one model call at a time per agent). */
+  models: Map<string, Span>;
+  /** Open `execute_tool` spans by function call id. */
+  tools: Map<string, Span>;
+}
+
+/**
+ * Records one trace per invocation with ADK's span names and attributes: `invocation` (root),
+ * `invoke_agent <name>` under its parent agent's span, `call_llm` and `execute_tool <name>`
+ * under their agent's span. Spans are keyed by invocation id, agent name and call id, never by
+ * "current span", so parallel tools, parallel agents and concurrent runs nest correctly.
+ * One instance may serve many runners; closing a runner does not close it.
+ */
+export class TracingPlugin extends BasePlugin {
+  private readonly tracer: Tracer;
+  private readonly maxAttributeChars: number;
+  private readonly invocations = new Map<string, InvocationSpans>();
+
+  constructor(tracer: Tracer, options: { name?: string; maxAttributeChars?: number } = {}) {
+    super(options.name ?? "agentkit_tracing");
+    this.tracer = tracer;
+    this.maxAttributeChars = options.maxAttributeChars ?? DEFAULT_MAX_ATTRIBUTE_CHARS;
+  }
+
+  private json(value: unknown): string {
+    return toJsonString(value, this.maxAttributeChars);
+  }
+
+  override beforeRunCallback({ invocationContext }: { invocationContext: InvocationContext }): undefined {
+    const sessionId = invocationContext.session.id;
+    const root = this.tracer.startSpan(
+      "invocation",
+      { attributes: { [TraceAttr.invocationId]: invocationContext.invocationId, [TraceAttr.sessionId]: sessionId } },
+      ROOT_CONTEXT,
+    );
+    this.invocations.set(invocationContext.invocationId, { root, sessionId, agents: new Map(), models: new Map(), tools: new Map() });
+    return undefined;
+  }
+
+  override afterRunCallback({ invocationContext }: { invocationContext: InvocationContext }): void {
+    const spans = this.invocations.get(invocationContext.invocationId);
+    if (!spans) return;
+    this.invocations.delete(invocationContext.invocationId);
+    // Whatever an error or an early stop left open ends with the invocation, innermost first.
+    for (const span of spans.tools.values()) endUnfinished(span);
+    for (const span of spans.models.values()) endUnfinished(span);
+    for (const stack of spans.agents.values()) for (const span of stack.reverse()) endUnfinished(span);
+    spans.root.end();
+  }
+
+  override beforeAgentCallback({ agent, context }: { agent: BaseAgent; context: CallbackContext }): undefined {
+    const spans = this.invocations.get(context.invocationId);
+    if (!spans) return undefined;
+    const span = this.tracer.startSpan(
+      `invoke_agent ${agent.name}`,
+      {
+        attributes: {
+          [TraceAttr.operationName]: "invoke_agent",
+          [TraceAttr.agentName]: agent.name,
+          [TraceAttr.agentDescription]: agent.description,
+          [TraceAttr.conversationId]: spans.sessionId,
+          [TraceAttr.invocationId]: context.invocationId,
+        },
+      },
+      trace.setSpan(ROOT_CONTEXT, this.parentOfAgent(spans, agent)),
+    );
+    const stack = spans.agents.get(agent.name) ?? [];
+    stack.push(span);
+    spans.agents.set(agent.name, stack);
+    return undefined;
+  }
+
+  override afterAgentCallback({ agent, context }: { agent: BaseAgent; context: CallbackContext }): undefined {
+    const spans = this.invocations.get(context.invocationId);
+    const span = spans?.agents.get(agent.name)?.pop();
+    if (!spans || !span) return undefined;
+    const model = spans.models.get(agent.name);
+    if (model) {
+      spans.models.delete(agent.name);
+      endUnfinished(model);
+    }
+    span.end();
+    return undefined;
+  }
+
+  override beforeModelCallback({ context, request }: { context: CallbackContext; request: LlmRequest }): undefined {
+    const spans = this.invocations.get(context.invocationId);
+    if (!spans) return undefined;
+    const stale = spans.models.get(context.agentName);
+    // A model call skipped by a later before-model callback never reached after-model.
+    if (stale) endUnfinished(stale);
+    const span = this.tracer.startSpan(
+      "call_llm",
+      {
+        attributes: {
+          [TraceAttr.operationName]: "generate_content",
+          [TraceAttr.system]: GEN_AI_SYSTEM,
+          [TraceAttr.requestModel]: request.model ?? modelNameOf(context),
+          [TraceAttr.agentName]: context.agentName,
+          [TraceAttr.invocationId]: context.invocationId,
+          [TraceAttr.sessionId]: spans.sessionId,
+          // Filled in after-model; a string from the start so every generate_content span is valid.
+          [TraceAttr.eventId]: "",
+          [TraceAttr.llmRequest]: this.json(requestForTrace(request)),
+        },
+      },
+      trace.setSpan(ROOT_CONTEXT, this.agentSpan(spans, context.agentName)),
+    );
+    spans.models.set(context.agentName, span);
+    return undefined;
+  }
+
+  override afterModelCallback({ context, response }: { context: CallbackContext; response: LlmResponse }): undefined {
+    const spans = this.invocations.get(context.invocationId);
+    const span = spans?.models.get(context.agentName);
+    if (!spans || !span) return undefined;
+    // Streamed chunks: the span describes the complete response, which comes last.
+    if (response.partial) return undefined;
+    spans.models.delete(context.agentName);
+    if (context.modelResponseEventId) span.setAttribute(TraceAttr.eventId, context.modelResponseEventId);
+    span.setAttribute(TraceAttr.llmResponse, this.json(response));
+    const usage = response.usageMetadata;
+    if (usage?.promptTokenCount !== undefined) span.setAttribute(TraceAttr.inputTokens, usage.promptTokenCount);
+    if (usage?.candidatesTokenCount !== undefined) span.setAttribute(TraceAttr.outputTokens, usage.candidatesTokenCount);
+    if (response.finishReason) span.setAttribute(TraceAttr.finishReasons, [String(response.finishReason)]);
+    if (response.errorCode) span.setStatus({ code: SpanStatusCode.ERROR, message: response.errorMessage ?? response.errorCode });
+    span.end();
+    return undefined;
+  }
+
+  override onModelErrorCallback({ context, error }: { context: CallbackContext; request: LlmRequest; error: unknown }): undefined {
+    const span = this.invocations.get(context.invocationId)?.models.get(context.agentName);
+    span?.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    return undefined;
+  }
+
+  override beforeToolCallback({ tool, args, context }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext }): undefined {
+    const spans = this.invocations.get(context.invocationId);
+    if (!spans) return undefined;
+    const callId = context.functionCallId ?? "";
+    const span = this.tracer.startSpan(
+      `execute_tool ${tool.name}`,
+      {
+        attributes: {
+          [TraceAttr.operationName]: "execute_tool",
+          [TraceAttr.toolName]: tool.name,
+          [TraceAttr.toolDescription]: tool.description,
+          [TraceAttr.toolType]: tool.constructor.name,
+          [TraceAttr.toolCallId]: callId,
+          [TraceAttr.toolCallArgs]: this.json(args),
+          [TraceAttr.invocationId]: context.invocationId,
+          [TraceAttr.sessionId]: spans.sessionId,
+        },
+      },
+      trace.setSpan(ROOT_CONTEXT, this.agentSpan(spans, context.agentName)),
+    );
+    spans.tools.get(callId)?.end();
+    spans.tools.set(callId, span);
+    return undefined;
+  }
+
+  override afterToolCallback({ context, response }: { context: ToolContext; response: Record<string, unknown> }): undefined {
+    const span = this.takeToolSpan(context);
+    if (!span) return undefined;
+    span.setAttribute(TraceAttr.toolResponse, this.json(response));
+    span.end();
+    return undefined;
+  }
+
+  override onToolErrorCallback({ context, error }: { context: ToolContext; error: unknown }): undefined {
+    const span = this.takeToolSpan(context);
+    if (!span) return undefined;
+    const message = error instanceof Error ? error.message : String(error);
+    span.setAttribute(TraceAttr.toolResponse, this.json({ error: message }));
+    span.setStatus({ code: SpanStatusCode.ERROR, message });
+    span.end();
+    return undefined;
+  }
+
+  /** The plugin holds no resources of its own; the recorder that made it owns the provider. */
+  override async close(): Promise<void> {}
+
+  private takeToolSpan(context: ToolContext): Span | undefined {
+    const spans = this.invocations.get(context.invocationId);
+    const callId = context.functionCallId ?? "";
+    const span = spans?.tools.get(callId);
+    if (span) spans?.tools.delete(callId);
+    return span;
+  }
+
+  private agentSpan(spans: InvocationSpans, agentName: string): Span {
+    const stack = spans.agents.get(agentName);
+    return stack?.[stack.length - 1] ?? spans.root;
+  }
+
+  /** The nearest ancestor agent with an open span (its transfer or workflow runs this one). */
+  private parentOfAgent(spans: InvocationSpans, agent: BaseAgent): Span {
+    for (let parent = agent.parentAgent; parent; parent = parent.parentAgent) {
+      const stack = spans.agents.get(parent.name);
+      const open = stack?.[stack.length - 1];
+      if (open) return open;
+    }
+    return spans.root;
+  }
+}
+
+function endUnfinished(span: Span): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: "unfinished: the call was skipped or the run stopped" });
+  span.end();
+}
+
+function modelNameOf(context: CallbackContext): string {
+  const agent = context.invocation.agent as { model?: unknown };
+  if (typeof agent.model === "string") return agent.model;
+  const model = agent.model as { model?: unknown } | undefined;
+  return typeof model?.model === "string" ? model.model : "";
+}
+
+/** What of a request is worth showing: model, config (minus runtime handles), contents. */
+function requestForTrace(request: LlmRequest): Record<string, unknown> {
+  const { abortSignal: _signal, ...config } = request.config as Record<string, unknown>;
+  return { model: request.model, config, contents: request.contents };
+}

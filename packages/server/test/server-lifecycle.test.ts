@@ -1,0 +1,325 @@
+// Runner cache and reloads, extra plugins and routers, modes, dev UI folder, graceful close.
+import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { Router } from "express";
+import WebSocket from "ws";
+import {
+  App,
+  BasePlugin,
+  InMemoryArtifactService,
+  InMemoryMemoryService,
+  InMemorySessionService,
+  LlmAgent,
+  ModelRegistry,
+  type Event,
+  type InvocationContext,
+} from "@agentkit/core";
+import { ScriptedLiveModel, ScriptedModel } from "@agentkit/core/testing";
+import { AppNotFoundError, createAgentServer, type AgentLoader, type LoadedApp } from "../src/index.js";
+import { json, post, recordingLogger, startTestServer, userMessage } from "./support/test-server.js";
+
+class CountingPlugin extends BasePlugin {
+  events = 0;
+  closes = 0;
+  constructor(name: string) {
+    super(name);
+  }
+  override onEventCallback(_args: { invocationContext: InvocationContext; event: Event }): undefined {
+    this.events += 1;
+    return undefined;
+  }
+  override async close(): Promise<void> {
+    this.closes += 1;
+  }
+}
+
+/** A loader whose app can be swapped, like the directory loader after a file change. */
+class SwappableLoader implements AgentLoader {
+  current: LoadedApp;
+  closed = 0;
+  constructor(app: LoadedApp) {
+    this.current = app;
+  }
+  async listApps() {
+    return [this.current.name];
+  }
+  async loadApp(name: string) {
+    if (name !== this.current.name) throw new AppNotFoundError(name);
+    return this.current;
+  }
+  async close() {
+    this.closed += 1;
+  }
+}
+
+const services = () => ({
+  sessionService: new InMemorySessionService(),
+  artifactService: new InMemoryArtifactService(),
+  memoryService: new InMemoryMemoryService(),
+});
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("runners per loaded app, reloads and extra plugins", () => {
+  const modelV1 = new ScriptedModel({ delayMs: 200 });
+  const modelV2 = new ScriptedModel();
+  const appPluginV1 = new CountingPlugin("app_plugin");
+  const appPluginV2 = new CountingPlugin("app_plugin");
+  const tracing = new CountingPlugin("tracing");
+  const loader = new SwappableLoader({
+    name: "bot",
+    rootAgent: new LlmAgent({ name: "v1", model: modelV1 }),
+    app: new App({ name: "bot", rootAgent: new LlmAgent({ name: "v1", model: modelV1 }), plugins: [appPluginV1] }),
+  });
+  const svc = services();
+  const server = createAgentServer({ loader, ...svc, plugins: [tracing], logger: recordingLogger() });
+  let url = "";
+
+  beforeAll(async () => {
+    ({ url } = await server.listen());
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it("runs through the app's plugins plus the extra ones, one runner per loaded app", async () => {
+    await post(`${url}/apps/bot/users/u/sessions`, { sessionId: "s" });
+    modelV1.push(ScriptedModel.text("v1 says hi"));
+    const res = await post(`${url}/run`, { appName: "bot", userId: "u", sessionId: "s", newMessage: userMessage("hi") });
+    expect(((await res.json()) as { author: string }[])[0]!.author).toBe("v1");
+    expect(appPluginV1.events).toBe(1);
+    expect(tracing.events).toBe(1);
+    expect(await server.context.runnerFor("bot")).toBe(await server.context.runnerFor("bot"));
+    // Extra plugins run first: they observe calls an app plugin might short-circuit.
+    const runner = await server.context.runnerFor("bot");
+    expect(runner.pluginManager.plugins.map((p) => p.name)).toEqual(["tracing", "app_plugin"]);
+  });
+
+  it("a reload builds a new runner; the old one closes after its in-flight run, shared plugins stay open", async () => {
+    const before = await server.context.runnerFor("bot");
+    modelV1.push(ScriptedModel.text("slow v1 answer"));
+    const inflight = post(`${url}/run`, { appName: "bot", userId: "u", sessionId: "s", newMessage: userMessage("slow") });
+    await sleep(50);
+    loader.current = {
+      name: "bot",
+      rootAgent: new LlmAgent({ name: "v2", model: modelV2 }),
+      app: new App({ name: "bot", rootAgent: new LlmAgent({ name: "v2", model: modelV2 }), plugins: [appPluginV2] }),
+    };
+    const after = await server.context.runnerFor("bot");
+    expect(after).not.toBe(before);
+    expect(before.isClosed).toBe(false); // its run is still going
+    const events = (await (await inflight).json()) as { content: { parts: { text: string }[] } }[];
+    expect(events[0]!.content.parts[0]!.text).toBe("slow v1 answer");
+    await sleep(20);
+    expect(before.isClosed).toBe(true);
+    expect(appPluginV1.closes).toBe(1);
+    expect(tracing.closes).toBe(0);
+
+    modelV2.push(ScriptedModel.text("v2 now"));
+    const res = await post(`${url}/run`, { appName: "bot", userId: "u", sessionId: "s", newMessage: userMessage("again") });
+    expect(((await res.json()) as { author: string }[])[0]!.author).toBe("v2");
+    expect(appPluginV2.events).toBe(1);
+  });
+
+  it("close() closes runners but not the loader, services or shared plugins", async () => {
+    const runner = await server.context.runnerFor("bot");
+    await server.close();
+    expect(runner.isClosed).toBe(true);
+    expect(appPluginV2.closes).toBe(1);
+    expect(tracing.closes).toBe(0);
+    expect(loader.closed).toBe(0);
+    expect(await svc.sessionService.getSession({ appName: "bot", userId: "u", sessionId: "s" })).toBeDefined();
+    await expect(fetch(`${url}/list-apps`)).rejects.toThrow();
+  });
+});
+
+describe("model registry", () => {
+  it("string model names resolve through the registry given to the server", async () => {
+    const registry = new ModelRegistry();
+    const scripted = new ScriptedModel({ model: "scripted-pro", steps: [ScriptedModel.text("from the registry")] });
+    registry.register(/^scripted-/, () => scripted);
+    const t = await startTestServer({ modelRegistry: registry, apps: { named: new LlmAgent({ name: "named", model: "scripted-pro" }) } });
+    try {
+      await post(`${t.url}/apps/named/users/u/sessions`, { sessionId: "s" });
+      const res = await post(`${t.url}/run`, { appName: "named", userId: "u", sessionId: "s", newMessage: userMessage("hi") });
+      expect(((await res.json()) as { content: { parts: { text: string }[] } }[])[0]!.content.parts[0]!.text).toBe("from the registry");
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("extra routers", () => {
+  it("extraRouters and mount() sit before the JSON 404 and get the context", async () => {
+    const t = await startTestServer({
+      extraRouters: [
+        Router().get("/dev/apps/:app/eval_sets", async (req, res) => {
+          await t.server.context.loader.loadApp(req.params.app);
+          res.json([]);
+        }),
+      ],
+    });
+    try {
+      expect(await (await fetch(`${t.url}/dev/apps/A/eval_sets`)).json()).toEqual([]);
+      expect((await fetch(`${t.url}/dev/apps/nope/eval_sets`)).status).toBe(404);
+      t.server.mount(Router().get("/dev/apps/:app/build_graph", (req, res) => res.json({ name: req.params.app })));
+      expect(await (await fetch(`${t.url}/dev/apps/A/build_graph`)).json()).toEqual({ name: "A" });
+      expect((await fetch(`${t.url}/still/unknown`)).status).toBe(404);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("modes and the dev UI folder", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "agentkit-devui-"));
+    await mkdir(join(dir, "assets"), { recursive: true });
+    await writeFile(join(dir, "index.html"), '<!doctype html><html><head><base href="./"><script src="main-ABC.js" type="module"></script></head><body><app-root></app-root></body></html>');
+    await writeFile(join(dir, "main-ABC.js"), "console.log('ui');");
+    await writeFile(join(dir, "assets", "audio-processor.js"), "// worklet");
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("serves the UI folder with JavaScript types and a generated runtime config", async () => {
+    const t = await startTestServer({ devUi: { dir, logo: { text: "Acme", imageUrl: "/logo.svg" } } });
+    try {
+      const page = await fetch(`${t.url}/dev-ui/`);
+      expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(await page.text()).toContain("<app-root>");
+      for (const js of ["main-ABC.js", "assets/audio-processor.js"]) {
+        const res = await fetch(`${t.url}/dev-ui/${js}`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get("content-type")).toMatch(/^text\/javascript/);
+      }
+      expect(await (await fetch(`${t.url}/dev-ui/assets/config/runtime-config.json`)).json()).toEqual({ backendUrl: "", logo: { text: "Acme", imageUrl: "/logo.svg" } });
+      const missing = await fetch(`${t.url}/dev-ui/nope.js`);
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get("content-type")).toMatch(/^application\/json/);
+      expect((await fetch(`${t.url}/dev-ui/../../etc/passwd`)).status).toBe(404);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("api mode serves the API without the UI", async () => {
+    const t = await startTestServer({ mode: "api" });
+    try {
+      const root = await fetch(`${t.url}/`);
+      expect(root.status).toBe(200);
+      expect(await root.text()).toBe("OK");
+      expect((await fetch(`${t.url}/dev-ui/`)).status).toBe(404);
+      expect((await fetch(`${t.url}/list-apps`)).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("bad options are a ConfigurationError", () => {
+    expect(() => createAgentServer({} as never)).toThrow(/options.loader/);
+    expect(() => createAgentServer({ loader: new SwappableLoader({ name: "x", rootAgent: new LlmAgent({ name: "x", model: new ScriptedModel() }) }), ...services(), mode: "gui" as never })).toThrow(/mode/);
+  });
+});
+
+describe("graceful close", () => {
+  it("lets a short run finish, aborts a long one after the grace period, closes live sockets with 1001", async () => {
+    const slow = new ScriptedModel({ delayMs: 150 });
+    const endless = new ScriptedModel({ delayMs: 60_000 });
+    const live = new ScriptedLiveModel();
+    const t = await startTestServer({
+      shutdownGraceMs: 400,
+      apps: {
+        slow: new LlmAgent({ name: "slow", model: slow }),
+        endless: new LlmAgent({ name: "endless", model: endless }),
+        talk: new LlmAgent({ name: "talk", model: live }),
+      },
+    });
+    for (const app of ["slow", "endless", "talk"]) await post(`${t.url}/apps/${app}/users/u/sessions`, { sessionId: "s" });
+    slow.push(ScriptedModel.text("made it"));
+    endless.push(ScriptedModel.text("never"));
+    const short = post(`${t.url}/run`, { appName: "slow", userId: "u", sessionId: "s", newMessage: userMessage("hi") });
+    const long = post(`${t.url}/run_sse`, { appName: "endless", userId: "u", sessionId: "s", newMessage: userMessage("hi") });
+    const ws = new WebSocket(`${t.url.replace("http", "ws")}/run_live?app_name=talk&user_id=u&session_id=s`);
+    const wsClosed = new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)));
+    await new Promise((resolve) => ws.once("open", resolve));
+    await sleep(50);
+
+    const started = Date.now();
+    await t.close();
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(350);
+    expect(took).toBeLessThan(3000);
+    expect((await (await short).json()) as unknown[]).toHaveLength(1);
+    const longRes = await long.catch((e: unknown) => e);
+    if (longRes instanceof Response) expect(await longRes.text().catch(() => "")).not.toContain("never");
+    expect(await wsClosed).toBe(1001);
+    const session = await t.sessionService.getSession({ appName: "endless", userId: "u", sessionId: "s" });
+    expect(session!.events.map((e) => e.author)).toEqual(["user"]);
+    expect(t.logger.errors).toEqual([]);
+  });
+
+  it("an embedder's server keeps running: while draining, new runs get 503 JSON", async () => {
+    const model = new ScriptedModel({ delayMs: 200 });
+    const svc = services();
+    const server = createAgentServer({
+      loader: new SwappableLoader({ name: "A", rootAgent: new LlmAgent({ name: "a", model }) }),
+      ...svc,
+      shutdownGraceMs: 1000,
+      logger: recordingLogger(),
+    });
+    // The embedder owns the HTTP server; the agent server only provides the app.
+    const http = createServer(server.app);
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    try {
+      await post(`${url}/apps/A/users/u/sessions`, { sessionId: "s" });
+      await post(`${url}/apps/A/users/u/sessions`, { sessionId: "s2" });
+      model.push(ScriptedModel.text("ok"));
+      const running = post(`${url}/run`, { appName: "A", userId: "u", sessionId: "s", newMessage: userMessage("hi") });
+      await sleep(50);
+      const closing = server.close();
+      const refused = await post(`${url}/run`, { appName: "A", userId: "u", sessionId: "s2", newMessage: userMessage("late") });
+      expect(refused.status).toBe(503);
+      expect((await json(refused)).code).toBe("SHUTTING_DOWN");
+      expect((await running).status).toBe(200);
+      await closing;
+      await expect(server.close()).resolves.toBeUndefined();
+      await expect(server.listen()).rejects.toThrow(/closed/);
+    } finally {
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+
+  it("an embedder's server passes upgrades to handleUpgrade for /run_live", async () => {
+    const server = createAgentServer({
+      loader: new SwappableLoader({ name: "A", rootAgent: new LlmAgent({ name: "a", model: new ScriptedLiveModel() }) }),
+      ...services(),
+      logger: recordingLogger(),
+    });
+    const http = createServer(server.app);
+    http.on("upgrade", (req, socket, head) => server.handleUpgrade(req, socket, head));
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    try {
+      const ws = new WebSocket(`ws://127.0.0.1:${(http.address() as AddressInfo).port}/run_live?app_name=A&user_id=u&session_id=missing`);
+      expect(await new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)))).toBe(1002);
+    } finally {
+      await server.close();
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+
+  it("cannot listen twice", async () => {
+    const t = await startTestServer();
+    try {
+      await expect(t.server.listen()).rejects.toThrow(/already listening/);
+    } finally {
+      await t.close();
+    }
+  });
+});
