@@ -53,7 +53,7 @@ function answerFromTool(name: string, response: Record<string, unknown>): string
 
 function defaultAnswer(userText: string, tools: string[]): string {
   const offer = tools.length ? ` I can use these tools: ${tools.join(", ")}. Try "what time is it in Europe/Paris?" or "roll a 20-sided die".` : "";
-  const demo = " (I am the offline demo model: set OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST for a real one.)";
+  const demo = " (I am the offline demo model: set GOOGLE_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST for a real one.)";
   return (userText ? `You said: "${userText}".${offer}` : `Hello!${offer}`) + demo;
 }
 

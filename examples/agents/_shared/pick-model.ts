@@ -7,6 +7,7 @@ import { DemoModel } from "./demo-model.js";
  */
 export function pickModel(env: Record<string, string | undefined> = process.env): BaseLlm | string {
   if (env.AGENTKIT_EXAMPLE_MODEL) return env.AGENTKIT_EXAMPLE_MODEL;
+  if (env.GOOGLE_API_KEY || env.GEMINI_API_KEY) return "gemini-2.5-flash";
   if (env.OPENAI_API_KEY) return "gpt-4o-mini";
   if (env.ANTHROPIC_API_KEY) return "claude-sonnet-4-5";
   if (env.OLLAMA_HOST) return "ollama/llama3.2";

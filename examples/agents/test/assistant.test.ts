@@ -40,6 +40,8 @@ describe("assistant example", () => {
 
 describe("pickModel", () => {
   it("names a real model when credentials are set, else falls back to the demo model", () => {
+    expect(pickModel({ GEMINI_API_KEY: "k", OPENAI_API_KEY: "k" })).toBe("gemini-2.5-flash");
+    expect(pickModel({ GOOGLE_API_KEY: "k" })).toBe("gemini-2.5-flash");
     expect(pickModel({ OPENAI_API_KEY: "k" })).toBe("gpt-4o-mini");
     expect(pickModel({ ANTHROPIC_API_KEY: "k" })).toBe("claude-sonnet-4-5");
     expect(pickModel({ OLLAMA_HOST: "127.0.0.1:11434" })).toBe("ollama/llama3.2");

@@ -1,0 +1,170 @@
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import {
+  ConfigurationError,
+  InMemoryArtifactService,
+  InMemoryMemoryService,
+  InMemorySessionService,
+  type BaseArtifactService,
+  type BaseMemoryService,
+  type BaseSessionService,
+} from "@agentkit/core";
+
+/** The three services a server or terminal run needs, and one `close()` for all of them. */
+export interface Services {
+  sessionService: BaseSessionService;
+  artifactService: BaseArtifactService;
+  memoryService: BaseMemoryService;
+  /** What each service is, for the startup banner (URIs with passwords masked). */
+  describe: { sessions: string; artifacts: string; memory: string };
+  close(): Promise<void>;
+}
+
+export interface ServiceUris {
+  sessionServiceUri?: string;
+  artifactServiceUri?: string;
+  memoryServiceUri?: string;
+}
+
+const SESSION_SCHEMES = ["memory://", "sqlite:///path/sessions.db", "postgres://…", "mongodb://…", "agentengine://projects/P/locations/L/reasoningEngines/ID"];
+const ARTIFACT_SCHEMES = ["memory://", "file:///dir", "s3://bucket/prefix"];
+const MEMORY_SCHEMES = ["memory://", "mongodb://…"];
+
+/**
+ * Builds the services named by URIs (design.md section 2). The defaults persist under
+ * `<agentsDir>/.agentkit/` (SQLite sessions, file artifacts) so nothing is lost on restart;
+ * memory defaults to in-memory. Backends load lazily: a SQLite user never loads the MongoDB
+ * driver. Each store is probed once, so an unreachable one fails here, at start, with its URI.
+ */
+export async function createServices(uris: ServiceUris, options: { agentsDir: string; probeTimeoutMs?: number }): Promise<Services> {
+  const dataDir = join(resolve(options.agentsDir), ".agentkit");
+  const sessionUri = uris.sessionServiceUri ?? pathToFileURL(join(dataDir, "sessions.db")).href.replace(/^file:/, "sqlite:");
+  const artifactUri = uris.artifactServiceUri ?? pathToFileURL(join(dataDir, "artifacts")).href;
+  const memoryUri = uris.memoryServiceUri ?? "memory://";
+  if (!uris.sessionServiceUri || !uris.artifactServiceUri) mkdirSync(dataDir, { recursive: true });
+
+  const opened: { close(): Promise<void> }[] = [];
+  try {
+    const sessionService = await createSessionService(sessionUri);
+    opened.push(sessionService);
+    const artifactService = await createArtifactService(artifactUri);
+    opened.push(artifactService);
+    const memoryService = await createMemoryService(memoryUri);
+    opened.push(memoryService);
+    await probe(`session service ${maskUri(sessionUri)}`, () => sessionService.listSessions({ appName: "agentkit_probe", userId: "probe" }), options.probeTimeoutMs);
+    await probe(`artifact service ${maskUri(artifactUri)}`, () => artifactService.listArtifactKeys({ appName: "agentkit_probe", userId: "probe", sessionId: "probe" }), options.probeTimeoutMs);
+    return {
+      sessionService,
+      artifactService,
+      memoryService,
+      describe: { sessions: maskUri(sessionUri), artifacts: maskUri(artifactUri), memory: maskUri(memoryUri) },
+      close: () => closeAll(opened),
+    };
+  } catch (error) {
+    await closeAll(opened);
+    throw error;
+  }
+}
+
+export async function createSessionService(uri: string): Promise<BaseSessionService> {
+  switch (schemeOf(uri, "session", SESSION_SCHEMES)) {
+    case "memory":
+      return new InMemorySessionService();
+    case "sqlite":
+      return (await import("@agentkit/sessions/sqlite")).SqliteSessionService.fromUri(uri);
+    case "postgres":
+    case "postgresql":
+      return (await import("@agentkit/sessions/postgres")).PostgresSessionService.fromUri(uri);
+    case "mongodb":
+    case "mongodb+srv":
+      return (await import("@agentkit/sessions/mongodb")).MongoSessionService.fromUri(uri);
+    case "agentengine":
+      return createManagedSessionService(uri);
+    default:
+      throw unknownScheme("session", uri, SESSION_SCHEMES);
+  }
+}
+
+export async function createArtifactService(uri: string): Promise<BaseArtifactService> {
+  switch (schemeOf(uri, "artifact", ARTIFACT_SCHEMES)) {
+    case "memory":
+      return new InMemoryArtifactService();
+    case "file":
+      return (await import("@agentkit/artifacts")).FileArtifactService.fromUri(uri);
+    case "s3":
+      return (await import("@agentkit/artifacts/s3")).S3ArtifactService.fromUri(uri);
+    default:
+      throw unknownScheme("artifact", uri, ARTIFACT_SCHEMES);
+  }
+}
+
+export async function createMemoryService(uri: string): Promise<BaseMemoryService> {
+  switch (schemeOf(uri, "memory", MEMORY_SCHEMES)) {
+    case "memory":
+      return new InMemoryMemoryService();
+    case "mongodb":
+    case "mongodb+srv":
+      return (await import("@agentkit/sessions/mongodb")).MongoMemoryService.fromUri(uri);
+    default:
+      throw unknownScheme("memory", uri, MEMORY_SCHEMES);
+  }
+}
+
+/**
+ * `agentengine://projects/P/locations/L/reasoningEngines/ID` (the engine may be omitted: each
+ * app name is then its engine id). The token comes from GOOGLE_ACCESS_TOKEN (for example
+ * `gcloud auth print-access-token`); the base URL may be overridden by
+ * AGENTKIT_MANAGED_SESSIONS_BASE_URL.
+ */
+async function createManagedSessionService(uri: string): Promise<BaseSessionService> {
+  const match = /^agentengine:\/\/projects\/([^/]+)\/locations\/([^/]+)(?:\/reasoningEngines\/([^/]+))?\/?$/.exec(uri);
+  if (!match) {
+    throw new ConfigurationError(`Invalid managed session service URI "${uri}": expected agentengine://projects/<project>/locations/<location>[/reasoningEngines/<id>].`);
+  }
+  const { ManagedSessionService } = await import("@agentkit/sessions/managed");
+  const token = process.env.GOOGLE_ACCESS_TOKEN;
+  const baseUrl = process.env.AGENTKIT_MANAGED_SESSIONS_BASE_URL;
+  return new ManagedSessionService({
+    project: match[1]!,
+    location: match[2]!,
+    ...(match[3] ? { reasoningEngineId: match[3] } : {}),
+    ...(token ? { accessToken: token } : {}),
+    ...(baseUrl ? { baseUrl } : {}),
+  });
+}
+
+function schemeOf(uri: string, kind: string, known: string[]): string {
+  const match = /^([a-z][a-z0-9+.-]*):/i.exec(uri);
+  if (!match) throw new ConfigurationError(`Invalid ${kind} service URI "${maskUri(uri)}": expected a URI such as ${known.join(", ")}.`);
+  return match[1]!.toLowerCase();
+}
+
+function unknownScheme(kind: string, uri: string, known: string[]): ConfigurationError {
+  return new ConfigurationError(`Unknown ${kind} service URI scheme in "${maskUri(uri)}". Supported: ${known.join(", ")}.`);
+}
+
+/** Hides a password in `scheme://user:password@host`. */
+export function maskUri(uri: string): string {
+  return uri.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, "$1***@");
+}
+
+async function probe(what: string, call: () => Promise<unknown>, timeoutMs = 10_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      call(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } catch (error) {
+    throw new ConfigurationError(`Cannot use the ${what}: ${(error as Error).message}`, { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function closeAll(services: { close(): Promise<void> }[]): Promise<void> {
+  await Promise.allSettled(services.reverse().map((s) => s.close()));
+}

@@ -1,0 +1,31 @@
+/** `agentkit help`: every command and flag, with its environment variable and default. */
+export const HELP_TEXT = `agentkit: build, run and serve LLM agents.
+
+Usage:
+  agentkit web [agents_dir] [flags]         serve the agents of agents_dir with the dev UI at /dev-ui
+  agentkit api-server [agents_dir] [flags]  serve the HTTP API only (no UI)
+  agentkit run <agent_dir> [flags]          chat with one agent in the terminal
+  agentkit help                             this text
+  agentkit version                          the agentkit version
+
+agents_dir (default "."): each subfolder is an app holding agent.ts / agent.js (exporting
+rootAgent or an App) or root_agent.yaml. Folders starting with "." or "_" are not apps.
+
+Flags (web, api-server):
+  --host <host>                  interface to bind (default 127.0.0.1; env AGENTKIT_HOST)
+  --port <port>                  port (default 8000; 0 picks a free one; env AGENTKIT_PORT)
+  --reload / --no-reload         reload an app when its files change (default: on for web, off for api-server)
+  --allow-origins <o1,o2>        enable CORS for these origins (repeatable; env AGENTKIT_ALLOW_ORIGINS)
+  --log-level <level>            error | warn | info | debug (default info; env AGENTKIT_LOG_LEVEL)
+Service flags (web, api-server, run):
+  --session-service-uri <uri>    memory:// | sqlite:///abs/file.db | postgres://… | mongodb://… | agentengine://…
+                                 (default: sqlite under <agents_dir>/.agentkit/; run: memory://; env AGENTKIT_SESSION_SERVICE_URI)
+  --artifact-service-uri <uri>   memory:// | file:///abs/dir | s3://bucket/prefix
+                                 (default: files under <agents_dir>/.agentkit/artifacts; run: memory://; env AGENTKIT_ARTIFACT_SERVICE_URI)
+  --memory-service-uri <uri>     memory:// | mongodb://… (default memory://; env AGENTKIT_MEMORY_SERVICE_URI)
+
+Models: agents name models as strings (gemini-*, gpt-*, o1…, claude-*, ollama/*, openai-compatible/*)
+resolved with the SDKs' usual keys: GOOGLE_API_KEY / GEMINI_API_KEY, OPENAI_API_KEY,
+ANTHROPIC_API_KEY, OLLAMA_HOST. S3 endpoints and credentials come from the AWS SDK's variables
+(AWS_ENDPOINT_URL_S3, AWS_REGION, AWS_ACCESS_KEY_ID, ...).
+`;

@@ -1,0 +1,60 @@
+import { AgentKitError, VERSION } from "@agentkit/core";
+import { CliUsageError } from "./cli-usage-error.js";
+import { HELP_TEXT } from "./help-text.js";
+import { parseCliArgs } from "./parse-cli-args.js";
+import { startDevServer } from "./start-dev-server.js";
+import { runTerminalChat } from "./terminal-chat.js";
+
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs one CLI command; resolves to the process exit code. Server commands resolve once the
+ * server has stopped (SIGINT/SIGTERM: graceful shutdown).
+ */
+export async function main(argv: readonly string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  try {
+    const cli = parseCliArgs(argv, io.env);
+    switch (cli.command) {
+      case "help":
+        io.stdout.write(HELP_TEXT);
+        return 0;
+      case "version":
+        io.stdout.write(`agentkit ${VERSION}\n`);
+        return 0;
+      case "run":
+        await runTerminalChat({ ...cli, output: io.stdout });
+        return 0;
+      case "web":
+      case "api-server": {
+        const server = await startDevServer({ ...cli.options, mode: cli.command === "web" ? "web" : "api", log: io.stdout });
+        await waitForSignal();
+        io.stdout.write("agentkit: shutting down\n");
+        await server.close();
+        return 0;
+      }
+    }
+  } catch (error) {
+    if (error instanceof CliUsageError) {
+      io.stderr.write(`${error.message}\nRun "agentkit help" for usage.\n`);
+      return 2;
+    }
+    io.stderr.write(`agentkit: ${error instanceof AgentKitError ? error.message : (error as Error).stack ?? String(error)}\n`);
+    return 1;
+  }
+}
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      process.off("SIGINT", done);
+      process.off("SIGTERM", done);
+      resolve();
+    };
+    process.once("SIGINT", done);
+    process.once("SIGTERM", done);
+  });
+}

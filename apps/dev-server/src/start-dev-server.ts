@@ -1,0 +1,84 @@
+import { join, resolve } from "node:path";
+import { createModelRegistry } from "@agentkit/models";
+import {
+  createAgentServer,
+  createDebugRouter,
+  createDirectoryAgentLoader,
+  createEvalRouter,
+  createFileEvalStore,
+  createGraphRouter,
+  createTraceRecorder,
+} from "@agentkit/server";
+import { createServices } from "./create-services.js";
+import { createLogger } from "./create-logger.js";
+import type { ServeOptions } from "./parse-cli-args.js";
+
+export interface StartDevServerOptions extends ServeOptions {
+  mode: "web" | "api";
+  /** Where the startup banner goes (default stdout). */
+  log?: NodeJS.WritableStream;
+}
+
+export interface RunningDevServer {
+  url: string;
+  port: number;
+  apps: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root: the only place that knows concrete backends. Loads the agents
+ * directory, opens the services named by URIs, builds the server with tracing, graphs and
+ * evals, listens, and prints the URL and the apps.
+ */
+export async function startDevServer(options: StartDevServerOptions): Promise<RunningDevServer> {
+  const started = performance.now();
+  const agentsDir = resolve(options.agentsDir);
+  const modelRegistry = createModelRegistry();
+  const loader = createDirectoryAgentLoader({ agentsDir, reload: options.reload, modelRegistry });
+  const services = await createServices(options, { agentsDir });
+  const traces = createTraceRecorder();
+  const evalStore = createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });
+  try {
+    const server = createAgentServer({
+      loader,
+      sessionService: services.sessionService,
+      artifactService: services.artifactService,
+      memoryService: services.memoryService,
+      modelRegistry,
+      plugins: [traces.plugin],
+      mode: options.mode,
+      host: options.host,
+      logger: createLogger(options.logLevel),
+      ...(options.allowOrigins.length > 0 ? { cors: { allowOrigins: options.allowOrigins } } : {}),
+    });
+    server.mount(createDebugRouter({ traces }));
+    server.mount(createGraphRouter(server.context));
+    server.mount(createEvalRouter({ ...server.context, evalStore }));
+    const { url, port } = await server.listen({ host: options.host, port: options.port });
+    const apps = await loader.listApps();
+    const log = options.log ?? process.stdout;
+    const ms = Math.round(performance.now() - started);
+    log.write(
+      `agentkit ${options.mode === "web" ? "web" : "api-server"} on ${url}${options.mode === "web" ? ` (dev UI: ${url}/dev-ui/)` : ""} in ${ms} ms\n` +
+        `  agents: ${agentsDir} (${apps.length ? apps.join(", ") : "no apps found"})${options.reload ? ", reload on" : ""}\n` +
+        `  sessions: ${services.describe.sessions}\n  artifacts: ${services.describe.artifacts}\n  memory: ${services.describe.memory}\n`,
+    );
+    return {
+      url,
+      port,
+      apps,
+      async close() {
+        await server.close();
+        await traces.shutdown();
+        await loader.close();
+        await services.close();
+      },
+    };
+  } catch (error) {
+    await traces.shutdown();
+    await loader.close();
+    await services.close();
+    throw error;
+  }
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "@jest/globals";
+import { CliUsageError } from "../src/cli-usage-error.js";
+import { parseCliArgs } from "../src/parse-cli-args.js";
+
+describe("parseCliArgs", () => {
+  it("defaults web to 127.0.0.1:8000, reload on, persisted services (no URIs)", () => {
+    expect(parseCliArgs(["web", "examples/agents"], {})).toEqual({
+      command: "web",
+      options: { agentsDir: "examples/agents", host: "127.0.0.1", port: 8000, reload: true, allowOrigins: [], logLevel: "info" },
+    });
+  });
+
+  it("api-server reloads only when asked", () => {
+    const cli = parseCliArgs(["api-server"], {});
+    expect(cli.command === "api-server" && cli.options.reload).toBe(false);
+    const on = parseCliArgs(["api-server", "--reload"], {});
+    expect(on.command === "api-server" && on.options.reload).toBe(true);
+    const off = parseCliArgs(["web", "--no-reload"], {});
+    expect(off.command === "web" && off.options.reload).toBe(false);
+  });
+
+  it("reads every flag, lists of origins, and service URIs", () => {
+    const cli = parseCliArgs(
+      [
+        "web", "agents", "--host", "0.0.0.0", "--port", "0", "--allow-origins", "http://a.test,http://b.test", "--allow-origins", "http://c.test",
+        "--session-service-uri", "sqlite:///tmp/s.db", "--artifact-service-uri", "file:///tmp/a", "--memory-service-uri", "memory://", "--log-level", "DEBUG",
+      ],
+      {},
+    );
+    expect(cli).toEqual({
+      command: "web",
+      options: {
+        agentsDir: "agents", host: "0.0.0.0", port: 0, reload: true, allowOrigins: ["http://a.test", "http://b.test", "http://c.test"],
+        sessionServiceUri: "sqlite:///tmp/s.db", artifactServiceUri: "file:///tmp/a", memoryServiceUri: "memory://", logLevel: "debug",
+      },
+    });
+  });
+
+  it("falls back to AGENTKIT_* environment variables; flags win", () => {
+    const env = { AGENTKIT_PORT: "9001", AGENTKIT_SESSION_SERVICE_URI: "memory://", AGENTKIT_ALLOW_ORIGINS: "http://x.test" };
+    const cli = parseCliArgs(["web"], env);
+    expect(cli.command === "web" && [cli.options.port, cli.options.sessionServiceUri, cli.options.allowOrigins]).toEqual([9001, "memory://", ["http://x.test"]]);
+    const flag = parseCliArgs(["web", "--port", "1234"], env);
+    expect(flag.command === "web" && flag.options.port).toBe(1234);
+  });
+
+  it("parses run, help and version", () => {
+    expect(parseCliArgs(["run", "agents/a"], {})).toEqual({ command: "run", agentDir: "agents/a", logLevel: "warn" });
+    expect(parseCliArgs([], {})).toEqual({ command: "help" });
+    expect(parseCliArgs(["help", "web"], {})).toEqual({ command: "help", topic: "web" });
+    expect(parseCliArgs(["--version"], {})).toEqual({ command: "version" });
+  });
+
+  it.each([
+    [["serve"], /Unknown command "serve"/],
+    [["web", "--port", "80a"], /--port must be an integer/],
+    [["web", "--port", "70000"], /--port must be an integer/],
+    [["web", "--log-level", "loud"], /--log-level must be one of/],
+    [["web", "--bogus"], /agentkit web: .*bogus/],
+    [["web", "a", "b"], /one agents directory/],
+    [["web", "--reload", "--no-reload"], /contradict/],
+    [["run"], /exactly one agent directory/],
+    [["run", "a", "--port", "1"], /agentkit run: .*port/],
+  ])("rejects %j with a usage error", (argv, message) => {
+    expect(() => parseCliArgs(argv, {})).toThrow(CliUsageError);
+    expect(() => parseCliArgs(argv, {})).toThrow(message);
+  });
+});
