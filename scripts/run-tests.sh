@@ -8,7 +8,9 @@ export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
 # Stale results must not count: a package whose tests crash must show up as missing.
 find packages apps examples bench scripts -maxdepth 2 -name .jest-results.json -not -path '*/node_modules/*' -delete 2>/dev/null
 rc=0
-turbo run test typecheck --continue --output-logs=errors-only "$@" || rc=$?
+# Two tasks at a time on this 2-core machine: more only oversubscribes the CPU and makes the
+# tests that spawn child processes miss their timeouts.
+turbo run test typecheck --continue --concurrency="${AGENTKIT_TEST_CONCURRENCY:-2}" --output-logs=errors-only "$@" || rc=$?
 if [ "$rc" -ne 0 ]; then echo "turbo: a test or type-check task failed (see above)" >&2; fi
 # Last line of the run: "N passed, N failed, N skipped".
 node scripts/test-summary.mjs || rc=1

@@ -15,13 +15,31 @@ async function collect(gen: AsyncGenerator<Event>): Promise<Event[]> {
   return out;
 }
 
-function weatherTool(delays: Record<string, number> = {}) {
+function weatherTool() {
+  return new FunctionTool({
+    name: "get_weather",
+    description: "Weather of a city",
+    parameters: z.object({ city: z.string() }),
+    execute: async ({ city }) => ({ city, sky: "sunny" }),
+  });
+}
+
+/**
+ * For overlapping tool spans without relying on timers (a loaded machine can fire a 30 ms and
+ * a 1 ms timer together): "slow" finishes only after "fast" has returned.
+ */
+function gatedWeatherTool() {
+  let fastDone!: () => void;
+  const fastReturned = new Promise<void>((r) => (fastDone = r));
   return new FunctionTool({
     name: "get_weather",
     description: "Weather of a city",
     parameters: z.object({ city: z.string() }),
     execute: async ({ city }) => {
-      await new Promise((r) => setTimeout(r, delays[city] ?? 0));
+      if (city === "slow") {
+        await fastReturned;
+        await new Promise((r) => setTimeout(r, 5));
+      } else setTimeout(fastDone, 0);
       return { city, sky: "sunny" };
     },
   });
@@ -141,7 +159,7 @@ describe("trace tree with parallel tools and sub-agents", () => {
         ],
         delayMs: 5,
       }),
-      tools: [weatherTool({ slow: 30, fast: 1 })],
+      tools: [gatedWeatherTool()],
     });
     const right = new LlmAgent({ name: "right", model: new ScriptedModel({ steps: [ScriptedModel.text("right done")], delayMs: 10 }) });
     const closing = new LlmAgent({ name: "closing", model: new ScriptedModel({ steps: [ScriptedModel.text("bye")] }) });
