@@ -37,6 +37,10 @@ export const VENDOR_ZONES = {
     "@google-cloud/bigquery": "src/analytics/bigquery/",
     pg: "src/analytics/postgres/",
   },
+  "@agentkit/tools": {
+    "playwright-core": "src/computer-use/",
+    "google-auth-library": "src/openapi/",
+  },
   "@agentkit/artifacts": {
     "@aws-sdk/client-s3": "src/s3/",
     "@aws-sdk/lib-storage": "src/s3/",
