@@ -150,6 +150,30 @@ export { BaseTool, type BaseToolOptions, type ToolRunRequest } from "./tools/bas
 export { BaseToolset, isToolset, type ToolFilter, type BaseToolsetOptions, type ToolUnion } from "./tools/base-toolset.js";
 export { ToolContext } from "./tools/tool-context.js";
 
+// Code executors (implementations live in @agentkit/tools)
+export {
+  BaseCodeExecutor,
+  DEFAULT_CODE_BLOCK_DELIMITERS,
+  DEFAULT_EXECUTION_RESULT_DELIMITERS,
+  type BaseCodeExecutorOptions,
+  type CodeExecutionFile,
+  type CodeExecutionInput,
+  type CodeExecutorResult,
+  type Delimiters,
+} from "./code-executors/base-code-executor.js";
+export {
+  extractCodeAndTruncateContent,
+  buildCodeExecutionResultPart,
+  convertCodeExecutionParts,
+  extractInputFiles,
+} from "./code-executors/code-execution-utils.js";
+export {
+  CODE_EXECUTION_CONTEXT_KEY,
+  readCodeExecutionContext,
+  getErrorCount,
+  type CodeExecutionContextState,
+} from "./code-executors/code-executor-context.js";
+
 // Plugins
 export { BasePlugin, type PluginHookName } from "./plugins/base-plugin.js";
 export { PluginManager, PluginError } from "./plugins/plugin-manager.js";
@@ -190,6 +214,7 @@ export { LlmAgent, IncludeContents, type LlmAgentOptions, type Instruction, type
 export { isLlmAgent } from "./flows/llm-agent-kind.js";
 export { runLlmFlow, createModelResponseEvent } from "./flows/llm-flow.js";
 export { buildLlmRequest } from "./flows/request-builder.js";
+export { preprocessCodeExecution, executeCodeInResponse, saveModelSideImages } from "./flows/code-execution.js";
 export { callModel, afterModel, errorResponse } from "./flows/model-call.js";
 export {
   handleFunctionCalls,

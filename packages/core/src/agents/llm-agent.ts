@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { BaseCodeExecutor } from "../code-executors/base-code-executor.js";
 import type { Content } from "../content/content.js";
 import type { GenerateContentConfig } from "../content/generate-content-config.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
@@ -54,6 +55,8 @@ export interface LlmAgentOptions extends BaseAgentOptions {
   outputSchema?: OutputSchema;
   /** Arguments the agent takes when used as a tool (`AgentTool`). */
   inputSchema?: z.ZodType;
+  /** Runs code blocks of the model's responses (or, model-side, lets the model run them). */
+  codeExecutor?: BaseCodeExecutor;
   disallowTransferToParent?: boolean;
   disallowTransferToPeers?: boolean;
   beforeModelCallback?: CallbackSlot<BeforeModelCallback>;
@@ -88,6 +91,7 @@ export class LlmAgent extends BaseAgent {
   readonly outputKey?: string;
   readonly outputSchema?: OutputSchema;
   readonly inputSchema?: z.ZodType;
+  readonly codeExecutor?: BaseCodeExecutor;
   readonly disallowTransferToParent: boolean;
   readonly disallowTransferToPeers: boolean;
   readonly beforeModelCallback?: CallbackSlot<BeforeModelCallback>;
@@ -109,6 +113,7 @@ export class LlmAgent extends BaseAgent {
     this.outputKey = options.outputKey;
     this.outputSchema = options.outputSchema;
     this.inputSchema = options.inputSchema;
+    this.codeExecutor = options.codeExecutor;
     this.disallowTransferToParent = options.disallowTransferToParent ?? false;
     this.disallowTransferToPeers = options.disallowTransferToPeers ?? false;
     this.beforeModelCallback = options.beforeModelCallback;
@@ -164,10 +169,12 @@ export class LlmAgent extends BaseAgent {
     return resolveInstruction(this.globalInstruction, context);
   }
 
-  /** Closes the agent's toolsets, then its sub-agents. */
+  /** Closes the agent's toolsets and code executor, then its sub-agents. */
   override async close(): Promise<void> {
     const toolsets = this.tools.filter(isToolset);
-    const results = await Promise.allSettled(toolsets.map((t) => t.close()));
+    const closing: Promise<void>[] = toolsets.map((t) => t.close());
+    if (this.codeExecutor) closing.push(this.codeExecutor.close());
+    const results = await Promise.allSettled(closing);
     await super.close();
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
@@ -203,6 +210,10 @@ export class LlmAgent extends BaseAgent {
       throw new ConfigurationError(`Agent "${this.name}": model must be a BaseLlm instance or a model name.`);
     }
     if (this.outputSchema !== undefined) outputSchemaToJson(this.name, this.outputSchema);
+    const executor = this.codeExecutor as unknown;
+    if (executor !== undefined && (typeof executor !== "object" || executor === null || typeof (executor as BaseCodeExecutor).executeCode !== "function")) {
+      throw new ConfigurationError(`Agent "${this.name}": codeExecutor must be a BaseCodeExecutor (e.g. BuiltInCodeExecutor or LocalCodeExecutor from @agentkit/tools).`);
+    }
     for (const tool of this.tools) {
       if (!isToolset(tool) && !(typeof tool === "object" && tool !== null && typeof (tool as BaseTool).runAsync === "function")) {
         throw new ConfigurationError(`Agent "${this.name}": every tool must be a BaseTool or BaseToolset (wrap functions in a FunctionTool).`);

@@ -8,6 +8,7 @@ import type { LlmResponse } from "../models/llm-response.js";
 import type { BaseTool } from "../tools/base-tool.js";
 import { buildConfirmationRequestEvent, resumeConfirmedToolCalls } from "./confirmation.js";
 import { executeFunctionCalls, getLongRunningCallIds, populateFunctionCallIds } from "./function-calling.js";
+import { executeCodeInResponse, preprocessCodeExecution, saveModelSideImages } from "./code-execution.js";
 import { callModel } from "./model-call.js";
 import { buildLlmRequest } from "./request-builder.js";
 
@@ -37,9 +38,17 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
   if (ctx.isEnded) return;
 
   const request = await buildLlmRequest(ctx, agent);
+  const inputFiles = await preprocessCodeExecution(agent, request);
   const actions = createEventActions();
   const context = new CallbackContext(ctx, actions);
-  for await (const response of callModel(ctx, agent, request, actions, context)) {
+  for await (const modelResponse of callModel(ctx, agent, request, actions, context)) {
+    let response = modelResponse;
+    if (agent.codeExecutor?.modelSide) response = await saveModelSideImages(ctx, response, actions, context.modelResponseEventId);
+    else if (agent.codeExecutor) {
+      const makeEvent = (r: LlmResponse) => createModelResponseEvent(ctx, agent, r, request.toolsDict, actions, context.modelResponseEventId);
+      // Code in the response was run: its events are out and the model is called again.
+      if (yield* executeCodeInResponse(ctx, agent, response, inputFiles, makeEvent)) return;
+    }
     // Nothing to show (e.g. a usage-only chunk): skip, as ADK does.
     if (!response.content && !response.errorCode && !response.interrupted) continue;
     const event = createModelResponseEvent(ctx, agent, response, request.toolsDict, actions, context.modelResponseEventId);
