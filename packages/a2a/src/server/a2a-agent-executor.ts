@@ -1,0 +1,215 @@
+import { TaskState, type Message, type Task, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from "@a2a-js/sdk";
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
+import { AgentKitError, ConfigurationError, type Event, type RunConfig, type Runner } from "@agentkit/core";
+import { z } from "zod";
+import { errorMessageOf } from "../errors.js";
+import { a2aMessageToContent, contentToA2aMessage, eventMetadata, type EventMetadataContext } from "../converters/message-converter.js";
+import { A2AMetadataKey } from "../converters/metadata.js";
+import { artifactUpdateFor, partialStatusUpdate, statusUpdate } from "./update-builders.js";
+
+/** How the executor publishes the agent's events (the spec's `AgentExecutorConfig.OutputMode`). */
+export const OutputMode = {
+  /** One artifact per complete event (artifact id = event id). */
+  ARTIFACT_PER_EVENT: "ARTIFACT_PER_EVENT",
+  /** One artifact per run, streamed as one chunk per complete event. */
+  ARTIFACT_PER_RUN: "ARTIFACT_PER_RUN",
+} as const;
+export type OutputMode = (typeof OutputMode)[keyof typeof OutputMode];
+
+/** The spec's name for the executor settings' namespace. */
+export const AgentExecutorConfig = { OutputMode } as const;
+
+type MaybePromise<T> = T | Promise<T>;
+
+export interface A2aAgentExecutorOptions {
+  runner: Runner;
+  /** Default `ARTIFACT_PER_EVENT`. */
+  outputMode?: OutputMode;
+  /** Passed to every run; `streamingMode: "sse"` also forwards partial events (as working status updates). */
+  runConfig?: RunConfig;
+  /** The session's user id; default: the authenticated user's name, else `A2A_USER_<contextId>` (as ADK). */
+  resolveUserId?: (requestContext: RequestContext) => MaybePromise<string>;
+  /** Called before the run starts (throwing fails the task). */
+  beforeExecuteCallback?: (requestContext: RequestContext) => MaybePromise<void>;
+  /** Called after each agent event was converted and published. */
+  afterEventCallback?: (requestContext: RequestContext, event: Event, update: TaskArtifactUpdateEvent | TaskStatusUpdateEvent) => MaybePromise<void>;
+  /** Called after the final status (completed, failed, input-required) was published. */
+  afterExecuteCallback?: (requestContext: RequestContext, finalStatusUpdate: TaskStatusUpdateEvent) => MaybePromise<void>;
+}
+
+const optionsSchema = z.object({
+  runner: z.custom<Runner>((v) => !!v && typeof (v as Runner).runAsync === "function", "runner must be an agentkit Runner"),
+  outputMode: z.enum(["ARTIFACT_PER_EVENT", "ARTIFACT_PER_RUN"]).optional(),
+  runConfig: z.record(z.string(), z.unknown()).optional(),
+  resolveUserId: z.function().optional(),
+  beforeExecuteCallback: z.function().optional(),
+  afterEventCallback: z.function().optional(),
+  afterExecuteCallback: z.function().optional(),
+});
+
+interface RunningTask {
+  contextId: string;
+  controller: AbortController;
+}
+
+/**
+ * The A2A SDK's `AgentExecutor` for an agentkit `Runner`: the A2A context id is the session id,
+ * each request runs the agent once, and its events are published as artifact updates
+ * (per event or per run) between a `working` status and a final `completed`, `failed` or
+ * `input-required` status. `cancelTask` aborts the run and reports `canceled`.
+ */
+export class A2aAgentExecutor implements AgentExecutor {
+  readonly runner: Runner;
+  readonly outputMode: OutputMode;
+  private readonly options: A2aAgentExecutorOptions;
+  private readonly running = new Map<string, RunningTask>();
+
+  constructor(options: A2aAgentExecutorOptions) {
+    const parsed = optionsSchema.safeParse(options);
+    if (!parsed.success) {
+      throw new ConfigurationError(`Invalid A2aAgentExecutor options: ${parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ")}`);
+    }
+    this.options = options;
+    this.runner = options.runner;
+    this.outputMode = options.outputMode ?? OutputMode.ARTIFACT_PER_EVENT;
+  }
+
+  execute = async (requestContext: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const { taskId, contextId } = requestContext;
+    const task: RunningTask = { contextId, controller: new AbortController() };
+    this.running.set(taskId, task);
+    const ids = { taskId, contextId };
+    let metadataContext: EventMetadataContext = { appName: this.runner.appName, userId: "", sessionId: contextId };
+    try {
+      bus.publish(AgentEvent.task(requestContext.task ?? newTask(requestContext)));
+      await this.options.beforeExecuteCallback?.(requestContext);
+      const userId = await this.resolveUserId(requestContext);
+      metadataContext = { ...metadataContext, userId };
+      await this.ensureSession(userId, contextId);
+      bus.publish(AgentEvent.statusUpdate(statusUpdate(ids, TaskState.TASK_STATE_WORKING)));
+      const final = await this.runAgent(requestContext, bus, metadataContext, task.controller.signal);
+      if (task.controller.signal.aborted) return;
+      bus.publish(AgentEvent.statusUpdate(final));
+      await this.options.afterExecuteCallback?.(requestContext, final);
+    } catch (error) {
+      if (task.controller.signal.aborted) return; // cancelTask reported `canceled`
+      const code = error instanceof AgentKitError ? error.code : "INTERNAL_ERROR";
+      const failed = statusUpdate(ids, TaskState.TASK_STATE_FAILED, errorMessage(ids, errorMessageOf(error), code));
+      bus.publish(AgentEvent.statusUpdate(failed));
+      await this.options.afterExecuteCallback?.(requestContext, failed);
+    } finally {
+      this.running.delete(taskId);
+      bus.finished();
+    }
+  };
+
+  cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
+    const task = this.running.get(taskId);
+    task?.controller.abort(new Error(`A2A task ${taskId} was canceled.`));
+    const ids = { taskId, contextId: task?.contextId ?? "" };
+    const message = contentToA2aMessage({ role: "model", parts: [{ text: "The task was canceled." }] }, ids);
+    bus.publish(AgentEvent.statusUpdate(statusUpdate(ids, TaskState.TASK_STATE_CANCELED, message)));
+    if (!task) bus.finished();
+  };
+
+  /** Runs the agent, publishing its events; returns the final status update (not yet published). */
+  private async runAgent(
+    requestContext: RequestContext,
+    bus: ExecutionEventBus,
+    metadataContext: EventMetadataContext,
+    signal: AbortSignal,
+  ): Promise<TaskStatusUpdateEvent> {
+    const ids = { taskId: requestContext.taskId, contextId: requestContext.contextId };
+    const perRun = this.outputMode === OutputMode.ARTIFACT_PER_RUN;
+    // One artifact per execution: a continued task keeps its earlier runs' artifacts.
+    const runArtifactId = `run-${requestContext.userMessage.messageId}`;
+    let chunks = 0;
+    let last: Event | undefined;
+    // Long-running calls of this run still without a response: the task then waits for input.
+    const pending = new Map<string, Event>();
+    const events = this.runner.runAsync({
+      userId: metadataContext.userId,
+      sessionId: requestContext.contextId,
+      newMessage: { ...a2aMessageToContent(requestContext.userMessage), role: "user" },
+      runConfig: this.options.runConfig,
+      signal,
+    });
+    for await (const event of events) {
+      if (signal.aborted) break;
+      if (!event.content?.parts?.length && !event.errorCode) continue;
+      let update: TaskArtifactUpdateEvent | TaskStatusUpdateEvent;
+      if (event.partial) {
+        update = partialStatusUpdate(ids, event, metadataContext);
+      } else {
+        last = event;
+        for (const id of event.longRunningToolIds ?? []) pending.set(id, event);
+        for (const part of event.content?.parts ?? []) if (part.functionResponse?.id) pending.delete(part.functionResponse.id);
+        if (!event.content?.parts?.length) continue; // an error without content: reported in the final status
+        update = artifactUpdateFor(ids, event, metadataContext, perRun ? { artifactId: runArtifactId, append: chunks > 0 } : undefined);
+        chunks += 1;
+      }
+      bus.publish("artifact" in update ? AgentEvent.artifactUpdate(update) : AgentEvent.statusUpdate(update));
+      await this.options.afterEventCallback?.(requestContext, event, update);
+    }
+    if (perRun && chunks > 0) {
+      bus.publish(AgentEvent.artifactUpdate(closingChunk(ids, runArtifactId)));
+    }
+    return finalStatus(ids, last, pending, metadataContext);
+  }
+
+  private async resolveUserId(requestContext: RequestContext): Promise<string> {
+    if (this.options.resolveUserId) return this.options.resolveUserId(requestContext);
+    const user = requestContext.context?.user;
+    return user?.isAuthenticated && user.userName ? user.userName : `A2A_USER_${requestContext.contextId}`;
+  }
+
+  private async ensureSession(userId: string, sessionId: string): Promise<void> {
+    const key = { appName: this.runner.appName, userId, sessionId };
+    if (!(await this.runner.sessionService.getSession(key))) await this.runner.sessionService.createSession(key);
+  }
+}
+
+function newTask(requestContext: RequestContext): Task {
+  return {
+    id: requestContext.taskId,
+    contextId: requestContext.contextId,
+    status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+    artifacts: [],
+    history: [requestContext.userMessage],
+    metadata: undefined,
+  };
+}
+
+function errorMessage(ids: { taskId: string; contextId: string }, text: string, code: string): Message {
+  return contentToA2aMessage({ role: "model", parts: [{ text }] }, { ...ids, metadata: { [A2AMetadataKey.ERROR_CODE]: code } });
+}
+
+function closingChunk(ids: { taskId: string; contextId: string }, artifactId: string): TaskArtifactUpdateEvent {
+  return {
+    ...ids,
+    artifact: { artifactId, name: "", description: "", parts: [], metadata: undefined, extensions: [] },
+    append: true,
+    lastChunk: true,
+    metadata: undefined,
+  };
+}
+
+/** The final status: `failed` for an error event, `input-required` for pending long-running calls, else `completed`. */
+function finalStatus(
+  ids: { taskId: string; contextId: string },
+  last: Event | undefined,
+  pending: Map<string, Event>,
+  context: EventMetadataContext,
+): TaskStatusUpdateEvent {
+  if (last?.errorCode) {
+    return statusUpdate(ids, TaskState.TASK_STATE_FAILED, errorMessage(ids, last.errorMessage ?? `The agent failed (${last.errorCode}).`, last.errorCode));
+  }
+  if (pending.size > 0) {
+    const pendingIds = [...pending.keys()];
+    const calls = [...new Set(pending.values())].flatMap((e) => (e.content?.parts ?? []).filter((p) => p.functionCall?.id && pendingIds.includes(p.functionCall.id)));
+    const source = [...pending.values()].at(-1)!;
+    const message = contentToA2aMessage({ role: "model", parts: calls }, { ...ids, longRunningToolIds: pendingIds, metadata: eventMetadata(source, context) });
+    return statusUpdate(ids, TaskState.TASK_STATE_INPUT_REQUIRED, message);
+  }
+  return statusUpdate(ids, TaskState.TASK_STATE_COMPLETED);
+}
