@@ -17,6 +17,8 @@ Flags (web, api-server):
   --reload / --no-reload         reload an app when its files change (default: on for web, off for api-server)
   --allow-origins <o1,o2>        enable CORS for these origins (repeatable; env AGENTKIT_ALLOW_ORIGINS)
   --log-level <level>            error | warn | info | debug (default info; env AGENTKIT_LOG_LEVEL)
+  --a2a                          also serve every app over A2A at /a2a/{app} (agent card at
+                                 /a2a/{app}/.well-known/agent-card.json; env AGENTKIT_A2A=1)
 Service flags (web, api-server, run):
   --session-service-uri <uri>    memory:// | sqlite:///abs/file.db | postgres://… | mongodb://… | agentengine://…
                                  (default: sqlite under <agents_dir>/.agentkit/; run: memory://; env AGENTKIT_SESSION_SERVICE_URI)

@@ -15,6 +15,8 @@ export interface ServeOptions {
   artifactServiceUri?: string;
   memoryServiceUri?: string;
   logLevel: LogLevel;
+  /** Also serve every app over A2A at `/a2a/{app}` (agent card, JSON-RPC, HTTP+JSON). */
+  a2a?: boolean;
 }
 
 export type CliCommand =
@@ -33,6 +35,7 @@ const SERVE_FLAGS: FlagSpec = {
   "artifact-service-uri": { type: "string" },
   "memory-service-uri": { type: "string" },
   "log-level": { type: "string" },
+  a2a: { type: "boolean" },
 };
 
 /**
@@ -66,11 +69,12 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
           allowOrigins: splitList(values["allow-origins"] ? strings(values, "allow-origins") : env.AGENTKIT_ALLOW_ORIGINS ? [env.AGENTKIT_ALLOW_ORIGINS] : []),
           ...serviceUris(values, env),
           logLevel: parseLogLevel(str(values, "log-level") ?? env.AGENTKIT_LOG_LEVEL ?? "info"),
+          a2a: values.a2a === true || env.AGENTKIT_A2A === "1" || env.AGENTKIT_A2A === "true",
         },
       };
     }
     case "run": {
-      const { host: _h, port: _p, reload: _r, "no-reload": _n, "allow-origins": _o, ...runFlags } = SERVE_FLAGS;
+      const { host: _h, port: _p, reload: _r, "no-reload": _n, "allow-origins": _o, a2a: _a, ...runFlags } = SERVE_FLAGS;
       const { values, positionals } = parse(rest, runFlags, command);
       if (positionals.length !== 1) throw new CliUsageError("agentkit run takes exactly one agent directory: agentkit run <agent_dir>");
       return { command, agentDir: positionals[0]!, ...serviceUris(values, env), logLevel: parseLogLevel(str(values, "log-level") ?? env.AGENTKIT_LOG_LEVEL ?? "warn") };

@@ -6,7 +6,7 @@ describe("parseCliArgs", () => {
   it("defaults web to 127.0.0.1:8000, reload on, persisted services (no URIs)", () => {
     expect(parseCliArgs(["web", "examples/agents"], {})).toEqual({
       command: "web",
-      options: { agentsDir: "examples/agents", host: "127.0.0.1", port: 8000, reload: true, allowOrigins: [], logLevel: "info" },
+      options: { agentsDir: "examples/agents", host: "127.0.0.1", port: 8000, reload: true, allowOrigins: [], logLevel: "info", a2a: false },
     });
   });
 
@@ -23,7 +23,7 @@ describe("parseCliArgs", () => {
     const cli = parseCliArgs(
       [
         "web", "agents", "--host", "0.0.0.0", "--port", "0", "--allow-origins", "http://a.test,http://b.test", "--allow-origins", "http://c.test",
-        "--session-service-uri", "sqlite:///tmp/s.db", "--artifact-service-uri", "file:///tmp/a", "--memory-service-uri", "memory://", "--log-level", "DEBUG",
+        "--session-service-uri", "sqlite:///tmp/s.db", "--artifact-service-uri", "file:///tmp/a", "--memory-service-uri", "memory://", "--log-level", "DEBUG", "--a2a",
       ],
       {},
     );
@@ -31,7 +31,7 @@ describe("parseCliArgs", () => {
       command: "web",
       options: {
         agentsDir: "agents", host: "0.0.0.0", port: 0, reload: true, allowOrigins: ["http://a.test", "http://b.test", "http://c.test"],
-        sessionServiceUri: "sqlite:///tmp/s.db", artifactServiceUri: "file:///tmp/a", memoryServiceUri: "memory://", logLevel: "debug",
+        sessionServiceUri: "sqlite:///tmp/s.db", artifactServiceUri: "file:///tmp/a", memoryServiceUri: "memory://", logLevel: "debug", a2a: true,
       },
     });
   });

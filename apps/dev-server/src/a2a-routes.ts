@@ -1,0 +1,29 @@
+import { createA2aRouter } from "@agentkit/a2a";
+import type { Runner } from "@agentkit/core";
+import type { ServerContext } from "@agentkit/server";
+import { Router, type RequestHandler } from "express";
+
+/**
+ * `--a2a`: every app of the server also speaks A2A under `/a2a/{app}` (agent card at
+ * `/a2a/{app}/.well-known/agent-card.json`, JSON-RPC and HTTP+JSON). One handler per runner,
+ * so a hot-reloaded app (a new runner) gets a fresh card and executor; an unknown app is the
+ * server's usual JSON 404.
+ */
+export function createA2aRoutes(context: ServerContext): Router {
+  const handlers = new WeakMap<Runner, RequestHandler>();
+  const router = Router();
+  router.use("/a2a/:app", async (req, res, next) => {
+    try {
+      const runner = await context.runnerFor(String(req.params.app));
+      let handler = handlers.get(runner);
+      if (!handler) {
+        handler = createA2aRouter({ runner });
+        handlers.set(runner, handler);
+      }
+      await handler(req, res, next);
+    } catch (error) {
+      next(error);
+    }
+  });
+  return router;
+}
