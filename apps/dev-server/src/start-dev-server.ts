@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { devUiDir } from "@agentkit/dev-ui";
 import { createModelRegistry } from "@agentkit/models";
 import {
   createAgentServer,
@@ -9,6 +11,8 @@ import {
   createGraphRouter,
   createTraceRecorder,
 } from "@agentkit/server";
+import { createBuiltInTools } from "@agentkit/tools";
+import { createA2aRoutes } from "./a2a-routes.js";
 import { createServices } from "./create-services.js";
 import { createLogger } from "./create-logger.js";
 import type { ServeOptions } from "./parse-cli-args.js";
@@ -35,7 +39,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
   const started = performance.now();
   const agentsDir = resolve(options.agentsDir);
   const modelRegistry = createModelRegistry();
-  const loader = createDirectoryAgentLoader({ agentsDir, reload: options.reload, modelRegistry });
+  const loader = createDirectoryAgentLoader({ agentsDir, reload: options.reload, modelRegistry, builtInTools: createBuiltInTools() });
   const services = await createServices(options, { agentsDir });
   const traces = createTraceRecorder();
   const evalStore = createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });
@@ -48,6 +52,8 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       modelRegistry,
       plugins: [traces.plugin],
       mode: options.mode,
+      // Without a built UI (`pnpm --filter @agentkit/dev-ui run build:ui`) the server shows a page saying so.
+      ...(options.mode === "web" && existsSync(join(devUiDir(), "index.html")) ? { devUi: { dir: devUiDir() } } : {}),
       host: options.host,
       logger: createLogger(options.logLevel),
       ...(options.allowOrigins.length > 0 ? { cors: { allowOrigins: options.allowOrigins } } : {}),
@@ -55,6 +61,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
     server.mount(createDebugRouter({ traces }));
     server.mount(createGraphRouter(server.context));
     server.mount(createEvalRouter({ ...server.context, evalStore }));
+    if (options.a2a) server.mount(createA2aRoutes(server.context));
     const { url, port } = await server.listen({ host: options.host, port: options.port });
     const apps = await loader.listApps();
     const log = options.log ?? process.stdout;
@@ -62,6 +69,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
     log.write(
       `agentkit ${options.mode === "web" ? "web" : "api-server"} on ${url}${options.mode === "web" ? ` (dev UI: ${url}/dev-ui/)` : ""} in ${ms} ms\n` +
         `  agents: ${agentsDir} (${apps.length ? apps.join(", ") : "no apps found"})${options.reload ? ", reload on" : ""}\n` +
+        (options.a2a ? `  a2a: ${url}/a2a/{app} (agent cards at ${url}/a2a/{app}/.well-known/agent-card.json)\n` : "") +
         `  sessions: ${services.describe.sessions}\n  artifacts: ${services.describe.artifacts}\n  memory: ${services.describe.memory}\n`,
     );
     return {
