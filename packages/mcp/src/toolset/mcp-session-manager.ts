@@ -1,0 +1,168 @@
+import { VERSION } from "@agentkit/core";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ElicitRequestSchema, ErrorCode, McpError, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { McpSessionInitError } from "../errors/mcp-errors.js";
+import { describeServer, type McpConnectionParameters } from "./connection-params.js";
+
+export interface McpSessionManagerOptions {
+  connection: McpConnectionParameters;
+  /** Timeout of the connect + initialize handshake. */
+  timeoutMs: number;
+  elicitation?: McpElicitationOptions;
+}
+
+/** Answers the server's `elicitation/create` requests (form mode). */
+export interface McpElicitationOptions {
+  handler: (request: ElicitRequest["params"], options: { signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>;
+  /** Fill fields the answer omits with the schema's defaults (SEP-1034). Default true. */
+  applyDefaults?: boolean;
+}
+
+/**
+ * Owns the one MCP client session of a toolset: connects lazily (concurrent first callers
+ * share one attempt), forgets the session when its transport closes, reconnects once when an
+ * operation fails because the connection is gone, and closes (reaping a stdio child) on `close()`.
+ */
+export class McpSessionManager {
+  readonly serverName: string;
+  private readonly connection: McpConnectionParameters;
+  private readonly timeoutMs: number;
+  private readonly elicitation?: McpElicitationOptions;
+  private client?: Client;
+  private connecting?: Promise<Client>;
+  private closing?: Promise<void>;
+  private readonly retired = new Set<Promise<void>>();
+
+  constructor(options: McpSessionManagerOptions) {
+    this.connection = options.connection;
+    this.timeoutMs = options.timeoutMs;
+    this.elicitation = options.elicitation;
+    this.serverName = describeServer(options.connection);
+  }
+
+  get isClosed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  /** The live client, connecting first when there is none. */
+  async getClient(): Promise<Client> {
+    this.assertOpen();
+    if (this.client) return this.client;
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  /**
+   * Runs `operation` on the session. When it fails because the connection dropped (server
+   * restarted, child exited, HTTP session expired), the session is replaced and `operation`
+   * runs once more on the new one.
+   */
+  async run<T>(operation: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const client = await this.getClient();
+    try {
+      return await operation(client);
+    } catch (error) {
+      if (signal?.aborted || this.isClosed || !isConnectionError(error)) throw error;
+      this.retire(client);
+      return operation(await this.getClient());
+    }
+  }
+
+  /** Closes the session and its transport (a stdio child is terminated). Safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= this.closeNow();
+    return this.closing;
+  }
+
+  private async closeNow(): Promise<void> {
+    const pending = this.connecting;
+    if (pending) await pending.catch(() => undefined);
+    if (this.client) this.retire(this.client);
+    await Promise.all([...this.retired]);
+  }
+
+  private assertOpen(): void {
+    if (this.isClosed) throw new McpSessionInitError(this.serverName, `The MCP toolset for ${this.serverName} is closed; create a new McpToolset.`);
+  }
+
+  private async connect(): Promise<Client> {
+    const transport = this.createTransport();
+    const elicitation = this.elicitation;
+    const capabilities = elicitation ? { elicitation: { form: { applyDefaults: elicitation.applyDefaults ?? true } } } : {};
+    const client = new Client({ name: "agentkit", version: VERSION }, { capabilities });
+    if (elicitation) client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicitation.handler(request.params, { signal: extra.signal }));
+    client.onclose = () => {
+      if (this.client === client) this.client = undefined;
+    };
+    try {
+      await client.connect(transport, { timeout: this.timeoutMs });
+    } catch (error) {
+      await closeQuietly(client);
+      throw new McpSessionInitError(this.serverName, `Could not start an MCP session with ${this.serverName}: ${messageOf(error)}`, { cause: error });
+    }
+    if (this.isClosed) {
+      // close() was called while connecting: do not leak the new session.
+      await closeQuietly(client);
+      this.assertOpen();
+    }
+    this.client = client;
+    return client;
+  }
+
+  /** Drops a session and closes it in the background; close() waits for it. */
+  private retire(client: Client): void {
+    if (this.client === client) this.client = undefined;
+    const done: Promise<void> = closeQuietly(client, this.connection.type === "streamable-http").finally(() => this.retired.delete(done));
+    this.retired.add(done);
+  }
+
+  private createTransport(): Transport {
+    const c = this.connection;
+    switch (c.type) {
+      case "stdio":
+        return new StdioClientTransport({
+          command: c.command,
+          args: c.args,
+          env: c.env, // the SDK adds its safe defaults (HOME, PATH, ...), never the rest of process.env
+          cwd: c.cwd,
+          stderr: "inherit",
+        });
+      case "sse":
+        return new SSEClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
+      case "streamable-http":
+        return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
+    }
+  }
+}
+
+/** Closes a client, first ending its HTTP session on the server when asked; never throws. */
+async function closeQuietly(client: Client, terminateHttpSession = false): Promise<void> {
+  const transport = client.transport;
+  if (terminateHttpSession && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+    const timer = new Promise<void>((resolve) => setTimeout(resolve, 1000).unref());
+    await Promise.race([transport.terminateSession().catch(() => undefined), timer]);
+  }
+  await client.close().catch(() => undefined);
+}
+
+/** Failures that mean the session is gone (as opposed to a tool or protocol error). Duck-typed: errors may come from another realm. */
+export function isConnectionError(error: unknown): boolean {
+  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
+  if (error instanceof StreamableHTTPError || error instanceof SseError) return true;
+  if (typeof error !== "object" || error === null) return false;
+  const text = `${messageOf(error)} ${messageOf((error as { cause?: unknown }).cause)}`;
+  return /fetch failed|not connected|connection closed|ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|other side closed/i.test(text);
+}
+
+function messageOf(error: unknown): string {
+  if (typeof error !== "object" || error === null) return String(error ?? "");
+  const { message, cause } = error as { message?: unknown; cause?: { message?: unknown } };
+  const text = typeof message === "string" ? message : String(error);
+  return typeof cause?.message === "string" ? `${text} (${cause.message})` : text;
+}

@@ -1,0 +1,95 @@
+import { BaseTool, type FunctionDeclaration, type JsonObjectSchema, type ToolContext, type ToolRunRequest } from "@agentkit/core";
+import type { Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
+import { McpToolCallError, McpToolsetError } from "../errors/mcp-errors.js";
+import type { McpSessionManager } from "./mcp-session-manager.js";
+import { toToolResponse, type McpToolResponse } from "./result-conversion.js";
+import { toModelToolName, toParametersSchema } from "./schema-conversion.js";
+
+/** A progress notification of a running MCP tool call. */
+export interface McpProgress {
+  /** The tool's name as the model sees it. */
+  toolName: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export type McpProgressHandler = (progress: McpProgress, toolContext: ToolContext) => void;
+
+export interface McpToolOptions {
+  definition: McpToolDefinition;
+  session: McpSessionManager;
+  toolNamePrefix?: string;
+  timeoutMs: number;
+  onProgress?: McpProgressHandler;
+}
+
+/**
+ * One tool of an MCP server. Its declaration is the server's input schema; a call goes through
+ * the toolset's shared session with the invocation's AbortSignal (cancellation is sent to the
+ * server), reports progress, and returns `{ content, text?, structuredContent? }`. A result with
+ * `isError` is thrown as `McpToolCallError`, which the flow reports to the model.
+ */
+export class McpTool extends BaseTool {
+  /** The tool's name on the MCP server (the model may see a prefixed or cleaned name). */
+  readonly mcpName: string;
+  readonly definition: McpToolDefinition;
+  private readonly session: McpSessionManager;
+  private readonly timeoutMs: number;
+  private readonly onProgress?: McpProgressHandler;
+  private schema?: JsonObjectSchema;
+
+  constructor(options: McpToolOptions) {
+    const { definition } = options;
+    super({
+      name: toModelToolName(definition.name, options.toolNamePrefix),
+      description: definition.description ?? definition.title ?? definition.annotations?.title ?? "",
+    });
+    this.mcpName = definition.name;
+    this.definition = definition;
+    this.session = options.session;
+    this.timeoutMs = options.timeoutMs;
+    this.onProgress = options.onProgress;
+  }
+
+  /** The converted input schema; throws `McpToolDeclarationError` when it cannot be declared. */
+  get parametersJsonSchema(): JsonObjectSchema {
+    this.schema ??= toParametersSchema(this.mcpName, this.definition.inputSchema);
+    return this.schema;
+  }
+
+  override getDeclaration(): FunctionDeclaration {
+    return { name: this.name, description: this.description, parametersJsonSchema: structuredClone(this.parametersJsonSchema) };
+  }
+
+  override async runAsync({ args, toolContext }: ToolRunRequest): Promise<McpToolResponse> {
+    const signal = toolContext.signal;
+    signal?.throwIfAborted();
+    const onProgress = this.onProgress;
+    let result: Record<string, unknown>;
+    try {
+      result = await this.session.run(
+        (client) =>
+          client.callTool({ name: this.mcpName, arguments: args ?? {} }, undefined, {
+            signal,
+            timeout: this.timeoutMs,
+            resetTimeoutOnProgress: true,
+            onprogress: onProgress
+              ? (p) => onProgress({ toolName: this.name, progress: p.progress, total: p.total, message: p.message }, toolContext)
+              : undefined,
+          }),
+        signal,
+      );
+    } catch (error) {
+      if (signal?.aborted || error instanceof McpToolsetError) throw error;
+      throw new McpToolCallError(this.name, `MCP tool "${this.mcpName}" failed on ${this.session.serverName}: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
+    }
+    const response = toToolResponse(result);
+    if (result.isError === true) {
+      throw new McpToolCallError(this.name, `MCP tool "${this.mcpName}" returned an error: ${response.text ?? "(no message)"}`, { result: response });
+    }
+    return response;
+  }
+}

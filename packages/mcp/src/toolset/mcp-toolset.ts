@@ -1,0 +1,117 @@
+import { BaseToolset, ConfigurationError, type BaseTool, type ReadonlyContext, type ToolFilter } from "@agentkit/core";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { McpToolDeclarationError, McpToolLoadError, McpToolsetError } from "../errors/mcp-errors.js";
+import { parseConnectionParameters, type McpConnectionParameters } from "./connection-params.js";
+import { McpSessionManager, type McpElicitationOptions } from "./mcp-session-manager.js";
+import { McpTool, type McpProgressHandler } from "./mcp-tool.js";
+
+export interface McpToolsetOptions {
+  connection: McpConnectionParameters;
+  /** Tool names (the MCP name or the prefixed name) or a predicate over the tools. */
+  toolFilter?: ToolFilter;
+  /** Prepended with `_` to every tool name the model sees. */
+  toolNamePrefix?: string;
+  /** Timeout of each MCP request (connect, list, call; a call's timer restarts on progress). Default 60 s. */
+  timeoutMs?: number;
+  /** Receives progress notifications of running tool calls. */
+  onProgress?: McpProgressHandler;
+  /** Lets the server ask the user for input during a call (`elicitation/create`); without it the capability is not offered. */
+  elicitation?: McpElicitationOptions;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+const optionsSchema = z.object({
+  connection: z.unknown(),
+  toolFilter: z.union([z.array(z.string()), z.custom<(...args: unknown[]) => boolean>((v) => typeof v === "function")]).optional(),
+  toolNamePrefix: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "use up to 40 letters, digits, _ or -").optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  onProgress: z.custom<McpProgressHandler>((v) => typeof v === "function", "must be a function").optional(),
+  elicitation: z
+    .object({ handler: z.custom<McpElicitationOptions["handler"]>((v) => typeof v === "function", "must be a function"), applyDefaults: z.boolean().optional() })
+    .optional(),
+});
+
+/**
+ * The tools of one MCP server (stdio, SSE or streamable HTTP). The toolset owns one client
+ * session, shared by `getTools` and every call and reconnected once when it drops; `close()`
+ * (called by `runner.close()`) ends it and reaps a stdio child.
+ */
+export class McpToolset extends BaseToolset {
+  readonly connection: McpConnectionParameters;
+  readonly timeoutMs: number;
+  private readonly session: McpSessionManager;
+  private readonly onProgress?: McpProgressHandler;
+
+  constructor(options: McpToolsetOptions) {
+    const parsed = optionsSchema.safeParse(options ?? {});
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ");
+      throw new ConfigurationError(`Invalid McpToolset options: ${issues}.`);
+    }
+    const connection = parseConnectionParameters(options.connection);
+    super({ toolFilter: options.toolFilter, toolNamePrefix: options.toolNamePrefix });
+    this.connection = connection;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.onProgress = options.onProgress;
+    this.session = new McpSessionManager({ connection, timeoutMs: this.timeoutMs, elicitation: options.elicitation });
+  }
+
+  /** A short name of the server (for logs and errors). */
+  get serverName(): string {
+    return this.session.serverName;
+  }
+
+  /** Lists the server's tools (every page), applies the filter and checks their declarations. */
+  override async getTools(context?: ReadonlyContext): Promise<BaseTool[]> {
+    const signal = context?.signal;
+    let definitions: McpToolDefinition[];
+    try {
+      definitions = await this.session.run((client) => listAllTools(client, this.timeoutMs, signal), signal);
+    } catch (error) {
+      if (signal?.aborted || error instanceof McpToolsetError) throw error;
+      throw new McpToolLoadError(this.serverName, `Could not list the tools of ${this.serverName}: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
+    }
+    const tools = definitions
+      .map((definition) => new McpTool({ definition, session: this.session, toolNamePrefix: this.toolNamePrefix, timeoutMs: this.timeoutMs, onProgress: this.onProgress }))
+      .filter((tool) => this.isToolSelected(tool, context));
+    const seen = new Map<string, string>();
+    for (const tool of tools) {
+      void tool.parametersJsonSchema; // throws McpToolDeclarationError for a schema the model cannot take
+      const other = seen.get(tool.name);
+      if (other !== undefined) {
+        throw new McpToolDeclarationError(tool.mcpName, `MCP tools "${other}" and "${tool.mcpName}" of ${this.serverName} both become "${tool.name}"; exclude one with toolFilter.`);
+      }
+      seen.set(tool.name, tool.mcpName);
+    }
+    return tools;
+  }
+
+  /** Ends the MCP session (terminating a stdio child). Safe to call more than once. */
+  override close(): Promise<void> {
+    return this.session.close();
+  }
+
+  /** A list filter matches the MCP name or the name the model sees. */
+  protected override isToolSelected(tool: BaseTool, context?: ReadonlyContext): boolean {
+    const filter = this.toolFilter;
+    if (Array.isArray(filter) && tool instanceof McpTool) return filter.includes(tool.name) || filter.includes(tool.mcpName);
+    return super.isToolSelected(tool, context);
+  }
+}
+
+async function listAllTools(client: Client, timeout: number, signal?: AbortSignal): Promise<McpToolDefinition[]> {
+  const all: McpToolDefinition[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 1000; page++) {
+    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout, signal });
+    all.push(...result.tools);
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return all;
+}

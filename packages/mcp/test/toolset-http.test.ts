@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it, jest } from "@jest/globals";
+import { McpSessionInitError, McpTool, McpToolCallError, McpToolset, type McpConnectionParameters, type McpProgress } from "../src/index.js";
+import { PIXEL_PNG_BASE64 } from "./fixtures/fixture-server.js";
+import { startFixtureHttpServer, type FixtureHttpServer } from "./fixtures/http-server.js";
+import { makeToolContext, waitFor } from "./helpers.js";
+
+jest.setTimeout(60_000);
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+async function server(port?: number): Promise<FixtureHttpServer> {
+  const s = await startFixtureHttpServer(port);
+  cleanup.push(() => s.close());
+  return s;
+}
+
+function toolset(connection: McpConnectionParameters, extra: { onProgress?: (p: McpProgress) => void } = {}): McpToolset {
+  const set = new McpToolset({ connection, ...extra });
+  cleanup.push(() => set.close());
+  return set;
+}
+
+async function call(set: McpToolset, name: string, args: Record<string, unknown> = {}): Promise<unknown> {
+  const tool = (await set.getTools()).find((t) => t.name === name) as McpTool;
+  return tool.runAsync({ args, toolContext: await makeToolContext() });
+}
+
+describe.each([
+  ["sse", (s: FixtureHttpServer) => s.sseUrl],
+  ["streamable-http", (s: FixtureHttpServer) => s.mcpUrl],
+] as const)("McpToolset over %s", (type, urlOf) => {
+  it("lists and calls tools (text, image, structured, errors, progress) and sends the headers", async () => {
+    const s = await server();
+    const progress: McpProgress[] = [];
+    const set = toolset({ type, url: urlOf(s), headers: { "x-test-token": "t-123" } }, { onProgress: (p) => progress.push(p) });
+    expect((await set.getTools()).map((t) => t.name)).toContain("weather");
+    expect(await call(set, "add", { a: 1, b: 2 })).toMatchObject({ text: "3" });
+    expect(await call(set, "image")).toMatchObject({ content: [{ type: "text" }, { type: "image", mimeType: "image/png", data: PIXEL_PNG_BASE64 }] });
+    expect(await call(set, "weather", { city: "Rome" })).toMatchObject({ structuredContent: { city: "Rome", celsius: 21.5 } });
+    await expect(call(set, "fail", { reason: "nope" })).rejects.toBeInstanceOf(McpToolCallError);
+    expect(await call(set, "slow", { steps: 2, delayMs: 5 })).toMatchObject({ text: "done after 2 steps" });
+    // The last notification may lose the race with the response (the SDK then drops it).
+    expect(progress.map((p) => p.progress)[0]).toBe(1);
+    expect([[1], [1, 2]]).toContainEqual(progress.map((p) => p.progress));
+    expect(s.seenHeaders.some((h) => h["x-test-token"] === "t-123")).toBe(true);
+    expect(s.sessionCount()).toBe(1);
+  });
+
+  it("reconnects when the server restarts on the same port", async () => {
+    const first = await server();
+    const set = toolset({ type, url: urlOf(first) });
+    expect(await call(set, "echo", { message: "before" })).toMatchObject({ text: "before" });
+    const tools = await set.getTools();
+    await first.close();
+    const second = await server(first.port);
+    const echo = tools.find((t) => t.name === "echo")!;
+    expect(await echo.runAsync({ args: { message: "after" }, toolContext: await makeToolContext() })).toMatchObject({ text: "after" });
+    expect(second.sessionCount()).toBe(1);
+  });
+
+  it("closes its session on the server", async () => {
+    const s = await server();
+    const set = toolset({ type, url: urlOf(s) });
+    await set.getTools();
+    expect(s.sessionCount()).toBe(1);
+    await set.close();
+    await waitFor(() => s.sessionCount() === 0, 5000, "the server session to close");
+  });
+});
+
+describe("McpToolset HTTP failures", () => {
+  it("fails with McpSessionInitError naming the URL when nothing listens", async () => {
+    const s = await startFixtureHttpServer();
+    await s.close();
+    const set = toolset({ type: "streamable-http", url: s.mcpUrl }, {});
+    const error = await set.getTools().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpSessionInitError);
+    expect((error as Error).message).toContain(`127.0.0.1:${s.port}/mcp`);
+  });
+});
