@@ -11,9 +11,9 @@ import {
   createGraphRouter,
   createTraceRecorder,
 } from "@agentkit/server";
-import { createBuiltInTools } from "@agentkit/tools";
 import { createA2aRoutes } from "./a2a-routes.js";
 import { createServices } from "./create-services.js";
+import { devServerBuiltInTools } from "./dev-server-tools.js";
 import { createLogger } from "./create-logger.js";
 import type { ServeOptions } from "./parse-cli-args.js";
 
@@ -39,7 +39,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
   const started = performance.now();
   const agentsDir = resolve(options.agentsDir);
   const modelRegistry = createModelRegistry();
-  const loader = createDirectoryAgentLoader({ agentsDir, reload: options.reload, modelRegistry, builtInTools: createBuiltInTools() });
+  const loader = createDirectoryAgentLoader({ agentsDir, reload: options.reload, modelRegistry, builtInTools: devServerBuiltInTools() });
   const services = await createServices(options, { agentsDir });
   const traces = createTraceRecorder();
   const evalStore = createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });

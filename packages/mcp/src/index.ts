@@ -13,6 +13,7 @@ export {
   type StreamableHttpServerParameters,
 } from "./toolset/connection-params.js";
 export { McpToolset, type McpToolsetOptions } from "./toolset/mcp-toolset.js";
+export { mcpToolsetFromConfig } from "./toolset/mcp-toolset-from-config.js";
 export { McpTool, type McpToolOptions, type McpProgress, type McpProgressHandler } from "./toolset/mcp-tool.js";
 export { McpSessionManager, isConnectionError, type McpSessionManagerOptions, type McpElicitationOptions } from "./toolset/mcp-session-manager.js";
 export { toToolResponse, type McpToolResponse, type McpContentItem } from "./toolset/result-conversion.js";
