@@ -1,19 +1,23 @@
-// Session backends compared: in-memory, SQLite (a file, WAL) and PostgreSQL (a throwaway local
-// cluster with durable settings, or AGENTKIT_BENCH_POSTGRES_URL).
+// Session backends compared: in-memory, SQLite (a file, WAL), PostgreSQL (a throwaway local
+// cluster with durable settings, or AGENTKIT_BENCH_POSTGRES_URL) and MongoDB (the MongoDB in
+// AGENTKIT_BENCH_MONGODB_URL, else agentkit's in-memory wire-protocol TEST server: those
+// figures measure the driver plus that test server, not a real MongoDB; see README).
 //   1. appendEvent/s: one writer, sequential, round-robin over 100 sessions (each append is a
 //      committed transaction with a small state delta);
 //   2. getSession/s: whole sessions of 20 events, read at random;
 //   3. growth: one session grows to 5,000 events; time of getSession (all events, and the
 //      last 20 with numRecentEvents) at each checkpoint.
-// Usage: pnpm bench:sessions [-- --appends 2000 --reads 2000 --events 5000]
+// Usage: pnpm bench:sessions [-- --appends 2000 --reads 2000 --events 5000 --backends in-memory,sqlite,postgres,mongodb]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hrtime } from "node:process";
 import { createEvent, type BaseSessionService, type Session } from "@agentkit/core";
 import { InMemorySessionService } from "@agentkit/sessions";
+import { MongoSessionService } from "@agentkit/sessions/mongodb";
 import { PostgresSessionService } from "@agentkit/sessions/postgres";
 import { SqliteSessionService } from "@agentkit/sessions/sqlite";
+import { MongoWireServer } from "@agentkit/sessions/testing/mongodb";
 import { startBenchPostgres } from "./postgres-cluster.js";
 
 const arg = (name: string, dflt: number) => {
@@ -23,6 +27,9 @@ const arg = (name: string, dflt: number) => {
 const APPENDS = arg("appends", 2000);
 const READS = arg("reads", 2000);
 const EVENTS = arg("events", 5000);
+const BACKENDS = new Set(
+  (process.argv.includes("--backends") ? process.argv[process.argv.indexOf("--backends") + 1] ?? "" : "in-memory,sqlite,postgres,mongodb").split(",").map((b) => b.trim()),
+);
 const CHECKPOINTS = [100, 500, 1000, 2000, 3000, 4000, 5000].filter((n) => n <= EVENTS);
 
 const seconds = (t0: bigint) => Number(hrtime.bigint() - t0) / 1e9;
@@ -106,12 +113,18 @@ async function measure(name: string, service: BaseSessionService): Promise<Row> 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "agentkit-bench-sqlite-"));
   const external = process.env.AGENTKIT_BENCH_POSTGRES_URL;
-  const cluster = external ? undefined : await startBenchPostgres();
+  const externalMongo = process.env.AGENTKIT_BENCH_MONGODB_URL;
+  const cluster = external || !BACKENDS.has("postgres") ? undefined : await startBenchPostgres();
+  const wire = externalMongo || !BACKENDS.has("mongodb") ? undefined : await MongoWireServer.start();
   try {
     const rows: Row[] = [];
-    rows.push(await measure("in-memory", new InMemorySessionService()));
-    rows.push(await measure("SQLite", new SqliteSessionService({ path: join(dir, "bench.db") })));
-    rows.push(await measure("PostgreSQL", new PostgresSessionService({ connectionString: external ?? cluster!.url })));
+    if (BACKENDS.has("in-memory")) rows.push(await measure("in-memory", new InMemorySessionService()));
+    if (BACKENDS.has("sqlite")) rows.push(await measure("SQLite", new SqliteSessionService({ path: join(dir, "bench.db") })));
+    if (BACKENDS.has("postgres")) rows.push(await measure("PostgreSQL", new PostgresSessionService({ connectionString: external ?? cluster!.url })));
+    if (BACKENDS.has("mongodb")) {
+      const name = externalMongo ? "MongoDB" : "Mongo wire TEST server";
+      rows.push(await measure(name, new MongoSessionService({ uri: externalMongo ?? wire!.uri, dbName: `agentkit_bench_${process.pid}` })));
+    }
 
     console.log(`\n| backend | appendEvent/s | getSession/s (20 events) |\n| --- | ---: | ---: |`);
     for (const r of rows) console.log(`| ${r.name} | ${r.appends.toFixed(0)} | ${r.reads.toFixed(0)} |`);
@@ -125,6 +138,7 @@ async function main(): Promise<void> {
       console.log(`| ${checkpoint.toLocaleString("en-US")} | ${cells.join(" | ")} |`);
     }
   } finally {
+    await wire?.close();
     await cluster?.stop();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -35,7 +35,8 @@ const MEMORY_SCHEMES = ["memory://", "mongodb://…"];
  * Builds the services named by URIs (design.md section 2). The defaults persist under
  * `<agentsDir>/.agentkit/` (SQLite sessions, file artifacts) so nothing is lost on restart;
  * memory defaults to in-memory. Backends load lazily: a SQLite user never loads the MongoDB
- * driver. Each store is probed once, so an unreachable one fails here, at start, with its URI.
+ * driver. Each of the three stores is probed once (a read), so an unreachable one fails here, at
+ * start, with its masked URI, instead of on the first request.
  */
 export async function createServices(uris: ServiceUris, options: { agentsDir: string; probeTimeoutMs?: number }): Promise<Services> {
   const dataDir = join(resolve(options.agentsDir), ".agentkit");
@@ -54,6 +55,7 @@ export async function createServices(uris: ServiceUris, options: { agentsDir: st
     opened.push(memoryService);
     await probe(`session service ${maskUri(sessionUri)}`, () => sessionService.listSessions({ appName: "agentkit_probe", userId: "probe" }), options.probeTimeoutMs);
     await probe(`artifact service ${maskUri(artifactUri)}`, () => artifactService.listArtifactKeys({ appName: "agentkit_probe", userId: "probe", sessionId: "probe" }), options.probeTimeoutMs);
+    await probe(`memory service ${maskUri(memoryUri)}`, () => memoryService.searchMemory({ appName: "agentkit_probe", userId: "probe", query: "probe" }), options.probeTimeoutMs);
     return {
       sessionService,
       artifactService,

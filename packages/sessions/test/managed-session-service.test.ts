@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/glob
 import { ConfigurationError, createEvent, SessionError, SessionNotFoundError, StaleSessionError } from "@agentkit/core";
 import { ManagedSessionApiError, ManagedSessionService, managedSessionId } from "../src/managed/index.js";
 import { runSessionServiceContract } from "../src/testing/index.js";
-import { ManagedSessionServer } from "./fixtures/managed-session-server.js";
+import { ManagedSessionServer } from "../src/testing/managed-session-server.js";
 
 let server: ManagedSessionServer;
 const services: ManagedSessionService[] = [];

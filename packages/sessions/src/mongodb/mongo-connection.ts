@@ -65,7 +65,10 @@ export class MongoHandle {
       }
       const clientOptions = "clientOptions" in options ? options.clientOptions : undefined;
       try {
-        this.client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000, ...clientOptions });
+        // 10 s to find a server unless the URI (or clientOptions) says otherwise: explicit driver
+        // options would override the URI's own `serverSelectionTimeoutMS`.
+        const defaults = /[?&]serverSelectionTimeoutMS=/i.test(uri) ? {} : { serverSelectionTimeoutMS: 10_000 };
+        this.client = new MongoClient(uri, { ...defaults, ...clientOptions });
       } catch (error) {
         throw new ConfigurationError(`${what}: invalid MongoDB URI: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
@@ -100,7 +103,9 @@ export class MongoHandle {
     this.closed = true;
     const opening = this.opening;
     this.opening = undefined;
-    if (opening) await opening.catch(() => undefined);
+    // Close first: a connect still waiting for server selection (an unreachable host) is
+    // cut short instead of holding close() for the whole selection timeout.
     if (this.owned) await this.client.close();
+    if (opening) await opening.catch(() => undefined);
   }
 }

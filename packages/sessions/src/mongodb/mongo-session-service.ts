@@ -28,6 +28,7 @@ import { decodeKeys, encodeKey, encodeKeys, toJsonValue } from "./field-names.js
 import { isDuplicateKeyError, MongoHandle, storeError, type MongoConnectionOptions } from "./mongo-connection.js";
 import { applyMigrations } from "./mongo-schema.js";
 import { SESSION_MIGRATIONS } from "./session-migrations.js";
+import { readSharedState, writeSharedState, type StateDoc } from "./shared-state.js";
 
 export type MongoSessionServiceOptions = MongoConnectionOptions;
 
@@ -57,13 +58,6 @@ interface EventDoc {
   invocationId?: string;
   updateTime: number;
   event: Record<string, unknown>;
-}
-
-interface StateDoc {
-  appName: string;
-  userId?: string;
-  state: Record<string, unknown>;
-  updateTime: number;
 }
 
 /** Smallest step that still changes a float-seconds time near now (see InMemorySessionService). */
@@ -343,30 +337,11 @@ export class MongoSessionService extends BaseSessionService {
     user: Record<string, unknown>,
     updateTime: number,
   ): Promise<void> {
-    // One $set per key: concurrent sessions writing different keys never overwrite each other.
-    const writes: Promise<unknown>[] = [];
-    if (Object.keys(app).length > 0) {
-      writes.push(c.appState.updateOne({ appName }, { $set: { ...setPaths("state", app), updateTime } }, { upsert: true }).catch(retryDuplicateUpsert(() => c.appState.updateOne({ appName }, { $set: { ...setPaths("state", app), updateTime } }))));
-    }
-    if (Object.keys(user).length > 0) {
-      writes.push(c.userState.updateOne({ appName, userId }, { $set: { ...setPaths("state", user), updateTime } }, { upsert: true }).catch(retryDuplicateUpsert(() => c.userState.updateOne({ appName, userId }, { $set: { ...setPaths("state", user), updateTime } }))));
-    }
-    await Promise.all(writes);
+    await Promise.all([writeSharedState(c.appState, { appName }, app, updateTime), writeSharedState(c.userState, { appName, userId }, user, updateTime)]);
   }
 
-  /** App state and the state of the given users, keys without their prefixes. */
-  private async readSharedState(
-    c: Awaited<ReturnType<MongoSessionService["collections"]>>,
-    appName: string,
-    userIds: string[],
-  ): Promise<[Record<string, unknown>, Map<string, Record<string, unknown>>]> {
-    const [app, users] = await Promise.all([
-      c.appState.findOne({ appName }),
-      userIds.length === 1 ? c.userState.find({ appName, userId: userIds[0]! }).toArray() : c.userState.find({ appName, userId: { $in: userIds } }).toArray(),
-    ]);
-    const byUser = new Map<string, Record<string, unknown>>();
-    for (const doc of users) byUser.set(doc.userId ?? "", decodeKeys(doc.state ?? {}) as Record<string, unknown>);
-    return [decodeKeys(app?.state ?? {}) as Record<string, unknown>, byUser];
+  private readSharedState(c: Awaited<ReturnType<MongoSessionService["collections"]>>, appName: string, userIds: string[]) {
+    return readSharedState(c.appState, c.userState, appName, userIds);
   }
 
   private toEvent(doc: EventDoc): Event {
@@ -376,9 +351,4 @@ export class MongoSessionService extends BaseSessionService {
   override async close(): Promise<void> {
     await this.handle.close();
   }
-}
-
-/** Two first writers upserting one shared-state document race on its unique key: retry as an update. */
-function retryDuplicateUpsert(retry: () => Promise<unknown>): (error: unknown) => Promise<unknown> {
-  return (error) => (isDuplicateKeyError(error) ? retry() : Promise.reject(error));
 }

@@ -1,16 +1,13 @@
-import { Long, type Document } from "bson";
-import { aggregate, find, Query, update as applyUpdate } from "mingo";
-import { cloneDocument, CommandError, InMemoryCollection, type IndexSpec } from "./in-memory-collection.js";
+import type { Document } from "bson";
+import { aggregate, find, Query } from "mingo";
+import { Catalog } from "./catalog.js";
+import { CursorStore } from "./cursor-store.js";
+import { batchSizeOf, hasKeys } from "./document-helpers.js";
+import { CommandError, type InMemoryCollection, type IndexSpec } from "./in-memory-collection.js";
+import { WriteCommands } from "./write-commands.js";
 
 /** What the server claims to be: MongoDB 7.0 (wire version 21), a standalone writable primary. */
 const MAX_WIRE_VERSION = 21;
-const DEFAULT_BATCH_SIZE = 101;
-
-interface OpenCursor {
-  ns: string;
-  docs: Document[];
-  position: number;
-}
 
 /** A `failCommand` fail point, set with `configureFailPoint` as on a mongod with test commands. */
 export interface FailPoint {
@@ -26,50 +23,16 @@ export type CommandOutcome = { reply: Document } | { closeConnection: true };
 
 type Handler = (db: string, cmd: Document) => Document;
 
-function isOperatorUpdate(u: unknown): u is Document {
-  return typeof u === "object" && u !== null && !Array.isArray(u) && Object.keys(u).some((k) => k.startsWith("$"));
-}
-
-function hasKeys(spec: unknown): spec is Document {
-  return typeof spec === "object" && spec !== null && Object.keys(spec).length > 0;
-}
-
-function batchSizeOf(value: unknown): number {
-  return typeof value === "number" && value > 0 ? value : DEFAULT_BATCH_SIZE;
-}
-
-/** The seed of an upserted document: the query's plain equality fields. */
-function upsertSeed(query: Document): Document {
-  const seed: Document = {};
-  const set: Document = {};
-  for (const [key, value] of Object.entries(query)) {
-    if (key.startsWith("$")) continue;
-    const isOperatorExpr = hasKeys(value) && Object.keys(value).every((k) => k.startsWith("$"));
-    if (isOperatorExpr) {
-      if ("$eq" in (value as Document)) set[key] = (value as Document).$eq;
-      continue;
-    }
-    set[key] = value;
-  }
-  // mingo refuses to $set _id, so top-level fields are assigned and only dotted paths go through it.
-  const dotted: Document = {};
-  for (const [key, value] of Object.entries(set)) {
-    if (key.includes(".")) dotted[key] = value;
-    else seed[key] = value;
-  }
-  if (Object.keys(dotted).length > 0) applyUpdate(seed, { $set: dotted });
-  return seed;
-}
-
 /**
  * An in-memory MongoDB: databases of collections, evaluated with mingo. It implements the
  * commands the official driver sends for CRUD, indexes, cursors and simple aggregation, and
- * answers everything else with MongoDB's own "no such command" error.
+ * answers everything else with MongoDB's own "no such command" error. The steps live in their
+ * own files: the catalog of collections, open cursors, and the write commands.
  */
 export class InMemoryDatabase {
-  private readonly databases = new Map<string, Map<string, InMemoryCollection>>();
-  private readonly cursors = new Map<number, OpenCursor>();
-  private nextCursorId = 1;
+  private readonly catalog = new Catalog();
+  private readonly cursors = new CursorStore();
+  private readonly writes = new WriteCommands(this.catalog);
   private failPoint: FailPoint | undefined;
   private readonly handlers: Record<string, Handler>;
   /** How many commands ran, by name (tests read it to check what the driver sent). */
@@ -101,14 +64,14 @@ export class InMemoryDatabase {
       buildinfo: () => this.handlers.buildInfo!("admin", {}),
       getParameter: () => ({ ok: 1 }),
       endSessions: () => ({ ok: 1 }),
-      killCursors: (_db, cmd) => this.killCursors(cmd),
-      insert: (db, cmd) => this.insert(db, cmd),
+      killCursors: (_db, cmd) => this.cursors.kill(cmd),
+      insert: (db, cmd) => this.writes.insert(db, cmd),
       find: (db, cmd) => this.find(db, cmd),
-      getMore: (db, cmd) => this.getMore(db, cmd),
-      update: (db, cmd) => this.update(db, cmd),
-      delete: (db, cmd) => this.delete(db, cmd),
-      findAndModify: (db, cmd) => this.findAndModify(db, cmd),
-      findandmodify: (db, cmd) => this.findAndModify(db, { ...cmd, findAndModify: cmd.findandmodify }),
+      getMore: (_db, cmd) => this.cursors.getMore(cmd),
+      update: (db, cmd) => this.writes.update(db, cmd),
+      delete: (db, cmd) => this.writes.delete(db, cmd),
+      findAndModify: (db, cmd) => this.writes.findAndModify(db, cmd),
+      findandmodify: (db, cmd) => this.writes.findAndModify(db, { ...cmd, findAndModify: cmd.findandmodify }),
       count: (db, cmd) => this.count(db, cmd),
       distinct: (db, cmd) => this.distinct(db, cmd),
       aggregate: (db, cmd) => this.aggregate(db, cmd),
@@ -116,11 +79,11 @@ export class InMemoryDatabase {
       listIndexes: (db, cmd) => this.listIndexes(db, cmd),
       dropIndexes: (db, cmd) => this.dropIndexes(db, cmd),
       listCollections: (db, cmd) => this.listCollections(db, cmd),
-      listDatabases: () => ({ databases: [...this.databases.keys()].map((name) => ({ name, sizeOnDisk: 0, empty: false })), totalSize: 0, ok: 1 }),
+      listDatabases: () => ({ databases: [...this.catalog.databases.keys()].map((name) => ({ name, sizeOnDisk: 0, empty: false })), totalSize: 0, ok: 1 }),
       create: (db, cmd) => this.create(db, cmd),
       drop: (db, cmd) => this.drop(db, cmd),
       dropDatabase: (db) => {
-        this.databases.delete(db);
+        this.catalog.databases.delete(db);
         return { dropped: db, ok: 1 };
       },
       configureFailPoint: (_db, cmd) => this.configureFailPoint(cmd),
@@ -156,50 +119,15 @@ export class InMemoryDatabase {
   }
 
   private collection(db: string, name: unknown, create: boolean): InMemoryCollection | undefined {
-    if (typeof name !== "string" || name === "") throw new CommandError(73, "InvalidNamespace", `invalid collection name: ${String(name)}`);
-    let database = this.databases.get(db);
-    if (!database) {
-      if (!create) return undefined;
-      this.databases.set(db, (database = new Map()));
-    }
-    let collection = database.get(name);
-    if (!collection && create) database.set(name, (collection = new InMemoryCollection(`${db}.${name}`)));
-    return collection;
+    return this.catalog.collection(db, name, create);
   }
 
   private matching(collection: InMemoryCollection | undefined, filter: unknown): Document[] {
-    if (!collection) return [];
-    const query = new Query(hasKeys(filter) ? filter : {});
-    return collection.docs.filter((doc) => query.test(doc));
+    return this.catalog.matching(collection, filter);
   }
 
   private openCursor(ns: string, docs: Document[], batchSize: number, singleBatch: boolean, field: "firstBatch" | "nextBatch"): Document {
-    const batch = docs.slice(0, batchSize).map(cloneDocument);
-    let id = 0;
-    if (!singleBatch && docs.length > batchSize) {
-      id = this.nextCursorId++;
-      this.cursors.set(id, { ns, docs, position: batchSize });
-    }
-    return { cursor: { [field]: batch, id: Long.fromNumber(id), ns }, ok: 1 };
-  }
-
-  private insert(db: string, cmd: Document): Document {
-    const collection = this.collection(db, cmd.insert, true)!;
-    const documents = (cmd.documents as Document[] | undefined) ?? [];
-    const ordered = cmd.ordered !== false;
-    const writeErrors: Document[] = [];
-    let n = 0;
-    for (const [index, doc] of documents.entries()) {
-      try {
-        collection.insert(doc);
-        n++;
-      } catch (error) {
-        if (!(error instanceof CommandError)) throw error;
-        writeErrors.push({ index, code: error.code, errmsg: error.message, ...error.extra });
-        if (ordered) break;
-      }
-    }
-    return writeErrors.length > 0 ? { n, writeErrors, ok: 1 } : { n, ok: 1 };
+    return this.cursors.open(ns, docs, batchSize, singleBatch, field);
   }
 
   private find(db: string, cmd: Document): Document {
@@ -214,144 +142,6 @@ export class InMemoryDatabase {
     const docs = cursor.all() as Document[];
     const singleBatch = cmd.singleBatch === true || (typeof cmd.limit === "number" && cmd.limit < 0);
     return this.openCursor(ns, docs, batchSizeOf(cmd.batchSize), singleBatch, "firstBatch");
-  }
-
-  private getMore(_db: string, cmd: Document): Document {
-    const id = Number(cmd.getMore);
-    const open = this.cursors.get(id);
-    if (!open) throw new CommandError(43, "CursorNotFound", `cursor id ${id} not found`);
-    const size = batchSizeOf(cmd.batchSize);
-    const batch = open.docs.slice(open.position, open.position + size).map(cloneDocument);
-    open.position += size;
-    const done = open.position >= open.docs.length;
-    if (done) this.cursors.delete(id);
-    return { cursor: { nextBatch: batch, id: Long.fromNumber(done ? 0 : id), ns: open.ns }, ok: 1 };
-  }
-
-  private killCursors(cmd: Document): Document {
-    const ids = ((cmd.cursors as unknown[] | undefined) ?? []).map((c) => Number(c));
-    const killed = ids.filter((id) => this.cursors.delete(id));
-    const notFound = ids.filter((id) => !killed.includes(id));
-    return { cursorsKilled: killed.map((id) => Long.fromNumber(id)), cursorsNotFound: notFound.map((id) => Long.fromNumber(id)), cursorsAlive: [], cursorsUnknown: [], ok: 1 };
-  }
-
-  /**
-   * Applies one update specification to a copy of `doc` and returns the copy: operators
-   * (through mingo), an aggregation pipeline, or a replacement.
-   */
-  private updated(doc: Document, u: unknown, arrayFilters: Document[] | undefined, inserting: boolean): Document {
-    if (Array.isArray(u)) {
-      const [result] = aggregate([cloneDocument(doc)], u as Document[]);
-      if (!result) throw new CommandError(9, "FailedToParse", "the update pipeline removed the document");
-      return { ...result, _id: doc._id };
-    }
-    if (isOperatorUpdate(u)) {
-      const next = cloneDocument(doc);
-      const { $setOnInsert, ...operators } = u;
-      for (const op of Object.keys(operators)) {
-        if (!["$set", "$unset", "$inc", "$mul", "$min", "$max", "$push", "$pull", "$pullAll", "$pop", "$addToSet", "$rename", "$currentDate", "$bit"].includes(op)) {
-          throw new CommandError(9, "FailedToParse", `Unknown modifier: ${op}`);
-        }
-      }
-      if (Object.keys(operators).length > 0) applyUpdate(next, operators, arrayFilters);
-      if (inserting && hasKeys($setOnInsert)) applyUpdate(next, { $set: $setOnInsert });
-      return next;
-    }
-    if (typeof u !== "object" || u === null) throw new CommandError(9, "FailedToParse", "update must be a document or a pipeline");
-    return { ...cloneDocument(u as Document), _id: doc._id };
-  }
-
-  /** Updates the first (or every) match, or upserts; returns what happened. */
-  private updateOne(
-    collection: InMemoryCollection,
-    spec: { q: Document; u: unknown; upsert?: boolean; multi?: boolean; arrayFilters?: Document[]; sort?: Document },
-  ): { matched: number; modified: number; upsertedId?: unknown; before?: Document; after?: Document } {
-    let targets = this.matching(collection, spec.q);
-    if (hasKeys(spec.sort) && targets.length > 1) targets = find(targets, {}).sort(spec.sort as Record<string, 1 | -1>).all() as Document[];
-    if (!spec.multi) targets = targets.slice(0, 1);
-    if (targets.length === 0) {
-      if (!spec.upsert) return { matched: 0, modified: 0 };
-      const seed = upsertSeed(spec.q);
-      const created = isOperatorUpdate(spec.u) || Array.isArray(spec.u) ? this.updated(seed, spec.u, spec.arrayFilters, true) : { ...(spec.u as Document), ...(seed._id !== undefined ? { _id: seed._id } : {}) };
-      const inserted = collection.insert(created);
-      return { matched: 0, modified: 0, upsertedId: inserted._id, after: inserted };
-    }
-    let modified = 0;
-    let first: { before: Document; after: Document } | undefined;
-    for (const target of targets) {
-      const next = this.updated(target, spec.u, spec.arrayFilters, false);
-      collection.replace(target, next);
-      if (JSON.stringify(target) !== JSON.stringify(next)) modified++;
-      first ??= { before: target, after: next };
-    }
-    return { matched: targets.length, modified, ...first };
-  }
-
-  private update(db: string, cmd: Document): Document {
-    const collection = this.collection(db, cmd.update, true)!;
-    const ordered = cmd.ordered !== false;
-    const writeErrors: Document[] = [];
-    const upserted: Document[] = [];
-    let n = 0;
-    let nModified = 0;
-    for (const [index, spec] of ((cmd.updates as Document[] | undefined) ?? []).entries()) {
-      try {
-        const result = this.updateOne(collection, spec as never);
-        if (result.upsertedId !== undefined) {
-          upserted.push({ index, _id: result.upsertedId });
-          n += 1;
-        } else {
-          n += result.matched;
-          nModified += result.modified;
-        }
-      } catch (error) {
-        if (!(error instanceof CommandError)) throw error;
-        writeErrors.push({ index, code: error.code, errmsg: error.message, ...error.extra });
-        if (ordered) break;
-      }
-    }
-    return { n, nModified, ...(upserted.length ? { upserted } : {}), ...(writeErrors.length ? { writeErrors } : {}), ok: 1 };
-  }
-
-  private delete(db: string, cmd: Document): Document {
-    const collection = this.collection(db, cmd.delete, false);
-    let n = 0;
-    for (const spec of (cmd.deletes as Document[] | undefined) ?? []) {
-      const matches = this.matching(collection, spec.q);
-      const victims = spec.limit === 1 ? matches.slice(0, 1) : matches;
-      for (const doc of victims) collection?.remove(doc);
-      n += victims.length;
-    }
-    return { n, ok: 1 };
-  }
-
-  private findAndModify(db: string, cmd: Document): Document {
-    const collection = this.collection(db, cmd.findAndModify, true)!;
-    const query = (cmd.query as Document | undefined) ?? {};
-    const project = (doc: Document | undefined) => {
-      if (!doc) return null;
-      const copy = cloneDocument(doc);
-      return hasKeys(cmd.fields) ? ((find([copy], {}, cmd.fields as Document).all()[0] as Document | undefined) ?? null) : copy;
-    };
-    if (cmd.remove) {
-      let matches = this.matching(collection, query);
-      if (hasKeys(cmd.sort)) matches = find(matches, {}).sort(cmd.sort as Record<string, 1 | -1>).all() as Document[];
-      const victim = matches[0];
-      if (victim) collection.remove(victim);
-      return { lastErrorObject: { n: victim ? 1 : 0 }, value: project(victim), ok: 1 };
-    }
-    if (cmd.update === undefined) throw new CommandError(9, "FailedToParse", "Either an update or remove=true must be specified");
-    const result = this.updateOne(collection, {
-      q: query,
-      u: cmd.update,
-      upsert: cmd.upsert === true,
-      arrayFilters: cmd.arrayFilters as Document[] | undefined,
-      sort: cmd.sort as Document | undefined,
-    });
-    const lastErrorObject: Document = { n: result.matched || (result.upsertedId !== undefined ? 1 : 0), updatedExisting: result.matched > 0 };
-    if (result.upsertedId !== undefined) lastErrorObject.upserted = result.upsertedId;
-    const value = cmd.new ? project(result.after) : project(result.before);
-    return { lastErrorObject, value, ok: 1 };
   }
 
   private count(db: string, cmd: Document): Document {
@@ -413,7 +203,7 @@ export class InMemoryDatabase {
   }
 
   private listCollections(db: string, cmd: Document): Document {
-    const names = [...(this.databases.get(db)?.keys() ?? [])];
+    const names = [...(this.catalog.databases.get(db)?.keys() ?? [])];
     const infos = names.map((name) => ({ name, type: "collection", options: {}, info: { readOnly: false }, idIndex: { v: 2, key: { _id: 1 }, name: "_id_" } }));
     const filtered = hasKeys(cmd.filter) ? infos.filter((i) => new Query(cmd.filter as Document).test(i)) : infos;
     const docs = cmd.nameOnly ? filtered.map((i) => ({ name: i.name, type: i.type })) : filtered;
@@ -429,7 +219,7 @@ export class InMemoryDatabase {
   private drop(db: string, cmd: Document): Document {
     const collection = this.collection(db, cmd.drop, false);
     if (!collection) throw new CommandError(26, "NamespaceNotFound", "ns not found");
-    this.databases.get(db)?.delete(String(cmd.drop));
+    this.catalog.databases.get(db)?.delete(String(cmd.drop));
     return { ns: collection.ns, nIndexesWas: collection.indexes.length, ok: 1 };
   }
 
