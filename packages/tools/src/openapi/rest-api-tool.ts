@@ -1,0 +1,163 @@
+import { BaseTool, validateToolName, type FunctionDeclaration, type ToolRunRequest } from "@agentkit/core";
+import { applyAuth, type openApiAuthSchema } from "./openapi-auth.js";
+import { isObject, type OperationParameter, type ParsedOperation } from "./openapi-spec.js";
+import type { z } from "zod";
+
+/** What a tool needs to call its endpoint (shared by every tool of one toolset). */
+export interface RestCallConfig {
+  baseUrl: string;
+  auth?: z.output<typeof openApiAuthSchema>;
+  headers: Record<string, string>;
+  fetch: typeof globalThis.fetch;
+  timeoutMs: number;
+  /** Body fields always sent (used by the connector toolset for its fixed routing fields). */
+  fixedBody?: Record<string, unknown>;
+}
+
+// JSON Schema keys models accept; OpenAPI-only keys (example, xml, readOnly, x-…) are dropped.
+const SCHEMA_KEYS = new Set([
+  "type", "format", "description", "enum", "items", "properties", "required", "nullable", "default", "anyOf", "oneOf", "allOf",
+  "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength", "pattern", "title", "additionalProperties",
+]);
+
+function cleanSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(cleanSchema);
+  if (!isObject(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (!SCHEMA_KEYS.has(key)) continue;
+    if (key === "properties" && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cleanSchema(v)]));
+    else if (key === "enum" || key === "default" || key === "required") out[key] = value;
+    else out[key] = cleanSchema(value);
+  }
+  return out;
+}
+
+type ArgTarget = { kind: "param"; param: OperationParameter } | { kind: "bodyField"; field: string } | { kind: "body" };
+
+/** Tool name from an operationId (snake_case) or, without one, from method and path. */
+export function operationToolName(op: ParsedOperation): string {
+  const raw = op.operationId ?? `${op.method}_${op.path}`;
+  const snake = raw
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/[^A-Za-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .toLowerCase();
+  return (snake || op.method).slice(0, 64);
+}
+
+/**
+ * One OpenAPI operation as a tool. Arguments are the path/query/header parameters plus the
+ * JSON body (an object body's properties become top-level arguments; other bodies are `body`).
+ * A non-2xx answer, a timeout or a network failure is returned as `{ error, status? }` so the
+ * model sees it; an aborted run throws.
+ */
+export class RestApiTool extends BaseTool {
+  readonly operation: ParsedOperation;
+  private readonly config: RestCallConfig;
+  private readonly targets = new Map<string, ArgTarget>();
+  private readonly schema: Record<string, unknown>;
+
+  constructor(operation: ParsedOperation, config: RestCallConfig, name = operationToolName(operation)) {
+    validateToolName(name);
+    super({ name, description: operation.description ?? operation.summary ?? `${operation.method.toUpperCase()} ${operation.path}` });
+    this.operation = operation;
+    this.config = config;
+    const properties: Record<string, unknown> = {};
+    const required: string[] = [];
+    for (const param of operation.parameters) {
+      if (param.in === "cookie") continue;
+      this.targets.set(param.name, { kind: "param", param });
+      properties[param.name] = { ...(cleanSchema(param.schema) as object), ...(param.description ? { description: param.description } : {}) };
+      if (param.required) required.push(param.name);
+    }
+    const body = operation.requestBody;
+    if (body) {
+      const bodySchema = body.schema;
+      const fields = bodySchema.type === "object" || isObject(bodySchema.properties) ? (bodySchema.properties as Record<string, unknown> | undefined) ?? {} : undefined;
+      const fixed = new Set(Object.keys(config.fixedBody ?? {}));
+      if (fields && Object.keys(fields).every((f) => !this.targets.has(f))) {
+        const bodyRequired = Array.isArray(bodySchema.required) ? (bodySchema.required as string[]) : [];
+        for (const [field, schema] of Object.entries(fields)) {
+          if (fixed.has(field)) continue;
+          this.targets.set(field, { kind: "bodyField", field });
+          properties[field] = cleanSchema(schema);
+          if (body.required && bodyRequired.includes(field)) required.push(field);
+        }
+      } else {
+        this.targets.set("body", { kind: "body" });
+        properties.body = cleanSchema(bodySchema);
+        if (body.required) required.push("body");
+      }
+    }
+    this.schema = { type: "object", properties, ...(required.length ? { required } : {}) };
+  }
+
+  override getDeclaration(): FunctionDeclaration {
+    return { name: this.name, description: this.description, parametersJsonSchema: structuredClone(this.schema) };
+  }
+
+  override async runAsync({ args, toolContext }: ToolRunRequest): Promise<unknown> {
+    return this.call(args ?? {}, toolContext?.invocation.signal);
+  }
+
+  /** Calls the endpoint with these arguments (also usable without a runner). */
+  async call(args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+    const missing = (this.schema.required as string[] | undefined)?.filter((k) => args[k] === undefined) ?? [];
+    if (missing.length) return { error: `Missing required argument(s) for ${this.name}: ${missing.join(", ")}.` };
+
+    const { config, operation } = this;
+    let path = operation.path;
+    const query: [string, string][] = [];
+    const headers = new Headers({ accept: "application/json, text/plain;q=0.9, */*;q=0.5", ...config.headers });
+    let body: unknown;
+    const bodyFields: Record<string, unknown> = { ...(config.fixedBody ?? {}) };
+    let hasBodyFields = Object.keys(bodyFields).length > 0;
+    for (const [key, value] of Object.entries(args)) {
+      const target = this.targets.get(key);
+      if (!target || value === undefined) continue;
+      if (target.kind === "body") body = value;
+      else if (target.kind === "bodyField") {
+        bodyFields[target.field] = value;
+        hasBodyFields = true;
+      } else if (target.param.in === "path") path = path.replaceAll(`{${key}}`, encodeURIComponent(String(value)));
+      else if (target.param.in === "query") {
+        for (const v of Array.isArray(value) ? value : [value]) query.push([key, typeof v === "object" ? JSON.stringify(v) : String(v)]);
+      } else headers.set(key, typeof value === "object" ? JSON.stringify(value) : String(value));
+    }
+    if (hasBodyFields) body = bodyFields;
+
+    const url = new URL(config.baseUrl.replace(/\/+$/, "") + path);
+    for (const [k, v] of query) url.searchParams.append(k, v);
+    await applyAuth(config.auth, url, headers);
+    if (body !== undefined) headers.set("content-type", operation.requestBody?.contentType ?? "application/json");
+
+    const timeout = AbortSignal.timeout(config.timeoutMs);
+    let response: Response;
+    try {
+      response = await config.fetch(url, {
+        method: operation.method.toUpperCase(),
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      if (timeout.aborted) return { error: `${operation.method.toUpperCase()} ${url.pathname} timed out after ${config.timeoutMs} ms.` };
+      return { error: `${operation.method.toUpperCase()} ${url.pathname} failed: ${(error as Error).message}` };
+    }
+    const text = await response.text();
+    let data: unknown = text;
+    if (/json/.test(response.headers.get("content-type") ?? "") && text) {
+      try {
+        data = JSON.parse(text);
+      } catch {
+        // keep the text
+      }
+    }
+    if (!response.ok) {
+      return { error: `HTTP ${response.status} ${response.statusText} from ${operation.method.toUpperCase()} ${url.pathname}`, status: response.status, body: data };
+    }
+    return isObject(data) ? data : { result: data };
+  }
+}
