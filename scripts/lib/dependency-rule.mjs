@@ -40,6 +40,7 @@ export const VENDOR_ZONES = {
   "@agentkit/tools": {
     "playwright-core": "src/computer-use/",
     "google-auth-library": "src/openapi/",
+    pg: "src/retrieval/postgres/",
   },
   "@agentkit/artifacts": {
     "@aws-sdk/client-s3": "src/s3/",
