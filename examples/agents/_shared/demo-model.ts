@@ -14,7 +14,7 @@ export class DemoModel extends BaseLlm {
   async *generateContentAsync(request: LlmRequest, stream = false): AsyncGenerator<LlmResponse, void, void> {
     const last = request.contents[request.contents.length - 1];
     const response = last?.parts?.find((p) => p.functionResponse)?.functionResponse;
-    const text = response ? answerFromTool(response.name ?? "", response.response ?? {}) : undefined;
+    const text = response ? answerFromTool(response.name ?? "", response.response ?? {}) + " (demo model)" : undefined;
     if (text === undefined) {
       const call = pickToolCall(getTextOf(last), Object.keys(request.toolsDict));
       if (call) {
@@ -53,7 +53,7 @@ function answerFromTool(name: string, response: Record<string, unknown>): string
 
 function defaultAnswer(userText: string, tools: string[]): string {
   const offer = tools.length ? ` I can use these tools: ${tools.join(", ")}. Try "what time is it in Europe/Paris?" or "roll a 20-sided die".` : "";
-  const demo = " (I am the offline demo model: set GOOGLE_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST for a real one.)";
+  const demo = " (I am the offline demo model: set GOOGLE_API_KEY or GEMINI_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST for a real one.)";
   return (userText ? `You said: "${userText}".${offer}` : `Hello!${offer}`) + demo;
 }
 

@@ -41,5 +41,8 @@ export function createAssistant(model: BaseLlm | string): LlmAgent {
   });
 }
 
-/** Runs on a real model when OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST is set, else offline on the demo model. */
+/**
+ * Runs on a real model when GOOGLE_API_KEY or GEMINI_API_KEY (Gemini), OPENAI_API_KEY,
+ * ANTHROPIC_API_KEY or OLLAMA_HOST is set, else offline on the demo model.
+ */
 export const rootAgent = createAssistant(pickModel());

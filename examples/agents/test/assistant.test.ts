@@ -21,7 +21,7 @@ describe("assistant example", () => {
     expect(getFunctionResponses(events[1]!)[0]?.response).toEqual({ timezone: "Europe/Paris", time: expect.stringMatching(/^\d\d:\d\d:\d\d$/) });
     const last = events[events.length - 1]!;
     expect(isFinalResponse(last)).toBe(true);
-    expect(getTextOf(last.content)).toMatch(/^It is \d\d:\d\d:\d\d in Europe\/Paris\.$/);
+    expect(getTextOf(last.content)).toMatch(/^It is \d\d:\d\d:\d\d in Europe\/Paris\. \(demo model\)$/);
     await runner.close();
   });
 

@@ -4,6 +4,7 @@ import { createLlmRequest, FunctionTool, getTextOf, InMemoryRunner, LlmAgent, St
 import { LangChainModel, type FrameworkCallMetrics } from "../src/langchain/index.js";
 import { ProviderError } from "../src/errors/provider-error.js";
 import { FakeOpenAIServer, chunk, completion } from "./fixtures/openai-server.js";
+import { recordedReply } from "./fixtures/recorded-fixtures.js";
 
 async function collect<T>(gen: AsyncGenerator<T, void, void>): Promise<T[]> {
   const out: T[] = [];
@@ -177,6 +178,15 @@ describe("LangChainModel over a real ChatOpenAI against the fake OpenAI server",
     })().catch((e: unknown) => e);
     expect(seen.map((r) => getTextOf(r.content))).toEqual(["Hel"]);
     expect(error).toMatchObject({ category: "NETWORK", retryable: true });
+  });
+
+  it("maps a 400 client error (__fixtures__/openai/error-400-invalid-request.json) to a final CLIENT_ERROR with the API's message", async () => {
+    server.reply(recordedReply("openai/error-400-invalid-request.json", { status: 400 }));
+    const error = await collect(new LangChainModel({ model: chat() }).generateContentAsync(ask())).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ category: "CLIENT_ERROR", retryable: false, status: 400 });
+    expect((error as Error).message).toContain("Invalid type for 'messages[1].content'");
+    expect(server.requests).toHaveLength(1);
   });
 
   it("cancels a hanging stream through the AbortSignal", async () => {

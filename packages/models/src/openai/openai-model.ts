@@ -21,7 +21,8 @@ export class OpenAIModel extends BaseLlm {
   constructor(options: OpenAIModelOptions) {
     const parsed = openAIModelOptionsSchema.safeParse(options);
     if (!parsed.success) {
-      throw new ConfigurationError(`Invalid OpenAIModel options: ${parsed.error.message}`, { cause: parsed.error });
+      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(options)"}: ${i.message}`).join("; ");
+      throw new ConfigurationError(`Invalid OpenAIModel options: ${issues}.`, { cause: parsed.error });
     }
     super({ model: toOpenAIModelName(parsed.data.model) });
     this.options = parsed.data;
@@ -34,7 +35,10 @@ export class OpenAIModel extends BaseLlm {
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
     const client = this.getClient();
-    const requestOptions = options.signal ? { signal: options.signal } : {};
+    // The caller's signal and the request's own abortSignal both cancel the call.
+    const signals = [options.signal, request.config.abortSignal].filter((s): s is AbortSignal => s !== undefined);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const requestOptions = signal ? { signal } : {};
     if (this.options.api === "responses") {
       yield* this.generateWithResponses(client, request, stream, requestOptions);
       return;
@@ -55,6 +59,7 @@ export class OpenAIModel extends BaseLlm {
         const partial = accumulator.push(chunk);
         if (partial) yield partial;
       }
+      if (!accumulator.finished) throw incompleteStream(signal);
       yield accumulator.finish();
     } catch (error) {
       throw toProviderError(error);
@@ -115,6 +120,18 @@ export class OpenAIModel extends BaseLlm {
     this.client = new OpenAI(clientOptions);
     return this.client;
   }
+}
+
+/** A chat stream that ended before any choice's finish_reason: cancelled, or cut off (retryable). */
+function incompleteStream(signal: AbortSignal | undefined): ProviderError {
+  if (signal?.aborted) {
+    return new ProviderError({ category: ErrorCategory.CANCELLED, provider: "openai", message: "The openai call was cancelled.", cause: signal.reason });
+  }
+  return new ProviderError({
+    category: ErrorCategory.NETWORK,
+    provider: "openai",
+    message: "The openai stream ended without a finish_reason (connection dropped or the server stopped early). The call can be retried.",
+  });
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

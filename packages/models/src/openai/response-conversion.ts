@@ -1,6 +1,7 @@
 import type OpenAI from "openai";
 import type { LlmResponse, Part, UsageMetadata } from "@agentkit/core";
 import { mapFinishReason } from "./finish-reason.js";
+import { GenAiFieldMissingError } from "../errors/genai-field-missing-error.js";
 
 interface RawToolCall {
   id: string;
@@ -78,18 +79,20 @@ function buildResponse(input: {
 
 /** Converts a non-streaming Chat Completion into one complete response. */
 export function fromChatCompletion(completion: OpenAI.Chat.ChatCompletion): LlmResponse {
-  const choice = completion.choices[0];
-  const message = choice?.message;
+  const choice = completion.choices?.[0];
+  if (!choice) throw new GenAiFieldMissingError("choices", "the OpenAI chat completion");
+  const message = choice.message;
+  if (!message) throw new GenAiFieldMissingError("choices[0].message", "the OpenAI chat completion");
   const toolCalls: RawToolCall[] = [];
-  for (const call of message?.tool_calls ?? []) {
+  for (const call of message.tool_calls ?? []) {
     if (call.type !== "function") continue;
     toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments });
   }
   return buildResponse({
-    text: message?.content ?? "",
-    refusal: message?.refusal ?? "",
+    text: message.content ?? "",
+    refusal: message.refusal ?? "",
     toolCalls,
-    finishReason: choice?.finish_reason,
+    finishReason: choice.finish_reason,
     usage: completion.usage,
     model: completion.model,
   });
@@ -135,6 +138,11 @@ export class ChatCompletionStreamAccumulator {
       return { content: { role: "model", parts: [{ text: delta.content }] }, partial: true };
     }
     return undefined;
+  }
+
+  /** Whether a choice reported its finish_reason (a complete stream always does). */
+  get finished(): boolean {
+    return this.finishReason !== undefined && this.finishReason !== null;
   }
 
   finish(): LlmResponse {

@@ -1,4 +1,5 @@
 import type OpenAI from "openai";
+import { GenAiFieldMissingError } from "../errors/genai-field-missing-error.js";
 import { FinishReason, type LlmResponse, type Part, type UsageMetadata } from "@agentkit/core";
 
 type ApiResponse = OpenAI.Responses.Response;
@@ -34,6 +35,10 @@ function toFinishReason(response: ApiResponse): string | undefined {
  * `args: {}` and `errorCode: "MALFORMED_FUNCTION_CALL"`); reasoning items are dropped.
  */
 export function fromResponsesResult(response: ApiResponse): LlmResponse {
+  // A completed response always has output items; failed and incomplete ones may have none.
+  if ((response.output ?? []).length === 0 && response.status !== "failed" && response.status !== "incomplete" && !response.error) {
+    throw new GenAiFieldMissingError("output", "the OpenAI Responses API result");
+  }
   let text = "";
   const calls: Part[] = [];
   const malformed: string[] = [];

@@ -5,12 +5,24 @@ import { FakeOpenAIServer, completion } from "../fixtures/openai-server.js";
 import { FakeAnthropicServer, message } from "../fixtures/anthropic-server.js";
 import { Gemini } from "../../src/gemini/index.js";
 import { candidateResponse, errorReply as geminiErrorReply, FakeGeminiServer, type GeminiReply } from "../fixtures/gemini-server.js";
+import type { BaseLlm } from "@agentkit/core";
+import type { RecordedRequest } from "../fixtures/scripted-http-server.js";
 import type { ConformanceTarget, ScriptedTurn } from "./run-model-conformance.js";
 
+/**
+ * How a target builds its model from the fake server's base URL (default: the vendor adapter
+ * with a test key) and checks the requests it sent (e.g. a gateway header).
+ */
+export interface TargetVariant {
+  makeModel?: (baseURL: string) => BaseLlm;
+  verify?: (requests: RecordedRequest[]) => void;
+}
+
 /** OpenAI Chat Completions wire scripting. */
-export async function openAIChatTarget(): Promise<ConformanceTarget> {
+export async function openAIChatTarget(variant: TargetVariant = {}): Promise<ConformanceTarget> {
   const server = new FakeOpenAIServer();
-  const model = new OpenAIModel({ model: "gpt-test", apiKey: "sk", baseURL: await server.start() });
+  const baseURL = await server.start();
+  const model = variant.makeModel?.(baseURL) ?? new OpenAIModel({ model: "gpt-test", apiKey: "sk", baseURL });
   const toReply = (turn: ScriptedTurn) =>
     "rateLimited" in turn
       ? { kind: "json" as const, status: 429, headers: { "retry-after": "0" }, body: { error: { message: "slow down", type: "requests" } } }
@@ -31,6 +43,7 @@ export async function openAIChatTarget(): Promise<ConformanceTarget> {
     script: (...turns) => server.reply(...turns.map(toReply)),
     scriptStream: (chunks) => server.reply(openAIChatStream(chunks)),
     bodies: () => server.requests.map((r) => r.body),
+    verifyRequests: () => variant.verify?.(server.requests),
     close: async () => {
       await model.close();
       await server.close();
@@ -39,9 +52,10 @@ export async function openAIChatTarget(): Promise<ConformanceTarget> {
 }
 
 /** Anthropic Messages wire scripting. */
-export async function anthropicTarget(): Promise<ConformanceTarget> {
+export async function anthropicTarget(variant: TargetVariant = {}): Promise<ConformanceTarget> {
   const server = new FakeAnthropicServer();
-  const model = new AnthropicModel({ model: "claude-test", apiKey: "sk", baseURL: await server.start() });
+  const baseURL = await server.start();
+  const model = variant.makeModel?.(baseURL) ?? new AnthropicModel({ model: "claude-test", apiKey: "sk", baseURL });
   const toReply = (turn: ScriptedTurn) =>
     "rateLimited" in turn
       ? { kind: "json" as const, status: 429, headers: { "retry-after": "0" }, body: { type: "error", error: { type: "rate_limit_error", message: "slow down" } } }
@@ -53,6 +67,7 @@ export async function anthropicTarget(): Promise<ConformanceTarget> {
     script: (...turns) => server.reply(...turns.map(toReply)),
     scriptStream: (chunks) => server.reply(anthropicStream(chunks)),
     bodies: () => server.requests.map((r) => r.body),
+    verifyRequests: () => variant.verify?.(server.requests),
     close: async () => {
       await model.close();
       await server.close();
@@ -61,9 +76,10 @@ export async function anthropicTarget(): Promise<ConformanceTarget> {
 }
 
 /** OpenAI Responses API wire scripting. */
-export async function openAIResponsesTarget(): Promise<ConformanceTarget> {
+export async function openAIResponsesTarget(variant: TargetVariant = {}): Promise<ConformanceTarget> {
   const server = new FakeOpenAIServer();
-  const model = new OpenAIModel({ model: "gpt-test", apiKey: "sk", baseURL: await server.start(), api: "responses" });
+  const baseURL = await server.start();
+  const model = variant.makeModel?.(baseURL) ?? new OpenAIModel({ model: "gpt-test", apiKey: "sk", baseURL, api: "responses" });
   const result = (output: unknown[]) => ({
     id: "resp_1",
     object: "response",
@@ -92,6 +108,7 @@ export async function openAIResponsesTarget(): Promise<ConformanceTarget> {
     script: (...turns) => server.reply(...turns.map(toReply)),
     scriptStream: (chunks) => server.reply(openAIResponsesStream(chunks)),
     bodies: () => server.requests.map((r) => r.body),
+    verifyRequests: () => variant.verify?.(server.requests),
     close: async () => {
       await model.close();
       await server.close();
@@ -100,9 +117,10 @@ export async function openAIResponsesTarget(): Promise<ConformanceTarget> {
 }
 
 /** Gemini REST wire scripting (generateContent). */
-export async function geminiTarget(): Promise<ConformanceTarget> {
+export async function geminiTarget(variant: TargetVariant = {}): Promise<ConformanceTarget> {
   const server = new FakeGeminiServer();
-  const model = new Gemini({ model: "gemini-test", apiKey: "k", baseUrl: await server.start() });
+  const baseUrl = await server.start();
+  const model = variant.makeModel?.(baseUrl) ?? new Gemini({ model: "gemini-test", apiKey: "k", baseUrl });
   const toReply = (turn: ScriptedTurn): GeminiReply => {
     if ("rateLimited" in turn) return geminiErrorReply(429, "RESOURCE_EXHAUSTED", "slow down", { headers: { "retry-after": "0" } });
     if ("text" in turn) return { kind: "json", body: candidateResponse([{ text: turn.text }]) };
@@ -124,6 +142,7 @@ export async function geminiTarget(): Promise<ConformanceTarget> {
         ),
       }),
     bodies: () => server.generateRequests.map((r) => r.body),
+    verifyRequests: () => variant.verify?.(server.requests),
     close: async () => {
       await model.close();
       await server.close();

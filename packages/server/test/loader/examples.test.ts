@@ -42,7 +42,7 @@ describe("examples/agents through the directory loader", () => {
     expect(getFunctionCalls(events[0]!)).toEqual([expect.objectContaining({ name: "get_current_time", args: { timezone: "Europe/Paris" } })]);
     const last = events.at(-1)!;
     expect(isFinalResponse(last)).toBe(true);
-    expect(getTextOf(last.content)).toMatch(/^It is \d\d:\d\d:\d\d in Europe\/Paris\.$/);
+    expect(getTextOf(last.content)).toMatch(/^It is \d\d:\d\d:\d\d in Europe\/Paris\. \(demo model\)$/);
     await runner.close();
   });
 
@@ -58,7 +58,7 @@ describe("examples/agents through the directory loader", () => {
     const rolled = events.flatMap(getFunctionResponses)[0]?.response as { result: number };
     expect(rolled.result).toBeGreaterThanOrEqual(1);
     expect(rolled.result).toBeLessThanOrEqual(20);
-    expect(state.last_roll).toBe(`I rolled a 20-sided die and got ${rolled.result}.`);
+    expect(state.last_roll).toBe(`I rolled a 20-sided die and got ${rolled.result}. (demo model)`);
     const finals = events.filter((e) => isFinalResponse(e) && getTextOf(e.content));
     expect(finals.map((e) => e.author)).toEqual(["roller", "announcer"]);
     expect(getTextOf(finals[1]!.content)).toContain(String(rolled.result));
