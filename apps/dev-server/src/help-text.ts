@@ -5,6 +5,11 @@ Usage:
   agentkit web [agents_dir] [flags]         serve the agents of agents_dir with the dev UI at /dev-ui
   agentkit api-server [agents_dir] [flags]  serve the HTTP API only (no UI)
   agentkit run <agent_dir> [flags]          chat with one agent in the terminal
+  agentkit conformance record <cases_dir> [--agents-dir <dir>]
+                                            run each case folder's spec.yaml live and write
+                                            generated-recordings.yaml and generated-session.yaml
+  agentkit conformance test <cases_dir> [--agents-dir <dir>]
+                                            replay each case and compare (exit 1 on a failure)
   agentkit help                             this text
   agentkit version                          the agentkit version
 

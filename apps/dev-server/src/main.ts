@@ -28,6 +28,11 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
       case "run":
         await runTerminalChat({ ...cli, output: io.stdout });
         return 0;
+      case "conformance": {
+        const { runConformance } = await import("./conformance-command.js");
+        const results = await runConformance({ ...cli, output: io.stdout });
+        return results.every((r) => r.passed) ? 0 : 1;
+      }
       case "web":
       case "api-server": {
         const server = await startDevServer({ ...cli.options, mode: cli.command === "web" ? "web" : "api", log: io.stdout });

@@ -22,6 +22,7 @@ export interface ServeOptions {
 export type CliCommand =
   | { command: "web" | "api-server"; options: ServeOptions }
   | { command: "run"; agentDir: string; sessionServiceUri?: string; artifactServiceUri?: string; memoryServiceUri?: string; logLevel: LogLevel }
+  | { command: "conformance"; mode: "record" | "test"; casesDir: string; agentsDir: string }
   | { command: "help"; topic?: string }
   | { command: "version" };
 
@@ -79,8 +80,16 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
       if (positionals.length !== 1) throw new CliUsageError("agentkit run takes exactly one agent directory: agentkit run <agent_dir>");
       return { command, agentDir: positionals[0]!, ...serviceUris(values, env), logLevel: parseLogLevel(str(values, "log-level") ?? env.AGENTKIT_LOG_LEVEL ?? "warn") };
     }
+    case "conformance": {
+      const { values, positionals } = parse(rest, { "agents-dir": { type: "string" } }, command);
+      const [mode, casesDir, ...extra] = positionals;
+      if ((mode !== "record" && mode !== "test") || !casesDir || extra.length) {
+        throw new CliUsageError("Usage: agentkit conformance record|test <cases_dir> [--agents-dir <dir>]");
+      }
+      return { command, mode, casesDir, agentsDir: str(values, "agents-dir") ?? "." };
+    }
     default:
-      throw new CliUsageError(`Unknown command "${command}". Commands: web, api-server, run, help.`);
+      throw new CliUsageError(`Unknown command "${command}". Commands: web, api-server, run, conformance, help.`);
   }
 }
 

@@ -16,5 +16,18 @@ export {
 } from "./replay/recordings.js";
 export { ReplayConfigError, ReplayVerificationError } from "./replay/replay-errors.js";
 export { AnalyticsPlugin, type AnalyticsPluginOptions, type AnalyticsRetryConfig, type ContentFormatter } from "./analytics/analytics-plugin.js";
+export { AnalyticsCloseTimeoutError } from "./analytics/abortable.js";
 export { JsonlAnalyticsSink, type JsonlAnalyticsSinkOptions } from "./analytics/jsonl-analytics-sink.js";
 export { ANALYTICS_COLUMNS, ANALYTICS_EVENT_TYPES, type AnalyticsRow, type AnalyticsSink, type AnalyticsEventType } from "./analytics/analytics-row.js";
+export {
+  sessionSnapshot,
+  sessionSnapshotToYaml,
+  readSessionSnapshotFile,
+  writeSessionSnapshotFile,
+  compareSessionSnapshots,
+  SESSION_IGNORED_KEYS,
+  type SessionSnapshot,
+} from "./replay/session-snapshot.js";
+export { toSnakeCase, toCamelCase } from "./replay/key-case.js";
+export { diffValues } from "./replay/request-diff.js";
+export { findConformanceCases, readConformanceCase, type ConformanceCase, type ConformanceMessage } from "./replay/conformance-case.js";

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { RecordingsPlugin, ReplayConfigError, ReplayPlugin, ReplayVerificationError, readRecordingsFile, recordingsFromYaml } from "../src/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agentkit-replay-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => (process.env.KEEP_REPLAY_DIR ? undefined : rmSync(dir, { recursive: true, force: true })));
 
 /** A two-agent app; `live` decides whether models and tools really answer. */
 function buildApp(options: { instruction?: string; live: boolean }) {
@@ -44,17 +44,22 @@ async function converse(runner: InMemoryRunner, messages: string[]): Promise<Eve
 const shape = (events: Event[]) =>
   events.map((e) => ({ author: e.author, parts: e.content?.parts?.map((p) => p.text ?? p.functionCall?.name ?? p.functionResponse?.name) }));
 
-describe("RecordingsPlugin + ReplayPlugin", () => {
-  const file = join(dir, "generated-recordings.yaml");
-  let recorded: Event[] = [];
+let fileCount = 0;
 
+/** Records the two-message conversation live into a fresh file of its own (tests share no files). */
+async function record(): Promise<{ file: string; events: Event[]; toolCalls: number }> {
+  const file = join(dir, `recordings-${++fileCount}.yaml`);
+  const app = buildApp({ live: true });
+  const runner = new InMemoryRunner({ agent: app.root, appName: "replay_app", plugins: [new RecordingsPlugin({ file })] });
+  const events = await converse(runner, ["Weather in Paris?", "Hi root"]);
+  await runner.close();
+  return { file, events, toolCalls: app.toolCalls() };
+}
+
+describe("RecordingsPlugin + ReplayPlugin", () => {
   it("records model and tool calls per agent, chronologically, into YAML", async () => {
-    const app = buildApp({ live: true });
-    const recorder = new RecordingsPlugin({ file });
-    const runner = new InMemoryRunner({ agent: app.root, appName: "replay_app", plugins: [recorder] });
-    recorded = await converse(runner, ["Weather in Paris?", "Hi root"]);
-    await runner.close();
-    expect(app.toolCalls()).toBe(1);
+    const { file, toolCalls } = await record();
+    expect(toolCalls).toBe(1);
 
     const yaml = readFileSync(file, "utf8");
     expect(yaml).toContain("user_message_index: 0");
@@ -76,6 +81,7 @@ describe("RecordingsPlugin + ReplayPlugin", () => {
   });
 
   it("replays the run with no model and no tool, producing the same events", async () => {
+    const { file, events: recorded } = await record();
     const app = buildApp({ live: false });
     const replay = new ReplayPlugin({ file });
     const runner = new InMemoryRunner({ agent: app.root, appName: "replay_app", plugins: [replay] });
@@ -87,6 +93,7 @@ describe("RecordingsPlugin + ReplayPlugin", () => {
   });
 
   it("fails verification with a diff when the agent changed", async () => {
+    const { file } = await record();
     const app = buildApp({ live: false, instruction: "Answer in French." });
     const runner = new InMemoryRunner({ agent: app.root, appName: "replay_app", plugins: [new ReplayPlugin({ file })] });
     const error = await converse(runner, ["Weather in Paris?"]).then(
@@ -101,6 +108,7 @@ describe("RecordingsPlugin + ReplayPlugin", () => {
   });
 
   it("fails when the run asks more than was recorded", async () => {
+    const { file } = await record();
     const app = buildApp({ live: false });
     const runner = new InMemoryRunner({ agent: app.root, appName: "replay_app", plugins: [new ReplayPlugin({ file, verify: "none" })] });
     const error = await converse(runner, ["Weather in Paris?", "Hi root", "one more"]).then(

@@ -2,6 +2,7 @@ import type { InvocationContext } from "../agents/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import { ReadonlyContext } from "../agents/readonly-context.js";
 import type { GenerateContentConfig } from "../content/generate-content-config.js";
+import type { Event } from "../events/event.js";
 import { appendInstructions, appendTools, createLlmRequest, setOutputSchema, type LiveConnectConfig, type LlmRequest } from "../models/llm-request.js";
 import { isToolset } from "../tools/base-toolset.js";
 import { ToolContext } from "../tools/tool-context.js";
@@ -21,7 +22,14 @@ export async function buildLlmRequest(ctx: InvocationContext, agent: LlmAgent): 
     model: typeof model === "string" ? model : model.model,
     config: copyConfig(agent.generateContentConfig),
   });
-  if (ctx.contextCacheConfig) request.cacheConfig = { ...ctx.contextCacheConfig };
+  if (ctx.contextCacheConfig) {
+    request.cacheConfig = { ...ctx.contextCacheConfig };
+    // The cache state lives in the session, not only in the model object (ADK's rule: the
+    // latest event of this agent that carries cache metadata), so a new process, runner or
+    // model instance (a stateless server) reuses the cache the last response described.
+    const prior = latestCacheMetadata(ctx.session.events, agent.name);
+    if (prior) request.cacheMetadata = structuredClone(prior);
+  }
   const live = liveConnectConfigOf(ctx);
   if (live) request.liveConnectConfig = live;
 
@@ -62,6 +70,15 @@ export async function buildLlmRequest(ctx: InvocationContext, agent: LlmAgent): 
 }
 
 /** A deep copy of the agent's config (so per-request changes never leak into the agent). */
+/** The cache metadata of this agent's most recent event that has some. */
+function latestCacheMetadata(events: readonly Event[], agentName: string): Record<string, unknown> | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.author === agentName && event.cacheMetadata) return event.cacheMetadata;
+  }
+  return undefined;
+}
+
 function copyConfig(config: GenerateContentConfig | undefined): GenerateContentConfig {
   if (!config) return {};
   const { abortSignal, ...rest } = config;

@@ -27,7 +27,12 @@ export interface EventsCompactionConfig {
   overlapSize?: number;
   /** Tail retention: the most recent events kept verbatim (0 or more); selects that compactor. */
   eventRetentionSize?: number;
-  /** Makes the summary; without one, compaction needs a summarizer and is skipped. */
+  /**
+   * Makes the summary. Without one, an `LlmEventSummarizer` on the root agent's own model is
+   * used (as ADK does); a root that is not an LlmAgent then compacts nothing. A summarizer
+   * error never fails the run: `runAsync` yields an unstored event with `errorCode`
+   * `EVENTS_COMPACTION_FAILED` after the run's own events, and a later run tries again.
+   */
   summarizer?: EventsSummarizer;
 }
 

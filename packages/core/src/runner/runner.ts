@@ -15,9 +15,9 @@ import type { BasePlugin } from "../plugins/base-plugin.js";
 import { PluginManager } from "../plugins/plugin-manager.js";
 import type { BaseSessionService } from "../sessions/base-session-service.js";
 import type { Session } from "../sessions/session.js";
-import { validateAppName, type App, type EventsCompactionConfig } from "./app.js";
+import { validateAppName, type App, type EventsCompactionConfig, type EventsSummarizer } from "./app.js";
 import { closeAgentTree } from "./close-agents.js";
-import { compactEventsIfDue } from "./events-compaction.js";
+import { compactAfterRun } from "./compact-after-run.js";
 import { findAgentToRun } from "./find-agent-to-run.js";
 import { AbortWatch, applyCustomMetadata, saveInputBlobsAsArtifacts } from "./run-helpers.js";
 
@@ -78,6 +78,8 @@ export class Runner {
   readonly pluginManager: PluginManager;
   readonly eventsCompactionConfig?: EventsCompactionConfig;
   readonly contextCacheConfig?: ContextCacheConfig;
+  /** The summarizer made on the root agent's model when the compaction config names none. */
+  private readonly compactionFallback: { summarizer?: EventsSummarizer } = {};
   private closing?: Promise<void>;
 
   constructor(options: RunnerOptions) {
@@ -157,7 +159,17 @@ export class Runner {
       yield* this.execute(ctx, session, watch, (c) => c.agent.runAsync(c));
       // Reached only when the run completed (not on break, abort or error).
       if (this.eventsCompactionConfig) {
-        await compactEventsIfDue({ config: this.eventsCompactionConfig, session, sessionService: this.sessionService, signal: request.signal });
+        const failure = await compactAfterRun({
+          config: this.eventsCompactionConfig,
+          rootAgent: this.agent,
+          ctx,
+          session,
+          sessionService: this.sessionService,
+          signal: request.signal,
+          fallback: this.compactionFallback,
+        });
+        // Yielded, not stored: the caller learns of it; the session keeps only the run.
+        if (failure) yield failure;
       }
     } finally {
       watch.dispose();

@@ -13,54 +13,13 @@ import {
   type ToolContext,
 } from "@agentkit/core";
 import { ANALYTICS_EVENT_TYPES, type AnalyticsEventType, type AnalyticsRow, type AnalyticsSink } from "./analytics-row.js";
+import { AnalyticsCloseTimeoutError, safeStringify, settlesWithin } from "./abortable.js";
+import { isContent, stripBinary } from "./strip-binary.js";
 import { parseDuration } from "./parse-duration.js";
 
-/** Turns what would be logged as `content` into something else (redaction, reshaping). */
-export type ContentFormatter = (content: unknown, eventType: AnalyticsEventType) => unknown;
+import type { AnalyticsPluginOptions, ContentFormatter } from "./analytics-options.js";
 
-export interface AnalyticsRetryConfig {
-  /** Delay before the first retry (ms or "500ms"; default 500 ms); doubles each attempt. */
-  initialDelay?: number | string;
-  /** Attempts per batch including the first (default 3). */
-  maxAttempts?: number;
-  /** Cap on one delay (default 10 s). */
-  maxDelay?: number | string;
-}
-
-/** The warehouse-logging configuration of the spec (sink-specific fields live on the sink). */
-export interface AnalyticsPluginOptions {
-  sink: AnalyticsSink;
-  /** Off: the plugin does nothing (default true). */
-  enabled?: boolean;
-  /** Rows per write (default 50). */
-  batchSize?: number;
-  /** Longest a row waits before its batch is written (ms or "5s"; default 1 s). */
-  batchFlushInterval?: number | string;
-  /** Passed to the sink when it creates the table (default event_type, agent, user_id). */
-  clusteringFields?: string[];
-  /** Added to every row's attributes as `custom_tags`. */
-  customTags?: Record<string, string>;
-  /** Only these event types are logged. */
-  eventAllowlist?: AnalyticsEventType[];
-  /** These event types are not logged. */
-  eventDenylist?: AnalyticsEventType[];
-  /** `content` is cut to this many characters and the row marked `is_truncated` (default 500; 0 = no limit). */
-  maxContentLength?: number;
-  /** Log inline images/audio/files as base64 (default false: mime type and size only). */
-  logMultiModalContent?: boolean;
-  /** Add the session's state and update time to run rows' attributes (default true). */
-  logSessionMetadata?: boolean;
-  /** Let the sink add missing columns to an existing table (default true). */
-  autoSchemaUpgrade?: boolean;
-  contentFormatter?: ContentFormatter;
-  retry?: AnalyticsRetryConfig;
-  /** Rows kept while the sink is slow or down; beyond it the oldest are dropped and counted (default 10,000). */
-  maxQueueSize?: number;
-  /** Told about a batch given up after its retries (default: one line on stderr). */
-  onError?: (error: unknown, info: { droppedRows: number }) => void;
-  /** Plugin name (default `analytics`). */
-  name?: string;
-}
+export type { AnalyticsPluginOptions, AnalyticsRetryConfig, ContentFormatter } from "./analytics-options.js";
 
 /**
  * Logs run, agent, model and tool events as rows to a warehouse table through a sink
@@ -93,7 +52,12 @@ export class AnalyticsPlugin extends BasePlugin {
   private writing: Promise<void> = Promise.resolve();
   private prepared?: Promise<void>;
   private closed = false;
+  /** Rows handed to the write chain and not finished yet. */
+  private pendingRows = 0;
+  /** Set when close() timed out: the rows still pending were counted as dropped then. */
+  private gaveUp = false;
   private readonly abort = new AbortController();
+  private readonly closeTimeoutMs: number;
   /** Rows dropped because the queue was full or a batch failed for good. */
   droppedRows = 0;
   /** Rows the sink accepted. */
@@ -123,6 +87,7 @@ export class AnalyticsPlugin extends BasePlugin {
     this.retryMaxMs = parseDuration(options.retry?.maxDelay ?? 10_000, "retry.maxDelay");
     this.maxAttempts = positiveInt(options.retry?.maxAttempts ?? 3, "retry.maxAttempts");
     this.maxQueueSize = positiveInt(options.maxQueueSize ?? 10_000, "maxQueueSize");
+    this.closeTimeoutMs = parseDuration(options.closeTimeout ?? 5000, "closeTimeout");
     let reported = false;
     this.onError =
       options.onError ??
@@ -238,16 +203,40 @@ export class AnalyticsPlugin extends BasePlugin {
     await this.writing;
   }
 
+  /**
+   * Flushes and closes the sink, waiting at most `closeTimeout` for each; past it the sink's
+   * signal is aborted and the rows not written are counted in `droppedRows`. Never throws.
+   */
   override async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
     this.timer = undefined;
+    if (!(await settlesWithin(this.flush(), this.closeTimeoutMs))) {
+      const left = this.queue.splice(0).length + this.pendingRows;
+      this.gaveUp = true;
+      this.droppedRows += left;
+      this.report(new AnalyticsCloseTimeoutError(`AnalyticsPlugin: the sink did not finish writing within ${this.closeTimeoutMs} ms; ${left} row(s) given up.`), left);
+    }
+    this.abort.abort(new AnalyticsCloseTimeoutError("AnalyticsPlugin closed."));
+    let sinkClose: Promise<void>;
     try {
-      await this.flush();
-    } finally {
-      this.abort.abort();
-      await this.sink.close();
+      sinkClose = Promise.resolve(this.sink.close());
+    } catch (error) {
+      sinkClose = Promise.reject(error as Error);
+    }
+    sinkClose.catch((error: unknown) => this.report(error, 0));
+    if (!(await settlesWithin(sinkClose, this.closeTimeoutMs))) {
+      this.report(new AnalyticsCloseTimeoutError(`AnalyticsPlugin: the sink's close() did not finish within ${this.closeTimeoutMs} ms.`), 0);
+    }
+  }
+
+  /** Calls `onError`, which must never break the plugin either. */
+  private report(error: unknown, droppedRows: number): void {
+    try {
+      this.onError(error, { droppedRows });
+    } catch {
+      // A failing error handler is ignored.
     }
   }
 
@@ -257,10 +246,34 @@ export class AnalyticsPlugin extends BasePlugin {
     data: { agent?: string; model?: string | null; tool?: string; content?: unknown; attributes?: Record<string, unknown>; latencyMs?: number | null; error?: string },
   ): void {
     if (!this.enabled || this.closed || !this.types.has(type)) return;
+    // Logging must never fail the run: a row that cannot be built (a throwing contentFormatter,
+    // content that cannot be serialized) is dropped, counted and reported.
+    let row: AnalyticsRow;
+    try {
+      row = this.buildRow(ctx, type, data);
+    } catch (error) {
+      this.droppedRows++;
+      this.report(error, 1);
+      return;
+    }
+    if (this.queue.length >= this.maxQueueSize) {
+      this.queue.shift();
+      this.droppedRows++;
+    }
+    this.queue.push(row);
+    if (this.queue.length >= this.batchSize) this.scheduleBatch();
+    else this.ensureTimer();
+  }
+
+  private buildRow(
+    ctx: InvocationContext,
+    type: AnalyticsEventType,
+    data: { agent?: string; model?: string | null; tool?: string; content?: unknown; attributes?: Record<string, unknown>; latencyMs?: number | null; error?: string },
+  ): AnalyticsRow {
     const { text, truncated } = this.formatContent(data.content, type);
     const attributes = { ...(data.attributes ?? {}), ...(this.customTags ? { custom_tags: this.customTags } : {}) };
     const cleaned = Object.fromEntries(Object.entries(attributes).filter(([, v]) => v !== undefined));
-    const row: AnalyticsRow = {
+    return {
       timestamp: new Date().toISOString(),
       event_type: type,
       app_name: ctx.appName,
@@ -271,19 +284,12 @@ export class AnalyticsPlugin extends BasePlugin {
       model: data.model ?? null,
       tool_name: data.tool ?? null,
       content: text,
-      attributes: Object.keys(cleaned).length ? JSON.stringify(cleaned) : null,
+      attributes: Object.keys(cleaned).length ? safeStringify(cleaned) : null,
       latency_ms: data.latencyMs ?? null,
       status: data.error ? "ERROR" : "OK",
       error_message: data.error ?? null,
       is_truncated: truncated,
     };
-    if (this.queue.length >= this.maxQueueSize) {
-      this.queue.shift();
-      this.droppedRows++;
-    }
-    this.queue.push(row);
-    if (this.queue.length >= this.batchSize) this.scheduleBatch();
-    else this.ensureTimer();
   }
 
   private ensureTimer(): void {
@@ -298,25 +304,31 @@ export class AnalyticsPlugin extends BasePlugin {
   private scheduleBatch(): void {
     const batch = this.queue.splice(0, this.batchSize);
     if (batch.length === 0) return;
-    this.writing = this.writing.then(() => this.writeWithRetries(batch));
+    this.pendingRows += batch.length;
+    this.writing = this.writing.then(async () => {
+      try {
+        await this.writeWithRetries(batch);
+      } finally {
+        this.pendingRows -= batch.length;
+      }
+    });
   }
 
   private async writeWithRetries(batch: AnalyticsRow[]): Promise<void> {
     let delay = this.retryInitialMs;
     for (let attempt = 1; ; attempt++) {
+      // Closed past its timeout: these rows were counted as dropped and reported then.
+      if (this.gaveUp) return;
       try {
         await this.ensurePrepared();
         await this.sink.writeRows(batch, this.abort.signal);
-        this.writtenRows += batch.length;
+        if (!this.gaveUp) this.writtenRows += batch.length;
         return;
       } catch (error) {
+        if (this.gaveUp) return;
         if (attempt >= this.maxAttempts) {
           this.droppedRows += batch.length;
-          try {
-            this.onError(error, { droppedRows: batch.length });
-          } catch {
-            // A failing error handler must not break the write chain either.
-          }
+          this.report(error, batch.length);
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, delay));
@@ -341,7 +353,7 @@ export class AnalyticsPlugin extends BasePlugin {
     let value = this.logMultiModal ? content : stripBinary(content);
     if (this.formatter) value = this.formatter(value, type);
     if (value === undefined || value === null) return { text: null, truncated: false };
-    let text = typeof value === "string" ? value : JSON.stringify(value);
+    let text = typeof value === "string" ? value : safeStringify(value);
     if (isContent(value)) {
       const plain = getTextOf(value);
       if (plain && (value.parts ?? []).every((p) => typeof p.text === "string")) text = plain;
@@ -370,22 +382,4 @@ function positiveInt(value: number, what: string): number {
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function isContent(value: unknown): value is Content {
-  return typeof value === "object" && value !== null && Array.isArray((value as Content).parts);
-}
-
-/** Replaces inline bytes by their mime type and size (deep, without changing the input). */
-function stripBinary(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(stripBinary);
-  if (typeof value !== "object" || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) {
-    if (key === "inlineData" && typeof v === "object" && v !== null) {
-      const inline = v as { mimeType?: string; data?: string };
-      out[key] = { mimeType: inline.mimeType, bytes: Math.floor(((inline.data?.length ?? 0) * 3) / 4), omitted: true };
-    } else out[key] = stripBinary(v);
-  }
-  return out;
 }

@@ -1,4 +1,4 @@
-import { appendFile, mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { AnalyticsRow, AnalyticsSink } from "./analytics-row.js";
 
@@ -27,10 +27,13 @@ export class JsonlAnalyticsSink implements AnalyticsSink {
     await mkdir(this.dir ?? dirname(this.file!), { recursive: true });
   }
 
-  async writeRows(rows: readonly AnalyticsRow[]): Promise<void> {
+  /** Appends the rows; an aborted `signal` (AnalyticsPlugin's close timeout) stops the write. */
+  async writeRows(rows: readonly AnalyticsRow[], signal?: AbortSignal): Promise<void> {
     if (rows.length === 0) return;
+    signal?.throwIfAborted();
+    const append = (file: string, lines: readonly AnalyticsRow[]) => writeFile(file, lines.map((r) => `${JSON.stringify(r)}\n`).join(""), { encoding: "utf8", flag: "a", ...(signal ? { signal } : {}) });
     if (this.file) {
-      await appendFile(this.file, rows.map((r) => `${JSON.stringify(r)}\n`).join(""), "utf8");
+      await append(this.file, rows);
       return;
     }
     const byDay = new Map<string, AnalyticsRow[]>();
@@ -39,7 +42,7 @@ export class JsonlAnalyticsSink implements AnalyticsSink {
       byDay.set(day, [...(byDay.get(day) ?? []), row]);
     }
     for (const [day, dayRows] of byDay) {
-      await appendFile(join(this.dir!, `events-${day}.jsonl`), dayRows.map((r) => `${JSON.stringify(r)}\n`).join(""), "utf8");
+      await append(join(this.dir!, `events-${day}.jsonl`), dayRows);
     }
   }
 

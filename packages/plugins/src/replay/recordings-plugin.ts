@@ -110,6 +110,8 @@ export class RecordingsPlugin extends BasePlugin {
     if (!recording?.toolRecording) return;
     this.openToolCalls.delete(key);
     recording.toolRecording.toolResponse = { name: tool.name, response: structuredClone(response), ...(context.functionCallId ? { id: context.functionCallId } : {}) };
+    const delta = context.actions.stateDelta;
+    if (Object.keys(delta).length > 0) recording.toolRecording.stateDelta = JSON.parse(JSON.stringify(delta)) as Record<string, unknown>;
   }
 
   private indexOf(ctx: InvocationContext): number {

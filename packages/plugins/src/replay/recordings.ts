@@ -2,6 +2,7 @@ import { readFile, rename, writeFile } from "node:fs/promises";
 import { parse, stringify } from "yaml";
 import { z } from "zod";
 import type { Content, FunctionCall, FunctionResponse, LlmResponse } from "@agentkit/core";
+import { toCamelCase, toSnakeCase } from "./key-case.js";
 import { ReplayConfigError } from "./replay-errors.js";
 
 /** The serializable part of a model request (tool instances are replaced by their declarations). */
@@ -20,6 +21,11 @@ export interface LlmRecording {
 export interface ToolRecording {
   toolCall: FunctionCall;
   toolResponse?: FunctionResponse;
+  /**
+   * The session state the tool wrote (agentkit's addition, `state_delta` on disk): replay
+   * applies it, so a replayed session matches the recorded one although the tool does not run.
+   */
+  stateDelta?: Record<string, unknown>;
 }
 
 /** One model call or one tool call, by one agent, during the user message of that index. */
@@ -35,9 +41,11 @@ export interface Recordings {
   recordings: Recording[];
 }
 
-// On disk the outer keys are snake_case as in ADK's conformance folders
-// (`generated-recordings.yaml`); the recorded requests and responses keep agentkit's
-// camelCase JSON (the HTTP API's shape). `llm_response` (one) is read as a one-item list.
+// On disk every field name is snake_case as in ADK's conformance folders
+// (`generated-recordings.yaml`), inside the recorded requests and responses too
+// (`system_instruction`, `function_call`); user data (args, tool results) keeps its keys.
+// Files with camelCase bodies (agentkit before 0.2) are still read. `llm_response` (one) is
+// read as a one-item list.
 const recordingFileSchema = z.object({
   recordings: z
     .array(
@@ -55,6 +63,7 @@ const recordingFileSchema = z.object({
           .object({
             tool_call: z.object({ name: z.string(), id: z.string().optional(), args: z.record(z.string(), z.any()).optional() }),
             tool_response: z.object({ name: z.string(), id: z.string().optional(), response: z.record(z.string(), z.any()).optional() }).optional(),
+            state_delta: z.record(z.string(), z.any()).optional(),
           })
           .optional(),
       }),
@@ -68,9 +77,9 @@ export function recordingsToYaml(recordings: Recordings): string {
     recordings: recordings.recordings.map((r) => ({
       user_message_index: r.userMessageIndex,
       agent_name: r.agentName,
-      ...(r.llmRecording ? { llm_recording: { llm_request: r.llmRecording.llmRequest, llm_responses: r.llmRecording.llmResponses } } : {}),
+      ...(r.llmRecording ? { llm_recording: { llm_request: toSnakeCase(r.llmRecording.llmRequest), llm_responses: r.llmRecording.llmResponses.map(toSnakeCase) } } : {}),
       ...(r.toolRecording
-        ? { tool_recording: { tool_call: r.toolRecording.toolCall, ...(r.toolRecording.toolResponse ? { tool_response: r.toolRecording.toolResponse } : {}) } }
+        ? { tool_recording: { tool_call: toSnakeCase(r.toolRecording.toolCall), ...(r.toolRecording.toolResponse ? { tool_response: toSnakeCase(r.toolRecording.toolResponse) } : {}), ...(r.toolRecording.stateDelta ? { state_delta: r.toolRecording.stateDelta } : {}) } }
         : {}),
     })),
   };
@@ -95,13 +104,19 @@ export function recordingsFromYaml(text: string, source = "recordings"): Recordi
       const out: Recording = { userMessageIndex: r.user_message_index, agentName: r.agent_name };
       if (r.llm_recording) {
         const responses = r.llm_recording.llm_responses ?? (r.llm_recording.llm_response ? [r.llm_recording.llm_response] : []);
+        const request = toCamelCase(r.llm_recording.llm_request) as { model?: string; contents: Content[]; config?: Record<string, unknown> };
         out.llmRecording = {
-          llmRequest: { ...r.llm_recording.llm_request, contents: r.llm_recording.llm_request.contents as Content[], config: r.llm_recording.llm_request.config ?? {} },
-          llmResponses: responses as LlmResponse[],
+          // Only what agentkit compares: ADK's extra request fields (live_connect_config, ...) are dropped.
+          llmRequest: { ...(request.model !== undefined ? { model: request.model } : {}), contents: request.contents, config: request.config ?? {} },
+          llmResponses: responses.map(toCamelCase) as LlmResponse[],
         };
       }
       if (r.tool_recording) {
-        out.toolRecording = { toolCall: r.tool_recording.tool_call as FunctionCall, ...(r.tool_recording.tool_response ? { toolResponse: r.tool_recording.tool_response as FunctionResponse } : {}) };
+        out.toolRecording = {
+          toolCall: toCamelCase(r.tool_recording.tool_call) as FunctionCall,
+          ...(r.tool_recording.tool_response ? { toolResponse: toCamelCase(r.tool_recording.tool_response) as FunctionResponse } : {}),
+          ...(r.tool_recording.state_delta ? { stateDelta: r.tool_recording.state_delta } : {}),
+        };
       }
       return out;
     }),

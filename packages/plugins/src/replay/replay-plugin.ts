@@ -39,7 +39,8 @@ function runsLive(tool: BaseTool): boolean {
  * that the run asks exactly what was recorded: a conformance test of agent behaviour with no
  * model and no side effects. Each agent consumes its own recordings in order. Tools that act on
  * the run (`transfer_to_agent`, `exit_loop`) and `AgentTool`s still run after their call is
- * verified; any other tool is not run, so its state changes are not replayed either.
+ * verified; any other tool is not run: its recorded result is returned and the session state
+ * it wrote (`stateDelta`) applied; other side effects (artifacts, memory) are not replayed.
  */
 export class ReplayPlugin extends BasePlugin {
   private readonly verify: "strict" | "none";
@@ -91,6 +92,8 @@ export class ReplayPlugin extends BasePlugin {
     }
     if (runsLive(tool)) return undefined;
     if (!recorded.toolResponse) throw new ReplayConfigError(`Replay (${this.source}): the recorded call of tool "${tool.name}" has no response.`);
+    // The tool does not run: apply the state it wrote when it was recorded.
+    for (const [key, value] of Object.entries(recorded.stateDelta ?? {})) context.state.set(key, structuredClone(value));
     return structuredClone(recorded.toolResponse.response ?? {});
   }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { BigQuery, type BigQueryOptions, type Dataset, type Table } from "@google-cloud/bigquery";
 import { AgentKitError } from "@agentkit/core";
+import { abortable } from "../abortable.js";
 import { ANALYTICS_COLUMNS, type AnalyticsRow, type AnalyticsSink } from "../analytics-row.js";
 
 export interface BigQueryAnalyticsSinkOptions {
@@ -51,7 +52,12 @@ export class BigQueryAnalyticsSink implements AnalyticsSink {
     this.table = this.dataset.table(options.tableId ?? "agent_events");
   }
 
-  async prepare({ autoSchemaUpgrade, clusteringFields }: { autoSchemaUpgrade: boolean; clusteringFields: readonly string[] }): Promise<void> {
+  /** An aborted `signal` (AnalyticsPlugin's close timeout) ends the wait at once. */
+  prepare({ autoSchemaUpgrade, clusteringFields, signal }: { autoSchemaUpgrade: boolean; clusteringFields: readonly string[]; signal?: AbortSignal }): Promise<void> {
+    return abortable(this.prepareTable(autoSchemaUpgrade, clusteringFields), signal);
+  }
+
+  private async prepareTable(autoSchemaUpgrade: boolean, clusteringFields: readonly string[]): Promise<void> {
     try {
       const [datasetExists] = await this.dataset.exists();
       if (!datasetExists) {
@@ -86,16 +92,19 @@ export class BigQueryAnalyticsSink implements AnalyticsSink {
     }
   }
 
-  async writeRows(rows: readonly AnalyticsRow[]): Promise<void> {
+  /** An aborted `signal` ends the wait for BigQuery at once (the request may still land; its insert ids de-duplicate a retry). */
+  async writeRows(rows: readonly AnalyticsRow[], signal?: AbortSignal): Promise<void> {
     if (rows.length === 0) return;
+    signal?.throwIfAborted();
     const payload = rows.map((row) => {
       let insertId = this.insertIds.get(row);
       if (!insertId) this.insertIds.set(row, (insertId = randomUUID()));
       return { insertId, json: row };
     });
     try {
-      await this.table.insert(payload, { raw: true, partialRetries: 0 });
+      await abortable(this.table.insert(payload, { raw: true, partialRetries: 0 }), signal);
     } catch (error) {
+      if (signal?.aborted) throw error;
       const first = (error as { errors?: { errors?: { message?: string }[] }[] }).errors?.[0]?.errors?.[0]?.message;
       throw new BigQuerySinkError(`BigQuery insert failed: ${first ?? (error as Error).message}`, { cause: error });
     }

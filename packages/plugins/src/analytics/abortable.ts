@@ -1,0 +1,46 @@
+import { AgentKitError } from "@agentkit/core";
+
+/** The analytics sink did not finish within `closeTimeout`; its signal was aborted. */
+export class AnalyticsCloseTimeoutError extends AgentKitError {
+  constructor(message: string) {
+    super("ANALYTICS_CLOSE_TIMEOUT", message);
+  }
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => (signal.removeEventListener("abort", onAbort), resolve(value)),
+      (error: unknown) => (signal.removeEventListener("abort", onAbort), reject(error as Error)),
+    );
+  });
+}
+
+/** Resolves `true` when `promise` settled within `ms`, `false` on timeout (never rejects). */
+export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** JSON text that never throws: BigInt as a decimal string, a repeated (circular) object as "[Circular]". */
+export function safeStringify(value: unknown): string {
+  const seen = new WeakSet<object>();
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === "bigint") return v.toString();
+    if (typeof v === "object" && v !== null) {
+      if (seen.has(v)) return "[Circular]";
+      seen.add(v);
+    }
+    return v;
+  });
+}

@@ -1,0 +1,1 @@
+export { PostgresAnalyticsSink, PostgresSinkError, type PostgresAnalyticsSinkOptions } from "./postgres-analytics-sink.js";
