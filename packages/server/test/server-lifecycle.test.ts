@@ -182,6 +182,7 @@ describe("modes and the dev UI folder", () => {
     await writeFile(join(dir, "index.html"), '<!doctype html><html><head><base href="./"><script src="main-ABC.js" type="module"></script></head><body><app-root></app-root></body></html>');
     await writeFile(join(dir, "main-ABC.js"), "console.log('ui');");
     await writeFile(join(dir, "assets", "audio-processor.js"), "// worklet");
+    await writeFile(join(dir, "assets", "index-B7YbSn6N.js"), "// hashed bundle");
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -199,6 +200,10 @@ describe("modes and the dev UI folder", () => {
         expect(res.headers.get("content-type")).toMatch(/^text\/javascript/);
       }
       expect(await (await fetch(`${t.url}/dev-ui/assets/config/runtime-config.json`)).json()).toEqual({ backendUrl: "", logo: { text: "Acme", imageUrl: "/logo.svg" } });
+      // Content-hashed build assets are cached for good; the page and unhashed files revalidate.
+      expect((await fetch(`${t.url}/dev-ui/assets/index-B7YbSn6N.js`)).headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+      expect(page.headers.get("cache-control")).toBe("no-cache");
+      expect((await fetch(`${t.url}/dev-ui/assets/audio-processor.js`)).headers.get("cache-control")).toBe("no-cache");
       const missing = await fetch(`${t.url}/dev-ui/nope.js`);
       expect(missing.status).toBe(404);
       expect(missing.headers.get("content-type")).toMatch(/^application\/json/);

@@ -63,6 +63,9 @@ export function devUiRoutes(options: DevUiOptions | undefined): Router {
         setHeaders: (res, path) => {
           // Module scripts with another type leave a blank page (the classic Windows registry bug).
           if (/\.m?js$/.test(path)) res.setHeader("Content-Type", "text/javascript; charset=utf-8");
+          // Vite names built assets by content hash: they never change, so browsers keep them;
+          // everything else (index.html above all) is revalidated so a new build shows at once.
+          res.setHeader("Cache-Control", isHashedAsset(path) ? "public, max-age=31536000, immutable" : "no-cache");
         },
       }),
     );
@@ -72,4 +75,12 @@ export function devUiRoutes(options: DevUiOptions | undefined): Router {
     router.get("/dev-ui/main.js", (_req, res) => res.type("text/javascript").send(PLACEHOLDER_JS));
   }
   return router;
+}
+
+/**
+ * `assets/index-B7YbSn6N.js`: a file under assets/ whose name ends in Vite's 8-character
+ * content hash (one upper-case letter or digit at least, so `app-settings.js` is not one).
+ */
+function isHashedAsset(path: string): boolean {
+  return /[\\/]assets[\\/][^\\/]+-(?=[\w-]*[A-Z0-9])[\w-]{8}\.[a-z0-9]+$/.test(path);
 }
