@@ -1,12 +1,15 @@
 #!/usr/bin/env node
-// Runs the CLI with tsx's loader so agents written in TypeScript load as they are, with the
-// workspace packages' sources (the @agentkit/source export condition). One child process:
-// Node needs --conditions at start-up, so it cannot be set from here.
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+// Runs the CLI in this process with tsx's loader, so agents written in TypeScript load as they
+// are, and with the workspace packages' sources (the @agentkit/source export condition, added
+// by a resolve hook: no second Node process just to pass --conditions, which halves start-up).
+import { registerHooks } from "node:module";
 
-const tsxLoader = import.meta.resolve("tsx");
-const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
-const child = spawn(process.execPath, ["--conditions=@agentkit/source", "--import", tsxLoader, cli, ...process.argv.slice(2)], { stdio: "inherit" });
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    const conditions = context.conditions.includes("@agentkit/source") ? context.conditions : [...context.conditions, "@agentkit/source"];
+    return nextResolve(specifier, { ...context, conditions });
+  },
+});
+const { register } = await import("tsx/esm/api");
+register();
+await import(new URL("../src/cli.ts", import.meta.url).href);

@@ -1,4 +1,3 @@
-import { createA2aRouter } from "@agentkit/a2a";
 import type { Runner } from "@agentkit/core";
 import type { ServerContext } from "@agentkit/server";
 import { Router, type RequestHandler } from "express";
@@ -17,7 +16,9 @@ export function createA2aRoutes(context: ServerContext): Router {
       const runner = await context.runnerFor(String(req.params.app));
       let handler = handlers.get(runner);
       if (!handler) {
-        handler = createA2aRouter({ runner });
+        // Imported on first use: the A2A SDK is only needed once a client calls.
+        const { createA2aRouter } = await import("@agentkit/a2a");
+        handler = handlers.get(runner) ?? createA2aRouter({ runner });
         handlers.set(runner, handler);
       }
       await handler(req, res, next);

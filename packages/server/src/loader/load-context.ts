@@ -4,8 +4,14 @@ import { AgentLoadError, describeError } from "./agent-load-error.js";
 import { parseCodeReference } from "./code-reference.js";
 import type { ModuleImporter } from "./module-importer.js";
 
-/** A tool available by bare name in YAML configs: an instance, or a factory taking the config's `args`. */
-export type BuiltInTool = BaseTool | BaseToolset | ((args: Record<string, unknown> | undefined) => BaseTool | BaseToolset);
+/**
+ * A tool available by bare name in YAML configs: an instance, or a factory taking the config's
+ * `args` (it may be async, so a heavy SDK is imported only when a config names the tool).
+ */
+export type BuiltInTool =
+  | BaseTool
+  | BaseToolset
+  | ((args: Record<string, unknown> | undefined) => BaseTool | BaseToolset | Promise<BaseTool | BaseToolset>);
 
 /** What loading one app needs: where files are, how to import them, and what it touched. */
 export interface LoadContext {
