@@ -4,7 +4,9 @@
 //   1. flows per second and p50/p99 latency at concurrency 1, 16, 64:
 //      - "run":      POST create session + POST /run (one model answer);
 //      - "run_sse":  POST create session + POST /run_sse (body read to the end);
-//      - "bare":     GET of a fixed JSON body from node:http (one request per flow).
+//      - "bare":     the same two requests (POST, then POST with the same JSON body) to a bare
+//                    node:http server that reads each body and answers a fixed JSON body: the
+//                    same HTTP work per flow, none of agentkit's.
 //   2. cold start: time from spawning a fresh process to the first /run answer (and, for
 //      comparison, to the first answer of the bare server).
 // Usage: pnpm bench:http [-- --seconds 3 --cold 5]
@@ -24,14 +26,22 @@ const COLD_RUNS = arg("cold", 5);
 const CONCURRENCY = [1, 16, 64];
 
 const BARE_BODY = JSON.stringify([{ id: "x", author: "bench_agent", content: { role: "model", parts: [{ text: "The answer is 42." }] } }]);
+const BARE_SESSION = JSON.stringify({ id: "00000000-0000-4000-8000-000000000000", appName: "bench", userId: "u", state: {}, events: [], lastUpdateTime: 0 });
 
 // ---- child process: a server --------------------------------------------------------------
 
 async function serve(kind: string): Promise<void> {
   if (kind === "bare") {
-    const server = createServer((_req, res) => {
-      res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(BARE_BODY) });
-      res.end(BARE_BODY);
+    // Reads the request body like the agent server does, then answers a session or an answer.
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = req.url === "/run" ? BARE_BODY : BARE_SESSION;
+        if (req.url === "/run") JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+        res.end(body);
+      });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as { port: number };
@@ -109,8 +119,12 @@ const runFlow = (route: "/run" | "/run_sse"): Flow => async (agent, url) => {
   if (!answer.includes("The answer is 42.")) throw new Error(`unexpected answer: ${answer.slice(0, 200)}`);
 };
 
+/** The agent flow's two requests, same methods and bodies, against the bare server. */
 const bareFlow: Flow = async (agent, url) => {
-  await httpCall(agent, `${url}/`, "GET");
+  const session = JSON.parse(await httpCall(agent, `${url}/apps/bench/users/u/sessions`, "POST")) as { id: string };
+  const body = JSON.stringify({ appName: "bench", userId: "u", sessionId: session.id, newMessage: { role: "user", parts: [{ text: "q" }] } });
+  const answer = await httpCall(agent, `${url}/run`, "POST", body);
+  if (!answer.includes("The answer is 42.")) throw new Error(`unexpected answer: ${answer.slice(0, 200)}`);
 };
 
 interface Result {
@@ -181,7 +195,7 @@ async function main(): Promise<void> {
       const sse = await measure(runFlow("/run_sse"), agentServer.url, c, SECONDS);
       const row = (name: string, r: Result) =>
         console.log(`| ${c} | ${name} | ${r.flowsPerSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.flowsPerSecond / bare.flowsPerSecond).toFixed(3)} |`);
-      row("bare node:http GET", bare);
+      row("bare node:http, same 2 requests", bare);
       row("create session + /run", run);
       row("create session + /run_sse", sse);
     }
@@ -201,7 +215,7 @@ async function main(): Promise<void> {
   };
   console.log(`\ncold start, spawn to first answer (median of ${COLD_RUNS}; includes Node start and tsx compiling sources):`);
   show("agent server, first /run flow", agentCold);
-  show("bare node:http, first GET    ", bareCold);
+  show("bare node:http, first flow   ", bareCold);
 }
 
 const serveAt = process.argv.indexOf("--serve");

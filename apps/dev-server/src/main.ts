@@ -1,3 +1,4 @@
+import type { PerformanceMark } from "node:perf_hooks";
 import { AgentKitError, VERSION } from "@agentkit/core";
 import { CliUsageError } from "./cli-usage-error.js";
 import { HELP_TEXT } from "./help-text.js";
@@ -16,6 +17,7 @@ export interface CliIo {
  * server has stopped (SIGINT/SIGTERM: graceful shutdown).
  */
 export async function main(argv: readonly string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  const modulesLoaded = performance.now();
   try {
     const cli = parseCliArgs(argv, io.env);
     switch (cli.command) {
@@ -36,6 +38,7 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
       case "web":
       case "api-server": {
         const server = await startDevServer({ ...cli.options, mode: cli.command === "web" ? "web" : "api", log: io.stdout });
+        if (io.env.AGENTKIT_STARTUP_TIMING === "1") io.stderr.write(startupTiming(modulesLoaded));
         await waitForSignal();
         io.stdout.write("agentkit: shutting down\n");
         await server.close();
@@ -50,6 +53,19 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
     io.stderr.write(`agentkit: ${error instanceof AgentKitError ? error.message : (error as Error).stack ?? String(error)}\n`);
     return 1;
   }
+}
+
+/**
+ * Where start-up time went, from the process's time origin: Node's own bootstrap, the module
+ * hooks (tsx) being ready (bin/agentkit.mjs), the CLI's modules loaded, the server listening.
+ */
+function startupTiming(modulesLoaded: number): string {
+  const hooks = performance.getEntriesByName("agentkit:hooks")[0] as PerformanceMark | undefined;
+  const ms = (t: number) => `${Math.round(t)} ms`;
+  const parts = [`node bootstrap ${ms(performance.nodeTiming.bootstrapComplete)}`];
+  if (hooks) parts.push(`hooks ready (${String(hooks.detail)}) ${ms(hooks.startTime)}`);
+  parts.push(`modules loaded ${ms(modulesLoaded)}`, `listening ${ms(performance.now())}`);
+  return `agentkit startup: ${parts.join(", ")}\n`;
 }
 
 function waitForSignal(): Promise<void> {

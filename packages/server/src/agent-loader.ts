@@ -24,6 +24,11 @@ export interface AgentLoader {
    * app and `ConfigurationError` (naming the file and field) for a broken one.
    */
   loadApp(appName: string): Promise<LoadedApp>;
+  /**
+   * The directory apps are read from (absolute), when they come from one. In web mode the
+   * server then serves the dev UI's builder and tests routes, which edit files there.
+   */
+  readonly agentsDir?: string;
   /** Stops file watchers and releases what the loader holds. */
   close(): Promise<void>;
 }

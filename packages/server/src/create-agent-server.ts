@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
 import cors from "cors";
@@ -12,6 +13,9 @@ import {
   type ModelRegistry,
 } from "@agentkit/core";
 import type { AgentLoader } from "./agent-loader.js";
+import { createAgentTestsRouter } from "./dev/agent-tests-router.js";
+import { createBuilderRouter } from "./dev/builder-router.js";
+import { createTelemetryRouter, fileTelemetryConsent, memoryTelemetryConsent } from "./dev/telemetry-consent.js";
 import { corsMiddlewareOptions, originMatcher, type ServerCorsOptions } from "./http/cors-options.js";
 import { errorHandler, notFoundHandler } from "./http/error-handlers.js";
 import { hostGuard, type HostGuardOptions } from "./http/host-guard.js";
@@ -63,6 +67,13 @@ export interface AgentServerOptions {
   logger?: ServerLogger;
   /** Routers mounted after the built-in routes and before the JSON 404 (debug, graph, eval ...). */
   extraRouters?: readonly Router[];
+  /**
+   * The dev routes of http-api.md 4.11 (web mode only, default on there): `/config/telemetry`,
+   * and, when the loader reads an agents directory, the agent builder
+   * (`/dev/apps/{app}/builder…`) and agent tests (`/dev/apps/{app}/tests…`), which read and
+   * write files in that directory.
+   */
+  devRoutes?: boolean;
   /** On close, how long running runs may finish before they are aborted. Default 5000 ms. */
   shutdownGraceMs?: number;
 }
@@ -135,8 +146,18 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   if (options.cors) app.use(cors(corsMiddlewareOptions(options.cors)));
   app.use(express.json({ limit: options.bodyLimit ?? "50mb", strict: true }));
   app.use(appRoutes(deps), sessionRoutes(deps), artifactRoutes(deps), memoryRoutes(deps), runRoutes(deps));
-  if ((options.mode ?? "web") === "web") app.use(devUiRoutes(options.devUi));
+  const web = (options.mode ?? "web") === "web";
+  const agentsDir = options.loader.agentsDir;
+  const telemetry = agentsDir ? fileTelemetryConsent(join(agentsDir, ".agentkit", "telemetry.json")) : memoryTelemetryConsent();
+  if (web) app.use(devUiRoutes(options.devUi, () => telemetry.read()));
   else app.get("/", (_req, res) => res.type("text").send("OK"));
+  if (web && options.devRoutes !== false) {
+    app.use(createTelemetryRouter(telemetry));
+    if (agentsDir) {
+      app.use(createBuilderRouter({ agentsDir }));
+      app.use(createAgentTestsRouter({ agentsDir, loader: options.loader, ...(options.modelRegistry ? { modelRegistry: options.modelRegistry } : {}) }));
+    }
+  }
   const extra = Router();
   for (const router of options.extraRouters ?? []) extra.use(router);
   app.use(extra);

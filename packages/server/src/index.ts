@@ -68,6 +68,15 @@ export {
   type EvalSetResult,
   type RunEvalResult,
 } from "./evals/index.js";
+export { createBuilderRouter, type BuilderRouterOptions } from "./dev/builder-router.js";
+export { createAgentTestsRouter, type AgentTestsRouterOptions } from "./dev/agent-tests-router.js";
+export { AgentTestError, replayAgentTest, rebuildAgentTest, type ReplayOutcome } from "./dev/agent-test-replay.js";
+export {
+  createTelemetryRouter,
+  fileTelemetryConsent,
+  memoryTelemetryConsent,
+  type TelemetryConsentStore,
+} from "./dev/telemetry-consent.js";
 export {
   createDirectoryAgentLoader,
   AgentLoadError,

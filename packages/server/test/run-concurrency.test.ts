@@ -1,17 +1,72 @@
 // Runs on one session are serialized; a client that disconnects aborts its run.
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { LlmAgent } from "@agentkit/core";
+import { BaseLlm, LlmAgent, type LlmRequest, type LlmResponse } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { SessionRunQueue } from "../src/index.js";
 import { json, post, startTestServer, userMessage, type Json, type TestServer } from "./support/test-server.js";
 
 const slowModel = new ScriptedModel({ delayMs: 300 });
+
+/**
+ * A model whose calls wait at a gate: each gated call answers only once the gate opens
+ * (`release()`, or by itself once `releaseWhenWaiting` calls wait at the same time), or after
+ * `fallbackMs` so a broken server fails the test instead of hanging it. The answer knows
+ * whether the gate opened.
+ */
+class GatedModel extends BaseLlm {
+  waiting = 0;
+  opened = false;
+  private open: () => void = () => {};
+  private gate: Promise<void> = Promise.resolve();
+  private answers: GatedAnswer[] = [];
+  private openAt = Infinity;
+  private fallbackMs = 5_000;
+
+  constructor() {
+    super({ model: "gated" });
+  }
+
+  /** Starts a new round: these answers, a closed gate. */
+  script(answers: GatedAnswer[], options: { releaseWhenWaiting?: number; fallbackMs?: number } = {}): void {
+    this.answers = [...answers];
+    this.opened = false;
+    this.openAt = options.releaseWhenWaiting ?? Infinity;
+    this.fallbackMs = options.fallbackMs ?? 5_000;
+    this.gate = new Promise((resolve) => (this.open = resolve));
+  }
+
+  release(): void {
+    this.opened = true;
+    this.open();
+  }
+
+  async *generateContentAsync(_request: LlmRequest): AsyncGenerator<LlmResponse, void, void> {
+    const answer = this.answers.shift();
+    if (!answer) throw new Error("GatedModel: no answer left");
+    if (answer.ungated) return void (yield answer.respond(this.opened));
+    this.waiting += 1;
+    if (this.waiting >= this.openAt) this.release();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.gate, new Promise((resolve) => (timer = setTimeout(resolve, this.fallbackMs)))]);
+    clearTimeout(timer);
+    this.waiting -= 1;
+    yield answer.respond(this.opened);
+  }
+}
+
+/** One call's answer; `ungated` calls answer at once. */
+interface GatedAnswer {
+  respond: (opened: boolean) => LlmResponse;
+  ungated?: boolean;
+}
+
+const gated = new GatedModel();
 let t: TestServer;
 const U = "conc_user";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  t = await startTestServer({ apps: { slow: new LlmAgent({ name: "slowpoke", model: slowModel }) } });
+  t = await startTestServer({ apps: { slow: new LlmAgent({ name: "slowpoke", model: slowModel }), gated: new LlmAgent({ name: "gatekeeper", model: gated }) } });
 });
 afterAll(async () => {
   await t.close();
@@ -42,13 +97,16 @@ describe("per-session serialization", () => {
   });
 
   it("runs on different sessions do not wait for each other", async () => {
-    const [s1, s2] = [await newSession(), await newSession()];
-    slowModel.push(ScriptedModel.text("x"), ScriptedModel.text("y"));
-    const started = Date.now();
-    await Promise.all(
-      [s1, s2].map((sid) => post(`${t.url}/run`, { appName: "slow", userId: U, sessionId: sid, newMessage: userMessage("hi") })),
+    // Both model calls must be in progress at once for the gate to open: runs serialized across
+    // sessions would leave the first call alone at the gate until its fallback.
+    const newGatedSession = async () => (await json(await post(`${t.url}/apps/gated/users/${U}/sessions`))).id as string;
+    const [s1, s2] = [await newGatedSession(), await newGatedSession()];
+    const together: GatedAnswer = { respond: (opened) => ScriptedModel.text(opened ? "together" : "alone") };
+    gated.script([together, together], { releaseWhenWaiting: 2 });
+    const answers = await Promise.all(
+      [s1, s2].map(async (sid) => json(await post(`${t.url}/run`, { appName: "gated", userId: U, sessionId: sid, newMessage: userMessage("hi") }))),
     );
-    expect(Date.now() - started).toBeLessThan(550); // two 300 ms calls in parallel, not 600 ms in a row
+    expect(answers.map((events) => events[0]?.content?.parts?.[0]?.text)).toEqual(["together", "together"]);
   });
 
   it("a queued run whose client leaves never runs", async () => {
@@ -71,24 +129,29 @@ describe("per-session serialization", () => {
 
 describe("SSE streams as events happen", () => {
   it("the first frame arrives while the run is still going", async () => {
-    const sid = await newSession();
-    slowModel.push(ScriptedModel.functionCall("nothing", {}, "c-stream"), ScriptedModel.text("done"));
-    const res = await post(`${t.url}/run_sse`, { appName: "slow", userId: U, sessionId: sid, newMessage: userMessage("go") });
+    // The second model call waits at a gate the test opens only after reading the first frame:
+    // a server that buffered the stream until the run ended could not deliver it before that.
+    const sid = (await json(await post(`${t.url}/apps/gated/users/${U}/sessions`))).id as string;
+    gated.script(
+      [{ respond: () => ScriptedModel.functionCall("nothing", {}, "c-stream"), ungated: true }, { respond: (opened) => ScriptedModel.text(opened ? "done" : "gate never opened") }],
+      { fallbackMs: 10_000 },
+    );
+    const res = await post(`${t.url}/run_sse`, { appName: "gated", userId: U, sessionId: sid, newMessage: userMessage("go") });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
-    const arrivals: [number, string][] = [];
-    const started = Date.now();
+    const first = await reader.read();
+    const firstText = Buffer.from(first.value!).toString();
+    expect(firstText).toContain("c-stream");
+    expect(gated.opened).toBe(false); // the run cannot have ended: its last model call is still gated
+    gated.release();
+    let all = firstText;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      arrivals.push([Date.now() - started, Buffer.from(value).toString()]);
+      all += Buffer.from(value).toString();
     }
-    const all = arrivals.map(([, text]) => text).join("");
     expect(all.match(/^data: /gm)).toHaveLength(3); // call, error response for the unknown tool, answer
-    const firstAt = arrivals[0]![0];
-    const endAt = arrivals[arrivals.length - 1]![0];
-    expect(arrivals[0]![1]).toContain("c-stream");
-    expect(endAt - firstAt).toBeGreaterThanOrEqual(200); // the answer came a model delay later
+    expect(all).toContain('"text":"done"');
   });
 });
 

@@ -11,7 +11,8 @@ type Handler = (req: Request, res: Response) => Promise<void>;
 
 /**
  * The graph routes of http-api.md 4.9: an event's graph (legacy and `/dev` paths), the app
- * structure, the graph images per workflow level and the plain app graph.
+ * structure, the graph images per workflow level and the plain app graph, plus ADK Python
+ * 1.x's `/dev/build_graph/{app}` and `/dev/{app}/graph`.
  */
 export function createGraphRouter(ctx: ServerContext): Router {
   const router = Router();
@@ -30,9 +31,12 @@ export function createGraphRouter(ctx: ServerContext): Router {
   router.get("/apps/:app/users/:userId/sessions/:sessionId/events/:eventId/graph", eventGraph);
   router.get("/dev/apps/:app/users/:userId/sessions/:sessionId/events/:eventId/graph", eventGraph);
 
-  router.get("/dev/apps/:app/build_graph", (async (req, res) => {
+  const buildGraph: Handler = async (req, res) => {
     res.json(await describeApp(await ctx.loader.loadApp(param(req, "app"))));
-  }) satisfies Handler);
+  };
+  router.get("/dev/apps/:app/build_graph", buildGraph);
+  // ADK Python 1.x path.
+  router.get("/dev/build_graph/:app", buildGraph);
 
   router.get("/dev/apps/:app/build_graph_image", (async (req, res) => {
     const appName = param(req, "app");
@@ -49,11 +53,14 @@ export function createGraphRouter(ctx: ServerContext): Router {
     res.json(out);
   }) satisfies Handler);
 
-  router.get("/dev/apps/:app/graph", (async (req, res) => {
+  const appGraph: Handler = async (req, res) => {
     const appName = param(req, "app");
     const { rootAgent } = await ctx.loader.loadApp(appName);
     res.json({ dotSrc: await buildAgentDot(rootAgent, { darkMode: darkMode(req, false), graphName: appName }) });
-  }) satisfies Handler);
+  };
+  router.get("/dev/apps/:app/graph", appGraph);
+  // ADK Python 1.x path.
+  router.get("/dev/:app/graph", appGraph);
 
   return router;
 }

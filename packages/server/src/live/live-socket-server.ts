@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import type { RawData, WebSocket, WebSocketServer } from "ws";
 import { eventToJson, LiveRequestQueue, RunAbortedError, SessionNotFoundError, type RunConfig } from "@agentkit/core";
 import { errorBody } from "../errors/status-for-error.js";
 import { rejectReason, type HostGuardOptions } from "../http/host-guard.js";
@@ -45,7 +45,9 @@ interface LiveParams {
  * cut to 123 bytes) when the run fails. Closing the socket aborts the run.
  */
 export class LiveSocketServer {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  /** Created on the first upgrade: `ws` is imported only when a live call happens. */
+  private wss: Promise<WebSocketServer> | undefined;
+  private closed = false;
   private readonly live = new Map<WebSocket, AbortController>();
 
   constructor(
@@ -59,18 +61,30 @@ export class LiveSocketServer {
     const url = new URL(req.url ?? "/", "http://localhost");
     if (url.pathname !== "/run_live") return refuse(socket, 404, "Not Found");
     if (rejectReason(req, this.guard, true)) return refuse(socket, 403, "Forbidden");
-    if (this.deps.runs.isDraining) return refuse(socket, 503, "Service Unavailable");
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, url.searchParams));
+    if (this.deps.runs.isDraining || this.closed) return refuse(socket, 503, "Service Unavailable");
+    this.wss ??= import("ws").then(({ WebSocketServer }) => new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES }));
+    this.wss.then(
+      (wss) => {
+        if (this.closed || socket.destroyed) return void socket.destroy();
+        wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, url.searchParams));
+      },
+      (error: unknown) => {
+        this.deps.logger.error("Cannot start the WebSocket server", error);
+        refuse(socket, 500, "Internal Server Error");
+      },
+    );
   }
 
   /** Closes every live socket (1001) and aborts its run. */
   async close(): Promise<void> {
+    this.closed = true;
     const closing = [...this.live.entries()].map(([ws, controller]) => {
       controller.abort(new Error("The server is shutting down."));
       return closeAndWait(ws, LiveCloseCode.GOING_AWAY, "Server shutting down");
     });
     await Promise.all(closing);
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    const wss = await this.wss?.catch(() => undefined);
+    if (wss) await new Promise<void>((resolve) => wss.close(() => resolve()));
   }
 
   private onConnection(ws: WebSocket, query: URLSearchParams): void {

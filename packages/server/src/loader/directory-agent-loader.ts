@@ -9,7 +9,6 @@ import { displayPath, loadError, type BuiltInTool, type LoadContext } from "./lo
 import { loadModuleApp } from "./module-app.js";
 import { addModuleHooksClient, removeModuleHooksClient, type ModuleHooksClient } from "./module-hooks.js";
 import { ModuleImporter, type ImportModule } from "./module-importer.js";
-import { loadYamlAgent } from "./yaml/yaml-agent-builder.js";
 
 /** Where the loader reports what it does; `console` fits. Every method is optional. */
 export interface LoaderLogger {
@@ -53,7 +52,8 @@ export function createDirectoryAgentLoader(options: DirectoryAgentLoaderOptions)
 }
 
 class DirectoryAgentLoader implements AgentLoader {
-  private readonly agentsDir: string;
+  /** The agents directory (absolute); the dev server's builder and tests routes edit files in it. */
+  readonly agentsDir: string;
   private readonly reload: boolean;
   private readonly importer: ModuleImporter;
   private readonly builtInTools: ReadonlyMap<string, BuiltInTool>;
@@ -155,7 +155,8 @@ class DirectoryAgentLoader implements AgentLoader {
       validateFolderName(ctx, appName, entry.file);
       const loaded =
         entry.kind === "yaml"
-          ? { rootAgent: await loadYamlAgent(ctx, entry.file), app: undefined, source: entry.file }
+          ? // The YAML parser and config schemas load with the first YAML app, not at start-up.
+            { rootAgent: await (await import("./yaml/yaml-agent-builder.js")).loadYamlAgent(ctx, entry.file), app: undefined, source: entry.file }
           : await loadModuleApp(ctx, entry.file);
       if (entry.kind === "module") this.checkModels(ctx, loaded.rootAgent, loaded.source);
       if (loaded.app && loaded.app.name !== appName) {

@@ -32,11 +32,12 @@ fetch("../list-apps").then((r) => r.json()).then((apps) => {
 `;
 
 /**
- * `/` → `/dev-ui/`, the dev UI's static files and its runtime config (http-api.md 4.12).
+ * `/` → `/dev-ui/`, the dev UI's static files and its runtime config (http-api.md 4.12; with
+ * the stored telemetry consent answer, when there is one).
  * Without a UI folder a small page says the UI is not installed (still a valid page with a
  * module script, so a browser pointed at the server sees why).
  */
-export function devUiRoutes(options: DevUiOptions | undefined): Router {
+export function devUiRoutes(options: DevUiOptions | undefined, telemetryConsent?: () => Promise<boolean | null>): Router {
   const router = Router();
   router.get("/", (_req, res) => res.redirect(302, "/dev-ui/"));
   router.get("/dev-ui", (req, res, next) => {
@@ -47,8 +48,10 @@ export function devUiRoutes(options: DevUiOptions | undefined): Router {
   });
 
   // Generated rather than shipped: same-origin serving means an empty backendUrl.
-  router.get("/dev-ui/assets/config/runtime-config.json", (_req, res) => {
-    res.set("Cache-Control", "no-store").json({ backendUrl: "", ...(options?.logo ? { logo: options.logo } : {}) });
+  router.get("/dev-ui/assets/config/runtime-config.json", async (_req, res) => {
+    // The telemetry answer, once given, so the UI does not ask again (as ADK Python writes it).
+    const telemetry = (await telemetryConsent?.()) ?? null;
+    res.set("Cache-Control", "no-store").json({ backendUrl: "", ...(options?.logo ? { logo: options.logo } : {}), ...(telemetry !== null ? { telemetry } : {}) });
   });
   router.get("/dev-ui/config", (_req, res) => {
     res.json({ logo_text: options?.logo?.text ?? null, logo_image_url: options?.logo?.imageUrl ?? null });

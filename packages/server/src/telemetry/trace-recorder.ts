@@ -1,6 +1,4 @@
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { TracerProvider } from "@opentelemetry/sdk-trace";
-import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
+import type { TracerProvider } from "@opentelemetry/sdk-trace";
 import type { SpanJson } from "./span-json.js";
 import { TraceStore, type EventTraceAttributes, type TraceStoreOptions } from "./trace-store.js";
 import { TracingPlugin } from "./tracing-plugin.js";
@@ -31,20 +29,30 @@ export interface TraceRecorder extends TraceSource {
 /**
  * Records the spans of every run of the runners given its plugin, in memory and bounded (the
  * oldest traces are evicted), for the dev UI's trace view. Uses an OpenTelemetry tracer
- * provider of its own: the global provider, if the application set one, is left alone.
+ * provider of its own: the global provider, if the application set one, is left alone. The
+ * OpenTelemetry SDK is imported when the first run starts, not at start-up (it is about a
+ * hundred modules).
  */
 export function createTraceRecorder(options: TraceRecorderOptions = {}): TraceRecorder {
   const store = new TraceStore(options);
-  const provider = new TracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName ?? "agentkit" }),
-    spanProcessors: [store],
-  });
-  const plugin = new TracingPlugin(provider.getTracer("@agentkit/server"), { maxAttributeChars: options.maxAttributeChars });
+  let provider: Promise<TracerProvider> | undefined;
   let shutting: Promise<void> | undefined;
+  const startProvider = async (): Promise<TracerProvider> => {
+    const [{ resourceFromAttributes }, { TracerProvider }] = await Promise.all([import("@opentelemetry/resources"), import("@opentelemetry/sdk-trace")]);
+    return new TracerProvider({ resource: resourceFromAttributes({ "service.name": options.serviceName ?? "agentkit" }), spanProcessors: [store] });
+  };
+  const plugin = new TracingPlugin(
+    async () => {
+      // After shutdown the store ignores spans, so runs still work and record nothing.
+      provider ??= startProvider();
+      return (await provider).getTracer("@agentkit/server");
+    },
+    { maxAttributeChars: options.maxAttributeChars },
+  );
   return {
     plugin,
     spansForSession: (sessionId) => store.spansForSession(sessionId),
     attributesForEvent: (eventId) => store.attributesForEvent(eventId),
-    shutdown: () => (shutting ??= provider.shutdown()),
+    shutdown: () => (shutting ??= provider ? provider.then((p) => p.shutdown()) : store.shutdown()),
   };
 }

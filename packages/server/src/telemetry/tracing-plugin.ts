@@ -8,7 +8,7 @@ import {
   type LlmResponse,
   type ToolContext,
 } from "@agentkit/core";
-import { ROOT_CONTEXT, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
+import type { Context, Span, Tracer } from "@opentelemetry/api";
 import { GEN_AI_SYSTEM, TraceAttr } from "./trace-attributes.js";
 import { DEFAULT_MAX_ATTRIBUTE_CHARS, toJsonString } from "./trace-json.js";
 
@@ -23,6 +23,18 @@ interface InvocationSpans {
   tools: Map<string, Span>;
 }
 
+/** A tracer, or a function that provides one on first use (so OpenTelemetry loads only when a run starts). */
+export type TracerSource = Tracer | (() => Promise<Tracer>);
+
+/** `SpanStatusCode.ERROR` of @opentelemetry/api (a stable wire value; not imported, to keep start-up light). */
+const STATUS_ERROR = 2;
+
+/** The two @opentelemetry/api members the plugin needs at run time, loaded with the tracer. */
+interface OtelApi {
+  ROOT_CONTEXT: Context;
+  trace: { setSpan(context: Context, span: Span): Context };
+}
+
 /**
  * Records one trace per invocation with ADK's span names and attributes: `invocation` (root),
  * `invoke_agent <name>` under its parent agent's span, `call_llm` and `execute_tool <name>`
@@ -31,26 +43,41 @@ interface InvocationSpans {
  * One instance may serve many runners; closing a runner does not close it.
  */
 export class TracingPlugin extends BasePlugin {
-  private readonly tracer: Tracer;
+  private readonly source: TracerSource;
   private readonly maxAttributeChars: number;
   private readonly invocations = new Map<string, InvocationSpans>();
+  private loading: Promise<void> | undefined;
+  // Set by `load()` before the first invocation is recorded; every other hook acts only on recorded invocations.
+  private tracer!: Tracer;
+  private otel!: OtelApi;
 
-  constructor(tracer: Tracer, options: { name?: string; maxAttributeChars?: number } = {}) {
+  constructor(tracer: TracerSource, options: { name?: string; maxAttributeChars?: number } = {}) {
     super(options.name ?? "agentkit_tracing");
-    this.tracer = tracer;
+    this.source = tracer;
     this.maxAttributeChars = options.maxAttributeChars ?? DEFAULT_MAX_ATTRIBUTE_CHARS;
+  }
+
+  /** Loads @opentelemetry/api (and the tracer, when given as a function) once. */
+  private load(): Promise<void> {
+    this.loading ??= (async () => {
+      const [api, tracer] = await Promise.all([import("@opentelemetry/api"), typeof this.source === "function" ? this.source() : this.source]);
+      this.otel = { ROOT_CONTEXT: api.ROOT_CONTEXT, trace: api.trace };
+      this.tracer = tracer;
+    })();
+    return this.loading;
   }
 
   private json(value: unknown): string {
     return toJsonString(value, this.maxAttributeChars);
   }
 
-  override beforeRunCallback({ invocationContext }: { invocationContext: InvocationContext }): undefined {
+  override async beforeRunCallback({ invocationContext }: { invocationContext: InvocationContext }): Promise<undefined> {
+    await this.load();
     const sessionId = invocationContext.session.id;
     const root = this.tracer.startSpan(
       "invocation",
       { attributes: { [TraceAttr.invocationId]: invocationContext.invocationId, [TraceAttr.sessionId]: sessionId } },
-      ROOT_CONTEXT,
+      this.otel.ROOT_CONTEXT,
     );
     this.invocations.set(invocationContext.invocationId, { root, sessionId, agents: new Map(), models: new Map(), tools: new Map() });
     return undefined;
@@ -81,7 +108,7 @@ export class TracingPlugin extends BasePlugin {
           [TraceAttr.invocationId]: context.invocationId,
         },
       },
-      trace.setSpan(ROOT_CONTEXT, this.parentOfAgent(spans, agent)),
+      this.otel.trace.setSpan(this.otel.ROOT_CONTEXT, this.parentOfAgent(spans, agent)),
     );
     const stack = spans.agents.get(agent.name) ?? [];
     stack.push(span);
@@ -123,7 +150,7 @@ export class TracingPlugin extends BasePlugin {
           [TraceAttr.llmRequest]: this.json(requestForTrace(request)),
         },
       },
-      trace.setSpan(ROOT_CONTEXT, this.agentSpan(spans, context.agentName)),
+      this.otel.trace.setSpan(this.otel.ROOT_CONTEXT, this.agentSpan(spans, context.agentName)),
     );
     spans.models.set(context.agentName, span);
     return undefined;
@@ -142,14 +169,14 @@ export class TracingPlugin extends BasePlugin {
     if (usage?.promptTokenCount !== undefined) span.setAttribute(TraceAttr.inputTokens, usage.promptTokenCount);
     if (usage?.candidatesTokenCount !== undefined) span.setAttribute(TraceAttr.outputTokens, usage.candidatesTokenCount);
     if (response.finishReason) span.setAttribute(TraceAttr.finishReasons, [String(response.finishReason)]);
-    if (response.errorCode) span.setStatus({ code: SpanStatusCode.ERROR, message: response.errorMessage ?? response.errorCode });
+    if (response.errorCode) span.setStatus({ code: STATUS_ERROR, message: response.errorMessage ?? response.errorCode });
     span.end();
     return undefined;
   }
 
   override onModelErrorCallback({ context, error }: { context: CallbackContext; request: LlmRequest; error: unknown }): undefined {
     const span = this.invocations.get(context.invocationId)?.models.get(context.agentName);
-    span?.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    span?.setStatus({ code: STATUS_ERROR, message: error instanceof Error ? error.message : String(error) });
     return undefined;
   }
 
@@ -171,7 +198,7 @@ export class TracingPlugin extends BasePlugin {
           [TraceAttr.sessionId]: spans.sessionId,
         },
       },
-      trace.setSpan(ROOT_CONTEXT, this.agentSpan(spans, context.agentName)),
+      this.otel.trace.setSpan(this.otel.ROOT_CONTEXT, this.agentSpan(spans, context.agentName)),
     );
     spans.tools.get(callId)?.end();
     spans.tools.set(callId, span);
@@ -191,7 +218,7 @@ export class TracingPlugin extends BasePlugin {
     if (!span) return undefined;
     const message = error instanceof Error ? error.message : String(error);
     span.setAttribute(TraceAttr.toolResponse, this.json({ error: message }));
-    span.setStatus({ code: SpanStatusCode.ERROR, message });
+    span.setStatus({ code: STATUS_ERROR, message });
     span.end();
     return undefined;
   }
@@ -224,7 +251,7 @@ export class TracingPlugin extends BasePlugin {
 }
 
 function endUnfinished(span: Span): void {
-  span.setStatus({ code: SpanStatusCode.ERROR, message: "unfinished: the call was skipped or the run stopped" });
+  span.setStatus({ code: STATUS_ERROR, message: "unfinished: the call was skipped or the run stopped" });
   span.end();
 }
 

@@ -1,0 +1,129 @@
+// Hot reload end to end: the real `agentkit web` process on a temporary agents directory, its
+// TypeScript and YAML apps edited, broken and fixed while it serves, observed over HTTP only.
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const bin = fileURLToPath(new URL("../bin/agentkit.mjs", import.meta.url));
+const coreDir = fileURLToPath(new URL("../../../packages/core", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "agentkit-reload-e2e-"));
+let child: ChildProcess | undefined;
+let url = "";
+let output = "";
+
+/** An offline model answering every call with one fixed text. */
+const answerModel = (text: string) => `import { BaseLlm, type LlmResponse } from "@agentkit/core";
+class FixedModel extends BaseLlm {
+  constructor() { super({ model: "fixed" }); }
+  async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
+    yield { content: { role: "model", parts: [{ text: ${JSON.stringify(text)} }] } };
+  }
+}
+export const model = new FixedModel();
+`;
+const alphaAgent = (name: string) => `import { LlmAgent } from "@agentkit/core";
+import { model } from "./model.js";
+export const rootAgent = new LlmAgent({ name: ${JSON.stringify(name)}, model, instruction: "Answer." });
+`;
+
+function write(rel: string, content: string): void {
+  mkdirSync(dirname(join(dir, rel)), { recursive: true });
+  writeFileSync(join(dir, rel), content);
+}
+
+beforeAll(async () => {
+  mkdirSync(join(dir, "node_modules", "@agentkit"), { recursive: true });
+  symlinkSync(coreDir, join(dir, "node_modules", "@agentkit", "core"), "dir");
+  symlinkSync(realpathSync(join(coreDir, "node_modules", "zod")), join(dir, "node_modules", "zod"), "dir");
+  write("package.json", JSON.stringify({ type: "module", private: true }));
+  write("alpha/agent.ts", alphaAgent("alpha_v1"));
+  write("alpha/model.ts", answerModel("alpha says one"));
+  write("beta/root_agent.yaml", "name: beta\nmodel_code: ./model.ts#model\ninstruction: Answer.\n");
+  write("beta/model.ts", answerModel("beta says hello"));
+  const env = { ...process.env, AGENTKIT_LOG_LEVEL: "warn" };
+  child = spawn(process.execPath, [bin, "web", dir, "--port", "0", "--reload", "--session-service-uri", "memory://", "--artifact-service-uri", "memory://"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const m = / on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+    if (m) {
+      url = m[1]!;
+      break;
+    }
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`agentkit web did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}, 90_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((r) => child!.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface RunAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** A fresh session and one /run on it. */
+async function ask(app: string): Promise<RunAnswer> {
+  const created = await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" });
+  expect(created.status).toBe(200);
+  const { id } = (await created.json()) as { id: string };
+  const res = await fetch(`${url}/run`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ appName: app, userId: "u", sessionId: id, newMessage: { role: "user", parts: [{ text: "hi" }] } }),
+  });
+  return { status: res.status, body: await res.json() };
+}
+const said = (answer: RunAnswer) => (answer.body as { author: string; content?: { parts?: { text?: string }[] } }[]).map((e) => `${e.author}: ${e.content?.parts?.[0]?.text ?? ""}`);
+
+describe("hot reload under a running agentkit web", () => {
+  it("serves both apps as first written", async () => {
+    expect(said(await ask("alpha"))).toEqual(["alpha_v1: alpha says one"]);
+    expect(said(await ask("beta"))).toEqual(["beta: beta says hello"]);
+  });
+
+  it("an edit of the agent file is used by the next request", async () => {
+    write("alpha/agent.ts", alphaAgent("alpha_v2"));
+    expect(said(await ask("alpha"))).toEqual(["alpha_v2: alpha says one"]);
+  });
+
+  it("an edit of a module the agent imports reloads the app too", async () => {
+    write("alpha/model.ts", answerModel("alpha says two, after the edit"));
+    expect(said(await ask("alpha"))).toEqual(["alpha_v2: alpha says two, after the edit"]);
+  });
+
+  it("a broken file: that app answers a JSON error naming the file, the other app keeps serving", async () => {
+    write("alpha/agent.ts", `${alphaAgent("alpha_v3")}\nexport const broken = ;\n`);
+    const broken = await ask("alpha");
+    expect(broken.status).toBe(500);
+    const error = broken.body as { error: string; code: string };
+    expect(error.code).toBe("CONFIGURATION_ERROR");
+    expect(error.error).toContain("alpha/agent.ts");
+    expect(said(await ask("beta"))).toEqual(["beta: beta says hello"]);
+    const apps = (await (await fetch(`${url}/list-apps`)).json()) as string[];
+    expect(apps).toEqual(expect.arrayContaining(["alpha", "beta"]));
+
+    write("beta/root_agent.yaml", "name: beta\nmodel_code: ./model.ts#model\ninstruction: [unclosed\n");
+    const brokenYaml = await ask("beta");
+    expect((brokenYaml.body as { error: string }).error).toMatch(/beta\/root_agent\.yaml.*YAML syntax error/);
+  });
+
+  it("fixing the files makes the apps work again, without a restart", async () => {
+    write("alpha/agent.ts", alphaAgent("alpha_v4"));
+    expect(said(await ask("alpha"))).toEqual(["alpha_v4: alpha says two, after the edit"]);
+    write("beta/root_agent.yaml", "name: beta_fixed\nmodel_code: ./model.ts#model\ninstruction: Answer.\n");
+    expect(said(await ask("beta"))).toEqual(["beta_fixed: beta says hello"]);
+    expect(child!.exitCode).toBeNull();
+  });
+});

@@ -1,0 +1,95 @@
+// bin/agentkit.mjs start-up: one process, the timing report, and the two runtimes.
+import { afterAll, describe, expect, it } from "@jest/globals";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const bin = fileURLToPath(new URL("../bin/agentkit.mjs", import.meta.url));
+const examples = fileURLToPath(new URL("../../../examples/agents", import.meta.url));
+const builtCore = fileURLToPath(new URL("../../../packages/core/dist/index.js", import.meta.url));
+const children: ChildProcess[] = [];
+afterAll(async () => {
+  await Promise.all(
+    children.map((c) => {
+      if (c.exitCode !== null || c.signalCode !== null) return undefined;
+      const exited = new Promise((r) => c.once("exit", r));
+      c.kill("SIGTERM");
+      return exited;
+    }),
+  );
+});
+
+// The examples' demo model answers offline; keep real keys out of the child.
+const offline = { GOOGLE_API_KEY: "", GEMINI_API_KEY: "", OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", OLLAMA_HOST: "", AGENTKIT_EXAMPLE_MODEL: "" };
+
+function start(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...offline, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => out, errors: () => err, exited };
+}
+
+async function listening(p: ReturnType<typeof start>): Promise<string> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const m = / on (http:\/\/127\.0\.0\.1:\d+)/.exec(p.output());
+    if (m) return m[1]!;
+    if (p.child.exitCode !== null || Date.now() > deadline) throw new Error(`no server:\n${p.output()}${p.errors()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function firstAnswer(url: string): Promise<string> {
+  const { id } = (await (await fetch(`${url}/apps/assistant/users/u/sessions`, { method: "POST" })).json()) as { id: string };
+  const res = await fetch(`${url}/run`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ appName: "assistant", userId: "u", sessionId: id, newMessage: { role: "user", parts: [{ text: "hi" }] } }),
+  });
+  expect(res.status).toBe(200);
+  return JSON.stringify(await res.json());
+}
+
+const serveArgs = ["api-server", examples, "--port", "0", "--session-service-uri", "memory://", "--artifact-service-uri", "memory://"];
+
+describe("agentkit start-up", () => {
+  it("AGENTKIT_STARTUP_TIMING=1 reports the start-up phases in order, in one process", async () => {
+    const p = start(serveArgs, { AGENTKIT_STARTUP_TIMING: "1" });
+    const url = await listening(p);
+    expect(await firstAnswer(url)).toMatch(/demo/i);
+    const m = /agentkit startup: node bootstrap (\d+) ms, hooks ready \(source\) (\d+) ms, modules loaded (\d+) ms, listening (\d+) ms/.exec(p.errors());
+    expect(m).not.toBeNull();
+    const [bootstrap, hooks, modules, listen] = m!.slice(1).map(Number) as [number, number, number, number];
+    expect(bootstrap).toBeLessThanOrEqual(hooks);
+    expect(hooks).toBeLessThanOrEqual(modules);
+    expect(modules).toBeLessThanOrEqual(listen);
+    // One process: no Node child under the CLI.
+    const pgrep = spawn("pgrep", ["-P", String(p.child.pid)]);
+    let kids = "";
+    pgrep.stdout.on("data", (d: Buffer) => (kids += d.toString()));
+    await new Promise((r) => pgrep.once("exit", r));
+    expect(kids.trim()).toBe("");
+  }, 90_000);
+
+  it("an unknown AGENTKIT_RUNTIME is a usage error (exit 2)", async () => {
+    const p = start(["help"], { AGENTKIT_RUNTIME: "bogus" });
+    expect(await p.exited).toBe(2);
+    expect(p.errors()).toContain('AGENTKIT_RUNTIME must be "source" or "dist", got "bogus"');
+  }, 30_000);
+
+  it("AGENTKIT_RUNTIME=dist serves from the built packages without tsx (or says to build them first)", async () => {
+    const p = start(serveArgs, { AGENTKIT_RUNTIME: "dist", AGENTKIT_STARTUP_TIMING: "1" });
+    if (existsSync(builtCore)) {
+      const url = await listening(p);
+      expect(await firstAnswer(url)).toMatch(/demo/i);
+      expect(p.errors()).toContain("hooks ready (dist)");
+    } else {
+      expect(await p.exited).toBe(2);
+      expect(p.errors()).toContain("AGENTKIT_RUNTIME=dist needs the built packages; run `pnpm build` first.");
+    }
+  }, 90_000);
+});
