@@ -3,10 +3,28 @@ import type { BuiltInTool } from "@agentkit/server";
 
 /**
  * The tools YAML agent configs may name bare in the dev server: @agentkit/tools' built-ins
- * (google_search, load_artifacts, …) and `McpToolset` with ADK's connection args. The MCP SDK
- * is imported only when a config names `McpToolset`, to keep start-up short.
+ * (google_search, load_artifacts, …), `McpToolset` with ADK's connection args, and the
+ * toolsets of @agentkit/tools' subpaths under ADK's class names (`OpenAPIToolset`,
+ * `ApplicationIntegrationToolset`, `ComputerUseToolset`, `VertexAiRagRetrieval`). Each of
+ * those is imported only when a config names it, to keep start-up short (and playwright-core,
+ * the MCP SDK and google-auth-library optional). Relative paths in their args (`spec_path`,
+ * `sa_key_file`, `user_data_dir`) resolve against the folder of the YAML file naming them.
  */
 export function devServerBuiltInTools(): Record<string, BuiltInTool> {
   const mcpToolset: BuiltInTool = async (args) => (await import("@agentkit/mcp")).mcpToolsetFromConfig(args);
-  return { ...createBuiltInTools(), McpToolset: mcpToolset, MCPToolset: mcpToolset };
+  const openApiToolset: BuiltInTool = async (args, { baseDir }) => (await import("@agentkit/tools/openapi")).openApiToolsetFromConfig(args, { baseDir });
+  const applicationIntegrationToolset: BuiltInTool = async (args, { baseDir }) =>
+    (await import("@agentkit/tools/openapi")).applicationIntegrationToolsetFromConfig(args, { baseDir });
+  const computerUseToolset: BuiltInTool = async (args, { baseDir }) => (await import("@agentkit/tools/computer-use")).computerUseToolsetFromConfig(args, { baseDir });
+  const vertexAiRagRetrieval: BuiltInTool = async (args) => (await import("@agentkit/tools/retrieval")).vertexAiRagRetrievalFromConfig(args);
+  return {
+    ...createBuiltInTools(),
+    McpToolset: mcpToolset,
+    MCPToolset: mcpToolset,
+    OpenAPIToolset: openApiToolset,
+    OpenApiToolset: openApiToolset,
+    ApplicationIntegrationToolset: applicationIntegrationToolset,
+    ComputerUseToolset: computerUseToolset,
+    VertexAiRagRetrieval: vertexAiRagRetrieval,
+  };
 }

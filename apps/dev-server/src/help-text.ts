@@ -35,4 +35,10 @@ Models: agents name models as strings (gemini-*, gpt-*, o1…, claude-*, ollama/
 resolved with the SDKs' usual keys: GOOGLE_API_KEY / GEMINI_API_KEY, OPENAI_API_KEY,
 ANTHROPIC_API_KEY, OLLAMA_HOST. S3 endpoints and credentials come from the AWS SDK's variables
 (AWS_ENDPOINT_URL_S3, AWS_REGION, AWS_ACCESS_KEY_ID, ...).
+
+Runtime (environment only):
+  AGENTKIT_RUNTIME=source|dist   source (default): the workspace packages' TypeScript through tsx;
+                                 dist: their built output (run \`pnpm build\` first) and Node's type
+                                 stripping for agents (erasable TypeScript only)
+  AGENTKIT_STARTUP_TIMING=1      print where start-up time went to stderr
 `;

@@ -85,5 +85,6 @@ export {
   type DirectoryAgentLoaderOptions,
   type LoaderLogger,
   type BuiltInTool,
+  type BuiltInToolContext,
   type ImportModule,
 } from "./loader/index.js";

@@ -4,6 +4,12 @@ import { AgentLoadError, describeError } from "./agent-load-error.js";
 import { parseCodeReference } from "./code-reference.js";
 import type { ModuleImporter } from "./module-importer.js";
 
+/** Where a YAML config names a built-in tool: relative paths in its `args` resolve against `baseDir`. */
+export interface BuiltInToolContext {
+  /** The folder of the YAML file that names the tool. */
+  readonly baseDir: string;
+}
+
 /**
  * A tool available by bare name in YAML configs: an instance, or a factory taking the config's
  * `args` (it may be async, so a heavy SDK is imported only when a config names the tool).
@@ -11,7 +17,7 @@ import type { ModuleImporter } from "./module-importer.js";
 export type BuiltInTool =
   | BaseTool
   | BaseToolset
-  | ((args: Record<string, unknown> | undefined) => BaseTool | BaseToolset | Promise<BaseTool | BaseToolset>);
+  | ((args: Record<string, unknown> | undefined, context: BuiltInToolContext) => BaseTool | BaseToolset | Promise<BaseTool | BaseToolset>);
 
 /** What loading one app needs: where files are, how to import them, and what it touched. */
 export interface LoadContext {

@@ -6,3 +6,8 @@ export { loadOpenApiDocument, listOperations, type OpenApiDocument, type ParsedO
 export { OpenApiSpecError, CredentialsError, IntegrationError } from "./openapi-error.js";
 export { CredentialsHelper, type ServiceAccountCredentials, type CredentialsHelperOptions } from "./credentials-helper.js";
 export { ApplicationIntegrationToolset, type ApplicationIntegrationToolsetOptions } from "./application-integration-toolset.js";
+export { openApiToolsetFromConfig, type OpenApiToolsetFromConfigOptions } from "./openapi-toolset-from-config.js";
+export {
+  applicationIntegrationToolsetFromConfig,
+  type ApplicationIntegrationToolsetFromConfigOptions,
+} from "./application-integration-toolset-from-config.js";

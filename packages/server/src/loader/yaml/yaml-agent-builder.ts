@@ -189,7 +189,7 @@ class YamlAgentBuilder {
         if (args !== undefined) throw this.error(file, [...path, "args"], `the built-in tool "${name}" takes no args`);
         return [builtIn];
       }
-      return [await this.code(file, namePath, async () => builtIn(args))];
+      return [await this.code(file, namePath, async () => builtIn(args, { baseDir: dirname(file) }))];
     }
     return this.code(file, namePath, () => resolveTools(this.ctx, name, args, file));
   }
