@@ -58,7 +58,8 @@ export class InMemoryVectorStore implements VectorStore {
       if (minScore !== undefined && score < minScore) continue;
       matches.push({ id: r.id, text: r.text, metadata: { ...r.metadata }, score });
     }
-    return matches.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id)).slice(0, topK);
+    // Ties by id in code-unit order (locale-independent, and what PostgresVectorStore's COLLATE "C" gives).
+    return matches.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, topK);
   }
 
   async delete(ids: string[]): Promise<void> {
