@@ -20,7 +20,7 @@ const RUNS = arg("runs", 7);
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const bin = join(root, "apps/dev-server/bin/agentkit.mjs");
 const agentsDir = join(root, "examples/agents");
-const distBuilt = existsSync(join(root, "packages/core/dist/index.js")) && existsSync(join(root, "packages/server/dist/index.js"));
+const distBuilt = ["packages/core/dist/index.js", "packages/server/dist/index.js", "apps/dev-server/dist/main.js"].every((file) => existsSync(join(root, file)));
 
 interface Config {
   name: string;

@@ -38,7 +38,8 @@ ANTHROPIC_API_KEY, OLLAMA_HOST. S3 endpoints and credentials come from the AWS S
 
 Runtime (environment only):
   AGENTKIT_RUNTIME=source|dist   source (default): the workspace packages' TypeScript through tsx;
-                                 dist: their built output (run \`pnpm build\` first) and Node's type
-                                 stripping for agents (erasable TypeScript only)
+                                 dist: the built packages and CLI (run \`pnpm build\` first), faster
+                                 to start; agents' TypeScript through Node's type stripping
+                                 (erasable TypeScript only)
   AGENTKIT_STARTUP_TIMING=1      print where start-up time went to stderr
 `;

@@ -1,7 +1,9 @@
 // bin/agentkit.mjs start-up: one process, the timing report, and the two runtimes.
 import { afterAll, describe, expect, it } from "@jest/globals";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const bin = fileURLToPath(new URL("../bin/agentkit.mjs", import.meta.url));
@@ -81,15 +83,30 @@ describe("agentkit start-up", () => {
     expect(p.errors()).toContain('AGENTKIT_RUNTIME must be "source" or "dist", got "bogus"');
   }, 30_000);
 
-  it("AGENTKIT_RUNTIME=dist serves from the built packages without tsx (or says to build them first)", async () => {
+  // The test task depends on `build` (turbo.json), so the built packages and CLI exist here.
+  it("AGENTKIT_RUNTIME=dist serves from the built packages and CLI, without tsx", async () => {
+    expect(existsSync(builtCore)).toBe(true);
     const p = start(serveArgs, { AGENTKIT_RUNTIME: "dist", AGENTKIT_STARTUP_TIMING: "1" });
-    if (existsSync(builtCore)) {
-      const url = await listening(p);
-      expect(await firstAnswer(url)).toMatch(/demo/i);
-      expect(p.errors()).toContain("hooks ready (dist)");
-    } else {
-      expect(await p.exited).toBe(2);
-      expect(p.errors()).toContain("AGENTKIT_RUNTIME=dist needs the built packages; run `pnpm build` first.");
-    }
+    const url = await listening(p);
+    expect(await firstAnswer(url)).toMatch(/demo/i);
+    expect(p.errors()).toContain("hooks ready (dist)");
   }, 90_000);
+
+  it("AGENTKIT_RUNTIME=dist without a build says to build first (exit 2)", async () => {
+    // A copy of the bin where ../dist does not exist.
+    const dir = mkdtempSync(join(tmpdir(), "agentkit-nobuild-"));
+    try {
+      const copy = join(dir, "apps", "dev-server", "bin", "agentkit.mjs");
+      mkdirSync(dirname(copy), { recursive: true });
+      copyFileSync(bin, copy);
+      const child = spawn(process.execPath, [copy, "help"], { env: { ...process.env, AGENTKIT_RUNTIME: "dist" }, stdio: ["ignore", "pipe", "pipe"] });
+      let err = "";
+      child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      expect(code).toBe(2);
+      expect(err).toContain("AGENTKIT_RUNTIME=dist needs the built packages; run `pnpm build` first.");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
