@@ -24,6 +24,8 @@ Flags (web, api-server):
   --log-level <level>            error | warn | info | debug (default info; env AGENTKIT_LOG_LEVEL)
   --a2a                          also serve every app over A2A at /a2a/{app} (agent card at
                                  /a2a/{app}/.well-known/agent-card.json; env AGENTKIT_A2A=1)
+  --dev-ui-dir <dir>             web: serve this built dev UI instead of agentkit's (for ADK's own:
+                                 node_modules/@google/adk-devtools/dist/browser; env AGENTKIT_DEV_UI_DIR)
 Service flags (web, api-server, run):
   --session-service-uri <uri>    memory:// | sqlite:///abs/file.db | postgres://… | mongodb://… | agentengine://…
                                  (default: sqlite under <agents_dir>/.agentkit/; run: memory://; env AGENTKIT_SESSION_SERVICE_URI)

@@ -17,6 +17,8 @@ export interface ServeOptions {
   logLevel: LogLevel;
   /** Also serve every app over A2A at `/a2a/{app}` (agent card, JSON-RPC, HTTP+JSON). */
   a2a?: boolean;
+  /** web: serve this built dev UI at /dev-ui instead of @agentkit/dev-ui (e.g. ADK's own, from @google/adk-devtools). */
+  devUiDir?: string;
 }
 
 export type CliCommand =
@@ -37,6 +39,7 @@ const SERVE_FLAGS: FlagSpec = {
   "memory-service-uri": { type: "string" },
   "log-level": { type: "string" },
   a2a: { type: "boolean" },
+  "dev-ui-dir": { type: "string" },
 };
 
 /**
@@ -60,6 +63,8 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
       if (positionals.length > 1) throw new CliUsageError(`agentkit ${command} takes one agents directory, got ${positionals.length}: ${positionals.join(" ")}`);
       if (values.reload && values["no-reload"]) throw new CliUsageError("--reload and --no-reload contradict each other.");
       const reload = values.reload ? true : values["no-reload"] ? false : command === "web";
+      const devUiDir = str(values, "dev-ui-dir") ?? (env.AGENTKIT_DEV_UI_DIR || undefined);
+      if (devUiDir !== undefined && command !== "web") throw new CliUsageError("--dev-ui-dir applies to agentkit web only (api-server serves no UI).");
       return {
         command,
         options: {
@@ -71,11 +76,12 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
           ...serviceUris(values, env),
           logLevel: parseLogLevel(str(values, "log-level") ?? env.AGENTKIT_LOG_LEVEL ?? "info"),
           a2a: values.a2a === true || env.AGENTKIT_A2A === "1" || env.AGENTKIT_A2A === "true",
+          ...(devUiDir !== undefined ? { devUiDir } : {}),
         },
       };
     }
     case "run": {
-      const { host: _h, port: _p, reload: _r, "no-reload": _n, "allow-origins": _o, a2a: _a, ...runFlags } = SERVE_FLAGS;
+      const { host: _h, port: _p, reload: _r, "no-reload": _n, "allow-origins": _o, a2a: _a, "dev-ui-dir": _d, ...runFlags } = SERVE_FLAGS;
       const { values, positionals } = parse(rest, runFlags, command);
       if (positionals.length !== 1) throw new CliUsageError("agentkit run takes exactly one agent directory: agentkit run <agent_dir>");
       return { command, agentDir: positionals[0]!, ...serviceUris(values, env), logLevel: parseLogLevel(str(values, "log-level") ?? env.AGENTKIT_LOG_LEVEL ?? "warn") };

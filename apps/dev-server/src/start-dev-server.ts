@@ -12,6 +12,7 @@ import {
   createTraceRecorder,
 } from "@agentkit/server";
 import { createA2aRoutes } from "./a2a-routes.js";
+import { CliUsageError } from "./cli-usage-error.js";
 import { createServices } from "./create-services.js";
 import { devServerBuiltInTools } from "./dev-server-tools.js";
 import { createLogger } from "./create-logger.js";
@@ -38,6 +39,7 @@ export interface RunningDevServer {
 export async function startDevServer(options: StartDevServerOptions): Promise<RunningDevServer> {
   const started = performance.now();
   const agentsDir = resolve(options.agentsDir);
+  const devUi = options.mode === "web" ? devUiOption(options.devUiDir) : {};
   const modelRegistry = createModelRegistry();
   const loader = createDirectoryAgentLoader({ agentsDir, reload: options.reload, modelRegistry, builtInTools: devServerBuiltInTools() });
   const services = await createServices(options, { agentsDir });
@@ -52,8 +54,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       modelRegistry,
       plugins: [traces.plugin],
       mode: options.mode,
-      // Without a built UI (`pnpm --filter @agentkit/dev-ui run build:ui`) the server shows a page saying so.
-      ...(options.mode === "web" && existsSync(join(devUiDir(), "index.html")) ? { devUi: { dir: devUiDir() } } : {}),
+      ...devUi,
       host: options.host,
       logger: createLogger(options.logLevel),
       ...(options.allowOrigins.length > 0 ? { cors: { allowOrigins: options.allowOrigins } } : {}),
@@ -89,4 +90,18 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
     await services.close();
     throw error;
   }
+}
+
+/**
+ * The UI folder to serve: `--dev-ui-dir` (checked: it must hold an index.html), else the built
+ * @agentkit/dev-ui; without a built UI (`pnpm --filter @agentkit/dev-ui run build:ui`) the
+ * server shows a page saying so.
+ */
+function devUiOption(dir: string | undefined): { devUi?: { dir: string } } {
+  if (dir !== undefined) {
+    const absolute = resolve(dir);
+    if (!existsSync(join(absolute, "index.html"))) throw new CliUsageError(`--dev-ui-dir: no index.html in ${absolute} (point it at a built dev UI, e.g. node_modules/@google/adk-devtools/dist/browser).`);
+    return { devUi: { dir: absolute } };
+  }
+  return existsSync(join(devUiDir(), "index.html")) ? { devUi: { dir: devUiDir() } } : {};
 }

@@ -44,6 +44,15 @@ describe("parseCliArgs", () => {
     expect(flag.command === "web" && flag.options.port).toBe(1234);
   });
 
+  it("--dev-ui-dir (or AGENTKIT_DEV_UI_DIR) picks another dev UI for web only", () => {
+    const cli = parseCliArgs(["web", "agents", "--dev-ui-dir", "/ui"]);
+    expect(cli.command === "web" && cli.options.devUiDir).toBe("/ui");
+    const fromEnv = parseCliArgs(["web"], { AGENTKIT_DEV_UI_DIR: "/env-ui" });
+    expect(fromEnv.command === "web" && fromEnv.options.devUiDir).toBe("/env-ui");
+    expect(() => parseCliArgs(["api-server", "--dev-ui-dir", "/ui"])).toThrow(/--dev-ui-dir applies to agentkit web only/);
+    expect(() => parseCliArgs(["run", "agent", "--dev-ui-dir", "/ui"])).toThrow(CliUsageError);
+  });
+
   it("parses run, help and version", () => {
     expect(parseCliArgs(["run", "agents/a"], {})).toEqual({ command: "run", agentDir: "agents/a", logLevel: "warn" });
     expect(parseCliArgs([], {})).toEqual({ command: "help" });
