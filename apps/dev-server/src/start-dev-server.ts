@@ -54,6 +54,8 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       modelRegistry,
       plugins: [traces.plugin],
       mode: options.mode,
+      // The developer at the dev UI needs to see why a run failed (ADK's dev servers send the message too).
+      exposeErrorMessages: options.mode === "web",
       ...devUi,
       host: options.host,
       logger: createLogger(options.logLevel),

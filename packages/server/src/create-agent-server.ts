@@ -63,8 +63,15 @@ export interface AgentServerOptions {
   devUi?: DevUiOptions;
   /** "web" (default) serves the dev UI; "api" only the API (`/` answers "OK"). */
   mode?: "web" | "api";
-  /** Where unexpected errors are reported (clients only ever see a generic message). */
+  /** Where unexpected errors are reported (with their stacks; clients never see a stack). */
   logger?: ServerLogger;
+  /**
+   * Send the message of an unexpected error (a tool or callback that throws, a failing service)
+   * to the client, as ADK's dev servers do, instead of "Internal server error". Off by default:
+   * messages can carry internals (a connection string in a driver error). The `agentkit web`
+   * dev server turns it on for its local developer. Stacks are never sent.
+   */
+  exposeErrorMessages?: boolean;
   /** Routers mounted after the built-in routes and before the JSON 404 (debug, graph, eval ...). */
   extraRouters?: readonly Router[];
   /**
@@ -131,7 +138,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     memoryService: options.memoryService,
     runnerFor: (appName) => runners.runnerFor(appName),
   };
-  const deps: RouteDeps = { context, runners, queue: new SessionRunQueue(), runs: new RunTracker(), logger };
+  const exposeErrorMessages = options.exposeErrorMessages ?? false;
+  const deps: RouteDeps = { context, runners, queue: new SessionRunQueue(), runs: new RunTracker(), logger, exposeErrorMessages };
 
   let boundHost = options.host ?? DEFAULT_HOST;
   const guard: HostGuardOptions = {
@@ -162,7 +170,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   for (const router of options.extraRouters ?? []) extra.use(router);
   app.use(extra);
   app.use(notFoundHandler);
-  app.use(errorHandler((error) => logger.error("Request failed", error)));
+  app.use(errorHandler((error) => logger.error("Request failed", error), exposeErrorMessages));
 
   const live = new LiveSocketServer(deps, guard);
   let server: Server | undefined;

@@ -242,3 +242,26 @@ describe("checklist 37: snake_case request bodies", () => {
     expect(t.logger.errors).toEqual([]);
   });
 });
+
+describe("exposeErrorMessages (what `agentkit web` turns on for its local developer)", () => {
+  let exposed: TestServer;
+  beforeAll(async () => {
+    exposed = await startTestServer({ apps: { failing: new FailingAgent({ name: "failer" }) }, exposeErrorMessages: true });
+  });
+  afterAll(async () => {
+    await exposed.close();
+  });
+
+  it("sends the failure's message (never its stack) in the SSE error frame and the /run error body", async () => {
+    const sid = (await json(await post(`${exposed.url}/apps/failing/users/${U}/sessions`))).id as string;
+    const res = await post(`${exposed.url}/run_sse`, { appName: "failing", userId: U, sessionId: sid, newMessage: userMessage("go") });
+    const frames = await sseFrames(res);
+    expect(frames.at(-1)).toEqual({ error: "Error: database password is hunter2", code: "INTERNAL" });
+    const run = await post(`${exposed.url}/run`, { appName: "failing", userId: U, sessionId: sid, newMessage: userMessage("go") });
+    expect(run.status).toBe(500);
+    const body = await json(run);
+    expect(body.error).toBe("Error: database password is hunter2");
+    expect(JSON.stringify(body)).not.toMatch(/\n\s+at |checklist-run\.test/);
+    exposed.logger.errors.length = 0;
+  });
+});

@@ -20,4 +20,11 @@ describe("statusForError / errorBody", () => {
     expect(errorBody(new AgentKitError("X", "internal detail")).error).toBe("Internal server error");
     expect(errorBody(new ConfigurationError("agents/a/root_agent.yaml: model is required")).detail).toContain("root_agent.yaml");
   });
+
+  it("with exposeMessages, unexpected errors keep their message (with the error's name), never a stack", () => {
+    const error = new TypeError("cannot read x of undefined");
+    expect(errorBody(error, true)).toEqual({ error: "TypeError: cannot read x of undefined", detail: "TypeError: cannot read x of undefined", code: "INTERNAL" });
+    expect(errorBody(new AgentKitError("X_FAILED", "internal detail"), true)).toEqual({ error: "internal detail", detail: "internal detail", code: "X_FAILED" });
+    expect(errorBody("a thrown string", true).error).toBe("Internal server error");
+  });
 });

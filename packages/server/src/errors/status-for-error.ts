@@ -24,9 +24,10 @@ export function statusForError(error: unknown): number {
 /**
  * The JSON error body of http-api.md: `error` (JS clients) and `detail` (Python clients)
  * carry the same message, `code` is stable. Unexpected errors get a generic message so no
- * internals or stack traces reach clients.
+ * internals reach clients, unless `exposeMessages` (the dev server in web mode, whose client is
+ * the agent's own developer): then their message, as ADK's servers send it. Never a stack trace.
  */
-export function errorBody(error: unknown): { error: string; detail: string; code: string } {
+export function errorBody(error: unknown, exposeMessages = false): { error: string; detail: string; code: string } {
   const status = statusForError(error);
   if (error instanceof AgentKitError && (status < 500 || error instanceof HttpRequestError)) {
     return { error: error.message, detail: error.message, code: error.code };
@@ -34,6 +35,10 @@ export function errorBody(error: unknown): { error: string; detail: string; code
   if (error instanceof AgentKitError && error.code === "CONFIGURATION_ERROR") {
     // A broken app: the developer needs the message (file and field), it holds no secrets.
     return { error: error.message, detail: error.message, code: error.code };
+  }
+  if (exposeMessages && error instanceof Error && error.message) {
+    const message = error instanceof AgentKitError ? error.message : `${error.name}: ${error.message}`;
+    return { error: message, detail: message, code: error instanceof AgentKitError ? error.code : "INTERNAL" };
   }
   return { error: "Internal server error", detail: "Internal server error", code: "INTERNAL" };
 }

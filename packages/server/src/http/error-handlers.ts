@@ -4,12 +4,12 @@ import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { HttpRequestError } from "../errors/server-errors.js";
 
 /** Sends the JSON error body of http-api.md for any error (no stack traces, ever). */
-export function sendError(res: Response, error: unknown): void {
+export function sendError(res: Response, error: unknown, exposeMessages = false): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  res.status(statusForError(error)).json(errorBody(error));
+  res.status(statusForError(error)).json(errorBody(error, exposeMessages));
 }
 
 /** Body-parser and router failures (they carry `type` and/or a 4xx `status`) as typed errors. */
@@ -43,10 +43,10 @@ export const notFoundHandler: RequestHandler = (req, res) => {
 };
 
 /** Error middleware: JSON bodies, statuses from error codes, unexpected errors logged. */
-export function errorHandler(log: (error: unknown) => void): ErrorRequestHandler {
+export function errorHandler(log: (error: unknown) => void, exposeMessages = false): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
     const known = fromBodyParserError(error) ?? error;
     if (statusForError(known) >= 500) log(error);
-    sendError(res, known);
+    sendError(res, known, exposeMessages);
   };
 }

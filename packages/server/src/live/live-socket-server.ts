@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { RawData, WebSocket, WebSocketServer } from "ws";
 import { eventToJson, LiveRequestQueue, RunAbortedError, SessionNotFoundError, type RunConfig } from "@agentkit/core";
-import { errorBody } from "../errors/status-for-error.js";
+import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { rejectReason, type HostGuardOptions } from "../http/host-guard.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import { SessionRunQueue } from "../runs/session-run-queue.js";
@@ -121,7 +121,7 @@ export class LiveSocketServer {
       try {
         runnerLease = await this.deps.runners.acquire(params.appName);
       } catch (error) {
-        return void ws.close(LiveCloseCode.POLICY_VIOLATION, closeReason(errorBody(error).error));
+        return void ws.close(LiveCloseCode.POLICY_VIOLATION, closeReason(errorBody(error, this.deps.exposeErrorMessages).error));
       }
       lease = runnerLease;
       const key = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
@@ -136,8 +136,8 @@ export class LiveSocketServer {
     } catch (error) {
       if (controller.signal.aborted && (error instanceof RunAbortedError || ws.readyState !== ws.OPEN)) return;
       if (error instanceof SessionNotFoundError) return void ws.close(LiveCloseCode.PROTOCOL_ERROR, "Session not found");
-      const body = errorBody(error);
-      if (body.code === "INTERNAL") this.deps.logger.error("Live run failed", error);
+      const body = errorBody(error, this.deps.exposeErrorMessages);
+      if (statusForError(error) >= 500) this.deps.logger.error("Live run failed", error);
       ws.close(LiveCloseCode.INTERNAL_ERROR, closeReason(body.error));
     } finally {
       queue.close();

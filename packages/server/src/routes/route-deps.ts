@@ -11,4 +11,6 @@ export interface RouteDeps {
   readonly queue: SessionRunQueue;
   readonly runs: RunTracker;
   readonly logger: ServerLogger;
+  /** Send unexpected errors' messages to clients (see `AgentServerOptions.exposeErrorMessages`). */
+  readonly exposeErrorMessages: boolean;
 }

@@ -31,7 +31,7 @@ export function runRoutes(deps: RouteDeps): Router {
     } catch (error) {
       if (!controller.signal.aborted) {
         if (statusForError(error) >= 500) deps.logger.error("Run failed after the SSE stream started", error);
-        const { error: message, code } = errorBody(error);
+        const { error: message, code } = errorBody(error, deps.exposeErrorMessages);
         // An error after the stream started is a frame with a string `error` (section 5.1).
         await writeFrame(res, { error: message, code }, controller.signal).catch(() => {});
       }
@@ -91,7 +91,7 @@ async function runToJson(
     if (controller.signal.aborted && error instanceof RunAbortedError) return; // the client left
     if (statusForError(error) >= 500) deps.logger.error("Run failed", error);
     // Like adk-devtools: the error plus the events produced before it.
-    res.status(statusForError(error)).json({ ...errorBody(error), events: events.map(eventToJson) });
+    res.status(statusForError(error)).json({ ...errorBody(error, deps.exposeErrorMessages), events: events.map(eventToJson) });
     return;
   }
   res.json(wrap(events.map(eventToJson)));
