@@ -18,7 +18,7 @@ import { MongoSessionService } from "@agentkit/sessions/mongodb";
 import { PostgresSessionService } from "@agentkit/sessions/postgres";
 import { SqliteSessionService } from "@agentkit/sessions/sqlite";
 import { MongoWireServer } from "@agentkit/sessions/testing/mongodb";
-import { startBenchPostgres } from "./postgres-cluster.js";
+import { startPostgres, type PostgresCluster } from "@agentkit/test-support/postgres";
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -114,13 +114,15 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "agentkit-bench-sqlite-"));
   const external = process.env.AGENTKIT_BENCH_POSTGRES_URL;
   const externalMongo = process.env.AGENTKIT_BENCH_MONGODB_URL;
-  const cluster = external || !BACKENDS.has("postgres") ? undefined : await startBenchPostgres();
+  // Durable settings (unlike the tests' fsync=off), so the figures are what a real server costs.
+  const cluster: PostgresCluster | undefined = external || !BACKENDS.has("postgres") ? undefined : await startPostgres({ durable: true, prefix: "agentkit-bench-pg-" });
+  const clusterUrl = cluster ? await cluster.createDatabase("bench") : undefined;
   const wire = externalMongo || !BACKENDS.has("mongodb") ? undefined : await MongoWireServer.start();
   try {
     const rows: Row[] = [];
     if (BACKENDS.has("in-memory")) rows.push(await measure("in-memory", new InMemorySessionService()));
     if (BACKENDS.has("sqlite")) rows.push(await measure("SQLite", new SqliteSessionService({ path: join(dir, "bench.db") })));
-    if (BACKENDS.has("postgres")) rows.push(await measure("PostgreSQL", new PostgresSessionService({ connectionString: external ?? cluster!.url })));
+    if (BACKENDS.has("postgres")) rows.push(await measure("PostgreSQL", new PostgresSessionService({ connectionString: external ?? clusterUrl! })));
     if (BACKENDS.has("mongodb")) {
       const name = externalMongo ? "MongoDB" : "Mongo wire TEST server";
       rows.push(await measure(name, new MongoSessionService({ uri: externalMongo ?? wire!.uri, dbName: `agentkit_bench_${process.pid}` })));

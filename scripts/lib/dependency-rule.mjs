@@ -18,6 +18,9 @@ export const ALLOWED_INTERNAL = {
   "@agentkit/dev-ui": [],
 };
 
+/** Private test helpers any package may list in devDependencies (never a runtime dependency). */
+export const TEST_ONLY_PACKAGES = ["@agentkit/test-support"];
+
 /** Vendor SDKs confined to one folder of one package. */
 export const VENDOR_ZONES = {
   "@agentkit/models": {
@@ -96,6 +99,7 @@ function workspacePackages(root) {
     }
   }
   if (existsSync(join(root, "bench", "package.json"))) found.push({ dir: join(root, "bench"), group: "bench" });
+  if (existsSync(join(root, "test-support", "package.json"))) found.push({ dir: join(root, "test-support"), group: "test-support" });
   return found;
 }
 
@@ -114,9 +118,12 @@ export function checkDependencyRule(root) {
 
     if (isLibrary) {
       const allowed = ALLOWED_INTERNAL[name] ?? ["@agentkit/core"];
+      for (const dep of Object.keys(runtime)) {
+        if (TEST_ONLY_PACKAGES.includes(dep)) violations.push(`${where}: ${dep} is for tests only: list it in devDependencies`);
+      }
       const all = { ...runtime, ...pkg.devDependencies };
       for (const dep of Object.keys(all)) {
-        if (dep.startsWith("@agentkit/") && dep !== name && !allowed.includes(dep)) {
+        if (dep.startsWith("@agentkit/") && dep !== name && !allowed.includes(dep) && !(TEST_ONLY_PACKAGES.includes(dep) && dep in (pkg.devDependencies ?? {}))) {
           violations.push(`${where}: ${name} must not depend on ${dep} (allowed of ours: ${allowed.join(", ") || "none"})`);
         }
       }

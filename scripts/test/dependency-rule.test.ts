@@ -85,6 +85,22 @@ describe("dependency rule", () => {
     ]);
   });
 
+  it("allows the test-only helpers in devDependencies, never at run time", () => {
+    const lib = (deps: Record<string, unknown>) => ({ name: "@agentkit/tools", sideEffects: false, dependencies: { "@agentkit/core": "workspace:*" }, ...deps });
+    const ok = tree({
+      "packages/core/package.json": corePkg,
+      "packages/tools/package.json": lib({ devDependencies: { "@agentkit/test-support": "workspace:*" } }),
+      "packages/tools/src/index.ts": "export const x = 1;\n",
+    });
+    expect(checkDependencyRule(ok)).toEqual([]);
+    const bad = tree({
+      "packages/core/package.json": corePkg,
+      "packages/tools/package.json": lib({ dependencies: { "@agentkit/core": "workspace:*", "@agentkit/test-support": "workspace:*" } }),
+      "packages/tools/src/index.ts": "export const x = 1;\n",
+    });
+    expect(checkDependencyRule(bad)).toEqual(expect.arrayContaining([expect.stringContaining("@agentkit/test-support is for tests only")]));
+  });
+
   it("lets composition roots (apps) use any backend", () => {
     const root = tree({
       "packages/core/package.json": corePkg,

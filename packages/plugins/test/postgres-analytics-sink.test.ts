@@ -5,7 +5,7 @@ import { ScriptedModel } from "@agentkit/core/testing";
 import { z } from "zod";
 import { AnalyticsPlugin, type AnalyticsRow } from "../src/index.js";
 import { PostgresAnalyticsSink, PostgresSinkError } from "../src/analytics/postgres/index.js";
-import { startPostgres, type PostgresCluster } from "./fixtures/postgres-cluster.js";
+import { startPostgres, type PostgresCluster } from "@agentkit/test-support/postgres";
 
 let cluster: PostgresCluster;
 let url = "";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createEvent } from "@agentkit/core";
 import { Client, Pool } from "pg";
 import { PostgresSessionService, SCHEMA_VERSION } from "../src/postgres/index.js";
-import { startPostgres, type PostgresCluster } from "./fixtures/postgres-cluster.js";
+import { startPostgres, type PostgresCluster } from "@agentkit/test-support/postgres";
 import { restartScenario, staleReplicaScenario, twoReplicasScenario } from "./fixtures/session-scenarios.js";
 
 let cluster: PostgresCluster;

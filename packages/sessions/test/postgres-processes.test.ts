@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createEvent, eventToJson } from "@agentkit/core";
 import { Client } from "pg";
 import { PostgresSessionService } from "../src/postgres/index.js";
-import { startPostgres, type PostgresCluster } from "./fixtures/postgres-cluster.js";
+import { startPostgres, type PostgresCluster } from "@agentkit/test-support/postgres";
 import { startWriterProcess, type WriterProcess } from "./fixtures/writer-process.js";
 
 // Real processes against a throwaway cluster: one killed with SIGKILL in the middle of its

@@ -3,7 +3,7 @@ import { ConfigurationError } from "@agentkit/core";
 import { Pool } from "pg";
 import { PostgresSessionService, SessionStoreError } from "../src/postgres/index.js";
 import { runSessionServiceContract } from "../src/testing/index.js";
-import { startPostgres, type PostgresCluster } from "./fixtures/postgres-cluster.js";
+import { startPostgres, type PostgresCluster } from "@agentkit/test-support/postgres";
 
 let cluster: PostgresCluster;
 let url: string;

@@ -13,7 +13,7 @@ import {
 } from "@agentkit/tools/retrieval";
 import { PostgresVectorStore } from "@agentkit/tools/retrieval/postgres";
 import { startRunner } from "../helpers.js";
-import { freePort, startPostgres, type PostgresCluster } from "./postgres-cluster.js";
+import { freePort, startPostgres, type PostgresCluster } from "@agentkit/test-support/postgres";
 import { vectorStoreScenario } from "./postgres-shared-scenario.js";
 
 // initdb and the first connections are slow on a loaded machine.
