@@ -1,47 +1,26 @@
 import { afterAll, describe, expect, it } from "@jest/globals";
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { EXAMPLES_DIR as examples, OFFLINE_ENV, startCli, type CliProcess } from "./support/cli-process.js";
 
-const bin = fileURLToPath(new URL("../bin/agentkit.mjs", import.meta.url));
-const examples = fileURLToPath(new URL("../../../examples/agents", import.meta.url));
 const data = mkdtempSync(join(tmpdir(), "agentkit-cli-"));
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+const children: CliProcess[] = [];
+afterAll(async () => {
+  await Promise.all(children.map((c) => c.stop()));
   rmSync(data, { recursive: true, force: true });
 });
 
-// The examples' demo model answers offline; keep real keys out of the child.
-const env = { ...process.env, OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", OLLAMA_HOST: "", GOOGLE_API_KEY: "", GEMINI_API_KEY: "", AGENTKIT_EXAMPLE_MODEL: "" };
-
-function start(args: string[]) {
-  const child = spawn(process.execPath, [bin, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
-  children.push(child);
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => out, errors: () => err, exited };
-}
-
-async function waitFor(check: () => RegExpMatchArray | null, what: () => string, ms = 30_000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const m = check();
-    if (m) return m;
-    if (Date.now() > deadline) throw new Error(`timed out waiting; output so far:\n${what()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function start(args: string[]): CliProcess {
+  const p = startCli(args, OFFLINE_ENV, "pipe");
+  children.push(p);
+  return p;
 }
 
 describe("agentkit CLI", () => {
   it("web: serves the example agents, answers a run, and shuts down on SIGINT", async () => {
     const p = start(["web", examples, "--port", "0", "--no-reload", "--session-service-uri", `sqlite://${join(data, "s.db")}`, "--artifact-service-uri", `file://${join(data, "artifacts")}`]);
-    const [, url] = await waitFor(() => p.output().match(/on (http:\/\/127\.0\.0\.1:\d+)/), () => p.output() + p.errors());
+    const url = await p.listening(30_000);
     expect(p.output()).toMatch(/agents: .*assistant/);
     expect(p.output()).toContain("sessions: sqlite://");
     const apps = (await (await fetch(`${url}/list-apps`)).json()) as string[];

@@ -1,18 +1,12 @@
 // Hot reload end to end: the real `agentkit web` process on a temporary agents directory, its
 // TypeScript and YAML apps edited, broken and fixed while it serves, observed over HTTP only.
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { startCli, tempAgentsDir, type CliProcess } from "./support/cli-process.js";
 
-const bin = fileURLToPath(new URL("../bin/agentkit.mjs", import.meta.url));
-const coreDir = fileURLToPath(new URL("../../../packages/core", import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), "agentkit-reload-e2e-"));
-let child: ChildProcess | undefined;
+const agents = tempAgentsDir("agentkit-reload-e2e-");
+const write = agents.write;
+let cli: CliProcess | undefined;
 let url = "";
-let output = "";
 
 /** An offline model answering every call with one fixed text. */
 const answerModel = (text: string) => `import { BaseLlm, type LlmResponse } from "@agentkit/core";
@@ -29,43 +23,19 @@ import { model } from "./model.js";
 export const rootAgent = new LlmAgent({ name: ${JSON.stringify(name)}, model, instruction: "Answer." });
 `;
 
-function write(rel: string, content: string): void {
-  mkdirSync(dirname(join(dir, rel)), { recursive: true });
-  writeFileSync(join(dir, rel), content);
-}
 
 beforeAll(async () => {
-  mkdirSync(join(dir, "node_modules", "@agentkit"), { recursive: true });
-  symlinkSync(coreDir, join(dir, "node_modules", "@agentkit", "core"), "dir");
-  symlinkSync(realpathSync(join(coreDir, "node_modules", "zod")), join(dir, "node_modules", "zod"), "dir");
-  write("package.json", JSON.stringify({ type: "module", private: true }));
   write("alpha/agent.ts", alphaAgent("alpha_v1"));
   write("alpha/model.ts", answerModel("alpha says one"));
   write("beta/root_agent.yaml", "name: beta\nmodel_code: ./model.ts#model\ninstruction: Answer.\n");
   write("beta/model.ts", answerModel("beta says hello"));
-  const env = { ...process.env, AGENTKIT_LOG_LEVEL: "warn" };
-  child = spawn(process.execPath, [bin, "web", dir, "--port", "0", "--reload", "--session-service-uri", "memory://", "--artifact-service-uri", "memory://"], { env, stdio: ["ignore", "pipe", "pipe"] });
-  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const m = / on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-    if (m) {
-      url = m[1]!;
-      break;
-    }
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`agentkit web did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  cli = startCli(["web", agents.dir, "--port", "0", "--reload", "--session-service-uri", "memory://", "--artifact-service-uri", "memory://"], { AGENTKIT_LOG_LEVEL: "warn" });
+  url = await cli.listening();
 }, 90_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child!.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
-  }
-  rmSync(dir, { recursive: true, force: true });
+  await cli?.stop();
+  agents.remove();
 });
 
 interface RunAnswer {
@@ -124,6 +94,6 @@ describe("hot reload under a running agentkit web", () => {
     expect(said(await ask("alpha"))).toEqual(["alpha_v4: alpha says two, after the edit"]);
     write("beta/root_agent.yaml", "name: beta_fixed\nmodel_code: ./model.ts#model\ninstruction: Answer.\n");
     expect(said(await ask("beta"))).toEqual(["beta_fixed: beta says hello"]);
-    expect(child!.exitCode).toBeNull();
+    expect(cli!.child.exitCode).toBeNull();
   });
 });

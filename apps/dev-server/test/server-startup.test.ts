@@ -1,49 +1,25 @@
 // bin/agentkit.mjs start-up: one process, the timing report, and the two runtimes.
 import { afterAll, describe, expect, it } from "@jest/globals";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { AGENTKIT_BIN as bin, EXAMPLES_DIR as examples, OFFLINE_ENV, startCli, type CliProcess } from "./support/cli-process.js";
 
-const bin = fileURLToPath(new URL("../bin/agentkit.mjs", import.meta.url));
-const examples = fileURLToPath(new URL("../../../examples/agents", import.meta.url));
 const builtCore = fileURLToPath(new URL("../../../packages/core/dist/index.js", import.meta.url));
-const children: ChildProcess[] = [];
+const children: CliProcess[] = [];
 afterAll(async () => {
-  await Promise.all(
-    children.map((c) => {
-      if (c.exitCode !== null || c.signalCode !== null) return undefined;
-      const exited = new Promise((r) => c.once("exit", r));
-      c.kill("SIGTERM");
-      return exited;
-    }),
-  );
+  await Promise.all(children.map((c) => c.stop()));
 });
 
-// The examples' demo model answers offline; keep real keys out of the child.
-const offline = { GOOGLE_API_KEY: "", GEMINI_API_KEY: "", OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", OLLAMA_HOST: "", AGENTKIT_EXAMPLE_MODEL: "" };
-
-function start(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...offline, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => out, errors: () => err, exited };
+function start(args: string[], env: Record<string, string>): CliProcess {
+  const p = startCli(args, { ...OFFLINE_ENV, ...env });
+  children.push(p);
+  return p;
 }
 
-async function listening(p: ReturnType<typeof start>): Promise<string> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const m = / on (http:\/\/127\.0\.0\.1:\d+)/.exec(p.output());
-    if (m) return m[1]!;
-    if (p.child.exitCode !== null || Date.now() > deadline) throw new Error(`no server:\n${p.output()}${p.errors()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const listening = (p: CliProcess) => p.listening();
 
 async function firstAnswer(url: string): Promise<string> {
   const { id } = (await (await fetch(`${url}/apps/assistant/users/u/sessions`, { method: "POST" })).json()) as { id: string };

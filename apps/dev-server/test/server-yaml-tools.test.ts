@@ -3,18 +3,12 @@
 // real `agentkit api-server` process over HTTP. The models are offline: they answer with what
 // the request they received declared, so the client sees the tool declaration.
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { startCli, tempAgentsDir, type CliProcess } from "./support/cli-process.js";
 
-const bin = fileURLToPath(new URL("../bin/agentkit.mjs", import.meta.url));
-const coreDir = fileURLToPath(new URL("../../../packages/core", import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), "agentkit-yaml-tools-"));
-let child: ChildProcess | undefined;
+const agents = tempAgentsDir("agentkit-yaml-tools-");
+const write = agents.write;
+let cli: CliProcess | undefined;
 let url = "";
-let output = "";
 
 /** A model named `name` whose answer is the JSON of the model name and tools of its request. */
 const echoRequestModel = (name: string) => `import { BaseLlm, type LlmRequest, type LlmResponse } from "@agentkit/core";
@@ -29,45 +23,19 @@ export const model = new EchoRequestModel();
 `;
 const searchAgent = (name: string) => `name: ${name}\nmodel_code: ./model.ts#model\ninstruction: Search the web when asked.\ntools:\n  - google_search\n`;
 
-function write(rel: string, content: string): void {
-  mkdirSync(dirname(join(dir, rel)), { recursive: true });
-  writeFileSync(join(dir, rel), content);
-}
 
 beforeAll(async () => {
-  mkdirSync(join(dir, "node_modules", "@agentkit"), { recursive: true });
-  symlinkSync(coreDir, join(dir, "node_modules", "@agentkit", "core"), "dir");
-  symlinkSync(realpathSync(join(coreDir, "node_modules", "zod")), join(dir, "node_modules", "zod"), "dir");
-  write("package.json", JSON.stringify({ type: "module", private: true }));
   write("on_gemini/root_agent.yaml", searchAgent("searcher"));
   write("on_gemini/model.ts", echoRequestModel("gemini-2.5-flash"));
   write("on_other/root_agent.yaml", searchAgent("other_searcher"));
   write("on_other/model.ts", echoRequestModel("echo-model"));
-  child = spawn(process.execPath, [bin, "api-server", dir, "--port", "0", "--session-service-uri", "memory://", "--artifact-service-uri", "memory://"], {
-    env: { ...process.env, AGENTKIT_LOG_LEVEL: "warn" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const m = / on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-    if (m) {
-      url = m[1]!;
-      break;
-    }
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`agentkit api-server did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  cli = startCli(["api-server", agents.dir, "--port", "0", "--session-service-uri", "memory://", "--artifact-service-uri", "memory://"], { AGENTKIT_LOG_LEVEL: "warn" });
+  url = await cli.listening();
 }, 90_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child!.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
-  }
-  rmSync(dir, { recursive: true, force: true });
+  await cli?.stop();
+  agents.remove();
 });
 
 async function run(app: string, route: "/run" | "/run_sse"): Promise<Response> {
@@ -105,6 +73,6 @@ describe("YAML config naming the built-in google_search tool", () => {
     const text = await sse.text();
     expect(text).toMatch(/^data: \{"error":"google_search is a Gemini built-in tool and the model \\"echo-model\\" is not a Gemini model\./);
     expect(text.endsWith("\n\n")).toBe(true);
-    expect(child!.exitCode).toBeNull();
+    expect(cli!.child.exitCode).toBeNull();
   });
 });
