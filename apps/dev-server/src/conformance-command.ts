@@ -14,6 +14,7 @@ import {
   type ConformanceCase,
 } from "@agentkit/plugins";
 import { createDirectoryAgentLoader, type AgentLoader } from "@agentkit/server";
+import { devServerBuiltInCodeExecutors } from "./dev-server-code-executors.js";
 import { devServerBuiltInTools } from "./dev-server-tools.js";
 
 export const RECORDINGS_FILE = "generated-recordings.yaml";
@@ -45,7 +46,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const output = options.output ?? process.stdout;
   const cases = await findConformanceCases(resolve(options.casesDir));
   const modelRegistry = createModelRegistry();
-  const loader = createDirectoryAgentLoader({ agentsDir: resolve(options.agentsDir), modelRegistry, builtInTools: devServerBuiltInTools() });
+  const loader = createDirectoryAgentLoader({ agentsDir: resolve(options.agentsDir), modelRegistry, builtInTools: devServerBuiltInTools(), builtInCodeExecutors: devServerBuiltInCodeExecutors() });
   const results: ConformanceCaseResult[] = [];
   try {
     if (cases.length === 0) output.write(`agentkit conformance: no spec.yaml under ${resolve(options.casesDir)}\n`);

@@ -14,6 +14,7 @@ import {
 import { createA2aRoutes } from "./a2a-routes.js";
 import { CliUsageError } from "./cli-usage-error.js";
 import { createServices } from "./create-services.js";
+import { devServerBuiltInCodeExecutors } from "./dev-server-code-executors.js";
 import { devServerBuiltInTools } from "./dev-server-tools.js";
 import { createLogger } from "./create-logger.js";
 import type { ServeOptions } from "./parse-cli-args.js";
@@ -41,7 +42,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
   const agentsDir = resolve(options.agentsDir);
   const devUi = options.mode === "web" ? devUiOption(options.devUiDir) : {};
   const modelRegistry = createModelRegistry();
-  const loader = createDirectoryAgentLoader({ agentsDir, reload: options.reload, modelRegistry, builtInTools: devServerBuiltInTools() });
+  const loader = createDirectoryAgentLoader({ agentsDir, reload: options.reload, modelRegistry, builtInTools: devServerBuiltInTools(), builtInCodeExecutors: devServerBuiltInCodeExecutors() });
   const services = await createServices(options, { agentsDir });
   const traces = createTraceRecorder();
   const evalStore = createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });

@@ -86,5 +86,6 @@ export {
   type LoaderLogger,
   type BuiltInTool,
   type BuiltInToolContext,
+  type BuiltInCodeExecutorEntry,
   type ImportModule,
 } from "./loader/index.js";

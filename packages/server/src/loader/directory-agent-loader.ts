@@ -5,7 +5,7 @@ import { AppNotFoundError } from "../errors/server-errors.js";
 import { describeError } from "./agent-load-error.js";
 import { findAppEntry, isIgnoredFolderName, listAppFolders, type AppEntry } from "./app-discovery.js";
 import { listSourceFiles, sameSnapshot, takeSnapshot, type FileSnapshot } from "./file-snapshot.js";
-import { displayPath, loadError, type BuiltInTool, type LoadContext } from "./load-context.js";
+import { displayPath, loadError, type BuiltInCodeExecutorEntry, type BuiltInTool, type LoadContext } from "./load-context.js";
 import { loadModuleApp } from "./module-app.js";
 import { addModuleHooksClient, removeModuleHooksClient, type ModuleHooksClient } from "./module-hooks.js";
 import { ModuleImporter, type ImportModule } from "./module-importer.js";
@@ -33,6 +33,11 @@ export interface DirectoryAgentLoaderOptions {
   modelRegistry?: ModelRegistry;
   /** Tools YAML configs may name bare, in addition to `exit_loop`. */
   builtInTools?: Readonly<Record<string, BuiltInTool>>;
+  /**
+   * Code executors YAML configs may name bare in `code_executor` (ADK's `BuiltInCodeExecutor`,
+   * `UnsafeLocalCodeExecutor`, …); none by default, since they live outside the server package.
+   */
+  builtInCodeExecutors?: Readonly<Record<string, BuiltInCodeExecutorEntry>>;
   logger?: LoaderLogger;
   /** Imports a module URL; defaults to the runtime's `import()`. */
   importModule?: ImportModule;
@@ -57,6 +62,7 @@ class DirectoryAgentLoader implements AgentLoader {
   private readonly reload: boolean;
   private readonly importer: ModuleImporter;
   private readonly builtInTools: ReadonlyMap<string, BuiltInTool>;
+  private readonly builtInCodeExecutors: ReadonlyMap<string, BuiltInCodeExecutorEntry>;
   private readonly apps = new Map<string, AppState>();
   private readonly pending = new Map<string, Promise<LoadedApp>>();
   /** Files the resolve hook saw per reload tag (modules imported by an app's modules). */
@@ -75,6 +81,7 @@ class DirectoryAgentLoader implements AgentLoader {
     const buildOutputDirs = (options.buildOutputDirs ?? []).map((d) => resolve(d));
     this.importer = new ModuleImporter({ sourceDir, buildOutputDirs, importModule: options.importModule });
     this.builtInTools = new Map<string, BuiltInTool>([["exit_loop", exitLoopTool], ...Object.entries(options.builtInTools ?? {})]);
+    this.builtInCodeExecutors = new Map(Object.entries(options.builtInCodeExecutors ?? {}));
     // The hook is needed without reload too: it lets `./x.js` imports find `./x.ts` sources under
     // Node's type stripping. With reload it also re-imports the local modules of a reloaded app.
     const client: ModuleHooksClient = {
@@ -146,6 +153,7 @@ class DirectoryAgentLoader implements AgentLoader {
       tag,
       importer: this.importer,
       builtInTools: this.builtInTools,
+      builtInCodeExecutors: this.builtInCodeExecutors,
       modelRegistry: this.options.modelRegistry,
       track: (file) => extraFiles.add(file),
     };

@@ -1,5 +1,5 @@
 import { isAbsolute, relative, sep } from "node:path";
-import type { BaseTool, BaseToolset, ModelRegistry } from "@agentkit/core";
+import type { BaseCodeExecutor, BaseTool, BaseToolset, ModelRegistry } from "@agentkit/core";
 import { AgentLoadError, describeError } from "./agent-load-error.js";
 import { parseCodeReference } from "./code-reference.js";
 import type { ModuleImporter } from "./module-importer.js";
@@ -19,6 +19,15 @@ export type BuiltInTool =
   | BaseToolset
   | ((args: Record<string, unknown> | undefined, context: BuiltInToolContext) => BaseTool | BaseToolset | Promise<BaseTool | BaseToolset>);
 
+/**
+ * A code executor available by bare name in YAML configs (`code_executor: BuiltInCodeExecutor`):
+ * an instance, or a factory taking the config's `args` as a mapping (it may be async, so the
+ * package that holds the executor is imported only when a config names it).
+ */
+export type BuiltInCodeExecutorEntry =
+  | BaseCodeExecutor
+  | ((args: Record<string, unknown> | undefined, context: BuiltInToolContext) => BaseCodeExecutor | Promise<BaseCodeExecutor>);
+
 /** What loading one app needs: where files are, how to import them, and what it touched. */
 export interface LoadContext {
   readonly agentsDir: string;
@@ -26,6 +35,7 @@ export interface LoadContext {
   readonly tag: string | undefined;
   readonly importer: ModuleImporter;
   readonly builtInTools: ReadonlyMap<string, BuiltInTool>;
+  readonly builtInCodeExecutors: ReadonlyMap<string, BuiltInCodeExecutorEntry>;
   readonly modelRegistry?: ModelRegistry;
   /** Records a file the app depends on (for change detection). */
   track(file: string): void;

@@ -23,6 +23,19 @@ export const toolConfigSchema = z.union([
 ]);
 export type ToolConfig = z.infer<typeof toolConfigSchema>;
 
+/**
+ * A code executor: a built-in name (`BuiltInCodeExecutor`) or a code reference. `args` are
+ * ADK's `{ name?, value }` list or, for convenience, a mapping (the same as all-named entries).
+ */
+export const codeExecutorConfigSchema = z.union([
+  z.string().min(1),
+  z.strictObject({
+    name: z.string().min(1),
+    args: z.union([z.array(argumentSchema), z.record(z.string(), z.unknown())]).optional(),
+  }),
+]);
+export type CodeExecutorConfig = z.infer<typeof codeExecutorConfigSchema>;
+
 /** A sub-agent: another YAML file, an agent exported by code, or an inline config (checked separately). */
 export const agentRefSchema = z.union([z.strictObject({ config_path: z.string().min(1) }), z.strictObject({ code: codeConfigSchema })]);
 export type AgentRef = z.infer<typeof agentRefSchema>;
@@ -78,6 +91,7 @@ export const llmAgentConfigSchema = z.strictObject({
   generate_content_config: generateContentConfigSchema.optional(),
   input_schema: codeConfigSchema.optional(),
   output_schema: codeConfigSchema.optional(),
+  code_executor: codeExecutorConfigSchema.optional(),
   disallow_transfer_to_parent: z.boolean().optional(),
   disallow_transfer_to_peers: z.boolean().optional(),
   before_model_callbacks: callbackList,

@@ -1,4 +1,4 @@
-import { AgentTool, BaseAgent, BaseLlm, BaseTool, isToolset, type BaseToolset, type OutputSchema } from "@agentkit/core";
+import { AgentTool, BaseAgent, BaseCodeExecutor, BaseLlm, BaseTool, isToolset, type BaseToolset, type OutputSchema } from "@agentkit/core";
 import type { z } from "zod";
 import { callWithArgs, describeValue, importReference, isClass, ReferenceProblem, type LoadContext } from "../load-context.js";
 import type { CodeConfig } from "./agent-config-schema.js";
@@ -38,6 +38,28 @@ export async function resolveModelCode(ctx: LoadContext, config: CodeConfig, fro
   if (!resolved.called && typeof value === "function") value = await callWithArgs(value, [], resolved.name);
   if (value instanceof BaseLlm || (typeof value === "string" && value !== "")) return value;
   throw new ReferenceProblem(`"${resolved.name}" gave ${describeValue(value)}, expected a model (a BaseLlm instance or a model name)`);
+}
+
+/** A code executor: a BaseCodeExecutor instance, or a factory (or class) giving one. */
+export async function resolveCodeExecutorCode(ctx: LoadContext, config: CodeConfig, fromFile: string): Promise<BaseCodeExecutor> {
+  const resolved = await resolveCode(ctx, config, fromFile);
+  let value = resolved.value;
+  if (!resolved.called && typeof value === "function") value = await callWithArgs(value, [], resolved.name);
+  return checkCodeExecutor(value, `"${resolved.name}" gave`);
+}
+
+/** `value` when it is a code executor; a `ReferenceProblem` starting with `what` otherwise. */
+export function checkCodeExecutor(value: unknown, what: string): BaseCodeExecutor {
+  if (isCodeExecutor(value)) return value;
+  throw new ReferenceProblem(`${what} ${describeValue(value)}, expected a code executor (a BaseCodeExecutor such as new LocalCodeExecutor({...}) from @agentkit/tools)`);
+}
+
+/** instanceof, or the executor's shape when it comes from another copy of @agentkit/core. */
+export function isCodeExecutor(value: unknown): value is BaseCodeExecutor {
+  if (value instanceof BaseCodeExecutor) return true;
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Partial<Record<keyof BaseCodeExecutor, unknown>>;
+  return typeof v.executeCode === "function" && typeof v.processLlmRequest === "function" && typeof v.errorRetryAttempts === "number" && Array.isArray(v.codeBlockDelimiters);
 }
 
 /** A zod schema (input_schema) or a zod/JSON object schema (output_schema). */

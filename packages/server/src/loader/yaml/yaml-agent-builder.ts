@@ -10,6 +10,7 @@ import {
   type AfterAgentCallback,
   type AfterModelCallback,
   type AfterToolCallback,
+  type BaseCodeExecutor,
   type BaseLlm,
   type BeforeAgentCallback,
   type BeforeModelCallback,
@@ -28,11 +29,21 @@ import {
   agentRefSchema,
   type AgentClassName,
   type CodeConfig,
+  type CodeExecutorConfig,
   type GenerateContentConfigYaml,
   type LlmAgentConfig,
   type ToolConfig,
 } from "./agent-config-schema.js";
-import { makeAgentTool, resolveAgentCode, resolveCallback, resolveModelCode, resolveSchema, resolveTools } from "./code-values.js";
+import {
+  checkCodeExecutor,
+  makeAgentTool,
+  resolveAgentCode,
+  resolveCallback,
+  resolveCodeExecutorCode,
+  resolveModelCode,
+  resolveSchema,
+  resolveTools,
+} from "./code-values.js";
 import { formatFieldPath, formatProblems, issuesToProblems, type FieldProblem } from "./format-issues.js";
 import { readYamlFile } from "./yaml-file.js";
 
@@ -138,6 +149,7 @@ class YamlAgentBuilder {
         ? ((await this.code(file, [...path, "input_schema"], () => resolveSchema(this.ctx, inputSchema, file, false))) as LlmAgent["inputSchema"])
         : undefined,
       outputSchema: outputSchema ? await this.code(file, [...path, "output_schema"], () => resolveSchema(this.ctx, outputSchema, file, true)) : undefined,
+      codeExecutor: config.code_executor !== undefined ? await this.codeExecutor(config.code_executor, file, [...path, "code_executor"]) : undefined,
       disallowTransferToParent: config.disallow_transfer_to_parent,
       disallowTransferToPeers: config.disallow_transfer_to_peers,
       beforeModelCallback: await cb<BeforeModelCallback>("before_model_callbacks"),
@@ -194,6 +206,38 @@ class YamlAgentBuilder {
     return this.code(file, namePath, () => resolveTools(this.ctx, name, args, file));
   }
 
+  /** `code_executor`: a bare name from the loader's `builtInCodeExecutors`, or a code reference. */
+  private async codeExecutor(config: CodeExecutorConfig, file: string, path: Path): Promise<BaseCodeExecutor> {
+    const { name, args } = typeof config === "string" ? { name: config, args: undefined } : config;
+    const namePath = typeof config === "string" ? path : [...path, "name"];
+    const argsPath = [...path, "args"];
+    if (!/^[A-Za-z_][\w]*$/.test(name)) {
+      // A mapping of args is the same as ADK's list of named entries.
+      const list = args === undefined || Array.isArray(args) ? args : Object.entries(args).map(([key, value]) => ({ name: key, value }));
+      return this.code(file, namePath, () => resolveCodeExecutorCode(this.ctx, list === undefined ? name : { name, args: list }, file));
+    }
+    const builtIn = this.ctx.builtInCodeExecutors.get(name);
+    if (!builtIn) {
+      const known = [...this.ctx.builtInCodeExecutors.keys()].join(", ") || "none were given to the loader";
+      throw this.error(file, namePath, `unknown built-in code executor "${name}" (built-in code executors: ${known}); for your own executor use a code reference such as "./executors.ts#${name}"`);
+    }
+    if (typeof builtIn !== "function") {
+      if (args !== undefined) throw this.error(file, argsPath, `the built-in code executor "${name}" takes no args`);
+      return this.code(file, namePath, async () => checkCodeExecutor(builtIn, `the built-in code executor "${name}" is`));
+    }
+    let record: Record<string, unknown> | undefined;
+    if (Array.isArray(args)) {
+      const positional = args.findIndex((a) => a.name === undefined);
+      if (positional >= 0) throw this.error(file, [...argsPath, positional, "name"], `required: the args of the built-in code executor "${name}" are named`);
+      record = Object.fromEntries(args.map((a) => [a.name, a.value]));
+    } else {
+      record = args;
+    }
+    // Bad args are the factory's to report: name the args (or the name, when there are none).
+    const made = await this.code(file, args === undefined ? namePath : argsPath, async () => builtIn(record, { baseDir: dirname(file) }));
+    return this.code(file, namePath, async () => checkCodeExecutor(made, `the built-in code executor "${name}" gave`));
+  }
+
   private async agentTool(args: Record<string, unknown> | undefined, file: string, path: Path, files: string[]): Promise<BaseTool> {
     const { agent, skip_summarization: skip, ...rest } = args ?? {};
     const extra = Object.keys(rest)[0];
@@ -222,7 +266,8 @@ class YamlAgentBuilder {
     } catch (error) {
       if (error instanceof AgentLoadError) throw error;
       if (error instanceof ReferenceProblem) throw this.error(file, path, error.message, error.cause);
-      throw this.error(file, path, describeError(error), error);
+      // Our own errors (e.g. a built-in factory's ConfigurationError naming an arg) read as sentences already.
+      throw this.error(file, path, error instanceof AgentKitError ? error.message : describeError(error), error);
     }
   }
 
