@@ -4,7 +4,8 @@ import { dirname, join, resolve } from "node:path";
 import { Writable } from "node:stream";
 import { chromium, type Browser, type ConsoleMessage, type Locator, type Page } from "playwright-core";
 import { startDevServer, type RunningDevServer } from "../../src/start-dev-server.js";
-import { makeFixtureAgents, type FixtureAgents } from "./fixture-agents.js";
+import { CHROMIUM_ARGS } from "../dev-ui/harness.js";
+import { makeOfficialUiAgents, type FixtureAgents } from "./fixture-agents.js";
 
 const APP_DIR = resolve(import.meta.dirname, "../..");
 export const SCREENSHOTS = join(APP_DIR, "test-results/dev-ui-official");
@@ -14,9 +15,6 @@ export function adkDevUiDir(): string {
   const entry = createRequire(join(APP_DIR, "package.json")).resolve("@google/adk-devtools");
   return resolve(dirname(entry), "../browser");
 }
-
-/** The launch flags of toolchain.md 4e for Debian's Chromium in a container. */
-const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 /** There is no internet here: the page's Google Fonts (CSS and font files) are blocked on purpose. */
 const GOOGLE_FONTS = /^https:\/\/fonts\.(googleapis|gstatic)\.com\//;
@@ -59,7 +57,7 @@ export async function startOfficialUiHarness(): Promise<OfficialUiHarness> {
   const devUiDir = adkDevUiDir();
   if (!existsSync(join(devUiDir, "index.html"))) throw new Error(`ADK's dev UI is missing (${devUiDir}): @google/adk-devtools@2.0.0 must be installed in apps/dev-server.`);
   mkdirSync(SCREENSHOTS, { recursive: true });
-  const agents: FixtureAgents = await makeFixtureAgents();
+  const agents: FixtureAgents = await makeOfficialUiAgents();
   const quiet = new Writable({ write: (_chunk, _enc, done) => done() });
   let server: RunningDevServer | undefined;
   let browser: Browser | undefined;

@@ -91,13 +91,14 @@ export const rootAgent = new LlmAgent({
   }),
 });
 `,
-  // Saves a text artifact through a tool.
+  // Saves a text artifact and writes a state key through a tool.
   "artifact_agent/agent.js": `import { FunctionTool, LlmAgent, ScriptedModel, lastResponse, repeat } from "../_shared/helpers.js";
 const saveNote = new FunctionTool({
   name: "save_note",
   description: "Saves a note as an artifact.",
   execute: async (_args, toolContext) => {
     const version = await toolContext.saveArtifact("note.txt", { inlineData: { mimeType: "text/plain", data: Buffer.from("hello artifact").toString("base64") } });
+    toolContext.state.set("last_note", "note.txt");
     return { saved: "note.txt", version };
   },
 });
@@ -148,8 +149,11 @@ export interface FixtureAgents {
   cleanup(): Promise<void>;
 }
 
-/** A temporary agents directory whose `@agentkit/core` is the workspace's (same module instances as the server). */
-export async function makeFixtureAgents(): Promise<FixtureAgents> {
+/**
+ * A temporary agents directory whose `@agentkit/core` is the workspace's (same module instances
+ * as the server), with every fixture app or only the named ones.
+ */
+export async function makeFixtureAgents(only?: readonly string[]): Promise<FixtureAgents> {
   const dir = await mkdtemp(join(tmpdir(), "agentkit-dev-ui-"));
   await writeFile(join(dir, "package.json"), JSON.stringify({ type: "module", private: true }));
   await mkdir(join(dir, "node_modules", "@agentkit"), { recursive: true });
@@ -157,6 +161,7 @@ export async function makeFixtureAgents(): Promise<FixtureAgents> {
   await mkdir(join(dir, "_shared"));
   await writeFile(join(dir, "_shared", "helpers.js"), HELPERS);
   for (const [path, source] of Object.entries(AGENTS)) {
+    if (only && !only.includes(path.split("/")[0]!)) continue;
     await mkdir(join(dir, path, ".."), { recursive: true });
     await writeFile(join(dir, path), source);
   }

@@ -11,7 +11,7 @@ import { makeFixtureAgents, type FixtureAgents } from "./fixture-agents.js";
 export const SCREENSHOTS = resolve(import.meta.dirname, "../../test-results/dev-ui");
 
 /** The launch flags of toolchain.md 4e for Debian's Chromium in a container. */
-const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 /** A fake microphone (a tone) that needs no permission prompt, for the live-audio flow. */
 const FAKE_MEDIA_ARGS = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required"];
 
