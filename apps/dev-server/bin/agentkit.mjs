@@ -33,9 +33,10 @@ if (runtime === "dist") {
   ({ main } = await import(new URL("../dist/main.js", import.meta.url).href));
 } else {
   // The two big plain-JavaScript dependencies (zod: ~95 files, express: ~60 CommonJS ones) load
-  // before any hook exists, so none of their files goes through tsx's hooks (~130 ms). Same
+  // before any hook exists, so none of their files goes through tsx's hooks (~230 ms). Same
   // versions as the packages use, so they are the very module instances the packages get.
-  await Promise.all([import("zod"), import("express")]);
+  // (Not for `help` and `version`, which load neither.)
+  if (!["help", "--help", "-h", "version", "--version", undefined].includes(process.argv[2])) await Promise.all([import("zod"), import("express")]);
   registerHooks({
     resolve(specifier, context, nextResolve) {
       const conditions = context.conditions.includes("@agentkit/source") ? context.conditions : [...context.conditions, "@agentkit/source"];

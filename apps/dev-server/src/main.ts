@@ -3,8 +3,6 @@ import { AgentKitError, VERSION } from "@agentkit/core";
 import { CliUsageError } from "./cli-usage-error.js";
 import { HELP_TEXT } from "./help-text.js";
 import { parseCliArgs } from "./parse-cli-args.js";
-import { startDevServer } from "./start-dev-server.js";
-import { runTerminalChat } from "./terminal-chat.js";
 
 export interface CliIo {
   stdout: NodeJS.WritableStream;
@@ -17,7 +15,6 @@ export interface CliIo {
  * server has stopped (SIGINT/SIGTERM: graceful shutdown).
  */
 export async function main(argv: readonly string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
-  const modulesLoaded = performance.now();
   try {
     const cli = parseCliArgs(argv, io.env);
     switch (cli.command) {
@@ -27,9 +24,12 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
       case "version":
         io.stdout.write(`agentkit ${VERSION}\n`);
         return 0;
-      case "run":
+      // Each command imports what it needs, so `help` and `version` load next to nothing.
+      case "run": {
+        const { runTerminalChat } = await import("./terminal-chat.js");
         await runTerminalChat({ ...cli, output: io.stdout });
         return 0;
+      }
       case "conformance": {
         const { runConformance } = await import("./conformance-command.js");
         const results = await runConformance({ ...cli, output: io.stdout });
@@ -37,6 +37,8 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
       }
       case "web":
       case "api-server": {
+        const { startDevServer } = await import("./start-dev-server.js");
+        const modulesLoaded = performance.now();
         const server = await startDevServer({ ...cli.options, mode: cli.command === "web" ? "web" : "api", log: io.stdout });
         if (io.env.AGENTKIT_STARTUP_TIMING === "1") io.stderr.write(startupTiming(modulesLoaded));
         await waitForSignal();
