@@ -23,7 +23,9 @@ function packageDirs() {
   return dirs;
 }
 
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 const problems = [];
 for (const dir of packageDirs()) {
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
@@ -38,7 +40,8 @@ for (const dir of packageDirs()) {
   passed += r.numPassedTests;
   failed += r.numFailedTests + r.numRuntimeErrorTestSuites;
   skipped += r.numPendingTests + r.numTodoTests;
-  if (r.numRuntimeErrorTestSuites > 0) problems.push(`${pkg.name}: ${r.numRuntimeErrorTestSuites} test file(s) failed to run`);
+  if (r.numRuntimeErrorTestSuites > 0)
+    problems.push(`${pkg.name}: ${r.numRuntimeErrorTestSuites} test file(s) failed to run`);
   if (r.numFailedTests > 0) problems.push(`${pkg.name}: ${r.numFailedTests} test(s) failed`);
 }
 for (const p of problems) console.error(`test-summary: ${p}`);

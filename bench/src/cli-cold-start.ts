@@ -20,7 +20,11 @@ const RUNS = arg("runs", 7);
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const bin = join(root, "apps/dev-server/bin/agentkit.mjs");
 const agentsDir = join(root, "examples/agents");
-const distBuilt = ["packages/core/dist/index.js", "packages/server/dist/index.js", "apps/dev-server/dist/main.js"].every((file) => existsSync(join(root, file)));
+const distBuilt = [
+  "packages/core/dist/index.js",
+  "packages/server/dist/index.js",
+  "apps/dev-server/dist/main.js",
+].every((file) => existsSync(join(root, file)));
 
 interface Config {
   name: string;
@@ -29,11 +33,24 @@ interface Config {
 }
 
 const inMemory = () => ["--session-service-uri", "memory://", "--artifact-service-uri", "memory://"];
-const onDisk = (dir: string) => ["--session-service-uri", `sqlite://${join(dir, "sessions.db")}`, "--artifact-service-uri", `file://${join(dir, "artifacts")}`];
+const onDisk = (dir: string) => [
+  "--session-service-uri",
+  `sqlite://${join(dir, "sessions.db")}`,
+  "--artifact-service-uri",
+  `file://${join(dir, "artifacts")}`,
+];
 const CONFIGS: Config[] = [
   { name: "sources + tsx, in-memory services", env: {}, services: inMemory },
   { name: "sources + tsx, SQLite + file services (the defaults)", env: {}, services: onDisk },
-  ...(distBuilt ? [{ name: "built dist, no tsx (AGENTKIT_RUNTIME=dist), in-memory", env: { AGENTKIT_RUNTIME: "dist" }, services: inMemory }] : []),
+  ...(distBuilt
+    ? [
+        {
+          name: "built dist, no tsx (AGENTKIT_RUNTIME=dist), in-memory",
+          env: { AGENTKIT_RUNTIME: "dist" },
+          services: inMemory,
+        },
+      ]
+    : []),
 ];
 
 interface Sample {
@@ -45,9 +62,22 @@ interface Sample {
 async function once(config: Config): Promise<Sample> {
   const dataDir = mkdtempSync(join(tmpdir(), "agentkit-cold-"));
   // No model keys: the examples then run on their offline demo model.
-  const env = { ...process.env, GOOGLE_API_KEY: "", GEMINI_API_KEY: "", OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", OLLAMA_HOST: "", AGENTKIT_EXAMPLE_MODEL: "", AGENTKIT_STARTUP_TIMING: "1", ...config.env };
+  const env = {
+    ...process.env,
+    GOOGLE_API_KEY: "",
+    GEMINI_API_KEY: "",
+    OPENAI_API_KEY: "",
+    ANTHROPIC_API_KEY: "",
+    OLLAMA_HOST: "",
+    AGENTKIT_EXAMPLE_MODEL: "",
+    AGENTKIT_STARTUP_TIMING: "1",
+    ...config.env,
+  };
   const t0 = performance.now();
-  const child = spawn(process.execPath, [bin, "api-server", agentsDir, "--port", "0", ...config.services(dataDir)], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, "api-server", agentsDir, "--port", "0", ...config.services(dataDir)], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   try {
     let out = "";
@@ -62,17 +92,26 @@ async function once(config: Config): Promise<Sample> {
       child.once("exit", (code) => reject(new Error(`agentkit exited with ${code}: ${out}${err}`)));
     });
     const listening = performance.now() - t0;
-    const session = (await (await fetch(`${url}/apps/assistant/users/u/sessions`, { method: "POST" })).json()) as { id: string };
+    const session = (await (await fetch(`${url}/apps/assistant/users/u/sessions`, { method: "POST" })).json()) as {
+      id: string;
+    };
     const run = await fetch(`${url}/run`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ appName: "assistant", userId: "u", sessionId: session.id, newMessage: { role: "user", parts: [{ text: "hi" }] } }),
+      body: JSON.stringify({
+        appName: "assistant",
+        userId: "u",
+        sessionId: session.id,
+        newMessage: { role: "user", parts: [{ text: "hi" }] },
+      }),
     });
     const events = (await run.json()) as { content?: unknown }[];
-    if (run.status !== 200 || !JSON.stringify(events).includes("demo")) throw new Error(`unexpected first answer: ${run.status} ${JSON.stringify(events).slice(0, 200)}`);
+    if (run.status !== 200 || !JSON.stringify(events).includes("demo"))
+      throw new Error(`unexpected first answer: ${run.status} ${JSON.stringify(events).slice(0, 200)}`);
     const firstAnswer = performance.now() - t0;
     const phases: Record<string, number> = {};
-    for (const m of err.matchAll(/(node bootstrap|hooks ready \(\w+\)|modules loaded|listening) (\d+) ms/g)) phases[m[1]!.replace(/ \(\w+\)/, "")] = Number(m[2]);
+    for (const m of err.matchAll(/(node bootstrap|hooks ready \(\w+\)|modules loaded|listening) (\d+) ms/g))
+      phases[m[1]!.replace(/ \(\w+\)/, "")] = Number(m[2]);
     return { listening, firstAnswer, phases };
   } finally {
     child.kill("SIGTERM");
@@ -82,17 +121,22 @@ async function once(config: Config): Promise<Sample> {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-const range = (xs: number[]) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`;
+const range = (xs: number[]) =>
+  `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`;
 
 async function main(): Promise<void> {
-  console.log(`agentkit api-server cold start, Node ${process.version}, ${new Date().toISOString()}, ${RUNS} runs per configuration (interleaved)`);
+  console.log(
+    `agentkit api-server cold start, Node ${process.version}, ${new Date().toISOString()}, ${RUNS} runs per configuration (interleaved)`,
+  );
   if (!distBuilt) console.log("(no built dist: run `pnpm build` to measure AGENTKIT_RUNTIME=dist too)");
   // One throw-away run per configuration: tsx's transform cache and the OS file cache warm up.
   for (const config of CONFIGS) await once(config);
   const samples = new Map<Config, Sample[]>(CONFIGS.map((c) => [c, []]));
   for (let i = 0; i < RUNS; i++) for (const config of CONFIGS) samples.get(config)!.push(await once(config));
   console.log("\nms, median (min-max)");
-  console.log("| configuration | spawn → listening | spawn → first /run answered | in the child: Node bootstrap / hooks ready / modules loaded / listening |");
+  console.log(
+    "| configuration | spawn → listening | spawn → first /run answered | in the child: Node bootstrap / hooks ready / modules loaded / listening |",
+  );
   console.log("| --- | ---: | ---: | --- |");
   for (const config of CONFIGS) {
     const xs = samples.get(config)!;

@@ -25,8 +25,17 @@ const SECONDS = arg("seconds", 3);
 const COLD_RUNS = arg("cold", 5);
 const CONCURRENCY = [1, 16, 64];
 
-const BARE_BODY = JSON.stringify([{ id: "x", author: "bench_agent", content: { role: "model", parts: [{ text: "The answer is 42." }] } }]);
-const BARE_SESSION = JSON.stringify({ id: "00000000-0000-4000-8000-000000000000", appName: "bench", userId: "u", state: {}, events: [], lastUpdateTime: 0 });
+const BARE_BODY = JSON.stringify([
+  { id: "x", author: "bench_agent", content: { role: "model", parts: [{ text: "The answer is 42." }] } },
+]);
+const BARE_SESSION = JSON.stringify({
+  id: "00000000-0000-4000-8000-000000000000",
+  appName: "bench",
+  userId: "u",
+  state: {},
+  events: [],
+  lastUpdateTime: 0,
+});
 
 // ---- child process: a server --------------------------------------------------------------
 
@@ -49,19 +58,33 @@ async function serve(kind: string): Promise<void> {
     return;
   }
   // Loaded only here, so the bare server's cold start does not pay for agentkit's modules.
-  const [{ BaseLlm, LlmAgent }, { InMemoryArtifactService }, { InMemoryMemoryService, InMemorySessionService }, { createAgentServer, createStaticAgentLoader }] =
-    await Promise.all([import("@agentkit/core"), import("@agentkit/artifacts"), import("@agentkit/sessions"), import("@agentkit/server")]);
+  const [
+    { BaseLlm, LlmAgent },
+    { InMemoryArtifactService },
+    { InMemoryMemoryService, InMemorySessionService },
+    { createAgentServer, createStaticAgentLoader },
+  ] = await Promise.all([
+    import("@agentkit/core"),
+    import("@agentkit/artifacts"),
+    import("@agentkit/sessions"),
+    import("@agentkit/server"),
+  ]);
   /** Answers every request at once with one text part. */
   class InstantTextModel extends BaseLlm {
     constructor() {
       super({ model: "instant-text" });
     }
     async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
-      yield { content: { role: "model", parts: [{ text: "The answer is 42." }] }, usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 } };
+      yield {
+        content: { role: "model", parts: [{ text: "The answer is 42." }] },
+        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+      };
     }
   }
   const server = createAgentServer({
-    loader: createStaticAgentLoader({ apps: { bench: new LlmAgent({ name: "bench_agent", model: new InstantTextModel(), instruction: "Answer." }) } }),
+    loader: createStaticAgentLoader({
+      apps: { bench: new LlmAgent({ name: "bench_agent", model: new InstantTextModel(), instruction: "Answer." }) },
+    }),
     sessionService: new InMemorySessionService(),
     artifactService: new InMemoryArtifactService(),
     memoryService: new InMemoryMemoryService(),
@@ -73,9 +96,13 @@ async function serve(kind: string): Promise<void> {
 }
 
 /** Starts `kind` in a fresh Node process (same flags as this one) and resolves with its URL. */
-function startChild(kind: string): Promise<{ child: ChildProcess; url: string; startedAt: bigint; listeningAfterMs: number }> {
+function startChild(
+  kind: string,
+): Promise<{ child: ChildProcess; url: string; startedAt: bigint; listeningAfterMs: number }> {
   const startedAt = hrtime.bigint();
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--serve", kind], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--serve", kind], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -99,12 +126,24 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 function httpCall(agent: Agent, url: string, method: string, body?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent, headers: body ? { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) } : {} }, (res) => {
-      let data = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (data += c));
-      res.on("end", () => (res.statusCode === 200 ? resolve(data) : reject(new Error(`${method} ${url}: ${res.statusCode} ${data.slice(0, 200)}`))));
-    });
+    const req = request(
+      url,
+      {
+        method,
+        agent,
+        headers: body ? { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) } : {},
+      },
+      (res) => {
+        let data = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (data += c));
+        res.on("end", () =>
+          res.statusCode === 200
+            ? resolve(data)
+            : reject(new Error(`${method} ${url}: ${res.statusCode} ${data.slice(0, 200)}`)),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -112,17 +151,29 @@ function httpCall(agent: Agent, url: string, method: string, body?: string): Pro
 
 type Flow = (agent: Agent, url: string) => Promise<void>;
 
-const runFlow = (route: "/run" | "/run_sse"): Flow => async (agent, url) => {
-  const session = JSON.parse(await httpCall(agent, `${url}/apps/bench/users/u/sessions`, "POST")) as { id: string };
-  const body = JSON.stringify({ appName: "bench", userId: "u", sessionId: session.id, newMessage: { role: "user", parts: [{ text: "q" }] } });
-  const answer = await httpCall(agent, `${url}${route}`, "POST", body);
-  if (!answer.includes("The answer is 42.")) throw new Error(`unexpected answer: ${answer.slice(0, 200)}`);
-};
+const runFlow =
+  (route: "/run" | "/run_sse"): Flow =>
+  async (agent, url) => {
+    const session = JSON.parse(await httpCall(agent, `${url}/apps/bench/users/u/sessions`, "POST")) as { id: string };
+    const body = JSON.stringify({
+      appName: "bench",
+      userId: "u",
+      sessionId: session.id,
+      newMessage: { role: "user", parts: [{ text: "q" }] },
+    });
+    const answer = await httpCall(agent, `${url}${route}`, "POST", body);
+    if (!answer.includes("The answer is 42.")) throw new Error(`unexpected answer: ${answer.slice(0, 200)}`);
+  };
 
 /** The agent flow's two requests, same methods and bodies, against the bare server. */
 const bareFlow: Flow = async (agent, url) => {
   const session = JSON.parse(await httpCall(agent, `${url}/apps/bench/users/u/sessions`, "POST")) as { id: string };
-  const body = JSON.stringify({ appName: "bench", userId: "u", sessionId: session.id, newMessage: { role: "user", parts: [{ text: "q" }] } });
+  const body = JSON.stringify({
+    appName: "bench",
+    userId: "u",
+    sessionId: session.id,
+    newMessage: { role: "user", parts: [{ text: "q" }] },
+  });
   const answer = await httpCall(agent, `${url}/run`, "POST", body);
   if (!answer.includes("The answer is 42.")) throw new Error(`unexpected answer: ${answer.slice(0, 200)}`);
 };
@@ -172,14 +223,20 @@ async function coldStart(kind: "agent" | "bare"): Promise<ColdStart[]> {
     if (kind === "agent") await runFlow("/run")(agent, url);
     else await bareFlow(agent, url);
     const end = hrtime.bigint();
-    runs.push({ total: Number(end - startedAt) / 1e6, listening: listeningAfterMs, firstAnswer: Number(end - ready) / 1e6 });
+    runs.push({
+      total: Number(end - startedAt) / 1e6,
+      listening: listeningAfterMs,
+      firstAnswer: Number(end - ready) / 1e6,
+    });
     await stopChild(child);
   }
   return runs.sort((a, b) => a.total - b.total);
 }
 
 async function main(): Promise<void> {
-  console.log(`agentkit HTTP server overhead, Node ${process.version}, ${new Date().toISOString()}, ${SECONDS}s per cell`);
+  console.log(
+    `agentkit HTTP server overhead, Node ${process.version}, ${new Date().toISOString()}, ${SECONDS}s per cell`,
+  );
   const agentServer = await startChild("agent");
   const bareServer = await startChild("bare");
   try {
@@ -194,7 +251,9 @@ async function main(): Promise<void> {
       const run = await measure(runFlow("/run"), agentServer.url, c, SECONDS);
       const sse = await measure(runFlow("/run_sse"), agentServer.url, c, SECONDS);
       const row = (name: string, r: Result) =>
-        console.log(`| ${c} | ${name} | ${r.flowsPerSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.flowsPerSecond / bare.flowsPerSecond).toFixed(3)} |`);
+        console.log(
+          `| ${c} | ${name} | ${r.flowsPerSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.flowsPerSecond / bare.flowsPerSecond).toFixed(3)} |`,
+        );
       row("bare node:http, same 2 requests", bare);
       row("create session + /run", run);
       row("create session + /run_sse", sse);
@@ -213,7 +272,9 @@ async function main(): Promise<void> {
         `in the child, start to listening ${m.listening.toFixed(0)} ms; listening to first answer ${m.firstAnswer.toFixed(1)} ms`,
     );
   };
-  console.log(`\ncold start, spawn to first answer (median of ${COLD_RUNS}; includes Node start and tsx compiling sources):`);
+  console.log(
+    `\ncold start, spawn to first answer (median of ${COLD_RUNS}; includes Node start and tsx compiling sources):`,
+  );
   show("agent server, first /run flow", agentCold);
   show("bare node:http, first flow   ", bareCold);
 }

@@ -13,7 +13,10 @@ export class InstantModel extends BaseLlm {
     const last = request.contents[request.contents.length - 1];
     const answered = last?.parts?.some((p) => p.functionResponse) ?? false;
     yield answered
-      ? { content: { role: "model", parts: [{ text: "The answer is 42." }] }, usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 } }
+      ? {
+          content: { role: "model", parts: [{ text: "The answer is 42." }] },
+          usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+        }
       : { content: { role: "model", parts: [{ functionCall: { name: "lookup", args: { q: "x" } } }] } };
   }
 }

@@ -23,12 +23,23 @@ function makeAgent(includeContents: "default" | "none" = "default") {
     parameters: z.object({ q: z.string() }),
     execute: async ({ q }) => ({ q, value: 42 }),
   });
-  return new LlmAgent({ name: "bench_agent", model: new InstantModel(), instruction: "Answer.", tools: [lookup], includeContents });
+  return new LlmAgent({
+    name: "bench_agent",
+    model: new InstantModel(),
+    instruction: "Answer.",
+    tools: [lookup],
+    includeContents,
+  });
 }
 
 async function invoke(runner: InMemoryRunner, sessionId: string): Promise<number> {
   let n = 1; // the user event is persisted, not yielded
-  for await (const _e of runner.runAsync({ userId: "u", sessionId, newMessage: { role: "user", parts: [{ text: "q" }] } })) n++;
+  for await (const _e of runner.runAsync({
+    userId: "u",
+    sessionId,
+    newMessage: { role: "user", parts: [{ text: "q" }] },
+  }))
+    n++;
   return n;
 }
 
@@ -47,7 +58,9 @@ async function throughput(): Promise<void> {
   const cpuUs = cpu.user + cpu.system;
   const n = THROUGHPUT - 200;
   console.log(`throughput (${n} invocations, fresh sessions, ${events} events):`);
-  console.log(`  ${(n / wallS).toFixed(0)} invocations/s, ${(cpuUs / n).toFixed(1)} CPU µs/invocation, ${(cpuUs / events).toFixed(1)} CPU µs/event`);
+  console.log(
+    `  ${(n / wallS).toFixed(0)} invocations/s, ${(cpuUs / n).toFixed(1)} CPU µs/invocation, ${(cpuUs / events).toFixed(1)} CPU µs/event`,
+  );
   await runner.close();
 }
 
@@ -64,13 +77,17 @@ async function growth(includeContents: "default" | "none"): Promise<void> {
       const now = hrtime.bigint();
       const perInv = Number(now - t) / 1e3 / window;
       if (first === 0) first = perInv;
-      rows.push(`  after ${String(i).padStart(5)} invocations (${String(i * 4).padStart(6)} events): ${perInv.toFixed(0).padStart(6)} µs/invocation (x${(perInv / first).toFixed(2)})`);
+      rows.push(
+        `  after ${String(i).padStart(5)} invocations (${String(i * 4).padStart(6)} events): ${perInv.toFixed(0).padStart(6)} µs/invocation (x${(perInv / first).toFixed(2)})`,
+      );
       t = hrtime.bigint();
     }
   }
   const stored = await runner.sessionService.getSession({ appName: "bench", userId: "u", sessionId: session.id });
   const events: Event[] = stored?.events ?? [];
-  console.log(`growth of one session to ${GROWTH} invocations, includeContents "${includeContents}" (${events.length} events stored):`);
+  console.log(
+    `growth of one session to ${GROWTH} invocations, includeContents "${includeContents}" (${events.length} events stored):`,
+  );
   for (const r of rows) console.log(r);
   await runner.close();
 }

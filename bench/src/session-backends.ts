@@ -28,7 +28,12 @@ const APPENDS = arg("appends", 2000);
 const READS = arg("reads", 2000);
 const EVENTS = arg("events", 5000);
 const BACKENDS = new Set(
-  (process.argv.includes("--backends") ? process.argv[process.argv.indexOf("--backends") + 1] ?? "" : "in-memory,sqlite,postgres,mongodb").split(",").map((b) => b.trim()),
+  (process.argv.includes("--backends")
+    ? (process.argv[process.argv.indexOf("--backends") + 1] ?? "")
+    : "in-memory,sqlite,postgres,mongodb"
+  )
+    .split(",")
+    .map((b) => b.trim()),
 );
 const CHECKPOINTS = [100, 500, 1000, 2000, 3000, 4000, 5000].filter((n) => n <= EVENTS);
 
@@ -44,7 +49,8 @@ function event(i: number) {
 
 async function appendRate(service: BaseSessionService): Promise<number> {
   const sessions: Session[] = [];
-  for (let i = 0; i < 100; i++) sessions.push(await service.createSession({ appName: "bench-append", userId: `u${i % 10}` }));
+  for (let i = 0; i < 100; i++)
+    sessions.push(await service.createSession({ appName: "bench-append", userId: `u${i % 10}` }));
   for (let i = 0; i < 100; i++) await service.appendEvent({ session: sessions[i % 100]!, event: event(i) }); // warm-up
   const t0 = hrtime.bigint();
   for (let i = 0; i < APPENDS; i++) await service.appendEvent({ session: sessions[i % 100]!, event: event(i) });
@@ -58,7 +64,8 @@ async function readRate(service: BaseSessionService): Promise<number> {
     for (let i = 0; i < 20; i++) await service.appendEvent({ session, event: event(i) });
     ids.push(session.id);
   }
-  const read = (i: number) => service.getSession({ appName: "bench-read", userId: "u", sessionId: ids[(i * 7919) % ids.length]! });
+  const read = (i: number) =>
+    service.getSession({ appName: "bench-read", userId: "u", sessionId: ids[(i * 7919) % ids.length]! });
   for (let i = 0; i < 100; i++) await read(i);
   const t0 = hrtime.bigint();
   for (let i = 0; i < READS; i++) await read(i);
@@ -115,23 +122,35 @@ async function main(): Promise<void> {
   const external = process.env.AGENTKIT_BENCH_POSTGRES_URL;
   const externalMongo = process.env.AGENTKIT_BENCH_MONGODB_URL;
   // Durable settings (unlike the tests' fsync=off), so the figures are what a real server costs.
-  const cluster: PostgresCluster | undefined = external || !BACKENDS.has("postgres") ? undefined : await startPostgres({ durable: true, prefix: "agentkit-bench-pg-" });
+  const cluster: PostgresCluster | undefined =
+    external || !BACKENDS.has("postgres")
+      ? undefined
+      : await startPostgres({ durable: true, prefix: "agentkit-bench-pg-" });
   const clusterUrl = cluster ? await cluster.createDatabase("bench") : undefined;
   const wire = externalMongo || !BACKENDS.has("mongodb") ? undefined : await MongoWireServer.start();
   try {
     const rows: Row[] = [];
     if (BACKENDS.has("in-memory")) rows.push(await measure("in-memory", new InMemorySessionService()));
-    if (BACKENDS.has("sqlite")) rows.push(await measure("SQLite", new SqliteSessionService({ path: join(dir, "bench.db") })));
-    if (BACKENDS.has("postgres")) rows.push(await measure("PostgreSQL", new PostgresSessionService({ connectionString: external ?? clusterUrl! })));
+    if (BACKENDS.has("sqlite"))
+      rows.push(await measure("SQLite", new SqliteSessionService({ path: join(dir, "bench.db") })));
+    if (BACKENDS.has("postgres"))
+      rows.push(await measure("PostgreSQL", new PostgresSessionService({ connectionString: external ?? clusterUrl! })));
     if (BACKENDS.has("mongodb")) {
       const name = externalMongo ? "MongoDB" : "Mongo wire TEST server";
-      rows.push(await measure(name, new MongoSessionService({ uri: externalMongo ?? wire!.uri, dbName: `agentkit_bench_${process.pid}` })));
+      rows.push(
+        await measure(
+          name,
+          new MongoSessionService({ uri: externalMongo ?? wire!.uri, dbName: `agentkit_bench_${process.pid}` }),
+        ),
+      );
     }
 
     console.log(`\n| backend | appendEvent/s | getSession/s (20 events) |\n| --- | ---: | ---: |`);
     for (const r of rows) console.log(`| ${r.name} | ${r.appends.toFixed(0)} | ${r.reads.toFixed(0)} |`);
     console.log(`\ngetSession ms (median) as one session grows: all events / last 20 (numRecentEvents)\n`);
-    console.log(`| events | ${rows.map((r) => r.name).join(" | ")} |\n| ---: | ${rows.map(() => "---:").join(" | ")} |`);
+    console.log(
+      `| events | ${rows.map((r) => r.name).join(" | ")} |\n| ---: | ${rows.map(() => "---:").join(" | ")} |`,
+    );
     for (const checkpoint of CHECKPOINTS) {
       const cells = rows.map((r) => {
         const g = r.growth.get(checkpoint)!;

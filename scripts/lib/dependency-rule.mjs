@@ -99,7 +99,8 @@ function workspacePackages(root) {
     }
   }
   if (existsSync(join(root, "bench", "package.json"))) found.push({ dir: join(root, "bench"), group: "bench" });
-  if (existsSync(join(root, "test-support", "package.json"))) found.push({ dir: join(root, "test-support"), group: "test-support" });
+  if (existsSync(join(root, "test-support", "package.json")))
+    found.push({ dir: join(root, "test-support"), group: "test-support" });
   return found;
 }
 
@@ -114,22 +115,34 @@ export function checkDependencyRule(root) {
     const declared = new Set([...Object.keys(runtime), ...Object.keys(pkg.devDependencies ?? {})]);
     const isLibrary = group === "packages";
 
-    if (isLibrary && pkg.sideEffects !== false) violations.push(`${where}: package.json must declare "sideEffects": false`);
+    if (isLibrary && pkg.sideEffects !== false)
+      violations.push(`${where}: package.json must declare "sideEffects": false`);
 
     if (isLibrary) {
       const allowed = ALLOWED_INTERNAL[name] ?? ["@agentkit/core"];
       for (const dep of Object.keys(runtime)) {
-        if (TEST_ONLY_PACKAGES.includes(dep)) violations.push(`${where}: ${dep} is for tests only: list it in devDependencies`);
+        if (TEST_ONLY_PACKAGES.includes(dep))
+          violations.push(`${where}: ${dep} is for tests only: list it in devDependencies`);
       }
       const all = { ...runtime, ...pkg.devDependencies };
       for (const dep of Object.keys(all)) {
-        if (dep.startsWith("@agentkit/") && dep !== name && !allowed.includes(dep) && !(TEST_ONLY_PACKAGES.includes(dep) && dep in (pkg.devDependencies ?? {}))) {
-          violations.push(`${where}: ${name} must not depend on ${dep} (allowed of ours: ${allowed.join(", ") || "none"})`);
+        if (
+          dep.startsWith("@agentkit/") &&
+          dep !== name &&
+          !allowed.includes(dep) &&
+          !(TEST_ONLY_PACKAGES.includes(dep) && dep in (pkg.devDependencies ?? {}))
+        ) {
+          violations.push(
+            `${where}: ${name} must not depend on ${dep} (allowed of ours: ${allowed.join(", ") || "none"})`,
+          );
         }
       }
       if (name === "@agentkit/core") {
         for (const dep of Object.keys(pkg.dependencies ?? {})) {
-          if (!CORE_RUNTIME_DEPS.includes(dep)) violations.push(`${where}: @agentkit/core must not depend on ${dep} at run time (allowed: ${CORE_RUNTIME_DEPS.join(", ")})`);
+          if (!CORE_RUNTIME_DEPS.includes(dep))
+            violations.push(
+              `${where}: @agentkit/core must not depend on ${dep} at run time (allowed: ${CORE_RUNTIME_DEPS.join(", ")})`,
+            );
         }
       }
     }
@@ -140,16 +153,23 @@ export function checkDependencyRule(root) {
       for (const spec of importsOf(readFileSync(file, "utf8"))) {
         if (spec.startsWith(".")) {
           const target = resolve(join(file, ".."), spec);
-          if (target !== dir && !target.startsWith(dir + sep)) violations.push(`${where}/${relFile}: relative import "${spec}" leaves the package`);
+          if (target !== dir && !target.startsWith(dir + sep))
+            violations.push(`${where}/${relFile}: relative import "${spec}" leaves the package`);
           continue;
         }
         const zone = zones[spec] ?? zones[packageOf(spec)];
-        if (zone && !relFile.startsWith(zone)) violations.push(`${where}/${relFile}: "${spec}" may only be imported under ${zone}`);
+        if (zone && !relFile.startsWith(zone))
+          violations.push(`${where}/${relFile}: "${spec}" may only be imported under ${zone}`);
         if (BUILTINS.has(spec) || BUILTINS.has(packageOf(spec))) continue;
         const target = packageOf(spec);
         if (target === name) continue;
-        if (!declared.has(target)) violations.push(`${where}/${relFile}: imports "${spec}" but ${name} does not declare ${target}`);
-        else if (isLibrary && target.startsWith("@agentkit/") && !(ALLOWED_INTERNAL[name] ?? ["@agentkit/core"]).includes(target)) {
+        if (!declared.has(target))
+          violations.push(`${where}/${relFile}: imports "${spec}" but ${name} does not declare ${target}`);
+        else if (
+          isLibrary &&
+          target.startsWith("@agentkit/") &&
+          !(ALLOWED_INTERNAL[name] ?? ["@agentkit/core"]).includes(target)
+        ) {
           violations.push(`${where}/${relFile}: ${name} must not import ${target}`);
         }
       }

@@ -31,8 +31,11 @@ describe("dependency rule", () => {
 
   it("rejects core depending on our packages or on runtime deps beyond zod", () => {
     const root = tree({
-      "packages/core/package.json": { ...corePkg, dependencies: { zod: "4", express: "5", "@agentkit/sessions": "workspace:*" } },
-      "packages/core/src/index.ts": 'export const x = 1;\n',
+      "packages/core/package.json": {
+        ...corePkg,
+        dependencies: { zod: "4", express: "5", "@agentkit/sessions": "workspace:*" },
+      },
+      "packages/core/src/index.ts": "export const x = 1;\n",
     });
     const v: string[] = checkDependencyRule(root);
     expect(v.some((m) => m.includes("must not depend on @agentkit/sessions"))).toBe(true);
@@ -47,7 +50,8 @@ describe("dependency rule", () => {
         sideEffects: false,
         dependencies: { "@agentkit/core": "workspace:*", "@agentkit/sessions": "workspace:*" },
       },
-      "packages/server/src/app.ts": 'import { SqliteSessionService } from "@agentkit/sessions/sqlite";\nexport { SqliteSessionService };\n',
+      "packages/server/src/app.ts":
+        'import { SqliteSessionService } from "@agentkit/sessions/sqlite";\nexport { SqliteSessionService };\n',
     });
     const v: string[] = checkDependencyRule(root);
     expect(v).toEqual(
@@ -61,9 +65,15 @@ describe("dependency rule", () => {
   it("confines vendor SDKs to their folder and requires declared imports", () => {
     const root = tree({
       "packages/core/package.json": corePkg,
-      "packages/models/package.json": { name: "@agentkit/models", sideEffects: false, dependencies: { "@agentkit/core": "workspace:*" }, peerDependencies: { openai: "7" } },
+      "packages/models/package.json": {
+        name: "@agentkit/models",
+        sideEffects: false,
+        dependencies: { "@agentkit/core": "workspace:*" },
+        peerDependencies: { openai: "7" },
+      },
       "packages/models/src/openai/openai-model.ts": 'import OpenAI from "openai";\nexport { OpenAI };\n',
-      "packages/models/src/registry.ts": 'import type { OpenAI } from "openai";\nimport x from "left-pad";\nexport type { OpenAI }; export { x };\n',
+      "packages/models/src/registry.ts":
+        'import type { OpenAI } from "openai";\nimport x from "left-pad";\nexport type { OpenAI }; export { x };\n',
     });
     const v: string[] = checkDependencyRule(root);
     expect(v).toEqual([
@@ -86,7 +96,12 @@ describe("dependency rule", () => {
   });
 
   it("allows the test-only helpers in devDependencies, never at run time", () => {
-    const lib = (deps: Record<string, unknown>) => ({ name: "@agentkit/tools", sideEffects: false, dependencies: { "@agentkit/core": "workspace:*" }, ...deps });
+    const lib = (deps: Record<string, unknown>) => ({
+      name: "@agentkit/tools",
+      sideEffects: false,
+      dependencies: { "@agentkit/core": "workspace:*" },
+      ...deps,
+    });
     const ok = tree({
       "packages/core/package.json": corePkg,
       "packages/tools/package.json": lib({ devDependencies: { "@agentkit/test-support": "workspace:*" } }),
@@ -95,10 +110,14 @@ describe("dependency rule", () => {
     expect(checkDependencyRule(ok)).toEqual([]);
     const bad = tree({
       "packages/core/package.json": corePkg,
-      "packages/tools/package.json": lib({ dependencies: { "@agentkit/core": "workspace:*", "@agentkit/test-support": "workspace:*" } }),
+      "packages/tools/package.json": lib({
+        dependencies: { "@agentkit/core": "workspace:*", "@agentkit/test-support": "workspace:*" },
+      }),
       "packages/tools/src/index.ts": "export const x = 1;\n",
     });
-    expect(checkDependencyRule(bad)).toEqual(expect.arrayContaining([expect.stringContaining("@agentkit/test-support is for tests only")]));
+    expect(checkDependencyRule(bad)).toEqual(
+      expect.arrayContaining([expect.stringContaining("@agentkit/test-support is for tests only")]),
+    );
   });
 
   it("lets composition roots (apps) use any backend", () => {

@@ -37,7 +37,9 @@ export function findPostgresBin(): string {
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))) : [];
   const newest = versions.sort((a, b) => Number(a) - Number(b)).at(-1);
   if (!newest) {
-    throw new Error("PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin: install Debian's postgresql package (apt-get install -y postgresql; .ci/run does this).");
+    throw new Error(
+      "PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin: install Debian's postgresql package (apt-get install -y postgresql; .ci/run does this).",
+    );
   }
   return join(root, newest, "bin");
 }
@@ -49,7 +51,9 @@ export function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -78,7 +82,18 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     for (let attempt = 0; !started; attempt++) {
       port = await freePort();
       try {
-        await run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-w", "-t", "60", "-o", `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir}${speed}`, "start"]);
+        await run("pg_ctl", [
+          "-D",
+          data,
+          "-l",
+          join(dir, "log"),
+          "-w",
+          "-t",
+          "60",
+          "-o",
+          `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir}${speed}`,
+          "start",
+        ]);
         started = true;
       } catch (error) {
         if (attempt >= 1) throw error;

@@ -36,10 +36,13 @@ if (runtime === "dist") {
   // before any hook exists, so none of their files goes through tsx's hooks (~230 ms). Same
   // versions as the packages use, so they are the very module instances the packages get.
   // (Not for `help` and `version`, which load neither.)
-  if (!["help", "--help", "-h", "version", "--version", undefined].includes(process.argv[2])) await Promise.all([import("zod"), import("express")]);
+  if (!["help", "--help", "-h", "version", "--version", undefined].includes(process.argv[2]))
+    await Promise.all([import("zod"), import("express")]);
   registerHooks({
     resolve(specifier, context, nextResolve) {
-      const conditions = context.conditions.includes("@agentkit/source") ? context.conditions : [...context.conditions, "@agentkit/source"];
+      const conditions = context.conditions.includes("@agentkit/source")
+        ? context.conditions
+        : [...context.conditions, "@agentkit/source"];
       return nextResolve(specifier, { ...context, conditions });
     },
   });

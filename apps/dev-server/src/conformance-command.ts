@@ -46,15 +46,25 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const output = options.output ?? process.stdout;
   const cases = await findConformanceCases(resolve(options.casesDir));
   const modelRegistry = createModelRegistry();
-  const loader = createDirectoryAgentLoader({ agentsDir: resolve(options.agentsDir), modelRegistry, builtInTools: devServerBuiltInTools(), builtInCodeExecutors: devServerBuiltInCodeExecutors() });
+  const loader = createDirectoryAgentLoader({
+    agentsDir: resolve(options.agentsDir),
+    modelRegistry,
+    builtInTools: devServerBuiltInTools(),
+    builtInCodeExecutors: devServerBuiltInCodeExecutors(),
+  });
   const results: ConformanceCaseResult[] = [];
   try {
     if (cases.length === 0) output.write(`agentkit conformance: no spec.yaml under ${resolve(options.casesDir)}\n`);
     for (const testCase of cases) {
-      const result = options.mode === "record" ? await recordCase(testCase, loader, modelRegistry) : await testCaseReplay(testCase, loader, modelRegistry);
+      const result =
+        options.mode === "record"
+          ? await recordCase(testCase, loader, modelRegistry)
+          : await testCaseReplay(testCase, loader, modelRegistry);
       results.push(result);
       const verb = options.mode === "record" ? (result.passed ? "RECORDED" : "ERROR") : result.passed ? "PASS" : "FAIL";
-      output.write(`${verb} ${result.name}\n${result.problems.map((p) => `  ${p.replaceAll("\n", "\n  ")}\n`).join("")}`);
+      output.write(
+        `${verb} ${result.name}\n${result.problems.map((p) => `  ${p.replaceAll("\n", "\n  ")}\n`).join("")}`,
+      );
     }
   } finally {
     await loader.close();
@@ -64,7 +74,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   return results;
 }
 
-async function recordCase(testCase: ConformanceCase, loader: AgentLoader, modelRegistry: ModelRegistry): Promise<ConformanceCaseResult> {
+async function recordCase(
+  testCase: ConformanceCase,
+  loader: AgentLoader,
+  modelRegistry: ModelRegistry,
+): Promise<ConformanceCaseResult> {
   const recorder = new RecordingsPlugin();
   try {
     const session = await converse(testCase, loader, modelRegistry, recorder);
@@ -76,14 +90,19 @@ async function recordCase(testCase: ConformanceCase, loader: AgentLoader, modelR
   }
 }
 
-async function testCaseReplay(testCase: ConformanceCase, loader: AgentLoader, modelRegistry: ModelRegistry): Promise<ConformanceCaseResult> {
+async function testCaseReplay(
+  testCase: ConformanceCase,
+  loader: AgentLoader,
+  modelRegistry: ModelRegistry,
+): Promise<ConformanceCaseResult> {
   const replay = new ReplayPlugin({ file: join(testCase.dir, RECORDINGS_FILE) });
   const problems: string[] = [];
   try {
     const expected = await readSessionSnapshotFile(join(testCase.dir, SESSION_FILE));
     const session = await converse(testCase, loader, modelRegistry, replay);
     const left = await replay.remaining();
-    for (const [agent, count] of Object.entries(left)) problems.push(`${count} recording(s) of agent "${agent}" were not used: the run asked less than was recorded.`);
+    for (const [agent, count] of Object.entries(left))
+      problems.push(`${count} recording(s) of agent "${agent}" were not used: the run asked less than was recorded.`);
     const differences = compareSessionSnapshots(expected, sessionSnapshot(session));
     if (differences.length) problems.push(`the session differs from ${SESSION_FILE}:\n  ${differences.join("\n  ")}`);
   } catch (error) {
@@ -93,7 +112,12 @@ async function testCaseReplay(testCase: ConformanceCase, loader: AgentLoader, mo
 }
 
 /** Runs the case's messages in one new session; returns the session as stored at the end. */
-async function converse(testCase: ConformanceCase, loader: AgentLoader, modelRegistry: ModelRegistry, plugin: BasePlugin): Promise<Session> {
+async function converse(
+  testCase: ConformanceCase,
+  loader: AgentLoader,
+  modelRegistry: ModelRegistry,
+  plugin: BasePlugin,
+): Promise<Session> {
   const loaded = await loader.loadApp(testCase.agent);
   const sessionService = new InMemorySessionService();
   const runner = loaded.app
@@ -109,12 +133,27 @@ async function converse(testCase: ConformanceCase, loader: AgentLoader, modelReg
         sessionService,
         modelRegistry: loaded.app.modelRegistry ?? modelRegistry,
       })
-    : new Runner({ appName: testCase.agent, agent: loaded.rootAgent, plugins: [plugin], sessionService, modelRegistry });
+    : new Runner({
+        appName: testCase.agent,
+        agent: loaded.rootAgent,
+        plugins: [plugin],
+        sessionService,
+        modelRegistry,
+      });
   const userId = "conformance_user";
   try {
-    const session = await sessionService.createSession({ appName: testCase.agent, userId, state: testCase.initialState });
+    const session = await sessionService.createSession({
+      appName: testCase.agent,
+      userId,
+      state: testCase.initialState,
+    });
     for (const message of testCase.messages) {
-      for await (const _event of runner.runAsync({ userId, sessionId: session.id, newMessage: message.content, ...(message.stateDelta ? { stateDelta: message.stateDelta } : {}) })) {
+      for await (const _event of runner.runAsync({
+        userId,
+        sessionId: session.id,
+        newMessage: message.content,
+        ...(message.stateDelta ? { stateDelta: message.stateDelta } : {}),
+      })) {
         // Events are read back from the session at the end.
       }
     }

@@ -27,7 +27,13 @@ export interface ServiceUris {
   memoryServiceUri?: string;
 }
 
-const SESSION_SCHEMES = ["memory://", "sqlite:///path/sessions.db", "postgres://…", "mongodb://…", "agentengine://projects/P/locations/L/reasoningEngines/ID"];
+const SESSION_SCHEMES = [
+  "memory://",
+  "sqlite:///path/sessions.db",
+  "postgres://…",
+  "mongodb://…",
+  "agentengine://projects/P/locations/L/reasoningEngines/ID",
+];
 const ARTIFACT_SCHEMES = ["memory://", "file:///dir", "s3://bucket/prefix"];
 const MEMORY_SCHEMES = ["memory://", "mongodb://…"];
 
@@ -38,9 +44,13 @@ const MEMORY_SCHEMES = ["memory://", "mongodb://…"];
  * driver. Each of the three stores is probed once (a read), so an unreachable one fails here, at
  * start, with its masked URI, instead of on the first request.
  */
-export async function createServices(uris: ServiceUris, options: { agentsDir: string; probeTimeoutMs?: number }): Promise<Services> {
+export async function createServices(
+  uris: ServiceUris,
+  options: { agentsDir: string; probeTimeoutMs?: number },
+): Promise<Services> {
   const dataDir = join(resolve(options.agentsDir), ".agentkit");
-  const sessionUri = uris.sessionServiceUri ?? pathToFileURL(join(dataDir, "sessions.db")).href.replace(/^file:/, "sqlite:");
+  const sessionUri =
+    uris.sessionServiceUri ?? pathToFileURL(join(dataDir, "sessions.db")).href.replace(/^file:/, "sqlite:");
   const artifactUri = uris.artifactServiceUri ?? pathToFileURL(join(dataDir, "artifacts")).href;
   const memoryUri = uris.memoryServiceUri ?? "memory://";
   if (!uris.sessionServiceUri || !uris.artifactServiceUri) mkdirSync(dataDir, { recursive: true });
@@ -53,9 +63,21 @@ export async function createServices(uris: ServiceUris, options: { agentsDir: st
     opened.push(artifactService);
     const memoryService = await createMemoryService(memoryUri);
     opened.push(memoryService);
-    await probe(`session service ${maskUri(sessionUri)}`, () => sessionService.listSessions({ appName: "agentkit_probe", userId: "probe" }), options.probeTimeoutMs);
-    await probe(`artifact service ${maskUri(artifactUri)}`, () => artifactService.listArtifactKeys({ appName: "agentkit_probe", userId: "probe", sessionId: "probe" }), options.probeTimeoutMs);
-    await probe(`memory service ${maskUri(memoryUri)}`, () => memoryService.searchMemory({ appName: "agentkit_probe", userId: "probe", query: "probe" }), options.probeTimeoutMs);
+    await probe(
+      `session service ${maskUri(sessionUri)}`,
+      () => sessionService.listSessions({ appName: "agentkit_probe", userId: "probe" }),
+      options.probeTimeoutMs,
+    );
+    await probe(
+      `artifact service ${maskUri(artifactUri)}`,
+      () => artifactService.listArtifactKeys({ appName: "agentkit_probe", userId: "probe", sessionId: "probe" }),
+      options.probeTimeoutMs,
+    );
+    await probe(
+      `memory service ${maskUri(memoryUri)}`,
+      () => memoryService.searchMemory({ appName: "agentkit_probe", userId: "probe", query: "probe" }),
+      options.probeTimeoutMs,
+    );
     return {
       sessionService,
       artifactService,
@@ -122,7 +144,9 @@ export async function createMemoryService(uri: string): Promise<BaseMemoryServic
 async function createManagedSessionService(uri: string): Promise<BaseSessionService> {
   const match = /^agentengine:\/\/projects\/([^/]+)\/locations\/([^/]+)(?:\/reasoningEngines\/([^/]+))?\/?$/.exec(uri);
   if (!match) {
-    throw new ConfigurationError(`Invalid managed session service URI "${uri}": expected agentengine://projects/<project>/locations/<location>[/reasoningEngines/<id>].`);
+    throw new ConfigurationError(
+      `Invalid managed session service URI "${uri}": expected agentengine://projects/<project>/locations/<location>[/reasoningEngines/<id>].`,
+    );
   }
   const { ManagedSessionService } = await import("@agentkit/sessions/managed");
   const token = process.env.GOOGLE_ACCESS_TOKEN;
@@ -138,12 +162,17 @@ async function createManagedSessionService(uri: string): Promise<BaseSessionServ
 
 function schemeOf(uri: string, kind: string, known: string[]): string {
   const match = /^([a-z][a-z0-9+.-]*):/i.exec(uri);
-  if (!match) throw new ConfigurationError(`Invalid ${kind} service URI "${maskUri(uri)}": expected a URI such as ${known.join(", ")}.`);
+  if (!match)
+    throw new ConfigurationError(
+      `Invalid ${kind} service URI "${maskUri(uri)}": expected a URI such as ${known.join(", ")}.`,
+    );
   return match[1]!.toLowerCase();
 }
 
 function unknownScheme(kind: string, uri: string, known: string[]): ConfigurationError {
-  return new ConfigurationError(`Unknown ${kind} service URI scheme in "${maskUri(uri)}". Supported: ${known.join(", ")}.`);
+  return new ConfigurationError(
+    `Unknown ${kind} service URI scheme in "${maskUri(uri)}". Supported: ${known.join(", ")}.`,
+  );
 }
 
 /** Hides a password in `scheme://user:password@host`. */

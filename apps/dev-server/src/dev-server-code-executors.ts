@@ -44,7 +44,10 @@ export function devServerBuiltInCodeExecutors(): Record<string, BuiltInCodeExecu
     const { BuiltInCodeExecutor } = await import("@agentkit/tools");
     return new BuiltInCodeExecutor({ errorRetryAttempts: c.error_retry_attempts });
   };
-  const local = (name: string): BuiltInCodeExecutorEntry => async (args, context) => localCodeExecutor(name, args, context);
+  const local =
+    (name: string): BuiltInCodeExecutorEntry =>
+    async (args, context) =>
+      localCodeExecutor(name, args, context);
   return {
     BuiltInCodeExecutor: builtIn,
     UnsafeLocalCodeExecutor: local("UnsafeLocalCodeExecutor"),
@@ -52,14 +55,22 @@ export function devServerBuiltInCodeExecutors(): Record<string, BuiltInCodeExecu
   };
 }
 
-async function localCodeExecutor(name: string, args: Record<string, unknown> | undefined, { baseDir }: BuiltInToolContext): Promise<BaseCodeExecutor> {
+async function localCodeExecutor(
+  name: string,
+  args: Record<string, unknown> | undefined,
+  { baseDir }: BuiltInToolContext,
+): Promise<BaseCodeExecutor> {
   const c = parseArgs(name, localArgsSchema, args);
   const timeouts = (["timeout_seconds", "timeout", "timeout_ms"] as const).filter((key) => c[key] !== undefined);
-  if (timeouts.length > 1) throw new ConfigurationError(`${name} args: ${timeouts.join(", ")}: give one timeout, not ${timeouts.length}.`);
+  if (timeouts.length > 1)
+    throw new ConfigurationError(`${name} args: ${timeouts.join(", ")}: give one timeout, not ${timeouts.length}.`);
   const seconds = c.timeout_seconds ?? c.timeout;
   const timeoutMs = seconds !== undefined ? Math.max(1, Math.round(seconds * 1000)) : c.timeout_ms;
   // A relative interpreter path (`./venv/bin/python`) is relative to the YAML file, like other config paths.
-  const pythonPath = c.python_path !== undefined && c.python_path.includes("/") && !isAbsolute(c.python_path) ? resolve(baseDir, c.python_path) : c.python_path;
+  const pythonPath =
+    c.python_path !== undefined && c.python_path.includes("/") && !isAbsolute(c.python_path)
+      ? resolve(baseDir, c.python_path)
+      : c.python_path;
   const { LocalCodeExecutor } = await import("@agentkit/tools");
   return new LocalCodeExecutor({
     language: c.language,
@@ -80,7 +91,11 @@ async function localCodeExecutor(name: string, args: Record<string, unknown> | u
 }
 
 /** Validates `args`; a failure is a `ConfigurationError` naming each bad field. */
-function parseArgs<S extends z.ZodType>(name: string, schema: S, args: Record<string, unknown> | undefined): z.output<S> {
+function parseArgs<S extends z.ZodType>(
+  name: string,
+  schema: S,
+  args: Record<string, unknown> | undefined,
+): z.output<S> {
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => {

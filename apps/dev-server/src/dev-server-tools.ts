@@ -12,11 +12,14 @@ import type { BuiltInTool } from "@agentkit/server";
  */
 export function devServerBuiltInTools(): Record<string, BuiltInTool> {
   const mcpToolset: BuiltInTool = async (args) => (await import("@agentkit/mcp")).mcpToolsetFromConfig(args);
-  const openApiToolset: BuiltInTool = async (args, { baseDir }) => (await import("@agentkit/tools/openapi")).openApiToolsetFromConfig(args, { baseDir });
+  const openApiToolset: BuiltInTool = async (args, { baseDir }) =>
+    (await import("@agentkit/tools/openapi")).openApiToolsetFromConfig(args, { baseDir });
   const applicationIntegrationToolset: BuiltInTool = async (args, { baseDir }) =>
     (await import("@agentkit/tools/openapi")).applicationIntegrationToolsetFromConfig(args, { baseDir });
-  const computerUseToolset: BuiltInTool = async (args, { baseDir }) => (await import("@agentkit/tools/computer-use")).computerUseToolsetFromConfig(args, { baseDir });
-  const vertexAiRagRetrieval: BuiltInTool = async (args) => (await import("@agentkit/tools/retrieval")).vertexAiRagRetrievalFromConfig(args);
+  const computerUseToolset: BuiltInTool = async (args, { baseDir }) =>
+    (await import("@agentkit/tools/computer-use")).computerUseToolsetFromConfig(args, { baseDir });
+  const vertexAiRagRetrieval: BuiltInTool = async (args) =>
+    (await import("@agentkit/tools/retrieval")).vertexAiRagRetrievalFromConfig(args);
   return {
     ...createBuiltInTools(),
     McpToolset: mcpToolset,

@@ -14,7 +14,10 @@ export interface CliIo {
  * Runs one CLI command; resolves to the process exit code. Server commands resolve once the
  * server has stopped (SIGINT/SIGTERM: graceful shutdown).
  */
-export async function main(argv: readonly string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Promise<number> {
   try {
     const cli = parseCliArgs(argv, io.env);
     switch (cli.command) {
@@ -39,7 +42,11 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
       case "api-server": {
         const { startDevServer } = await import("./start-dev-server.js");
         const modulesLoaded = performance.now();
-        const server = await startDevServer({ ...cli.options, mode: cli.command === "web" ? "web" : "api", log: io.stdout });
+        const server = await startDevServer({
+          ...cli.options,
+          mode: cli.command === "web" ? "web" : "api",
+          log: io.stdout,
+        });
         if (io.env.AGENTKIT_STARTUP_TIMING === "1") io.stderr.write(startupTiming(modulesLoaded));
         await waitForSignal();
         io.stdout.write("agentkit: shutting down\n");
@@ -52,7 +59,9 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
       io.stderr.write(`${error.message}\nRun "agentkit help" for usage.\n`);
       return 2;
     }
-    io.stderr.write(`agentkit: ${error instanceof AgentKitError ? error.message : (error as Error).stack ?? String(error)}\n`);
+    io.stderr.write(
+      `agentkit: ${error instanceof AgentKitError ? error.message : ((error as Error).stack ?? String(error))}\n`,
+    );
     return 1;
   }
 }

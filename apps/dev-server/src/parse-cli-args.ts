@@ -23,7 +23,14 @@ export interface ServeOptions {
 
 export type CliCommand =
   | { command: "web" | "api-server"; options: ServeOptions }
-  | { command: "run"; agentDir: string; sessionServiceUri?: string; artifactServiceUri?: string; memoryServiceUri?: string; logLevel: LogLevel }
+  | {
+      command: "run";
+      agentDir: string;
+      sessionServiceUri?: string;
+      artifactServiceUri?: string;
+      memoryServiceUri?: string;
+      logLevel: LogLevel;
+    }
   | { command: "conformance"; mode: "record" | "test"; casesDir: string; agentsDir: string }
   | { command: "help"; topic?: string }
   | { command: "version" };
@@ -60,11 +67,16 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
     case "web":
     case "api-server": {
       const { values, positionals } = parse(rest, SERVE_FLAGS, command);
-      if (positionals.length > 1) throw new CliUsageError(`agentkit ${command} takes one agents directory, got ${positionals.length}: ${positionals.join(" ")}`);
-      if (values.reload && values["no-reload"]) throw new CliUsageError("--reload and --no-reload contradict each other.");
+      if (positionals.length > 1)
+        throw new CliUsageError(
+          `agentkit ${command} takes one agents directory, got ${positionals.length}: ${positionals.join(" ")}`,
+        );
+      if (values.reload && values["no-reload"])
+        throw new CliUsageError("--reload and --no-reload contradict each other.");
       const reload = values.reload ? true : values["no-reload"] ? false : command === "web";
       const devUiDir = str(values, "dev-ui-dir") ?? (env.AGENTKIT_DEV_UI_DIR || undefined);
-      if (devUiDir !== undefined && command !== "web") throw new CliUsageError("--dev-ui-dir applies to agentkit web only (api-server serves no UI).");
+      if (devUiDir !== undefined && command !== "web")
+        throw new CliUsageError("--dev-ui-dir applies to agentkit web only (api-server serves no UI).");
       return {
         command,
         options: {
@@ -72,7 +84,13 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
           host: str(values, "host") ?? env.AGENTKIT_HOST ?? "127.0.0.1",
           port: parsePort(str(values, "port") ?? env.AGENTKIT_PORT ?? "8000"),
           reload,
-          allowOrigins: splitList(values["allow-origins"] ? strings(values, "allow-origins") : env.AGENTKIT_ALLOW_ORIGINS ? [env.AGENTKIT_ALLOW_ORIGINS] : []),
+          allowOrigins: splitList(
+            values["allow-origins"]
+              ? strings(values, "allow-origins")
+              : env.AGENTKIT_ALLOW_ORIGINS
+                ? [env.AGENTKIT_ALLOW_ORIGINS]
+                : [],
+          ),
           ...serviceUris(values, env),
           logLevel: parseLogLevel(str(values, "log-level") ?? env.AGENTKIT_LOG_LEVEL ?? "info"),
           a2a: values.a2a === true || env.AGENTKIT_A2A === "1" || env.AGENTKIT_A2A === "true",
@@ -81,10 +99,25 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
       };
     }
     case "run": {
-      const { host: _h, port: _p, reload: _r, "no-reload": _n, "allow-origins": _o, a2a: _a, "dev-ui-dir": _d, ...runFlags } = SERVE_FLAGS;
+      const {
+        host: _h,
+        port: _p,
+        reload: _r,
+        "no-reload": _n,
+        "allow-origins": _o,
+        a2a: _a,
+        "dev-ui-dir": _d,
+        ...runFlags
+      } = SERVE_FLAGS;
       const { values, positionals } = parse(rest, runFlags, command);
-      if (positionals.length !== 1) throw new CliUsageError("agentkit run takes exactly one agent directory: agentkit run <agent_dir>");
-      return { command, agentDir: positionals[0]!, ...serviceUris(values, env), logLevel: parseLogLevel(str(values, "log-level") ?? env.AGENTKIT_LOG_LEVEL ?? "warn") };
+      if (positionals.length !== 1)
+        throw new CliUsageError("agentkit run takes exactly one agent directory: agentkit run <agent_dir>");
+      return {
+        command,
+        agentDir: positionals[0]!,
+        ...serviceUris(values, env),
+        logLevel: parseLogLevel(str(values, "log-level") ?? env.AGENTKIT_LOG_LEVEL ?? "warn"),
+      };
     }
     case "conformance": {
       const { values, positionals } = parse(rest, { "agents-dir": { type: "string" } }, command);
@@ -134,17 +167,22 @@ function serviceUris(values: FlagValues, env: NodeJS.ProcessEnv) {
 
 function parsePort(raw: string): number {
   const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port > 65535) throw new CliUsageError(`--port must be an integer from 0 to 65535, got "${raw}".`);
+  if (!/^\d+$/.test(raw) || port > 65535)
+    throw new CliUsageError(`--port must be an integer from 0 to 65535, got "${raw}".`);
   return port;
 }
 
 function parseLogLevel(raw: string): LogLevel {
   const level = raw.toLowerCase() as LogLevel;
-  if (!LOG_LEVELS.includes(level)) throw new CliUsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got "${raw}".`);
+  if (!LOG_LEVELS.includes(level))
+    throw new CliUsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got "${raw}".`);
   return level;
 }
 
 /** `--allow-origins a,b --allow-origins c` → [a, b, c]. */
 function splitList(values: string[]): string[] {
-  return values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  return values
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
 }

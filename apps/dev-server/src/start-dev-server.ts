@@ -42,7 +42,13 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
   const agentsDir = resolve(options.agentsDir);
   const devUi = options.mode === "web" ? devUiOption(options.devUiDir) : {};
   const modelRegistry = createModelRegistry();
-  const loader = createDirectoryAgentLoader({ agentsDir, reload: options.reload, modelRegistry, builtInTools: devServerBuiltInTools(), builtInCodeExecutors: devServerBuiltInCodeExecutors() });
+  const loader = createDirectoryAgentLoader({
+    agentsDir,
+    reload: options.reload,
+    modelRegistry,
+    builtInTools: devServerBuiltInTools(),
+    builtInCodeExecutors: devServerBuiltInCodeExecutors(),
+  });
   const services = await createServices(options, { agentsDir });
   const traces = createTraceRecorder();
   const evalStore = createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });
@@ -103,7 +109,10 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
 function devUiOption(dir: string | undefined): { devUi?: { dir: string } } {
   if (dir !== undefined) {
     const absolute = resolve(dir);
-    if (!existsSync(join(absolute, "index.html"))) throw new CliUsageError(`--dev-ui-dir: no index.html in ${absolute} (point it at a built dev UI, e.g. node_modules/@google/adk-devtools/dist/browser).`);
+    if (!existsSync(join(absolute, "index.html")))
+      throw new CliUsageError(
+        `--dev-ui-dir: no index.html in ${absolute} (point it at a built dev UI, e.g. node_modules/@google/adk-devtools/dist/browser).`,
+      );
     return { devUi: { dir: absolute } };
   }
   return existsSync(join(devUiDir(), "index.html")) ? { devUi: { dir: devUiDir() } } : {};

@@ -39,7 +39,11 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<voi
   try {
     const loaded = await loader.loadApp(appName);
     const runner = loaded.app
-      ? new Runner({ app: loaded.app, ...servicesOf(services), modelRegistry: loaded.app.modelRegistry ?? modelRegistry })
+      ? new Runner({
+          app: loaded.app,
+          ...servicesOf(services),
+          modelRegistry: loaded.app.modelRegistry ?? modelRegistry,
+        })
       : new Runner({ appName, agent: loaded.rootAgent, ...servicesOf(services), modelRegistry });
     const userId = options.userId ?? "terminal-user";
     const session = await services.sessionService.createSession({ appName, userId });
@@ -48,7 +52,9 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<voi
     const rl = createInterface({ input, output, terminal: interactive });
     abort.signal.addEventListener("abort", () => rl.close(), { once: true });
     const agent = loaded.rootAgent;
-    print(`agentkit: chatting with "${agent.name}" (${agent.description || "no description"}). Ctrl+D or Ctrl+C to quit.`);
+    print(
+      `agentkit: chatting with "${agent.name}" (${agent.description || "no description"}). Ctrl+D or Ctrl+C to quit.`,
+    );
     if (interactive) rl.setPrompt("you> "), rl.prompt();
     try {
       for await (const line of rl) {
@@ -56,9 +62,16 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<voi
         if (text) {
           if (!interactive) print(`you> ${text}`);
           try {
-            for await (const event of runner.runAsync({ userId, sessionId: session.id, newMessage: { role: "user", parts: [{ text }] }, signal: abort.signal })) {
-              for (const call of getFunctionCalls(event)) print(`  [${event.author} calls ${call.name}(${JSON.stringify(call.args ?? {})})]`);
-              for (const r of getFunctionResponses(event)) print(`  [${r.name} returned ${JSON.stringify(r.response)}]`);
+            for await (const event of runner.runAsync({
+              userId,
+              sessionId: session.id,
+              newMessage: { role: "user", parts: [{ text }] },
+              signal: abort.signal,
+            })) {
+              for (const call of getFunctionCalls(event))
+                print(`  [${event.author} calls ${call.name}(${JSON.stringify(call.args ?? {})})]`);
+              for (const r of getFunctionResponses(event))
+                print(`  [${r.name} returned ${JSON.stringify(r.response)}]`);
               const answer = getTextOf(event.content);
               if (answer && !event.partial) print(`${event.author}> ${answer}`);
               if (event.errorMessage) print(`${event.author}! ${event.errorCode ?? "ERROR"}: ${event.errorMessage}`);
@@ -82,5 +95,9 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<voi
 }
 
 function servicesOf(services: Awaited<ReturnType<typeof createServices>>) {
-  return { sessionService: services.sessionService, artifactService: services.artifactService, memoryService: services.memoryService };
+  return {
+    sessionService: services.sessionService,
+    artifactService: services.artifactService,
+    memoryService: services.memoryService,
+  };
 }

@@ -15,7 +15,15 @@ describe("agentkit web --a2a", () => {
   let server: RunningDevServer;
   beforeAll(async () => {
     // The examples' demo model answers offline; make sure no real key picks another model.
-    for (const k of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "GOOGLE_API_KEY", "GEMINI_API_KEY", "AGENTKIT_EXAMPLE_MODEL"]) delete process.env[k];
+    for (const k of [
+      "OPENAI_API_KEY",
+      "ANTHROPIC_API_KEY",
+      "OLLAMA_HOST",
+      "GOOGLE_API_KEY",
+      "GEMINI_API_KEY",
+      "AGENTKIT_EXAMPLE_MODEL",
+    ])
+      delete process.env[k];
     server = await startDevServer({
       mode: "api",
       agentsDir: examples,
@@ -43,7 +51,10 @@ describe("agentkit web --a2a", () => {
   it("serves each app's agent card with interface URLs under /a2a/{app}", async () => {
     const res = await fetch(`${server.url}/a2a/assistant/.well-known/agent-card.json`);
     expect(res.status).toBe(200);
-    const card = (await res.json()) as { name: string; supportedInterfaces: { url: string; protocolBinding: string }[] };
+    const card = (await res.json()) as {
+      name: string;
+      supportedInterfaces: { url: string; protocolBinding: string }[];
+    };
     expect(card.name).toBe("assistant");
     expect(card.supportedInterfaces.map((i) => i.protocolBinding).sort()).toEqual(["HTTP+JSON", "JSONRPC"]);
     for (const i of card.supportedInterfaces) expect(i.url.startsWith(`${server.url}/a2a/assistant/`)).toBe(true);
@@ -55,8 +66,16 @@ describe("agentkit web --a2a", () => {
     try {
       const session = await runner.sessionService.createSession({ appName: "client", userId: "u" });
       const events: Event[] = [];
-      for await (const e of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: { role: "user", parts: [{ text: "hello over a2a" }] } })) events.push(e);
-      const text = events.filter((e) => !e.partial).map((e) => getTextOf(e.content)).join(" ");
+      for await (const e of runner.runAsync({
+        userId: "u",
+        sessionId: session.id,
+        newMessage: { role: "user", parts: [{ text: "hello over a2a" }] },
+      }))
+        events.push(e);
+      const text = events
+        .filter((e) => !e.partial)
+        .map((e) => getTextOf(e.content))
+        .join(" ");
       expect(text).toContain('You said: "hello over a2a"');
     } finally {
       await runner.close();

@@ -37,19 +37,32 @@ interface SessionParams {
 /** The methods of ADK's client this test calls (the package ships no types for this file's path). */
 interface AdkApiClient {
   listApps(): Promise<string[]>;
-  createSession(params: { appName: string; userId: string; sessionId?: string; state?: Record<string, unknown> }): Promise<AdkSession>;
+  createSession(params: {
+    appName: string;
+    userId: string;
+    sessionId?: string;
+    state?: Record<string, unknown>;
+  }): Promise<AdkSession>;
   getSession(params: SessionParams): Promise<AdkSession>;
   listSessions(params: { appName: string; userId: string }): Promise<AdkSession[]>;
   listAllSessions(params: { userId: string }): Promise<AdkSession[]>;
   deleteSession(params: SessionParams): Promise<unknown>;
-  runAsync(params: SessionParams & { newMessage: string | { role: string; parts: Part[] }; streaming?: boolean; stateDelta?: Record<string, unknown> }): AsyncGenerator<AdkEvent>;
+  runAsync(
+    params: SessionParams & {
+      newMessage: string | { role: string; parts: Part[] };
+      streaming?: boolean;
+      stateDelta?: Record<string, unknown>;
+    },
+  ): AsyncGenerator<AdkEvent>;
   listArtifacts(params: SessionParams): Promise<string[]>;
   loadArtifact(params: SessionParams & { artifactName: string; version?: number }): Promise<Part>;
   listArtifactVersions(params: SessionParams & { artifactName: string }): Promise<number[]>;
   deleteArtifact(params: SessionParams & { artifactName: string }): Promise<unknown>;
 }
 
-const clientFile = fileURLToPath(new URL("../node_modules/@google/adk-devtools/dist/esm/server/adk_api_client.js", import.meta.url));
+const clientFile = fileURLToPath(
+  new URL("../node_modules/@google/adk-devtools/dist/esm/server/adk_api_client.js", import.meta.url),
+);
 let agents: FixtureAgents;
 let server: RunningDevServer;
 let client: AdkApiClient;
@@ -69,7 +82,9 @@ beforeAll(async () => {
     logLevel: "error",
     log: new Writable({ write: (_chunk, _enc, done) => done() }),
   });
-  const { AdkApiClient } = (await import(pathToFileURL(clientFile).href)) as { AdkApiClient: new (config: { backendUrl: string }) => AdkApiClient };
+  const { AdkApiClient } = (await import(pathToFileURL(clientFile).href)) as {
+    AdkApiClient: new (config: { backendUrl: string }) => AdkApiClient;
+  };
   client = new AdkApiClient({ backendUrl: server.url });
 }, 60_000);
 
@@ -106,23 +121,43 @@ describe("ADK's AdkApiClient (@google/adk-devtools 2.0.0) against agentkit's ser
     const generated = await client.createSession({ appName: "tool_agent", userId: "ada" });
     expect(generated).toMatchObject({ appName: "tool_agent", userId: "ada", events: [] });
     expect(generated.id).toMatch(/\S{8,}/);
-    const chosen = await client.createSession({ appName: "tool_agent", userId: "ada", sessionId: "chosen-1", state: { plan: "pro" } });
+    const chosen = await client.createSession({
+      appName: "tool_agent",
+      userId: "ada",
+      sessionId: "chosen-1",
+      state: { plan: "pro" },
+    });
     expect(chosen).toMatchObject({ id: "chosen-1", state: { plan: "pro" } });
-    expect(await client.getSession({ appName: "tool_agent", userId: "ada", sessionId: "chosen-1" })).toMatchObject({ id: "chosen-1", state: { plan: "pro" } });
+    expect(await client.getSession({ appName: "tool_agent", userId: "ada", sessionId: "chosen-1" })).toMatchObject({
+      id: "chosen-1",
+      state: { plan: "pro" },
+    });
     const listed = await client.listSessions({ appName: "tool_agent", userId: "ada" });
     expect(listed.map((s) => s.id).sort()).toEqual([generated.id, "chosen-1"].sort());
     // listAllSessions walks every app of /list-apps.
-    expect((await client.listAllSessions({ userId: "ada" })).map((s) => s.id).sort()).toEqual([generated.id, "chosen-1"].sort());
+    expect((await client.listAllSessions({ userId: "ada" })).map((s) => s.id).sort()).toEqual(
+      [generated.id, "chosen-1"].sort(),
+    );
     // A duplicate id is an error the client surfaces with the server's message.
-    await expect(client.createSession({ appName: "tool_agent", userId: "ada", sessionId: "chosen-1" })).rejects.toThrow(/chosen-1/);
-    await expect(client.getSession({ appName: "tool_agent", userId: "ada", sessionId: "missing" })).rejects.toThrow(/not found/i);
+    await expect(client.createSession({ appName: "tool_agent", userId: "ada", sessionId: "chosen-1" })).rejects.toThrow(
+      /chosen-1/,
+    );
+    await expect(client.getSession({ appName: "tool_agent", userId: "ada", sessionId: "missing" })).rejects.toThrow(
+      /not found/i,
+    );
   });
 
   it("runs over /run_sse: a tool call, its response and the answer, then stored in the session", async () => {
     const session = await client.createSession({ appName: "tool_agent", userId: "ada" });
     const ids = { appName: "tool_agent", userId: "ada", sessionId: session.id };
-    const events = await collect(client.runAsync({ ...ids, newMessage: "Weather in Paris?", stateDelta: { asked: true } }));
-    expect(parts(events).map((p) => p.functionCall?.name ?? p.functionResponse?.name ?? p.text)).toEqual(["get_weather", "get_weather", "It is sunny in Paris."]);
+    const events = await collect(
+      client.runAsync({ ...ids, newMessage: "Weather in Paris?", stateDelta: { asked: true } }),
+    );
+    expect(parts(events).map((p) => p.functionCall?.name ?? p.functionResponse?.name ?? p.text)).toEqual([
+      "get_weather",
+      "get_weather",
+      "It is sunny in Paris.",
+    ]);
     expect(parts(events)[1]!.functionResponse!.response).toEqual({ city: "Paris", forecast: "sunny", celsius: 21 });
     expect(new Set(events.map((e) => e.invocationId)).size).toBe(1);
     const stored = await client.getSession(ids);
@@ -146,10 +181,14 @@ describe("ADK's AdkApiClient (@google/adk-devtools 2.0.0) against agentkit's ser
 
   it("gets a failed model call as an error event, and a run that fails mid-stream as the thrown error frame", async () => {
     const failed = await client.createSession({ appName: "error_agent", userId: "ada" });
-    const events = await collect(client.runAsync({ appName: "error_agent", userId: "ada", sessionId: failed.id, newMessage: "hi" }));
+    const events = await collect(
+      client.runAsync({ appName: "error_agent", userId: "ada", sessionId: failed.id, newMessage: "hi" }),
+    );
     expect(events.at(-1)).toMatchObject({ errorMessage: expect.stringContaining("the model exploded") });
     const crashed = await client.createSession({ appName: "crash_agent", userId: "ada" });
-    await expect(collect(client.runAsync({ appName: "crash_agent", userId: "ada", sessionId: crashed.id, newMessage: "hi" }))).rejects.toThrow(/the callback blew up/);
+    await expect(
+      collect(client.runAsync({ appName: "crash_agent", userId: "ada", sessionId: crashed.id, newMessage: "hi" })),
+    ).rejects.toThrow(/the callback blew up/);
   });
 
   it("lists, loads, versions and deletes the artifacts a run saved", async () => {
@@ -163,7 +202,9 @@ describe("ADK's AdkApiClient (@google/adk-devtools 2.0.0) against agentkit's ser
     const latest = await client.loadArtifact({ ...ids, artifactName: "note.txt" });
     expect(latest.inlineData?.mimeType).toBe("text/plain");
     expect(Buffer.from(latest.inlineData!.data, "base64").toString()).toBe("hello artifact");
-    expect((await client.loadArtifact({ ...ids, artifactName: "note.txt", version: 0 })).inlineData?.data).toBe(latest.inlineData!.data);
+    expect((await client.loadArtifact({ ...ids, artifactName: "note.txt", version: 0 })).inlineData?.data).toBe(
+      latest.inlineData!.data,
+    );
     await deleteWith204(() => client.deleteArtifact({ ...ids, artifactName: "note.txt" }));
     expect(await client.listArtifacts(ids)).toEqual([]);
     await expect(client.loadArtifact({ ...ids, artifactName: "note.txt" })).rejects.toThrow();

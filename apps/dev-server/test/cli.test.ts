@@ -19,17 +19,34 @@ function start(args: string[]): CliProcess {
 
 describe("agentkit CLI", () => {
   it("web: serves the example agents, answers a run, and shuts down on SIGINT", async () => {
-    const p = start(["web", examples, "--port", "0", "--no-reload", "--session-service-uri", `sqlite://${join(data, "s.db")}`, "--artifact-service-uri", `file://${join(data, "artifacts")}`]);
+    const p = start([
+      "web",
+      examples,
+      "--port",
+      "0",
+      "--no-reload",
+      "--session-service-uri",
+      `sqlite://${join(data, "s.db")}`,
+      "--artifact-service-uri",
+      `file://${join(data, "artifacts")}`,
+    ]);
     const url = await p.listening(30_000);
     expect(p.output()).toMatch(/agents: .*assistant/);
     expect(p.output()).toContain("sessions: sqlite://");
     const apps = (await (await fetch(`${url}/list-apps`)).json()) as string[];
     expect(apps).toEqual(expect.arrayContaining(["assistant", "yaml_pipeline"]));
-    const session = (await (await fetch(`${url}/apps/assistant/users/u/sessions`, { method: "POST" })).json()) as { id: string };
+    const session = (await (await fetch(`${url}/apps/assistant/users/u/sessions`, { method: "POST" })).json()) as {
+      id: string;
+    };
     const run = await fetch(`${url}/run`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ appName: "assistant", userId: "u", sessionId: session.id, newMessage: { role: "user", parts: [{ text: "hello" }] } }),
+      body: JSON.stringify({
+        appName: "assistant",
+        userId: "u",
+        sessionId: session.id,
+        newMessage: { role: "user", parts: [{ text: "hello" }] },
+      }),
     });
     expect(run.status).toBe(200);
     const events = (await run.json()) as { author: string; content?: { parts?: { text?: string }[] } }[];
@@ -37,7 +54,9 @@ describe("agentkit CLI", () => {
     expect(JSON.stringify(events)).toMatch(/demo/i);
     const graph = await fetch(`${url}/dev/apps/assistant/build_graph`);
     expect(graph.status).toBe(200);
-    const trace = (await (await fetch(`${url}/dev/apps/assistant/debug/trace/session/${session.id}`)).json()) as unknown[];
+    const trace = (await (
+      await fetch(`${url}/dev/apps/assistant/debug/trace/session/${session.id}`)
+    ).json()) as unknown[];
     expect(trace.length).toBeGreaterThan(0);
     expect((await fetch(`${url}/dev/apps/assistant/eval_sets`)).status).toBe(200);
     p.child.kill("SIGINT");

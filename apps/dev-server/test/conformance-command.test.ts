@@ -48,7 +48,8 @@ const toolRuns = () => (globalThis as { __conformanceToolRuns?: number }).__conf
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
-  const sink = (append: (s: string) => void) => new Writable({ write: (chunk: Buffer, _enc, done) => (append(chunk.toString()), done()) });
+  const sink = (append: (s: string) => void) =>
+    new Writable({ write: (chunk: Buffer, _enc, done) => (append(chunk.toString()), done()) });
   const code = await main(args, { stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), env: {} });
   return { code, out, err };
 }
@@ -71,9 +72,21 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 
 describe("agentkit conformance", () => {
   it("parses its command line", () => {
-    expect(parseCliArgs(["conformance", "test", "cases", "--agents-dir", "agents"])).toEqual({ command: "conformance", mode: "test", casesDir: "cases", agentsDir: "agents" });
-    expect(parseCliArgs(["conformance", "record", "cases"])).toEqual({ command: "conformance", mode: "record", casesDir: "cases", agentsDir: "." });
-    expect(() => parseCliArgs(["conformance", "replay", "cases"])).toThrow(/agentkit conformance record\|test <cases_dir>/);
+    expect(parseCliArgs(["conformance", "test", "cases", "--agents-dir", "agents"])).toEqual({
+      command: "conformance",
+      mode: "test",
+      casesDir: "cases",
+      agentsDir: "agents",
+    });
+    expect(parseCliArgs(["conformance", "record", "cases"])).toEqual({
+      command: "conformance",
+      mode: "record",
+      casesDir: "cases",
+      agentsDir: ".",
+    });
+    expect(() => parseCliArgs(["conformance", "replay", "cases"])).toThrow(
+      /agentkit conformance record\|test <cases_dir>/,
+    );
     expect(() => parseCliArgs(["conformance", "test"])).toThrow(/Usage/);
   });
 
@@ -101,19 +114,29 @@ describe("agentkit conformance", () => {
     expect(toolRuns()).toBe(1);
 
     // The recorded tool call no longer matches what the model asks.
-    await writeFile(join(caseDir, "generated-recordings.yaml"), recordings.replace(/(tool_call:\n\s+name: get_weather\n\s+args:\n\s+city:) Paris/, "$1 London"));
+    await writeFile(
+      join(caseDir, "generated-recordings.yaml"),
+      recordings.replace(/(tool_call:\n\s+name: get_weather\n\s+args:\n\s+city:) Paris/, "$1 London"),
+    );
     const badRecording = await cli(["conformance", "test", casesDir, "--agents-dir", agentsDir]);
     expect(badRecording.code).toBe(1);
     expect(badRecording.out).toContain("FAIL tools/weather_call");
-    expect(badRecording.out).toMatch(/the tool call of agent "weather_agent" differs from the recording:\n\s+args\.city: expected "London", got "Paris"/);
+    expect(badRecording.out).toMatch(
+      /the tool call of agent "weather_agent" differs from the recording:\n\s+args\.city: expected "London", got "Paris"/,
+    );
     expect(badRecording.out).toContain("0 passed, 1 failed");
 
     // The recordings are right again but the expected session says something else.
     await writeFile(join(caseDir, "generated-recordings.yaml"), recordings);
-    await writeFile(join(caseDir, "generated-session.yaml"), session.replace("text: You are welcome.", "text: Goodbye."));
+    await writeFile(
+      join(caseDir, "generated-session.yaml"),
+      session.replace("text: You are welcome.", "text: Goodbye."),
+    );
     const badSession = await cli(["conformance", "test", casesDir, "--agents-dir", agentsDir]);
     expect(badSession.code).toBe(1);
-    expect(badSession.out).toMatch(/the session differs from generated-session\.yaml:\n\s+events\[\d+\]\.content\.parts\[0\]\.text: expected "Goodbye\.", got "You are welcome\."/);
+    expect(badSession.out).toMatch(
+      /the session differs from generated-session\.yaml:\n\s+events\[\d+\]\.content\.parts\[0\]\.text: expected "Goodbye\.", got "You are welcome\."/,
+    );
     expect(toolRuns()).toBe(1);
   }, 60_000);
 

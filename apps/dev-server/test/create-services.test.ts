@@ -2,8 +2,19 @@ import { afterEach, describe, expect, it } from "@jest/globals";
 import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigurationError, InMemoryArtifactService, InMemoryMemoryService, InMemorySessionService } from "@agentkit/core";
-import { createArtifactService, createMemoryService, createServices, createSessionService, maskUri } from "../src/create-services.js";
+import {
+  ConfigurationError,
+  InMemoryArtifactService,
+  InMemoryMemoryService,
+  InMemorySessionService,
+} from "@agentkit/core";
+import {
+  createArtifactService,
+  createMemoryService,
+  createServices,
+  createSessionService,
+  maskUri,
+} from "../src/create-services.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -17,7 +28,10 @@ function tempDir(): string {
 
 describe("createServices", () => {
   it("builds in-memory services from memory:// URIs", async () => {
-    const services = await createServices({ sessionServiceUri: "memory://", artifactServiceUri: "memory://", memoryServiceUri: "memory://" }, { agentsDir: tempDir() });
+    const services = await createServices(
+      { sessionServiceUri: "memory://", artifactServiceUri: "memory://", memoryServiceUri: "memory://" },
+      { agentsDir: tempDir() },
+    );
     expect(services.sessionService).toBeInstanceOf(InMemorySessionService);
     expect(services.artifactService).toBeInstanceOf(InMemoryArtifactService);
     expect(services.memoryService).toBeInstanceOf(InMemoryMemoryService);
@@ -25,7 +39,9 @@ describe("createServices", () => {
   });
 
   it("rejects unknown schemes and non-URIs, naming the supported ones", async () => {
-    await expect(createSessionService("redis://localhost")).rejects.toThrow(/Unknown session service URI scheme in "redis:\/\/localhost". Supported: memory:\/\//);
+    await expect(createSessionService("redis://localhost")).rejects.toThrow(
+      /Unknown session service URI scheme in "redis:\/\/localhost". Supported: memory:\/\//,
+    );
     await expect(createArtifactService("gs://bucket")).rejects.toThrow(ConfigurationError);
     await expect(createMemoryService("sqlite:///x.db")).rejects.toThrow(/Unknown memory service URI scheme/);
     await expect(createSessionService("just-a-path")).rejects.toThrow(/Invalid session service URI "just-a-path"/);
@@ -38,7 +54,10 @@ describe("createServices", () => {
 
   it("fails at start, naming the URI, when a store is unreachable", async () => {
     await expect(
-      createServices({ sessionServiceUri: "postgres://nobody:pw@127.0.0.1:1/none", artifactServiceUri: "memory://" }, { agentsDir: tempDir(), probeTimeoutMs: 3000 }),
+      createServices(
+        { sessionServiceUri: "postgres://nobody:pw@127.0.0.1:1/none", artifactServiceUri: "memory://" },
+        { agentsDir: tempDir(), probeTimeoutMs: 3000 },
+      ),
     ).rejects.toThrow(/Cannot use the session service postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none/);
   });
 
@@ -46,12 +65,22 @@ describe("createServices", () => {
     const agentsDir = tempDir();
     const first = await createServices({}, { agentsDir });
     const session = await first.sessionService.createSession({ appName: "app", userId: "u", state: { k: 1 } });
-    await first.artifactService.saveArtifact({ appName: "app", userId: "u", sessionId: session.id, filename: "a.txt", artifact: { text: "hello" } });
+    await first.artifactService.saveArtifact({
+      appName: "app",
+      userId: "u",
+      sessionId: session.id,
+      filename: "a.txt",
+      artifact: { text: "hello" },
+    });
     await first.close();
     expect(existsSync(join(agentsDir, ".agentkit", "sessions.db"))).toBe(true);
     const second = await createServices({}, { agentsDir });
-    expect((await second.sessionService.getSession({ appName: "app", userId: "u", sessionId: session.id }))?.state).toEqual({ k: 1 });
-    expect(await second.artifactService.listArtifactKeys({ appName: "app", userId: "u", sessionId: session.id })).toEqual(["a.txt"]);
+    expect(
+      (await second.sessionService.getSession({ appName: "app", userId: "u", sessionId: session.id }))?.state,
+    ).toEqual({ k: 1 });
+    expect(
+      await second.artifactService.listArtifactKeys({ appName: "app", userId: "u", sessionId: session.id }),
+    ).toEqual(["a.txt"]);
     await second.close();
   });
 });

@@ -52,7 +52,10 @@ tools:
   }, 60_000);
 
   it("reports bad McpToolset args as a load error naming the file and the field", async () => {
-    app("bad_mcp", `name: bad_mcp\nmodel: gemini-2.5-flash\ntools:\n  - name: McpToolset\n    args:\n      tool_filter: [add]\n`);
+    app(
+      "bad_mcp",
+      `name: bad_mcp\nmodel: gemini-2.5-flash\ntools:\n  - name: McpToolset\n    args:\n      tool_filter: [add]\n`,
+    );
     const loader = createDirectoryAgentLoader({ agentsDir: dir, reload: false, builtInTools: devServerBuiltInTools() });
     try {
       await expect(loader.loadApp("bad_mcp")).rejects.toThrow(/bad_mcp[\\/]root_agent\.yaml.*exactly one connection/s);

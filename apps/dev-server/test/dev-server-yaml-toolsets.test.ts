@@ -21,7 +21,8 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers });
     const id = /^\/v1\/pets\/([^/?]+)$/.exec(req.url ?? "")?.[1];
-    if (req.method === "GET" && id) return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id, name: "Rex" }));
+    if (req.method === "GET" && id)
+      return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id, name: "Rex" }));
     res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -46,8 +47,15 @@ const petSpec = () =>
     servers: [{ url: `${base}/v1` }],
     paths: {
       "/pets/{petId}": {
-        get: { operationId: "getPet", summary: "Get one pet.", parameters: [{ name: "petId", in: "path", required: true, schema: { type: "string" } }] },
-        delete: { operationId: "deletePet", parameters: [{ name: "petId", in: "path", required: true, schema: { type: "string" } }] },
+        get: {
+          operationId: "getPet",
+          summary: "Get one pet.",
+          parameters: [{ name: "petId", in: "path", required: true, schema: { type: "string" } }],
+        },
+        delete: {
+          operationId: "deletePet",
+          parameters: [{ name: "petId", in: "path", required: true, schema: { type: "string" } }],
+        },
       },
     },
   });
@@ -74,7 +82,12 @@ tools:
       steps: [ScriptedModel.functionCall("get_pet", { petId: "p-7" }, "call-1"), ScriptedModel.text("Pet p-7 is Rex.")],
     });
     const modelRegistry = new ModelRegistry().register("scripted-pets", () => model);
-    const loader = createDirectoryAgentLoader({ agentsDir: dir, reload: false, modelRegistry, builtInTools: devServerBuiltInTools() });
+    const loader = createDirectoryAgentLoader({
+      agentsDir: dir,
+      reload: false,
+      modelRegistry,
+      builtInTools: devServerBuiltInTools(),
+    });
     const before = received.length;
     try {
       const loaded = await loader.loadApp("pets_app");
@@ -84,7 +97,8 @@ tools:
         const session = await runner.sessionService.createSession({ appName: "pets_app", userId: "u" });
         const events: Event[] = [];
         const newMessage = { role: "user", parts: [{ text: "Who is pet p-7?" }] };
-        for await (const event of runner.runAsync({ userId: "u", sessionId: session.id, newMessage })) events.push(event);
+        for await (const event of runner.runAsync({ userId: "u", sessionId: session.id, newMessage }))
+          events.push(event);
 
         // The filter left one tool; the model was offered it with its schema.
         expect(model.requests[0]!.toolNames).toEqual(["get_pet"]);
@@ -94,8 +108,14 @@ tools:
         expect(received.at(-1)!.headers["x-agent"]).toBe("pets");
         // The tool response event carries the API's answer, and the model saw it.
         const responseEvent = events.find((e) => e.content?.parts?.some((p) => p.functionResponse));
-        expect(responseEvent?.content?.parts?.[0]?.functionResponse).toMatchObject({ name: "get_pet", id: "call-1", response: { id: "p-7", name: "Rex" } });
-        const seen = model.requests[1]!.contents.flatMap((c) => c.parts ?? []).find((p) => p.functionResponse)?.functionResponse;
+        expect(responseEvent?.content?.parts?.[0]?.functionResponse).toMatchObject({
+          name: "get_pet",
+          id: "call-1",
+          response: { id: "p-7", name: "Rex" },
+        });
+        const seen = model.requests[1]!.contents.flatMap((c) => c.parts ?? []).find(
+          (p) => p.functionResponse,
+        )?.functionResponse;
         expect(seen?.response).toEqual({ id: "p-7", name: "Rex" });
         expect(events.at(-1)?.content?.parts?.[0]?.text).toBe("Pet p-7 is Rex.");
         model.assertConsumed();
@@ -127,7 +147,11 @@ tools:
     const loader = createDirectoryAgentLoader({ agentsDir: dir, reload: false, builtInTools: devServerBuiltInTools() });
     try {
       const agent = (await loader.loadApp("many_app")).rootAgent as LlmAgent;
-      const [openApi, computer, rag] = agent.tools as [BaseToolset, BaseToolset, { name: string; vertexRagStore: unknown }];
+      const [openApi, computer, rag] = agent.tools as [
+        BaseToolset,
+        BaseToolset,
+        { name: string; vertexRagStore: unknown },
+      ];
       expect((await openApi.getTools()).map((t) => t.name)).toEqual(["pets_get_pet", "pets_delete_pet"]);
       try {
         expect((await computer.getTools()).map((t) => t.name).sort()).toEqual(["click_at", "navigate"]);
@@ -135,14 +159,20 @@ tools:
         await computer.close();
       }
       expect(rag.name).toBe("search_docs");
-      expect(rag.vertexRagStore).toEqual({ ragResources: [{ ragCorpus: "projects/p/locations/us-central1/ragCorpora/1" }], similarityTopK: 3 });
+      expect(rag.vertexRagStore).toEqual({
+        ragResources: [{ ragCorpus: "projects/p/locations/us-central1/ragCorpora/1" }],
+        similarityTopK: 3,
+      });
     } finally {
       await loader.close();
     }
   }, 60_000);
 
   it("resolves a relative spec_path against the folder of the YAML file, not the working directory", async () => {
-    app("spec_file_app", "name: spec_file_agent\nmodel: gemini-2.5-flash\ntools:\n  - name: OpenAPIToolset\n    args: { spec_path: specs/pets.json }\n");
+    app(
+      "spec_file_app",
+      "name: spec_file_agent\nmodel: gemini-2.5-flash\ntools:\n  - name: OpenAPIToolset\n    args: { spec_path: specs/pets.json }\n",
+    );
     mkdirSync(join(dir, "spec_file_app", "specs"), { recursive: true });
     writeFileSync(join(dir, "spec_file_app", "specs", "pets.json"), petSpec());
     expect(process.cwd()).not.toBe(join(dir, "spec_file_app"));
@@ -158,10 +188,26 @@ tools:
 
   it("reports bad args of each toolset as a load error naming the file and the field", async () => {
     const cases: [string, string, RegExp][] = [
-      ["bad_openapi", "name: OpenAPIToolset\n    args: { spec_str_type: json }", /exactly one of spec_str, spec_dict or spec_path/],
-      ["bad_integration", "name: ApplicationIntegrationToolset\n    args: { project: p, location: l, integration: i, auth_scheme: {} }", /auth_scheme: not supported/],
-      ["bad_computer", "name: ComputerUseToolset\n    args: { environment: ENVIRONMENT_UNSPECIFIED }", /environment: only ENVIRONMENT_BROWSER/],
-      ["bad_rag", "name: VertexAiRagRetrieval\n    args: { rag_corpora: [corpus-1] }", /rag_corpora\.0: a full resource name/],
+      [
+        "bad_openapi",
+        "name: OpenAPIToolset\n    args: { spec_str_type: json }",
+        /exactly one of spec_str, spec_dict or spec_path/,
+      ],
+      [
+        "bad_integration",
+        "name: ApplicationIntegrationToolset\n    args: { project: p, location: l, integration: i, auth_scheme: {} }",
+        /auth_scheme: not supported/,
+      ],
+      [
+        "bad_computer",
+        "name: ComputerUseToolset\n    args: { environment: ENVIRONMENT_UNSPECIFIED }",
+        /environment: only ENVIRONMENT_BROWSER/,
+      ],
+      [
+        "bad_rag",
+        "name: VertexAiRagRetrieval\n    args: { rag_corpora: [corpus-1] }",
+        /rag_corpora\.0: a full resource name/,
+      ],
     ];
     const loader = createDirectoryAgentLoader({ agentsDir: dir, reload: false, builtInTools: devServerBuiltInTools() });
     try {

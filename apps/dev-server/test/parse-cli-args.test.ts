@@ -6,7 +6,15 @@ describe("parseCliArgs", () => {
   it("defaults web to 127.0.0.1:8000, reload on, persisted services (no URIs)", () => {
     expect(parseCliArgs(["web", "examples/agents"], {})).toEqual({
       command: "web",
-      options: { agentsDir: "examples/agents", host: "127.0.0.1", port: 8000, reload: true, allowOrigins: [], logLevel: "info", a2a: false },
+      options: {
+        agentsDir: "examples/agents",
+        host: "127.0.0.1",
+        port: 8000,
+        reload: true,
+        allowOrigins: [],
+        logLevel: "info",
+        a2a: false,
+      },
     });
   });
 
@@ -22,24 +30,55 @@ describe("parseCliArgs", () => {
   it("reads every flag, lists of origins, and service URIs", () => {
     const cli = parseCliArgs(
       [
-        "web", "agents", "--host", "0.0.0.0", "--port", "0", "--allow-origins", "http://a.test,http://b.test", "--allow-origins", "http://c.test",
-        "--session-service-uri", "sqlite:///tmp/s.db", "--artifact-service-uri", "file:///tmp/a", "--memory-service-uri", "memory://", "--log-level", "DEBUG", "--a2a",
+        "web",
+        "agents",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        "0",
+        "--allow-origins",
+        "http://a.test,http://b.test",
+        "--allow-origins",
+        "http://c.test",
+        "--session-service-uri",
+        "sqlite:///tmp/s.db",
+        "--artifact-service-uri",
+        "file:///tmp/a",
+        "--memory-service-uri",
+        "memory://",
+        "--log-level",
+        "DEBUG",
+        "--a2a",
       ],
       {},
     );
     expect(cli).toEqual({
       command: "web",
       options: {
-        agentsDir: "agents", host: "0.0.0.0", port: 0, reload: true, allowOrigins: ["http://a.test", "http://b.test", "http://c.test"],
-        sessionServiceUri: "sqlite:///tmp/s.db", artifactServiceUri: "file:///tmp/a", memoryServiceUri: "memory://", logLevel: "debug", a2a: true,
+        agentsDir: "agents",
+        host: "0.0.0.0",
+        port: 0,
+        reload: true,
+        allowOrigins: ["http://a.test", "http://b.test", "http://c.test"],
+        sessionServiceUri: "sqlite:///tmp/s.db",
+        artifactServiceUri: "file:///tmp/a",
+        memoryServiceUri: "memory://",
+        logLevel: "debug",
+        a2a: true,
       },
     });
   });
 
   it("falls back to AGENTKIT_* environment variables; flags win", () => {
-    const env = { AGENTKIT_PORT: "9001", AGENTKIT_SESSION_SERVICE_URI: "memory://", AGENTKIT_ALLOW_ORIGINS: "http://x.test" };
+    const env = {
+      AGENTKIT_PORT: "9001",
+      AGENTKIT_SESSION_SERVICE_URI: "memory://",
+      AGENTKIT_ALLOW_ORIGINS: "http://x.test",
+    };
     const cli = parseCliArgs(["web"], env);
-    expect(cli.command === "web" && [cli.options.port, cli.options.sessionServiceUri, cli.options.allowOrigins]).toEqual([9001, "memory://", ["http://x.test"]]);
+    expect(
+      cli.command === "web" && [cli.options.port, cli.options.sessionServiceUri, cli.options.allowOrigins],
+    ).toEqual([9001, "memory://", ["http://x.test"]]);
     const flag = parseCliArgs(["web", "--port", "1234"], env);
     expect(flag.command === "web" && flag.options.port).toBe(1234);
   });
@@ -49,7 +88,9 @@ describe("parseCliArgs", () => {
     expect(cli.command === "web" && cli.options.devUiDir).toBe("/ui");
     const fromEnv = parseCliArgs(["web"], { AGENTKIT_DEV_UI_DIR: "/env-ui" });
     expect(fromEnv.command === "web" && fromEnv.options.devUiDir).toBe("/env-ui");
-    expect(() => parseCliArgs(["api-server", "--dev-ui-dir", "/ui"])).toThrow(/--dev-ui-dir applies to agentkit web only/);
+    expect(() => parseCliArgs(["api-server", "--dev-ui-dir", "/ui"])).toThrow(
+      /--dev-ui-dir applies to agentkit web only/,
+    );
     expect(() => parseCliArgs(["run", "agent", "--dev-ui-dir", "/ui"])).toThrow(CliUsageError);
   });
 

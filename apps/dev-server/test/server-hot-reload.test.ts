@@ -23,13 +23,25 @@ import { model } from "./model.js";
 export const rootAgent = new LlmAgent({ name: ${JSON.stringify(name)}, model, instruction: "Answer." });
 `;
 
-
 beforeAll(async () => {
   write("alpha/agent.ts", alphaAgent("alpha_v1"));
   write("alpha/model.ts", answerModel("alpha says one"));
   write("beta/root_agent.yaml", "name: beta\nmodel_code: ./model.ts#model\ninstruction: Answer.\n");
   write("beta/model.ts", answerModel("beta says hello"));
-  cli = startCli(["web", agents.dir, "--port", "0", "--reload", "--session-service-uri", "memory://", "--artifact-service-uri", "memory://"], { AGENTKIT_LOG_LEVEL: "warn" });
+  cli = startCli(
+    [
+      "web",
+      agents.dir,
+      "--port",
+      "0",
+      "--reload",
+      "--session-service-uri",
+      "memory://",
+      "--artifact-service-uri",
+      "memory://",
+    ],
+    { AGENTKIT_LOG_LEVEL: "warn" },
+  );
   url = await cli.listening();
 }, 90_000);
 
@@ -51,11 +63,19 @@ async function ask(app: string): Promise<RunAnswer> {
   const res = await fetch(`${url}/run`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ appName: app, userId: "u", sessionId: id, newMessage: { role: "user", parts: [{ text: "hi" }] } }),
+    body: JSON.stringify({
+      appName: app,
+      userId: "u",
+      sessionId: id,
+      newMessage: { role: "user", parts: [{ text: "hi" }] },
+    }),
   });
   return { status: res.status, body: await res.json() };
 }
-const said = (answer: RunAnswer) => (answer.body as { author: string; content?: { parts?: { text?: string }[] } }[]).map((e) => `${e.author}: ${e.content?.parts?.[0]?.text ?? ""}`);
+const said = (answer: RunAnswer) =>
+  (answer.body as { author: string; content?: { parts?: { text?: string }[] } }[]).map(
+    (e) => `${e.author}: ${e.content?.parts?.[0]?.text ?? ""}`,
+  );
 
 describe("hot reload under a running agentkit web", () => {
   it("serves both apps as first written", async () => {

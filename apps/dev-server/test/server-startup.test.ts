@@ -5,7 +5,13 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AGENTKIT_BIN as bin, EXAMPLES_DIR as examples, OFFLINE_ENV, startCli, type CliProcess } from "./support/cli-process.js";
+import {
+  AGENTKIT_BIN as bin,
+  EXAMPLES_DIR as examples,
+  OFFLINE_ENV,
+  startCli,
+  type CliProcess,
+} from "./support/cli-process.js";
 
 const builtCore = fileURLToPath(new URL("../../../packages/core/dist/index.js", import.meta.url));
 const children: CliProcess[] = [];
@@ -22,24 +28,43 @@ function start(args: string[], env: Record<string, string>): CliProcess {
 const listening = (p: CliProcess) => p.listening();
 
 async function firstAnswer(url: string): Promise<string> {
-  const { id } = (await (await fetch(`${url}/apps/assistant/users/u/sessions`, { method: "POST" })).json()) as { id: string };
+  const { id } = (await (await fetch(`${url}/apps/assistant/users/u/sessions`, { method: "POST" })).json()) as {
+    id: string;
+  };
   const res = await fetch(`${url}/run`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ appName: "assistant", userId: "u", sessionId: id, newMessage: { role: "user", parts: [{ text: "hi" }] } }),
+    body: JSON.stringify({
+      appName: "assistant",
+      userId: "u",
+      sessionId: id,
+      newMessage: { role: "user", parts: [{ text: "hi" }] },
+    }),
   });
   expect(res.status).toBe(200);
   return JSON.stringify(await res.json());
 }
 
-const serveArgs = ["api-server", examples, "--port", "0", "--session-service-uri", "memory://", "--artifact-service-uri", "memory://"];
+const serveArgs = [
+  "api-server",
+  examples,
+  "--port",
+  "0",
+  "--session-service-uri",
+  "memory://",
+  "--artifact-service-uri",
+  "memory://",
+];
 
 describe("agentkit start-up", () => {
   it("AGENTKIT_STARTUP_TIMING=1 reports the start-up phases in order, in one process", async () => {
     const p = start(serveArgs, { AGENTKIT_STARTUP_TIMING: "1" });
     const url = await listening(p);
     expect(await firstAnswer(url)).toMatch(/demo/i);
-    const m = /agentkit startup: node bootstrap (\d+) ms, hooks ready \(source\) (\d+) ms, modules loaded (\d+) ms, listening (\d+) ms/.exec(p.errors());
+    const m =
+      /agentkit startup: node bootstrap (\d+) ms, hooks ready \(source\) (\d+) ms, modules loaded (\d+) ms, listening (\d+) ms/.exec(
+        p.errors(),
+      );
     expect(m).not.toBeNull();
     const [bootstrap, hooks, modules, listen] = m!.slice(1).map(Number) as [number, number, number, number];
     expect(bootstrap).toBeLessThanOrEqual(hooks);
@@ -51,7 +76,10 @@ describe("agentkit start-up", () => {
     let kids = "";
     ps.stdout.on("data", (d: Buffer) => (kids += d.toString()));
     await new Promise((r) => ps.once("exit", r));
-    const children = kids.split("\n").map((c) => c.trim()).filter(Boolean);
+    const children = kids
+      .split("\n")
+      .map((c) => c.trim())
+      .filter(Boolean);
     expect(children.filter((c) => c !== "esbuild")).toEqual([]);
   }, 90_000);
 
@@ -77,7 +105,10 @@ describe("agentkit start-up", () => {
       const copy = join(dir, "apps", "dev-server", "bin", "agentkit.mjs");
       mkdirSync(dirname(copy), { recursive: true });
       copyFileSync(bin, copy);
-      const child = spawn(process.execPath, [copy, "help"], { env: { ...process.env, AGENTKIT_RUNTIME: "dist" }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [copy, "help"], {
+        env: { ...process.env, AGENTKIT_RUNTIME: "dist" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let err = "";
       child.stderr.on("data", (d: Buffer) => (err += d.toString()));
       const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));

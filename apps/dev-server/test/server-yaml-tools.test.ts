@@ -21,15 +21,27 @@ class EchoRequestModel extends BaseLlm {
 }
 export const model = new EchoRequestModel();
 `;
-const searchAgent = (name: string) => `name: ${name}\nmodel_code: ./model.ts#model\ninstruction: Search the web when asked.\ntools:\n  - google_search\n`;
-
+const searchAgent = (name: string) =>
+  `name: ${name}\nmodel_code: ./model.ts#model\ninstruction: Search the web when asked.\ntools:\n  - google_search\n`;
 
 beforeAll(async () => {
   write("on_gemini/root_agent.yaml", searchAgent("searcher"));
   write("on_gemini/model.ts", echoRequestModel("gemini-2.5-flash"));
   write("on_other/root_agent.yaml", searchAgent("other_searcher"));
   write("on_other/model.ts", echoRequestModel("echo-model"));
-  cli = startCli(["api-server", agents.dir, "--port", "0", "--session-service-uri", "memory://", "--artifact-service-uri", "memory://"], { AGENTKIT_LOG_LEVEL: "warn" });
+  cli = startCli(
+    [
+      "api-server",
+      agents.dir,
+      "--port",
+      "0",
+      "--session-service-uri",
+      "memory://",
+      "--artifact-service-uri",
+      "memory://",
+    ],
+    { AGENTKIT_LOG_LEVEL: "warn" },
+  );
   url = await cli.listening();
 }, 90_000);
 
@@ -39,11 +51,18 @@ afterAll(async () => {
 });
 
 async function run(app: string, route: "/run" | "/run_sse"): Promise<Response> {
-  const { id } = (await (await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" })).json()) as { id: string };
+  const { id } = (await (await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" })).json()) as {
+    id: string;
+  };
   return fetch(`${url}${route}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ appName: app, userId: "u", sessionId: id, newMessage: { role: "user", parts: [{ text: "find agentkit" }] } }),
+    body: JSON.stringify({
+      appName: app,
+      userId: "u",
+      sessionId: id,
+      newMessage: { role: "user", parts: [{ text: "find agentkit" }] },
+    }),
   });
 }
 
@@ -54,9 +73,14 @@ describe("YAML config naming the built-in google_search tool", () => {
     const events = (await res.json()) as { author: string; content: { parts: { text: string }[] } }[];
     expect(events).toHaveLength(1);
     expect(events[0]!.author).toBe("searcher");
-    expect(JSON.parse(events[0]!.content.parts[0]!.text)).toEqual({ model: "gemini-2.5-flash", tools: [{ googleSearch: {} }] });
+    expect(JSON.parse(events[0]!.content.parts[0]!.text)).toEqual({
+      model: "gemini-2.5-flash",
+      tools: [{ googleSearch: {} }],
+    });
     // The structure view lists the tool by its name.
-    const graph = (await (await fetch(`${url}/dev/apps/on_gemini/build_graph`)).json()) as { root_agent: { tools?: { name: string }[] } };
+    const graph = (await (await fetch(`${url}/dev/apps/on_gemini/build_graph`)).json()) as {
+      root_agent: { tools?: { name: string }[] };
+    };
     expect(graph.root_agent.tools?.map((t) => t.name)).toEqual(["google_search"]);
   });
 
@@ -71,7 +95,9 @@ describe("YAML config naming the built-in google_search tool", () => {
     const sse = await run("on_other", "/run_sse");
     expect(sse.status).toBe(200);
     const text = await sse.text();
-    expect(text).toMatch(/^data: \{"error":"google_search is a Gemini built-in tool and the model \\"echo-model\\" is not a Gemini model\./);
+    expect(text).toMatch(
+      /^data: \{"error":"google_search is a Gemini built-in tool and the model \\"echo-model\\" is not a Gemini model\./,
+    );
     expect(text.endsWith("\n\n")).toBe(true);
     expect(cli!.child.exitCode).toBeNull();
   });

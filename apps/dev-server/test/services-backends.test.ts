@@ -68,8 +68,19 @@ describe("createServices with mongodb://", () => {
     const services = await open({ sessionServiceUri: uri, artifactServiceUri: "memory://", memoryServiceUri: uri });
     expect(services.sessionService).toBeInstanceOf(MongoSessionService);
     expect(services.memoryService).toBeInstanceOf(MongoMemoryService);
-    const session = await services.sessionService.createSession({ appName: "app", userId: "u", state: { "user:name": "Ada" } });
-    await services.sessionService.appendEvent({ session, event: createEvent({ author: "user", content: { role: "user", parts: [{ text: "remember the blue kettle" }] }, actions: { stateDelta: { k: 1 } } }) });
+    const session = await services.sessionService.createSession({
+      appName: "app",
+      userId: "u",
+      state: { "user:name": "Ada" },
+    });
+    await services.sessionService.appendEvent({
+      session,
+      event: createEvent({
+        author: "user",
+        content: { role: "user", parts: [{ text: "remember the blue kettle" }] },
+        actions: { stateDelta: { k: 1 } },
+      }),
+    });
     await services.memoryService.addSessionToMemory(session);
     await services.close();
     opened.splice(0);
@@ -86,7 +97,10 @@ describe("createServices with mongodb://", () => {
     const port = await closedPort();
     const uri = `mongodb://agent:secret@127.0.0.1:${port}/mem?directConnection=true&serverSelectionTimeoutMS=300`;
     const started = Date.now();
-    const failure = createServices({ sessionServiceUri: "memory://", artifactServiceUri: "memory://", memoryServiceUri: uri }, { agentsDir: tempDir(), probeTimeoutMs: 5000 });
+    const failure = createServices(
+      { sessionServiceUri: "memory://", artifactServiceUri: "memory://", memoryServiceUri: uri },
+      { agentsDir: tempDir(), probeTimeoutMs: 5000 },
+    );
     await expect(failure).rejects.toThrow(ConfigurationError);
     await expect(failure).rejects.toThrow(`Cannot use the memory service mongodb://agent:***@127.0.0.1:${port}/mem`);
     await expect(failure).rejects.not.toThrow(/secret/);
@@ -96,8 +110,15 @@ describe("createServices with mongodb://", () => {
   it("fails at start when the session store is unreachable", async () => {
     const port = await closedPort();
     const uri = `mongodb://127.0.0.1:${port}/s?directConnection=true&serverSelectionTimeoutMS=300`;
-    await expect(createServices({ sessionServiceUri: uri, artifactServiceUri: "memory://" }, { agentsDir: tempDir(), probeTimeoutMs: 5000 })).rejects.toThrow(
-      new RegExp(`Cannot use the session service mongodb://127\\.0\\.0\\.1:${port}/s.*MongoDB start of MongoSessionService`),
+    await expect(
+      createServices(
+        { sessionServiceUri: uri, artifactServiceUri: "memory://" },
+        { agentsDir: tempDir(), probeTimeoutMs: 5000 },
+      ),
+    ).rejects.toThrow(
+      new RegExp(
+        `Cannot use the session service mongodb://127\\.0\\.0\\.1:${port}/s.*MongoDB start of MongoSessionService`,
+      ),
     );
   }, 20_000);
 });
@@ -112,7 +133,12 @@ describe("createServices with s3://bucket/prefix", () => {
     s3 = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: dir });
     const { port } = await s3.run();
     endpoint = `http://127.0.0.1:${port}`;
-    const client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true, credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } });
+    const client = new S3Client({
+      endpoint,
+      region: "us-east-1",
+      forcePathStyle: true,
+      credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+    });
     await client.send(new CreateBucketCommand({ Bucket: "agent-artifacts" }));
     client.destroy();
   });
@@ -124,12 +150,24 @@ describe("createServices with s3://bucket/prefix", () => {
 
   it("builds an S3ArtifactService from the environment's endpoint and credentials and round-trips an artifact", async () => {
     // No AWS_REQUEST_CHECKSUM_CALCULATION here: fromUri must choose WHEN_REQUIRED for a custom endpoint itself (toolchain.md 4c).
-    restoreEnv = withEnv({ AWS_ENDPOINT_URL_S3: endpoint, AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER", AWS_REGION: "us-east-1" });
-    const services = await open({ sessionServiceUri: "memory://", artifactServiceUri: "s3://agent-artifacts/dev/runs" });
+    restoreEnv = withEnv({
+      AWS_ENDPOINT_URL_S3: endpoint,
+      AWS_ACCESS_KEY_ID: "S3RVER",
+      AWS_SECRET_ACCESS_KEY: "S3RVER",
+      AWS_REGION: "us-east-1",
+    });
+    const services = await open({
+      sessionServiceUri: "memory://",
+      artifactServiceUri: "s3://agent-artifacts/dev/runs",
+    });
     expect(services.artifactService).toBeInstanceOf(S3ArtifactService);
     const data = Buffer.alloc(70_000, 7).toString("base64");
     const key = { appName: "app", userId: "u", sessionId: "s1" };
-    await services.artifactService.saveArtifact({ ...key, filename: "blob.bin", artifact: { inlineData: { mimeType: "application/octet-stream", data } } });
+    await services.artifactService.saveArtifact({
+      ...key,
+      filename: "blob.bin",
+      artifact: { inlineData: { mimeType: "application/octet-stream", data } },
+    });
     await services.artifactService.saveArtifact({ ...key, filename: "user:note.txt", artifact: { text: "hi" } });
     expect(await services.artifactService.listArtifactKeys(key)).toEqual(["blob.bin", "user:note.txt"]);
     const back = await services.artifactService.loadArtifact({ ...key, filename: "blob.bin" });
@@ -138,15 +176,30 @@ describe("createServices with s3://bucket/prefix", () => {
   }, 30_000);
 
   it("fails at start, naming the URI, when the bucket does not exist", async () => {
-    restoreEnv = withEnv({ AWS_ENDPOINT_URL_S3: endpoint, AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER", AWS_REGION: "us-east-1" });
-    await expect(open({ sessionServiceUri: "memory://", artifactServiceUri: "s3://no-such-bucket/p" })).rejects.toThrow(/Cannot use the artifact service s3:\/\/no-such-bucket\/p/);
+    restoreEnv = withEnv({
+      AWS_ENDPOINT_URL_S3: endpoint,
+      AWS_ACCESS_KEY_ID: "S3RVER",
+      AWS_SECRET_ACCESS_KEY: "S3RVER",
+      AWS_REGION: "us-east-1",
+    });
+    await expect(open({ sessionServiceUri: "memory://", artifactServiceUri: "s3://no-such-bucket/p" })).rejects.toThrow(
+      /Cannot use the artifact service s3:\/\/no-such-bucket\/p/,
+    );
   }, 20_000);
 
   it("fails at start when the S3 endpoint refuses connections", async () => {
     const port = await closedPort();
-    restoreEnv = withEnv({ AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`, AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER", AWS_REGION: "us-east-1", AWS_MAX_ATTEMPTS: "1" });
+    restoreEnv = withEnv({
+      AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+      AWS_ACCESS_KEY_ID: "S3RVER",
+      AWS_SECRET_ACCESS_KEY: "S3RVER",
+      AWS_REGION: "us-east-1",
+      AWS_MAX_ATTEMPTS: "1",
+    });
     const started = Date.now();
-    await expect(open({ sessionServiceUri: "memory://", artifactServiceUri: "s3://agent-artifacts/p" }, 5000)).rejects.toThrow(/Cannot use the artifact service s3:\/\/agent-artifacts\/p: .*(ECONNREFUSED|connect)/i);
+    await expect(
+      open({ sessionServiceUri: "memory://", artifactServiceUri: "s3://agent-artifacts/p" }, 5000),
+    ).rejects.toThrow(/Cannot use the artifact service s3:\/\/agent-artifacts\/p: .*(ECONNREFUSED|connect)/i);
     expect(Date.now() - started).toBeLessThan(5000);
   }, 20_000);
 });
@@ -164,21 +217,43 @@ describe("createServices with agentengine://", () => {
 
   it("builds a ManagedSessionService on the engine the URI names and round-trips a session", async () => {
     restoreEnv = withEnv({ GOOGLE_ACCESS_TOKEN: "test-token", AGENTKIT_MANAGED_SESSIONS_BASE_URL: fake.url });
-    const services = await open({ sessionServiceUri: "agentengine://projects/p1/locations/us-central1/reasoningEngines/42", artifactServiceUri: "memory://" });
+    const services = await open({
+      sessionServiceUri: "agentengine://projects/p1/locations/us-central1/reasoningEngines/42",
+      artifactServiceUri: "memory://",
+    });
     expect(services.sessionService).toBeInstanceOf(ManagedSessionService);
-    const session = await services.sessionService.createSession({ appName: "app", userId: "u", sessionId: "chat-1", state: { mood: "calm" } });
-    await services.sessionService.appendEvent({ session, event: createEvent({ author: "agent", content: { role: "model", parts: [{ text: "hello" }] }, actions: { stateDelta: { turns: 1 } } }) });
+    const session = await services.sessionService.createSession({
+      appName: "app",
+      userId: "u",
+      sessionId: "chat-1",
+      state: { mood: "calm" },
+    });
+    await services.sessionService.appendEvent({
+      session,
+      event: createEvent({
+        author: "agent",
+        content: { role: "model", parts: [{ text: "hello" }] },
+        actions: { stateDelta: { turns: 1 } },
+      }),
+    });
     const read = await services.sessionService.getSession({ appName: "app", userId: "u", sessionId: "chat-1" });
     expect(read?.state).toEqual({ mood: "calm", turns: 1 });
     expect(read?.events.map((e) => e.content?.parts?.[0]?.text)).toEqual(["hello"]);
     const paths = fake.requests.map((r) => r.path);
-    expect(paths.every((p) => p.startsWith("/v1beta1/projects/p1/locations/us-central1/reasoningEngines/42/sessions"))).toBe(true);
+    expect(
+      paths.every((p) => p.startsWith("/v1beta1/projects/p1/locations/us-central1/reasoningEngines/42/sessions")),
+    ).toBe(true);
     expect(fake.requests.every((r) => r.authorization === "Bearer test-token")).toBe(true);
   }, 30_000);
 
   it("fails at start when the managed service rejects the credentials", async () => {
     restoreEnv = withEnv({ GOOGLE_ACCESS_TOKEN: "wrong", AGENTKIT_MANAGED_SESSIONS_BASE_URL: fake.url });
-    await expect(open({ sessionServiceUri: "agentengine://projects/p1/locations/us-central1/reasoningEngines/42", artifactServiceUri: "memory://" })).rejects.toThrow(
+    await expect(
+      open({
+        sessionServiceUri: "agentengine://projects/p1/locations/us-central1/reasoningEngines/42",
+        artifactServiceUri: "memory://",
+      }),
+    ).rejects.toThrow(
       /Cannot use the session service agentengine:\/\/projects\/p1\/locations\/us-central1\/reasoningEngines\/42: .*(401|authentication)/i,
     );
   }, 20_000);

@@ -27,7 +27,11 @@ export class DemoModel extends BaseLlm {
       const words = answer.split(/(?<= )/);
       for (const w of words) yield { content: { role: "model", parts: [{ text: w }] }, partial: true };
     }
-    yield { content: { role: "model", parts: [{ text: answer }] }, finishReason: "STOP", usageMetadata: usage(request, answer.length / 4) };
+    yield {
+      content: { role: "model", parts: [{ text: answer }] },
+      finishReason: "STOP",
+      usageMetadata: usage(request, answer.length / 4),
+    };
   }
 }
 
@@ -52,8 +56,11 @@ function answerFromTool(name: string, response: Record<string, unknown>): string
 }
 
 function defaultAnswer(userText: string, tools: string[]): string {
-  const offer = tools.length ? ` I can use these tools: ${tools.join(", ")}. Try "what time is it in Europe/Paris?" or "roll a 20-sided die".` : "";
-  const demo = " (I am the offline demo model: set GOOGLE_API_KEY or GEMINI_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST for a real one.)";
+  const offer = tools.length
+    ? ` I can use these tools: ${tools.join(", ")}. Try "what time is it in Europe/Paris?" or "roll a 20-sided die".`
+    : "";
+  const demo =
+    " (I am the offline demo model: set GOOGLE_API_KEY or GEMINI_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST for a real one.)";
   return (userText ? `You said: "${userText}".${offer}` : `Hello!${offer}`) + demo;
 }
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "@jest/globals";
-import { getFunctionCalls, getFunctionResponses, getTextOf, InMemoryRunner, isFinalResponse, type Event } from "@agentkit/core";
+import {
+  getFunctionCalls,
+  getFunctionResponses,
+  getTextOf,
+  InMemoryRunner,
+  isFinalResponse,
+  type Event,
+} from "@agentkit/core";
 import { createAssistant } from "../assistant/agent.js";
 import { DemoModel } from "../_shared/demo-model.js";
 import { pickModel } from "../_shared/pick-model.js";
@@ -8,7 +15,8 @@ const rootAgent = createAssistant(new DemoModel());
 
 async function ask(runner: InMemoryRunner, sessionId: string, text: string): Promise<Event[]> {
   const events: Event[] = [];
-  for await (const e of runner.runAsync({ userId: "u", sessionId, newMessage: { role: "user", parts: [{ text }] } })) events.push(e);
+  for await (const e of runner.runAsync({ userId: "u", sessionId, newMessage: { role: "user", parts: [{ text }] } }))
+    events.push(e);
   return events;
 }
 
@@ -17,8 +25,13 @@ describe("assistant example", () => {
     const runner = new InMemoryRunner({ agent: rootAgent, appName: "assistant" });
     const session = await runner.sessionService.createSession({ appName: "assistant", userId: "u" });
     const events = await ask(runner, session.id, "What time is it in Europe/Paris?");
-    expect(getFunctionCalls(events[0]!)).toEqual([expect.objectContaining({ name: "get_current_time", args: { timezone: "Europe/Paris" } })]);
-    expect(getFunctionResponses(events[1]!)[0]?.response).toEqual({ timezone: "Europe/Paris", time: expect.stringMatching(/^\d\d:\d\d:\d\d$/) });
+    expect(getFunctionCalls(events[0]!)).toEqual([
+      expect.objectContaining({ name: "get_current_time", args: { timezone: "Europe/Paris" } }),
+    ]);
+    expect(getFunctionResponses(events[1]!)[0]?.response).toEqual({
+      timezone: "Europe/Paris",
+      time: expect.stringMatching(/^\d\d:\d\d:\d\d$/),
+    });
     const last = events[events.length - 1]!;
     expect(isFinalResponse(last)).toBe(true);
     expect(getTextOf(last.content)).toMatch(/^It is \d\d:\d\d:\d\d in Europe\/Paris\. \(demo model\)$/);

@@ -30,7 +30,9 @@ describe("part conversion", () => {
   });
 
   it("uses text, raw, url and typed data parts with the adk_ metadata keys", () => {
-    const [text, thought, inline, file, call, response, code, result] = PARTS.map((p) => partToA2a(p, { longRunningToolIds: ["c1"] })!);
+    const [text, thought, inline, file, call, response, code, result] = PARTS.map(
+      (p) => partToA2a(p, { longRunningToolIds: ["c1"] })!,
+    );
     expect(text!.content).toEqual({ $case: "text", value: "hello" });
     expect(text!.metadata).toBeUndefined();
     expect(thought!.metadata).toEqual({ [AdkMetadataKey.THOUGHT]: true, [AdkMetadataKey.THOUGHT_SIGNATURE]: "c2ln" });
@@ -38,7 +40,10 @@ describe("part conversion", () => {
     expect(Buffer.from(inline!.content!.value as Buffer).toString()).toBe("png bytes");
     expect([inline!.mediaType, inline!.filename]).toEqual(["image/png", "a.png"]);
     expect(file!.content).toEqual({ $case: "url", value: "gs://bucket/file.pdf" });
-    expect(call!.metadata).toEqual({ [A2A_DATA_PART_TYPE_KEY]: "function_call", [A2AMetadataKey.IS_LONG_RUNNING]: true });
+    expect(call!.metadata).toEqual({
+      [A2A_DATA_PART_TYPE_KEY]: "function_call",
+      [A2AMetadataKey.IS_LONG_RUNNING]: true,
+    });
     expect(response!.metadata).toEqual({ adk_type: A2ADataPartMetadataType.FUNCTION_RESPONSE });
     expect(code!.metadata).toEqual({ adk_type: "executable_code" });
     expect(result!.metadata).toEqual({ adk_type: "code_execution_result" });
@@ -46,7 +51,12 @@ describe("part conversion", () => {
   });
 
   it("reads an untyped data part as its JSON text, and drops parts A2A cannot carry", () => {
-    const part = partFromA2a({ content: { $case: "data", value: { a: [1, 2] } }, metadata: undefined, filename: "", mediaType: "application/json" });
+    const part = partFromA2a({
+      content: { $case: "data", value: { a: [1, 2] } },
+      metadata: undefined,
+      filename: "",
+      mediaType: "application/json",
+    });
     expect(part).toEqual({ text: '{"a":[1,2]}' });
     expect(partToA2a({ videoMetadata: { fps: 1 } })).toBeUndefined();
   });

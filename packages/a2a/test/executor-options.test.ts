@@ -16,8 +16,19 @@ describe("A2aAgentExecutor and buildAgentCard", () => {
 
   it("builds a v1.0 card with skills from tools and sub-agents", async () => {
     const helper = new LlmAgent({ name: "helper", description: "Helps.", model: new ScriptedModel() });
-    const agent = new LlmAgent({ name: "main", description: "Main agent.", model: new ScriptedModel(), tools: [weatherTool], subAgents: [helper] });
-    const card = await buildAgentCard({ agent, url: "http://example.com/a2a/app/", version: "2.0.0", streaming: false });
+    const agent = new LlmAgent({
+      name: "main",
+      description: "Main agent.",
+      model: new ScriptedModel(),
+      tools: [weatherTool],
+      subAgents: [helper],
+    });
+    const card = await buildAgentCard({
+      agent,
+      url: "http://example.com/a2a/app/",
+      version: "2.0.0",
+      streaming: false,
+    });
     expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url])).toEqual([
       ["JSONRPC", "http://example.com/a2a/app/jsonrpc"],
       ["HTTP+JSON", "http://example.com/a2a/app/rest"],

@@ -1,7 +1,16 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import express, { type Express } from "express";
-import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, Role, TaskState, type AgentCard, type Message, type Part, type Task } from "@a2a-js/sdk";
+import {
+  A2A_PROTOCOL_VERSION,
+  AGENT_CARD_PATH,
+  Role,
+  TaskState,
+  type AgentCard,
+  type Message,
+  type Part,
+  type Task,
+} from "@a2a-js/sdk";
 import {
   AgentEvent,
   DefaultRequestHandler,
@@ -76,7 +85,9 @@ export interface SdkServerLog {
  * `ask` (input-required, then completed on the follow-up), `fail` (failed), `slow` (works
  * until canceled).
  */
-export async function startSdkServer(options: { streaming?: boolean } = {}): Promise<Listening & { log: SdkServerLog; card: AgentCard }> {
+export async function startSdkServer(
+  options: { streaming?: boolean } = {},
+): Promise<Listening & { log: SdkServerLog; card: AgentCard }> {
   const log: SdkServerLog = { requests: [], canceled: [] };
   const waiting = new Map<string, () => void>();
   const status = (ctx: RequestContext, state: TaskState, text?: string, metadata?: Record<string, unknown>) =>
@@ -112,11 +123,21 @@ export async function startSdkServer(options: { streaming?: boolean } = {}): Pro
   const executor: AgentExecutor = {
     async execute(ctx: RequestContext, bus: ExecutionEventBus) {
       const text = textOf(ctx.userMessage);
-      log.requests.push({ text, contextId: ctx.contextId, taskId: ctx.taskId, hadTask: !!ctx.task, parts: ctx.userMessage.parts });
+      log.requests.push({
+        text,
+        contextId: ctx.contextId,
+        taskId: ctx.taskId,
+        hadTask: !!ctx.task,
+        parts: ctx.userMessage.parts,
+      });
       const command = ctx.task ? "answer" : text.trim().split(/\s+/)[0]!;
       switch (command) {
         case "echo":
-          bus.publish(AgentEvent.message(message(Role.ROLE_AGENT, [textPart(`echo: ${text.slice(5)}`)], { contextId: ctx.contextId })));
+          bus.publish(
+            AgentEvent.message(
+              message(Role.ROLE_AGENT, [textPart(`echo: ${text.slice(5)}`)], { contextId: ctx.contextId }),
+            ),
+          );
           break;
         case "stream":
           bus.publish(AgentEvent.task(task(ctx)));
@@ -132,7 +153,10 @@ export async function startSdkServer(options: { streaming?: boolean } = {}): Pro
             artifact(
               ctx,
               "d1",
-              [dataPart({ temperature: 21, unit: "C" }), dataPart({ id: "call-1", name: "lookup", args: { q: "x" } }, { adk_type: "function_call" })],
+              [
+                dataPart({ temperature: 21, unit: "C" }),
+                dataPart({ id: "call-1", name: "lookup", args: { q: "x" } }, { adk_type: "function_call" }),
+              ],
               false,
               true,
             ),
@@ -161,7 +185,11 @@ export async function startSdkServer(options: { streaming?: boolean } = {}): Pro
           });
           break;
         default:
-          bus.publish(AgentEvent.message(message(Role.ROLE_AGENT, [textPart(`unknown command ${command}`)], { contextId: ctx.contextId })));
+          bus.publish(
+            AgentEvent.message(
+              message(Role.ROLE_AGENT, [textPart(`unknown command ${command}`)], { contextId: ctx.contextId }),
+            ),
+          );
       }
       bus.finished();
     },
@@ -185,8 +213,18 @@ export async function startSdkServer(options: { streaming?: boolean } = {}): Pro
     name: "sdk_agent",
     description: "A plain @a2a-js/sdk agent",
     supportedInterfaces: [
-      { url: `${listening.url}/a2a/jsonrpc`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION },
-      { url: `${listening.url}/a2a/rest`, protocolBinding: "HTTP+JSON", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION },
+      {
+        url: `${listening.url}/a2a/jsonrpc`,
+        protocolBinding: "JSONRPC",
+        tenant: "",
+        protocolVersion: A2A_PROTOCOL_VERSION,
+      },
+      {
+        url: `${listening.url}/a2a/rest`,
+        protocolBinding: "HTTP+JSON",
+        tenant: "",
+        protocolVersion: A2A_PROTOCOL_VERSION,
+      },
     ],
     provider: undefined,
     version: "1.0.0",
@@ -215,7 +253,9 @@ export async function startSdkServer(options: { streaming?: boolean } = {}): Pro
 
 /** An SDK client for a card URL, preferring one transport. */
 export async function sdkClient(baseUrl: string, transport: "JSONRPC" | "HTTP+JSON"): Promise<Client> {
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: [transport] }));
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: [transport] }),
+  );
   // The SDK resolves the card path relative to the base URL: without a trailing slash the
   // last path segment (the app name) would be dropped.
   return factory.createFromUrl(baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`);

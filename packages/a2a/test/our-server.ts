@@ -21,7 +21,9 @@ export const weatherTool = new FunctionTool({
 
 /** Our router serving an LlmAgent (scripted model, a weather tool, a long-running approval tool) under /a2a/weather_app. */
 export async function startOurServer(
-  options: { steps: ScriptStep[]; outputMode?: OutputMode; runConfig?: RunConfig; delayMs?: number } & Partial<Omit<CreateA2aRouterOptions, "runner">>,
+  options: { steps: ScriptStep[]; outputMode?: OutputMode; runConfig?: RunConfig; delayMs?: number } & Partial<
+    Omit<CreateA2aRouterOptions, "runner">
+  >,
 ): Promise<OurServer> {
   const { steps, delayMs, ...routerOptions } = options;
   const model = new ScriptedModel({ steps, delayMs });
@@ -32,7 +34,13 @@ export async function startOurServer(
     // Returning nothing leaves the call pending: the client answers it later.
     execute: async () => undefined,
   });
-  const agent = new LlmAgent({ name: "weather_agent", description: "Answers weather questions.", model, instruction: "Be brief.", tools: [weatherTool, approval] });
+  const agent = new LlmAgent({
+    name: "weather_agent",
+    description: "Answers weather questions.",
+    model,
+    instruction: "Be brief.",
+    tools: [weatherTool, approval],
+  });
   const runner = new InMemoryRunner({ agent, appName: "weather_app" });
   const app = express();
   app.use("/a2a/weather_app", createA2aRouter({ ...routerOptions, runner }));

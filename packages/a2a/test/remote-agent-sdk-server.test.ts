@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { InMemoryRunner, RunAbortedError, getTextOf, type Event } from "@agentkit/core";
-import { A2AClientError, AdkMetadataKey, AgentCardResolutionError, RemoteA2aAgent, type A2aTransportName } from "../src/index.js";
+import {
+  A2AClientError,
+  AdkMetadataKey,
+  AgentCardResolutionError,
+  RemoteA2aAgent,
+  type A2aTransportName,
+} from "../src/index.js";
 import { TRANSPORTS, startSdkServer } from "./helpers.js";
 
 type Server = Awaited<ReturnType<typeof startSdkServer>>;
@@ -11,82 +17,93 @@ async function collect(gen: AsyncGenerator<Event, void, void>): Promise<Event[]>
   return out;
 }
 
-describe.each(TRANSPORTS.flatMap((t) => [true, false].map((s) => [t, s] as const)))("RemoteA2aAgent against a plain SDK server (%s, streaming=%s)", (transport, streaming) => {
-  let server: Server;
-  let runner: InMemoryRunner;
-  let agent: RemoteA2aAgent;
+describe.each(TRANSPORTS.flatMap((t) => [true, false].map((s) => [t, s] as const)))(
+  "RemoteA2aAgent against a plain SDK server (%s, streaming=%s)",
+  (transport, streaming) => {
+    let server: Server;
+    let runner: InMemoryRunner;
+    let agent: RemoteA2aAgent;
 
-  beforeAll(async () => {
-    server = await startSdkServer();
-    agent = new RemoteA2aAgent({ name: "remote", agentCard: server.url, streaming, preferredTransports: [transport as A2aTransportName] });
-    runner = new InMemoryRunner({ agent, appName: "app" });
-  });
-  afterAll(async () => {
-    await runner.close();
-    await server.close();
-  });
+    beforeAll(async () => {
+      server = await startSdkServer();
+      agent = new RemoteA2aAgent({
+        name: "remote",
+        agentCard: server.url,
+        streaming,
+        preferredTransports: [transport as A2aTransportName],
+      });
+      runner = new InMemoryRunner({ agent, appName: "app" });
+    });
+    afterAll(async () => {
+      await runner.close();
+      await server.close();
+    });
 
-  const run = async (sessionId: string, text: string) => collect(runner.runAsync({ userId: "u", sessionId, newMessage: text, runConfig: { autoCreateSession: true } }));
+    const run = async (sessionId: string, text: string) =>
+      collect(runner.runAsync({ userId: "u", sessionId, newMessage: text, runConfig: { autoCreateSession: true } }));
 
-  it("gets a plain message answer and keeps the context id for the next turn", async () => {
-    const first = await run("s-echo", "echo hello");
-    expect(first).toHaveLength(1);
-    expect(first[0]!.author).toBe("remote");
-    expect(getTextOf(first[0]!.content)).toBe("echo: hello");
-    const contextId = first[0]!.customMetadata?.[AdkMetadataKey.CONTEXT_ID];
-    expect(typeof contextId).toBe("string");
-    expect(server.log.requests.at(-1)!.contextId).toBe(contextId);
+    it("gets a plain message answer and keeps the context id for the next turn", async () => {
+      const first = await run("s-echo", "echo hello");
+      expect(first).toHaveLength(1);
+      expect(first[0]!.author).toBe("remote");
+      expect(getTextOf(first[0]!.content)).toBe("echo: hello");
+      const contextId = first[0]!.customMetadata?.[AdkMetadataKey.CONTEXT_ID];
+      expect(typeof contextId).toBe("string");
+      expect(server.log.requests.at(-1)!.contextId).toBe(contextId);
 
-    const second = await run("s-echo", "echo again");
-    expect(getTextOf(second[0]!.content)).toBe("echo: again");
-    // Only the new user message was sent, in the same A2A context.
-    expect(server.log.requests.at(-1)!.text).toBe("echo again");
-    expect(server.log.requests.at(-1)!.contextId).toBe(contextId);
-  });
+      const second = await run("s-echo", "echo again");
+      expect(getTextOf(second[0]!.content)).toBe("echo: again");
+      // Only the new user message was sent, in the same A2A context.
+      expect(server.log.requests.at(-1)!.text).toBe("echo again");
+      expect(server.log.requests.at(-1)!.contextId).toBe(contextId);
+    });
 
-  it("turns artifact chunks into partial events and one complete event", async () => {
-    const events = await run("s-stream", "stream");
-    const complete = events.filter((e) => !e.partial);
-    expect(complete.map((e) => getTextOf(e.content))).toEqual(["Hello world"]);
-    if (streaming) expect(events.filter((e) => e.partial).map((e) => getTextOf(e.content))).toEqual(["Hel", "lo "]);
-    else expect(events.some((e) => e.partial)).toBe(false);
-    const session = await runner.sessionService.getSession({ appName: "app", userId: "u", sessionId: "s-stream" });
-    expect(session!.events.filter((e) => e.author === "remote").map((e) => getTextOf(e.content))).toEqual(["Hello world"]);
-  });
+    it("turns artifact chunks into partial events and one complete event", async () => {
+      const events = await run("s-stream", "stream");
+      const complete = events.filter((e) => !e.partial);
+      expect(complete.map((e) => getTextOf(e.content))).toEqual(["Hello world"]);
+      if (streaming) expect(events.filter((e) => e.partial).map((e) => getTextOf(e.content))).toEqual(["Hel", "lo "]);
+      else expect(events.some((e) => e.partial)).toBe(false);
+      const session = await runner.sessionService.getSession({ appName: "app", userId: "u", sessionId: "s-stream" });
+      expect(session!.events.filter((e) => e.author === "remote").map((e) => getTextOf(e.content))).toEqual([
+        "Hello world",
+      ]);
+    });
 
-  it("reads data parts: typed ones as function calls, others as JSON text", async () => {
-    const events = await run("s-data", "data");
-    const parts = events.flatMap((e) => e.content?.parts ?? []);
-    expect(parts).toContainEqual({ text: JSON.stringify({ temperature: 21, unit: "C" }) });
-    expect(parts).toContainEqual({ functionCall: { id: "call-1", name: "lookup", args: { q: "x" } } });
-  });
+    it("reads data parts: typed ones as function calls, others as JSON text", async () => {
+      const events = await run("s-data", "data");
+      const parts = events.flatMap((e) => e.content?.parts ?? []);
+      expect(parts).toContainEqual({ text: JSON.stringify({ temperature: 21, unit: "C" }) });
+      expect(parts).toContainEqual({ functionCall: { id: "call-1", name: "lookup", args: { q: "x" } } });
+    });
 
-  it("maps input-required to a waiting event and continues the same task on the next message", async () => {
-    const first = await run("s-ask", "ask weather");
-    const last = first.at(-1)!;
-    expect(getTextOf(last.content)).toBe("Which city?");
-    expect(last.customMetadata?.[AdkMetadataKey.TASK_STATE]).toBe("input-required");
-    const taskId = last.customMetadata?.[AdkMetadataKey.TASK_ID];
-    expect(typeof taskId).toBe("string");
+    it("maps input-required to a waiting event and continues the same task on the next message", async () => {
+      const first = await run("s-ask", "ask weather");
+      const last = first.at(-1)!;
+      expect(getTextOf(last.content)).toBe("Which city?");
+      expect(last.customMetadata?.[AdkMetadataKey.TASK_STATE]).toBe("input-required");
+      const taskId = last.customMetadata?.[AdkMetadataKey.TASK_ID];
+      expect(typeof taskId).toBe("string");
 
-    const second = await run("s-ask", "Paris");
-    expect(server.log.requests.at(-1)).toMatchObject({ text: "Paris", taskId, hadTask: true });
-    expect(getTextOf(second.find((e) => e.content)!.content)).toBe("Sunny in Paris");
-    expect(second.at(-1)!.customMetadata?.[AdkMetadataKey.TASK_STATE]).not.toBe("input-required");
+      const second = await run("s-ask", "Paris");
+      expect(server.log.requests.at(-1)).toMatchObject({ text: "Paris", taskId, hadTask: true });
+      expect(getTextOf(second.find((e) => e.content)!.content)).toBe("Sunny in Paris");
+      expect(second.at(-1)!.customMetadata?.[AdkMetadataKey.TASK_STATE]).not.toBe("input-required");
 
-    // A completed task is not continued: the next message starts a new task in the same context.
-    await run("s-ask", "echo x");
-    expect(server.log.requests.at(-1)!.hadTask).toBe(false);
-    expect(server.log.requests.at(-1)!.taskId).not.toBe(taskId);
-  });
+      // A completed task is not continued: the next message starts a new task in the same context.
+      await run("s-ask", "echo x");
+      expect(server.log.requests.at(-1)!.hadTask).toBe(false);
+      expect(server.log.requests.at(-1)!.taskId).not.toBe(taskId);
+    });
 
-  it("maps a failed task to an error event with the remote error code", async () => {
-    const events = await run("s-fail", "fail");
-    const last = events.at(-1)!;
-    expect(last.errorCode).toBe("REMOTE_BOOM");
-    expect(last.errorMessage).toBe("boom");
-  });
-});
+    it("maps a failed task to an error event with the remote error code", async () => {
+      const events = await run("s-fail", "fail");
+      const last = events.at(-1)!;
+      expect(last.errorCode).toBe("REMOTE_BOOM");
+      expect(last.errorMessage).toBe("boom");
+    });
+  },
+);
 
 describe("RemoteA2aAgent failures", () => {
   let server: Server;
@@ -101,7 +118,9 @@ describe("RemoteA2aAgent failures", () => {
     const agent = new RemoteA2aAgent({ name: "remote", agentCard: `${server.url}/missing/card.json` });
     const runner = new InMemoryRunner({ agent, appName: "app" });
     try {
-      const error = await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "hi", runConfig: { autoCreateSession: true } })).catch((e: unknown) => e);
+      const error = await collect(
+        runner.runAsync({ userId: "u", sessionId: "s", newMessage: "hi", runConfig: { autoCreateSession: true } }),
+      ).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AgentCardResolutionError);
       expect((error as AgentCardResolutionError).code).toBe("AGENT_CARD_RESOLUTION_ERROR");
       expect((error as Error).message).toContain("HTTP 404");
@@ -123,11 +142,16 @@ describe("RemoteA2aAgent failures", () => {
   });
 
   it("throws A2AClientError (with the cause) when the endpoint fails", async () => {
-    const card = { ...server.card, supportedInterfaces: [{ ...server.card.supportedInterfaces[0]!, url: `${server.url}/nowhere` }] };
+    const card = {
+      ...server.card,
+      supportedInterfaces: [{ ...server.card.supportedInterfaces[0]!, url: `${server.url}/nowhere` }],
+    };
     const agent = new RemoteA2aAgent({ name: "remote", agentCard: card, streaming: false });
     const runner = new InMemoryRunner({ agent, appName: "app" });
     try {
-      const error = await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "echo hi", runConfig: { autoCreateSession: true } })).catch((e: unknown) => e);
+      const error = await collect(
+        runner.runAsync({ userId: "u", sessionId: "s", newMessage: "echo hi", runConfig: { autoCreateSession: true } }),
+      ).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(A2AClientError);
       expect((error as A2AClientError).code).toBe("A2A_CLIENT_ERROR");
       expect((error as Error).cause).toBeDefined();
@@ -140,7 +164,9 @@ describe("RemoteA2aAgent failures", () => {
     const agent = new RemoteA2aAgent({ name: "remote", agentCard: server.card, timeoutMs: 300 });
     const runner = new InMemoryRunner({ agent, appName: "app" });
     try {
-      const error = await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "slow", runConfig: { autoCreateSession: true } })).catch((e: unknown) => e);
+      const error = await collect(
+        runner.runAsync({ userId: "u", sessionId: "s", newMessage: "slow", runConfig: { autoCreateSession: true } }),
+      ).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(A2AClientError);
       expect((error as Error).message).toContain("timed out after 300 ms");
     } finally {
@@ -155,7 +181,13 @@ describe("RemoteA2aAgent failures", () => {
     try {
       const seen: Event[] = [];
       const error = await (async () => {
-        for await (const e of runner.runAsync({ userId: "u", sessionId: "s-abort", newMessage: "slow", signal: controller.signal, runConfig: { autoCreateSession: true } })) {
+        for await (const e of runner.runAsync({
+          userId: "u",
+          sessionId: "s-abort",
+          newMessage: "slow",
+          signal: controller.signal,
+          runConfig: { autoCreateSession: true },
+        })) {
           seen.push(e);
           controller.abort(); // after the first update ("working on it")
         }

@@ -2,7 +2,13 @@ import { afterEach, describe, expect, it } from "@jest/globals";
 import { TaskState, type AgentCard, type Part, type StreamResponse, type Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import { ScriptedModel } from "@agentkit/core/testing";
-import { A2ADataPartMetadataType, A2AMetadataKey, AdkMetadataKey, A2A_DATA_PART_TYPE_KEY, OutputMode } from "../src/index.js";
+import {
+  A2ADataPartMetadataType,
+  A2AMetadataKey,
+  AdkMetadataKey,
+  A2A_DATA_PART_TYPE_KEY,
+  OutputMode,
+} from "../src/index.js";
 import { TRANSPORTS, sdkClient, userText } from "./helpers.js";
 import { startOurServer, weatherSteps, type OurServer } from "./our-server.js";
 
@@ -28,7 +34,13 @@ async function collect(stream: AsyncGenerator<StreamResponse, void, undefined>):
 
 const EXPECTED_PARTS = [
   { [A2ADataPartMetadataType.FUNCTION_CALL]: { id: "call-1", name: "get_weather", args: { city: "Paris" } } },
-  { [A2ADataPartMetadataType.FUNCTION_RESPONSE]: { id: "call-1", name: "get_weather", response: { city: "Paris", weather: "sunny" } } },
+  {
+    [A2ADataPartMetadataType.FUNCTION_RESPONSE]: {
+      id: "call-1",
+      name: "get_weather",
+      response: { city: "Paris", weather: "sunny" },
+    },
+  },
   { text: "It is sunny in Paris." },
 ];
 
@@ -55,7 +67,11 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
       expect.objectContaining({ url: `${a2aUrl}/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }),
       expect.objectContaining({ url: `${a2aUrl}/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }),
     ]);
-    expect(card.skills.map((s) => s.id)).toEqual(["weather_agent", "weather_agent-get_weather", "weather_agent-ask_approval"]);
+    expect(card.skills.map((s) => s.id)).toEqual([
+      "weather_agent",
+      "weather_agent-get_weather",
+      "weather_agent-ask_approval",
+    ]);
   });
 
   it("ARTIFACT_PER_EVENT: one artifact per event, function call and response as typed data parts", async () => {
@@ -69,7 +85,11 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
     expect(meta[AdkMetadataKey.APP_NAME]).toBe("weather_app");
     expect(meta[AdkMetadataKey.SESSION_ID]).toBe(task.contextId);
     // The A2A context is the session: it holds the user's message and the three events.
-    const session = await s.runner.sessionService.getSession({ appName: "weather_app", userId: `A2A_USER_${task.contextId}`, sessionId: task.contextId });
+    const session = await s.runner.sessionService.getSession({
+      appName: "weather_app",
+      userId: `A2A_USER_${task.contextId}`,
+      sessionId: task.contextId,
+    });
     expect(session!.events).toHaveLength(4);
   });
 
@@ -81,35 +101,63 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
     expect(task.artifacts[0]!.parts.map(describePart)).toEqual(EXPECTED_PARTS);
   });
 
-  it.each([OutputMode.ARTIFACT_PER_EVENT, OutputMode.ARTIFACT_PER_RUN])("streams task, working, artifact updates and completed (%s)", async (outputMode) => {
-    await start({ steps: weatherSteps(), outputMode });
-    const responses = await collect(client.sendMessageStream(send("Weather in Paris?")));
-    const kinds = responses.map((r) => r.payload?.$case);
-    const artifacts = responses.flatMap((r) => (r.payload?.$case === "artifactUpdate" ? [r.payload.value] : []));
-    if (outputMode === OutputMode.ARTIFACT_PER_EVENT) {
-      expect(kinds).toEqual(["task", "statusUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"]);
-      expect(new Set(artifacts.map((a) => a.artifact!.artifactId)).size).toBe(3);
-      expect(artifacts.every((a) => a.lastChunk && !a.append)).toBe(true);
-    } else {
-      expect(kinds).toEqual(["task", "statusUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"]);
-      expect(new Set(artifacts.map((a) => a.artifact!.artifactId)).size).toBe(1);
-      expect(artifacts.map((a) => [a.append, a.lastChunk])).toEqual([[false, false], [true, false], [true, false], [true, true]]);
-    }
-    expect(artifacts.flatMap((a) => a.artifact!.parts.map(describePart))).toEqual(EXPECTED_PARTS);
-    const states = responses.flatMap((r) => (r.payload?.$case === "statusUpdate" ? [r.payload.value.status?.state] : []));
-    expect(states).toEqual([TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED]);
-  });
+  it.each([OutputMode.ARTIFACT_PER_EVENT, OutputMode.ARTIFACT_PER_RUN])(
+    "streams task, working, artifact updates and completed (%s)",
+    async (outputMode) => {
+      await start({ steps: weatherSteps(), outputMode });
+      const responses = await collect(client.sendMessageStream(send("Weather in Paris?")));
+      const kinds = responses.map((r) => r.payload?.$case);
+      const artifacts = responses.flatMap((r) => (r.payload?.$case === "artifactUpdate" ? [r.payload.value] : []));
+      if (outputMode === OutputMode.ARTIFACT_PER_EVENT) {
+        expect(kinds).toEqual([
+          "task",
+          "statusUpdate",
+          "artifactUpdate",
+          "artifactUpdate",
+          "artifactUpdate",
+          "statusUpdate",
+        ]);
+        expect(new Set(artifacts.map((a) => a.artifact!.artifactId)).size).toBe(3);
+        expect(artifacts.every((a) => a.lastChunk && !a.append)).toBe(true);
+      } else {
+        expect(kinds).toEqual([
+          "task",
+          "statusUpdate",
+          "artifactUpdate",
+          "artifactUpdate",
+          "artifactUpdate",
+          "artifactUpdate",
+          "statusUpdate",
+        ]);
+        expect(new Set(artifacts.map((a) => a.artifact!.artifactId)).size).toBe(1);
+        expect(artifacts.map((a) => [a.append, a.lastChunk])).toEqual([
+          [false, false],
+          [true, false],
+          [true, false],
+          [true, true],
+        ]);
+      }
+      expect(artifacts.flatMap((a) => a.artifact!.parts.map(describePart))).toEqual(EXPECTED_PARTS);
+      const states = responses.flatMap((r) =>
+        r.payload?.$case === "statusUpdate" ? [r.payload.value.status?.state] : [],
+      );
+      expect(states).toEqual([TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED]);
+    },
+  );
 
   it("forwards partial events as working status updates flagged adk_partial when the run streams", async () => {
     await start({ steps: [{ chunks: ["Hel", "lo"] }], runConfig: { streamingMode: "sse" } });
     const responses = await collect(client.sendMessageStream(send("hi")));
     const partials = responses.flatMap((r) =>
-      r.payload?.$case === "statusUpdate" && r.payload.value.status?.message?.metadata?.[AdkMetadataKey.PARTIAL] === true
+      r.payload?.$case === "statusUpdate" &&
+      r.payload.value.status?.message?.metadata?.[AdkMetadataKey.PARTIAL] === true
         ? r.payload.value.status.message.parts.map(describePart)
         : [],
     );
     expect(partials).toEqual([{ text: "Hel" }, { text: "lo" }]);
-    const final = responses.flatMap((r) => (r.payload?.$case === "artifactUpdate" ? r.payload.value.artifact!.parts.map(describePart) : []));
+    const final = responses.flatMap((r) =>
+      r.payload?.$case === "artifactUpdate" ? r.payload.value.artifact!.parts.map(describePart) : [],
+    );
     expect(final).toEqual([{ text: "Hello" }]);
   });
 
@@ -143,7 +191,11 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
     const second = (await client.sendMessage(send("second", { contextId: first.contextId }))) as Task;
     expect(second.contextId).toBe(first.contextId);
     expect(second.id).not.toBe(first.id);
-    const session = await s.runner.sessionService.getSession({ appName: "weather_app", userId: `A2A_USER_${first.contextId}`, sessionId: first.contextId });
+    const session = await s.runner.sessionService.getSession({
+      appName: "weather_app",
+      userId: `A2A_USER_${first.contextId}`,
+      sessionId: first.contextId,
+    });
     expect(session!.events.filter((e) => e.author === "user")).toHaveLength(2);
     // The model saw the first turn in its second request.
     expect(JSON.stringify(s.model.requests[1]!.contents)).toContain("first");
@@ -162,7 +214,10 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
     const task = (await client.sendMessage(send("pay 5"))) as Task;
     expect(task.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const part = task.status!.message!.parts[0]!;
-    expect(part.metadata).toMatchObject({ [A2A_DATA_PART_TYPE_KEY]: "function_call", [A2AMetadataKey.IS_LONG_RUNNING]: true });
+    expect(part.metadata).toMatchObject({
+      [A2A_DATA_PART_TYPE_KEY]: "function_call",
+      [A2AMetadataKey.IS_LONG_RUNNING]: true,
+    });
   });
 
   it("cancels a running task: the run is aborted and the stream ends canceled", async () => {
@@ -179,7 +234,11 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
     expect(last?.$case === "statusUpdate" && last.value.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     // The model's answer never reached the session.
     const contextId = (first.value!.payload!.value as Task).contextId;
-    const session = await s.runner.sessionService.getSession({ appName: "weather_app", userId: `A2A_USER_${contextId}`, sessionId: contextId });
+    const session = await s.runner.sessionService.getSession({
+      appName: "weather_app",
+      userId: `A2A_USER_${contextId}`,
+      sessionId: contextId,
+    });
     expect(session!.events.some((e) => e.author === "weather_agent")).toBe(false);
   });
 });

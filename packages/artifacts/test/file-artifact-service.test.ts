@@ -18,7 +18,10 @@ runArtifactServiceContract("FileArtifactService", async () => {
 /** Every file under `dir`, as paths relative to it. */
 async function walk(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
 }
 
 describe("FileArtifactService", () => {
@@ -40,7 +43,11 @@ describe("FileArtifactService", () => {
 
   it("lays versions out as <app>/<user>/<session|user>/<filename>/<version>/{data,meta.json} with raw bytes", async () => {
     const bytes = Buffer.from([0, 1, 2, 253, 254, 255]);
-    await service.saveArtifact({ ...scope, filename: "img.png", artifact: { inlineData: { mimeType: "image/png", data: bytes.toString("base64") } } });
+    await service.saveArtifact({
+      ...scope,
+      filename: "img.png",
+      artifact: { inlineData: { mimeType: "image/png", data: bytes.toString("base64") } },
+    });
     await service.saveArtifact({ ...scope, filename: "user:notes/today.md", artifact: { text: "# hi" } });
     expect(await walk(rootDir)).toEqual([
       join("app", "u1", "s1", "img.png", "0", "data"),
@@ -71,11 +78,15 @@ describe("FileArtifactService", () => {
     ];
     for (const request of rejected) {
       const full = { ...scope, ...request };
-      await expect(service.saveArtifact({ ...full, artifact: { text: "x" } })).rejects.toBeInstanceOf(InvalidArtifactNameError);
+      await expect(service.saveArtifact({ ...full, artifact: { text: "x" } })).rejects.toBeInstanceOf(
+        InvalidArtifactNameError,
+      );
       await expect(service.loadArtifact(full)).rejects.toMatchObject({ code: "INVALID_ARTIFACT_NAME" });
       await expect(service.deleteArtifact(full)).rejects.toMatchObject({ code: "INVALID_ARTIFACT_NAME" });
     }
-    await expect(service.listArtifactKeys({ ...scope, appName: ".." })).rejects.toBeInstanceOf(InvalidArtifactNameError);
+    await expect(service.listArtifactKeys({ ...scope, appName: ".." })).rejects.toBeInstanceOf(
+      InvalidArtifactNameError,
+    );
     // Dots, slashes and percent signs that are not escapes are encoded, and land under rootDir.
     const odd = { appName: ".", userId: "a/./b", sessionId: "." };
     for (const filename of [".", "./x", "...", "%2e%2e", "a/./b"]) {
@@ -88,16 +99,29 @@ describe("FileArtifactService", () => {
   });
 
   it("reads everything back from a new instance on the same directory (restart)", async () => {
-    await service.saveArtifact({ ...scope, filename: "a.bin", artifact: { inlineData: { mimeType: "application/x-a", data: "AAEC" } }, customMetadata: { n: 1 } });
-    await service.saveArtifact({ ...scope, filename: "a.bin", artifact: { fileData: { fileUri: "s3://b/k", mimeType: "text/csv" } } });
+    await service.saveArtifact({
+      ...scope,
+      filename: "a.bin",
+      artifact: { inlineData: { mimeType: "application/x-a", data: "AAEC" } },
+      customMetadata: { n: 1 },
+    });
+    await service.saveArtifact({
+      ...scope,
+      filename: "a.bin",
+      artifact: { fileData: { fileUri: "s3://b/k", mimeType: "text/csv" } },
+    });
     await service.saveArtifact({ ...scope, filename: "user:p.txt", artifact: { text: "p" } });
     const before = await service.listArtifactVersions({ ...scope, filename: "a.bin" });
     await service.close();
 
     service = FileArtifactService.fromUri(pathToFileURL(rootDir).href);
     expect(await service.listArtifactKeys(scope)).toEqual(["a.bin", "user:p.txt"]);
-    expect(await service.loadArtifact({ ...scope, filename: "a.bin", version: 0 })).toEqual({ inlineData: { mimeType: "application/x-a", data: "AAEC" } });
-    expect(await service.loadArtifact({ ...scope, filename: "a.bin" })).toEqual({ fileData: { fileUri: "s3://b/k", mimeType: "text/csv" } });
+    expect(await service.loadArtifact({ ...scope, filename: "a.bin", version: 0 })).toEqual({
+      inlineData: { mimeType: "application/x-a", data: "AAEC" },
+    });
+    expect(await service.loadArtifact({ ...scope, filename: "a.bin" })).toEqual({
+      fileData: { fileUri: "s3://b/k", mimeType: "text/csv" },
+    });
     expect(await service.loadArtifact({ ...scope, sessionId: "s2", filename: "user:p.txt" })).toEqual({ text: "p" });
     expect(await service.listArtifactVersions({ ...scope, filename: "a.bin" })).toEqual(before);
     expect(await service.saveArtifact({ ...scope, filename: "a.bin", artifact: { text: "v2" } })).toBe(2);
@@ -122,10 +146,14 @@ describe("FileArtifactService", () => {
 
   it("a process killed (SIGKILL) in the middle of saving leaves only whole versions behind", async () => {
     const writer = fileURLToPath(new URL("./fixtures/crash-writer.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--conditions=@agentkit/source", "--import", "tsx", writer, rootDir], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--conditions=@agentkit/source", "--import", "tsx", writer, rootDir], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on("exit", (_code, signal) => resolve(signal)),
+    );
     const fileDir = join(rootDir, "app", "u1", "s1", "stream.bin");
     // After its third save, kill it the moment the next save's temporary directory appears.
     const reported = await new Promise<number[]>((resolve, reject) => {
@@ -166,7 +194,9 @@ describe("FileArtifactService", () => {
       expect(bytes.length).toBe(2 * 1024 * 1024);
       expect(bytes.every((b) => b === version % 251)).toBe(true);
     }
-    expect(await reopened.saveArtifact({ ...scope, filename: "stream.bin", artifact: { text: "after the crash" } })).toBe(versions.length);
+    expect(
+      await reopened.saveArtifact({ ...scope, filename: "stream.bin", artifact: { text: "after the crash" } }),
+    ).toBe(versions.length);
   }, 30_000);
 
   it("two instances on one directory (two processes) racing for versions lose no save", async () => {
@@ -176,21 +206,30 @@ describe("FileArtifactService", () => {
     );
     const versions = await Promise.all(saves);
     expect([...versions].sort((a, b) => a - b)).toEqual(Array.from({ length: 16 }, (_, i) => i));
-    const texts = await Promise.all(versions.map((version) => other.loadArtifact({ ...scope, filename: "shared.log", version })));
+    const texts = await Promise.all(
+      versions.map((version) => other.loadArtifact({ ...scope, filename: "shared.log", version })),
+    );
     expect(texts.map((p) => p?.text)).toEqual(Array.from({ length: 16 }, (_, i) => `w${i}`));
-    expect((await readdir(join(rootDir, "app", "u1", "s1", "shared.log"))).filter((e) => e.startsWith("."))).toEqual([]);
+    expect((await readdir(join(rootDir, "app", "u1", "s1", "shared.log"))).filter((e) => e.startsWith("."))).toEqual(
+      [],
+    );
   });
 
   it("reports a damaged meta.json as ARTIFACT_STORE_CORRUPT", async () => {
     await service.saveArtifact({ ...scope, filename: "x.txt", artifact: { text: "x" } });
     await writeFile(join(rootDir, "app", "u1", "s1", "x.txt", "0", "meta.json"), "{not json");
-    await expect(service.loadArtifact({ ...scope, filename: "x.txt" })).rejects.toMatchObject({ code: "ARTIFACT_STORE_CORRUPT", backend: "file" });
+    await expect(service.loadArtifact({ ...scope, filename: "x.txt" })).rejects.toMatchObject({
+      code: "ARTIFACT_STORE_CORRUPT",
+      backend: "file",
+    });
   });
 
   it("honours an aborted signal", async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(service.saveArtifact({ ...scope, filename: "a.txt", artifact: { text: "x" }, signal: controller.signal })).rejects.toMatchObject({
+    await expect(
+      service.saveArtifact({ ...scope, filename: "a.txt", artifact: { text: "x" }, signal: controller.signal }),
+    ).rejects.toMatchObject({
       code: "ARTIFACT_STORE_ABORTED",
     });
     expect(await service.listArtifactKeys(scope)).toEqual([]);
@@ -210,7 +249,9 @@ describe("FileArtifactService", () => {
 
   it("maps a name longer than the file system allows to ARTIFACT_STORE_LIMIT", async () => {
     const filename = `${"n".repeat(300)}.txt`;
-    await expect(service.saveArtifact({ ...scope, filename, artifact: { text: "x" } })).rejects.toMatchObject({ code: "ARTIFACT_STORE_LIMIT" });
+    await expect(service.saveArtifact({ ...scope, filename, artifact: { text: "x" } })).rejects.toMatchObject({
+      code: "ARTIFACT_STORE_LIMIT",
+    });
     await expect(service.loadArtifact({ ...scope, filename })).rejects.toMatchObject({ code: "ARTIFACT_STORE_LIMIT" });
     expect(await service.saveArtifact({ ...scope, filename: "n".repeat(200), artifact: { text: "fits" } })).toBe(0);
   });
@@ -233,7 +274,9 @@ describe("FileArtifactService", () => {
 
   describe("fromUri", () => {
     it("takes file:///abs/dir and file://localhost/abs/dir, decoding escapes", () => {
-      expect(FileArtifactService.fromUri("file:///var/lib/agentkit/artifacts").rootDir).toBe("/var/lib/agentkit/artifacts");
+      expect(FileArtifactService.fromUri("file:///var/lib/agentkit/artifacts").rootDir).toBe(
+        "/var/lib/agentkit/artifacts",
+      );
       expect(FileArtifactService.fromUri("file://localhost/tmp/a%20b").rootDir).toBe("/tmp/a b");
     });
 

@@ -43,7 +43,9 @@ describe("S3ArtifactService", () => {
     const out: string[] = [];
     let token: string | undefined;
     do {
-      const page = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${prefix}/`, ContinuationToken: token }));
+      const page = await client.send(
+        new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${prefix}/`, ContinuationToken: token }),
+      );
       out.push(...(page.Contents ?? []).map((o) => o.Key!));
       token = page.NextContinuationToken;
     } while (token);
@@ -62,29 +64,58 @@ describe("S3ArtifactService", () => {
 
   it("stores one object per version at <prefix>/<app>/<user>/<session|user>/<filename>/<version>, raw bytes and Content-Type", async () => {
     const bytes = Buffer.from([0, 1, 2, 253, 254, 255]);
-    await service.saveArtifact({ ...scope, filename: "img.png", artifact: { inlineData: { mimeType: "image/png", data: bytes.toString("base64") } } });
-    await service.saveArtifact({ ...scope, filename: "img.png", artifact: { inlineData: { mimeType: "image/png", data: "AA==" } } });
+    await service.saveArtifact({
+      ...scope,
+      filename: "img.png",
+      artifact: { inlineData: { mimeType: "image/png", data: bytes.toString("base64") } },
+    });
+    await service.saveArtifact({
+      ...scope,
+      filename: "img.png",
+      artifact: { inlineData: { mimeType: "image/png", data: "AA==" } },
+    });
     await service.saveArtifact({ ...scope, filename: "user:notes/today.md", artifact: { text: "# hi" } });
-    expect(await keys()).toEqual([`${prefix}/app/u1/s1/img.png/0`, `${prefix}/app/u1/s1/img.png/1`, `${prefix}/app/u1/user/notes%2Ftoday.md/0`]);
+    expect(await keys()).toEqual([
+      `${prefix}/app/u1/s1/img.png/0`,
+      `${prefix}/app/u1/s1/img.png/1`,
+      `${prefix}/app/u1/user/notes%2Ftoday.md/0`,
+    ]);
     const object = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${prefix}/app/u1/s1/img.png/0` }));
     expect(object.ContentType).toBe("image/png");
     expect(Buffer.from(await object.Body!.transformToByteArray())).toEqual(bytes);
-    const text = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${prefix}/app/u1/user/notes%2Ftoday.md/0` }));
+    const text = await client.send(
+      new GetObjectCommand({ Bucket: BUCKET, Key: `${prefix}/app/u1/user/notes%2Ftoday.md/0` }),
+    );
     expect(await text.Body!.transformToString()).toBe("# hi");
-    expect((await service.getArtifactVersion({ ...scope, filename: "img.png", version: 1 }))?.canonicalUri).toBe(`s3://${BUCKET}/${prefix}/app/u1/s1/img.png/1`);
+    expect((await service.getArtifactVersion({ ...scope, filename: "img.png", version: 1 }))?.canonicalUri).toBe(
+      `s3://${BUCKET}/${prefix}/app/u1/s1/img.png/1`,
+    );
   });
 
   it("reads everything back through a new instance and a new client (restart)", async () => {
-    await service.saveArtifact({ ...scope, filename: "a.bin", artifact: { inlineData: { mimeType: "application/x-a", data: "AAEC" } }, customMetadata: { n: 1 } });
-    await service.saveArtifact({ ...scope, filename: "a.bin", artifact: { fileData: { fileUri: "gs://b/k", mimeType: "text/csv" } } });
+    await service.saveArtifact({
+      ...scope,
+      filename: "a.bin",
+      artifact: { inlineData: { mimeType: "application/x-a", data: "AAEC" } },
+      customMetadata: { n: 1 },
+    });
+    await service.saveArtifact({
+      ...scope,
+      filename: "a.bin",
+      artifact: { fileData: { fileUri: "gs://b/k", mimeType: "text/csv" } },
+    });
     await service.saveArtifact({ ...scope, filename: "user:p.txt", artifact: { text: "p" } });
     const before = await service.listArtifactVersions({ ...scope, filename: "a.bin" });
     await service.close();
 
     service = new S3ArtifactService({ bucket: BUCKET, prefix, clientConfig: s3.clientConfig });
     expect(await service.listArtifactKeys(scope)).toEqual(["a.bin", "user:p.txt"]);
-    expect(await service.loadArtifact({ ...scope, filename: "a.bin", version: 0 })).toEqual({ inlineData: { mimeType: "application/x-a", data: "AAEC" } });
-    expect(await service.loadArtifact({ ...scope, filename: "a.bin" })).toEqual({ fileData: { fileUri: "gs://b/k", mimeType: "text/csv" } });
+    expect(await service.loadArtifact({ ...scope, filename: "a.bin", version: 0 })).toEqual({
+      inlineData: { mimeType: "application/x-a", data: "AAEC" },
+    });
+    expect(await service.loadArtifact({ ...scope, filename: "a.bin" })).toEqual({
+      fileData: { fileUri: "gs://b/k", mimeType: "text/csv" },
+    });
     expect(await service.loadArtifact({ ...scope, sessionId: "s2", filename: "user:p.txt" })).toEqual({ text: "p" });
     expect(await service.listArtifactVersions({ ...scope, filename: "a.bin" })).toEqual(before);
     expect(await service.saveArtifact({ ...scope, filename: "a.bin", artifact: { text: "v2" } })).toBe(2);
@@ -93,14 +124,36 @@ describe("S3ArtifactService", () => {
   it("uploads a 12 MiB artifact as multipart (lib-storage) and loads it back byte-equal", async () => {
     const recorded = recordCommands(client);
     const big = randomBytes(12 * 1024 * 1024);
-    const small = new S3ArtifactService({ bucket: BUCKET, prefix, client, multipartThreshold: 5 * 1024 * 1024, partSize: 5 * 1024 * 1024 });
+    const small = new S3ArtifactService({
+      bucket: BUCKET,
+      prefix,
+      client,
+      multipartThreshold: 5 * 1024 * 1024,
+      partSize: 5 * 1024 * 1024,
+    });
     // Defaults: 8 MiB threshold and parts, so two parts.
-    expect(await service.saveArtifact({ ...scope, filename: "default.bin", artifact: { inlineData: { data: big.toString("base64") } } })).toBe(0);
+    expect(
+      await service.saveArtifact({
+        ...scope,
+        filename: "default.bin",
+        artifact: { inlineData: { data: big.toString("base64") } },
+      }),
+    ).toBe(0);
     expect(recorded.filter((r) => r.name === "UploadPartCommand")).toHaveLength(2);
-    expect(Buffer.from((await small.loadArtifact({ ...scope, filename: "default.bin" }))!.inlineData!.data!, "base64").equals(big)).toBe(true);
+    expect(
+      Buffer.from(
+        (await small.loadArtifact({ ...scope, filename: "default.bin" }))!.inlineData!.data!,
+        "base64",
+      ).equals(big),
+    ).toBe(true);
     recorded.length = 0;
     // Custom options: 5 MiB parts, so three.
-    const version = await small.saveArtifact({ ...scope, filename: "big.bin", artifact: { inlineData: { mimeType: "application/octet-stream", data: big.toString("base64") } }, customMetadata: { size: big.length } });
+    const version = await small.saveArtifact({
+      ...scope,
+      filename: "big.bin",
+      artifact: { inlineData: { mimeType: "application/octet-stream", data: big.toString("base64") } },
+      customMetadata: { size: big.length },
+    });
     expect(version).toBe(0);
     const names = recorded.map((r) => r.name);
     expect(names.filter((n) => n === "UploadPartCommand")).toHaveLength(3);
@@ -112,8 +165,14 @@ describe("S3ArtifactService", () => {
     const loaded = await service.loadArtifact({ ...scope, filename: "big.bin" });
     expect(loaded?.inlineData?.mimeType).toBe("application/octet-stream");
     expect(Buffer.from(loaded!.inlineData!.data!, "base64").equals(big)).toBe(true);
-    expect((await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `${prefix}/app/u1/s1/big.bin/0` }))).ContentLength).toBe(big.length);
-    expect(await service.getArtifactVersion({ ...scope, filename: "big.bin" })).toMatchObject({ version: 0, customMetadata: { size: big.length } });
+    expect(
+      (await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `${prefix}/app/u1/s1/big.bin/0` })))
+        .ContentLength,
+    ).toBe(big.length);
+    expect(await service.getArtifactVersion({ ...scope, filename: "big.bin" })).toMatchObject({
+      version: 0,
+      customMetadata: { size: big.length },
+    });
     await small.close();
     // The client was passed in, so closing the service left it usable.
     await expect(client.send(new ListBucketsCommand({}))).resolves.toBeDefined();
@@ -121,14 +180,25 @@ describe("S3ArtifactService", () => {
 
   it("two instances (two replicas) racing for versions lose no save, when the server enforces If-None-Match", async () => {
     const proxy = await startConditionalWriteProxy(s3.endpoint);
-    const replicas = [0, 1, 2].map(() => new S3ArtifactService({ bucket: BUCKET, prefix, clientConfig: { ...s3.clientConfig, endpoint: proxy.endpoint } }));
+    const replicas = [0, 1, 2].map(
+      () =>
+        new S3ArtifactService({
+          bucket: BUCKET,
+          prefix,
+          clientConfig: { ...s3.clientConfig, endpoint: proxy.endpoint },
+        }),
+    );
     try {
       const count = 15;
       const versions = await Promise.all(
-        Array.from({ length: count }, (_, i) => replicas[i % 3]!.saveArtifact({ ...scope, filename: "user:shared.log", artifact: { text: `w${i}` } })),
+        Array.from({ length: count }, (_, i) =>
+          replicas[i % 3]!.saveArtifact({ ...scope, filename: "user:shared.log", artifact: { text: `w${i}` } }),
+        ),
       );
       expect([...versions].sort((a, b) => a - b)).toEqual(Array.from({ length: count }, (_, i) => i));
-      const texts = await Promise.all(versions.map((version) => service.loadArtifact({ ...scope, filename: "user:shared.log", version })));
+      const texts = await Promise.all(
+        versions.map((version) => service.loadArtifact({ ...scope, filename: "user:shared.log", version })),
+      );
       expect(texts.map((p) => p?.text)).toEqual(Array.from({ length: count }, (_, i) => `w${i}`));
       // The race really happened: some writes lost their number and moved on.
       expect(proxy.refused).toBeGreaterThan(0);
@@ -148,37 +218,61 @@ describe("S3ArtifactService", () => {
 
   it("keeps metadata too large for S3 headers in front of the body, and reads it back", async () => {
     const customMetadata = { description: "x".repeat(6000), nested: { list: Array.from({ length: 50 }, (_, i) => i) } };
-    const artifact = { inlineData: { mimeType: "image/gif", data: Buffer.from("GIF89a").toString("base64"), displayName: "é".repeat(300) } };
+    const artifact = {
+      inlineData: {
+        mimeType: "image/gif",
+        data: Buffer.from("GIF89a").toString("base64"),
+        displayName: "é".repeat(300),
+      },
+    };
     await service.saveArtifact({ ...scope, filename: "fat.gif", artifact, customMetadata });
     expect(await service.loadArtifact({ ...scope, filename: "fat.gif" })).toEqual(artifact);
-    expect(await service.getArtifactVersion({ ...scope, filename: "fat.gif", version: 0 })).toMatchObject({ mimeType: "image/gif", customMetadata });
+    expect(await service.getArtifactVersion({ ...scope, filename: "fat.gif", version: 0 })).toMatchObject({
+      mimeType: "image/gif",
+      customMetadata,
+    });
     const head = await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `${prefix}/app/u1/s1/fat.gif/0` }));
     expect(JSON.stringify(head.Metadata).length).toBeLessThan(2048);
   });
 
   it("pages through more than 1000 versions when listing, saving and deleting", async () => {
     const fileKey = `${prefix}/app/u1/s1/many.txt`;
-    const meta = Buffer.from(JSON.stringify({ schema: 1, kind: "text", part: {}, createTime: 1 })).toString("base64url");
+    const meta = Buffer.from(JSON.stringify({ schema: 1, kind: "text", part: {}, createTime: 1 })).toString(
+      "base64url",
+    );
     const count = 1005;
     // Written straight to the bucket, in parallel, to keep the test fast.
     for (let start = 0; start < count; start += 100) {
       await Promise.all(
         Array.from({ length: Math.min(100, count - start) }, (_, i) =>
-          client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${fileKey}/${start + i}`, Body: `v${start + i}`, Metadata: { "agentkit-meta": meta } })),
+          client.send(
+            new PutObjectCommand({
+              Bucket: BUCKET,
+              Key: `${fileKey}/${start + i}`,
+              Body: `v${start + i}`,
+              Metadata: { "agentkit-meta": meta },
+            }),
+          ),
         ),
       );
     }
     const recorded = recordCommands(client);
     const versions = await service.listVersions({ ...scope, filename: "many.txt" });
     expect(versions).toEqual(Array.from({ length: count }, (_, i) => i));
-    expect(recorded.filter((r) => r.name === "ListObjectsV2Command" && r.headers["amz-sdk-request"]?.startsWith("attempt=1;")).length).toBe(2);
+    expect(
+      recorded.filter(
+        (r) => r.name === "ListObjectsV2Command" && r.headers["amz-sdk-request"]?.startsWith("attempt=1;"),
+      ).length,
+    ).toBe(2);
     expect(await service.listArtifactKeys(scope)).toEqual(["many.txt"]);
     expect(await service.loadArtifact({ ...scope, filename: "many.txt" })).toEqual({ text: `v${count - 1}` });
     expect(await service.saveArtifact({ ...scope, filename: "many.txt", artifact: { text: "next" } })).toBe(count);
     recorded.length = 0;
     await service.deleteArtifact({ ...scope, filename: "many.txt" });
     // Two calls (retried attempts share their invocation id): 1000 keys, then the rest.
-    const deletes = new Set(recorded.filter((r) => r.name === "DeleteObjectsCommand").map((r) => r.headers["amz-sdk-invocation-id"]));
+    const deletes = new Set(
+      recorded.filter((r) => r.name === "DeleteObjectsCommand").map((r) => r.headers["amz-sdk-invocation-id"]),
+    );
     expect(deletes.size).toBe(2);
     expect(await keys()).toEqual([]);
     expect(await service.listArtifactKeys(scope)).toEqual([]);
@@ -186,7 +280,12 @@ describe("S3ArtifactService", () => {
 
   it("ignores foreign keys under the prefix (no version number) instead of failing", async () => {
     await service.saveArtifact({ ...scope, filename: "doc.txt", artifact: { text: "d" } });
-    for (const key of ["app/u1/s1/doc.txt/notes", "app/u1/s1/doc.txt/01", "app/u1/s1/stray", "app/u1/s1/other.txt/x/0"]) {
+    for (const key of [
+      "app/u1/s1/doc.txt/notes",
+      "app/u1/s1/doc.txt/01",
+      "app/u1/s1/stray",
+      "app/u1/s1/other.txt/x/0",
+    ]) {
       await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${prefix}/${key}`, Body: "x" }));
     }
     expect(await service.listVersions({ ...scope, filename: "doc.txt" })).toEqual([0]);
@@ -197,12 +296,28 @@ describe("S3ArtifactService", () => {
 
   it("rejects path-escape and hostile names before any request", async () => {
     const recorded = recordCommands(client);
-    for (const request of [{ filename: "../x" }, { filename: "/etc/passwd" }, { filename: "a\u0001b" }, { filename: "ok", userId: "../u" }, { filename: "ok", appName: "" }]) {
-      await expect(service.saveArtifact({ ...scope, ...request, artifact: { text: "x" } })).rejects.toBeInstanceOf(InvalidArtifactNameError);
+    for (const request of [
+      { filename: "../x" },
+      { filename: "/etc/passwd" },
+      { filename: "a\u0001b" },
+      { filename: "ok", userId: "../u" },
+      { filename: "ok", appName: "" },
+    ]) {
+      await expect(service.saveArtifact({ ...scope, ...request, artifact: { text: "x" } })).rejects.toBeInstanceOf(
+        InvalidArtifactNameError,
+      );
     }
     expect(recorded).toEqual([]);
-    await service.saveArtifact({ appName: ".", userId: "..a", sessionId: "x/../y", filename: "%2e%2e/z", artifact: { text: "x" } }).catch((e: unknown) => e);
-    await service.saveArtifact({ appName: ".", userId: "..a", sessionId: "x/y", filename: "%2e%2e", artifact: { text: "x" } });
+    await service
+      .saveArtifact({ appName: ".", userId: "..a", sessionId: "x/../y", filename: "%2e%2e/z", artifact: { text: "x" } })
+      .catch((e: unknown) => e);
+    await service.saveArtifact({
+      appName: ".",
+      userId: "..a",
+      sessionId: "x/y",
+      filename: "%2e%2e",
+      artifact: { text: "x" },
+    });
     expect(await keys()).toEqual([`${prefix}/%2E/%2E.a/x%2Fy/%252e%252e/0`]);
   });
 
@@ -210,31 +325,55 @@ describe("S3ArtifactService", () => {
     it("maps a missing bucket to ARTIFACT_STORE_NOT_FOUND (verify() and operations)", async () => {
       const missing = new S3ArtifactService({ bucket: "no-such-bucket", client });
       await expect(missing.verify()).rejects.toMatchObject({ code: "ARTIFACT_STORE_NOT_FOUND", status: 404 });
-      await expect(missing.saveArtifact({ ...scope, filename: "a", artifact: { text: "a" } })).rejects.toMatchObject({ code: "ARTIFACT_STORE_NOT_FOUND" });
+      await expect(missing.saveArtifact({ ...scope, filename: "a", artifact: { text: "a" } })).rejects.toMatchObject({
+        code: "ARTIFACT_STORE_NOT_FOUND",
+      });
       await expect(missing.listArtifactKeys(scope)).rejects.toBeInstanceOf(ArtifactStoreError);
       await expect(service.verify()).resolves.toBeUndefined();
     });
 
     it("maps rejected credentials to ARTIFACT_STORE_ACCESS_DENIED", async () => {
-      const wrong = new S3ArtifactService({ bucket: BUCKET, clientConfig: { ...s3.clientConfig, credentials: { accessKeyId: "WRONG", secretAccessKey: "WRONG" } } });
-      await expect(wrong.saveArtifact({ ...scope, filename: "a", artifact: { text: "a" } })).rejects.toMatchObject({ code: "ARTIFACT_STORE_ACCESS_DENIED", status: 403 });
+      const wrong = new S3ArtifactService({
+        bucket: BUCKET,
+        clientConfig: { ...s3.clientConfig, credentials: { accessKeyId: "WRONG", secretAccessKey: "WRONG" } },
+      });
+      await expect(wrong.saveArtifact({ ...scope, filename: "a", artifact: { text: "a" } })).rejects.toMatchObject({
+        code: "ARTIFACT_STORE_ACCESS_DENIED",
+        status: 403,
+      });
       await wrong.close();
     });
 
     it("maps an unreachable endpoint to ARTIFACT_STORE_UNAVAILABLE", async () => {
-      const down = new S3ArtifactService({ bucket: BUCKET, clientConfig: { ...s3.clientConfig, endpoint: "http://127.0.0.1:9", maxAttempts: 1 } });
-      await expect(down.loadArtifact({ ...scope, filename: "a" })).rejects.toMatchObject({ code: "ARTIFACT_STORE_UNAVAILABLE", backend: "s3" });
-      await expect(down.verify()).rejects.toMatchObject({ code: "ARTIFACT_STORE_UNAVAILABLE", message: expect.stringMatching(/AWS_ENDPOINT_URL_S3/) });
+      const down = new S3ArtifactService({
+        bucket: BUCKET,
+        clientConfig: { ...s3.clientConfig, endpoint: "http://127.0.0.1:9", maxAttempts: 1 },
+      });
+      await expect(down.loadArtifact({ ...scope, filename: "a" })).rejects.toMatchObject({
+        code: "ARTIFACT_STORE_UNAVAILABLE",
+        backend: "s3",
+      });
+      await expect(down.verify()).rejects.toMatchObject({
+        code: "ARTIFACT_STORE_UNAVAILABLE",
+        message: expect.stringMatching(/AWS_ENDPOINT_URL_S3/),
+      });
       await down.close();
     });
 
     it("honours an AbortSignal, for small and multipart saves", async () => {
       const controller = new AbortController();
       controller.abort();
-      await expect(service.saveArtifact({ ...scope, filename: "a", artifact: { text: "a" }, signal: controller.signal })).rejects.toMatchObject({ code: "ARTIFACT_STORE_ABORTED" });
+      await expect(
+        service.saveArtifact({ ...scope, filename: "a", artifact: { text: "a" }, signal: controller.signal }),
+      ).rejects.toMatchObject({ code: "ARTIFACT_STORE_ABORTED" });
       const multipart = new S3ArtifactService({ bucket: BUCKET, prefix, client, multipartThreshold: 1 });
       const late = new AbortController();
-      const pending = multipart.saveArtifact({ ...scope, filename: "big", artifact: { inlineData: { data: randomBytes(11 * 1024 * 1024).toString("base64") } }, signal: late.signal });
+      const pending = multipart.saveArtifact({
+        ...scope,
+        filename: "big",
+        artifact: { inlineData: { data: randomBytes(11 * 1024 * 1024).toString("base64") } },
+        signal: late.signal,
+      });
       setTimeout(() => late.abort(), 5);
       await expect(pending).rejects.toMatchObject({ code: "ARTIFACT_STORE_ABORTED" });
       expect(await service.listVersions({ ...scope, filename: "big" })).toEqual([]);
@@ -243,7 +382,10 @@ describe("S3ArtifactService", () => {
     it("refuses calls after close() and destroys only a client it created", async () => {
       const own = new S3ArtifactService({ bucket: BUCKET, clientConfig: s3.clientConfig });
       await own.close();
-      await expect(own.listArtifactKeys(scope)).rejects.toMatchObject({ code: "ARTIFACT_STORE_FAILED", message: expect.stringMatching(/closed/) });
+      await expect(own.listArtifactKeys(scope)).rejects.toMatchObject({
+        code: "ARTIFACT_STORE_FAILED",
+        message: expect.stringMatching(/closed/),
+      });
       await service.close();
       await expect(client.send(new ListBucketsCommand({}))).resolves.toBeDefined();
     });
@@ -252,7 +394,10 @@ describe("S3ArtifactService", () => {
   describe("fromUri", () => {
     it("parses bucket and prefix and takes the endpoint from AWS_ENDPOINT_URL_S3", async () => {
       const env = { AWS_ENDPOINT_URL_S3: s3.endpoint, AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER" };
-      const fromUri = S3ArtifactService.fromUri(`s3://${BUCKET}/${prefix}/sub%20dir/`, { env, clientConfig: { credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } } });
+      const fromUri = S3ArtifactService.fromUri(`s3://${BUCKET}/${prefix}/sub%20dir/`, {
+        env,
+        clientConfig: { credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } },
+      });
       expect(fromUri.bucket).toBe(BUCKET);
       expect(fromUri.prefix).toBe(`${prefix}/sub dir`);
       expect(await fromUri.client.config.forcePathStyle).toBe(true);
@@ -264,7 +409,9 @@ describe("S3ArtifactService", () => {
     });
 
     it("falls back to AWS_ENDPOINT_URL and AWS_REGION, and takes a bucket with no prefix", async () => {
-      const service2 = S3ArtifactService.fromUri(`s3://${BUCKET}`, { env: { AWS_ENDPOINT_URL: "http://minio.local:9000", AWS_REGION: "eu-west-3" } });
+      const service2 = S3ArtifactService.fromUri(`s3://${BUCKET}`, {
+        env: { AWS_ENDPOINT_URL: "http://minio.local:9000", AWS_REGION: "eu-west-3" },
+      });
       expect(service2.prefix).toBe("");
       expect(await service2.client.config.region()).toBe("eu-west-3");
       expect((await service2.client.config.endpoint!()).hostname).toBe("minio.local");
@@ -293,12 +440,16 @@ describe("S3ArtifactService", () => {
     it("rejects bad constructor options with ConfigurationError", () => {
       expect(() => new S3ArtifactService({ bucket: "Bad_Bucket" })).toThrow(ConfigurationError);
       expect(() => new S3ArtifactService({ bucket: "good-bucket", prefix: "a/../b" })).toThrow(/not allowed/);
-      expect(() => new S3ArtifactService({ bucket: "good-bucket", client, clientConfig: {} })).toThrow(/either client or clientConfig/);
+      expect(() => new S3ArtifactService({ bucket: "good-bucket", client, clientConfig: {} })).toThrow(
+        /either client or clientConfig/,
+      );
       expect(() => new S3ArtifactService({} as never)).toThrow(ConfigurationError);
     });
 
     it("rejects a malformed endpoint variable", () => {
-      expect(() => S3ArtifactService.fromUri("s3://bucket/x", { env: { AWS_ENDPOINT_URL_S3: "not a url" } })).toThrow(/AWS_ENDPOINT_URL_S3/);
+      expect(() => S3ArtifactService.fromUri("s3://bucket/x", { env: { AWS_ENDPOINT_URL_S3: "not a url" } })).toThrow(
+        /AWS_ENDPOINT_URL_S3/,
+      );
     });
   });
 });

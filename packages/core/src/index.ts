@@ -4,7 +4,12 @@ export { VERSION } from "./version.js";
 
 // Errors
 export { AgentKitError, ConfigurationError, type AgentKitErrorOptions } from "./errors/agentkit-error.js";
-export { SessionError, SessionNotFoundError, SessionAlreadyExistsError, StaleSessionError } from "./errors/session-errors.js";
+export {
+  SessionError,
+  SessionNotFoundError,
+  SessionAlreadyExistsError,
+  StaleSessionError,
+} from "./errors/session-errors.js";
 export { LlmCallsLimitExceededError, RunAbortedError, ModelError, ToolError } from "./errors/run-errors.js";
 
 // Content
@@ -48,8 +53,21 @@ export {
   type Event,
   type EventInit,
 } from "./events/event.js";
-export { createEventActions, mergeEventActions, type EventActions, type EventCompaction, type ToolConfirmation } from "./events/event-actions.js";
-export { eventToJson, eventFromJson, contentFromJson, toSeconds, normalizeBase64, InvalidJsonError } from "./events/event-json.js";
+export {
+  createEventActions,
+  mergeEventActions,
+  type EventActions,
+  type EventCompaction,
+  type ToolConfirmation,
+} from "./events/event-actions.js";
+export {
+  eventToJson,
+  eventFromJson,
+  contentFromJson,
+  toSeconds,
+  normalizeBase64,
+  InvalidJsonError,
+} from "./events/event-json.js";
 
 // Sessions and state
 export {
@@ -98,10 +116,20 @@ export {
   type ArtifactRequest,
   type ArtifactVersion,
 } from "./artifacts/base-artifact-service.js";
-export { BaseMemoryService, type MemoryEntry, type SearchMemoryResponse, type SearchMemoryRequest } from "./memory/base-memory-service.js";
+export {
+  BaseMemoryService,
+  type MemoryEntry,
+  type SearchMemoryResponse,
+  type SearchMemoryRequest,
+} from "./memory/base-memory-service.js";
 
 // Models
-export { BaseLlm, type BaseLlmConnection, type BaseLlmOptions, type GenerateContentOptions } from "./models/base-llm.js";
+export {
+  BaseLlm,
+  type BaseLlmConnection,
+  type BaseLlmOptions,
+  type GenerateContentOptions,
+} from "./models/base-llm.js";
 export {
   createLlmRequest,
   appendInstructions,
@@ -147,7 +175,13 @@ export { LiveRequestQueue, type LiveRequest } from "./agents/live-request-queue.
 
 // Tools
 export { BaseTool, type BaseToolOptions, type ToolRunRequest } from "./tools/base-tool.js";
-export { BaseToolset, isToolset, type ToolFilter, type BaseToolsetOptions, type ToolUnion } from "./tools/base-toolset.js";
+export {
+  BaseToolset,
+  isToolset,
+  type ToolFilter,
+  type BaseToolsetOptions,
+  type ToolUnion,
+} from "./tools/base-toolset.js";
 export { ToolContext } from "./tools/tool-context.js";
 
 // Code executors (implementations live in @agentkit/tools)
@@ -199,7 +233,13 @@ export { exitLoopTool } from "./tools/exit-loop-tool.js";
 
 // Runner, App, workflow agents, AgentTool
 export { Runner, type RunnerOptions, type RunAsyncRequest, type RunLiveRequest } from "./runner/runner.js";
-export { App, validateAppName, type AppOptions, type EventsCompactionConfig, type EventsSummarizer } from "./runner/app.js";
+export {
+  App,
+  validateAppName,
+  type AppOptions,
+  type EventsCompactionConfig,
+  type EventsSummarizer,
+} from "./runner/app.js";
 export { LlmEventSummarizer, type LlmEventSummarizerOptions } from "./runner/llm-event-summarizer.js";
 export { selectCompactionWindow } from "./runner/events-compaction.js";
 export { InMemoryRunner, type InMemoryRunnerOptions } from "./runner/in-memory-runner.js";
@@ -210,7 +250,13 @@ export { LoopAgent, type LoopAgentOptions } from "./agents/loop-agent.js";
 export { AgentTool, type AgentToolOptions } from "./tools/agent-tool.js";
 
 // LlmAgent and the LLM flow
-export { LlmAgent, IncludeContents, type LlmAgentOptions, type Instruction, type InstructionProvider } from "./agents/llm-agent.js";
+export {
+  LlmAgent,
+  IncludeContents,
+  type LlmAgentOptions,
+  type Instruction,
+  type InstructionProvider,
+} from "./agents/llm-agent.js";
 export { isLlmAgent } from "./flows/llm-agent-kind.js";
 export { runLlmFlow, createModelResponseEvent } from "./flows/llm-flow.js";
 export { buildLlmRequest } from "./flows/request-builder.js";
@@ -228,7 +274,11 @@ export {
 } from "./flows/function-calling.js";
 export { getContents, getCurrentTurnContents, isEventInBranch, isInternalRequestEvent } from "./flows/contents.js";
 export { injectSessionState, isValidStateName, identityInstruction } from "./flows/instructions.js";
-export { buildConfirmationRequestEvent, parseToolConfirmation, resumeConfirmedToolCalls } from "./flows/confirmation.js";
+export {
+  buildConfirmationRequestEvent,
+  parseToolConfirmation,
+  resumeConfirmedToolCalls,
+} from "./flows/confirmation.js";
 export {
   REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
   REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "@jest/globals";
 import { z } from "zod";
-import { AgentTool, FunctionTool, InMemoryRunner, LlmAgent, RunAbortedError, getFunctionResponses, type Event } from "../src/index.js";
+import {
+  AgentTool,
+  FunctionTool,
+  InMemoryRunner,
+  LlmAgent,
+  RunAbortedError,
+  getFunctionResponses,
+  type Event,
+} from "../src/index.js";
 import { ScriptedModel } from "../src/testing/index.js";
 import { RecordingPlugin, RecordingToolset, collect } from "./runner-fixtures/test-agents.js";
 
@@ -8,7 +16,12 @@ async function setup(root: LlmAgent, state: Record<string, unknown> = {}, plugin
   const runner = new InMemoryRunner({ agent: root, appName: "app", plugins });
   await runner.sessionService.createSession({ appName: "app", userId: "u", sessionId: "s", state });
   const stored = async () => (await runner.sessionService.getSession({ appName: "app", userId: "u", sessionId: "s" }))!;
-  return { runner, stored, run: (message: string, signal?: AbortSignal) => collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: message, signal })) };
+  return {
+    runner,
+    stored,
+    run: (message: string, signal?: AbortSignal) =>
+      collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: message, signal })),
+  };
 }
 const responseOf = (events: Event[]) => events.flatMap(getFunctionResponses)[0]?.response;
 const lastUserText = (model: ScriptedModel, i: number) => {
@@ -24,12 +37,22 @@ describe("AgentTool", () => {
       execute: async (_args, toolContext) => {
         toolContext.state.set("finding", `about ${String(toolContext.state.get("topic"))}`);
         toolContext.state.set("temp:scratch", 1);
-        await toolContext.saveArtifact("report.txt", { inlineData: { mimeType: "text/plain", data: Buffer.from("report").toString("base64") } });
+        await toolContext.saveArtifact("report.txt", {
+          inlineData: { mimeType: "text/plain", data: Buffer.from("report").toString("base64") },
+        });
         return { ok: true };
       },
     });
-    const childModel = new ScriptedModel({ steps: [ScriptedModel.functionCall("research", {}, "r1"), ScriptedModel.text("the child answer")] });
-    const child = new LlmAgent({ name: "researcher", description: "Finds things", model: childModel, instruction: "Topic is {topic}.", tools: [research] });
+    const childModel = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("research", {}, "r1"), ScriptedModel.text("the child answer")],
+    });
+    const child = new LlmAgent({
+      name: "researcher",
+      description: "Finds things",
+      model: childModel,
+      instruction: "Topic is {topic}.",
+      tools: [research],
+    });
     const tool = new AgentTool({ agent: child });
     expect(tool.getDeclaration()).toEqual({
       name: "researcher",
@@ -37,7 +60,9 @@ describe("AgentTool", () => {
       parametersJsonSchema: { type: "object", properties: { request: { type: "string" } }, required: ["request"] },
     });
 
-    const parentModel = new ScriptedModel({ steps: [ScriptedModel.functionCall("researcher", { request: "look it up" }, "c1"), ScriptedModel.text("done")] });
+    const parentModel = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("researcher", { request: "look it up" }, "c1"), ScriptedModel.text("done")],
+    });
     const root = new LlmAgent({ name: "root", model: parentModel, tools: [tool] });
     const { run, stored, runner } = await setup(root, { topic: "owls" });
     const events = await run("go");
@@ -50,7 +75,12 @@ describe("AgentTool", () => {
     expect(responseEvent.actions.artifactDelta).toEqual({ "report.txt": 0 });
     const session = await stored();
     expect(session.state).toEqual({ topic: "owls", finding: "about owls" });
-    const saved = await runner.artifactService.loadArtifact({ appName: "app", userId: "u", sessionId: "s", filename: "report.txt" });
+    const saved = await runner.artifactService.loadArtifact({
+      appName: "app",
+      userId: "u",
+      sessionId: "s",
+      filename: "report.txt",
+    });
     expect(Buffer.from(saved!.inlineData!.data!, "base64").toString()).toBe("report");
     // The child's events stay in the child session.
     expect(session.events.some((e) => e.author === "researcher")).toBe(false);
@@ -66,10 +96,17 @@ describe("AgentTool", () => {
       outputSchema: z.object({ sum: z.number() }),
     });
     const tool = new AgentTool({ agent: adder });
-    expect(tool.getDeclaration().parametersJsonSchema).toMatchObject({ type: "object", properties: { a: { type: "number" }, b: { type: "number" } } });
+    expect(tool.getDeclaration().parametersJsonSchema).toMatchObject({
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "number" } },
+    });
 
     const parentModel = new ScriptedModel({
-      steps: [ScriptedModel.functionCall("adder", { a: "x" }, "bad"), ScriptedModel.functionCall("adder", { a: 2, b: 3 }, "good"), ScriptedModel.text("5")],
+      steps: [
+        ScriptedModel.functionCall("adder", { a: "x" }, "bad"),
+        ScriptedModel.functionCall("adder", { a: 2, b: 3 }, "good"),
+        ScriptedModel.text("5"),
+      ],
     });
     const { run } = await setup(new LlmAgent({ name: "root", model: parentModel, tools: [tool] }));
     const events = await run("add");
@@ -83,7 +120,13 @@ describe("AgentTool", () => {
   it("skipSummarization returns the agent's answer without another model turn", async () => {
     const child = new LlmAgent({ name: "echo", model: new ScriptedModel({ steps: [ScriptedModel.text("verbatim")] }) });
     const parentModel = new ScriptedModel({ steps: [ScriptedModel.functionCall("echo", { request: "say it" }, "c1")] });
-    const { run } = await setup(new LlmAgent({ name: "root", model: parentModel, tools: [new AgentTool({ agent: child, skipSummarization: true })] }));
+    const { run } = await setup(
+      new LlmAgent({
+        name: "root",
+        model: parentModel,
+        tools: [new AgentTool({ agent: child, skipSummarization: true })],
+      }),
+    );
     const events = await run("go");
     expect(events.at(-1)!.actions.skipSummarization).toBe(true);
     expect(responseOf(events)).toEqual({ result: "verbatim" });
@@ -93,8 +136,14 @@ describe("AgentTool", () => {
   it("runs the parent's plugins in the child run", async () => {
     const recorder = new RecordingPlugin();
     const child = new LlmAgent({ name: "echo", model: new ScriptedModel({ steps: [ScriptedModel.text("hi")] }) });
-    const parentModel = new ScriptedModel({ steps: [ScriptedModel.functionCall("echo", { request: "x" }, "c1"), ScriptedModel.text("ok")] });
-    const { run } = await setup(new LlmAgent({ name: "root", model: parentModel, tools: [new AgentTool({ agent: child })] }), {}, [recorder]);
+    const parentModel = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("echo", { request: "x" }, "c1"), ScriptedModel.text("ok")],
+    });
+    const { run } = await setup(
+      new LlmAgent({ name: "root", model: parentModel, tools: [new AgentTool({ agent: child })] }),
+      {},
+      [recorder],
+    );
     await run("go");
     expect(recorder.calls.filter((c) => c === "beforeModel")).toHaveLength(3);
     expect(recorder.calls.filter((c) => c === "beforeRun")).toHaveLength(2);
@@ -104,7 +153,9 @@ describe("AgentTool", () => {
     const childModel = new ScriptedModel({ delayMs: 5_000, steps: [ScriptedModel.text("late")] });
     const child = new LlmAgent({ name: "slow", model: childModel });
     const parentModel = new ScriptedModel({ steps: [ScriptedModel.functionCall("slow", { request: "x" }, "c1")] });
-    const { run, stored } = await setup(new LlmAgent({ name: "root", model: parentModel, tools: [new AgentTool({ agent: child })] }));
+    const { run, stored } = await setup(
+      new LlmAgent({ name: "root", model: parentModel, tools: [new AgentTool({ agent: child })] }),
+    );
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
     const started = Date.now();
@@ -119,7 +170,12 @@ describe("AgentTool", () => {
     const subSet = new RecordingToolset();
     const wrapped = new LlmAgent({ name: "wrapped", model: new ScriptedModel(), tools: [innerSet] });
     const sub = new LlmAgent({ name: "sub", model: new ScriptedModel(), tools: [subSet] });
-    const root = new LlmAgent({ name: "root", model: new ScriptedModel(), tools: [outerSet, new AgentTool({ agent: wrapped })], subAgents: [sub] });
+    const root = new LlmAgent({
+      name: "root",
+      model: new ScriptedModel(),
+      tools: [outerSet, new AgentTool({ agent: wrapped })],
+      subAgents: [sub],
+    });
     const recorder = new RecordingPlugin();
     const runner = new InMemoryRunner({ agent: root, plugins: [recorder] });
     await runner.close();

@@ -23,13 +23,18 @@ class EchoAgent extends BaseAgent {
   }
   protected override async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
     this.runs += 1;
-    yield createEvent({ invocationId: ctx.invocationId, author: this.name, content: createTextContent(`hi from ${this.name}`, "model") });
+    yield createEvent({
+      invocationId: ctx.invocationId,
+      author: this.name,
+      content: createTextContent(`hi from ${this.name}`, "model"),
+    });
   }
 }
 
 describe("agent names", () => {
   it("accepts identifier-like names", () => {
-    for (const name of ["a", "_private", "Agent_2", "x".repeat(100)]) expect(() => validateAgentName(name)).not.toThrow();
+    for (const name of ["a", "_private", "Agent_2", "x".repeat(100)])
+      expect(() => validateAgentName(name)).not.toThrow();
   });
 
   it("rejects other names with ConfigurationError", () => {
@@ -76,9 +81,9 @@ describe("agent tree", () => {
   });
 
   it("rejects two sub-agents with the same name", () => {
-    expect(() => new EchoAgent({ name: "p", subAgents: [new EchoAgent({ name: "twin" }), new EchoAgent({ name: "twin" })] })).toThrow(
-      /two sub-agents named "twin"/,
-    );
+    expect(
+      () => new EchoAgent({ name: "p", subAgents: [new EchoAgent({ name: "twin" }), new EchoAgent({ name: "twin" })] }),
+    ).toThrow(/two sub-agents named "twin"/);
   });
 });
 
@@ -86,7 +91,13 @@ describe("BaseAgent.runAsync", () => {
   async function invocation(agent: BaseAgent, plugins: BasePlugin[] = []): Promise<InvocationContext> {
     const sessionService = new InMemorySessionService();
     const session = await sessionService.createSession({ appName: "app", userId: "u" });
-    return new InvocationContext({ invocationId: "e-1", agent, session, sessionService, pluginManager: new PluginManager(plugins) });
+    return new InvocationContext({
+      invocationId: "e-1",
+      agent,
+      session,
+      sessionService,
+      pluginManager: new PluginManager(plugins),
+    });
   }
   async function run(agent: BaseAgent, ctx: InvocationContext): Promise<Event[]> {
     const events: Event[] = [];
@@ -99,7 +110,9 @@ describe("BaseAgent.runAsync", () => {
     const agent = new EchoAgent({
       name: "echo",
       beforeAgentCallback: () => void calls.push("before"),
-      afterAgentCallback: [({ context }: { context: CallbackContext }) => void calls.push(`after ${context.agentName}`)],
+      afterAgentCallback: [
+        ({ context }: { context: CallbackContext }) => void calls.push(`after ${context.agentName}`),
+      ],
     });
     const events = await run(agent, await invocation(agent));
     expect(events.map((e) => getTextOf(e.content))).toEqual(["hi from echo"]);

@@ -17,7 +17,14 @@ describe("events compaction edge cases", () => {
         throw new Error("summary model is down");
       },
     };
-    const app = new App({ name: "failing", rootAgent: new LlmAgent({ name: "root", model: new ScriptedModel({ steps: [ScriptedModel.text("a1"), ScriptedModel.text("a2")] }) }), eventsCompactionConfig: { compactionInterval: 1, summarizer } });
+    const app = new App({
+      name: "failing",
+      rootAgent: new LlmAgent({
+        name: "root",
+        model: new ScriptedModel({ steps: [ScriptedModel.text("a1"), ScriptedModel.text("a2")] }),
+      }),
+      eventsCompactionConfig: { compactionInterval: 1, summarizer },
+    });
     const runner = new InMemoryRunner({ app });
     const session = await runner.sessionService.createSession({ appName: "failing", userId: "u" });
     const events = await turn(runner, session.id, "q1");
@@ -33,8 +40,14 @@ describe("events compaction edge cases", () => {
   });
 
   it("without a summarizer, summarizes with the root agent's own model", async () => {
-    const model = new ScriptedModel({ steps: [ScriptedModel.text("a1"), ScriptedModel.text("The user asked q1; the agent answered a1.")] });
-    const app = new App({ name: "fallback", rootAgent: new LlmAgent({ name: "root", model }), eventsCompactionConfig: { compactionInterval: 1 } });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.text("a1"), ScriptedModel.text("The user asked q1; the agent answered a1.")],
+    });
+    const app = new App({
+      name: "fallback",
+      rootAgent: new LlmAgent({ name: "root", model }),
+      eventsCompactionConfig: { compactionInterval: 1 },
+    });
     const runner = new InMemoryRunner({ app });
     const session = await runner.sessionService.createSession({ appName: "fallback", userId: "u" });
     const events = await turn(runner, session.id, "q1");
@@ -49,7 +62,11 @@ describe("events compaction edge cases", () => {
 
   it("a root that is not an LlmAgent and no summarizer: nothing is compacted, no error", async () => {
     const inner = new LlmAgent({ name: "inner", model: new ScriptedModel({ steps: [ScriptedModel.text("a1")] }) });
-    const app = new App({ name: "seq", rootAgent: new SequentialAgent({ name: "pipeline", subAgents: [inner] }), eventsCompactionConfig: { compactionInterval: 1 } });
+    const app = new App({
+      name: "seq",
+      rootAgent: new SequentialAgent({ name: "pipeline", subAgents: [inner] }),
+      eventsCompactionConfig: { compactionInterval: 1 },
+    });
     const runner = new InMemoryRunner({ app });
     const session = await runner.sessionService.createSession({ appName: "seq", userId: "u" });
     const events = await turn(runner, session.id, "q1");

@@ -22,9 +22,16 @@ class StubAgent extends BaseAgent {
   protected override async *runAsyncImpl(): AsyncGenerator<Event, void, void> {}
 }
 
-async function invocation(services: { artifacts?: boolean; memory?: InMemoryMemoryService } = {}): Promise<InvocationContext> {
+async function invocation(
+  services: { artifacts?: boolean; memory?: InMemoryMemoryService } = {},
+): Promise<InvocationContext> {
   const sessionService = new InMemorySessionService();
-  const session = await sessionService.createSession({ appName: "app", userId: "ada", sessionId: "s-1", state: { topic: "ai", "user:lang": "en" } });
+  const session = await sessionService.createSession({
+    appName: "app",
+    userId: "ada",
+    sessionId: "s-1",
+    state: { topic: "ai", "user:lang": "en" },
+  });
   return new InvocationContext({
     invocationId: "e-7",
     agent: new StubAgent({ name: "helper" }),
@@ -41,7 +48,13 @@ async function invocation(services: { artifacts?: boolean; memory?: InMemoryMemo
 describe("ReadonlyContext", () => {
   it("exposes the invocation's identity and a read-only copy of the state", async () => {
     const ctx = new ReadonlyContext(await invocation());
-    expect([ctx.invocationId, ctx.agentName, ctx.appName, ctx.userId, ctx.branch]).toEqual(["e-7", "helper", "app", "ada", "root.helper"]);
+    expect([ctx.invocationId, ctx.agentName, ctx.appName, ctx.userId, ctx.branch]).toEqual([
+      "e-7",
+      "helper",
+      "app",
+      "ada",
+      "root.helper",
+    ]);
     expect(ctx.userContent).toEqual(createUserContent("hello"));
     expect(ctx.session.id).toBe("s-1");
     expect(ctx.state.get("topic")).toBe("ai");
@@ -83,7 +96,9 @@ describe("CallbackContext", () => {
     const ctx = new CallbackContext(await invocation({ artifacts: true }));
     expect(await ctx.saveArtifact("report.txt", { text: "v0" })).toBe(0);
     expect(await ctx.saveArtifact("report.txt", { text: "v1" })).toBe(1);
-    expect(await ctx.saveArtifact("user:avatar.png", { inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } })).toBe(0);
+    expect(
+      await ctx.saveArtifact("user:avatar.png", { inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } }),
+    ).toBe(0);
     expect(ctx.actions.artifactDelta).toEqual({ "report.txt": 1, "user:avatar.png": 0 });
     expect(await ctx.loadArtifact("report.txt")).toEqual({ text: "v1" });
     expect(await ctx.loadArtifact("report.txt", 0)).toEqual({ text: "v0" });
@@ -99,7 +114,9 @@ describe("CallbackContext", () => {
       userId: "ada",
       state: {},
       lastUpdateTime: 1,
-      events: [createEvent({ author: "user", timestamp: 1, content: createUserContent("my favourite colour is teal") })],
+      events: [
+        createEvent({ author: "user", timestamp: 1, content: createUserContent("my favourite colour is teal") }),
+      ],
     });
     const ctx = new CallbackContext(await invocation({ memory }));
     const result = await ctx.searchMemory("favourite colour");
@@ -118,7 +135,10 @@ describe("CallbackContext", () => {
 
 describe("ToolContext", () => {
   it("is a callback context that knows its call and the user's confirmation", async () => {
-    const ctx = new ToolContext(await invocation(), { functionCallId: "call-9", toolConfirmation: { confirmed: true, payload: { limit: 5 } } });
+    const ctx = new ToolContext(await invocation(), {
+      functionCallId: "call-9",
+      toolConfirmation: { confirmed: true, payload: { limit: 5 } },
+    });
     expect(ctx).toBeInstanceOf(CallbackContext);
     expect(ctx.functionCallId).toBe("call-9");
     expect(ctx.toolConfirmation).toEqual({ confirmed: true, payload: { limit: 5 } });
@@ -129,7 +149,9 @@ describe("ToolContext", () => {
   it("requestConfirmation records an unconfirmed request under the call id", async () => {
     const ctx = new ToolContext(await invocation(), { functionCallId: "call-9" });
     ctx.requestConfirmation({ hint: "Approve?", payload: { amount: 10 } });
-    expect(ctx.actions.requestedToolConfirmations).toEqual({ "call-9": { hint: "Approve?", confirmed: false, payload: { amount: 10 } } });
+    expect(ctx.actions.requestedToolConfirmations).toEqual({
+      "call-9": { hint: "Approve?", confirmed: false, payload: { amount: 10 } },
+    });
     const bare = new ToolContext(await invocation(), { functionCallId: "call-10" });
     bare.requestConfirmation();
     expect(bare.actions.requestedToolConfirmations).toEqual({ "call-10": { confirmed: false } });

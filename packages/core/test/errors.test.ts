@@ -21,7 +21,11 @@ describe("error classes", () => {
     [new AgentKitError("CUSTOM", "custom", { cause }), "CUSTOM", "AgentKitError"],
     [new ConfigurationError("bad config", { cause }), "CONFIGURATION_ERROR", "ConfigurationError"],
     [new SessionError("session broke", { cause }), "SESSION_ERROR", "SessionError"],
-    [new SessionNotFoundError({ appName: "app", userId: "u", sessionId: "s" }, { cause }), "SESSION_NOT_FOUND", "SessionNotFoundError"],
+    [
+      new SessionNotFoundError({ appName: "app", userId: "u", sessionId: "s" }, { cause }),
+      "SESSION_NOT_FOUND",
+      "SessionNotFoundError",
+    ],
     [new SessionAlreadyExistsError("s", { cause }), "SESSION_ALREADY_EXISTS", "SessionAlreadyExistsError"],
     [new StaleSessionError("s", "3 events appended", { cause }), "STALE_SESSION", "StaleSessionError"],
     [new LlmCallsLimitExceededError(5, { cause }), "LLM_CALLS_LIMIT_EXCEEDED", "LlmCallsLimitExceededError"],

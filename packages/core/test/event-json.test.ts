@@ -12,9 +12,18 @@ import {
 
 describe("event JSON", () => {
   it("emits the wire shape: four action maps, float seconds, no undefined members", () => {
-    const event = createEvent({ invocationId: "e-1", author: "agent", content: { role: "model", parts: [{ text: "hi" }] } });
+    const event = createEvent({
+      invocationId: "e-1",
+      author: "agent",
+      content: { role: "model", parts: [{ text: "hi" }] },
+    });
     const json = eventToJson(event);
-    expect(json.actions).toEqual({ stateDelta: {}, artifactDelta: {}, requestedAuthConfigs: {}, requestedToolConfirmations: {} });
+    expect(json.actions).toEqual({
+      stateDelta: {},
+      artifactDelta: {},
+      requestedAuthConfigs: {},
+      requestedToolConfirmations: {},
+    });
     expect(typeof json.timestamp).toBe("number");
     expect(Math.abs((json.timestamp as number) - Date.now() / 1000)).toBeLessThan(5);
     expect("branch" in json).toBe(false);
@@ -41,7 +50,10 @@ describe("event JSON", () => {
   });
 
   it("keeps user data (function args) untouched by key conversion", () => {
-    const event = eventFromJson({ author: "a", content: { parts: [{ function_call: { id: "1", name: "f", args: { snake_key: 1 } } }] } });
+    const event = eventFromJson({
+      author: "a",
+      content: { parts: [{ function_call: { id: "1", name: "f", args: { snake_key: 1 } } }] },
+    });
     expect(getFunctionCalls(event)).toEqual([{ id: "1", name: "f", args: { snake_key: 1 } }]);
   });
 
@@ -54,8 +66,14 @@ describe("event JSON", () => {
 });
 
 describe("derived event values", () => {
-  const call = createEvent({ author: "a", content: { role: "model", parts: [{ functionCall: { id: "1", name: "f", args: {} } }] } });
-  const response = createEvent({ author: "a", content: { role: "user", parts: [{ functionResponse: { id: "1", name: "f", response: {} } }] } });
+  const call = createEvent({
+    author: "a",
+    content: { role: "model", parts: [{ functionCall: { id: "1", name: "f", args: {} } }] },
+  });
+  const response = createEvent({
+    author: "a",
+    content: { role: "user", parts: [{ functionResponse: { id: "1", name: "f", response: {} } }] },
+  });
   const text = createEvent({ author: "a", content: { role: "model", parts: [{ text: "done" }] } });
 
   it("finds calls and responses", () => {
@@ -74,7 +92,10 @@ describe("derived event values", () => {
   });
 
   it("detects a trailing code execution result", () => {
-    const e = createEvent({ author: "a", content: { parts: [{ text: "x" }, { codeExecutionResult: { outcome: "OUTCOME_OK", output: "1" } }] } });
+    const e = createEvent({
+      author: "a",
+      content: { parts: [{ text: "x" }, { codeExecutionResult: { outcome: "OUTCOME_OK", output: "1" } }] },
+    });
     expect(hasTrailingCodeExecutionResult(e)).toBe(true);
     expect(isFinalResponse(e)).toBe(false);
     expect(hasTrailingCodeExecutionResult(text)).toBe(false);

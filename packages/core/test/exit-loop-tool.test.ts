@@ -1,5 +1,14 @@
 import { describe, expect, it } from "@jest/globals";
-import { BaseAgent, exitLoopTool, FunctionTool, InMemorySessionService, InvocationContext, PluginManager, ToolContext, type Event } from "../src/index.js";
+import {
+  BaseAgent,
+  exitLoopTool,
+  FunctionTool,
+  InMemorySessionService,
+  InvocationContext,
+  PluginManager,
+  ToolContext,
+  type Event,
+} from "../src/index.js";
 
 class StubAgent extends BaseAgent {
   protected override async *runAsyncImpl(): AsyncGenerator<Event, void, void> {}
@@ -19,7 +28,13 @@ describe("exitLoopTool", () => {
   it("escalates and skips summarization, returning an empty object", async () => {
     const sessionService = new InMemorySessionService();
     const session = await sessionService.createSession({ appName: "app", userId: "u" });
-    const invocation = new InvocationContext({ invocationId: "e-1", agent: new StubAgent({ name: "a" }), session, sessionService, pluginManager: new PluginManager() });
+    const invocation = new InvocationContext({
+      invocationId: "e-1",
+      agent: new StubAgent({ name: "a" }),
+      session,
+      sessionService,
+      pluginManager: new PluginManager(),
+    });
     const context = new ToolContext(invocation, { functionCallId: "c1" });
     expect(context.actions.escalate).toBeUndefined();
     expect(await exitLoopTool.runAsync({ args: {}, toolContext: context })).toEqual({});

@@ -70,14 +70,25 @@ describe("FunctionTool declaration", () => {
 
   it("declares an empty object schema when there are no parameters", () => {
     const tool = new FunctionTool({ name: "now", description: "Current time.", execute: () => "12:00" });
-    expect(tool.getDeclaration()).toEqual({ name: "now", description: "Current time.", parametersJsonSchema: { type: "object", properties: {} } });
+    expect(tool.getDeclaration()).toEqual({
+      name: "now",
+      description: "Current time.",
+      parametersJsonSchema: { type: "object", properties: {} },
+    });
   });
 
   it("returns a fresh copy of the schema so adapters may mutate it", () => {
-    const tool = new FunctionTool({ name: "t", description: "d", parameters: z.object({ a: z.string() }), execute: () => 1 });
+    const tool = new FunctionTool({
+      name: "t",
+      description: "d",
+      parameters: z.object({ a: z.string() }),
+      execute: () => 1,
+    });
     const first = tool.getDeclaration().parametersJsonSchema as { properties: Record<string, unknown> };
     first.properties.a = "broken";
-    expect((tool.getDeclaration().parametersJsonSchema as { properties: Record<string, unknown> }).properties.a).toEqual({ type: "string" });
+    expect(
+      (tool.getDeclaration().parametersJsonSchema as { properties: Record<string, unknown> }).properties.a,
+    ).toEqual({ type: "string" });
   });
 
   it("is added to a request by processLlmRequest", async () => {
@@ -99,12 +110,16 @@ describe("FunctionTool declaration", () => {
   });
 
   it("rejects non-object and unrepresentable schemas at construction", () => {
-    expect(() => new FunctionTool({ name: "t", description: "d", parameters: z.string(), execute: () => 1 })).toThrow(/object schema/);
-    expect(() => new FunctionTool({ name: "t", description: "d", parameters: z.object({ at: z.date() }), execute: () => 1 })).toThrow(
+    expect(() => new FunctionTool({ name: "t", description: "d", parameters: z.string(), execute: () => 1 })).toThrow(
+      /object schema/,
+    );
+    expect(
+      () => new FunctionTool({ name: "t", description: "d", parameters: z.object({ at: z.date() }), execute: () => 1 }),
+    ).toThrow(ConfigurationError);
+    const notObject = { type: "string" } as unknown as { type: "object" };
+    expect(() => new FunctionTool({ name: "t", description: "d", parameters: notObject, execute: () => 1 })).toThrow(
       ConfigurationError,
     );
-    const notObject = { type: "string" } as unknown as { type: "object" };
-    expect(() => new FunctionTool({ name: "t", description: "d", parameters: notObject, execute: () => 1 })).toThrow(ConfigurationError);
   });
 });
 
@@ -112,7 +127,11 @@ describe("FunctionTool.runAsync", () => {
   const weather = new FunctionTool({
     name: "get_weather",
     description: "Weather of a city.",
-    parameters: z.object({ city: z.string(), days: z.number().int().min(1).default(1), units: z.enum(["c", "f"]).optional() }),
+    parameters: z.object({
+      city: z.string(),
+      days: z.number().int().min(1).default(1),
+      units: z.enum(["c", "f"]).optional(),
+    }),
     execute: async (args) => {
       // Typed from the schema: these lines fail the typecheck if inference breaks.
       const city: string = args.city;
@@ -130,7 +149,9 @@ describe("FunctionTool.runAsync", () => {
   });
 
   it("answers invalid arguments with an error naming the fields instead of throwing", async () => {
-    const result = (await weather.runAsync({ args: { days: 0, units: "k" }, toolContext: await toolContext() })) as { error: string };
+    const result = (await weather.runAsync({ args: { days: 0, units: "k" }, toolContext: await toolContext() })) as {
+      error: string;
+    };
     expect(result.error.startsWith("Invalid arguments for tool get_weather: ")).toBe(true);
     expect(result.error).toMatch(/city: /);
     expect(result.error).toMatch(/days: /);
@@ -144,7 +165,10 @@ describe("FunctionTool.runAsync", () => {
       parameters: z.object({ items: z.array(z.object({ qty: z.number() })) }),
       execute: () => "ok",
     });
-    const result = (await tool.runAsync({ args: { items: [{ qty: 1 }, { qty: "x" }] }, toolContext: await toolContext() })) as { error: string };
+    const result = (await tool.runAsync({
+      args: { items: [{ qty: 1 }, { qty: "x" }] },
+      toolContext: await toolContext(),
+    })) as { error: string };
     expect(result.error).toMatch(/items\.1\.qty: /);
   });
 
@@ -178,13 +202,25 @@ describe("FunctionTool.runAsync", () => {
     const tool = new FunctionTool({
       name: "raw",
       description: "d",
-      parameters: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+      parameters: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        properties: { q: { type: "string" } },
+        required: ["q"],
+      },
       execute,
     });
-    expect(tool.getDeclaration().parametersJsonSchema).toEqual({ type: "object", properties: { q: { type: "string" } }, required: ["q"] });
+    expect(tool.getDeclaration().parametersJsonSchema).toEqual({
+      type: "object",
+      properties: { q: { type: "string" } },
+      required: ["q"],
+    });
     // Not validated against the schema: a missing required field reaches execute.
     expect(await tool.runAsync({ args: { other: 1 }, toolContext: await toolContext() })).toEqual({ other: 1 });
-    const bad = (await tool.runAsync({ args: [1] as unknown as Record<string, unknown>, toolContext: await toolContext() })) as { error: string };
+    const bad = (await tool.runAsync({
+      args: [1] as unknown as Record<string, unknown>,
+      toolContext: await toolContext(),
+    })) as { error: string };
     expect(bad.error).toMatch(/^Invalid arguments for tool raw: /);
     expect(execute).toHaveBeenCalledTimes(1);
   });
@@ -221,7 +257,9 @@ describe("FunctionTool confirmation", () => {
   it("returns a rejection error when the user declined", async () => {
     const { tool, execute } = makeTool(true);
     const ctx = await toolContext({ toolConfirmation: { confirmed: false } });
-    expect(await tool.runAsync({ args: { amount: 10 }, toolContext: ctx })).toEqual({ error: "This tool call is rejected." });
+    expect(await tool.runAsync({ args: { amount: 10 }, toolContext: ctx })).toEqual({
+      error: "This tool call is rejected.",
+    });
     expect(execute).not.toHaveBeenCalled();
     expect(ctx.actions.requestedToolConfirmations).toEqual({});
   });
@@ -236,7 +274,10 @@ describe("FunctionTool confirmation", () => {
   it("asks the predicate with the parsed arguments", async () => {
     const predicate = jest.fn(async (args: { amount: number }) => args.amount > 100);
     const { tool, execute } = makeTool(predicate);
-    expect(await tool.runAsync({ args: { amount: 5 }, toolContext: await toolContext() })).toEqual({ done: true, amount: 5 });
+    expect(await tool.runAsync({ args: { amount: 5 }, toolContext: await toolContext() })).toEqual({
+      done: true,
+      amount: 5,
+    });
     const ctx = await toolContext();
     expect(await tool.runAsync({ args: { amount: 500 }, toolContext: ctx })).toEqual({
       error: "This tool call requires confirmation, please approve or reject.",
@@ -264,7 +305,12 @@ describe("FunctionTool confirmation", () => {
 describe("FunctionTool in a request", () => {
   it("keeps declarations of several tools in one holder", () => {
     const a = new FunctionTool({ name: "a", description: "A", execute: () => 1 });
-    const b = new FunctionTool({ name: "b", description: "B", parameters: z.object({ x: z.boolean() }), execute: () => 2 });
+    const b = new FunctionTool({
+      name: "b",
+      description: "B",
+      parameters: z.object({ x: z.boolean() }),
+      execute: () => 2,
+    });
     const request = createLlmRequest();
     appendTools(request, [a, b]);
     expect(request.config.tools).toHaveLength(1);

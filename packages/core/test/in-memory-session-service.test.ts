@@ -5,9 +5,16 @@ import { createEvent, InMemorySessionService, SessionAlreadyExistsError, StaleSe
 describe("InMemorySessionService", () => {
   it("creates, scopes state and rejects duplicates", async () => {
     const service = new InMemorySessionService();
-    const s = await service.createSession({ appName: "a", userId: "u", sessionId: "s1", state: { k: 1, "app:x": 2, "user:y": 3, "temp:z": 4 } });
+    const s = await service.createSession({
+      appName: "a",
+      userId: "u",
+      sessionId: "s1",
+      state: { k: 1, "app:x": 2, "user:y": 3, "temp:z": 4 },
+    });
     expect(s.state).toEqual({ k: 1, "app:x": 2, "user:y": 3 });
-    await expect(service.createSession({ appName: "a", userId: "u", sessionId: "s1" })).rejects.toBeInstanceOf(SessionAlreadyExistsError);
+    await expect(service.createSession({ appName: "a", userId: "u", sessionId: "s1" })).rejects.toBeInstanceOf(
+      SessionAlreadyExistsError,
+    );
     const other = await service.createSession({ appName: "a", userId: "v" });
     expect(other.state).toEqual({ "app:x": 2 });
   });
@@ -17,13 +24,17 @@ describe("InMemorySessionService", () => {
     const s = await service.createSession({ appName: "a", userId: "u", sessionId: "s1" });
     const stale = structuredClone(s);
     await Promise.all(
-      Array.from({ length: 20 }, (_, i) => service.appendEvent({ session: s, event: createEvent({ author: "x", actions: { stateDelta: { n: i } } }) })),
+      Array.from({ length: 20 }, (_, i) =>
+        service.appendEvent({ session: s, event: createEvent({ author: "x", actions: { stateDelta: { n: i } } }) }),
+      ),
     );
     const loaded = await service.getSession({ appName: "a", userId: "u", sessionId: "s1" });
     expect(loaded?.events).toHaveLength(20);
     expect(loaded?.state.n).toBe(19);
     expect(loaded?.lastUpdateTime).toBe(s.lastUpdateTime);
-    await expect(service.appendEvent({ session: stale, event: createEvent({ author: "x" }) })).rejects.toBeInstanceOf(StaleSessionError);
+    await expect(service.appendEvent({ session: stale, event: createEvent({ author: "x" }) })).rejects.toBeInstanceOf(
+      StaleSessionError,
+    );
     expect((await service.getSession({ appName: "a", userId: "u", sessionId: "s1" }))?.events).toHaveLength(20);
   });
 });

@@ -1,11 +1,26 @@
 import { describe, expect, it } from "@jest/globals";
 import { z } from "zod";
-import { FunctionTool, InMemoryRunner, LiveRequestQueue, LlmAgent, RunAbortedError, SequentialAgent, type Event } from "../src/index.js";
+import {
+  FunctionTool,
+  InMemoryRunner,
+  LiveRequestQueue,
+  LlmAgent,
+  RunAbortedError,
+  SequentialAgent,
+  type Event,
+} from "../src/index.js";
 import { ScriptedLiveModel, ScriptedModel } from "../src/testing/index.js";
 import { userText } from "./runner-fixtures/test-agents.js";
 
 const text = (t: string, extra = {}) => ({ content: { role: "model", parts: [{ text: t }] }, ...extra });
-const textOf = (e: Event) => e.content?.parts?.map((p) => p.text ?? (p.functionCall ? `call:${p.functionCall.name}` : p.functionResponse ? `resp:${p.functionResponse.name}` : "")).join("");
+const textOf = (e: Event) =>
+  e.content?.parts
+    ?.map(
+      (p) =>
+        p.text ??
+        (p.functionCall ? `call:${p.functionCall.name}` : p.functionResponse ? `resp:${p.functionResponse.name}` : ""),
+    )
+    .join("");
 
 async function setup(agent: LlmAgent | SequentialAgent) {
   const runner = new InMemoryRunner({ agent, appName: "app" });
@@ -96,7 +111,14 @@ describe("live (BIDI) runs", () => {
     });
     const model = new ScriptedLiveModel({
       replies: [
-        [{ content: { role: "model", parts: [{ functionCall: { id: "c1", name: "get_weather", args: { city: "Oslo" } } }] } }],
+        [
+          {
+            content: {
+              role: "model",
+              parts: [{ functionCall: { id: "c1", name: "get_weather", args: { city: "Oslo" } } }],
+            },
+          },
+        ],
         (input) => {
           const resp = input.kind === "content" ? input.content.parts?.[0]?.functionResponse : undefined;
           return [text(`It is ${String((resp?.response as { forecast?: string })?.forecast)}`), { turnComplete: true }];
@@ -114,7 +136,10 @@ describe("live (BIDI) runs", () => {
     expect(calls).toEqual(["Oslo"]);
     expect(events.map(textOf)).toEqual(["call:get_weather", "resp:get_weather", "It is sunny", undefined]);
     const sent = model.lastConnection!.contents;
-    expect(sent[1]).toEqual({ role: "user", parts: [{ functionResponse: { id: "c1", name: "get_weather", response: { forecast: "sunny" } } }] });
+    expect(sent[1]).toEqual({
+      role: "user",
+      parts: [{ functionResponse: { id: "c1", name: "get_weather", response: { forecast: "sunny" } } }],
+    });
     const session = await stored();
     expect(session.state.last_city).toBe("Oslo");
     // The tool response is stored once (by the flow's event), not again as a user message.
@@ -138,7 +163,9 @@ describe("live (BIDI) runs", () => {
     queue.sendContent(userText("hi"));
     const controller = new AbortController();
     const started = Date.now();
-    await expect(runLive(runner, queue, () => setTimeout(() => controller.abort(), 10), controller.signal)).rejects.toBeInstanceOf(RunAbortedError);
+    await expect(
+      runLive(runner, queue, () => setTimeout(() => controller.abort(), 10), controller.signal),
+    ).rejects.toBeInstanceOf(RunAbortedError);
     expect(Date.now() - started).toBeLessThan(1_000);
     await new Promise((r) => setTimeout(r, 20));
     expect(model.lastConnection!.closed).toBe(true);

@@ -19,8 +19,19 @@ import { Harness, texts } from "./flows/helpers.js";
 
 describe("LlmAgent basics", () => {
   it("answers with the model's text and records the request", async () => {
-    const model = new ScriptedModel({ steps: [ScriptedModel.text("Hello!", { usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 } })] });
-    const agent = new LlmAgent({ name: "helper", model, instruction: "Be brief.", generateContentConfig: { temperature: 0.2 } });
+    const model = new ScriptedModel({
+      steps: [
+        ScriptedModel.text("Hello!", {
+          usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 },
+        }),
+      ],
+    });
+    const agent = new LlmAgent({
+      name: "helper",
+      model,
+      instruction: "Be brief.",
+      generateContentConfig: { temperature: 0.2 },
+    });
     const h = await Harness.create();
     const events = await h.run(agent, "hi");
     expect(events).toHaveLength(1);
@@ -40,12 +51,24 @@ describe("LlmAgent basics", () => {
 
   it("passes finishReason, metadata and merges run customMetadata", async () => {
     const model = new ScriptedModel({
-      steps: [ScriptedModel.text("x", { finishReason: "STOP", groundingMetadata: { g: 1 }, customMetadata: { m: 1 }, avgLogprobs: -0.5 })],
+      steps: [
+        ScriptedModel.text("x", {
+          finishReason: "STOP",
+          groundingMetadata: { g: 1 },
+          customMetadata: { m: 1 },
+          avgLogprobs: -0.5,
+        }),
+      ],
     });
     const agent = new LlmAgent({ name: "a", model });
     const h = await Harness.create();
     const [event] = await h.run(agent, "q", { runConfig: { customMetadata: { run: "r", m: 0 } } });
-    expect(event).toMatchObject({ finishReason: "STOP", groundingMetadata: { g: 1 }, customMetadata: { run: "r", m: 1 }, avgLogprobs: -0.5 });
+    expect(event).toMatchObject({
+      finishReason: "STOP",
+      groundingMetadata: { g: 1 },
+      customMetadata: { run: "r", m: 1 },
+      avgLogprobs: -0.5,
+    });
   });
 
   it("inherits the model of the nearest LlmAgent ancestor", async () => {
@@ -78,10 +101,18 @@ describe("LlmAgent basics", () => {
 
   it("rejects generateContentConfig fields the agent owns and invalid options", () => {
     const model = new ScriptedModel();
-    expect(() => new LlmAgent({ name: "a", model, generateContentConfig: { tools: [] } })).toThrow(/generateContentConfig.tools/);
-    expect(() => new LlmAgent({ name: "a", model, generateContentConfig: { systemInstruction: "x" } })).toThrow(/systemInstruction/);
-    expect(() => new LlmAgent({ name: "a", model, generateContentConfig: { responseSchema: {} } })).toThrow(/responseSchema/);
-    expect(() => new LlmAgent({ name: "a", model, includeContents: "all" as IncludeContents })).toThrow(ConfigurationError);
+    expect(() => new LlmAgent({ name: "a", model, generateContentConfig: { tools: [] } })).toThrow(
+      /generateContentConfig.tools/,
+    );
+    expect(() => new LlmAgent({ name: "a", model, generateContentConfig: { systemInstruction: "x" } })).toThrow(
+      /systemInstruction/,
+    );
+    expect(() => new LlmAgent({ name: "a", model, generateContentConfig: { responseSchema: {} } })).toThrow(
+      /responseSchema/,
+    );
+    expect(() => new LlmAgent({ name: "a", model, includeContents: "all" as IncludeContents })).toThrow(
+      ConfigurationError,
+    );
     expect(() => new LlmAgent({ name: "a", model, outputSchema: z.string() })).toThrow(/must describe an object/);
     expect(IncludeContents).toEqual({ DEFAULT: "default", NONE: "none" });
   });
@@ -148,7 +179,11 @@ describe("outputKey and outputSchema", () => {
     await h.run(agent, "q");
     const req = model.requests[0]!;
     expect(req.config.responseMimeType).toBe("application/json");
-    expect(req.config.responseJsonSchema).toMatchObject({ type: "object", properties: { city: { type: "string" } }, required: ["city", "population"] });
+    expect(req.config.responseJsonSchema).toMatchObject({
+      type: "object",
+      properties: { city: { type: "string" } },
+      required: ["city", "population"],
+    });
     expect(req.toolNames).toEqual([]);
     expect(h.session.state.out).toEqual({ city: "Paris", population: 2 });
   });
@@ -277,12 +312,18 @@ describe("model errors", () => {
 describe("limits and cancellation", () => {
   it("throws LlmCallsLimitExceededError past runConfig.maxLlmCalls", async () => {
     const model = new ScriptedModel({
-      steps: [ScriptedModel.functionCall("transfer_to_agent", { agent_name: "b" }), ScriptedModel.text("b answers"), ScriptedModel.text("never")],
+      steps: [
+        ScriptedModel.functionCall("transfer_to_agent", { agent_name: "b" }),
+        ScriptedModel.text("b answers"),
+        ScriptedModel.text("never"),
+      ],
     });
     const b = new LlmAgent({ name: "b" });
     const agent = new LlmAgent({ name: "a", model, subAgents: [b] });
     const h = await Harness.create();
-    await expect(h.run(agent, "hi", { runConfig: { maxLlmCalls: 1 } })).rejects.toBeInstanceOf(LlmCallsLimitExceededError);
+    await expect(h.run(agent, "hi", { runConfig: { maxLlmCalls: 1 } })).rejects.toBeInstanceOf(
+      LlmCallsLimitExceededError,
+    );
     expect(model.requests).toHaveLength(1);
   });
 
@@ -302,7 +343,9 @@ describe("limits and cancellation", () => {
     const controller = new AbortController();
     controller.abort();
     const h = await Harness.create();
-    await expect(h.run(new LlmAgent({ name: "a", model }), "hi", { signal: controller.signal })).rejects.toBeInstanceOf(RunAbortedError);
+    await expect(h.run(new LlmAgent({ name: "a", model }), "hi", { signal: controller.signal })).rejects.toBeInstanceOf(
+      RunAbortedError,
+    );
     expect(model.requests).toHaveLength(0);
   });
 });
@@ -310,12 +353,27 @@ describe("limits and cancellation", () => {
 describe("instructions in the request", () => {
   it("puts the global instruction (root's only) first, then the instruction, then identity", async () => {
     const model = new ScriptedModel({ steps: [ScriptedModel.text("ok")] });
-    const child = new LlmAgent({ name: "child", description: "Knows things.", instruction: "Child rules.", globalInstruction: "ignored" });
-    const root = new LlmAgent({ name: "root", model, globalInstruction: "Global {topic}.", subAgents: [child], disallowTransferToPeers: true });
+    const child = new LlmAgent({
+      name: "child",
+      description: "Knows things.",
+      instruction: "Child rules.",
+      globalInstruction: "ignored",
+    });
+    const root = new LlmAgent({
+      name: "root",
+      model,
+      globalInstruction: "Global {topic}.",
+      subAgents: [child],
+      disallowTransferToPeers: true,
+    });
     const h = await Harness.create({ topic: "cats" });
     await h.run(child, "hi");
     const si = getSystemInstructionText(model.requests[0] as unknown as LlmRequest);
-    expect(si.startsWith('Global cats.\n\nChild rules.\n\nYou are an agent. Your internal name is "child". The description about you is "Knows things."')).toBe(true);
+    expect(
+      si.startsWith(
+        'Global cats.\n\nChild rules.\n\nYou are an agent. Your internal name is "child". The description about you is "Knows things."',
+      ),
+    ).toBe(true);
     expect(si).not.toContain("ignored");
     expect(root.subAgents).toEqual([child]);
   });

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "@jest/globals";
 import { z } from "zod";
-import { appendInstructions, appendTools, createLlmRequest, FunctionTool, getSystemInstructionText, setOutputSchema, BaseTool } from "../src/index.js";
+import {
+  appendInstructions,
+  appendTools,
+  createLlmRequest,
+  FunctionTool,
+  getSystemInstructionText,
+  setOutputSchema,
+  BaseTool,
+} from "../src/index.js";
 
 describe("appendInstructions", () => {
   it("joins instructions with blank lines and skips empty ones", () => {
@@ -14,7 +22,9 @@ describe("appendInstructions", () => {
   });
 
   it("extends a Content system instruction", () => {
-    const request = createLlmRequest({ config: { systemInstruction: { parts: [{ text: "Part one. " }, { text: "Part two." }] } } });
+    const request = createLlmRequest({
+      config: { systemInstruction: { parts: [{ text: "Part one. " }, { text: "Part two." }] } },
+    });
     expect(getSystemInstructionText(request)).toBe("Part one. Part two.");
     appendInstructions(request, ["Three."]);
     expect(request.config.systemInstruction).toBe("Part one. Part two.\n\nThree.");
@@ -34,7 +44,12 @@ describe("appendTools", () => {
 
   it("records tools by name and adds declarations to one functionDeclarations holder", () => {
     const a = new FunctionTool({ name: "a", description: "A", execute: () => 1 });
-    const b = new FunctionTool({ name: "b", description: "B", parameters: z.object({ q: z.string() }), execute: () => 2 });
+    const b = new FunctionTool({
+      name: "b",
+      description: "B",
+      parameters: z.object({ q: z.string() }),
+      execute: () => 2,
+    });
     const request = createLlmRequest({ config: { tools: [{ googleSearch: {} }] } });
     appendTools(request, [a]);
     appendTools(request, [b]);

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "@jest/globals";
 import { z } from "zod";
-import { BaseAgent, FunctionTool, InMemorySessionService, InvocationContext, LongRunningFunctionTool, PluginManager, ToolContext, type Event } from "../src/index.js";
+import {
+  BaseAgent,
+  FunctionTool,
+  InMemorySessionService,
+  InvocationContext,
+  LongRunningFunctionTool,
+  PluginManager,
+  ToolContext,
+  type Event,
+} from "../src/index.js";
 
 class StubAgent extends BaseAgent {
   protected override async *runAsyncImpl(): AsyncGenerator<Event, void, void> {}
@@ -41,8 +50,17 @@ describe("LongRunningFunctionTool", () => {
   it("runs like a function tool and returns the intermediate result", async () => {
     const sessionService = new InMemorySessionService();
     const session = await sessionService.createSession({ appName: "app", userId: "u" });
-    const invocation = new InvocationContext({ invocationId: "e-1", agent: new StubAgent({ name: "a" }), session, sessionService, pluginManager: new PluginManager() });
-    const result = await tool.runAsync({ args: { amount: 30, purpose: "taxi" }, toolContext: new ToolContext(invocation, { functionCallId: "c1" }) });
+    const invocation = new InvocationContext({
+      invocationId: "e-1",
+      agent: new StubAgent({ name: "a" }),
+      session,
+      sessionService,
+      pluginManager: new PluginManager(),
+    });
+    const result = await tool.runAsync({
+      args: { amount: 30, purpose: "taxi" },
+      toolContext: new ToolContext(invocation, { functionCallId: "c1" }),
+    });
     expect(result).toEqual({ status: "pending", ticketId: "ticket-30", purpose: "taxi" });
   });
 });

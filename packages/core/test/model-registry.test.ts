@@ -35,7 +35,9 @@ describe("ModelRegistry", () => {
   });
 
   it("throws a ConfigurationError listing the patterns for an unknown name", () => {
-    const registry = new ModelRegistry().register(/^gemini-/, (n) => new ScriptedModel({ model: n })).register(/^gpt-/, (n) => new ScriptedModel({ model: n }));
+    const registry = new ModelRegistry()
+      .register(/^gemini-/, (n) => new ScriptedModel({ model: n }))
+      .register(/^gpt-/, (n) => new ScriptedModel({ model: n }));
     expect(() => registry.resolve("llama-3")).toThrow(ConfigurationError);
     expect(() => registry.resolve("llama-3")).toThrow(/"llama-3".*\/\^gpt-\/, \/\^gemini-\//);
     expect(() => new ModelRegistry().resolve("x")).toThrow(/\(none registered\)/);

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "@jest/globals";
-import { AgentKitError, BasePlugin, ConfigurationError, createTextContent, PluginError, PluginManager, type Content, type InvocationContext } from "../src/index.js";
+import {
+  AgentKitError,
+  BasePlugin,
+  ConfigurationError,
+  createTextContent,
+  PluginError,
+  PluginManager,
+  type Content,
+  type InvocationContext,
+} from "../src/index.js";
 
 // Hooks under test ignore their argument; a cast keeps the tests free of a full invocation.
 const invocationContext = {} as InvocationContext;

@@ -16,7 +16,8 @@ import { collect } from "./runner-fixtures/test-agents.js";
 
 async function setup(runner: InMemoryRunner) {
   await runner.sessionService.createSession({ appName: runner.appName, userId: "u", sessionId: "s" });
-  return async () => (await runner.sessionService.getSession({ appName: runner.appName, userId: "u", sessionId: "s" }))!;
+  return async () =>
+    (await runner.sessionService.getSession({ appName: runner.appName, userId: "u", sessionId: "s" }))!;
 }
 const textOf = (e: Event) => e.content?.parts?.map((p) => p.text ?? "").join("") ?? "";
 
@@ -25,7 +26,9 @@ describe("Runner with LlmAgent", () => {
     const tool = { calls: 0 };
     const { FunctionTool } = await import("../src/index.js");
     const lookup = new FunctionTool({ name: "lookup", description: "x", execute: () => ({ n: ++tool.calls }) });
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("lookup", {}, "c1"), ScriptedModel.text("too late")] });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("lookup", {}, "c1"), ScriptedModel.text("too late")],
+    });
     const slow = new ScriptedModel({ delayMs: 3_000, steps: [] });
     // First call answers at once; the second one is slow.
     const agent = new LlmAgent({
@@ -48,7 +51,13 @@ describe("Runner with LlmAgent", () => {
     setTimeout(() => controller.abort(), 50);
     await expect(
       (async () => {
-        for await (const e of runner.runAsync({ userId: "u", sessionId: "s", newMessage: "go", signal: controller.signal })) seen.push(e);
+        for await (const e of runner.runAsync({
+          userId: "u",
+          sessionId: "s",
+          newMessage: "go",
+          signal: controller.signal,
+        }))
+          seen.push(e);
       })(),
     ).rejects.toBeInstanceOf(RunAbortedError);
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -63,9 +72,9 @@ describe("Runner with LlmAgent", () => {
     const runner = new InMemoryRunner({ agent: new LlmAgent({ name: "root", model }) });
     const stored = await setup(runner);
     const started = Date.now();
-    await expect(collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "go", signal: AbortSignal.timeout(40) }))).rejects.toBeInstanceOf(
-      RunAbortedError,
-    );
+    await expect(
+      collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "go", signal: AbortSignal.timeout(40) })),
+    ).rejects.toBeInstanceOf(RunAbortedError);
     expect(Date.now() - started).toBeLessThan(1_000);
     await new Promise((r) => setTimeout(r, 20));
     expect((await stored()).events.map((e) => e.author)).toEqual(["user"]);
@@ -75,7 +84,14 @@ describe("Runner with LlmAgent", () => {
     const model = new ScriptedModel({ steps: [{ chunks: ["Hel", "lo"] }] });
     const runner = new InMemoryRunner({ agent: new LlmAgent({ name: "root", model }) });
     const stored = await setup(runner);
-    const events = await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "hi", runConfig: { streamingMode: StreamingMode.SSE } }));
+    const events = await collect(
+      runner.runAsync({
+        userId: "u",
+        sessionId: "s",
+        newMessage: "hi",
+        runConfig: { streamingMode: StreamingMode.SSE },
+      }),
+    );
     expect(events.map((e) => [textOf(e), e.partial ?? false])).toEqual([
       ["Hel", true],
       ["lo", true],
@@ -85,9 +101,14 @@ describe("Runner with LlmAgent", () => {
   });
 
   it("runs a SequentialAgent live, one sub-agent after the other", async () => {
-    const m1 = new ScriptedLiveModel({ replies: [[{ content: { role: "model", parts: [{ text: "first" }] }, turnComplete: true }]] });
+    const m1 = new ScriptedLiveModel({
+      replies: [[{ content: { role: "model", parts: [{ text: "first" }] }, turnComplete: true }]],
+    });
     const m2 = new ScriptedLiveModel();
-    const seq = new SequentialAgent({ name: "seq", subAgents: [new LlmAgent({ name: "one", model: m1 }), new LlmAgent({ name: "two", model: m2 })] });
+    const seq = new SequentialAgent({
+      name: "seq",
+      subAgents: [new LlmAgent({ name: "one", model: m1 }), new LlmAgent({ name: "two", model: m2 })],
+    });
     const runner = new InMemoryRunner({ agent: seq });
     await setup(runner);
     const queue = new LiveRequestQueue();
@@ -128,15 +149,23 @@ describe("events compaction", () => {
       },
     };
     const model = new ScriptedModel({ steps: ["a1", "a2", "a3", "a4"].map((t) => ScriptedModel.text(t)) });
-    const app = new App({ name: "compacting", rootAgent: new LlmAgent({ name: "root", model }), eventsCompactionConfig: { compactionInterval: 2, overlapSize: 1, summarizer } });
+    const app = new App({
+      name: "compacting",
+      rootAgent: new LlmAgent({ name: "root", model }),
+      eventsCompactionConfig: { compactionInterval: 2, overlapSize: 1, summarizer },
+    });
     const runner = new InMemoryRunner({ app });
     const stored = await setup(runner);
-    for (const q of ["q1", "q2", "q3", "q4"]) await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: q }));
+    for (const q of ["q1", "q2", "q3", "q4"])
+      await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: q }));
     expect(windows).toEqual([
       ["q1", "a1", "q2", "a2"],
       ["q2", "a2", "q3", "a3", "q4", "a4"],
     ]);
     const compactions = (await stored()).events.filter((e) => e.actions.compaction);
-    expect(compactions.map((e) => e.actions.compaction!.compactedContent.parts?.[0]?.text)).toEqual(["summary of 4", "summary of 6"]);
+    expect(compactions.map((e) => e.actions.compaction!.compactedContent.parts?.[0]?.text)).toEqual([
+      "summary of 4",
+      "summary of 6",
+    ]);
   });
 });

@@ -7,8 +7,13 @@ describe("Runner plugin hooks", () => {
   it("fire in ADK's order over a run with one tool call", async () => {
     const recorder = new RecordingPlugin();
     const tool = new FunctionTool({ name: "lookup", description: "Looks up", execute: () => ({ value: 42 }) });
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("lookup", {}, "c1"), ScriptedModel.text("it is 42")] });
-    const runner = new InMemoryRunner({ agent: new LlmAgent({ name: "root", model, tools: [tool] }), plugins: [recorder] });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("lookup", {}, "c1"), ScriptedModel.text("it is 42")],
+    });
+    const runner = new InMemoryRunner({
+      agent: new LlmAgent({ name: "root", model, tools: [tool] }),
+      plugins: [recorder],
+    });
     await runner.sessionService.createSession({ appName: "InMemoryRunner", userId: "u", sessionId: "s" });
     const events = await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "what is it?" }));
     expect(events).toHaveLength(3);
@@ -44,11 +49,21 @@ describe("CallbackContext.modelResponseEventId", () => {
       }
     }
     const tool = new FunctionTool({ name: "lookup", description: "Looks up", execute: () => ({ value: 42 }) });
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("lookup", {}, "c1"), { chunks: ["it is ", "42"] }] });
-    const runner = new InMemoryRunner({ agent: new LlmAgent({ name: "root", model, tools: [tool] }), plugins: [new IdPlugin()] });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("lookup", {}, "c1"), { chunks: ["it is ", "42"] }],
+    });
+    const runner = new InMemoryRunner({
+      agent: new LlmAgent({ name: "root", model, tools: [tool] }),
+      plugins: [new IdPlugin()],
+    });
     await runner.sessionService.createSession({ appName: "InMemoryRunner", userId: "u", sessionId: "s" });
     const events = await collect(
-      runner.runAsync({ userId: "u", sessionId: "s", newMessage: "what is it?", runConfig: { streamingMode: StreamingMode.SSE } }),
+      runner.runAsync({
+        userId: "u",
+        sessionId: "s",
+        newMessage: "what is it?",
+        runConfig: { streamingMode: StreamingMode.SSE },
+      }),
     );
     const modelEvents = events.filter((e) => e.content?.role === "model");
     // call event, two partial chunks, the final text

@@ -26,9 +26,14 @@ async function setup(agent: ScriptAgent, plugins: BasePlugin[] = []) {
 
 describe("Runner.runAsync", () => {
   it("appends the user event with its stateDelta under the run's invocation id, then persists events in order", async () => {
-    const agent = new ScriptAgent({ name: "root", steps: [say("one", { actions: { stateDelta: { a: 1 } } }), say("two")] });
+    const agent = new ScriptAgent({
+      name: "root",
+      steps: [say("one", { actions: { stateDelta: { a: 1 } } }), say("two")],
+    });
     const { runner, stored } = await setup(agent);
-    const events = await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: userText("hi"), stateDelta: { mood: "ok" } }));
+    const events = await collect(
+      runner.runAsync({ userId: "u", sessionId: "s", newMessage: userText("hi"), stateDelta: { mood: "ok" } }),
+    );
 
     expect(events.map((e) => e.content?.parts?.[0]?.text)).toEqual(["one", "two"]);
     const session = await stored();
@@ -44,7 +49,10 @@ describe("Runner.runAsync", () => {
   });
 
   it("persists each event before the agent continues", async () => {
-    const agent = new ScriptAgent({ name: "root", steps: [say("one", { actions: { stateDelta: { a: 1 } } }), say("two")] });
+    const agent = new ScriptAgent({
+      name: "root",
+      steps: [say("one", { actions: { stateDelta: { a: 1 } } }), say("two")],
+    });
     const { runner } = await setup(agent);
     await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "hi" }));
     expect(agent.seen[0]!.eventCount).toBe(1); // only the user event
@@ -58,7 +66,11 @@ describe("Runner.runAsync", () => {
         super("stamp");
       }
       override onEventCallback({ event }: { event: Event }) {
-        return { ...event, customMetadata: { stamped: true }, content: { role: "model", parts: [{ text: "modified" }] } };
+        return {
+          ...event,
+          customMetadata: { stamped: true },
+          content: { role: "model", parts: [{ text: "modified" }] },
+        };
       }
     }
     const agent = new ScriptAgent({ name: "root", steps: [say("original")] });
@@ -87,7 +99,14 @@ describe("Runner.runAsync", () => {
     }
     const agent = new Peek({ name: "root", steps: [say("x", { customMetadata: { own: 1 } })] });
     const { runner, stored } = await setup(agent, [new Rewrite()]);
-    const events = await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "original", runConfig: { customMetadata: { run: "r1", own: 0 } } }));
+    const events = await collect(
+      runner.runAsync({
+        userId: "u",
+        sessionId: "s",
+        newMessage: "original",
+        runConfig: { customMetadata: { run: "r1", own: 0 } },
+      }),
+    );
     expect(seenUserContent).toEqual(userText("rewritten"));
     const session = await stored();
     expect(session.events[0]!.content).toEqual(userText("rewritten"));
@@ -119,8 +138,12 @@ describe("Runner.runAsync", () => {
   it("throws SessionNotFoundError for a missing session unless autoCreateSession", async () => {
     const agent = new ScriptAgent({ name: "root", steps: [say("hello")] });
     const { runner, sessionService } = await setup(agent);
-    await expect(collect(runner.runAsync({ userId: "u", sessionId: "nope", newMessage: "hi" }))).rejects.toBeInstanceOf(SessionNotFoundError);
-    const events = await collect(runner.runAsync({ userId: "u", sessionId: "fresh", newMessage: "hi", runConfig: { autoCreateSession: true } }));
+    await expect(collect(runner.runAsync({ userId: "u", sessionId: "nope", newMessage: "hi" }))).rejects.toBeInstanceOf(
+      SessionNotFoundError,
+    );
+    const events = await collect(
+      runner.runAsync({ userId: "u", sessionId: "fresh", newMessage: "hi", runConfig: { autoCreateSession: true } }),
+    );
     expect(events).toHaveLength(1);
     const created = await sessionService.getSession({ appName: "app", userId: "u", sessionId: "fresh" });
     expect(created?.events.map((e) => e.author)).toEqual(["user", "root"]);
@@ -132,7 +155,14 @@ describe("Runner.runAsync", () => {
       steps: [say("He", { partial: true }), say("llo", { partial: true }), say("Hello")],
     });
     const { runner, stored } = await setup(agent);
-    const events = await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "hi", runConfig: { streamingMode: StreamingMode.SSE } }));
+    const events = await collect(
+      runner.runAsync({
+        userId: "u",
+        sessionId: "s",
+        newMessage: "hi",
+        runConfig: { streamingMode: StreamingMode.SSE },
+      }),
+    );
     expect(events.map((e) => [e.content?.parts?.[0]?.text, e.partial ?? false])).toEqual([
       ["He", true],
       ["llo", true],
@@ -150,7 +180,12 @@ describe("Runner.runAsync", () => {
     const seen: Event[] = [];
     const started = Date.now();
     const run = (async () => {
-      for await (const e of runner.runAsync({ userId: "u", sessionId: "s", newMessage: "hi", signal: controller.signal })) {
+      for await (const e of runner.runAsync({
+        userId: "u",
+        sessionId: "s",
+        newMessage: "hi",
+        signal: controller.signal,
+      })) {
         seen.push(e);
         setTimeout(() => controller.abort(), 20);
       }
@@ -167,9 +202,17 @@ describe("Runner.runAsync", () => {
   it("stops promptly on abort even when the agent ignores the signal", async () => {
     class Deaf extends ScriptAgent {
       protected override async *runAsyncImpl(ctx: InvocationContext) {
-        yield createEvent({ author: this.name, invocationId: ctx.invocationId, content: { role: "model", parts: [{ text: "a" }] } });
+        yield createEvent({
+          author: this.name,
+          invocationId: ctx.invocationId,
+          content: { role: "model", parts: [{ text: "a" }] },
+        });
         await new Promise((r) => setTimeout(r, 300)); // ignores ctx.signal
-        yield createEvent({ author: this.name, invocationId: ctx.invocationId, content: { role: "model", parts: [{ text: "b" }] } });
+        yield createEvent({
+          author: this.name,
+          invocationId: ctx.invocationId,
+          content: { role: "model", parts: [{ text: "b" }] },
+        });
       }
     }
     const agent = new Deaf({ name: "root" });
@@ -188,9 +231,9 @@ describe("Runner.runAsync", () => {
   it("rejects a run whose signal is already aborted without touching the session", async () => {
     const agent = new ScriptAgent({ name: "root", steps: [say("x")] });
     const { runner, stored } = await setup(agent);
-    await expect(collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "hi", signal: AbortSignal.abort() }))).rejects.toBeInstanceOf(
-      RunAbortedError,
-    );
+    await expect(
+      collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "hi", signal: AbortSignal.abort() })),
+    ).rejects.toBeInstanceOf(RunAbortedError);
     expect((await stored()).events).toHaveLength(0);
   });
 
@@ -226,11 +269,24 @@ describe("Runner.runAsync", () => {
     const runner = new InMemoryRunner({ agent, appName: "app" });
     await runner.sessionService.createSession({ appName: "app", userId: "u", sessionId: "s" });
     const data = Buffer.from("hello").toString("base64");
-    const message: Content = { role: "user", parts: [{ text: "see" }, { inlineData: { mimeType: "text/plain", data } }] };
-    const events = await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: message, runConfig: { saveInputBlobsAsArtifacts: true } }));
+    const message: Content = {
+      role: "user",
+      parts: [{ text: "see" }, { inlineData: { mimeType: "text/plain", data } }],
+    };
+    const events = await collect(
+      runner.runAsync({
+        userId: "u",
+        sessionId: "s",
+        newMessage: message,
+        runConfig: { saveInputBlobsAsArtifacts: true },
+      }),
+    );
     const filename = `artifact_${events[0]!.invocationId}_1`;
     const session = (await runner.sessionService.getSession({ appName: "app", userId: "u", sessionId: "s" }))!;
-    expect(session.events[0]!.content?.parts).toEqual([{ text: "see" }, { text: `Uploaded file: ${filename}. It is saved into artifacts` }]);
+    expect(session.events[0]!.content?.parts).toEqual([
+      { text: "see" },
+      { text: `Uploaded file: ${filename}. It is saved into artifacts` },
+    ]);
     expect(session.events[0]!.actions.artifactDelta).toEqual({ [filename]: 0 });
     const saved = await runner.artifactService.loadArtifact({ appName: "app", userId: "u", sessionId: "s", filename });
     expect(saved?.inlineData?.data).toBe(data);
@@ -241,7 +297,11 @@ describe("Runner.runAsync", () => {
 describe("Runner construction and close", () => {
   it("runs an App with its plugins and validates the app name", async () => {
     const recorder = new RecordingPlugin();
-    const app = new App({ name: "my_app", rootAgent: new ScriptAgent({ name: "root", steps: [say("x")] }), plugins: [recorder] });
+    const app = new App({
+      name: "my_app",
+      rootAgent: new ScriptAgent({ name: "root", steps: [say("x")] }),
+      plugins: [recorder],
+    });
     const runner = new InMemoryRunner({ app });
     expect(runner.appName).toBe("my_app");
     await runner.sessionService.createSession({ appName: "my_app", userId: "u", sessionId: "s" });
@@ -250,11 +310,21 @@ describe("Runner construction and close", () => {
     expect(() => new App({ name: "my-app", rootAgent: new ScriptAgent({ name: "r2" }) })).toThrow(ConfigurationError);
     expect(() => new App({ name: "1app", rootAgent: new ScriptAgent({ name: "r3" }) })).toThrow(ConfigurationError);
     expect(
-      () => new App({ name: "ok", rootAgent: new ScriptAgent({ name: "r4" }), eventsCompactionConfig: { compactionInterval: 0, overlapSize: 0 } }),
+      () =>
+        new App({
+          name: "ok",
+          rootAgent: new ScriptAgent({ name: "r4" }),
+          eventsCompactionConfig: { compactionInterval: 0, overlapSize: 0 },
+        }),
     ).toThrow(ConfigurationError);
-    expect(() => new Runner({ app, agent: new ScriptAgent({ name: "r5" }), sessionService: new InMemorySessionService() } as never)).toThrow(
-      ConfigurationError,
-    );
+    expect(
+      () =>
+        new Runner({
+          app,
+          agent: new ScriptAgent({ name: "r5" }),
+          sessionService: new InMemorySessionService(),
+        } as never),
+    ).toThrow(ConfigurationError);
   });
 
   it("close() closes plugins and every agent once, is idempotent, and refuses new runs", async () => {
@@ -268,6 +338,8 @@ describe("Runner construction and close", () => {
     expect(recorder.closed).toBe(1);
     expect(root.closed).toBe(1);
     expect(child.closed).toBe(1);
-    await expect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "hi" }).next()).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "hi" }).next()).rejects.toBeInstanceOf(
+      ConfigurationError,
+    );
   });
 });

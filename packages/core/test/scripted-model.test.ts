@@ -1,8 +1,21 @@
 import { describe, expect, it } from "@jest/globals";
-import { AgentKitError, appendTools, createLlmRequest, createUserContent, FunctionTool, type LlmRequest, type LlmResponse } from "../src/index.js";
+import {
+  AgentKitError,
+  appendTools,
+  createLlmRequest,
+  createUserContent,
+  FunctionTool,
+  type LlmRequest,
+  type LlmResponse,
+} from "../src/index.js";
 import { ScriptedModel, ScriptError } from "../src/testing/index.js";
 
-async function collect(model: ScriptedModel, request: LlmRequest = createLlmRequest(), stream = false, signal?: AbortSignal): Promise<LlmResponse[]> {
+async function collect(
+  model: ScriptedModel,
+  request: LlmRequest = createLlmRequest(),
+  stream = false,
+  signal?: AbortSignal,
+): Promise<LlmResponse[]> {
   const out: LlmResponse[] = [];
   for await (const r of model.generateContentAsync(request, stream, { signal })) out.push(r);
   return out;
@@ -10,11 +23,15 @@ async function collect(model: ScriptedModel, request: LlmRequest = createLlmRequ
 
 describe("ScriptedModel", () => {
   it("answers calls with its steps in order", async () => {
-    const model = new ScriptedModel({ steps: [ScriptedModel.text("one"), ScriptedModel.text("two", { turnComplete: true })] });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.text("one"), ScriptedModel.text("two", { turnComplete: true })],
+    });
     expect(model.model).toBe("scripted-model");
     expect(model.remaining).toBe(2);
     expect(await collect(model)).toEqual([{ content: { role: "model", parts: [{ text: "one" }] } }]);
-    expect(await collect(model)).toEqual([{ content: { role: "model", parts: [{ text: "two" }] }, turnComplete: true }]);
+    expect(await collect(model)).toEqual([
+      { content: { role: "model", parts: [{ text: "two" }] }, turnComplete: true },
+    ]);
     expect(model.remaining).toBe(0);
     model.assertConsumed();
   });
@@ -26,14 +43,27 @@ describe("ScriptedModel", () => {
     expect(streamed).toEqual([
       { content: { role: "model", parts: [{ text: "Hel" }] }, partial: true },
       { content: { role: "model", parts: [{ text: "lo" }] }, partial: true },
-      { content: { role: "model", parts: [{ text: "Hello" }] }, finishReason: "STOP", usageMetadata: { totalTokenCount: 3 } },
+      {
+        content: { role: "model", parts: [{ text: "Hello" }] },
+        finishReason: "STOP",
+        usageMetadata: { totalTokenCount: 3 },
+      },
     ]);
     const whole = await collect(model, createLlmRequest(), false);
-    expect(whole).toEqual([{ content: { role: "model", parts: [{ text: "Hello" }] }, finishReason: "STOP", usageMetadata: { totalTokenCount: 3 } }]);
+    expect(whole).toEqual([
+      {
+        content: { role: "model", parts: [{ text: "Hello" }] },
+        finishReason: "STOP",
+        usageMetadata: { totalTokenCount: 3 },
+      },
+    ]);
   });
 
   it("yields stream steps exactly, whatever the stream flag", async () => {
-    const responses: LlmResponse[] = [{ partial: true, content: { role: "model", parts: [{ text: "a" }] } }, { turnComplete: true }];
+    const responses: LlmResponse[] = [
+      { partial: true, content: { role: "model", parts: [{ text: "a" }] } },
+      { turnComplete: true },
+    ];
     const model = new ScriptedModel({ steps: [{ stream: responses }] });
     expect(await collect(model)).toEqual(responses);
   });
@@ -66,7 +96,9 @@ describe("ScriptedModel", () => {
         },
       ],
     });
-    expect(await collect(model, createLlmRequest({ contents: [createUserContent("a"), createUserContent("b")] }))).toEqual([ScriptedModel.text("ok")]);
+    expect(
+      await collect(model, createLlmRequest({ contents: [createUserContent("a"), createUserContent("b")] })),
+    ).toEqual([ScriptedModel.text("ok")]);
     expect(seen).toEqual([2]);
     await expect(collect(model)).rejects.toThrow("wrong request");
   });
@@ -117,10 +149,9 @@ describe("ScriptedModel", () => {
       content: { role: "model", parts: [{ functionCall: { name: "f", args: { a: 1 }, id: "id-1" } }] },
     });
     expect(ScriptedModel.functionCall("g").content?.parts?.[0]?.functionCall).toEqual({ name: "g", args: {} });
-    expect(ScriptedModel.functionCalls([{ name: "a" }, { name: "b", args: { x: 2 }, id: "2" }]).content?.parts).toEqual([
-      { functionCall: { name: "a", args: {} } },
-      { functionCall: { name: "b", args: { x: 2 }, id: "2" } },
-    ]);
+    expect(ScriptedModel.functionCalls([{ name: "a" }, { name: "b", args: { x: 2 }, id: "2" }]).content?.parts).toEqual(
+      [{ functionCall: { name: "a", args: {} } }, { functionCall: { name: "b", args: { x: 2 }, id: "2" } }],
+    );
   });
 
   it("waits delayMs before answering and stops waiting when aborted", async () => {

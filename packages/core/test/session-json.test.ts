@@ -13,18 +13,37 @@ import {
 
 const events = [
   createEvent({ id: "a", invocationId: "e-1", author: "user", timestamp: 100, content: createTextContent("hi") }),
-  createEvent({ id: "b", invocationId: "e-1", author: "bot", timestamp: 101.5, content: createTextContent("hello", "model"), actions: { stateDelta: { n: 1 } } }),
+  createEvent({
+    id: "b",
+    invocationId: "e-1",
+    author: "bot",
+    timestamp: 101.5,
+    content: createTextContent("hello", "model"),
+    actions: { stateDelta: { n: 1 } },
+  }),
   createEvent({ id: "c", invocationId: "e-2", author: "user", timestamp: 103, content: createTextContent("bye") }),
 ];
 
-const session: Session = { id: "s-1", appName: "app", userId: "ada", state: { n: 1, "user:lang": "en" }, events, lastUpdateTime: 103.25 };
+const session: Session = {
+  id: "s-1",
+  appName: "app",
+  userId: "ada",
+  state: { n: 1, "user:lang": "en" },
+  events,
+  lastUpdateTime: 103.25,
+};
 
 describe("session JSON", () => {
   it("emits the wire shape (camelCase, float seconds) and reads it back", () => {
     const json = sessionToJson(session);
     expect(Object.keys(json)).toEqual(["id", "appName", "userId", "state", "events", "lastUpdateTime"]);
     expect(json.lastUpdateTime).toBe(103.25);
-    expect((json.events as Record<string, unknown>[])[1]).toMatchObject({ id: "b", author: "bot", timestamp: 101.5, actions: { stateDelta: { n: 1 } } });
+    expect((json.events as Record<string, unknown>[])[1]).toMatchObject({
+      id: "b",
+      author: "bot",
+      timestamp: 101.5,
+      actions: { stateDelta: { n: 1 } },
+    });
     const roundTripped = sessionFromJson(JSON.parse(JSON.stringify(json)));
     expect(roundTripped).toEqual(session);
     expect(sessionFromJson(JSON.stringify(json))).toEqual(session);
@@ -47,8 +66,12 @@ describe("session JSON", () => {
     expect(() => sessionFromJson(null)).toThrow(InvalidJsonError);
     expect(() => sessionFromJson({ appName: "a", userId: "u" })).toThrow(/appName, userId and id/);
     expect(() => sessionFromJson({ id: "s", appName: "a", userId: "u", state: [] })).toThrow(/state must be an object/);
-    expect(() => sessionFromJson({ id: "s", appName: "a", userId: "u", events: {} })).toThrow(/events must be an array/);
-    expect(() => sessionFromJson({ id: "s", appName: "a", userId: "u", lastUpdateTime: "later" })).toThrow(/lastUpdateTime/);
+    expect(() => sessionFromJson({ id: "s", appName: "a", userId: "u", events: {} })).toThrow(
+      /events must be an array/,
+    );
+    expect(() => sessionFromJson({ id: "s", appName: "a", userId: "u", lastUpdateTime: "later" })).toThrow(
+      /lastUpdateTime/,
+    );
   });
 });
 

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "@jest/globals";
-import { APP_PREFIX, mergeState, scopeOfKey, splitStateDelta, State, StatePrefix, TEMP_PREFIX, USER_PREFIX, withoutTempKeys } from "../src/index.js";
+import {
+  APP_PREFIX,
+  mergeState,
+  scopeOfKey,
+  splitStateDelta,
+  State,
+  StatePrefix,
+  TEMP_PREFIX,
+  USER_PREFIX,
+  withoutTempKeys,
+} from "../src/index.js";
 
 describe("state prefixes", () => {
   it("names the three prefixes", () => {
@@ -30,7 +40,11 @@ describe("state prefixes", () => {
   });
 
   it("mergeState re-prefixes app and user state over the session state", () => {
-    expect(mergeState({ theme: "dark" }, { name: "Ada" }, { topic: "ai" })).toEqual({ topic: "ai", "app:theme": "dark", "user:name": "Ada" });
+    expect(mergeState({ theme: "dark" }, { name: "Ada" }, { topic: "ai" })).toEqual({
+      topic: "ai",
+      "app:theme": "dark",
+      "user:name": "Ada",
+    });
   });
 
   it("split then merge round-trips every persisted key", () => {

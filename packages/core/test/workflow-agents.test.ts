@@ -59,7 +59,9 @@ describe("SequentialAgent", () => {
       }
     }
     const later = new ScriptAgent({ name: "later", steps: [say("never")] });
-    const { events } = await run(new SequentialAgent({ name: "seq", subAgents: [new Ender({ name: "ender", steps: [say("bye")] }), later] }));
+    const { events } = await run(
+      new SequentialAgent({ name: "seq", subAgents: [new Ender({ name: "ender", steps: [say("bye")] }), later] }),
+    );
     expect(texts(events)).toEqual(["bye"]);
     expect(later.seen).toHaveLength(0);
   });
@@ -93,7 +95,10 @@ describe("ParallelAgent", () => {
   it("keeps branch isolation across turns of a sub-agent", async () => {
     const ma = new ScriptedModel({ delayMs: 10, steps: [ScriptedModel.text("A1"), ScriptedModel.text("A2")] });
     const mb = new ScriptedModel({ delayMs: 30, steps: [ScriptedModel.text("B1"), ScriptedModel.text("B2")] });
-    const par = new ParallelAgent({ name: "fan", subAgents: [new LlmAgent({ name: "alpha", model: ma }), new LlmAgent({ name: "beta", model: mb })] });
+    const par = new ParallelAgent({
+      name: "fan",
+      subAgents: [new LlmAgent({ name: "alpha", model: ma }), new LlmAgent({ name: "beta", model: mb })],
+    });
     const runner = new InMemoryRunner({ agent: par, appName: "app" });
     await runner.sessionService.createSession({ appName: "app", userId: "u", sessionId: "s" });
     await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "q1" }));
@@ -117,7 +122,9 @@ describe("ParallelAgent", () => {
 
   it("nests branches under the parent's branch", async () => {
     const inner = new ScriptAgent({ name: "leaf", steps: [say("x")] });
-    const { events } = await run(new ParallelAgent({ name: "outer", subAgents: [new ParallelAgent({ name: "inner", subAgents: [inner] })] }));
+    const { events } = await run(
+      new ParallelAgent({ name: "outer", subAgents: [new ParallelAgent({ name: "inner", subAgents: [inner] })] }),
+    );
     expect(events[0]!.branch).toBe("outer.inner.inner.leaf");
   });
 
@@ -130,7 +137,9 @@ describe("ParallelAgent", () => {
     }
     const slow = new ScriptAgent({ name: "slow", steps: [say("late", { delayMs: 5_000 })] });
     const started = Date.now();
-    await expect(run(new ParallelAgent({ name: "fan", subAgents: [new Failing({ name: "bad" }), slow] }))).rejects.toThrow("sub-agent failed");
+    await expect(
+      run(new ParallelAgent({ name: "fan", subAgents: [new Failing({ name: "bad" }), slow] })),
+    ).rejects.toThrow("sub-agent failed");
     expect(Date.now() - started).toBeLessThan(1_000);
     await sleep(20);
     expect(slow.finallyRan).toBe(1);
@@ -142,7 +151,9 @@ describe("ParallelAgent", () => {
     const b = new ScriptAgent({ name: "b", steps: [say("late", { delayMs: 5_000 })] });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
-    await expect(run(new ParallelAgent({ name: "fan", subAgents: [a, b] }), "go", controller.signal)).rejects.toBeInstanceOf(RunAbortedError);
+    await expect(
+      run(new ParallelAgent({ name: "fan", subAgents: [a, b] }), "go", controller.signal),
+    ).rejects.toBeInstanceOf(RunAbortedError);
     await sleep(20);
     expect([a.finallyRan, b.finallyRan]).toEqual([1, 1]);
   });
@@ -151,9 +162,9 @@ describe("ParallelAgent", () => {
     const runner = new InMemoryRunner({ agent: new ParallelAgent({ name: "fan", subAgents: [] }), appName: "app" });
     await runner.sessionService.createSession({ appName: "app", userId: "u", sessionId: "s" });
     const { LiveRequestQueue } = await import("../src/index.js");
-    await expect(collect(runner.runLive({ userId: "u", sessionId: "s", liveRequestQueue: new LiveRequestQueue() }))).rejects.toBeInstanceOf(
-      ConfigurationError,
-    );
+    await expect(
+      collect(runner.runLive({ userId: "u", sessionId: "s", liveRequestQueue: new LiveRequestQueue() })),
+    ).rejects.toBeInstanceOf(ConfigurationError);
   });
 });
 
@@ -185,8 +196,12 @@ describe("LoopAgent", () => {
 
 describe("transfer across invocations", () => {
   it("continues with the agent the conversation was transferred to", async () => {
-    const rootModel = new ScriptedModel({ steps: [ScriptedModel.functionCall("transfer_to_agent", { agent_name: "helper" }, "t1")] });
-    const helperModel = new ScriptedModel({ steps: [ScriptedModel.text("helper here"), ScriptedModel.text("still helper")] });
+    const rootModel = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("transfer_to_agent", { agent_name: "helper" }, "t1")],
+    });
+    const helperModel = new ScriptedModel({
+      steps: [ScriptedModel.text("helper here"), ScriptedModel.text("still helper")],
+    });
     const helper = new LlmAgent({ name: "helper", model: helperModel, description: "helps" });
     const root = new LlmAgent({ name: "root", model: rootModel, subAgents: [helper] });
     const runner = new InMemoryRunner({ agent: root, appName: "app" });
@@ -202,9 +217,16 @@ describe("transfer across invocations", () => {
 
   it("returns to the root when the transferred agent may not transfer back to its parent", async () => {
     const rootModel = new ScriptedModel({
-      steps: [ScriptedModel.functionCall("transfer_to_agent", { agent_name: "helper" }, "t1"), ScriptedModel.text("root again")],
+      steps: [
+        ScriptedModel.functionCall("transfer_to_agent", { agent_name: "helper" }, "t1"),
+        ScriptedModel.text("root again"),
+      ],
     });
-    const helper = new LlmAgent({ name: "helper", model: new ScriptedModel({ steps: [ScriptedModel.text("once")] }), disallowTransferToParent: true });
+    const helper = new LlmAgent({
+      name: "helper",
+      model: new ScriptedModel({ steps: [ScriptedModel.text("once")] }),
+      disallowTransferToParent: true,
+    });
     const root = new LlmAgent({ name: "root", model: rootModel, subAgents: [helper] });
     const runner = new InMemoryRunner({ agent: root, appName: "app" });
     await runner.sessionService.createSession({ appName: "app", userId: "u", sessionId: "s" });

@@ -1,8 +1,20 @@
 import { describe, expect, it } from "@jest/globals";
-import { applyEvent, confirmationDetails, mergeStored, parseToolAnswer, pendingCalls, settle } from "../src/ui/lib/chat-events.js";
+import {
+  applyEvent,
+  confirmationDetails,
+  mergeStored,
+  parseToolAnswer,
+  pendingCalls,
+  settle,
+} from "../src/ui/lib/chat-events.js";
 import type { AgentEvent } from "../src/ui/lib/types.js";
 
-const text = (id: string, t: string, extra: Partial<AgentEvent> = {}): AgentEvent => ({ id, author: "bot", content: { role: "model", parts: [{ text: t }] }, ...extra });
+const text = (id: string, t: string, extra: Partial<AgentEvent> = {}): AgentEvent => ({
+  id,
+  author: "bot",
+  content: { role: "model", parts: [{ text: t }] },
+  ...extra,
+});
 
 describe("applyEvent", () => {
   it("accumulates partial chunks and replaces them with the final event (http-api.md 5.3)", () => {
@@ -19,8 +31,18 @@ describe("applyEvent", () => {
 
   it("keeps thoughts apart from the answer while streaming", () => {
     let list: AgentEvent[] = [];
-    list = applyEvent(list, { id: "a", author: "bot", partial: true, content: { parts: [{ text: "think", thought: true }] } });
-    list = applyEvent(list, { id: "b", author: "bot", partial: true, content: { parts: [{ text: "ing", thought: true }, { text: "Hel" }] } });
+    list = applyEvent(list, {
+      id: "a",
+      author: "bot",
+      partial: true,
+      content: { parts: [{ text: "think", thought: true }] },
+    });
+    list = applyEvent(list, {
+      id: "b",
+      author: "bot",
+      partial: true,
+      content: { parts: [{ text: "ing", thought: true }, { text: "Hel" }] },
+    });
     list = applyEvent(list, { id: "c", author: "bot", partial: true, content: { parts: [{ text: "lo" }] } });
     expect(list[0]!.content!.parts).toEqual([{ text: "thinking", thought: true }, { text: "Hello" }]);
   });
@@ -47,10 +69,22 @@ describe("applyEvent", () => {
 describe("mergeStored", () => {
   it("takes the stored events and keeps unstored error events only", () => {
     const stored: AgentEvent[] = [{ id: "u1", author: "user" }, text("a", "answer")];
-    const shown: AgentEvent[] = [{ id: "local-1", author: "user" }, text("a", "answer"), { id: "e", author: "bot", errorCode: "X", errorMessage: "boom" }];
+    const shown: AgentEvent[] = [
+      { id: "local-1", author: "user" },
+      text("a", "answer"),
+      { id: "e", author: "bot", errorCode: "X", errorMessage: "boom" },
+    ];
     expect(mergeStored(stored, shown).map((e) => e.id)).toEqual(["u1", "a", "e"]);
-    expect(mergeStored(stored, [...stored, { id: "e", author: "bot", errorCode: "X" }]).map((e) => e.id)).toEqual(["u1", "a", "e"]);
-    expect(mergeStored([...stored, { id: "e", author: "bot", errorCode: "X" }], shown).map((e) => e.id)).toEqual(["u1", "a", "e"]);
+    expect(mergeStored(stored, [...stored, { id: "e", author: "bot", errorCode: "X" }]).map((e) => e.id)).toEqual([
+      "u1",
+      "a",
+      "e",
+    ]);
+    expect(mergeStored([...stored, { id: "e", author: "bot", errorCode: "X" }], shown).map((e) => e.id)).toEqual([
+      "u1",
+      "a",
+      "e",
+    ]);
   });
 });
 
@@ -61,31 +95,74 @@ describe("pendingCalls", () => {
     longRunningToolIds: ["c2"],
     content: {
       role: "user",
-      parts: [{ functionCall: { id: "c2", name: "adk_request_confirmation", args: { originalFunctionCall: { id: "c1", name: "pay", args: { amount: 5 } }, toolConfirmation: { hint: "Pay 5?", confirmed: false } } } }],
+      parts: [
+        {
+          functionCall: {
+            id: "c2",
+            name: "adk_request_confirmation",
+            args: {
+              originalFunctionCall: { id: "c1", name: "pay", args: { amount: 5 } },
+              toolConfirmation: { hint: "Pay 5?", confirmed: false },
+            },
+          },
+        },
+      ],
     },
   };
-  const longRunning: AgentEvent = { id: "ev3", author: "bot", longRunningToolIds: ["l1"], content: { role: "model", parts: [{ functionCall: { id: "l1", name: "ask_manager", args: { q: 1 } } }] } };
+  const longRunning: AgentEvent = {
+    id: "ev3",
+    author: "bot",
+    longRunningToolIds: ["l1"],
+    content: { role: "model", parts: [{ functionCall: { id: "l1", name: "ask_manager", args: { q: 1 } } }] },
+  };
 
   it("lists unanswered long-running calls and confirmations with their event ids", () => {
-    const plain: AgentEvent = { id: "ev1", author: "bot", longRunningToolIds: [], content: { parts: [{ functionCall: { id: "f", name: "add" } }] } };
+    const plain: AgentEvent = {
+      id: "ev1",
+      author: "bot",
+      longRunningToolIds: [],
+      content: { parts: [{ functionCall: { id: "f", name: "add" } }] },
+    };
     expect(pendingCalls([plain, confirmation, longRunning])).toEqual([
-      { eventId: "ev2", kind: "confirmation", call: expect.objectContaining({ id: "c2", name: "adk_request_confirmation" }) },
+      {
+        eventId: "ev2",
+        kind: "confirmation",
+        call: expect.objectContaining({ id: "c2", name: "adk_request_confirmation" }),
+      },
       { eventId: "ev3", kind: "long-running", call: expect.objectContaining({ id: "l1", name: "ask_manager" }) },
     ]);
   });
 
   it("drops calls once a function response with their id is in the session", () => {
-    const answer: AgentEvent = { id: "ev4", author: "user", content: { role: "user", parts: [{ functionResponse: { id: "l1", name: "ask_manager", response: { result: "ok" } } }] } };
+    const answer: AgentEvent = {
+      id: "ev4",
+      author: "user",
+      content: {
+        role: "user",
+        parts: [{ functionResponse: { id: "l1", name: "ask_manager", response: { result: "ok" } } }],
+      },
+    };
     expect(pendingCalls([confirmation, longRunning, answer]).map((p) => p.call.id)).toEqual(["c2"]);
   });
 
   it("keeps a call pending after the tool's own interim response", () => {
-    const interim: AgentEvent = { id: "ev5", author: "bot", content: { role: "user", parts: [{ functionResponse: { id: "l1", name: "ask_manager", response: { status: "pending" } } }] } };
+    const interim: AgentEvent = {
+      id: "ev5",
+      author: "bot",
+      content: {
+        role: "user",
+        parts: [{ functionResponse: { id: "l1", name: "ask_manager", response: { status: "pending" } } }],
+      },
+    };
     expect(pendingCalls([longRunning, interim]).map((p) => p.call.id)).toEqual(["l1"]);
   });
 
   it("reads the original call and hint of a confirmation", () => {
-    expect(confirmationDetails(confirmation.content!.parts![0]!.functionCall!)).toEqual({ tool: "pay", args: { amount: 5 }, hint: "Pay 5?" });
+    expect(confirmationDetails(confirmation.content!.parts![0]!.functionCall!)).toEqual({
+      tool: "pay",
+      args: { amount: 5 },
+      hint: "Pay 5?",
+    });
     expect(confirmationDetails({ name: "adk_request_confirmation" })).toEqual({});
   });
 });

@@ -10,7 +10,7 @@ describe("devUiDir", () => {
     expect(dir).toBe(join(import.meta.dirname, "..", "dist", "ui"));
   });
 
-  it("builds from a page with <base href=\"./\"> and relative asset URLs (served under /dev-ui/)", () => {
+  it('builds from a page with <base href="./"> and relative asset URLs (served under /dev-ui/)', () => {
     const html = readFileSync(join(import.meta.dirname, "..", "src", "ui", "index.html"), "utf8");
     expect(html).toContain('<base href="./">');
     expect(html).toContain('src="./main.tsx"');

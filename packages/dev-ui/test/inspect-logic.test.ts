@@ -1,5 +1,11 @@
 import { describe, expect, it } from "@jest/globals";
-import { artifactPayload, base64ToText, bytesToBase64, inlineDataFromDataUrl, normalizeBase64 } from "../src/ui/lib/base64.js";
+import {
+  artifactPayload,
+  base64ToText,
+  bytesToBase64,
+  inlineDataFromDataUrl,
+  normalizeBase64,
+} from "../src/ui/lib/base64.js";
 import { dotFromResponse, isDot } from "../src/ui/lib/dot.js";
 import { downsample, floatToPcm16, pcm16ToFloat, pcmRate } from "../src/ui/lib/pcm.js";
 import { formatDuration, isSpanList, llmExchange, timeline } from "../src/ui/lib/trace.js";
@@ -47,7 +53,9 @@ describe("trace timeline", () => {
   });
 
   it("parses the model request and response JSON strings of an event trace", () => {
-    expect(llmExchange({ "gcp.vertex.agent.llm_request": '{"model":"m"}', "gcp.vertex.agent.llm_response": "not json" })).toEqual({ request: { model: "m" }, response: "not json" });
+    expect(
+      llmExchange({ "gcp.vertex.agent.llm_request": '{"model":"m"}', "gcp.vertex.agent.llm_response": "not json" }),
+    ).toEqual({ request: { model: "m" }, response: "not json" });
     expect(llmExchange({ trace_id: "x" })).toEqual({});
   });
 });
@@ -55,7 +63,9 @@ describe("trace timeline", () => {
 describe("DOT handling", () => {
   it("finds the DOT source in each server's graph answer", () => {
     expect(dotFromResponse({ dotSrc: "digraph a {}" })).toBe("digraph a {}");
-    expect(dotFromResponse({ "": { dotSrc: "digraph root {}" }, "root/x": { dotSrc: "digraph x {}" } })).toBe("digraph root {}");
+    expect(dotFromResponse({ "": { dotSrc: "digraph root {}" }, "root/x": { dotSrc: "digraph x {}" } })).toBe(
+      "digraph root {}",
+    );
     expect(dotFromResponse({ "wf@1": { dotSrc: "digraph w {}" } })).toBe("digraph w {}");
     expect(dotFromResponse({})).toBeUndefined();
     expect(dotFromResponse({ dotSrc: null })).toBeUndefined();
@@ -92,14 +102,21 @@ describe("base64 and artifacts", () => {
   });
 
   it("reads the three artifact payload forms of section 2.3", () => {
-    expect(artifactPayload({ inlineData: { mimeType: "text/plain", data: "aGk=" } })).toEqual({ mimeType: "text/plain", data: "aGk=" });
+    expect(artifactPayload({ inlineData: { mimeType: "text/plain", data: "aGk=" } })).toEqual({
+      mimeType: "text/plain",
+      data: "aGk=",
+    });
     expect(artifactPayload({ mimeType: "image/png", data: "AA==" })).toEqual({ mimeType: "image/png", data: "AA==" });
     expect(artifactPayload({ text: "hi" })).toEqual({ mimeType: "text/plain", data: "aGk=" });
     expect(artifactPayload({ fileData: {} })).toBeUndefined();
   });
 
   it("splits a file's data URL into inlineData fields", () => {
-    expect(inlineDataFromDataUrl("data:image/png;base64,iVBOR", "a.png")).toEqual({ mimeType: "image/png", data: "iVBOR", displayName: "a.png" });
+    expect(inlineDataFromDataUrl("data:image/png;base64,iVBOR", "a.png")).toEqual({
+      mimeType: "image/png",
+      data: "iVBOR",
+      displayName: "a.png",
+    });
     expect(() => inlineDataFromDataUrl("nope", "x")).toThrow(/Not a data URL/);
   });
 });

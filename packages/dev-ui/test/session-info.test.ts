@@ -1,5 +1,14 @@
 import { describe, expect, it } from "@jest/globals";
-import { displayName, formatTime, lastUpdateMs, nameFromMessage, renameDelta, sessionsFromList, sortSessions, SESSION_METADATA_KEY } from "../src/ui/lib/session-info.js";
+import {
+  displayName,
+  formatTime,
+  lastUpdateMs,
+  nameFromMessage,
+  renameDelta,
+  sessionsFromList,
+  sortSessions,
+  SESSION_METADATA_KEY,
+} from "../src/ui/lib/session-info.js";
 import { readUrlState, writeUrlState } from "../src/ui/lib/url-state.js";
 
 describe("sessions", () => {
@@ -25,12 +34,16 @@ describe("sessions", () => {
   });
 
   it("names sessions from __session_metadata__.displayName, else the id's start", () => {
-    expect(displayName({ id: "0123456789", state: { [SESSION_METADATA_KEY]: { displayName: "Trip plan" } } })).toBe("Trip plan");
+    expect(displayName({ id: "0123456789", state: { [SESSION_METADATA_KEY]: { displayName: "Trip plan" } } })).toBe(
+      "Trip plan",
+    );
     expect(displayName({ id: "0123456789", state: {} })).toBe("01234567");
   });
 
   it("renames through a state delta that keeps other metadata", () => {
-    expect(renameDelta({ [SESSION_METADATA_KEY]: { displayName: "a", pinned: true }, other: 1 }, "b")).toEqual({ [SESSION_METADATA_KEY]: { displayName: "b", pinned: true } });
+    expect(renameDelta({ [SESSION_METADATA_KEY]: { displayName: "a", pinned: true }, other: 1 }, "b")).toEqual({
+      [SESSION_METADATA_KEY]: { displayName: "b", pinned: true },
+    });
   });
 
   it("cuts a first message to 47 characters plus ... when longer than 50", () => {
@@ -52,7 +65,10 @@ describe("sessions", () => {
 
 describe("URL state", () => {
   it("round-trips app, user, session and tab and keeps other parameters", () => {
-    const search = writeUrlState({ app: "weather", userId: "ana", session: "s-1", tab: "trace" }, "?tests=true&session=old");
+    const search = writeUrlState(
+      { app: "weather", userId: "ana", session: "s-1", tab: "trace" },
+      "?tests=true&session=old",
+    );
     const params = new URLSearchParams(search);
     expect(params.get("tests")).toBe("true");
     expect(readUrlState(search)).toEqual({ app: "weather", userId: "ana", session: "s-1", tab: "trace" });

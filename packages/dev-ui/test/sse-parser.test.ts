@@ -7,7 +7,10 @@ describe("SseParser", () => {
     for (let cut = 1; cut < stream.length; cut += 1) {
       const parser = new SseParser();
       const frames = [...parser.push(stream.slice(0, cut)), ...parser.push(stream.slice(cut)), ...parser.end()];
-      expect(frames).toEqual([{ id: "a", n: 1 }, { id: "b", text: "x\ny" }]);
+      expect(frames).toEqual([
+        { id: "a", n: 1 },
+        { id: "b", text: "x\ny" },
+      ]);
     }
   });
 

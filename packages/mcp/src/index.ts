@@ -1,7 +1,13 @@
 // Public API of @agentkit/mcp. Everything exported is listed by name.
 
 // Errors (the tool-server exception family)
-export { McpToolsetError, McpToolDeclarationError, McpSessionInitError, McpToolLoadError, McpToolCallError } from "./errors/mcp-errors.js";
+export {
+  McpToolsetError,
+  McpToolDeclarationError,
+  McpSessionInitError,
+  McpToolLoadError,
+  McpToolCallError,
+} from "./errors/mcp-errors.js";
 
 // Client side: MCP servers' tools as agentkit tools
 export {
@@ -15,7 +21,12 @@ export {
 export { McpToolset, type McpToolsetOptions } from "./toolset/mcp-toolset.js";
 export { mcpToolsetFromConfig } from "./toolset/mcp-toolset-from-config.js";
 export { McpTool, type McpToolOptions, type McpProgress, type McpProgressHandler } from "./toolset/mcp-tool.js";
-export { McpSessionManager, isConnectionError, type McpSessionManagerOptions, type McpElicitationOptions } from "./toolset/mcp-session-manager.js";
+export {
+  McpSessionManager,
+  isConnectionError,
+  type McpSessionManagerOptions,
+  type McpElicitationOptions,
+} from "./toolset/mcp-session-manager.js";
 export { toToolResponse, type McpToolResponse, type McpContentItem } from "./toolset/result-conversion.js";
 export { toParametersSchema, toModelToolName } from "./toolset/schema-conversion.js";
 

@@ -15,7 +15,12 @@ import { packageDir, testDir } from "./helpers.js";
 jest.setTimeout(300_000);
 
 const conformanceBin = join(packageDir, "node_modules", ".bin", "conformance");
-const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`, NO_COLOR: "1", FORCE_COLOR: "0" };
+const env = {
+  ...process.env,
+  PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
+  NO_COLOR: "1",
+  FORCE_COLOR: "0",
+};
 const resultDirs: string[] = [];
 afterAll(() => {
   for (const dir of resultDirs) rmSync(dir, { recursive: true, force: true });
@@ -59,9 +64,15 @@ function checksByScenario(dir: string): Record<string, string[]> {
       const path = join(d, name);
       if (!statSync(path).isDirectory()) continue;
       if (readdirSync(path).includes("checks.json")) {
-        const checks = JSON.parse(readFileSync(join(path, "checks.json"), "utf8")) as { id: string; status: string; errorMessage?: string }[];
+        const checks = JSON.parse(readFileSync(join(path, "checks.json"), "utf8")) as {
+          id: string;
+          status: string;
+          errorMessage?: string;
+        }[];
         const scenario = prefix + name.replace(/-\d{4}-\d\d-\d\dT.*$/, "");
-        out[scenario] = checks.filter((c) => c.status === "SUCCESS" || c.status === "FAILURE" || c.status === "WARNING").map((c) => `${c.id}:${c.status}${c.errorMessage ? ` (${c.errorMessage})` : ""}`);
+        out[scenario] = checks
+          .filter((c) => c.status === "SUCCESS" || c.status === "FAILURE" || c.status === "WARNING")
+          .map((c) => `${c.id}:${c.status}${c.errorMessage ? ` (${c.errorMessage})` : ""}`);
       } else {
         walk(path, `${prefix}${name}/`);
       }
@@ -75,7 +86,8 @@ const clientCommand = `${process.execPath} --conditions=@agentkit/source --impor
 const NON_AUTH_CLIENT_SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"];
 const hasUnshare = unshareAvailable();
 const itWithUnshare = hasUnshare ? it : it.skip;
-if (!hasUnshare) console.warn("conformance client mode skipped: `unshare --net` is unavailable (needs root or user namespaces)");
+if (!hasUnshare)
+  console.warn("conformance client mode skipped: `unshare --net` is unavailable (needs root or user namespaces)");
 
 describe("MCP conformance, client mode (McpToolset)", () => {
   itWithUnshare("passes every non-auth client scenario", async () => {
@@ -84,7 +96,8 @@ describe("MCP conformance, client mode (McpToolset)", () => {
     const script = [
       "ip link set lo up",
       ...NON_AUTH_CLIENT_SCENARIOS.map(
-        (s) => `${shellQuote(conformanceBin)} client --command ${shellQuote(clientCommand)} --scenario ${s} -o ${shellQuote(dir)} || echo "SCENARIO-FAILED ${s}"`,
+        (s) =>
+          `${shellQuote(conformanceBin)} client --command ${shellQuote(clientCommand)} --scenario ${s} -o ${shellQuote(dir)} || echo "SCENARIO-FAILED ${s}"`,
       ),
     ].join("\n");
     const { code, output } = await run("unshare", ["--net", "bash", "-c", script]);
@@ -94,7 +107,10 @@ describe("MCP conformance, client mode (McpToolset)", () => {
     expect(Object.keys(checks).sort()).toEqual([...NON_AUTH_CLIENT_SCENARIOS].sort());
     for (const scenario of NON_AUTH_CLIENT_SCENARIOS) {
       const statuses = checks[scenario]!;
-      expect({ scenario, failures: statuses.filter((s) => !s.includes(":SUCCESS")) }).toEqual({ scenario, failures: [] });
+      expect({ scenario, failures: statuses.filter((s) => !s.includes(":SUCCESS")) }).toEqual({
+        scenario,
+        failures: [],
+      });
       expect(statuses.length).toBeGreaterThan(0);
     }
   });
@@ -113,7 +129,9 @@ describe("MCP conformance, client mode (McpToolset)", () => {
     const { code, output } = await run("unshare", ["--net", "bash", "-c", script]);
     expect(code).toBe(0);
     expect(output.match(/SUITE-FAILED \S+/g) ?? []).toEqual([]);
-    const baselined = readFileSync(baseline, "utf8").match(/^\s+- (\S+)/gm)!.map((l) => l.trim().slice(2));
+    const baselined = readFileSync(baseline, "utf8")
+      .match(/^\s+- (\S+)/gm)!
+      .map((l) => l.trim().slice(2));
     const ran = Object.keys(checksByScenario(dir)).map((s) => s.replace(/^[^/]+\//, ""));
     // Every baselined scenario really ran (the baseline lists nothing stale or misspelt).
     for (const scenario of baselined) expect(ran).toContain(scenario);
@@ -125,7 +143,11 @@ describe("MCP conformance, server mode (createMcpHttpHandler)", () => {
     const handler = createMcpHttpHandler({
       name: "agentkit-conformance",
       tools: [
-        new FunctionTool({ name: "test_simple_text", description: "Returns a fixed text.", execute: () => "This is a simple text response for testing." }),
+        new FunctionTool({
+          name: "test_simple_text",
+          description: "Returns a fixed text.",
+          execute: () => "This is a simple text response for testing.",
+        }),
       ],
     });
     const http: HttpServer = await new Promise((resolve) => {
@@ -133,13 +155,27 @@ describe("MCP conformance, server mode (createMcpHttpHandler)", () => {
     });
     try {
       const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
-      const scenarios = ["server-initialize", "tools-list", "tools-call-simple-text", "ping", "dns-rebinding-protection"];
+      const scenarios = [
+        "server-initialize",
+        "tools-list",
+        "tools-call-simple-text",
+        "ping",
+        "dns-rebinding-protection",
+      ];
       for (const scenario of scenarios) {
         const dir = tempDir();
         const { code, output } = await run(conformanceBin, ["server", "--url", url, "--scenario", scenario, "-o", dir]);
         const checks = Object.values(checksByScenario(dir)).flat();
-        expect({ scenario, code, failures: checks.filter((c) => !c.includes(":SUCCESS")) }).toEqual({ scenario, code: 0, failures: [] });
-        expect({ scenario, checks: checks.length, output: checks.length > 0 ? "" : output }).toEqual({ scenario, checks: expect.any(Number), output: "" });
+        expect({ scenario, code, failures: checks.filter((c) => !c.includes(":SUCCESS")) }).toEqual({
+          scenario,
+          code: 0,
+          failures: [],
+        });
+        expect({ scenario, checks: checks.length, output: checks.length > 0 ? "" : output }).toEqual({
+          scenario,
+          checks: expect.any(Number),
+          output: "",
+        });
       }
     } finally {
       await handler.close();

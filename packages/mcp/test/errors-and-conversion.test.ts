@@ -20,7 +20,12 @@ afterEach(async () => {
 
 describe("schema conversion", () => {
   it("copies an object schema without $schema and adds properties", () => {
-    const input = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", required: ["x"], properties: { x: { type: "string" } } };
+    const input = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      required: ["x"],
+      properties: { x: { type: "string" } },
+    };
     const out = toParametersSchema("t", input);
     expect(out).toEqual({ type: "object", required: ["x"], properties: { x: { type: "string" } } });
     (out.properties as Record<string, unknown>).x = 1;
@@ -76,7 +81,10 @@ describe("result conversion", () => {
       text: "a\nb",
       structuredContent: { ok: true },
     });
-    expect(toToolResponse({ toolResult: { legacy: 1 } })).toEqual({ content: [{ type: "text", text: '{"legacy":1}' }], text: '{"legacy":1}' });
+    expect(toToolResponse({ toolResult: { legacy: 1 } })).toEqual({
+      content: [{ type: "text", text: '{"legacy":1}' }],
+      text: '{"legacy":1}',
+    });
   });
 });
 
@@ -90,7 +98,10 @@ describe("McpToolset errors from real servers", () => {
     expect(error).toBeInstanceOf(McpToolDeclarationError);
     expect((error as Error).message).toContain('"math.add" and "math_add"');
 
-    const filtered = new McpToolset({ connection: { type: "streamable-http", url: server.url }, toolFilter: ["math.add", "files/read"] });
+    const filtered = new McpToolset({
+      connection: { type: "streamable-http", url: server.url },
+      toolFilter: ["math.add", "files/read"],
+    });
     cleanup.push(() => filtered.close());
     const tools = (await filtered.getTools()) as McpTool[];
     expect(tools.map((t) => [t.name, t.mcpName])).toEqual([
@@ -98,7 +109,9 @@ describe("McpToolset errors from real servers", () => {
       ["files_read", "files/read"],
     ]);
     // The call goes out under the MCP name.
-    expect(await tools[1]!.runAsync({ args: {}, toolContext: await makeToolContext() })).toMatchObject({ text: "called files/read" });
+    expect(await tools[1]!.runAsync({ args: {}, toolContext: await makeToolContext() })).toMatchObject({
+      text: "called files/read",
+    });
   });
 
   it("throws McpToolLoadError when tools/list fails", async () => {

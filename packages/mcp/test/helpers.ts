@@ -9,7 +9,12 @@ export const packageDir = dirname(testDir);
 
 /** Spawns the stdio fixture with tsx (resolved from the package dir). */
 export function stdioFixture(script = "stdio-server.ts"): StdioServerParameters {
-  return { type: "stdio", command: process.execPath, args: ["--import", "tsx", join(testDir, "fixtures", script)], cwd: packageDir };
+  return {
+    type: "stdio",
+    command: process.execPath,
+    args: ["--import", "tsx", join(testDir, "fixtures", script)],
+    cwd: packageDir,
+  };
 }
 
 /** A ToolContext for calling tools directly, outside a run. */
@@ -17,7 +22,14 @@ export async function makeToolContext(signal?: AbortSignal): Promise<ToolContext
   const sessionService = new InMemorySessionService();
   const session = await sessionService.createSession({ appName: "mcp_test", userId: "u" });
   const agent = new LlmAgent({ name: "mcp_test_agent" });
-  const ctx = new InvocationContext({ invocationId: "inv-1", agent, session, sessionService, pluginManager: new PluginManager(), signal });
+  const ctx = new InvocationContext({
+    invocationId: "inv-1",
+    agent,
+    session,
+    sessionService,
+    pluginManager: new PluginManager(),
+    signal,
+  });
   return new ToolContext(ctx, { functionCallId: "call-1" });
 }
 

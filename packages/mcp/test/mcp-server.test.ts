@@ -20,7 +20,11 @@ afterEach(async () => {
 async function stdioClient(mode: "tools" | "agent"): Promise<Client> {
   const client = new Client({ name: "test", version: "1" });
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: ["--conditions=@agentkit/source", "--import", "tsx", `${testDir}/fixtures/agentkit-stdio.ts`, mode], cwd: packageDir }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ["--conditions=@agentkit/source", "--import", "tsx", `${testDir}/fixtures/agentkit-stdio.ts`, mode],
+      cwd: packageDir,
+    }),
   );
   cleanup.push(() => client.close());
   return client;
@@ -55,7 +59,11 @@ describe("agentkit tools as an MCP server over stdio", () => {
     expect(client.getServerVersion()?.name).toBe("agentkit-tools");
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(["multiply", "count_visits", "explode", "wait_for_abort"]);
-    expect(tools[0]!.inputSchema).toMatchObject({ type: "object", properties: { a: { type: "number" } }, required: ["a", "b"] });
+    expect(tools[0]!.inputSchema).toMatchObject({
+      type: "object",
+      properties: { a: { type: "number" } },
+      required: ["a", "b"],
+    });
 
     const product = await client.callTool({ name: "multiply", arguments: { a: 6, b: 7 } });
     expect(product.structuredContent).toEqual({ product: 42 });
@@ -79,7 +87,9 @@ describe("agentkit tools as an MCP server over stdio", () => {
     const client = await stdioClient("agent");
     const { tools } = await client.listTools();
     expect(tools).toEqual([expect.objectContaining({ name: "echo_agent", description: "Echoes the request." })]);
-    expect(textOf(await client.callTool({ name: "echo_agent", arguments: { request: "hello there" } }))).toBe("echo: hello there");
+    expect(textOf(await client.callTool({ name: "echo_agent", arguments: { request: "hello there" } }))).toBe(
+      "echo: hello there",
+    );
     expect((await client.callTool({ name: "echo_agent", arguments: {} })).isError).toBe(true);
   });
 });
@@ -89,17 +99,23 @@ describe("agentkit as an MCP server over streamable HTTP", () => {
     const handler = createMcpHttpHandler({ tools: fixtureTools() });
     const url = await listen(handler);
     const client = await httpClient(url);
-    expect((await client.callTool({ name: "multiply", arguments: { a: 3, b: 5 } })).structuredContent).toEqual({ product: 15 });
+    expect((await client.callTool({ name: "multiply", arguments: { a: 3, b: 5 } })).structuredContent).toEqual({
+      product: 15,
+    });
 
     const toolset = new McpToolset({ connection: { type: "streamable-http", url } });
     cleanup.push(() => toolset.close());
     const multiply = (await toolset.getTools()).find((t) => t.name === "multiply") as McpTool;
-    expect(await multiply.runAsync({ args: { a: 4, b: 4 }, toolContext: await makeToolContext() })).toMatchObject({ structuredContent: { product: 16 } });
+    expect(await multiply.runAsync({ args: { a: 4, b: 4 }, toolContext: await makeToolContext() })).toMatchObject({
+      structuredContent: { product: 16 },
+    });
     expect(handler.sessionCount).toBe(2);
 
     const before = abortedCalls.count;
     const controller = new AbortController();
-    const waiting = client.callTool({ name: "wait_for_abort", arguments: {} }, undefined, { signal: controller.signal });
+    const waiting = client.callTool({ name: "wait_for_abort", arguments: {} }, undefined, {
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 100);
     await expect(waiting).rejects.toThrow();
     await waitFor(() => abortedCalls.count === before + 1, 5000, "the tool to see the abort");
@@ -109,15 +125,33 @@ describe("agentkit as an MCP server over streamable HTTP", () => {
     const handler = createMcpHttpHandler({ agent: fixtureAgent() });
     const url = await listen(handler);
     const client = await httpClient(url);
-    expect(textOf(await client.callTool({ name: "echo_agent", arguments: { request: "over http" } }))).toBe("echo: over http");
+    expect(textOf(await client.callTool({ name: "echo_agent", arguments: { request: "over http" } }))).toBe(
+      "echo: over http",
+    );
 
     // fetch cannot set Host, so use node:http.
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
     const status = await new Promise<number | undefined>((resolve, reject) => {
-      const req = request(url, { method: "POST", headers: { host: "evil.example.com", "content-type": "application/json", accept: "application/json, text/event-stream" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode);
-      });
+      const req = request(
+        url,
+        {
+          method: "POST",
+          headers: {
+            host: "evil.example.com",
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        },
+      );
       req.on("error", reject);
       req.end(body);
     });
@@ -130,7 +164,15 @@ describe("agentkit as an MCP server over streamable HTTP", () => {
     const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     expect((await fetch(url, { method: "POST", headers, body: JSON.stringify(list) })).status).toBe(400);
-    expect((await fetch(url, { method: "POST", headers: { ...headers, "mcp-session-id": "nope" }, body: JSON.stringify(list) })).status).toBe(404);
+    expect(
+      (
+        await fetch(url, {
+          method: "POST",
+          headers: { ...headers, "mcp-session-id": "nope" },
+          body: JSON.stringify(list),
+        })
+      ).status,
+    ).toBe(404);
     await httpClient(url);
     expect(handler.sessionCount).toBe(1);
     await handler.close();
@@ -141,7 +183,11 @@ describe("agentkit as an MCP server over streamable HTTP", () => {
 describe("ownership of served agents", () => {
   it("handler.close() closes the runner it created, and with it the agent's MCP toolsets", async () => {
     const before = childPids();
-    const agent = new LlmAgent({ name: "nested", model: new EchoModel(), tools: [new McpToolset({ connection: stdioFixture(), toolFilter: ["add"] })] });
+    const agent = new LlmAgent({
+      name: "nested",
+      model: new EchoModel(),
+      tools: [new McpToolset({ connection: stdioFixture(), toolFilter: ["add"] })],
+    });
     const handler = createMcpHttpHandler({ agent });
     const url = await listen(handler);
     const client = await httpClient(url);
@@ -149,7 +195,11 @@ describe("ownership of served agents", () => {
     expect(textOf(await client.callTool({ name: "nested", arguments: { request: "hi" } }))).toBe("echo: hi");
     expect(childPids().filter((p) => !before.includes(p))).toHaveLength(1);
     await handler.close();
-    await waitFor(() => childPids().filter((p) => !before.includes(p)).length === 0, 10_000, "the nested MCP child to exit");
+    await waitFor(
+      () => childPids().filter((p) => !before.includes(p)).length === 0,
+      10_000,
+      "the nested MCP child to exit",
+    );
   });
 });
 

@@ -24,7 +24,9 @@ describe("McpToolset in a run", () => {
             { name: "fail", args: { reason: "disk full" }, id: "c2" },
           ]),
           expect: (request) => {
-            const names = (request.config?.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((d) => d.name)).sort();
+            const names = (request.config?.tools ?? [])
+              .flatMap((t) => (t.functionDeclarations ?? []).map((d) => d.name))
+              .sort();
             expect(names).toEqual(["add", "fail"]);
           },
         },

@@ -16,7 +16,9 @@ describe("mcpToolsetFromConfig (YAML agent configs, ADK's McpToolset args)", () 
       const tools = await toolset.getTools();
       expect(tools.map((t) => t.name).sort()).toEqual(["calc_add", "calc_echo"]);
       const add = tools.find((t) => t.name === "calc_add")!;
-      const result = (await add.runAsync({ args: { a: 2, b: 3 }, toolContext: await makeToolContext() })) as { text?: string };
+      const result = (await add.runAsync({ args: { a: 2, b: 3 }, toolContext: await makeToolContext() })) as {
+        text?: string;
+      };
       expect(result.text).toBe("5");
     } finally {
       await toolset.close();
@@ -24,17 +26,28 @@ describe("mcpToolsetFromConfig (YAML agent configs, ADK's McpToolset args)", () 
   }, 60_000);
 
   it("accepts camelCase and the stdio_connection_params / http forms", () => {
-    expect(mcpToolsetFromConfig({ streamableHttpConnectionParams: { url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer x" } } })).toBeDefined();
+    expect(
+      mcpToolsetFromConfig({
+        streamableHttpConnectionParams: { url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer x" } },
+      }),
+    ).toBeDefined();
     expect(mcpToolsetFromConfig({ sse_connection_params: { url: "http://127.0.0.1:1/sse" } })).toBeDefined();
-    expect(mcpToolsetFromConfig({ stdio_connection_params: { server_params: { command: "node" }, timeout: 5 } })).toBeDefined();
+    expect(
+      mcpToolsetFromConfig({ stdio_connection_params: { server_params: { command: "node" }, timeout: 5 } }),
+    ).toBeDefined();
   });
 
   it("rejects a config with no connection, two connections, or an unknown field, naming what is wrong", () => {
     expect(() => mcpToolsetFromConfig({})).toThrow(/exactly one connection .*got 0/);
     expect(() =>
-      mcpToolsetFromConfig({ stdio_server_params: { command: "node" }, sse_connection_params: { url: "http://127.0.0.1:1/sse" } }),
+      mcpToolsetFromConfig({
+        stdio_server_params: { command: "node" },
+        sse_connection_params: { url: "http://127.0.0.1:1/sse" },
+      }),
     ).toThrow(/exactly one connection .*got 2/);
-    expect(() => mcpToolsetFromConfig({ stdio_server_params: { command: "node" }, tools: ["x"] })).toThrow(ConfigurationError);
+    expect(() => mcpToolsetFromConfig({ stdio_server_params: { command: "node" }, tools: ["x"] })).toThrow(
+      ConfigurationError,
+    );
     expect(() => mcpToolsetFromConfig({ stdio_server_params: { command: "node" }, tools: ["x"] })).toThrow(/tools/);
     expect(() => mcpToolsetFromConfig({ sse_connection_params: { url: "ftp://x" } })).toThrow(ConfigurationError);
   });

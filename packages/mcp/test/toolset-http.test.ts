@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it, jest } from "@jest/globals";
-import { McpSessionInitError, McpTool, McpToolCallError, McpToolset, type McpConnectionParameters, type McpProgress } from "../src/index.js";
+import {
+  McpSessionInitError,
+  McpTool,
+  McpToolCallError,
+  McpToolset,
+  type McpConnectionParameters,
+  type McpProgress,
+} from "../src/index.js";
 import { PIXEL_PNG_BASE64 } from "./fixtures/fixture-server.js";
 import { startFixtureHttpServer, type FixtureHttpServer } from "./fixtures/http-server.js";
 import { makeToolContext, waitFor } from "./helpers.js";
@@ -17,7 +24,10 @@ async function server(port?: number): Promise<FixtureHttpServer> {
   return s;
 }
 
-function toolset(connection: McpConnectionParameters, extra: { onProgress?: (p: McpProgress) => void } = {}): McpToolset {
+function toolset(
+  connection: McpConnectionParameters,
+  extra: { onProgress?: (p: McpProgress) => void } = {},
+): McpToolset {
   const set = new McpToolset({ connection, ...extra });
   cleanup.push(() => set.close());
   return set;
@@ -35,11 +45,18 @@ describe.each([
   it("lists and calls tools (text, image, structured, errors, progress) and sends the headers", async () => {
     const s = await server();
     const progress: McpProgress[] = [];
-    const set = toolset({ type, url: urlOf(s), headers: { "x-test-token": "t-123" } }, { onProgress: (p) => progress.push(p) });
+    const set = toolset(
+      { type, url: urlOf(s), headers: { "x-test-token": "t-123" } },
+      { onProgress: (p) => progress.push(p) },
+    );
     expect((await set.getTools()).map((t) => t.name)).toContain("weather");
     expect(await call(set, "add", { a: 1, b: 2 })).toMatchObject({ text: "3" });
-    expect(await call(set, "image")).toMatchObject({ content: [{ type: "text" }, { type: "image", mimeType: "image/png", data: PIXEL_PNG_BASE64 }] });
-    expect(await call(set, "weather", { city: "Rome" })).toMatchObject({ structuredContent: { city: "Rome", celsius: 21.5 } });
+    expect(await call(set, "image")).toMatchObject({
+      content: [{ type: "text" }, { type: "image", mimeType: "image/png", data: PIXEL_PNG_BASE64 }],
+    });
+    expect(await call(set, "weather", { city: "Rome" })).toMatchObject({
+      structuredContent: { city: "Rome", celsius: 21.5 },
+    });
     await expect(call(set, "fail", { reason: "nope" })).rejects.toBeInstanceOf(McpToolCallError);
     expect(await call(set, "slow", { steps: 2, delayMs: 5 })).toMatchObject({ text: "done after 2 steps" });
     // The last notification may lose the race with the response (the SDK then drops it).
@@ -57,7 +74,9 @@ describe.each([
     await first.close();
     const second = await server(first.port);
     const echo = tools.find((t) => t.name === "echo")!;
-    expect(await echo.runAsync({ args: { message: "after" }, toolContext: await makeToolContext() })).toMatchObject({ text: "after" });
+    expect(await echo.runAsync({ args: { message: "after" }, toolContext: await makeToolContext() })).toMatchObject({
+      text: "after",
+    });
     expect(second.sessionCount()).toBe(1);
   });
 

@@ -24,14 +24,25 @@ async function tool(set: McpToolset, name: string): Promise<McpTool> {
 }
 
 async function serverPid(set: McpToolset): Promise<number> {
-  const result = (await (await tool(set, "stats")).runAsync({ args: {}, toolContext: await makeToolContext() })) as { text: string };
+  const result = (await (await tool(set, "stats")).runAsync({ args: {}, toolContext: await makeToolContext() })) as {
+    text: string;
+  };
   return (JSON.parse(result.text) as { pid: number }).pid;
 }
 
 describe("McpToolset over stdio", () => {
   it("lists the server's tools with their JSON schemas as declarations", async () => {
     const tools = await toolset().getTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["add", "echo", "env_var", "fail", "image", "slow", "stats", "weather"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "add",
+      "echo",
+      "env_var",
+      "fail",
+      "image",
+      "slow",
+      "stats",
+      "weather",
+    ]);
     const add = tools.find((t) => t.name === "add")!;
     const declaration = add.getDeclaration()!;
     expect(declaration.name).toBe("add");
@@ -43,12 +54,21 @@ describe("McpToolset over stdio", () => {
     });
     expect(declaration.parametersJsonSchema).not.toHaveProperty("$schema");
     // A tool without arguments still declares an object with properties.
-    expect(tools.find((t) => t.name === "image")!.getDeclaration()!.parametersJsonSchema).toMatchObject({ type: "object", properties: {} });
+    expect(tools.find((t) => t.name === "image")!.getDeclaration()!.parametersJsonSchema).toMatchObject({
+      type: "object",
+      properties: {},
+    });
   });
 
   it("filters by names or a predicate and prefixes names", async () => {
-    expect((await toolset({ toolFilter: ["add", "echo"] }).getTools()).map((t) => t.name).sort()).toEqual(["add", "echo"]);
-    expect((await toolset({ toolFilter: (t) => t.name.startsWith("e") }).getTools()).map((t) => t.name)).toEqual(["echo", "env_var"]);
+    expect((await toolset({ toolFilter: ["add", "echo"] }).getTools()).map((t) => t.name).sort()).toEqual([
+      "add",
+      "echo",
+    ]);
+    expect((await toolset({ toolFilter: (t) => t.name.startsWith("e") }).getTools()).map((t) => t.name)).toEqual([
+      "echo",
+      "env_var",
+    ]);
     const prefixed = await toolset({ toolNamePrefix: "fx", toolFilter: ["add"] }).getTools();
     expect(prefixed.map((t) => t.name)).toEqual(["fx_add"]);
     const result = await prefixed[0]!.runAsync({ args: { a: 1, b: 2 }, toolContext: await makeToolContext() });
@@ -58,7 +78,10 @@ describe("McpToolset over stdio", () => {
   it("returns text, images and structured content", async () => {
     const set = toolset();
     const ctx = await makeToolContext();
-    expect(await (await tool(set, "add")).runAsync({ args: { a: 2, b: 40 }, toolContext: ctx })).toEqual({ content: [{ type: "text", text: "42" }], text: "42" });
+    expect(await (await tool(set, "add")).runAsync({ args: { a: 2, b: 40 }, toolContext: ctx })).toEqual({
+      content: [{ type: "text", text: "42" }],
+      text: "42",
+    });
     expect(await (await tool(set, "image")).runAsync({ args: {}, toolContext: ctx })).toEqual({
       content: [
         { type: "text", text: "a pixel" },
@@ -73,7 +96,9 @@ describe("McpToolset over stdio", () => {
 
   it("turns an isError result into McpToolCallError carrying the result", async () => {
     const fail = await tool(toolset(), "fail");
-    const error = await fail.runAsync({ args: { reason: "boom" }, toolContext: await makeToolContext() }).catch((e: unknown) => e);
+    const error = await fail
+      .runAsync({ args: { reason: "boom" }, toolContext: await makeToolContext() })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpToolCallError);
     expect(error).toMatchObject({ code: "MCP_TOOL_CALL", toolName: "fail", result: { text: "failed: boom" } });
     expect((error as Error).message).toContain("failed: boom");
@@ -83,7 +108,9 @@ describe("McpToolset over stdio", () => {
     const progress: McpProgress[] = [];
     const set = toolset({ onProgress: (p) => progress.push(p) });
     const slow = await tool(set, "slow");
-    expect(await slow.runAsync({ args: { steps: 3, delayMs: 10 }, toolContext: await makeToolContext() })).toMatchObject({ text: "done after 3 steps" });
+    expect(
+      await slow.runAsync({ args: { steps: 3, delayMs: 10 }, toolContext: await makeToolContext() }),
+    ).toMatchObject({ text: "done after 3 steps" });
     // The SDK dispatches notifications a tick later than responses, so the last one can lose the race
     // with the result and be dropped; what arrives is in order and complete up to there.
     const expected = [
@@ -95,7 +122,10 @@ describe("McpToolset over stdio", () => {
     expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual(expected.slice(0, progress.length));
 
     const controller = new AbortController();
-    const call = slow.runAsync({ args: { steps: 1, delayMs: 30_000 }, toolContext: await makeToolContext(controller.signal) });
+    const call = slow.runAsync({
+      args: { steps: 1, delayMs: 30_000 },
+      toolContext: await makeToolContext(controller.signal),
+    });
     setTimeout(() => controller.abort(), 200);
     const started = Date.now();
     await expect(call).rejects.toThrow();
@@ -129,7 +159,9 @@ describe("McpToolset over stdio", () => {
     const first = await serverPid(set);
     process.kill(first, "SIGKILL");
     await waitFor(() => !isAlive(first) || !childPids().includes(first), 10_000, "the child to exit");
-    expect(await add.runAsync({ args: { a: 5, b: 6 }, toolContext: await makeToolContext() })).toMatchObject({ text: "11" });
+    expect(await add.runAsync({ args: { a: 5, b: 6 }, toolContext: await makeToolContext() })).toMatchObject({
+      text: "11",
+    });
     const second = await serverPid(set);
     expect(second).not.toBe(first);
   });
@@ -168,8 +200,12 @@ describe("McpToolset over stdio", () => {
       const envVar = await tool(set, "env_var");
       const ctx = await makeToolContext();
       expect(await envVar.runAsync({ args: { name: "MY_SETTING" }, toolContext: ctx })).toMatchObject({ text: "on" });
-      expect(await envVar.runAsync({ args: { name: "AGENTKIT_MCP_TEST_SECRET" }, toolContext: ctx })).toMatchObject({ text: "(unset)" });
-      expect(await envVar.runAsync({ args: { name: "PATH" }, toolContext: ctx })).toMatchObject({ text: process.env.PATH });
+      expect(await envVar.runAsync({ args: { name: "AGENTKIT_MCP_TEST_SECRET" }, toolContext: ctx })).toMatchObject({
+        text: "(unset)",
+      });
+      expect(await envVar.runAsync({ args: { name: "PATH" }, toolContext: ctx })).toMatchObject({
+        text: process.env.PATH,
+      });
     } finally {
       delete process.env.AGENTKIT_MCP_TEST_SECRET;
     }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "@jest/globals";
 import { createLlmRequest } from "@agentkit/core";
-import { AiSdkStreamAccumulator, ConversionIssues, fromAiSdkResult, mapAiSdkFinishReason, toAiSdkCallOptions } from "../src/ai-sdk/index.js";
+import {
+  AiSdkStreamAccumulator,
+  ConversionIssues,
+  fromAiSdkResult,
+  mapAiSdkFinishReason,
+  toAiSdkCallOptions,
+} from "../src/ai-sdk/index.js";
 
 const lenient = () => new ConversionIssues("AiSdkModel", { enabled: false, failFast: true });
 const usage = (input: number, output: number, reasoning?: number) => ({
@@ -11,9 +17,19 @@ const usage = (input: number, output: number, reasoning?: number) => ({
 describe("AI SDK request conversion", () => {
   const request = createLlmRequest({
     contents: [
-      { role: "user", parts: [{ text: "Look" }, { inlineData: { mimeType: "image/png", data: "iVBO" } }, { fileData: { fileUri: "https://x.test/a.pdf", mimeType: "application/pdf" } }] },
+      {
+        role: "user",
+        parts: [
+          { text: "Look" },
+          { inlineData: { mimeType: "image/png", data: "iVBO" } },
+          { fileData: { fileUri: "https://x.test/a.pdf", mimeType: "application/pdf" } },
+        ],
+      },
       { role: "model", parts: [{ text: "hmm", thought: true }, { functionCall: { name: "lookup", args: { q: 1 } } }] },
-      { role: "user", parts: [{ functionResponse: { name: "lookup", response: { error: "not found" } } }, { text: "and?" }] },
+      {
+        role: "user",
+        parts: [{ functionResponse: { name: "lookup", response: { error: "not found" } } }, { text: "and?" }],
+      },
     ],
     config: {
       systemInstruction: { parts: [{ text: "Sys" }] },
@@ -45,7 +61,17 @@ describe("AI SDK request conversion", () => {
           { type: "tool-call", toolCallId: "call_lookup_0", toolName: "lookup", input: { q: 1 } },
         ],
       },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "call_lookup_0", toolName: "lookup", output: { type: "error-json", value: { error: "not found" } } }] },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "call_lookup_0",
+            toolName: "lookup",
+            output: { type: "error-json", value: { error: "not found" } },
+          },
+        ],
+      },
       { role: "user", content: [{ type: "text", text: "and?" }] },
     ]);
     expect(options).toMatchObject({
@@ -70,14 +96,11 @@ describe("AI SDK request conversion", () => {
 
 describe("AI SDK response conversion", () => {
   it("maps unified finish reasons", () => {
-    expect(["stop", "tool-calls", "length", "content-filter", "error", "other"].map((r) => mapAiSdkFinishReason({ unified: r as "stop", raw: r }))).toEqual([
-      "STOP",
-      "STOP",
-      "MAX_TOKENS",
-      "SAFETY",
-      "OTHER",
-      "OTHER",
-    ]);
+    expect(
+      ["stop", "tool-calls", "length", "content-filter", "error", "other"].map((r) =>
+        mapAiSdkFinishReason({ unified: r as "stop", raw: r }),
+      ),
+    ).toEqual(["STOP", "STOP", "MAX_TOKENS", "SAFETY", "OTHER", "OTHER"]);
   });
 
   it("converts generate results: reasoning, text, calls (provider-executed ones left out), reasoning tokens", () => {
@@ -97,7 +120,14 @@ describe("AI SDK response conversion", () => {
       lenient(),
     );
     expect(response).toEqual({
-      content: { role: "model", parts: [{ text: "think", thought: true }, { text: "AB" }, { functionCall: { id: "t1", name: "f", args: { a: 1 } } }] },
+      content: {
+        role: "model",
+        parts: [
+          { text: "think", thought: true },
+          { text: "AB" },
+          { functionCall: { id: "t1", name: "f", args: { a: 1 } } },
+        ],
+      },
       finishReason: "STOP",
       usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 6, totalTokenCount: 11, thoughtsTokenCount: 2 },
     });
@@ -124,7 +154,14 @@ describe("AI SDK response conversion", () => {
     ]);
     expect(acc.finished).toBe(true);
     expect(acc.finish()).toEqual({
-      content: { role: "model", parts: [{ text: "Let me", thought: true }, { text: "Hi" }, { functionCall: { id: "c1", name: "f", args: { a: 2 } } }] },
+      content: {
+        role: "model",
+        parts: [
+          { text: "Let me", thought: true },
+          { text: "Hi" },
+          { functionCall: { id: "c1", name: "f", args: { a: 2 } } },
+        ],
+      },
       finishReason: "STOP",
       usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2, totalTokenCount: 3 },
       modelVersion: "m-1",

@@ -58,7 +58,9 @@ describe("AnthropicModel credentials and options", () => {
     process.env["ANTHROPIC_API_KEY"] = "sk-env";
     process.env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:1";
     server.reply(ok());
-    await collect(new AnthropicModel({ model: "claude-test", apiKey: "sk-option", baseURL, headers: { "x-trace": "t1" } }));
+    await collect(
+      new AnthropicModel({ model: "claude-test", apiKey: "sk-option", baseURL, headers: { "x-trace": "t1" } }),
+    );
     expect(server.requests[0]!.headers["authorization"]).toBe("Bearer sk-option");
     expect(server.requests[0]!.headers["x-trace"]).toBe("t1");
   });
@@ -87,7 +89,10 @@ describe("AnthropicModel credentials and options", () => {
     await collect(model);
     await model.close();
     await collect(model);
-    expect(server.requests.map((r) => r.headers["authorization"])).toEqual(["Bearer sk-injected", "Bearer sk-injected"]);
+    expect(server.requests.map((r) => r.headers["authorization"])).toEqual([
+      "Bearer sk-injected",
+      "Bearer sk-injected",
+    ]);
   });
 
   it("creates a new client after close() (picking up changed settings)", async () => {
@@ -106,9 +111,19 @@ describe("AnthropicModel errors", () => {
   const model = () => new AnthropicModel({ model: "claude-test", apiKey: "sk-test", baseURL });
 
   it("maps 401 to a non-retryable AUTH_ERROR without SDK retries", async () => {
-    server.reply({ kind: "json", status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } });
+    server.reply({
+      kind: "json",
+      status: 401,
+      body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } },
+    });
     const error = await failure(collect(model()));
-    expect(error).toMatchObject({ category: "AUTH_ERROR", code: "AUTH_ERROR", status: 401, provider: "anthropic", retryable: false });
+    expect(error).toMatchObject({
+      category: "AUTH_ERROR",
+      code: "AUTH_ERROR",
+      status: 401,
+      provider: "anthropic",
+      retryable: false,
+    });
     expect(error.message).toContain("invalid x-api-key");
     expect(error.cause).toBeInstanceOf(Anthropic.AuthenticationError);
     expect(server.requests).toHaveLength(1);
@@ -128,11 +143,28 @@ describe("AnthropicModel errors", () => {
 
   it("maps 429 to RATE_LIMIT and 400 prompt-too-long to CONTEXT_LENGTH", async () => {
     server.reply(
-      { kind: "json", status: 429, headers: { "retry-after-ms": "250" }, body: { type: "error", error: { type: "rate_limit_error", message: "slow down" } } },
-      { kind: "json", status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 300000 tokens" } } },
+      {
+        kind: "json",
+        status: 429,
+        headers: { "retry-after-ms": "250" },
+        body: { type: "error", error: { type: "rate_limit_error", message: "slow down" } },
+      },
+      {
+        kind: "json",
+        status: 400,
+        body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 300000 tokens" } },
+      },
     );
-    expect(await failure(collect(model()))).toMatchObject({ category: "RATE_LIMIT", retryAfterMs: 250, retryable: true });
-    expect(await failure(collect(model()))).toMatchObject({ category: "CONTEXT_LENGTH", status: 400, retryable: false });
+    expect(await failure(collect(model()))).toMatchObject({
+      category: "RATE_LIMIT",
+      retryAfterMs: 250,
+      retryable: true,
+    });
+    expect(await failure(collect(model()))).toMatchObject({
+      category: "CONTEXT_LENGTH",
+      status: 400,
+      retryable: false,
+    });
   });
 });
 
@@ -152,7 +184,10 @@ describe("AnthropicModel cancellation", () => {
   it("honours request.config.abortSignal when no signal option is given", async () => {
     server.reply({ kind: "hang" });
     const controller = new AbortController();
-    const request = createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }], config: { abortSignal: controller.signal } });
+    const request = createLlmRequest({
+      contents: [{ role: "user", parts: [{ text: "Hi" }] }],
+      config: { abortSignal: controller.signal },
+    });
     const pending = (async () => {
       for await (const _ of model().generateContentAsync(request)) void _;
     })();

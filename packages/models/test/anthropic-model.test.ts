@@ -39,7 +39,12 @@ describe("AnthropicModel (non-streaming)", () => {
     const req = server.requests[0]!;
     expect(req.path).toBe("/v1/messages");
     expect(req.headers["authorization"]).toBe("Bearer sk-test"); // SDK 1.x sends the key as a bearer token
-    expect(req.body).toEqual({ model: "claude-test", max_tokens: 4096, stream: false, messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] });
+    expect(req.body).toEqual({
+      model: "claude-test",
+      max_tokens: 4096,
+      stream: false,
+      messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }],
+    });
   });
 
   it("converts the system instruction, sampling settings and history, merging same-role turns", async () => {
@@ -80,7 +85,13 @@ describe("AnthropicModel (non-streaming)", () => {
             { type: "image", source: { type: "base64", media_type: "image/png", data: "aGk/+w==" } },
           ],
         },
-        { role: "assistant", content: [{ type: "text", text: "answer" }, { type: "text", text: "more" }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "answer" },
+            { type: "text", text: "more" },
+          ],
+        },
         { role: "user", content: [{ type: "text", text: "again" }] },
       ],
     });
@@ -93,7 +104,13 @@ describe("AnthropicModel (non-streaming)", () => {
         body: message(
           [
             { type: "text", text: "Let me check.", citations: null },
-            { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" }, caller: { type: "direct" } },
+            {
+              type: "tool_use",
+              id: "toolu_1",
+              name: "get_weather",
+              input: { city: "Paris" },
+              caller: { type: "direct" },
+            },
           ],
           "tool_use",
         ),
@@ -112,7 +129,10 @@ describe("AnthropicModel (non-streaming)", () => {
       },
     ];
     const llm = model();
-    const first = await collect(llm, createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Weather?" }] }], config: { tools } }));
+    const first = await collect(
+      llm,
+      createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Weather?" }] }], config: { tools } }),
+    );
     expect(first[0]!.content!.parts).toEqual([
       { text: "Let me check." },
       { functionCall: { id: "toolu_1", name: "get_weather", args: { city: "Paris" } } },
@@ -132,7 +152,10 @@ describe("AnthropicModel (non-streaming)", () => {
         contents: [
           { role: "user", parts: [{ text: "Weather?" }] },
           first[0]!.content!,
-          { role: "user", parts: [{ functionResponse: { id: "toolu_1", name: "get_weather", response: { temp: 21 } } }] },
+          {
+            role: "user",
+            parts: [{ functionResponse: { id: "toolu_1", name: "get_weather", response: { temp: 21 } } }],
+          },
         ],
         config: { tools },
       }),
@@ -152,16 +175,19 @@ describe("AnthropicModel (non-streaming)", () => {
   });
 
   it("handles two parallel tool_use blocks and merges their results (errors flagged) into one user turn", async () => {
-    server.reply({
-      kind: "json",
-      body: message(
-        [
-          { type: "tool_use", id: "toolu_a", name: "lookup", input: { q: "a" }, caller: { type: "direct" } },
-          { type: "tool_use", id: "toolu_b", name: "lookup", input: { q: "b" }, caller: { type: "direct" } },
-        ],
-        "tool_use",
-      ),
-    }, { kind: "json", body: message([{ type: "text", text: "done", citations: null }]) });
+    server.reply(
+      {
+        kind: "json",
+        body: message(
+          [
+            { type: "tool_use", id: "toolu_a", name: "lookup", input: { q: "a" }, caller: { type: "direct" } },
+            { type: "tool_use", id: "toolu_b", name: "lookup", input: { q: "b" }, caller: { type: "direct" } },
+          ],
+          "tool_use",
+        ),
+      },
+      { kind: "json", body: message([{ type: "text", text: "done", citations: null }]) },
+    );
     const llm = model();
     const [turn] = await collect(llm, createLlmRequest({ contents: [{ role: "user", parts: [{ text: "both" }] }] }));
     const calls = turn!.content!.parts!.map((p) => p.functionCall);
@@ -176,7 +202,10 @@ describe("AnthropicModel (non-streaming)", () => {
           { role: "user", parts: [{ text: "both" }] },
           turn!.content!,
           { role: "user", parts: [{ functionResponse: { id: "toolu_a", name: "lookup", response: { result: "A" } } }] },
-          { role: "user", parts: [{ functionResponse: { id: "toolu_b", name: "lookup", response: { error: "not found" } } }] },
+          {
+            role: "user",
+            parts: [{ functionResponse: { id: "toolu_b", name: "lookup", response: { error: "not found" } } }],
+          },
         ],
       }),
     );
@@ -204,11 +233,20 @@ describe("AnthropicModel (non-streaming)", () => {
     );
     const llm = model({ thinking: { budgetTokens: 2048 } });
     const [first] = await collect(llm, createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Q" }] }] }));
-    expect(first!.content!.parts).toEqual([{ text: "Consider it.", thought: true, thoughtSignature: "sig-123" }, { text: "42" }]);
+    expect(first!.content!.parts).toEqual([
+      { text: "Consider it.", thought: true, thoughtSignature: "sig-123" },
+      { text: "42" },
+    ]);
     expect(server.requests[0]!.body["thinking"]).toEqual({ type: "enabled", budget_tokens: 2048 });
     await collect(
       llm,
-      createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Q" }] }, first!.content!, { role: "user", parts: [{ text: "Q2" }] }] }),
+      createLlmRequest({
+        contents: [
+          { role: "user", parts: [{ text: "Q" }] },
+          first!.content!,
+          { role: "user", parts: [{ text: "Q2" }] },
+        ],
+      }),
     );
     expect((server.lastBody["messages"] as unknown[])[1]).toEqual({
       role: "assistant",
@@ -233,7 +271,16 @@ describe("AnthropicModel (non-streaming)", () => {
     const llm = model({ thinking: { budgetTokens: 1024 } });
     const [first] = await collect(llm, createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Q" }] }] }));
     expect(first!.content!.parts).toEqual([{ thought: true, thoughtSignature: "ENCRYPTED" }, { text: "fine" }]);
-    await collect(llm, createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Q" }] }, first!.content!, { role: "user", parts: [{ text: "Q2" }] }] }));
+    await collect(
+      llm,
+      createLlmRequest({
+        contents: [
+          { role: "user", parts: [{ text: "Q" }] },
+          first!.content!,
+          { role: "user", parts: [{ text: "Q2" }] },
+        ],
+      }),
+    );
     expect((server.lastBody["messages"] as unknown[])[1]).toEqual({
       role: "assistant",
       content: [
@@ -244,8 +291,14 @@ describe("AnthropicModel (non-streaming)", () => {
   });
 
   it("reports usage including cache reads and writes", async () => {
-    server.reply({ kind: "json", body: message([{ type: "text", text: "x", citations: null }], "max_tokens", usage(10, 7, 100, 20)) });
-    const [response] = await collect(model(), createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] }));
+    server.reply({
+      kind: "json",
+      body: message([{ type: "text", text: "x", citations: null }], "max_tokens", usage(10, 7, 100, 20)),
+    });
+    const [response] = await collect(
+      model(),
+      createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] }),
+    );
     expect(response!.usageMetadata).toEqual({
       promptTokenCount: 130,
       candidatesTokenCount: 7,
@@ -263,11 +316,20 @@ describe("AnthropicModel (non-streaming)", () => {
         contents: [{ role: "user", parts: [{ text: "Hi" }] }],
         config: {
           systemInstruction: "System.",
-          tools: [{ functionDeclarations: [{ name: "a" }, { name: "b", parametersJsonSchema: { type: "object", properties: {} } }] }],
+          tools: [
+            {
+              functionDeclarations: [
+                { name: "a" },
+                { name: "b", parametersJsonSchema: { type: "object", properties: {} } },
+              ],
+            },
+          ],
         },
       }),
     );
-    expect(server.lastBody["system"]).toEqual([{ type: "text", text: "System.", cache_control: { type: "ephemeral" } }]);
+    expect(server.lastBody["system"]).toEqual([
+      { type: "text", text: "System.", cache_control: { type: "ephemeral" } },
+    ]);
     expect(server.lastBody["tools"]).toEqual([
       { name: "a", input_schema: { type: "object" } },
       { name: "b", input_schema: { type: "object", properties: {} }, cache_control: { type: "ephemeral" } },
@@ -306,7 +368,10 @@ describe("AnthropicModel (non-streaming)", () => {
         name: "plan",
         input_schema: {
           type: "object",
-          properties: { steps: { type: "array", items: { type: "string" }, minItems: 1 }, note: { type: ["string", "null"] } },
+          properties: {
+            steps: { type: "array", items: { type: "string" }, minItems: 1 },
+            note: { type: ["string", "null"] },
+          },
           required: ["steps"],
         },
       },
@@ -314,10 +379,7 @@ describe("AnthropicModel (non-streaming)", () => {
   });
 
   it("maps refusal and other stop reasons", async () => {
-    server.reply(
-      { kind: "json", body: message([], "refusal") },
-      { kind: "json", body: message([], "pause_turn") },
-    );
+    server.reply({ kind: "json", body: message([], "refusal") }, { kind: "json", body: message([], "pause_turn") });
     const llm = model();
     const req = () => createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] });
     expect((await collect(llm, req()))[0]!.finishReason).toBe(FinishReason.SAFETY);
@@ -328,7 +390,10 @@ describe("AnthropicModel (non-streaming)", () => {
 describe("AnthropicModel replaying a recorded tool_use response", () => {
   it("returns the text and parallel calls of __fixtures__/anthropic/message-parallel-tool-use.json", async () => {
     server.reply(recordedReply("anthropic/message-parallel-tool-use.json"));
-    const [response] = await collect(model(), createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Weather in Paris and Tokyo?" }] }] }));
+    const [response] = await collect(
+      model(),
+      createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Weather in Paris and Tokyo?" }] }] }),
+    );
     expect(response!.content!.parts).toEqual([
       { text: "I'll check the weather in both cities." },
       { functionCall: { id: "toolu_01A09q90qw90lq917835lq9", name: "get_weather", args: { city: "Paris" } } },
@@ -342,7 +407,10 @@ describe("AnthropicModel replaying a recorded tool_use response", () => {
 describe("AnthropicModel model name", () => {
   it("sends its own configured model, not the agent's request.model", async () => {
     server.reply({ kind: "json", body: message([{ type: "text", text: "ok", citations: null }]) });
-    await collect(model({ model: "anthropic/claude-configured" }), createLlmRequest({ model: "some-other-model", contents: [{ role: "user", parts: [{ text: "Hi" }] }] }));
+    await collect(
+      model({ model: "anthropic/claude-configured" }),
+      createLlmRequest({ model: "some-other-model", contents: [{ role: "user", parts: [{ text: "Hi" }] }] }),
+    );
     expect(server.lastBody["model"]).toBe("claude-configured");
   });
 });

@@ -9,7 +9,10 @@ describe("Anthropic request conversion", () => {
   it("puts tool results before text in a user turn and drops thoughts without a signature", () => {
     const messages = toAnthropicMessages([
       { role: "user", parts: [{ text: "go" }] },
-      { role: "model", parts: [{ text: "foreign thought", thought: true }, { functionCall: { id: "c1", name: "t", args: {} } }] },
+      {
+        role: "model",
+        parts: [{ text: "foreign thought", thought: true }, { functionCall: { id: "c1", name: "t", args: {} } }],
+      },
       { role: "user", parts: [{ text: "also this" }] },
       { role: "user", parts: [{ functionResponse: { id: "c1", name: "t", response: { ok: true } } }] },
     ]);
@@ -27,12 +30,12 @@ describe("Anthropic request conversion", () => {
   });
 
   it("rejects inline data Anthropic cannot take, naming the MIME type", () => {
-    expect(() => toAnthropicMessages([{ role: "user", parts: [{ inlineData: { mimeType: "audio/wav", data: "AAAA" } }] }])).toThrow(
-      ConfigurationError,
-    );
-    expect(() => toAnthropicMessages([{ role: "user", parts: [{ inlineData: { mimeType: "audio/wav", data: "AAAA" } }] }])).toThrow(
-      /audio\/wav/,
-    );
+    expect(() =>
+      toAnthropicMessages([{ role: "user", parts: [{ inlineData: { mimeType: "audio/wav", data: "AAAA" } }] }]),
+    ).toThrow(ConfigurationError);
+    expect(() =>
+      toAnthropicMessages([{ role: "user", parts: [{ inlineData: { mimeType: "audio/wav", data: "AAAA" } }] }]),
+    ).toThrow(/audio\/wav/);
   });
 
   it("maps the output schema, tool choice and Gemini thinking budget", () => {
@@ -50,7 +53,9 @@ describe("Anthropic request conversion", () => {
       options,
     );
     expect(params.model).toBe("claude-x");
-    expect(params.output_config).toEqual({ format: { type: "json_schema", schema: { type: "object", properties: { a: { type: "string" } } } } });
+    expect(params.output_config).toEqual({
+      format: { type: "json_schema", schema: { type: "object", properties: { a: { type: "string" } } } },
+    });
     expect(params.tool_choice).toEqual({ type: "tool", name: "only" });
     expect(params.thinking).toEqual({ type: "enabled", budget_tokens: 1024 });
   });

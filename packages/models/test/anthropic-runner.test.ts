@@ -42,7 +42,13 @@ describe("AnthropicModel in a run", () => {
     const runner = new InMemoryRunner({ agent, appName: "app" });
     await runner.sessionService.createSession({ appName: "app", userId: "u", sessionId: "s" });
     const events: Event[] = [];
-    for await (const event of runner.runAsync({ userId: "u", sessionId: "s", newMessage: "2 + 3?", runConfig: { streamingMode: StreamingMode.SSE } })) events.push(event);
+    for await (const event of runner.runAsync({
+      userId: "u",
+      sessionId: "s",
+      newMessage: "2 + 3?",
+      runConfig: { streamingMode: StreamingMode.SSE },
+    }))
+      events.push(event);
     await runner.close();
 
     expect(calls).toBe(1);

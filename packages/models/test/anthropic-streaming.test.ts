@@ -26,7 +26,10 @@ const hi = () => createLlmRequest({ contents: [{ role: "user", parts: [{ text: "
 
 describe("AnthropicModel (streaming)", () => {
   it("yields partial text chunks whose join equals the final complete text", async () => {
-    server.reply({ kind: "sse", events: streamEvents([{ type: "text", chunks: ["Hel", "lo, ", "world"] }], "end_turn") });
+    server.reply({
+      kind: "sse",
+      events: streamEvents([{ type: "text", chunks: ["Hel", "lo, ", "world"] }], "end_turn"),
+    });
     const responses = await collect(hi());
     expect(server.lastBody["stream"]).toBe(true);
     const partials = responses.filter((r) => r.partial);
@@ -82,7 +85,12 @@ describe("AnthropicModel (streaming)", () => {
       events: streamEvents(
         [
           { type: "text", chunks: ["Checking."] },
-          { type: "tool_use", id: "toolu_1", name: "get_weather", jsonChunks: ['{"ci', 'ty": "Par', 'is", "days": [1,', "2]}"] },
+          {
+            type: "tool_use",
+            id: "toolu_1",
+            name: "get_weather",
+            jsonChunks: ['{"ci', 'ty": "Par', 'is", "days": [1,', "2]}"],
+          },
           { type: "tool_use", id: "toolu_2", name: "get_time", jsonChunks: [] },
         ],
         "tool_use",
@@ -101,7 +109,10 @@ describe("AnthropicModel (streaming)", () => {
   });
 
   it("reports usage from message_start and message_delta, including cache tokens", async () => {
-    server.reply({ kind: "sse", events: streamEvents([{ type: "text", chunks: ["x"] }], "max_tokens", usage(3, 9, 50, 4)) });
+    server.reply({
+      kind: "sse",
+      events: streamEvents([{ type: "text", chunks: ["x"] }], "max_tokens", usage(3, 9, 50, 4)),
+    });
     const final = (await collect(hi())).at(-1)!;
     expect(final.usageMetadata).toEqual({
       promptTokenCount: 57,
@@ -131,7 +142,11 @@ describe("AnthropicModel (streaming) replaying recorded transcripts", () => {
   it("streams __fixtures__/anthropic/stream-text.sse (with its ping event): partials join to the final text", async () => {
     server.reply(recordedReply("anthropic/stream-text.sse"));
     const responses = await collect(hi());
-    expect(responses.filter((r) => r.partial).map((r) => getTextOf(r.content))).toEqual(["The capital", " of France is", " Paris."]);
+    expect(responses.filter((r) => r.partial).map((r) => getTextOf(r.content))).toEqual([
+      "The capital",
+      " of France is",
+      " Paris.",
+    ]);
     const final = responses.at(-1)!;
     expect(final.partial).toBeFalsy();
     expect(final.content).toEqual({ role: "model", parts: [{ text: "The capital of France is Paris." }] });

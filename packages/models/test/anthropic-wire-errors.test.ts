@@ -37,7 +37,10 @@ describe("AnthropicModel wire errors", () => {
     const seen: LlmResponse[] = [];
     const error = await run(true, seen);
     expect(error).toMatchObject({ category: "NETWORK", retryable: true, provider: "anthropic" });
-    expect(seen.map((r) => [r.partial, getTextOf(r.content)])).toEqual([[true, "one "], [true, "two"]]);
+    expect(seen.map((r) => [r.partial, getTextOf(r.content)])).toEqual([
+      [true, "one "],
+      [true, "two"],
+    ]);
     expect(server.requests).toHaveLength(1);
   });
 

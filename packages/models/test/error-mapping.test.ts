@@ -67,14 +67,21 @@ describe("mapProviderError: HTTP statuses", () => {
 
 describe("mapProviderError: vendor error bodies", () => {
   it("maps OpenAI's context_length_exceeded code to CONTEXT_LENGTH", () => {
-    const err = new FakeApiError(400, "400 too long", { message: "too long", type: "invalid_request_error", code: "context_length_exceeded" });
+    const err = new FakeApiError(400, "400 too long", {
+      message: "too long",
+      type: "invalid_request_error",
+      code: "context_length_exceeded",
+    });
     const mapped = mapProviderError(err, "openai");
     expect(mapped.category).toBe(ErrorCategory.CONTEXT_LENGTH);
     expect(mapped.retryable).toBe(false);
   });
 
   it("maps Anthropic's 'prompt is too long' message to CONTEXT_LENGTH", () => {
-    const body = { type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 210000 tokens > 200000 maximum" } };
+    const body = {
+      type: "error",
+      error: { type: "invalid_request_error", message: "prompt is too long: 210000 tokens > 200000 maximum" },
+    };
     const mapped = mapProviderError(new FakeApiError(400, "400", body), "anthropic");
     expect(mapped.category).toBe(ErrorCategory.CONTEXT_LENGTH);
     expect(mapped.message).toContain("prompt is too long");
@@ -86,14 +93,20 @@ describe("mapProviderError: vendor error bodies", () => {
   });
 
   it("maps a content-policy rejection to CONTENT_FILTER (not retried)", () => {
-    const err = new FakeApiError(400, "400", { message: "Your request was rejected by our safety system", code: "content_policy_violation" });
+    const err = new FakeApiError(400, "400", {
+      message: "Your request was rejected by our safety system",
+      code: "content_policy_violation",
+    });
     const mapped = mapProviderError(err, "openai");
     expect(mapped.category).toBe(ErrorCategory.CONTENT_FILTER);
     expect(mapped.retryable).toBe(false);
   });
 
   it("does not retry a 429 for an exhausted quota", () => {
-    const mapped = mapProviderError(new FakeApiError(429, "429", { code: "insufficient_quota", message: "quota" }), "openai");
+    const mapped = mapProviderError(
+      new FakeApiError(429, "429", { code: "insufficient_quota", message: "quota" }),
+      "openai",
+    );
     expect(mapped.category).toBe(ErrorCategory.RATE_LIMIT);
     expect(mapped.retryable).toBe(false);
     expect(mapped.message).toMatch(/billing/);
@@ -111,10 +124,14 @@ describe("mapProviderError: network, timeouts, aborts, unknowns", () => {
   });
 
   it("maps fetch's 'fetch failed' (code in the cause) and undici's 'terminated' to NETWORK", () => {
-    const fetchFailed = new TypeError("fetch failed", { cause: Object.assign(new Error("connect"), { code: "ECONNREFUSED" }) });
+    const fetchFailed = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("connect"), { code: "ECONNREFUSED" }),
+    });
     expect(mapProviderError(fetchFailed, "p").category).toBe(ErrorCategory.NETWORK);
     expect(mapProviderError(new TypeError("terminated"), "p").category).toBe(ErrorCategory.NETWORK);
-    const nested = new Error("Connection error.", { cause: new Error("wrapper", { cause: Object.assign(new Error("x"), { code: "EPIPE" }) }) });
+    const nested = new Error("Connection error.", {
+      cause: new Error("wrapper", { cause: Object.assign(new Error("x"), { code: "EPIPE" }) }),
+    });
     expect(mapProviderError(nested, "p").category).toBe(ErrorCategory.NETWORK);
   });
 
@@ -168,9 +185,15 @@ describe("Retry-After", () => {
   });
 
   it("lands on the mapped error from Headers and plain-object headers", () => {
-    const fromHeaders = mapProviderError(new FakeApiError(429, "slow down", undefined, new Headers({ "retry-after": "3" })), "openai");
+    const fromHeaders = mapProviderError(
+      new FakeApiError(429, "slow down", undefined, new Headers({ "retry-after": "3" })),
+      "openai",
+    );
     expect(fromHeaders.retryAfterMs).toBe(3000);
-    const fromObject = mapProviderError(new FakeApiError(503, "busy", undefined, { "retry-after-ms": "120" }), "anthropic");
+    const fromObject = mapProviderError(
+      new FakeApiError(503, "busy", undefined, { "retry-after-ms": "120" }),
+      "anthropic",
+    );
     expect(fromObject.retryAfterMs).toBe(120);
     expect(mapProviderError(new FakeApiError(500, "x"), "p").retryAfterMs).toBeUndefined();
   });

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
-const FRAMEWORK_SDK = (spec: string) => spec === "ai" || spec.startsWith("ai/") || spec.startsWith("@ai-sdk/") || spec.startsWith("@langchain/");
+const FRAMEWORK_SDK = (spec: string) =>
+  spec === "ai" || spec.startsWith("ai/") || spec.startsWith("@ai-sdk/") || spec.startsWith("@langchain/");
 
 describe("the framework SDKs stay optional", () => {
   let dir: string;
@@ -29,7 +30,9 @@ await import(${JSON.stringify(entry)});
 console.log(JSON.stringify(seen));
 `,
     );
-    const { stdout } = await run(process.execPath, ["--conditions=@agentkit/source", "--import", "tsx", probe], { cwd: process.cwd() });
+    const { stdout } = await run(process.execPath, ["--conditions=@agentkit/source", "--import", "tsx", probe], {
+      cwd: process.cwd(),
+    });
     return (JSON.parse(stdout.trim().split("\n").at(-1)!) as string[]).filter(FRAMEWORK_SDK);
   }
 
@@ -39,6 +42,10 @@ console.log(JSON.stringify(seen));
 
   it("(control) the ./ai-sdk and ./langchain subpaths load their SDKs, so the probe sees them", async () => {
     expect(await frameworkImports(join(process.cwd(), "src/ai-sdk/index.ts"))).toContain("@ai-sdk/provider");
-    expect((await frameworkImports(join(process.cwd(), "src/langchain/index.ts"))).some((s) => s.startsWith("@langchain/core"))).toBe(true);
+    expect(
+      (await frameworkImports(join(process.cwd(), "src/langchain/index.ts"))).some((s) =>
+        s.startsWith("@langchain/core"),
+      ),
+    ).toBe(true);
   });
 });

@@ -28,9 +28,15 @@ describe("parseFrameworkOptions and effectiveSampling", () => {
     const settings = parseFrameworkOptions("X", { temperature: 0.5, maxTokens: 10 });
     expect(settings.observability).toEqual({ enabled: false, includeContent: false, metricsEnabled: true });
     expect(settings.validation).toEqual({ enabled: false, failFast: true });
-    expect(() => parseFrameworkOptions("X", { temperature: -1 })).toThrow(expect.objectContaining({ code: "CONFIGURATION_ERROR", message: expect.stringContaining("temperature") }));
+    expect(() => parseFrameworkOptions("X", { temperature: -1 })).toThrow(
+      expect.objectContaining({ code: "CONFIGURATION_ERROR", message: expect.stringContaining("temperature") }),
+    );
     expect(() => parseFrameworkOptions("X", { onMetrics: 5 as never })).toThrow(/onMetrics/);
     // The request's generation config wins; adapter properties fill the gaps.
-    expect(effectiveSampling(settings, { temperature: 0.9, topK: 3 })).toEqual({ temperature: 0.9, maxTokens: 10, topK: 3 });
+    expect(effectiveSampling(settings, { temperature: 0.9, topK: 3 })).toEqual({
+      temperature: 0.9,
+      maxTokens: 10,
+      topK: 3,
+    });
   });
 });

@@ -18,9 +18,14 @@ afterEach(async () => {
 });
 
 const system = "You are a records clerk. ".repeat(20);
-const cacheCreates = () => server.requests.filter((r) => r.method === "POST" && r.path.startsWith("/v1beta/cachedContents"));
-const cacheDeletes = () => server.requests.filter((r) => r.method === "DELETE" && r.path.startsWith("/v1beta/cachedContents"));
-const generateBodies = () => server.requests.filter((r) => r.path.includes(":generateContent")).map((r) => r.body as { cachedContent?: string; contents: unknown[] });
+const cacheCreates = () =>
+  server.requests.filter((r) => r.method === "POST" && r.path.startsWith("/v1beta/cachedContents"));
+const cacheDeletes = () =>
+  server.requests.filter((r) => r.method === "DELETE" && r.path.startsWith("/v1beta/cachedContents"));
+const generateBodies = () =>
+  server.requests
+    .filter((r) => r.path.includes(":generateContent"))
+    .map((r) => r.body as { cachedContent?: string; contents: unknown[] });
 
 function runnerWith(sessionService: InMemorySessionService): { runner: Runner; model: Gemini } {
   const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
@@ -33,7 +38,12 @@ function runnerWith(sessionService: InMemorySessionService): { runner: Runner; m
 }
 
 async function turn(runner: Runner, sessionId: string, n: number): Promise<Event> {
-  server.reply({ kind: "json", body: candidateResponse([{ text: `answer ${n}` }], { usage: { promptTokenCount: 900, candidatesTokenCount: 2, totalTokenCount: 902 } }) });
+  server.reply({
+    kind: "json",
+    body: candidateResponse([{ text: `answer ${n}` }], {
+      usage: { promptTokenCount: 900, candidatesTokenCount: 2, totalTokenCount: 902 },
+    }),
+  });
   let last: Event | undefined;
   for await (const e of runner.runAsync({ userId: "u", sessionId, newMessage: `question ${n}` })) last = e;
   return last!;
@@ -50,8 +60,15 @@ describe("ContextCacheConfig through Runner and the Gemini adapter", () => {
     expect(e1.cacheMetadata).toMatchObject({ contentsCount: 0, invocationsUsed: 0 });
     const e2 = await turn(first.runner, session.id, 2);
     expect(cacheCreates()).toHaveLength(1);
-    expect(e2.cacheMetadata).toMatchObject({ cacheName: "cachedContents/cache-1", contentsCount: 2, invocationsUsed: 1 });
-    expect(generateBodies()[1]).toMatchObject({ cachedContent: "cachedContents/cache-1", contents: [{ role: "user", parts: [{ text: "question 2" }] }] });
+    expect(e2.cacheMetadata).toMatchObject({
+      cacheName: "cachedContents/cache-1",
+      contentsCount: 2,
+      invocationsUsed: 1,
+    });
+    expect(generateBodies()[1]).toMatchObject({
+      cachedContent: "cachedContents/cache-1",
+      contents: [{ role: "user", parts: [{ text: "question 2" }] }],
+    });
     // Dropped without close(): close() would delete the caches it made, and a crashed or
     // scaled-out server process does not close either.
 
@@ -69,11 +86,22 @@ describe("ContextCacheConfig through Runner and the Gemini adapter", () => {
     const e5 = await turn(second.runner, session.id, 5);
     expect(cacheCreates()).toHaveLength(2);
     expect(cacheDeletes().map((r) => r.path)).toEqual(["/v1beta/cachedContents/cache-1"]);
-    expect(e5.cacheMetadata).toMatchObject({ cacheName: "cachedContents/cache-2", contentsCount: 8, invocationsUsed: 1 });
-    expect(generateBodies()[4]).toMatchObject({ cachedContent: "cachedContents/cache-2", contents: [{ role: "user", parts: [{ text: "question 5" }] }] });
+    expect(e5.cacheMetadata).toMatchObject({
+      cacheName: "cachedContents/cache-2",
+      contentsCount: 8,
+      invocationsUsed: 1,
+    });
+    expect(generateBodies()[4]).toMatchObject({
+      cachedContent: "cachedContents/cache-2",
+      contents: [{ role: "user", parts: [{ text: "question 5" }] }],
+    });
 
     const stored = await sessionService.getSession({ appName: "cache_app", userId: "u", sessionId: session.id });
-    expect(stored!.events.filter((e) => e.author === "clerk").map((e) => (e.cacheMetadata as { cacheName?: string } | undefined)?.cacheName ?? null)).toEqual([
+    expect(
+      stored!.events
+        .filter((e) => e.author === "clerk")
+        .map((e) => (e.cacheMetadata as { cacheName?: string } | undefined)?.cacheName ?? null),
+    ).toEqual([
       null,
       "cachedContents/cache-1",
       "cachedContents/cache-1",

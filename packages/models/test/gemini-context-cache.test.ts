@@ -1,5 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
-import { createLlmRequest, type Content, type ContextCacheConfig, type LlmRequest, type LlmResponse } from "@agentkit/core";
+import {
+  createLlmRequest,
+  type Content,
+  type ContextCacheConfig,
+  type LlmRequest,
+  type LlmResponse,
+} from "@agentkit/core";
 import { Gemini, type GeminiCacheMetadata } from "../src/gemini/index.js";
 import { candidateResponse, FakeGeminiServer, googleError } from "./fixtures/gemini-server.js";
 
@@ -21,18 +27,31 @@ const system = "You are a records clerk. ".repeat(20);
 function conversation(turns: number): Content[] {
   const contents: Content[] = [];
   for (let i = 0; i < turns; i++) {
-    contents.push({ role: "user", parts: [{ text: `question ${i}` }] }, { role: "model", parts: [{ text: `answer ${i}` }] });
+    contents.push(
+      { role: "user", parts: [{ text: `question ${i}` }] },
+      { role: "model", parts: [{ text: `answer ${i}` }] },
+    );
   }
   contents.push({ role: "user", parts: [{ text: `question ${turns}` }] });
   return contents;
 }
 
 function request(turns: number, cacheConfig: ContextCacheConfig, extra: Partial<LlmRequest> = {}): LlmRequest {
-  return createLlmRequest({ contents: conversation(turns), config: { systemInstruction: system, tools }, cacheConfig, ...extra });
+  return createLlmRequest({
+    contents: conversation(turns),
+    config: { systemInstruction: system, tools },
+    cacheConfig,
+    ...extra,
+  });
 }
 
 async function call(model: Gemini, req: LlmRequest): Promise<LlmResponse> {
-  server.reply({ kind: "json", body: candidateResponse([{ text: "ok" }], { usage: { promptTokenCount: 900, candidatesTokenCount: 2, totalTokenCount: 902, cachedContentTokenCount: 850 } }) });
+  server.reply({
+    kind: "json",
+    body: candidateResponse([{ text: "ok" }], {
+      usage: { promptTokenCount: 900, candidatesTokenCount: 2, totalTokenCount: 902, cachedContentTokenCount: 850 },
+    }),
+  });
   let last: LlmResponse | undefined;
   for await (const r of model.generateContentAsync(req)) last = r;
   return last!;
@@ -64,10 +83,18 @@ describe("Gemini context caching", () => {
       ],
     });
     const meta = second.cacheMetadata as unknown as GeminiCacheMetadata;
-    expect(meta).toMatchObject({ cacheName: "cachedContents/cache-1", contentsCount: 2, invocationsUsed: 1, promptTokenCount: 900 });
+    expect(meta).toMatchObject({
+      cacheName: "cachedContents/cache-1",
+      contentsCount: 2,
+      invocationsUsed: 1,
+      promptTokenCount: 900,
+    });
     expect(meta.expireTime! - Date.now()).toBeGreaterThan(590_000);
     expect(second.usageMetadata?.cachedContentTokenCount).toBe(850);
-    expect(server.lastBody).toMatchObject({ cachedContent: "cachedContents/cache-1", contents: [{ role: "user", parts: [{ text: "question 1" }] }] });
+    expect(server.lastBody).toMatchObject({
+      cachedContent: "cachedContents/cache-1",
+      contents: [{ role: "user", parts: [{ text: "question 1" }] }],
+    });
     expect(server.lastBody["systemInstruction"]).toBeUndefined();
     expect(server.lastBody["tools"]).toBeUndefined();
 
@@ -75,7 +102,11 @@ describe("Gemini context caching", () => {
     expect(creates()).toHaveLength(1);
     expect(third.cacheMetadata).toMatchObject({ cacheName: "cachedContents/cache-1", invocationsUsed: 2 });
     expect(server.lastBody["cachedContent"]).toBe("cachedContents/cache-1");
-    expect((server.lastBody["contents"] as Content[]).map((c) => c.parts![0]!.text)).toEqual(["question 1", "answer 1", "question 2"]);
+    expect((server.lastBody["contents"] as Content[]).map((c) => c.parts![0]!.text)).toEqual([
+      "question 1",
+      "answer 1",
+      "question 2",
+    ]);
   });
 
   it("refreshes the cache after cacheIntervals uses and deletes the old one", async () => {
@@ -86,7 +117,11 @@ describe("Gemini context caching", () => {
     const third = await call(model, request(3, config));
     expect(creates()).toHaveLength(2);
     expect(server.deletedCaches).toEqual(["cachedContents/cache-1"]);
-    expect(third.cacheMetadata).toMatchObject({ cacheName: "cachedContents/cache-2", contentsCount: 6, invocationsUsed: 1 });
+    expect(third.cacheMetadata).toMatchObject({
+      cacheName: "cachedContents/cache-2",
+      contentsCount: 6,
+      invocationsUsed: 1,
+    });
     expect(creates()[1]!.body["ttl"]).toBe("1800s");
   });
 
@@ -103,7 +138,11 @@ describe("Gemini context caching", () => {
     const expired = { ...reused.cacheMetadata!, expireTime: Date.now() - 1000 };
     const c = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
     const refreshed = await call(c, request(2, {}, { cacheMetadata: expired }));
-    expect(refreshed.cacheMetadata).toMatchObject({ cacheName: "cachedContents/cache-2", invocationsUsed: 1, contentsCount: 4 });
+    expect(refreshed.cacheMetadata).toMatchObject({
+      cacheName: "cachedContents/cache-2",
+      invocationsUsed: 1,
+      contentsCount: 4,
+    });
     expect(server.deletedCaches).toEqual(["cachedContents/cache-1"]);
   });
 
@@ -130,7 +169,15 @@ describe("Gemini context caching", () => {
   });
 
   it("runs uncached and reports the reason when cache creation fails", async () => {
-    server.cacheCreateReplies.push({ kind: "json", status: 400, body: googleError(400, "INVALID_ARGUMENT", "Cached content is too small. total_token_count=120, min_total_token_count=1024") });
+    server.cacheCreateReplies.push({
+      kind: "json",
+      status: 400,
+      body: googleError(
+        400,
+        "INVALID_ARGUMENT",
+        "Cached content is too small. total_token_count=120, min_total_token_count=1024",
+      ),
+    });
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
     const response = await call(model, request(1, {}));
     expect(response.content?.parts?.[0]?.text).toBe("ok");
@@ -163,9 +210,17 @@ describe("Gemini context caching", () => {
     server.caches.clear(); // evicted on the service side
     const response = await call(model, request(2, {}));
     expect(response.content?.parts?.[0]?.text).toBe("ok");
-    expect(response.cacheMetadata).toMatchObject({ cacheName: "cachedContents/cache-2", contentsCount: 4, invocationsUsed: 1 });
+    expect(response.cacheMetadata).toMatchObject({
+      cacheName: "cachedContents/cache-2",
+      contentsCount: 4,
+      invocationsUsed: 1,
+    });
     const generates = server.generateRequests;
-    expect(generates.map((r) => r.body["cachedContent"])).toEqual(["cachedContents/cache-1", "cachedContents/cache-1", "cachedContents/cache-2"]);
+    expect(generates.map((r) => r.body["cachedContent"])).toEqual([
+      "cachedContents/cache-1",
+      "cachedContents/cache-1",
+      "cachedContents/cache-2",
+    ]);
   });
 
   it("deletes the caches it created on close()", async () => {
@@ -179,7 +234,15 @@ describe("Gemini context caching", () => {
 
   it("works in streaming mode too", async () => {
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
-    server.reply({ kind: "sse", chunks: [{ candidates: [{ content: { role: "model", parts: [{ text: "streamed" }] }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 50, cachedContentTokenCount: 40 } }] });
+    server.reply({
+      kind: "sse",
+      chunks: [
+        {
+          candidates: [{ content: { role: "model", parts: [{ text: "streamed" }] }, finishReason: "STOP", index: 0 }],
+          usageMetadata: { promptTokenCount: 50, cachedContentTokenCount: 40 },
+        },
+      ],
+    });
     const out: LlmResponse[] = [];
     for await (const r of model.generateContentAsync(request(1, {}), true)) out.push(r);
     expect(out.at(-1)!.cacheMetadata).toMatchObject({ cacheName: "cachedContents/cache-1", promptTokenCount: 50 });

@@ -46,18 +46,27 @@ async function readUntil(connection: BaseLlmConnection, stop: (r: LlmResponse) =
 
 const textTurn = (...pieces: string[]) => [
   ...pieces.map((text) => ({ serverContent: { modelTurn: { role: "model", parts: [{ text }] } } })),
-  { serverContent: { turnComplete: true }, usageMetadata: { promptTokenCount: 12, responseTokenCount: 3, totalTokenCount: 15 } },
+  {
+    serverContent: { turnComplete: true },
+    usageMetadata: { promptTokenCount: 12, responseTokenCount: 3, totalTokenCount: 15 },
+  },
 ];
 
 describe("Gemini live connection", () => {
   it("opens the BidiGenerateContent socket with a setup message built from the request", async () => {
     const request = createLlmRequest({
-      config: { systemInstruction: "Speak briefly.", temperature: 0.3, tools: [{ functionDeclarations: [{ name: "lookup" }] }, { googleSearch: {} }] },
+      config: {
+        systemInstruction: "Speak briefly.",
+        temperature: 0.3,
+        tools: [{ functionDeclarations: [{ name: "lookup" }] }, { googleSearch: {} }],
+      },
       liveConnectConfig: { responseModalities: ["TEXT"], outputAudioTranscription: {}, inputAudioTranscription: {} },
     });
     const connection = await model.connect(request);
     const session = server.sessions[0]!;
-    expect(session.url).toMatch(/\/ws\/google\.ai\.generativelanguage\.v1beta\.GenerativeService\.BidiGenerateContent\?key=live-key$/);
+    expect(session.url).toMatch(
+      /\/ws\/google\.ai\.generativelanguage\.v1beta\.GenerativeService\.BidiGenerateContent\?key=live-key$/,
+    );
     expect(session.setup).toMatchObject({
       model: "models/gemini-live-2.5-flash-preview",
       generationConfig: { responseModalities: ["TEXT"], temperature: 0.3 },
@@ -84,7 +93,11 @@ describe("Gemini live connection", () => {
   });
 
   it("sends history and content; yields text partials, the whole turn's text, usage and turnComplete", async () => {
-    server.onMessage((message) => ("clientContent" in message && (message["clientContent"] as { turnComplete?: boolean }).turnComplete ? textTurn("Hel", "lo!") : undefined));
+    server.onMessage((message) =>
+      "clientContent" in message && (message["clientContent"] as { turnComplete?: boolean }).turnComplete
+        ? textTurn("Hel", "lo!")
+        : undefined,
+    );
     const connection = await model.connect(createLlmRequest({ liveConnectConfig: { responseModalities: ["TEXT"] } }));
     await connection.sendHistory([
       { role: "user", parts: [{ text: "earlier question" }] },
@@ -95,7 +108,11 @@ describe("Gemini live connection", () => {
     expect(responses.filter((r) => r.partial).map((r) => getTextOf(r.content))).toEqual(["Hel", "lo!"]);
     const whole = responses.find((r) => !r.partial && r.content);
     expect(whole).toEqual({ content: { role: "model", parts: [{ text: "Hello!" }] } });
-    expect(responses.find((r) => r.usageMetadata)?.usageMetadata).toMatchObject({ promptTokenCount: 12, candidatesTokenCount: 3, totalTokenCount: 15 });
+    expect(responses.find((r) => r.usageMetadata)?.usageMetadata).toMatchObject({
+      promptTokenCount: 12,
+      candidatesTokenCount: 3,
+      totalTokenCount: 15,
+    });
     expect(responses.at(-1)).toMatchObject({ turnComplete: true });
 
     const [history, content] = server.sessions[0]!.messages;
@@ -108,13 +125,16 @@ describe("Gemini live connection", () => {
         turnComplete: false,
       },
     });
-    expect(content).toEqual({ clientContent: { turns: [{ role: "user", parts: [{ text: "Say hello" }] }], turnComplete: true } });
+    expect(content).toEqual({
+      clientContent: { turns: [{ role: "user", parts: [{ text: "Say hello" }] }], turnComplete: true },
+    });
     await connection.close();
   });
 
   it("yields tool calls with their ids and sends tool responses as toolResponse", async () => {
     server.onMessage((message) => {
-      if ("clientContent" in message) return [{ toolCall: { functionCalls: [{ id: "live-fc-1", name: "lookup", args: { key: "k1" } }] } }];
+      if ("clientContent" in message)
+        return [{ toolCall: { functionCalls: [{ id: "live-fc-1", name: "lookup", args: { key: "k1" } }] } }];
       if ("toolResponse" in message) return textTurn("Found it.");
       return undefined;
     });
@@ -122,10 +142,15 @@ describe("Gemini live connection", () => {
     await connection.sendContent({ role: "user", parts: [{ text: "look up k1" }] });
     const [call] = await readUntil(connection, (r) => Boolean(r.content?.parts?.[0]?.functionCall));
     expect(call!.content!.parts).toEqual([{ functionCall: { id: "live-fc-1", name: "lookup", args: { key: "k1" } } }]);
-    await connection.sendContent({ role: "user", parts: [{ functionResponse: { id: "live-fc-1", name: "lookup", response: { value: 42 } } }] });
+    await connection.sendContent({
+      role: "user",
+      parts: [{ functionResponse: { id: "live-fc-1", name: "lookup", response: { value: 42 } } }],
+    });
     const rest = await readUntil(connection, (r) => r.turnComplete === true);
     expect(rest.map((r) => getTextOf(r.content)).filter(Boolean)).toEqual(["Found it.", "Found it."]);
-    expect(server.sessions[0]!.messages[1]).toEqual({ toolResponse: { functionResponses: [{ id: "live-fc-1", name: "lookup", response: { value: 42 } }] } });
+    expect(server.sessions[0]!.messages[1]).toEqual({
+      toolResponse: { functionResponses: [{ id: "live-fc-1", name: "lookup", response: { value: 42 } }] },
+    });
     await connection.close();
   });
 
@@ -144,7 +169,9 @@ describe("Gemini live connection", () => {
     const connection = await model.connect(createLlmRequest({ liveConnectConfig: { responseModalities: ["AUDIO"] } }));
     await connection.sendRealtime({ mimeType: "audio/pcm;rate=16000", data: pcm });
     const responses = await readUntil(connection, (r) => r.liveSessionResumptionUpdate !== undefined);
-    expect(server.sessions[0]!.messages[0]).toEqual({ realtimeInput: { audio: { mimeType: "audio/pcm;rate=16000", data: pcm } } });
+    expect(server.sessions[0]!.messages[0]).toEqual({
+      realtimeInput: { audio: { mimeType: "audio/pcm;rate=16000", data: pcm } },
+    });
     expect(responses).toEqual([
       { inputTranscription: { text: "what time", finished: true }, partial: false },
       { content: { role: "model", parts: [{ inlineData: { mimeType: "audio/pcm;rate=24000", data: pcm } }] } },
@@ -154,7 +181,9 @@ describe("Gemini live connection", () => {
     ]);
     await connection.sendRealtime({ mimeType: "image/jpeg", data: pcm });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(server.sessions[0]!.messages[1]).toEqual({ realtimeInput: { video: { mimeType: "image/jpeg", data: pcm } } });
+    expect(server.sessions[0]!.messages[1]).toEqual({
+      realtimeInput: { video: { mimeType: "image/jpeg", data: pcm } },
+    });
     await connection.close();
   });
 
@@ -163,7 +192,9 @@ describe("Gemini live connection", () => {
     const reading = readUntil(connection, () => false);
     await connection.close();
     expect(await reading).toEqual([]);
-    await expect(connection.sendContent({ role: "user", parts: [{ text: "late" }] })).rejects.toBeInstanceOf(ProviderError);
+    await expect(connection.sendContent({ role: "user", parts: [{ text: "late" }] })).rejects.toBeInstanceOf(
+      ProviderError,
+    );
   });
 
   it("throws a SERVER_ERROR from receive() when the service closes the socket with 1011", async () => {
@@ -176,7 +207,11 @@ describe("Gemini live connection", () => {
   });
 
   it("fails connect() with a typed NETWORK error when the service cannot be reached", async () => {
-    const unreachable = new Gemini({ model: "gemini-live-2.5-flash-preview", apiKey: "k", baseUrl: "http://127.0.0.1:1" });
+    const unreachable = new Gemini({
+      model: "gemini-live-2.5-flash-preview",
+      apiKey: "k",
+      baseUrl: "http://127.0.0.1:1",
+    });
     await expect(unreachable.connect(createLlmRequest())).rejects.toMatchObject({ category: "NETWORK" });
   });
 
@@ -193,25 +228,44 @@ describe("Gemini live connection", () => {
 describe("Gemini live in a run (runner.runLive)", () => {
   it("runs a tool call over the live connection and sends the result back", async () => {
     server.onMessage((message: LiveClientMessage) => {
-      if ("clientContent" in message) return [{ toolCall: { functionCalls: [{ id: "fc-live", name: "get_time", args: { zone: "UTC" } }] } }];
+      if ("clientContent" in message)
+        return [{ toolCall: { functionCalls: [{ id: "fc-live", name: "get_time", args: { zone: "UTC" } }] } }];
       if ("toolResponse" in message) return textTurn("It is noon.");
       return undefined;
     });
-    const getTime = new FunctionTool({ name: "get_time", description: "Current time", parameters: z.object({ zone: z.string() }), execute: ({ zone }) => ({ zone, time: "12:00" }) });
+    const getTime = new FunctionTool({
+      name: "get_time",
+      description: "Current time",
+      parameters: z.object({ zone: z.string() }),
+      execute: ({ zone }) => ({ zone, time: "12:00" }),
+    });
     const agent = new LlmAgent({ name: "clock", model, instruction: "Tell the time.", tools: [getTime] });
     const runner = new InMemoryRunner({ agent, appName: "app" });
     const queue = new LiveRequestQueue();
     queue.sendContent({ role: "user", parts: [{ text: "What time is it?" }] });
     const events: Event[] = [];
-    for await (const event of runner.runLive({ userId: "u", sessionId: "s", liveRequestQueue: queue, runConfig: { autoCreateSession: true, responseModalities: ["TEXT"] } })) {
+    for await (const event of runner.runLive({
+      userId: "u",
+      sessionId: "s",
+      liveRequestQueue: queue,
+      runConfig: { autoCreateSession: true, responseModalities: ["TEXT"] },
+    })) {
       events.push(event);
       if (event.turnComplete) queue.close();
     }
     await runner.close();
     const session = server.sessions[0]!;
-    expect(session.setup).toMatchObject({ systemInstruction: { parts: [{ text: expect.stringContaining("Tell the time.") }] } });
-    expect(session.messages[1]).toEqual({ toolResponse: { functionResponses: [{ id: "fc-live", name: "get_time", response: { zone: "UTC", time: "12:00" } }] } });
-    expect(events.some((e) => e.content?.parts?.some((p) => p.functionResponse?.response?.["time"] === "12:00"))).toBe(true);
+    expect(session.setup).toMatchObject({
+      systemInstruction: { parts: [{ text: expect.stringContaining("Tell the time.") }] },
+    });
+    expect(session.messages[1]).toEqual({
+      toolResponse: {
+        functionResponses: [{ id: "fc-live", name: "get_time", response: { zone: "UTC", time: "12:00" } }],
+      },
+    });
+    expect(events.some((e) => e.content?.parts?.some((p) => p.functionResponse?.response?.["time"] === "12:00"))).toBe(
+      true,
+    );
     expect(events.filter((e) => !e.partial).map((e) => getTextOf(e.content))).toContain("It is noon.");
   });
 });

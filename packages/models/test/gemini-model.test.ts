@@ -37,8 +37,14 @@ describe("Gemini settings", () => {
   });
 
   it("falls back to GOOGLE_API_KEY, then GEMINI_API_KEY, and GOOGLE_GEMINI_BASE_URL", async () => {
-    server.reply({ kind: "json", body: fixture("text-response.json") }, { kind: "json", body: fixture("text-response.json") });
-    const fromGoogle = new Gemini({ model: "gemini-x" }, { GOOGLE_API_KEY: "g-key", GEMINI_API_KEY: "other", GOOGLE_GEMINI_BASE_URL: baseUrl });
+    server.reply(
+      { kind: "json", body: fixture("text-response.json") },
+      { kind: "json", body: fixture("text-response.json") },
+    );
+    const fromGoogle = new Gemini(
+      { model: "gemini-x" },
+      { GOOGLE_API_KEY: "g-key", GEMINI_API_KEY: "other", GOOGLE_GEMINI_BASE_URL: baseUrl },
+    );
     const fromGemini = new Gemini({ model: "gemini-x" }, { GEMINI_API_KEY: "gm-key", GOOGLE_GEMINI_BASE_URL: baseUrl });
     await collect(fromGoogle.generateContentAsync(request()));
     await collect(fromGemini.generateContentAsync(request()));
@@ -69,7 +75,9 @@ describe("Gemini settings", () => {
     const [response] = await collect(model.generateContentAsync(request({ config: { labels: { team: "a" } } })));
     expect(response!.content?.parts?.[0]?.text).toBe("Paris is the capital of France.");
     const recorded = server.requests[0]!;
-    expect(recorded.path).toBe("/v1beta1/projects/proj-1/locations/europe-west4/publishers/google/models/gemini-2.5-pro:generateContent");
+    expect(recorded.path).toBe(
+      "/v1beta1/projects/proj-1/locations/europe-west4/publishers/google/models/gemini-2.5-pro:generateContent",
+    );
     expect(recorded.headers["authorization"]).toBe("Bearer vertex-token");
     expect(recorded.body["labels"]).toEqual({ team: "a" });
 
@@ -82,13 +90,21 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
   it("returns text, finish reason, model version and usage with thoughts and cached tokens", async () => {
     server.reply({ kind: "json", body: fixture("text-response.json") });
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
-    const responses = await collect(model.generateContentAsync(request({ config: { systemInstruction: "Be brief.", temperature: 0.2 } })));
+    const responses = await collect(
+      model.generateContentAsync(request({ config: { systemInstruction: "Be brief.", temperature: 0.2 } })),
+    );
     expect(responses).toHaveLength(1);
     expect(responses[0]).toMatchObject({
       content: { role: "model", parts: [{ text: "Paris is the capital of France." }] },
       finishReason: "STOP",
       modelVersion: "gemini-2.5-flash",
-      usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 8, totalTokenCount: 44, thoughtsTokenCount: 24, cachedContentTokenCount: 4 },
+      usageMetadata: {
+        promptTokenCount: 12,
+        candidatesTokenCount: 8,
+        totalTokenCount: 44,
+        thoughtsTokenCount: 24,
+        cachedContentTokenCount: 4,
+      },
     });
     expect(responses[0]!.partial).toBeUndefined();
     expect(server.lastBody["systemInstruction"]).toEqual({ parts: [{ text: "Be brief." }], role: "user" });
@@ -96,9 +112,18 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
   });
 
   it("keeps function call ids, parallel calls and the thought signature, and round-trips them", async () => {
-    server.reply({ kind: "json", body: fixture("parallel-function-calls-thought.json") }, { kind: "json", body: candidateResponse([{ text: "Sunny in both." }]) });
+    server.reply(
+      { kind: "json", body: fixture("parallel-function-calls-thought.json") },
+      { kind: "json", body: candidateResponse([{ text: "Sunny in both." }]) },
+    );
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
-    const tools = [{ functionDeclarations: [{ name: "get_weather", parametersJsonSchema: { type: "object", properties: { city: { type: "string" } } } }] }];
+    const tools = [
+      {
+        functionDeclarations: [
+          { name: "get_weather", parametersJsonSchema: { type: "object", properties: { city: { type: "string" } } } },
+        ],
+      },
+    ];
     const [first] = await collect(model.generateContentAsync(request({ config: { tools } })));
     const parts = first!.content!.parts!;
     expect(parts[0]).toEqual({ text: "The user wants the weather in two cities; call the tool twice.", thought: true });
@@ -127,7 +152,9 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
       functionCall: { id: "call-paris", name: "get_weather", args: { city: "Paris" } },
       thoughtSignature: "CiQBVKhc7mFq0K3ZyAmGm1xd7kXz4pRh4G2w1wq4c9y3L2aBCDE=",
     });
-    expect(sent[2]!.parts[1]).toEqual({ functionResponse: { id: "call-rome", name: "get_weather", response: { sky: "sunny" } } });
+    expect(sent[2]!.parts[1]).toEqual({
+      functionResponse: { id: "call-rome", name: "get_weather", response: { sky: "sunny" } },
+    });
   });
 
   it("drops the adk- ids the flow invents for calls Gemini sent without one", async () => {
@@ -170,13 +197,21 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
 
   it("passes the Vertex AI Search retrieval tool on Vertex AI and refuses it on the Gemini API", async () => {
     server.reply({ kind: "json", body: fixture("text-response.json") });
-    const retrieval = { retrieval: { vertexAiSearch: { datastore: "projects/p/locations/global/collections/default_collection/dataStores/ds" } } };
+    const retrieval = {
+      retrieval: {
+        vertexAiSearch: { datastore: "projects/p/locations/global/collections/default_collection/dataStores/ds" },
+      },
+    };
     const vertex = new Gemini({ model: "gemini-2.5-flash", apiKey: "express-key", vertexai: true, baseUrl });
-    await collect(vertex.generateContentAsync(request({ config: { tools: [retrieval, { enterpriseWebSearch: {} }] } })));
+    await collect(
+      vertex.generateContentAsync(request({ config: { tools: [retrieval, { enterpriseWebSearch: {} }] } })),
+    );
     expect(server.lastBody["tools"]).toEqual([retrieval, { enterpriseWebSearch: {} }]);
 
     const geminiApi = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
-    const error = await collect(geminiApi.generateContentAsync(request({ config: { tools: [retrieval] } }))).catch((e: unknown) => e);
+    const error = await collect(geminiApi.generateContentAsync(request({ config: { tools: [retrieval] } }))).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as Error).message).toMatch(/retrieval/);
     expect(server.generateRequests).toHaveLength(1);
@@ -185,7 +220,9 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
   it("returns executableCode and codeExecutionResult parts in order", async () => {
     server.reply({ kind: "json", body: fixture("code-execution.json") });
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
-    const [response] = await collect(model.generateContentAsync(request({ config: { tools: [{ codeExecution: {} }] } })));
+    const [response] = await collect(
+      model.generateContentAsync(request({ config: { tools: [{ codeExecution: {} }] } })),
+    );
     expect(response!.content!.parts).toEqual([
       { text: "I will compute it." },
       { executableCode: { language: "PYTHON", code: "print(sum(range(1, 101)))\n" } },
@@ -195,28 +232,55 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
   });
 
   it("sends structured output (responseJsonSchema and responseSchema) together with tools", async () => {
-    server.reply({ kind: "json", body: candidateResponse([{ text: '{"city":"Paris"}' }]) }, { kind: "json", body: candidateResponse([{ text: '{"n":1}' }]) });
+    server.reply(
+      { kind: "json", body: candidateResponse([{ text: '{"city":"Paris"}' }]) },
+      { kind: "json", body: candidateResponse([{ text: '{"n":1}' }]) },
+    );
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
     const jsonSchema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
     const tools = [{ functionDeclarations: [{ name: "lookup" }] }, { googleSearch: {} }];
-    const [response] = await collect(model.generateContentAsync(request({ config: { tools, responseMimeType: "application/json", responseJsonSchema: jsonSchema } })));
+    const [response] = await collect(
+      model.generateContentAsync(
+        request({ config: { tools, responseMimeType: "application/json", responseJsonSchema: jsonSchema } }),
+      ),
+    );
     expect(JSON.parse(response!.content!.parts![0]!.text!)).toEqual({ city: "Paris" });
-    expect(server.lastBody["generationConfig"]).toMatchObject({ responseMimeType: "application/json", responseJsonSchema: jsonSchema });
+    expect(server.lastBody["generationConfig"]).toMatchObject({
+      responseMimeType: "application/json",
+      responseJsonSchema: jsonSchema,
+    });
     expect(server.lastBody["tools"]).toEqual(tools);
 
-    await collect(model.generateContentAsync(request({ config: { responseMimeType: "application/json", responseSchema: { type: "OBJECT", properties: { n: { type: "INTEGER" } } } } })));
-    expect(server.lastBody["generationConfig"]).toMatchObject({ responseSchema: { type: "OBJECT", properties: { n: { type: "INTEGER" } } } });
+    await collect(
+      model.generateContentAsync(
+        request({
+          config: {
+            responseMimeType: "application/json",
+            responseSchema: { type: "OBJECT", properties: { n: { type: "INTEGER" } } },
+          },
+        }),
+      ),
+    );
+    expect(server.lastBody["generationConfig"]).toMatchObject({
+      responseSchema: { type: "OBJECT", properties: { n: { type: "INTEGER" } } },
+    });
   });
 
   it("turns a safety block into errorCode and errorMessage instead of throwing", async () => {
-    server.reply({ kind: "json", body: fixture("safety-blocked.json") }, { kind: "json", body: fixture("prompt-blocked.json") });
+    server.reply(
+      { kind: "json", body: fixture("safety-blocked.json") },
+      { kind: "json", body: fixture("prompt-blocked.json") },
+    );
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
     const [safety] = await collect(model.generateContentAsync(request()));
     expect(safety).toMatchObject({ finishReason: "SAFETY", errorCode: "SAFETY" });
     expect(safety!.content).toBeUndefined();
     expect(safety!.errorMessage).toMatch(/SAFETY/);
     const [prompt] = await collect(model.generateContentAsync(request()));
-    expect(prompt).toMatchObject({ errorCode: "PROHIBITED_CONTENT", errorMessage: "The prompt was blocked because it contains prohibited content." });
+    expect(prompt).toMatchObject({
+      errorCode: "PROHIBITED_CONTENT",
+      errorMessage: "The prompt was blocked because it contains prohibited content.",
+    });
   });
 
   it("maps MAX_TOKENS as a normal finish reason (not an error)", async () => {
@@ -238,7 +302,9 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
     server.reply({ kind: "json", body: fixture("text-response.json") });
     const model = new Gemini({ model: "gemini/gemini-2.5-flash-lite", apiKey: "k", baseUrl });
     expect(model.model).toBe("gemini-2.5-flash-lite");
-    await collect(model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "hi" }] }] })));
+    await collect(
+      model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "hi" }] }] })),
+    );
     expect(server.requests[0]!.path).toBe("/v1beta/models/gemini-2.5-flash-lite:generateContent");
   });
 });
@@ -247,20 +313,43 @@ describe("resolveBackend", () => {
   const parse = (o: GeminiOptions) => geminiOptionsSchema.parse(o);
 
   it("takes Vertex AI credentials as JSON text and the project from the key when none is set", () => {
-    const key = JSON.stringify({ type: "service_account", project_id: "key-project", client_email: "sa@key-project.iam.gserviceaccount.com" });
-    const backend = resolveBackend(parse({ model: "m", vertexai: true, location: "us-central1", credentials: key }), {});
+    const key = JSON.stringify({
+      type: "service_account",
+      project_id: "key-project",
+      client_email: "sa@key-project.iam.gserviceaccount.com",
+    });
+    const backend = resolveBackend(
+      parse({ model: "m", vertexai: true, location: "us-central1", credentials: key }),
+      {},
+    );
     expect(backend).toEqual({
       kind: "vertex",
       project: "key-project",
       location: "us-central1",
-      googleAuthOptions: { credentials: { type: "service_account", project_id: "key-project", client_email: "sa@key-project.iam.gserviceaccount.com" } },
+      googleAuthOptions: {
+        credentials: {
+          type: "service_account",
+          project_id: "key-project",
+          client_email: "sa@key-project.iam.gserviceaccount.com",
+        },
+      },
     });
   });
 
   it("prefers options over the environment and rejects credentials that are not JSON", () => {
-    expect(resolveBackend(parse({ model: "m", project: "opt" }), { GOOGLE_GENAI_USE_VERTEXAI: "1", GOOGLE_CLOUD_PROJECT: "env", GOOGLE_CLOUD_LOCATION: "eu" })).toMatchObject({ kind: "vertex", project: "opt", location: "eu" });
-    expect(resolveBackend(parse({ model: "m", vertexai: false, apiKey: "k" }), { GOOGLE_GENAI_USE_VERTEXAI: "true" })).toEqual({ kind: "gemini-api", apiKey: "k" });
-    expect(() => resolveBackend(parse({ model: "m", vertexai: true, location: "eu", credentials: "not json" }), {})).toThrow(ConfigurationError);
+    expect(
+      resolveBackend(parse({ model: "m", project: "opt" }), {
+        GOOGLE_GENAI_USE_VERTEXAI: "1",
+        GOOGLE_CLOUD_PROJECT: "env",
+        GOOGLE_CLOUD_LOCATION: "eu",
+      }),
+    ).toMatchObject({ kind: "vertex", project: "opt", location: "eu" });
+    expect(
+      resolveBackend(parse({ model: "m", vertexai: false, apiKey: "k" }), { GOOGLE_GENAI_USE_VERTEXAI: "true" }),
+    ).toEqual({ kind: "gemini-api", apiKey: "k" });
+    expect(() =>
+      resolveBackend(parse({ model: "m", vertexai: true, location: "eu", credentials: "not json" }), {}),
+    ).toThrow(ConfigurationError);
   });
 });
 
@@ -269,6 +358,8 @@ describe("Gemini.connect", () => {
     const controller = new AbortController();
     controller.abort();
     const model = new Gemini({ model: "gemini-live", apiKey: "k", baseUrl });
-    await expect(model.connect(createLlmRequest(), { signal: controller.signal })).rejects.toMatchObject({ category: "CANCELLED" });
+    await expect(model.connect(createLlmRequest(), { signal: controller.signal })).rejects.toMatchObject({
+      category: "CANCELLED",
+    });
   });
 });

@@ -22,7 +22,11 @@ afterEach(async () => {
 
 async function collect(model: BaseLlm, stream = false): Promise<LlmResponse[]> {
   const out: LlmResponse[] = [];
-  for await (const r of model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] }), stream)) out.push(r);
+  for await (const r of model.generateContentAsync(
+    createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] }),
+    stream,
+  ))
+    out.push(r);
   return out;
 }
 
@@ -30,8 +34,14 @@ const noWait = async (_ms: number, signal?: AbortSignal) => signal?.throwIfAbort
 
 describe("registry gemini-* entry", () => {
   it("builds a lazy Gemini from the environment and retries a 429 through RetryingModel", async () => {
-    server.reply(errorReply(429, "RESOURCE_EXHAUSTED", "slow down", { headers: { "retry-after": "0" } }), { kind: "json", body: candidateResponse([{ text: "from registry" }]) });
-    const registry = createModelRegistry({ env: { GEMINI_API_KEY: "env-key", GOOGLE_GEMINI_BASE_URL: baseUrl }, retry: { sleep: noWait } });
+    server.reply(errorReply(429, "RESOURCE_EXHAUSTED", "slow down", { headers: { "retry-after": "0" } }), {
+      kind: "json",
+      body: candidateResponse([{ text: "from registry" }]),
+    });
+    const registry = createModelRegistry({
+      env: { GEMINI_API_KEY: "env-key", GOOGLE_GEMINI_BASE_URL: baseUrl },
+      retry: { sleep: noWait },
+    });
     const model = registry.resolve("gemini-2.5-flash");
     expect(model).toBeInstanceOf(RetryingModel);
     expect((model as RetryingModel).inner).toBeInstanceOf(LazyModel);
@@ -46,7 +56,10 @@ describe("registry gemini-* entry", () => {
 
   it("takes explicit registry options over the environment", async () => {
     server.reply({ kind: "json", body: candidateResponse([{ text: "ok" }]) });
-    const registry = createModelRegistry({ env: { GEMINI_API_KEY: "env-key" }, gemini: { apiKey: "opt-key", baseURL: baseUrl, headers: { "x-app": "a" } } });
+    const registry = createModelRegistry({
+      env: { GEMINI_API_KEY: "env-key" },
+      gemini: { apiKey: "opt-key", baseURL: baseUrl, headers: { "x-app": "a" } },
+    });
     await collect(registry.resolve("gemini-2.5-pro"));
     expect(server.requests[0]!.headers).toMatchObject({ "x-goog-api-key": "opt-key", "x-app": "a" });
   });
@@ -65,9 +78,17 @@ describe("ProxyModel wireFormat gemini", () => {
   it("speaks the Gemini REST protocol to the gateway with its headers, streaming and not", async () => {
     server.reply(
       { kind: "json", body: candidateResponse([{ text: "via gateway" }]) },
-      { kind: "sse", chunks: [candidateResponse([{ text: "str" }], { finishReason: "" }), candidateResponse([{ text: "eamed" }])] },
+      {
+        kind: "sse",
+        chunks: [candidateResponse([{ text: "str" }], { finishReason: "" }), candidateResponse([{ text: "eamed" }])],
+      },
     );
-    const model = new ProxyModel({ model: "gemini-2.5-flash", baseURL: baseUrl, wireFormat: "gemini", headers: { "x-gateway-key": "gw" } });
+    const model = new ProxyModel({
+      model: "gemini-2.5-flash",
+      baseURL: baseUrl,
+      wireFormat: "gemini",
+      headers: { "x-gateway-key": "gw" },
+    });
     expect(getTextOf((await collect(model)).at(-1)!.content)).toBe("via gateway");
     const streamed = await collect(model, true);
     expect(getTextOf(streamed.at(-1)!.content)).toBe("streamed");
@@ -100,7 +121,9 @@ if (${resolveNames}) m.createModelRegistry().resolve("gemini-2.5-flash");
 console.log(JSON.stringify(seen.filter((s) => s.startsWith("@google/genai"))));
 `,
     );
-    const { stdout } = await run(process.execPath, ["--conditions=@agentkit/source", "--import", "tsx", probe], { cwd: process.cwd() });
+    const { stdout } = await run(process.execPath, ["--conditions=@agentkit/source", "--import", "tsx", probe], {
+      cwd: process.cwd(),
+    });
     return JSON.parse(stdout.trim().split("\n").at(-1)!) as string[];
   }
 

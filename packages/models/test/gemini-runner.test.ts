@@ -24,7 +24,13 @@ const chunk = (parts: unknown[], finishReason?: string) => ({
 
 async function run(runner: InMemoryRunner, text: string, streamingMode: StreamingMode): Promise<Event[]> {
   const events: Event[] = [];
-  for await (const event of runner.runAsync({ userId: "u", sessionId: "s", newMessage: text, runConfig: { streamingMode, autoCreateSession: true } })) events.push(event);
+  for await (const event of runner.runAsync({
+    userId: "u",
+    sessionId: "s",
+    newMessage: text,
+    runConfig: { streamingMode, autoCreateSession: true },
+  }))
+    events.push(event);
   return events;
 }
 
@@ -45,7 +51,13 @@ describe("Gemini in a run (LlmAgent + InMemoryRunner)", () => {
         return { city, celsius: 4 };
       },
     });
-    const agent = new LlmAgent({ name: "forecaster", model, instruction: "Answer weather questions.", tools: [weather], generateContentConfig: { thinkingConfig: { includeThoughts: true } } });
+    const agent = new LlmAgent({
+      name: "forecaster",
+      model,
+      instruction: "Answer weather questions.",
+      tools: [weather],
+      generateContentConfig: { thinkingConfig: { includeThoughts: true } },
+    });
     const runner = new InMemoryRunner({ agent, appName: "app" });
     const events = await run(runner, "Weather in Oslo?", StreamingMode.SSE);
     await runner.close();
@@ -63,23 +75,47 @@ describe("Gemini in a run (LlmAgent + InMemoryRunner)", () => {
 
     const [first, second] = server.generateRequests;
     expect(first!.path).toContain(":streamGenerateContent?alt=sse");
-    expect(first!.body["systemInstruction"]).toMatchObject({ parts: [{ text: expect.stringContaining("Answer weather questions.") }] });
+    expect(first!.body["systemInstruction"]).toMatchObject({
+      parts: [{ text: expect.stringContaining("Answer weather questions.") }],
+    });
     expect(first!.body["tools"]).toEqual([
-      { functionDeclarations: [expect.objectContaining({ name: "get_weather", description: "Current weather of a city" })] },
+      {
+        functionDeclarations: [
+          expect.objectContaining({ name: "get_weather", description: "Current weather of a city" }),
+        ],
+      },
     ]);
     const contents = second!.body["contents"] as Array<{ role: string; parts: Array<Record<string, unknown>> }>;
     expect(contents.map((c) => c.role)).toEqual(["user", "model", "user"]);
-    expect(contents[1]!.parts).toEqual([{ functionCall: { name: "get_weather", args: { city: "Oslo" } }, thoughtSignature: "Ci0BVKhc7sig-stream-fc" }]);
-    expect(contents[2]!.parts).toEqual([{ functionResponse: { name: "get_weather", response: { city: "Oslo", celsius: 4 } } }]);
+    expect(contents[1]!.parts).toEqual([
+      { functionCall: { name: "get_weather", args: { city: "Oslo" } }, thoughtSignature: "Ci0BVKhc7sig-stream-fc" },
+    ]);
+    expect(contents[2]!.parts).toEqual([
+      { functionResponse: { name: "get_weather", response: { city: "Oslo", celsius: 4 } } },
+    ]);
   });
 
   it("keeps Gemini's own call ids through the round trip without streaming", async () => {
     server.reply(
-      { kind: "json", body: chunk([{ text: "thinking", thought: true, thoughtSignature: "sig-A" }, { functionCall: { id: "fc-9", name: "add", args: { a: 2, b: 3 } } }], "STOP") },
+      {
+        kind: "json",
+        body: chunk(
+          [
+            { text: "thinking", thought: true, thoughtSignature: "sig-A" },
+            { functionCall: { id: "fc-9", name: "add", args: { a: 2, b: 3 } } },
+          ],
+          "STOP",
+        ),
+      },
       { kind: "json", body: chunk([{ text: "5" }], "STOP") },
     );
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
-    const add = new FunctionTool({ name: "add", description: "Adds", parameters: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => ({ sum: a + b }) });
+    const add = new FunctionTool({
+      name: "add",
+      description: "Adds",
+      parameters: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }) => ({ sum: a + b }),
+    });
     const runner = new InMemoryRunner({ agent: new LlmAgent({ name: "calc", model, tools: [add] }), appName: "app" });
     const events = await run(runner, "2+3", StreamingMode.NONE);
     await runner.close();
@@ -93,7 +129,11 @@ describe("Gemini in a run (LlmAgent + InMemoryRunner)", () => {
   });
 
   it("turns a 403 into an error event with errorCode instead of crashing the run", async () => {
-    server.reply({ kind: "json", status: 403, body: { error: { code: 403, message: "API key not valid.", status: "PERMISSION_DENIED" } } });
+    server.reply({
+      kind: "json",
+      status: 403,
+      body: { error: { code: 403, message: "API key not valid.", status: "PERMISSION_DENIED" } },
+    });
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "bad", baseUrl });
     const runner = new InMemoryRunner({ agent: new LlmAgent({ name: "a", model }), appName: "app" });
     const events = await run(runner, "hi", StreamingMode.NONE).catch((e: unknown) => e);

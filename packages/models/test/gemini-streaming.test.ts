@@ -26,7 +26,13 @@ function request(init: Partial<LlmRequest> = {}): LlmRequest {
 }
 
 const chunk = (parts: unknown[], extra: { finishReason?: string; usage?: Record<string, unknown> } = {}) => ({
-  candidates: [{ content: { role: "model", parts }, index: 0, ...(extra.finishReason ? { finishReason: extra.finishReason } : {}) }],
+  candidates: [
+    {
+      content: { role: "model", parts },
+      index: 0,
+      ...(extra.finishReason ? { finishReason: extra.finishReason } : {}),
+    },
+  ],
   usageMetadata: extra.usage ?? { promptTokenCount: 8, totalTokenCount: 8 },
   modelVersion: "gemini-2.5-flash",
 });
@@ -35,23 +41,37 @@ describe("Gemini streaming", () => {
   it("yields thought and text partials, then one final response whose text is their concatenation", async () => {
     server.reply({ kind: "raw-sse", body: sseFixture("stream-haiku-thoughts.sse") });
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
-    const responses = await collect(model.generateContentAsync(request({ config: { thinkingConfig: { includeThoughts: true } } }), true));
+    const responses = await collect(
+      model.generateContentAsync(request({ config: { thinkingConfig: { includeThoughts: true } } }), true),
+    );
     expect(server.requests[0]!.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
     expect(server.lastBody["generationConfig"]).toMatchObject({ thinkingConfig: { includeThoughts: true } });
 
     const partials = responses.filter((r) => r.partial);
     const final = responses.at(-1)!;
     expect(partials).toHaveLength(4);
-    expect(partials[0]!.content!.parts![0]).toEqual({ text: "**Planning the answer**\n\nThe user asks for a haiku.", thought: true });
+    expect(partials[0]!.content!.parts![0]).toEqual({
+      text: "**Planning the answer**\n\nThe user asks for a haiku.",
+      thought: true,
+    });
     expect(final.partial).toBeUndefined();
-    const textPartials = partials.filter((p) => !p.content!.parts![0]!.thought).map((p) => getTextOf(p.content)).join("");
+    const textPartials = partials
+      .filter((p) => !p.content!.parts![0]!.thought)
+      .map((p) => getTextOf(p.content))
+      .join("");
     expect(getTextOf(final.content)).toBe(textPartials);
     expect(getTextOf(final.content)).toBe("Autumn moonlight—\na worm digs silently\ninto the chestnut.");
     expect(final.content!.parts).toEqual([
       { text: "**Planning the answer**\n\nThe user asks for a haiku.", thought: true },
-      { text: "Autumn moonlight—\na worm digs silently\ninto the chestnut.", thoughtSignature: "Ci0BVKhc7sig-stream-01" },
+      {
+        text: "Autumn moonlight—\na worm digs silently\ninto the chestnut.",
+        thoughtSignature: "Ci0BVKhc7sig-stream-01",
+      },
     ]);
-    expect(final).toMatchObject({ finishReason: "STOP", usageMetadata: { candidatesTokenCount: 17, thoughtsTokenCount: 36, totalTokenCount: 61 } });
+    expect(final).toMatchObject({
+      finishReason: "STOP",
+      usageMetadata: { candidatesTokenCount: 17, thoughtsTokenCount: 36, totalTokenCount: 61 },
+    });
   });
 
   it("leaves a function call without id to the flow and keeps its thought signature", async () => {
@@ -59,7 +79,9 @@ describe("Gemini streaming", () => {
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
     const responses = await collect(model.generateContentAsync(request(), true));
     expect(responses).toHaveLength(1);
-    expect(responses[0]!.content!.parts).toEqual([{ functionCall: { name: "get_weather", args: { city: "Oslo" } }, thoughtSignature: "Ci0BVKhc7sig-stream-fc" }]);
+    expect(responses[0]!.content!.parts).toEqual([
+      { functionCall: { name: "get_weather", args: { city: "Oslo" } }, thoughtSignature: "Ci0BVKhc7sig-stream-fc" },
+    ]);
   });
 
   it("assembles text and parallel calls streamed over several chunks, attaching a trailing signature to the text", async () => {
@@ -69,7 +91,13 @@ describe("Gemini streaming", () => {
         chunk([{ text: "Checking " }]),
         chunk([{ text: "both." }]),
         chunk([{ text: "", thoughtSignature: "sig-tail" }]),
-        chunk([{ functionCall: { id: "a", name: "f", args: { x: 1 } } }, { functionCall: { id: "b", name: "f", args: { x: 2 } } }], { finishReason: "STOP" }),
+        chunk(
+          [
+            { functionCall: { id: "a", name: "f", args: { x: 1 } } },
+            { functionCall: { id: "b", name: "f", args: { x: 2 } } },
+          ],
+          { finishReason: "STOP" },
+        ),
       ],
     });
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
@@ -83,7 +111,13 @@ describe("Gemini streaming", () => {
   });
 
   it("reports a safety stop in the stream as errorCode on the final response", async () => {
-    server.reply({ kind: "sse", chunks: [chunk([{ text: "Here is how" }]), { candidates: [{ finishReason: "SAFETY", index: 0 }], usageMetadata: { promptTokenCount: 8 } }] });
+    server.reply({
+      kind: "sse",
+      chunks: [
+        chunk([{ text: "Here is how" }]),
+        { candidates: [{ finishReason: "SAFETY", index: 0 }], usageMetadata: { promptTokenCount: 8 } },
+      ],
+    });
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
     const final = (await collect(model.generateContentAsync(request(), true))).at(-1)!;
     expect(final).toMatchObject({ finishReason: "SAFETY", errorCode: "SAFETY" });
@@ -106,7 +140,10 @@ describe("Gemini streaming", () => {
   it("throws NETWORK when the stream ends cleanly but without a finish reason", async () => {
     server.reply({ kind: "sse", chunks: [chunk([{ text: "cut" }])] });
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
-    await expect(collect(model.generateContentAsync(request(), true))).rejects.toMatchObject({ category: "NETWORK", message: expect.stringMatching(/before a finish reason/) });
+    await expect(collect(model.generateContentAsync(request(), true))).rejects.toMatchObject({
+      category: "NETWORK",
+      message: expect.stringMatching(/before a finish reason/),
+    });
   });
 
   it("cancels a stream on AbortSignal: CANCELLED, and the server sees the request go away", async () => {
@@ -161,11 +198,23 @@ describe("Gemini streaming", () => {
       chunks: [
         chunk([{ executableCode: { language: "PYTHON", code: "print(6*7)" } }]),
         chunk([{ codeExecutionResult: { outcome: "OUTCOME_OK", output: "42\n" } }]),
-        { ...chunk([{ text: "It is 42." }], { finishReason: "STOP" }), candidates: [{ content: { role: "model", parts: [{ text: "It is 42." }] }, finishReason: "STOP", index: 0, groundingMetadata: { webSearchQueries: ["6 times 7"] } }] },
+        {
+          ...chunk([{ text: "It is 42." }], { finishReason: "STOP" }),
+          candidates: [
+            {
+              content: { role: "model", parts: [{ text: "It is 42." }] },
+              finishReason: "STOP",
+              index: 0,
+              groundingMetadata: { webSearchQueries: ["6 times 7"] },
+            },
+          ],
+        },
       ],
     });
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
-    const responses = await collect(model.generateContentAsync(request({ config: { tools: [{ codeExecution: {} }, { googleSearch: {} }] } }), true));
+    const responses = await collect(
+      model.generateContentAsync(request({ config: { tools: [{ codeExecution: {} }, { googleSearch: {} }] } }), true),
+    );
     expect(responses.filter((r) => r.partial).map((r) => getTextOf(r.content))).toEqual(["It is 42."]);
     expect(responses.at(-1)!.content!.parts).toEqual([
       { executableCode: { language: "PYTHON", code: "print(6*7)" } },
@@ -176,20 +225,42 @@ describe("Gemini streaming", () => {
   });
 
   it("reports a prompt blocked in the stream as errorCode", async () => {
-    server.reply({ kind: "sse", chunks: [{ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 } }] });
+    server.reply({
+      kind: "sse",
+      chunks: [
+        { promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 } },
+      ],
+    });
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
     const responses = await collect(model.generateContentAsync(request(), true));
     expect(responses).toHaveLength(1);
-    expect(responses[0]).toMatchObject({ errorCode: "SAFETY", errorMessage: expect.stringMatching(/blocked the prompt/) });
+    expect(responses[0]).toMatchObject({
+      errorCode: "SAFETY",
+      errorMessage: expect.stringMatching(/blocked the prompt/),
+    });
   });
 
   it("streams a plain final answer whose text equals the partials for several chunks", async () => {
     const pieces = ["The ", "quick ", "brown ", "fox."];
-    server.reply({ kind: "sse", chunks: pieces.map((t, i) => chunk([{ text: t }], i === pieces.length - 1 ? { finishReason: "STOP", usage: { promptTokenCount: 4, candidatesTokenCount: 4, totalTokenCount: 8 } } : {})) });
+    server.reply({
+      kind: "sse",
+      chunks: pieces.map((t, i) =>
+        chunk(
+          [{ text: t }],
+          i === pieces.length - 1
+            ? { finishReason: "STOP", usage: { promptTokenCount: 4, candidatesTokenCount: 4, totalTokenCount: 8 } }
+            : {},
+        ),
+      ),
+    });
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
     const responses = await collect(model.generateContentAsync(request(), true));
     expect(responses.filter((r) => r.partial).map((r) => getTextOf(r.content))).toEqual(pieces);
     expect(getTextOf(responses.at(-1)!.content)).toBe(pieces.join(""));
-    expect(responses.at(-1)!.usageMetadata).toEqual({ promptTokenCount: 4, candidatesTokenCount: 4, totalTokenCount: 8 });
+    expect(responses.at(-1)!.usageMetadata).toEqual({
+      promptTokenCount: 4,
+      candidatesTokenCount: 4,
+      totalTokenCount: 8,
+    });
   });
 });

@@ -23,15 +23,22 @@ async function collect(gen: AsyncGenerator<LlmResponse>): Promise<LlmResponse[]>
 describe("LangChainModel", () => {
   it("invokes the wrapped chat model and returns its text", async () => {
     const model = new LangChainModel({ model: new FakeListChatModel({ responses: ["hello there"] }) });
-    const out = await collect(model.generateContentAsync({ contents: [{ role: "user", parts: [{ text: "hi" }] }] } as never));
+    const out = await collect(
+      model.generateContentAsync({ contents: [{ role: "user", parts: [{ text: "hi" }] }] } as never),
+    );
     expect(out).toHaveLength(1);
     expect(out[0]?.content?.parts?.[0]?.text).toBe("hello there");
   });
 
   it("streams partial chunks then the complete text", async () => {
     const model = new LangChainModel({ model: new FakeListChatModel({ responses: ["abc"] }) });
-    const out = await collect(model.generateContentAsync({ contents: [{ role: "user", parts: [{ text: "hi" }] }] } as never, true));
-    const partials = out.filter((r) => r.partial === true).map((r) => r.content?.parts?.[0]?.text).join("");
+    const out = await collect(
+      model.generateContentAsync({ contents: [{ role: "user", parts: [{ text: "hi" }] }] } as never, true),
+    );
+    const partials = out
+      .filter((r) => r.partial === true)
+      .map((r) => r.content?.parts?.[0]?.text)
+      .join("");
     expect(partials).toBe("abc");
     expect(out.at(-1)?.partial).toBeUndefined();
     expect(out.at(-1)?.content?.parts?.[0]?.text).toBe("abc");
@@ -43,9 +50,13 @@ describe("LangChainModel tools", () => {
     const model = new LangChainModel({ model: new NoToolsChatModel({}) });
     const request = {
       contents: [{ role: "user", parts: [{ text: "hi" }] }],
-      config: { tools: [{ functionDeclarations: [{ name: "f", description: "d", parametersJsonSchema: { type: "object" } }] }] },
+      config: {
+        tools: [{ functionDeclarations: [{ name: "f", description: "d", parametersJsonSchema: { type: "object" } }] }],
+      },
     };
-    await expect(collect(model.generateContentAsync(request as never))).rejects.toMatchObject({ code: "CONFIGURATION_ERROR" });
+    await expect(collect(model.generateContentAsync(request as never))).rejects.toMatchObject({
+      code: "CONFIGURATION_ERROR",
+    });
   });
 
   it("converts function calls and responses to AIMessage tool_calls and ToolMessage", async () => {
@@ -58,7 +69,9 @@ describe("LangChainModel tools", () => {
       ],
     } as never);
     expect(messages.map((m) => m.getType())).toEqual(["human", "ai", "tool"]);
-    expect((messages[1] as unknown as { tool_calls: unknown[] }).tool_calls).toEqual([{ id: "c1", name: "get_weather", args: { city: "Paris" }, type: "tool_call" }]);
+    expect((messages[1] as unknown as { tool_calls: unknown[] }).tool_calls).toEqual([
+      { id: "c1", name: "get_weather", args: { city: "Paris" }, type: "tool_call" },
+    ]);
     expect((messages[2] as unknown as { tool_call_id: string }).tool_call_id).toBe("c1");
   });
 });
@@ -74,22 +87,41 @@ describe("LangChain response conversion", () => {
       ],
       tool_calls: [{ id: "t1", name: "f", args: { a: 1 }, type: "tool_call" }],
       invalid_tool_calls: [{ id: "t2", name: "g", args: "{oops", error: "bad json", type: "invalid_tool_call" }],
-      usage_metadata: { input_tokens: 4, output_tokens: 6, total_tokens: 10, input_token_details: { cache_read: 2 }, output_token_details: { reasoning: 3 } },
+      usage_metadata: {
+        input_tokens: 4,
+        output_tokens: 6,
+        total_tokens: 10,
+        input_token_details: { cache_read: 2 },
+        output_token_details: { reasoning: 3 },
+      },
       response_metadata: { stop_reason: "tool_use", model: "claude-x" },
     });
     const lenient = new ConversionIssues("LangChainModel", { enabled: false, failFast: true });
     expect(fromAiMessage(message, lenient)).toEqual({
       content: {
         role: "model",
-        parts: [{ text: "hmm", thought: true }, { text: "Calling." }, { functionCall: { id: "t1", name: "f", args: { a: 1 } } }, { functionCall: { id: "t2", name: "g", args: {} } }],
+        parts: [
+          { text: "hmm", thought: true },
+          { text: "Calling." },
+          { functionCall: { id: "t1", name: "f", args: { a: 1 } } },
+          { functionCall: { id: "t2", name: "g", args: {} } },
+        ],
       },
       finishReason: "STOP",
-      usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 6, totalTokenCount: 10, cachedContentTokenCount: 2, thoughtsTokenCount: 3 },
+      usageMetadata: {
+        promptTokenCount: 4,
+        candidatesTokenCount: 6,
+        totalTokenCount: 10,
+        cachedContentTokenCount: 2,
+        thoughtsTokenCount: 3,
+      },
       modelVersion: "claude-x",
       errorCode: "MALFORMED_FUNCTION_CALL",
       errorMessage: expect.stringContaining("{oops"),
     });
-    expect(() => fromAiMessage(message, new ConversionIssues("LangChainModel", { enabled: true, failFast: true }))).toThrow(/\{oops/);
+    expect(() =>
+      fromAiMessage(message, new ConversionIssues("LangChainModel", { enabled: true, failFast: true })),
+    ).toThrow(/\{oops/);
   });
 
   it("drops thoughts from history and sends images as image_url blocks", async () => {
@@ -125,7 +157,12 @@ class SamplingChatModel extends SimpleChatModel {
     return "sampling";
   }
   override async _call(): Promise<string> {
-    SamplingChatModel.built.push({ temperature: this.temperature, topK: this.topK, topP: this.topP, maxOutputTokens: this.maxOutputTokens });
+    SamplingChatModel.built.push({
+      temperature: this.temperature,
+      topK: this.topK,
+      topP: this.topP,
+      maxOutputTokens: this.maxOutputTokens,
+    });
     return "ok";
   }
 }
@@ -135,8 +172,15 @@ describe("LangChainModel adapter properties", () => {
     SamplingChatModel.built = [];
     const original = new SamplingChatModel({ temperature: 1 });
     const model = new LangChainModel({ model: original, temperature: 0.2, topK: 7, maxTokens: 99 });
-    await collect(model.generateContentAsync({ contents: [{ role: "user", parts: [{ text: "hi" }] }], config: {} } as never));
-    await collect(model.generateContentAsync({ contents: [{ role: "user", parts: [{ text: "hi" }] }], config: { topK: 2 } } as never));
+    await collect(
+      model.generateContentAsync({ contents: [{ role: "user", parts: [{ text: "hi" }] }], config: {} } as never),
+    );
+    await collect(
+      model.generateContentAsync({
+        contents: [{ role: "user", parts: [{ text: "hi" }] }],
+        config: { topK: 2 },
+      } as never),
+    );
     expect(SamplingChatModel.built).toEqual([
       { temperature: 0.2, topK: 7, topP: undefined, maxOutputTokens: 99 },
       { temperature: 0.2, topK: 2, topP: undefined, maxOutputTokens: 99 },
@@ -145,7 +189,10 @@ describe("LangChainModel adapter properties", () => {
   });
 
   it("validation without failFast collects every unconvertible part into one MessageConversionError", async () => {
-    const model = new LangChainModel({ model: new FakeListChatModel({ responses: ["x"] }), validation: { enabled: true, failFast: false } });
+    const model = new LangChainModel({
+      model: new FakeListChatModel({ responses: ["x"] }),
+      validation: { enabled: true, failFast: false },
+    });
     const request = {
       contents: [
         { role: "user", parts: [{ text: "a" }, { inlineData: { mimeType: "audio/wav", data: "UklG" } }] },
@@ -155,7 +202,10 @@ describe("LangChainModel adapter properties", () => {
     };
     const error = await collect(model.generateContentAsync(request as never)).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "MESSAGE_CONVERSION_ERROR" });
-    expect((error as { issues: Array<{ where: string }> }).issues.map((i) => i.where)).toEqual(["contents[0].parts[1]", "contents[1].parts[0]"]);
+    expect((error as { issues: Array<{ where: string }> }).issues.map((i) => i.where)).toEqual([
+      "contents[0].parts[1]",
+      "contents[1].parts[0]",
+    ]);
   });
 });
 

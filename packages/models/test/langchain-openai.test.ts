@@ -1,6 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { ChatOpenAI } from "@langchain/openai";
-import { createLlmRequest, FunctionTool, getTextOf, InMemoryRunner, LlmAgent, StreamingMode, type Event, type LlmRequest, type LlmResponse } from "@agentkit/core";
+import {
+  createLlmRequest,
+  FunctionTool,
+  getTextOf,
+  InMemoryRunner,
+  LlmAgent,
+  StreamingMode,
+  type Event,
+  type LlmRequest,
+  type LlmResponse,
+} from "@agentkit/core";
 import { LangChainModel, type FrameworkCallMetrics } from "../src/langchain/index.js";
 import { ProviderError } from "../src/errors/provider-error.js";
 import { FakeOpenAIServer, chunk, completion } from "./fixtures/openai-server.js";
@@ -12,15 +22,23 @@ async function collect<T>(gen: AsyncGenerator<T, void, void>): Promise<T[]> {
   return out;
 }
 
-const ask = (init: Partial<LlmRequest> = {}) => createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }], ...init });
+const ask = (init: Partial<LlmRequest> = {}) =>
+  createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }], ...init });
 const weather = {
-  functionDeclarations: [{ name: "weather", description: "Weather of a city", parametersJsonSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }],
+  functionDeclarations: [
+    {
+      name: "weather",
+      description: "Weather of a city",
+      parametersJsonSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  ],
 };
 
 describe("LangChainModel over a real ChatOpenAI against the fake OpenAI server", () => {
   let server: FakeOpenAIServer;
   let baseURL: string;
-  const chat = () => new ChatOpenAI({ model: "gpt-test", apiKey: "sk-test", configuration: { baseURL }, maxRetries: 0 });
+  const chat = () =>
+    new ChatOpenAI({ model: "gpt-test", apiKey: "sk-test", configuration: { baseURL }, maxRetries: 0 });
 
   beforeEach(async () => {
     server = new FakeOpenAIServer();
@@ -31,10 +49,18 @@ describe("LangChainModel over a real ChatOpenAI against the fake OpenAI server",
   });
 
   it("applies the sampling properties (request config first) and returns text, usage, finish reason", async () => {
-    server.reply({ kind: "json", body: completion({ content: "Hello there" }, { usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } }) });
+    server.reply({
+      kind: "json",
+      body: completion(
+        { content: "Hello there" },
+        { usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } },
+      ),
+    });
     const model = new LangChainModel({ model: chat(), temperature: 0.3, maxTokens: 50, topP: 0.5 });
     expect(model.model).toBe("langchain/openai");
-    const out = await collect(model.generateContentAsync(ask({ config: { systemInstruction: "Be brief.", topP: 0.25 } })));
+    const out = await collect(
+      model.generateContentAsync(ask({ config: { systemInstruction: "Be brief.", topP: 0.25 } })),
+    );
     expect(out).toEqual([
       {
         content: { role: "model", parts: [{ text: "Hello there" }] },
@@ -79,9 +105,21 @@ describe("LangChainModel over a real ChatOpenAI against the fake OpenAI server",
       },
       { kind: "json", body: completion({ content: "Snow in Oslo, sun in Rome." }) },
     );
-    const agent = new LlmAgent({ name: "assistant", model: new LangChainModel({ model: chat() }), instruction: "Answer about the weather.", tools: [tool] });
+    const agent = new LlmAgent({
+      name: "assistant",
+      model: new LangChainModel({ model: chat() }),
+      instruction: "Answer about the weather.",
+      tools: [tool],
+    });
     const runner = new InMemoryRunner({ agent, appName: "app" });
-    const events: Event[] = await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "Weather in Oslo and Rome?", runConfig: { autoCreateSession: true } }));
+    const events: Event[] = await collect(
+      runner.runAsync({
+        userId: "u",
+        sessionId: "s",
+        newMessage: "Weather in Oslo and Rome?",
+        runConfig: { autoCreateSession: true },
+      }),
+    );
     expect(cities.sort()).toEqual(["Oslo", "Rome"]);
     const callEvent = events.find((e) => e.content?.parts?.some((p) => p.functionCall))!;
     expect(callEvent.content!.parts!.map((p) => p.functionCall?.id)).toEqual(["call_o", "call_r"]);
@@ -89,8 +127,16 @@ describe("LangChainModel over a real ChatOpenAI against the fake OpenAI server",
 
     const first = server.requests[0]!.body as { tools: Array<{ function: { name: string } }> };
     expect(first.tools.map((t) => t.function.name)).toEqual(["weather"]);
-    const messages = server.requests[1]!.body.messages as Array<{ role: string; tool_call_id?: string; content?: unknown; tool_calls?: unknown[] }>;
-    expect(messages[0]).toMatchObject({ role: "system", content: expect.stringContaining("Answer about the weather.") });
+    const messages = server.requests[1]!.body.messages as Array<{
+      role: string;
+      tool_call_id?: string;
+      content?: unknown;
+      tool_calls?: unknown[];
+    }>;
+    expect(messages[0]).toMatchObject({
+      role: "system",
+      content: expect.stringContaining("Answer about the weather."),
+    });
     expect(messages.find((m) => m.role === "assistant")!.tool_calls).toHaveLength(2);
     expect(messages.filter((m) => m.role === "tool")).toEqual([
       expect.objectContaining({ tool_call_id: "call_o", content: '{"city":"Oslo","sky":"snow"}' }),
@@ -100,7 +146,16 @@ describe("LangChainModel over a real ChatOpenAI against the fake OpenAI server",
 
   it("forces a tool with toolConfig ANY + one allowed name (tool_choice)", async () => {
     server.reply({ kind: "json", body: completion({ content: "ok" }) });
-    await collect(new LangChainModel({ model: chat() }).generateContentAsync(ask({ config: { tools: [weather], toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["weather"] } } } })));
+    await collect(
+      new LangChainModel({ model: chat() }).generateContentAsync(
+        ask({
+          config: {
+            tools: [weather],
+            toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["weather"] } },
+          },
+        }),
+      ),
+    );
     expect(server.lastBody.tool_choice).toEqual({ type: "function", function: { name: "weather" } });
   });
 
@@ -117,14 +172,25 @@ describe("LangChainModel over a real ChatOpenAI against the fake OpenAI server",
     });
     const agent = new LlmAgent({ name: "assistant", model: new LangChainModel({ model: chat() }) });
     const runner = new InMemoryRunner({ agent, appName: "app" });
-    const events = await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "Weather?", runConfig: { streamingMode: StreamingMode.SSE, autoCreateSession: true } }));
+    const events = await collect(
+      runner.runAsync({
+        userId: "u",
+        sessionId: "s",
+        newMessage: "Weather?",
+        runConfig: { streamingMode: StreamingMode.SSE, autoCreateSession: true },
+      }),
+    );
     const modelEvents = events.filter((e) => e.author === "assistant");
     const partials = modelEvents.filter((e) => e.partial === true).map((e) => getTextOf(e.content));
     expect(partials.join("")).toBe("Sunny today.");
     expect(partials.length).toBeGreaterThanOrEqual(2);
     expect(modelEvents.at(-1)!.partial).toBeFalsy();
     expect(getTextOf(modelEvents.at(-1)!.content)).toBe("Sunny today.");
-    expect(modelEvents.at(-1)!.usageMetadata).toMatchObject({ promptTokenCount: 3, candidatesTokenCount: 4, totalTokenCount: 7 });
+    expect(modelEvents.at(-1)!.usageMetadata).toMatchObject({
+      promptTokenCount: 3,
+      candidatesTokenCount: 4,
+      totalTokenCount: 7,
+    });
     expect(server.lastBody.stream).toBe(true);
   });
 
@@ -132,15 +198,25 @@ describe("LangChainModel over a real ChatOpenAI against the fake OpenAI server",
     server.reply({
       kind: "sse",
       chunks: [
-        chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "weather", arguments: "" } }] }),
+        chunk({
+          role: "assistant",
+          content: null,
+          tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "weather", arguments: "" } }],
+        }),
         chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
-        chunk({ tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "weather", arguments: '{"city"' } }] }),
+        chunk({
+          tool_calls: [
+            { index: 1, id: "call_b", type: "function", function: { name: "weather", arguments: '{"city"' } },
+          ],
+        }),
         chunk({ tool_calls: [{ index: 0, function: { arguments: '"Oslo"}' } }] }),
         chunk({ tool_calls: [{ index: 1, function: { arguments: ':"Rome"}' } }] }),
         chunk({}, { finishReason: "tool_calls" }),
       ],
     });
-    const out: LlmResponse[] = await collect(new LangChainModel({ model: chat() }).generateContentAsync(ask({ config: { tools: [weather] } }), true));
+    const out: LlmResponse[] = await collect(
+      new LangChainModel({ model: chat() }).generateContentAsync(ask({ config: { tools: [weather] } }), true),
+    );
     expect(out.filter((r) => r.partial)).toEqual([]);
     expect(out.at(-1)!.content!.parts).toEqual([
       { functionCall: { id: "call_a", name: "weather", args: { city: "Oslo" } } },
@@ -151,11 +227,23 @@ describe("LangChainModel over a real ChatOpenAI against the fake OpenAI server",
 
   it("asks for structured output through withStructuredOutput and answers with the JSON", async () => {
     server.reply({ kind: "json", body: completion({ content: '{"city":"Oslo","temp":5}' }) });
-    const schema = { type: "object", properties: { city: { type: "string" }, temp: { type: "number" } }, required: ["city", "temp"], additionalProperties: false };
-    const [response] = await collect(new LangChainModel({ model: chat() }).generateContentAsync(ask({ config: { responseMimeType: "application/json", responseJsonSchema: schema } })));
+    const schema = {
+      type: "object",
+      properties: { city: { type: "string" }, temp: { type: "number" } },
+      required: ["city", "temp"],
+      additionalProperties: false,
+    };
+    const [response] = await collect(
+      new LangChainModel({ model: chat() }).generateContentAsync(
+        ask({ config: { responseMimeType: "application/json", responseJsonSchema: schema } }),
+      ),
+    );
     expect(JSON.parse(getTextOf(response!.content))).toEqual({ city: "Oslo", temp: 5 });
     expect(response!.usageMetadata?.totalTokenCount).toBe(15);
-    expect(server.lastBody.response_format).toMatchObject({ type: "json_schema", json_schema: { name: "response", schema: expect.objectContaining({ required: ["city", "temp"] }) } });
+    expect(server.lastBody.response_format).toMatchObject({
+      type: "json_schema",
+      json_schema: { name: "response", schema: expect.objectContaining({ required: ["city", "temp"] }) },
+    });
   });
 
   it.each([
@@ -164,7 +252,9 @@ describe("LangChainModel over a real ChatOpenAI against the fake OpenAI server",
     [500, "SERVER_ERROR", {}, undefined],
   ] as const)("maps HTTP %i to %s", async (status, category, headers, retryAfterMs) => {
     server.reply({ kind: "json", status, headers, body: { error: { message: "nope", type: "x" } } });
-    const error = await collect(new LangChainModel({ model: chat() }).generateContentAsync(ask())).catch((e: unknown) => e);
+    const error = await collect(new LangChainModel({ model: chat() }).generateContentAsync(ask())).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ category, status, provider: "openai" });
     expect((error as ProviderError).retryAfterMs).toBe(retryAfterMs);
@@ -182,7 +272,9 @@ describe("LangChainModel over a real ChatOpenAI against the fake OpenAI server",
 
   it("maps a 400 client error (__fixtures__/openai/error-400-invalid-request.json) to a final CLIENT_ERROR with the API's message", async () => {
     server.reply(recordedReply("openai/error-400-invalid-request.json", { status: 400 }));
-    const error = await collect(new LangChainModel({ model: chat() }).generateContentAsync(ask())).catch((e: unknown) => e);
+    const error = await collect(new LangChainModel({ model: chat() }).generateContentAsync(ask())).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ category: "CLIENT_ERROR", retryable: false, status: 400 });
     expect((error as Error).message).toContain("Invalid type for 'messages[1].content'");
@@ -192,7 +284,9 @@ describe("LangChainModel over a real ChatOpenAI against the fake OpenAI server",
   it("cancels a hanging stream through the AbortSignal", async () => {
     server.reply({ kind: "hang" });
     const controller = new AbortController();
-    const pending = collect(new LangChainModel({ model: chat() }).generateContentAsync(ask(), true, { signal: controller.signal })).catch((e: unknown) => e);
+    const pending = collect(
+      new LangChainModel({ model: chat() }).generateContentAsync(ask(), true, { signal: controller.signal }),
+    ).catch((e: unknown) => e);
     await server.hangingRequest;
     controller.abort();
     expect(await pending).toMatchObject({ category: "CANCELLED" });
@@ -201,15 +295,35 @@ describe("LangChainModel over a real ChatOpenAI against the fake OpenAI server",
 
   it("validation failFast names the part it cannot convert; observability reports calls", async () => {
     const records: FrameworkCallMetrics[] = [];
-    const strict = new LangChainModel({ model: chat(), validation: { enabled: true }, observability: { enabled: true, includeContent: true }, onMetrics: (m) => records.push(m) });
-    const request = createLlmRequest({ contents: [{ role: "user", parts: [{ text: "x" }, { inlineData: { mimeType: "audio/wav", data: "UklG" } }] }] });
-    await expect(collect(strict.generateContentAsync(request))).rejects.toMatchObject({ code: "MESSAGE_CONVERSION_ERROR", issues: [{ where: "contents[0].parts[1]" }] });
+    const strict = new LangChainModel({
+      model: chat(),
+      validation: { enabled: true },
+      observability: { enabled: true, includeContent: true },
+      onMetrics: (m) => records.push(m),
+    });
+    const request = createLlmRequest({
+      contents: [{ role: "user", parts: [{ text: "x" }, { inlineData: { mimeType: "audio/wav", data: "UklG" } }] }],
+    });
+    await expect(collect(strict.generateContentAsync(request))).rejects.toMatchObject({
+      code: "MESSAGE_CONVERSION_ERROR",
+      issues: [{ where: "contents[0].parts[1]" }],
+    });
     expect(server.requests).toHaveLength(0);
-    expect(records[0]).toMatchObject({ adapter: "LangChainModel", outcome: "error", error: { code: "MESSAGE_CONVERSION_ERROR" } });
+    expect(records[0]).toMatchObject({
+      adapter: "LangChainModel",
+      outcome: "error",
+      error: { code: "MESSAGE_CONVERSION_ERROR" },
+    });
 
     server.reply({ kind: "json", body: completion({ content: "fine" }) });
     await collect(strict.generateContentAsync(ask()));
-    expect(records[1]).toMatchObject({ outcome: "success", inputTokens: 10, outputTokens: 5, totalTokens: 15, response: { role: "model", parts: [{ text: "fine" }] } });
+    expect(records[1]).toMatchObject({
+      outcome: "success",
+      inputTokens: 10,
+      outputTokens: 5,
+      totalTokens: 15,
+      response: { role: "model", parts: [{ text: "fine" }] },
+    });
     expect(records[1]!.latencyMs).toBeGreaterThan(0);
   });
 });

@@ -55,7 +55,14 @@ describe("OpenAIModel inside an LlmAgent run", () => {
       { kind: "json", body: completion({ content: "Snow in Oslo, sun in Rome." }) },
     );
     const runner = new InMemoryRunner({ agent: agent(), appName: "app" });
-    const events = await collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "Weather in Oslo and Rome?", runConfig: { autoCreateSession: true } }));
+    const events = await collect(
+      runner.runAsync({
+        userId: "u",
+        sessionId: "s",
+        newMessage: "Weather in Oslo and Rome?",
+        runConfig: { autoCreateSession: true },
+      }),
+    );
     expect(calls.sort()).toEqual(["Oslo", "Rome"]);
     expect(getTextOf(events.at(-1)!.content)).toBe("Snow in Oslo, sun in Rome.");
     expect(events.at(-1)!.usageMetadata?.totalTokenCount).toBe(15);
@@ -77,7 +84,12 @@ describe("OpenAIModel inside an LlmAgent run", () => {
     });
     const runner = new InMemoryRunner({ agent: agent(), appName: "app" });
     const events = await collect(
-      runner.runAsync({ userId: "u", sessionId: "s", newMessage: "Weather?", runConfig: { streamingMode: StreamingMode.SSE, autoCreateSession: true } }),
+      runner.runAsync({
+        userId: "u",
+        sessionId: "s",
+        newMessage: "Weather?",
+        runConfig: { streamingMode: StreamingMode.SSE, autoCreateSession: true },
+      }),
     );
     const modelEvents = events.filter((e) => e.author === "assistant");
     expect(modelEvents.map((e) => e.partial === true)).toEqual([true, true, false]);

@@ -51,7 +51,13 @@ describe("OpenAIModel credentials, errors and cancellation", () => {
     process.env.OPENAI_API_KEY = "sk-from-env";
     process.env.OPENAI_BASE_URL = "http://127.0.0.1:1/never";
     server.reply({ kind: "json", body: completion({ content: "ok" }) });
-    model = new OpenAIModel({ model: "gpt-4o-mini", apiKey: "sk-option", baseURL, organization: "org-1", headers: { "x-extra": "yes" } });
+    model = new OpenAIModel({
+      model: "gpt-4o-mini",
+      apiKey: "sk-option",
+      baseURL,
+      organization: "org-1",
+      headers: { "x-extra": "yes" },
+    });
     await collect(model.generateContentAsync(ask));
     const headers = server.requests[0]!.headers;
     expect(headers.authorization).toBe("Bearer sk-option");
@@ -78,7 +84,10 @@ describe("OpenAIModel credentials, errors and cancellation", () => {
   it("uses an injected client", async () => {
     const { default: OpenAI } = await import("openai");
     server.reply({ kind: "json", body: completion({ content: "injected" }) });
-    model = new OpenAIModel({ model: "gpt-4o-mini", client: new OpenAI({ apiKey: "sk-injected", baseURL, maxRetries: 0 }) });
+    model = new OpenAIModel({
+      model: "gpt-4o-mini",
+      client: new OpenAI({ apiKey: "sk-injected", baseURL, maxRetries: 0 }),
+    });
     const [response] = await collect(model.generateContentAsync(ask));
     expect(response!.content!.parts).toEqual([{ text: "injected" }]);
     expect(server.requests[0]!.headers.authorization).toBe("Bearer sk-injected");
@@ -88,7 +97,9 @@ describe("OpenAIModel credentials, errors and cancellation", () => {
     server.reply({
       kind: "json",
       status: 401,
-      body: { error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } },
+      body: {
+        error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" },
+      },
     });
     model = new OpenAIModel({ model: "gpt-4o-mini", apiKey: "sk-bad", baseURL });
     const error = await collect(model.generateContentAsync(ask)).then(
@@ -126,7 +137,12 @@ describe("OpenAIModel credentials, errors and cancellation", () => {
   });
 
   it("surfaces a 429 as RATE_LIMIT", async () => {
-    server.reply({ kind: "json", status: 429, headers: { "retry-after-ms": "150" }, body: { error: { message: "slow down", type: "requests" } } });
+    server.reply({
+      kind: "json",
+      status: 429,
+      headers: { "retry-after-ms": "150" },
+      body: { error: { message: "slow down", type: "requests" } },
+    });
     model = new OpenAIModel({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL });
     const error = (await collect(model.generateContentAsync(ask)).then(
       () => undefined,
@@ -140,7 +156,13 @@ describe("OpenAIModel credentials, errors and cancellation", () => {
     server.reply({
       kind: "json",
       status: 400,
-      body: { error: { message: "This model's maximum context length is 128000 tokens.", type: "invalid_request_error", code: "context_length_exceeded" } },
+      body: {
+        error: {
+          message: "This model's maximum context length is 128000 tokens.",
+          type: "invalid_request_error",
+          code: "context_length_exceeded",
+        },
+      },
     });
     model = new OpenAIModel({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL });
     const error = (await collect(model.generateContentAsync(ask)).then(
@@ -166,7 +188,19 @@ describe("OpenAIModel credentials, errors and cancellation", () => {
   });
 
   it("raises a typed error when the stream breaks after partials were yielded", async () => {
-    server.reply({ kind: "sse", chunks: [{ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: "Hal" }, finish_reason: null }] }], end: "drop" });
+    server.reply({
+      kind: "sse",
+      chunks: [
+        {
+          id: "c",
+          object: "chat.completion.chunk",
+          created: 1,
+          model: "m",
+          choices: [{ index: 0, delta: { content: "Hal" }, finish_reason: null }],
+        },
+      ],
+      end: "drop",
+    });
     model = new OpenAIModel({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL });
     const seen: LlmResponse[] = [];
     const error = await (async () => {
@@ -181,7 +215,11 @@ describe("OpenAIModel credentials, errors and cancellation", () => {
   });
 
   it("raises a typed error for an error event inside the stream", async () => {
-    server.reply({ kind: "sse", chunks: [], end: { error: { message: "The server had an error while processing your request.", type: "server_error" } } });
+    server.reply({
+      kind: "sse",
+      chunks: [],
+      end: { error: { message: "The server had an error while processing your request.", type: "server_error" } },
+    });
     model = new OpenAIModel({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL });
     const error = await collect(model.generateContentAsync(ask, true)).then(
       () => undefined,

@@ -41,12 +41,20 @@ describe("OpenAIModel (chat completions, non-streaming)", () => {
         },
       ),
     });
-    const responses = await collect(model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] })));
+    const responses = await collect(
+      model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] })),
+    );
     expect(responses).toEqual([
       {
         content: { role: "model", parts: [{ text: "Hello there" }] },
         finishReason: "STOP",
-        usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 7, totalTokenCount: 19, cachedContentTokenCount: 4, thoughtsTokenCount: 3 },
+        usageMetadata: {
+          promptTokenCount: 12,
+          candidatesTokenCount: 7,
+          totalTokenCount: 19,
+          cachedContentTokenCount: 4,
+          thoughtsTokenCount: 3,
+        },
         modelVersion: "gpt-4o-mini-2024-07-18",
       },
     ]);
@@ -63,7 +71,10 @@ describe("OpenAIModel (chat completions, non-streaming)", () => {
     const request: LlmRequest = createLlmRequest({
       model: "openai/gpt-4.1",
       contents: [
-        { role: "user", parts: [{ text: "Look at " }, { text: "this" }, { inlineData: { mimeType: "image/png", data: "iVBORw0K" } }] },
+        {
+          role: "user",
+          parts: [{ text: "Look at " }, { text: "this" }, { inlineData: { mimeType: "image/png", data: "iVBORw0K" } }],
+        },
         { role: "model", parts: [{ text: "thinking...", thought: true }, { text: "A cat." }] },
         { role: "user", parts: [{ text: "Thanks" }] },
       ],
@@ -122,18 +133,31 @@ describe("OpenAIModel (chat completions, non-streaming)", () => {
       {
         kind: "json",
         body: completion(
-          { content: null, tool_calls: [{ id: "call_abc", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+          {
+            content: null,
+            tool_calls: [
+              { id: "call_abc", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+            ],
+          },
           { finishReason: "tool_calls" },
         ),
       },
       { kind: "json", body: completion({ content: "Sunny in Paris." }) },
     );
     const first = await collect(
-      model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Weather in Paris?" }] }], config: { tools: [weatherTool] } })),
+      model.generateContentAsync(
+        createLlmRequest({
+          contents: [{ role: "user", parts: [{ text: "Weather in Paris?" }] }],
+          config: { tools: [weatherTool] },
+        }),
+      ),
     );
     expect(first).toHaveLength(1);
     expect(first[0]!.finishReason).toBe("STOP");
-    expect(first[0]!.content).toEqual({ role: "model", parts: [{ functionCall: { id: "call_abc", name: "get_weather", args: { city: "Paris" } } }] });
+    expect(first[0]!.content).toEqual({
+      role: "model",
+      parts: [{ functionCall: { id: "call_abc", name: "get_weather", args: { city: "Paris" } } }],
+    });
     expect(server.lastBody.tools).toEqual([
       {
         type: "function",
@@ -151,7 +175,12 @@ describe("OpenAIModel (chat completions, non-streaming)", () => {
           contents: [
             { role: "user", parts: [{ text: "Weather in Paris?" }] },
             first[0]!.content!,
-            { role: "user", parts: [{ functionResponse: { id: "call_abc", name: "get_weather", response: { temp: 21, sky: "sunny" } } }] },
+            {
+              role: "user",
+              parts: [
+                { functionResponse: { id: "call_abc", name: "get_weather", response: { temp: 21, sky: "sunny" } } },
+              ],
+            },
           ],
           config: { tools: [weatherTool] },
         }),
@@ -163,7 +192,9 @@ describe("OpenAIModel (chat completions, non-streaming)", () => {
       {
         role: "assistant",
         content: null,
-        tool_calls: [{ id: "call_abc", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }],
+        tool_calls: [
+          { id: "call_abc", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+        ],
       },
       { role: "tool", tool_call_id: "call_abc", content: '{"temp":21,"sky":"sunny"}' },
     ]);
@@ -186,7 +217,9 @@ describe("OpenAIModel (chat completions, non-streaming)", () => {
       },
       { kind: "json", body: completion({ content: "done" }) },
     );
-    const [response] = await collect(model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "both" }] }] })));
+    const [response] = await collect(
+      model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "both" }] }] })),
+    );
     expect(response!.content!.parts).toEqual([
       { text: "Checking both." },
       { functionCall: { id: "call_1", name: "lookup", args: { q: "a" } } },
@@ -227,9 +260,17 @@ describe("OpenAIModel (chat completions, non-streaming)", () => {
   it("keeps a call with malformed JSON arguments as args {} and flags the response", async () => {
     server.reply({
       kind: "json",
-      body: completion({ content: null, tool_calls: [{ id: "call_x", type: "function", function: { name: "f", arguments: '{"a":' } }] }, { finishReason: "tool_calls" }),
+      body: completion(
+        {
+          content: null,
+          tool_calls: [{ id: "call_x", type: "function", function: { name: "f", arguments: '{"a":' } }],
+        },
+        { finishReason: "tool_calls" },
+      ),
     });
-    const [response] = await collect(model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "go" }] }] })));
+    const [response] = await collect(
+      model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "go" }] }] })),
+    );
     expect(response!.content!.parts).toEqual([{ functionCall: { id: "call_x", name: "f", args: {} } }]);
     expect(response!.errorCode).toBe("MALFORMED_FUNCTION_CALL");
     expect(response!.errorMessage).toContain('{"a":');
@@ -242,7 +283,9 @@ describe("OpenAIModel (chat completions, non-streaming)", () => {
       ["something_new", "OTHER"],
     ] as const) {
       server.reply({ kind: "json", body: completion({ content: "x" }, { finishReason: wire }) });
-      const [response] = await collect(model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "go" }] }] })));
+      const [response] = await collect(
+        model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "go" }] }] })),
+      );
       expect(response!.finishReason).toBe(mapped);
     }
   });
@@ -263,7 +306,11 @@ describe("OpenAIModel (chat completions) replaying a recorded tool-call response
 
   it("returns the parallel calls of __fixtures__/openai/chat-completion-parallel-tool-calls.json with their ids", async () => {
     server.reply(recordedReply("openai/chat-completion-parallel-tool-calls.json"));
-    const [response] = await collect(model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Weather in Paris and Tokyo?" }] }] })));
+    const [response] = await collect(
+      model.generateContentAsync(
+        createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Weather in Paris and Tokyo?" }] }] }),
+      ),
+    );
     expect(response).toEqual({
       content: {
         role: "model",
@@ -273,7 +320,13 @@ describe("OpenAIModel (chat completions) replaying a recorded tool-call response
         ],
       },
       finishReason: "STOP",
-      usageMetadata: { promptTokenCount: 82, candidatesTokenCount: 46, totalTokenCount: 128, cachedContentTokenCount: 0, thoughtsTokenCount: 0 },
+      usageMetadata: {
+        promptTokenCount: 82,
+        candidatesTokenCount: 46,
+        totalTokenCount: 128,
+        cachedContentTokenCount: 0,
+        thoughtsTokenCount: 0,
+      },
       modelVersion: "gpt-4o-2024-08-06",
     });
   });

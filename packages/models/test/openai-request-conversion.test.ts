@@ -26,9 +26,17 @@ describe("OpenAIModel request conversion (schemas)", () => {
   it("sends responseJsonSchema as a json_schema response_format", async () => {
     const schema = { type: "object", properties: { answer: { type: "number" } }, required: ["answer"] };
     const [response] = await collect(
-      model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "q" }] }], config: { responseMimeType: "application/json", responseJsonSchema: schema } })),
+      model.generateContentAsync(
+        createLlmRequest({
+          contents: [{ role: "user", parts: [{ text: "q" }] }],
+          config: { responseMimeType: "application/json", responseJsonSchema: schema },
+        }),
+      ),
     );
-    expect(server.lastBody.response_format).toEqual({ type: "json_schema", json_schema: { name: "response", schema, strict: false } });
+    expect(server.lastBody.response_format).toEqual({
+      type: "json_schema",
+      json_schema: { name: "response", schema, strict: false },
+    });
     expect(response!.content!.parts).toEqual([{ text: '{"answer":42}' }]);
   });
 
@@ -69,11 +77,21 @@ describe("OpenAIModel request conversion (schemas)", () => {
       { type: "function", function: { name: "forecast", parameters: expected } },
       { type: "function", function: { name: "noargs", parameters: { type: "object", properties: {} } } },
     ]);
-    expect(server.lastBody.response_format).toEqual({ type: "json_schema", json_schema: { name: "response", schema: expected, strict: false } });
+    expect(server.lastBody.response_format).toEqual({
+      type: "json_schema",
+      json_schema: { name: "response", schema: expected, strict: false },
+    });
   });
 
   it("asks for a JSON object when only responseMimeType is JSON", async () => {
-    await collect(model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "q" }] }], config: { responseMimeType: "application/json" } })));
+    await collect(
+      model.generateContentAsync(
+        createLlmRequest({
+          contents: [{ role: "user", parts: [{ text: "q" }] }],
+          config: { responseMimeType: "application/json" },
+        }),
+      ),
+    );
     expect(server.lastBody.response_format).toEqual({ type: "json_object" });
   });
 
@@ -83,7 +101,14 @@ describe("OpenAIModel request conversion (schemas)", () => {
         createLlmRequest({
           contents: [
             { role: "user", parts: [{ text: "q" }] },
-            { role: "model", parts: [{ functionCall: { name: "f", args: { n: 1 } } }, { functionCall: { name: "f", args: { n: 2 } } }, { functionCall: { name: "g" } }] },
+            {
+              role: "model",
+              parts: [
+                { functionCall: { name: "f", args: { n: 1 } } },
+                { functionCall: { name: "f", args: { n: 2 } } },
+                { functionCall: { name: "g" } },
+              ],
+            },
             {
               role: "user",
               parts: [
@@ -96,7 +121,11 @@ describe("OpenAIModel request conversion (schemas)", () => {
         }),
       ),
     );
-    const messages = server.lastBody.messages as { role: string; tool_calls?: { id: string }[]; tool_call_id?: string }[];
+    const messages = server.lastBody.messages as {
+      role: string;
+      tool_calls?: { id: string }[];
+      tool_call_id?: string;
+    }[];
     const callIds = messages[1]!.tool_calls!.map((c) => c.id);
     expect(callIds).toEqual(["call_f_0", "call_f_1", "call_g_0"]);
     expect(messages.slice(2).map((m) => m.tool_call_id)).toEqual(callIds);
@@ -134,17 +163,32 @@ describe("OpenAIModel request conversion (schemas)", () => {
     [{ mode: "ANY" }, "required"],
     [{ mode: "NONE" }, "none"],
     [{ mode: "AUTO" }, "auto"],
-    [{ mode: "ANY", allowedFunctionNames: ["f"] }, { type: "function", function: { name: "f" } }],
+    [
+      { mode: "ANY", allowedFunctionNames: ["f"] },
+      { type: "function", function: { name: "f" } },
+    ],
     [
       { mode: "ANY", allowedFunctionNames: ["f", "g"] },
-      { type: "allowed_tools", allowed_tools: { mode: "required", tools: [{ type: "function", function: { name: "f" } }, { type: "function", function: { name: "g" } }] } },
+      {
+        type: "allowed_tools",
+        allowed_tools: {
+          mode: "required",
+          tools: [
+            { type: "function", function: { name: "f" } },
+            { type: "function", function: { name: "g" } },
+          ],
+        },
+      },
     ],
   ])("maps functionCallingConfig %j to tool_choice", async (functionCallingConfig, expected) => {
     await collect(
       model.generateContentAsync(
         createLlmRequest({
           contents: [{ role: "user", parts: [{ text: "q" }] }],
-          config: { tools: [{ functionDeclarations: [{ name: "f" }, { name: "g" }] }], toolConfig: { functionCallingConfig } },
+          config: {
+            tools: [{ functionDeclarations: [{ name: "f" }, { name: "g" }] }],
+            toolConfig: { functionCallingConfig },
+          },
         }),
       ),
     );

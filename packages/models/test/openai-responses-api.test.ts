@@ -44,7 +44,12 @@ describe("OpenAIModel (Responses API)", () => {
 
   beforeEach(async () => {
     server = new FakeOpenAIServer();
-    model = new OpenAIModel({ model: "openai/gpt-4.1", apiKey: "sk-test", baseURL: await server.start(), api: "responses" });
+    model = new OpenAIModel({
+      model: "openai/gpt-4.1",
+      apiKey: "sk-test",
+      baseURL: await server.start(),
+      api: "responses",
+    });
   });
   afterEach(async () => {
     await model.close();
@@ -57,7 +62,14 @@ describe("OpenAIModel (Responses API)", () => {
       body: apiResponse([
         { type: "reasoning", id: "rs_1", summary: [] },
         message("Checking."),
-        { type: "function_call", id: "fc_1", call_id: "call_9", name: "lookup", arguments: '{"q":"x"}', status: "completed" },
+        {
+          type: "function_call",
+          id: "fc_1",
+          call_id: "call_9",
+          name: "lookup",
+          arguments: '{"q":"x"}',
+          status: "completed",
+        },
       ]),
     });
     const [response] = await collect(
@@ -71,7 +83,17 @@ describe("OpenAIModel (Responses API)", () => {
           config: {
             systemInstruction: "Be brief.",
             maxOutputTokens: 50,
-            tools: [{ functionDeclarations: [{ name: "lookup", description: "Look up", parameters: { type: "OBJECT", properties: { q: { type: "STRING" } } } }] }],
+            tools: [
+              {
+                functionDeclarations: [
+                  {
+                    name: "lookup",
+                    description: "Look up",
+                    parameters: { type: "OBJECT", properties: { q: { type: "STRING" } } },
+                  },
+                ],
+              },
+            ],
             responseJsonSchema: { type: "object" },
           },
         }),
@@ -86,7 +108,15 @@ describe("OpenAIModel (Responses API)", () => {
       max_output_tokens: 50,
       stream: false,
       text: { format: { type: "json_schema", name: "response", schema: { type: "object" }, strict: false } },
-      tools: [{ type: "function", name: "lookup", description: "Look up", strict: false, parameters: { type: "object", properties: { q: { type: "string" } } } }],
+      tools: [
+        {
+          type: "function",
+          name: "lookup",
+          description: "Look up",
+          strict: false,
+          parameters: { type: "object", properties: { q: { type: "string" } } },
+        },
+      ],
     });
     expect(request.body.input).toEqual([
       { role: "user", content: [{ type: "input_text", text: "find x" }] },
@@ -94,43 +124,101 @@ describe("OpenAIModel (Responses API)", () => {
       { type: "function_call_output", call_id: "call_1", output: '{"hit":false}' },
     ]);
     expect(response).toEqual({
-      content: { role: "model", parts: [{ text: "Checking." }, { functionCall: { id: "call_9", name: "lookup", args: { q: "x" } } }] },
+      content: {
+        role: "model",
+        parts: [{ text: "Checking." }, { functionCall: { id: "call_9", name: "lookup", args: { q: "x" } } }],
+      },
       finishReason: "STOP",
-      usageMetadata: { promptTokenCount: 11, candidatesTokenCount: 6, totalTokenCount: 17, cachedContentTokenCount: 2, thoughtsTokenCount: 1 },
+      usageMetadata: {
+        promptTokenCount: 11,
+        candidatesTokenCount: 6,
+        totalTokenCount: 17,
+        cachedContentTokenCount: 2,
+        thoughtsTokenCount: 1,
+      },
       modelVersion: "gpt-4.1-2025-04-14",
     });
   });
 
   it("maps an incomplete response to MAX_TOKENS", async () => {
-    server.reply({ kind: "json", body: apiResponse([message("cut")], { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } }) });
-    const [response] = await collect(model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "go" }] }] })));
+    server.reply({
+      kind: "json",
+      body: apiResponse([message("cut")], {
+        status: "incomplete",
+        incomplete_details: { reason: "max_output_tokens" },
+      }),
+    });
+    const [response] = await collect(
+      model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "go" }] }] })),
+    );
     expect(response!.finishReason).toBe("MAX_TOKENS");
   });
 
   it("streams text deltas as partials and ends with the completed response", async () => {
-    const done = apiResponse([message("Hello world"), { type: "function_call", id: "fc_1", call_id: "call_2", name: "f", arguments: "{}", status: "completed" }]);
+    const done = apiResponse([
+      message("Hello world"),
+      { type: "function_call", id: "fc_1", call_id: "call_2", name: "f", arguments: "{}", status: "completed" },
+    ]);
     server.reply({
       kind: "events",
       events: [
         { type: "response.created", response: { ...done, status: "in_progress", output: [] } },
-        { type: "response.output_text.delta", item_id: "msg_1", output_index: 0, content_index: 0, delta: "Hello", logprobs: [] },
-        { type: "response.output_text.delta", item_id: "msg_1", output_index: 0, content_index: 0, delta: " world", logprobs: [] },
+        {
+          type: "response.output_text.delta",
+          item_id: "msg_1",
+          output_index: 0,
+          content_index: 0,
+          delta: "Hello",
+          logprobs: [],
+        },
+        {
+          type: "response.output_text.delta",
+          item_id: "msg_1",
+          output_index: 0,
+          content_index: 0,
+          delta: " world",
+          logprobs: [],
+        },
         { type: "response.function_call_arguments.delta", item_id: "fc_1", output_index: 1, delta: "{}" },
         { type: "response.completed", response: done },
       ],
     });
-    const responses = await collect(model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "go" }] }] }), true));
+    const responses = await collect(
+      model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "go" }] }] }), true),
+    );
     expect(responses.map((r) => r.partial === true)).toEqual([true, true, false]);
     const final = responses.at(-1)!;
-    expect(getTextOf(final.content)).toBe(responses.slice(0, -1).map((r) => getTextOf(r.content)).join(""));
-    expect(final.content!.parts).toEqual([{ text: "Hello world" }, { functionCall: { id: "call_2", name: "f", args: {} } }]);
+    expect(getTextOf(final.content)).toBe(
+      responses
+        .slice(0, -1)
+        .map((r) => getTextOf(r.content))
+        .join(""),
+    );
+    expect(final.content!.parts).toEqual([
+      { text: "Hello world" },
+      { functionCall: { id: "call_2", name: "f", args: {} } },
+    ]);
     expect(final.usageMetadata?.totalTokenCount).toBe(17);
     expect(server.lastBody.stream).toBe(true);
   });
 
   it("raises a typed error when the stream ends without a completed response", async () => {
-    server.reply({ kind: "events", events: [{ type: "response.output_text.delta", item_id: "m", output_index: 0, content_index: 0, delta: "Hi", logprobs: [] }] });
-    const error = await collect(model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "go" }] }] }), true)).then(
+    server.reply({
+      kind: "events",
+      events: [
+        {
+          type: "response.output_text.delta",
+          item_id: "m",
+          output_index: 0,
+          content_index: 0,
+          delta: "Hi",
+          logprobs: [],
+        },
+      ],
+    });
+    const error = await collect(
+      model.generateContentAsync(createLlmRequest({ contents: [{ role: "user", parts: [{ text: "go" }] }] }), true),
+    ).then(
       () => undefined,
       (e: unknown) => e as { code?: string },
     );

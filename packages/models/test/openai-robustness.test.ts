@@ -7,7 +7,10 @@ import { FakeOpenAIServer, chunk, completion } from "./fixtures/openai-server.js
 import { fixtureJson, recordedReply } from "./fixtures/recorded-fixtures.js";
 
 const ask = (abortSignal?: AbortSignal) =>
-  createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }], ...(abortSignal ? { config: { abortSignal } } : {}) });
+  createLlmRequest({
+    contents: [{ role: "user", parts: [{ text: "Hi" }] }],
+    ...(abortSignal ? { config: { abortSignal } } : {}),
+  });
 
 async function failure(run: Promise<unknown>): Promise<unknown> {
   return run.then(
@@ -36,7 +39,11 @@ afterEach(async () => {
 
 describe("OpenAIModel incomplete chat streams", () => {
   it("treats a stream that ends without finish_reason and without [DONE] as a retryable NETWORK error", async () => {
-    server.reply({ kind: "sse", chunks: [chunk({ role: "assistant", content: "" }), chunk({ content: "Half an ans" })], end: "close" });
+    server.reply({
+      kind: "sse",
+      chunks: [chunk({ role: "assistant", content: "" }), chunk({ content: "Half an ans" })],
+      end: "close",
+    });
     const seen: LlmResponse[] = [];
     const error = await failure(
       (async () => {
@@ -60,21 +67,42 @@ describe("OpenAIModel incomplete chat streams", () => {
 describe("OpenAIModel missing response fields", () => {
   it("raises GenAiFieldMissingError for a completion with empty choices", async () => {
     server.reply({ kind: "json", body: { ...(completion({ content: "x" }) as object), choices: [] } });
-    const error = await failure((async () => { for await (const _ of make().generateContentAsync(ask())) void _; })());
+    const error = await failure(
+      (async () => {
+        for await (const _ of make().generateContentAsync(ask())) void _;
+      })(),
+    );
     expect(error).toBeInstanceOf(GenAiFieldMissingError);
     expect(error).toMatchObject({ code: "GENAI_FIELD_MISSING", field: "choices" });
   });
 
   it("raises GenAiFieldMissingError for a choice without a message", async () => {
-    server.reply({ kind: "json", body: { id: "c", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, finish_reason: "stop", logprobs: null }] } });
-    const error = await failure((async () => { for await (const _ of make().generateContentAsync(ask())) void _; })());
+    server.reply({
+      kind: "json",
+      body: {
+        id: "c",
+        object: "chat.completion",
+        created: 1,
+        model: "m",
+        choices: [{ index: 0, finish_reason: "stop", logprobs: null }],
+      },
+    });
+    const error = await failure(
+      (async () => {
+        for await (const _ of make().generateContentAsync(ask())) void _;
+      })(),
+    );
     expect(error).toMatchObject({ code: "GENAI_FIELD_MISSING", field: "choices[0].message" });
   });
 
   it("raises GenAiFieldMissingError for a completed Responses API result with empty output", async () => {
     const body = { ...fixtureJson("openai/responses-parallel-function-calls.json"), output: [] };
     server.reply({ kind: "json", body });
-    const error = await failure((async () => { for await (const _ of make({ api: "responses" }).generateContentAsync(ask())) void _; })());
+    const error = await failure(
+      (async () => {
+        for await (const _ of make({ api: "responses" }).generateContentAsync(ask())) void _;
+      })(),
+    );
     expect(error).toBeInstanceOf(GenAiFieldMissingError);
     expect(error).toMatchObject({ field: "output" });
   });
@@ -83,12 +111,20 @@ describe("OpenAIModel missing response fields", () => {
 describe("OpenAIModel Responses API recorded transcripts", () => {
   it("returns the parallel calls of __fixtures__/openai/responses-parallel-function-calls.json with their call ids", async () => {
     server.reply(recordedReply("openai/responses-parallel-function-calls.json"));
-    const [response] = await (async () => { const out: LlmResponse[] = []; for await (const r of make({ api: "responses" }).generateContentAsync(ask())) out.push(r); return out; })();
+    const [response] = await (async () => {
+      const out: LlmResponse[] = [];
+      for await (const r of make({ api: "responses" }).generateContentAsync(ask())) out.push(r);
+      return out;
+    })();
     expect(response!.content!.parts).toEqual([
       { functionCall: { id: "call_Wk3yQd9Lr1PnT4sZ0a7bHc2F", name: "get_weather", args: { city: "Paris" } } },
       { functionCall: { id: "call_M5vXe8Gj2KqR6uNb1tYd9Zs0", name: "get_weather", args: { city: "Tokyo" } } },
     ]);
-    expect(response!.usageMetadata).toMatchObject({ promptTokenCount: 61, candidatesTokenCount: 46, totalTokenCount: 107 });
+    expect(response!.usageMetadata).toMatchObject({
+      promptTokenCount: 61,
+      candidatesTokenCount: 46,
+      totalTokenCount: 107,
+    });
   });
 
   it("streams __fixtures__/openai/responses-stream-text.sse: partials join to the final text", async () => {
@@ -106,7 +142,11 @@ describe("OpenAIModel Responses API recorded transcripts", () => {
 describe("OpenAIModel recorded error bodies", () => {
   it("maps __fixtures__/openai/error-400-invalid-request.json to a non-retryable CLIENT_ERROR with the API's message", async () => {
     server.reply(recordedReply("openai/error-400-invalid-request.json", { status: 400 }));
-    const error = await failure((async () => { for await (const _ of make().generateContentAsync(ask())) void _; })());
+    const error = await failure(
+      (async () => {
+        for await (const _ of make().generateContentAsync(ask())) void _;
+      })(),
+    );
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ category: "CLIENT_ERROR", retryable: false, status: 400 });
     expect((error as Error).message).toContain("Invalid type for 'messages[1].content'");
@@ -114,7 +154,11 @@ describe("OpenAIModel recorded error bodies", () => {
 
   it("maps __fixtures__/openai/error-401-invalid-api-key.json to AUTH_ERROR", async () => {
     server.reply(recordedReply("openai/error-401-invalid-api-key.json", { status: 401 }));
-    const error = await failure((async () => { for await (const _ of make().generateContentAsync(ask())) void _; })());
+    const error = await failure(
+      (async () => {
+        for await (const _ of make().generateContentAsync(ask())) void _;
+      })(),
+    );
     expect(error).toMatchObject({ category: "AUTH_ERROR", retryable: false, status: 401 });
   });
 });
@@ -123,7 +167,11 @@ describe("OpenAIModel cancellation and timeouts", () => {
   it.each([false, true])("honours request.config.abortSignal (stream: %s)", async (stream) => {
     server.reply({ kind: "hang" });
     const controller = new AbortController();
-    const pending = failure((async () => { for await (const _ of make().generateContentAsync(ask(controller.signal), stream)) void _; })());
+    const pending = failure(
+      (async () => {
+        for await (const _ of make().generateContentAsync(ask(controller.signal), stream)) void _;
+      })(),
+    );
     await server.hangingRequest;
     controller.abort();
     expect(await pending).toMatchObject({ category: "CANCELLED" });
@@ -136,7 +184,8 @@ describe("OpenAIModel cancellation and timeouts", () => {
     const fromOptions = new AbortController();
     const pending = failure(
       (async () => {
-        for await (const _ of make().generateContentAsync(ask(fromConfig.signal), true, { signal: fromOptions.signal })) void _;
+        for await (const _ of make().generateContentAsync(ask(fromConfig.signal), true, { signal: fromOptions.signal }))
+          void _;
       })(),
     );
     await server.hangingRequest;
@@ -157,7 +206,11 @@ describe("OpenAIModel cancellation and timeouts", () => {
 
   it("maps the timeoutMs option's expiry to a retryable TIMEOUT after one attempt", async () => {
     server.reply({ kind: "hang" });
-    const error = await failure((async () => { for await (const _ of make({ timeoutMs: 150 }).generateContentAsync(ask())) void _; })());
+    const error = await failure(
+      (async () => {
+        for await (const _ of make({ timeoutMs: 150 }).generateContentAsync(ask())) void _;
+      })(),
+    );
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ category: "TIMEOUT", retryable: true });
     expect(server.requests).toHaveLength(1);

@@ -35,7 +35,18 @@ describe("OpenAIModel (chat completions, streaming)", () => {
         chunk({ content: "lo, " }),
         chunk({ content: "world" }),
         chunk({}, { finishReason: "stop" }),
-        chunk({}, { noChoices: true, usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, prompt_tokens_details: { cached_tokens: 1 } } }),
+        chunk(
+          {},
+          {
+            noChoices: true,
+            usage: {
+              prompt_tokens: 3,
+              completion_tokens: 4,
+              total_tokens: 7,
+              prompt_tokens_details: { cached_tokens: 1 },
+            },
+          },
+        ),
       ],
     });
     const responses = await collect(model.generateContentAsync(ask, true));
@@ -57,9 +68,17 @@ describe("OpenAIModel (chat completions, streaming)", () => {
     server.reply({
       kind: "sse",
       chunks: [
-        chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "lookup", arguments: "" } }] }),
+        chunk({
+          role: "assistant",
+          content: null,
+          tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "lookup", arguments: "" } }],
+        }),
         chunk({ tool_calls: [{ index: 0, function: { arguments: '{"q":' } }] }),
-        chunk({ tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "weather", arguments: '{"city"' } }] }),
+        chunk({
+          tool_calls: [
+            { index: 1, id: "call_b", type: "function", function: { name: "weather", arguments: '{"city"' } },
+          ],
+        }),
         chunk({ tool_calls: [{ index: 0, function: { arguments: '"x"}' } }] }),
         chunk({ tool_calls: [{ index: 1, function: { arguments: ':"Oslo"}' } }] }),
         chunk({}, { finishReason: "tool_calls" }),
@@ -93,7 +112,10 @@ describe("OpenAIModel (chat completions, streaming)", () => {
     });
     const responses = await collect(model.generateContentAsync(ask, true));
     expect(responses.map((r) => r.partial === true)).toEqual([true, false]);
-    expect(responses[1]!.content!.parts).toEqual([{ text: "Let me check." }, { functionCall: { id: "call_1", name: "f", args: {} } }]);
+    expect(responses[1]!.content!.parts).toEqual([
+      { text: "Let me check." },
+      { functionCall: { id: "call_1", name: "f", args: {} } },
+    ]);
   });
 });
 
@@ -118,7 +140,13 @@ describe("OpenAIModel (chat completions, streaming) replaying recorded transcrip
     expect(responses.at(-1)).toEqual({
       content: { role: "model", parts: [{ text: "The capital of France is Paris." }] },
       finishReason: "STOP",
-      usageMetadata: { promptTokenCount: 14, candidatesTokenCount: 8, totalTokenCount: 22, cachedContentTokenCount: 0, thoughtsTokenCount: 0 },
+      usageMetadata: {
+        promptTokenCount: 14,
+        candidatesTokenCount: 8,
+        totalTokenCount: 22,
+        cachedContentTokenCount: 0,
+        thoughtsTokenCount: 0,
+      },
       modelVersion: "gpt-4o-mini-2024-07-18",
     });
   });

@@ -29,7 +29,10 @@ describe("ProxyModel", () => {
     const baseURL = await server.start();
     closers.push(() => server.close());
     server.reply({ kind: "json", body: completion({ role: "assistant", content: "via gateway" }) });
-    server.reply({ kind: "sse", chunks: [chunk({ content: "a" }), chunk({ content: "b" }), chunk({}, { finishReason: "stop" })] });
+    server.reply({
+      kind: "sse",
+      chunks: [chunk({ content: "a" }), chunk({ content: "b" }), chunk({}, { finishReason: "stop" })],
+    });
     const model = proxy({ model: "gpt-x", baseURL, headers: { "x-gateway-key": "gk-1" } });
     const [response] = await collect(model);
     expect(response!.content).toEqual({ role: "model", parts: [{ text: "via gateway" }] });
@@ -48,7 +51,13 @@ describe("ProxyModel", () => {
     closers.push(() => server.close());
     server.reply({ kind: "json", body: message([{ type: "text", text: "claude here", citations: null }]) });
     server.reply({ kind: "sse", events: streamEvents([{ type: "text", chunks: ["x", "y"] }], "end_turn") });
-    const model = proxy({ model: "claude-x", baseURL, wireFormat: "anthropic", apiKey: "k1", headers: { "x-team": "t" } });
+    const model = proxy({
+      model: "claude-x",
+      baseURL,
+      wireFormat: "anthropic",
+      apiKey: "k1",
+      headers: { "x-team": "t" },
+    });
     const [response] = await collect(model);
     expect(response!.content).toEqual({ role: "model", parts: [{ text: "claude here" }] });
     const req = server.requests[0]!;

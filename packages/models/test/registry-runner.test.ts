@@ -31,7 +31,12 @@ async function run(modelName: string, registry: ReturnType<typeof createModelReg
 describe("createModelRegistry in a run", () => {
   it("resolves an agent's model name, retries a 429 with Retry-After, and answers", async () => {
     server.reply(
-      { kind: "json", status: 429, headers: { "retry-after-ms": "5" }, body: { error: { message: "slow down", type: "rate_limit_error" } } },
+      {
+        kind: "json",
+        status: 429,
+        headers: { "retry-after-ms": "5" },
+        body: { error: { message: "slow down", type: "rate_limit_error" } },
+      },
       { kind: "json", body: completion({ content: "Hello!" }) },
     );
     const waits: number[] = [];
@@ -46,7 +51,17 @@ describe("createModelRegistry in a run", () => {
   });
 
   it("turns a non-retryable provider failure into an error event with the category as errorCode", async () => {
-    server.reply({ kind: "json", status: 400, body: { error: { message: "This model's maximum context length is 8192 tokens", type: "invalid_request_error", code: "context_length_exceeded" } } });
+    server.reply({
+      kind: "json",
+      status: 400,
+      body: {
+        error: {
+          message: "This model's maximum context length is 8192 tokens",
+          type: "invalid_request_error",
+          code: "context_length_exceeded",
+        },
+      },
+    });
     const registry = createModelRegistry({ env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: baseURL } });
     const events = await run("openai/gpt-4o-mini", registry);
     const last = events.at(-1)!;

@@ -26,20 +26,33 @@ async function collect(model: BaseLlm): Promise<LlmResponse[]> {
   return out;
 }
 
-const textOf = (responses: LlmResponse[]) => responses.at(-1)?.content?.parts?.map((p) => p.text ?? "").join("");
+const textOf = (responses: LlmResponse[]) =>
+  responses
+    .at(-1)
+    ?.content?.parts?.map((p) => p.text ?? "")
+    .join("");
 
 describe("createModelRegistry: patterns", () => {
   const registry = createModelRegistry();
 
-  it.each(["gpt-4o", "gpt-4.1-mini", "o1", "o3-mini", "o4-mini", "openai/gpt-4o", "claude-sonnet-4-5", "anthropic/claude-3-haiku", "ollama/llama3.2", "openai-compatible/qwen", "gemini-2.5-flash"])(
-    "knows %s",
-    (name) => {
-      expect(registry.has(name)).toBe(true);
-      const model = registry.resolve(name);
-      expect(model).toBeInstanceOf(RetryingModel);
-      expect(model.model).toBe(name);
-    },
-  );
+  it.each([
+    "gpt-4o",
+    "gpt-4.1-mini",
+    "o1",
+    "o3-mini",
+    "o4-mini",
+    "openai/gpt-4o",
+    "claude-sonnet-4-5",
+    "anthropic/claude-3-haiku",
+    "ollama/llama3.2",
+    "openai-compatible/qwen",
+    "gemini-2.5-flash",
+  ])("knows %s", (name) => {
+    expect(registry.has(name)).toBe(true);
+    const model = registry.resolve(name);
+    expect(model).toBeInstanceOf(RetryingModel);
+    expect(model.model).toBe(name);
+  });
 
   it.each(["mistral-large", "omni", "gpt4", "llama3", "claude"])("does not know %s", (name) => {
     expect(registry.has(name)).toBe(false);
@@ -53,7 +66,16 @@ describe("createModelRegistry: patterns", () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    for (const pattern of ["/^gpt-/", "/^o\\d/", "/^openai\\//", "/^claude-/", "/^anthropic\\//", "/^ollama\\//", "/^openai-compatible\\//", "/^gemini-/"]) {
+    for (const pattern of [
+      "/^gpt-/",
+      "/^o\\d/",
+      "/^openai\\//",
+      "/^claude-/",
+      "/^anthropic\\//",
+      "/^ollama\\//",
+      "/^openai-compatible\\//",
+      "/^gemini-/",
+    ]) {
       expect(message).toContain(pattern);
     }
     expect(message).toContain("mistral-large");
@@ -142,9 +164,19 @@ describe("registry models against local fake servers", () => {
 
   it("gpt-* surfaces a 401 as AUTH_ERROR without retrying", async () => {
     const baseURL = await openai.start();
-    openai.reply({ kind: "json", status: 401, body: { error: { message: "Incorrect API key", type: "invalid_request_error" } } });
-    registry = createModelRegistry({ env: { OPENAI_API_KEY: "bad", OPENAI_BASE_URL: baseURL }, retry: { sleep: noWait } });
-    await expect(collect(registry.resolve("gpt-4o"))).rejects.toMatchObject({ category: ErrorCategory.AUTH_ERROR, status: 401 });
+    openai.reply({
+      kind: "json",
+      status: 401,
+      body: { error: { message: "Incorrect API key", type: "invalid_request_error" } },
+    });
+    registry = createModelRegistry({
+      env: { OPENAI_API_KEY: "bad", OPENAI_BASE_URL: baseURL },
+      retry: { sleep: noWait },
+    });
+    await expect(collect(registry.resolve("gpt-4o"))).rejects.toMatchObject({
+      category: ErrorCategory.AUTH_ERROR,
+      status: 401,
+    });
     expect(openai.requests).toHaveLength(1);
   });
 
@@ -177,7 +209,10 @@ describe("registry models against local fake servers", () => {
 
 describe("openAICompatibleEndpoint", () => {
   it("defaults to local Ollama", () => {
-    expect(openAICompatibleEndpoint("ollama/x", {}, {})).toEqual({ baseURL: DEFAULT_OLLAMA_BASE_URL, apiKey: "ollama" });
+    expect(openAICompatibleEndpoint("ollama/x", {}, {})).toEqual({
+      baseURL: DEFAULT_OLLAMA_BASE_URL,
+      apiKey: "ollama",
+    });
     expect(DEFAULT_OLLAMA_BASE_URL).toBe("http://127.0.0.1:11434/v1");
   });
 
@@ -189,10 +224,20 @@ describe("openAICompatibleEndpoint", () => {
   });
 
   it("uses OPENAI_COMPATIBLE_BASE_URL / _API_KEY for openai-compatible/*, explicit settings first", () => {
-    const env = { OPENAI_COMPATIBLE_BASE_URL: "http://vllm:8000/v1", OPENAI_COMPATIBLE_API_KEY: "k", OLLAMA_HOST: "o:1" };
-    expect(openAICompatibleEndpoint("openai-compatible/qwen", {}, env)).toEqual({ baseURL: "http://vllm:8000/v1", apiKey: "k" });
+    const env = {
+      OPENAI_COMPATIBLE_BASE_URL: "http://vllm:8000/v1",
+      OPENAI_COMPATIBLE_API_KEY: "k",
+      OLLAMA_HOST: "o:1",
+    };
+    expect(openAICompatibleEndpoint("openai-compatible/qwen", {}, env)).toEqual({
+      baseURL: "http://vllm:8000/v1",
+      apiKey: "k",
+    });
     expect(openAICompatibleEndpoint("ollama/x", {}, env).baseURL).toBe("http://o:1/v1");
-    expect(openAICompatibleEndpoint("openai-compatible/q", { baseURL: "http://b/v1", apiKey: "a" }, env)).toEqual({ baseURL: "http://b/v1", apiKey: "a" });
+    expect(openAICompatibleEndpoint("openai-compatible/q", { baseURL: "http://b/v1", apiKey: "a" }, env)).toEqual({
+      baseURL: "http://b/v1",
+      apiKey: "a",
+    });
   });
 });
 
@@ -219,7 +264,9 @@ if (${resolveNames}) { const r = m.createModelRegistry(); for (const n of ["gpt-
 console.log(JSON.stringify(seen.filter((s) => s === "openai" || s.startsWith("openai/") || s.startsWith("@anthropic-ai/"))));
 `,
     );
-    const { stdout } = await run(process.execPath, ["--conditions=@agentkit/source", "--import", "tsx", probe], { cwd: process.cwd() });
+    const { stdout } = await run(process.execPath, ["--conditions=@agentkit/source", "--import", "tsx", probe], {
+      cwd: process.cwd(),
+    });
     return JSON.parse(stdout.trim().split("\n").at(-1)!) as string[];
   }
 

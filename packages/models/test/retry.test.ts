@@ -25,7 +25,13 @@ function recordingSleep(waits: number[]) {
 
 describe("resolveRetryPolicy", () => {
   it("fills in the defaults", () => {
-    expect(resolveRetryPolicy()).toEqual({ maxAttempts: 3, initialDelayMs: 500, maxDelayMs: 30_000, multiplier: 2, jitter: 0.2 });
+    expect(resolveRetryPolicy()).toEqual({
+      maxAttempts: 3,
+      initialDelayMs: 500,
+      maxDelayMs: 30_000,
+      multiplier: 2,
+      jitter: 0.2,
+    });
     expect(resolveRetryPolicy({ maxAttempts: 5, jitter: undefined }).jitter).toBe(DEFAULT_RETRY_POLICY.jitter);
   });
 
@@ -107,7 +113,11 @@ describe("withRetries", () => {
       },
       { provider: "anthropic", sleep: recordingSleep([]) },
     );
-    await expect(failure).rejects.toMatchObject({ category: ErrorCategory.AUTH_ERROR, provider: "anthropic", status: 401 });
+    await expect(failure).rejects.toMatchObject({
+      category: ErrorCategory.AUTH_ERROR,
+      provider: "anthropic",
+      status: 401,
+    });
     expect(calls).toBe(1);
   });
 
@@ -126,7 +136,11 @@ describe("withRetries", () => {
 
   it("rethrows agentkit errors that are not provider errors unchanged", async () => {
     const config = new ConfigurationError("bad");
-    await expect(withRetries(async () => { throw config; })).rejects.toBe(config);
+    await expect(
+      withRetries(async () => {
+        throw config;
+      }),
+    ).rejects.toBe(config);
   });
 
   it("stops when aborted during the wait, with the real timer cleared", async () => {
@@ -138,7 +152,11 @@ describe("withRetries", () => {
         calls++;
         throw httpError(503);
       },
-      { policy: { initialDelayMs: 10_000, jitter: 0 }, signal: controller.signal, onRetry: () => setTimeout(() => controller.abort(new Error("stop")), 10) },
+      {
+        policy: { initialDelayMs: 10_000, jitter: 0 },
+        signal: controller.signal,
+        onRetry: () => setTimeout(() => controller.abort(new Error("stop")), 10),
+      },
     );
     await expect(failure).rejects.toThrow("stop");
     expect(calls).toBe(1);

@@ -27,7 +27,9 @@ class DropsMidStreamModel extends BaseLlm {
 
 describe("RetryingModel", () => {
   it("retries a retryable failure that happened before any output", async () => {
-    const inner = new ScriptedModel({ steps: [{ error: httpError(503) }, { error: httpError(429) }, { chunks: ["Hel", "lo"] }] });
+    const inner = new ScriptedModel({
+      steps: [{ error: httpError(503) }, { error: httpError(429) }, { chunks: ["Hel", "lo"] }],
+    });
     const events: RetryEvent[] = [];
     const model = new RetryingModel(inner, { provider: "openai", sleep: noWait, onRetry: (e) => events.push(e) });
     const responses = await collect(model, true);
@@ -63,7 +65,9 @@ describe("RetryingModel", () => {
   });
 
   it("stops after maxAttempts", async () => {
-    const inner = new ScriptedModel({ steps: [{ error: httpError(500) }, { error: httpError(500) }, ScriptedModel.text("late")] });
+    const inner = new ScriptedModel({
+      steps: [{ error: httpError(500) }, { error: httpError(500) }, ScriptedModel.text("late")],
+    });
     const model = new RetryingModel(inner, { policy: { maxAttempts: 2 }, sleep: noWait });
     await expect(collect(model)).rejects.toMatchObject({ category: ErrorCategory.SERVER_ERROR });
     expect(inner.requests).toHaveLength(2);

@@ -113,11 +113,16 @@ function soloAgent(instruction = "Use the tool.") {
 }
 
 async function replay(instruction?: string): Promise<Event[]> {
-  const runner = new InMemoryRunner({ agent: soloAgent(instruction), appName: "adk_app", plugins: [new ReplayPlugin({ recordings: recordingsFromYaml(ADK_RECORDINGS, "adk.yaml") })] });
+  const runner = new InMemoryRunner({
+    agent: soloAgent(instruction),
+    appName: "adk_app",
+    plugins: [new ReplayPlugin({ recordings: recordingsFromYaml(ADK_RECORDINGS, "adk.yaml") })],
+  });
   const session = await runner.sessionService.createSession({ appName: "adk_app", userId: "u" });
   const events: Event[] = [];
   try {
-    for await (const e of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: "Weather in Paris?" })) events.push(e);
+    for await (const e of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: "Weather in Paris?" }))
+      events.push(e);
   } finally {
     await runner.close();
   }
@@ -132,10 +137,22 @@ describe("ADK-format (snake_case) recordings", () => {
     expect(first.llmRequest).not.toHaveProperty("liveConnectConfig");
     const tools = first.llmRequest.config.tools as { functionDeclarations: { parametersJsonSchema: unknown }[] }[];
     // A raw JSON schema keeps its property names.
-    expect(tools[0]!.functionDeclarations[0]!.parametersJsonSchema).toEqual({ type: "object", properties: { city_name: { type: "string" } }, required: ["city_name"] });
-    expect(first.llmResponses[0]).toEqual({ content: { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city_name: "Paris" } } }] }, usageMetadata: { promptTokenCount: 12 } });
+    expect(tools[0]!.functionDeclarations[0]!.parametersJsonSchema).toEqual({
+      type: "object",
+      properties: { city_name: { type: "string" } },
+      required: ["city_name"],
+    });
+    expect(first.llmResponses[0]).toEqual({
+      content: { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city_name: "Paris" } } }] },
+      usageMetadata: { promptTokenCount: 12 },
+    });
     expect(recordings.recordings[1]!.toolRecording!.toolResponse!.response).toEqual({ forecast_text: "sunny" });
-    expect([camelToSnake("systemInstruction"), snakeToCamel("function_call"), snakeToCamel("_private"), camelToSnake("URL")]).toEqual(["system_instruction", "functionCall", "_private", "URL"]);
+    expect([
+      camelToSnake("systemInstruction"),
+      snakeToCamel("function_call"),
+      snakeToCamel("_private"),
+      camelToSnake("URL"),
+    ]).toEqual(["system_instruction", "functionCall", "_private", "URL"]);
   });
 
   it("writes snake_case bodies that read back to the same recordings", () => {
@@ -152,17 +169,22 @@ describe("ADK-format (snake_case) recordings", () => {
 
   it("replays an ADK recording strictly", async () => {
     const events = await replay();
-    expect(events.map((e) => e.content?.parts?.map((p) => p.text ?? p.functionCall?.name ?? JSON.stringify(p.functionResponse?.response)))).toEqual([
-      ["get_weather"],
-      ['{"forecast_text":"sunny"}'],
-      ["Sunny in Paris."],
-    ]);
+    expect(
+      events.map((e) =>
+        e.content?.parts?.map((p) => p.text ?? p.functionCall?.name ?? JSON.stringify(p.functionResponse?.response)),
+      ),
+    ).toEqual([["get_weather"], ['{"forecast_text":"sunny"}'], ["Sunny in Paris."]]);
   });
 
   it("reports a difference against an ADK recording with camelCase paths", async () => {
-    const error = await replay("Use the tools.").then(() => undefined, (e: unknown) => e);
+    const error = await replay("Use the tools.").then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     const cause = error instanceof ReplayVerificationError ? error : (error as { cause?: unknown })?.cause;
     expect(cause).toBeInstanceOf(ReplayVerificationError);
-    expect((cause as ReplayVerificationError).differences.join("\n")).toMatch(/config\.systemInstruction: expected "Use the tool\.\\n.*got "Use the tools\./);
+    expect((cause as ReplayVerificationError).differences.join("\n")).toMatch(
+      /config\.systemInstruction: expected "Use the tool\.\\n.*got "Use the tools\./,
+    );
   });
 });

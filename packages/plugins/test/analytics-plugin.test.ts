@@ -21,7 +21,14 @@ function weatherAgent(fail = false) {
       return { city, forecast: "sunny" };
     },
   });
-  const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("get_weather", { city: "Paris" }), ScriptedModel.text("Sunny in Paris.", { usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 4, totalTokenCount: 16 } })] });
+  const model = new ScriptedModel({
+    steps: [
+      ScriptedModel.functionCall("get_weather", { city: "Paris" }),
+      ScriptedModel.text("Sunny in Paris.", {
+        usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 4, totalTokenCount: 16 },
+      }),
+    ],
+  });
   return new LlmAgent({ name: "weather_agent", model, tools: [tool] });
 }
 
@@ -61,29 +68,72 @@ describe("AnalyticsPlugin", () => {
     const plugin = new AnalyticsPlugin({ sink: new JsonlAnalyticsSink({ file }), customTags: { env: "test" } });
     const { runner, events } = await runOnce(weatherAgent(), [plugin], "Weather in Paris?");
     await runner.close();
-    const rows = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as AnalyticsRow);
+    const rows = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as AnalyticsRow);
     expect(rows.map((r) => r.event_type)).toEqual([
-      "USER_MESSAGE_RECEIVED", "INVOCATION_STARTING", "AGENT_STARTING", "LLM_REQUEST", "LLM_RESPONSE",
-      "TOOL_STARTING", "TOOL_COMPLETED", "LLM_REQUEST", "LLM_RESPONSE", "AGENT_COMPLETED", "INVOCATION_COMPLETED",
+      "USER_MESSAGE_RECEIVED",
+      "INVOCATION_STARTING",
+      "AGENT_STARTING",
+      "LLM_REQUEST",
+      "LLM_RESPONSE",
+      "TOOL_STARTING",
+      "TOOL_COMPLETED",
+      "LLM_REQUEST",
+      "LLM_RESPONSE",
+      "AGENT_COMPLETED",
+      "INVOCATION_COMPLETED",
     ]);
-    expect(rows.every((r) => r.invocation_id === events[0]!.invocationId && r.app_name === "plugins_test" && r.user_id === "u" && r.session_id.length > 0)).toBe(true);
+    expect(
+      rows.every(
+        (r) =>
+          r.invocation_id === events[0]!.invocationId &&
+          r.app_name === "plugins_test" &&
+          r.user_id === "u" &&
+          r.session_id.length > 0,
+      ),
+    ).toBe(true);
     expect(rows[0]!.content).toBe("Weather in Paris?");
     const tool = rows.find((r) => r.event_type === "TOOL_COMPLETED")!;
-    expect(tool).toMatchObject({ tool_name: "get_weather", agent: "weather_agent", status: "OK", content: '{"city":"Paris","forecast":"sunny"}' });
+    expect(tool).toMatchObject({
+      tool_name: "get_weather",
+      agent: "weather_agent",
+      status: "OK",
+      content: '{"city":"Paris","forecast":"sunny"}',
+    });
     expect(typeof tool.latency_ms).toBe("number");
     const answer = rows.filter((r) => r.event_type === "LLM_RESPONSE")[1]!;
     expect(answer.content).toBe("Sunny in Paris.");
-    expect(JSON.parse(answer.attributes!)).toMatchObject({ usage: { totalTokenCount: 16 }, custom_tags: { env: "test" } });
+    expect(JSON.parse(answer.attributes!)).toMatchObject({
+      usage: { totalTokenCount: 16 },
+      custom_tags: { env: "test" },
+    });
     expect(JSON.parse(rows[1]!.attributes!).session_metadata).toMatchObject({ state: {} });
   });
 
   it("logs tool errors, honours allow and deny lists, truncates content and hides inline bytes", async () => {
     const sink = new MemorySink();
-    const plugin = new AnalyticsPlugin({ sink, eventAllowlist: ["TOOL_ERROR", "USER_MESSAGE_RECEIVED", "LLM_REQUEST"], eventDenylist: ["LLM_REQUEST"], maxContentLength: 10 });
+    const plugin = new AnalyticsPlugin({
+      sink,
+      eventAllowlist: ["TOOL_ERROR", "USER_MESSAGE_RECEIVED", "LLM_REQUEST"],
+      eventDenylist: ["LLM_REQUEST"],
+      maxContentLength: 10,
+    });
     const runner = new InMemoryRunner({ agent: weatherAgent(true), appName: "plugins_test", plugins: [plugin] });
     const session = await runner.sessionService.createSession({ appName: "plugins_test", userId: "u" });
     const image = Buffer.alloc(3000, 1).toString("base64");
-    for await (const _ of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: { role: "user", parts: [{ text: "Weather in Paris, please, with details" }, { inlineData: { mimeType: "image/png", data: image } }] } }));
+    for await (const _ of runner.runAsync({
+      userId: "u",
+      sessionId: session.id,
+      newMessage: {
+        role: "user",
+        parts: [
+          { text: "Weather in Paris, please, with details" },
+          { inlineData: { mimeType: "image/png", data: image } },
+        ],
+      },
+    }));
     await runner.close();
     expect(sink.rows.map((r) => r.event_type)).toEqual(["USER_MESSAGE_RECEIVED", "TOOL_ERROR"]);
     const user = sink.rows[0]!;
@@ -96,7 +146,11 @@ describe("AnalyticsPlugin", () => {
     const p2 = new AnalyticsPlugin({ sink: full, eventAllowlist: ["USER_MESSAGE_RECEIVED"], maxContentLength: 0 });
     const r2 = new InMemoryRunner({ agent: weatherAgent(), appName: "plugins_test", plugins: [p2] });
     const s2 = await r2.sessionService.createSession({ appName: "plugins_test", userId: "u" });
-    for await (const _ of r2.runAsync({ userId: "u", sessionId: s2.id, newMessage: { role: "user", parts: [{ text: "look" }, { inlineData: { mimeType: "image/png", data: image } }] } }));
+    for await (const _ of r2.runAsync({
+      userId: "u",
+      sessionId: s2.id,
+      newMessage: { role: "user", parts: [{ text: "look" }, { inlineData: { mimeType: "image/png", data: image } }] },
+    }));
     await r2.close();
     expect(full.rows[0]!.content).toContain('"bytes":3000');
     expect(full.rows[0]!.content).not.toContain(image.slice(0, 50));
@@ -107,7 +161,12 @@ describe("AnalyticsPlugin", () => {
     sink.failures = 2;
     let release!: () => void;
     sink.gate = new Promise((r) => (release = r));
-    const plugin = new AnalyticsPlugin({ sink, batchSize: 4, retry: { initialDelay: "5ms" }, batchFlushInterval: "1h" });
+    const plugin = new AnalyticsPlugin({
+      sink,
+      batchSize: 4,
+      retry: { initialDelay: "5ms" },
+      batchFlushInterval: "1h",
+    });
     const { runner, events } = await runOnce(weatherAgent(), [plugin], "hi");
     // The run finished although the sink has not accepted anything yet.
     expect(events.at(-1)!.content!.parts![0]!.text).toBe("Sunny in Paris.");
@@ -124,7 +183,12 @@ describe("AnalyticsPlugin", () => {
     const sink = new MemorySink();
     sink.failures = 3;
     const reports: number[] = [];
-    const plugin = new AnalyticsPlugin({ sink, batchSize: 100, retry: { initialDelay: 1, maxAttempts: 3 }, onError: (_e, info) => reports.push(info.droppedRows) });
+    const plugin = new AnalyticsPlugin({
+      sink,
+      batchSize: 100,
+      retry: { initialDelay: 1, maxAttempts: 3 },
+      onError: (_e, info) => reports.push(info.droppedRows),
+    });
     const { runner, sessionId } = await runOnce(weatherAgent(), [plugin], "first");
     await plugin.flush();
     expect(reports).toEqual([11]);
@@ -174,13 +238,19 @@ describe("AnalyticsPlugin", () => {
     expect(() => new AnalyticsPlugin({} as never)).toThrow(ConfigurationError);
     expect(() => new AnalyticsPlugin({ sink: off, batchSize: 0 })).toThrow(/batchSize/);
     expect(() => new AnalyticsPlugin({ sink: off, batchFlushInterval: "soon" })).toThrow(/batchFlushInterval/);
-    expect(() => new AnalyticsPlugin({ sink: off, eventAllowlist: ["NOPE" as never] })).toThrow(/unknown event type "NOPE"/);
+    expect(() => new AnalyticsPlugin({ sink: off, eventAllowlist: ["NOPE" as never] })).toThrow(
+      /unknown event type "NOPE"/,
+    );
     expect(() => new JsonlAnalyticsSink({})).toThrow(TypeError);
   });
 
   it("splits rows into one file per day in directory mode", async () => {
     const daily = join(dir, "daily");
-    const { runner } = await runOnce(weatherAgent(), [new AnalyticsPlugin({ sink: new JsonlAnalyticsSink({ dir: daily }) })], "hi");
+    const { runner } = await runOnce(
+      weatherAgent(),
+      [new AnalyticsPlugin({ sink: new JsonlAnalyticsSink({ dir: daily }) })],
+      "hi",
+    );
     await runner.close();
     const files = readdirSync(daily);
     expect(files).toHaveLength(1);

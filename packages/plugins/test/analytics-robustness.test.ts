@@ -4,7 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InMemoryRunner, LlmAgent, type Event } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
-import { AnalyticsCloseTimeoutError, AnalyticsPlugin, JsonlAnalyticsSink, type AnalyticsRow, type AnalyticsSink } from "../src/index.js";
+import {
+  AnalyticsCloseTimeoutError,
+  AnalyticsPlugin,
+  JsonlAnalyticsSink,
+  type AnalyticsRow,
+  type AnalyticsSink,
+} from "../src/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agentkit-analytics-robust-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,7 +26,10 @@ class MemorySink implements AnalyticsSink {
 /** Writes hang until the plugin aborts the signal (then reject, as a well-behaved sink does). */
 class HungSink implements AnalyticsSink {
   signals: AbortSignal[] = [];
-  constructor(private readonly honourSignal: boolean, private readonly hangOnClose = false) {}
+  constructor(
+    private readonly honourSignal: boolean,
+    private readonly hangOnClose = false,
+  ) {}
   writeRows(_rows: readonly AnalyticsRow[], signal?: AbortSignal): Promise<void> {
     if (signal) this.signals.push(signal);
     return new Promise((_resolve, reject) => {
@@ -32,10 +41,21 @@ class HungSink implements AnalyticsSink {
   }
 }
 
-async function run(plugin: AnalyticsPlugin, message: Event["content"] | string = "hello", state?: Record<string, unknown>) {
-  const agent = new LlmAgent({ name: "helper", model: new ScriptedModel({ steps: [ScriptedModel.text("Hi there.")] }) });
+async function run(
+  plugin: AnalyticsPlugin,
+  message: Event["content"] | string = "hello",
+  state?: Record<string, unknown>,
+) {
+  const agent = new LlmAgent({
+    name: "helper",
+    model: new ScriptedModel({ steps: [ScriptedModel.text("Hi there.")] }),
+  });
   const runner = new InMemoryRunner({ agent, appName: "robust_app", plugins: [plugin] });
-  const session = await runner.sessionService.createSession({ appName: "robust_app", userId: "u", ...(state ? { state } : {}) });
+  const session = await runner.sessionService.createSession({
+    appName: "robust_app",
+    userId: "u",
+    ...(state ? { state } : {}),
+  });
   const events: Event[] = [];
   for await (const e of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: message! })) events.push(e);
   return { runner, events };
@@ -62,7 +82,9 @@ describe("AnalyticsPlugin never fails or blocks the run", () => {
     expect(errors).toHaveLength(plugin.droppedRows);
     expect(errors[0]).toEqual([expect.objectContaining({ message: "formatter bug" }), 1]);
     expect(sink.rows.every((r) => r.content === null)).toBe(true);
-    expect(sink.rows.map((r) => r.event_type)).toEqual(expect.arrayContaining(["INVOCATION_STARTING", "INVOCATION_COMPLETED"]));
+    expect(sink.rows.map((r) => r.event_type)).toEqual(
+      expect.arrayContaining(["INVOCATION_STARTING", "INVOCATION_COMPLETED"]),
+    );
   });
 
   it("logs BigInt and circular values instead of failing", async () => {
@@ -80,7 +102,11 @@ describe("AnalyticsPlugin never fails or blocks the run", () => {
     await runner.close();
     expect(plugin.droppedRows).toBe(0);
     const message = sink.rows.find((r) => r.event_type === "USER_MESSAGE_RECEIVED")!;
-    expect(JSON.parse(message.content!)).toEqual({ content: { role: "user", parts: [{ text: "hello" }] }, count: "10", self: "[Circular]" });
+    expect(JSON.parse(message.content!)).toEqual({
+      content: { role: "user", parts: [{ text: "hello" }] },
+      count: "10",
+      self: "[Circular]",
+    });
     const start = sink.rows.find((r) => r.event_type === "INVOCATION_STARTING")!;
     expect(JSON.parse(start.attributes!).session_metadata.state).toEqual({ big: "12" });
   });
@@ -104,12 +130,19 @@ describe("AnalyticsPlugin never fails or blocks the run", () => {
 
   it("close() returns even when the sink ignores its signal and its close() hangs", async () => {
     const errors: unknown[] = [];
-    const plugin = new AnalyticsPlugin({ sink: new HungSink(false, true), closeTimeout: "100ms", onError: (e) => errors.push(e) });
+    const plugin = new AnalyticsPlugin({
+      sink: new HungSink(false, true),
+      closeTimeout: "100ms",
+      onError: (e) => errors.push(e),
+    });
     const { runner } = await run(plugin);
     const started = Date.now();
     await runner.close();
     expect(Date.now() - started).toBeLessThan(3000);
-    expect(errors.map((e) => (e as Error).message)).toEqual([expect.stringMatching(/did not finish writing within 100 ms/), expect.stringMatching(/close\(\) did not finish within 100 ms/)]);
+    expect(errors.map((e) => (e as Error).message)).toEqual([
+      expect.stringMatching(/did not finish writing within 100 ms/),
+      expect.stringMatching(/close\(\) did not finish within 100 ms/),
+    ]);
   });
 
   it("JsonlAnalyticsSink honours an aborted signal", async () => {
@@ -130,7 +163,10 @@ describe("AnalyticsPlugin content options", () => {
   it("contentFormatter redacts what is logged", async () => {
     const sink = new MemorySink();
     const seen: string[] = [];
-    const plugin = new AnalyticsPlugin({ sink, contentFormatter: (content, type) => (seen.push(type), JSON.stringify(content).replaceAll("hello", "[redacted]")) });
+    const plugin = new AnalyticsPlugin({
+      sink,
+      contentFormatter: (content, type) => (seen.push(type), JSON.stringify(content).replaceAll("hello", "[redacted]")),
+    });
     const { runner } = await run(plugin, "hello secret");
     await runner.close();
     expect(seen).toEqual(expect.arrayContaining(["USER_MESSAGE_RECEIVED", "LLM_REQUEST", "LLM_RESPONSE"]));
@@ -142,22 +178,32 @@ describe("AnalyticsPlugin content options", () => {
   it("logSessionMetadata: false leaves session state out of the rows", async () => {
     const on = new MemorySink();
     const off = new MemorySink();
-    for (const [sink, logSessionMetadata] of [[on, true], [off, false]] as const) {
+    for (const [sink, logSessionMetadata] of [
+      [on, true],
+      [off, false],
+    ] as const) {
       const { runner } = await run(new AnalyticsPlugin({ sink, logSessionMetadata }), "hi", { secret_plan: "x" });
       await runner.close();
     }
     expect(on.rows.some((r) => r.attributes?.includes("secret_plan"))).toBe(true);
-    expect(off.rows.some((r) => r.attributes?.includes("session_metadata") || r.attributes?.includes("secret_plan"))).toBe(false);
+    expect(
+      off.rows.some((r) => r.attributes?.includes("session_metadata") || r.attributes?.includes("secret_plan")),
+    ).toBe(false);
     expect(off.rows.length).toBe(on.rows.length);
   });
 
   it("logMultiModalContent: true keeps inline bytes; false logs their size only", async () => {
-    const image = { role: "user", parts: [{ text: "look" }, { inlineData: { mimeType: "image/png", data: "aGVsbG8gd29ybGQh" } }] };
+    const image = {
+      role: "user",
+      parts: [{ text: "look" }, { inlineData: { mimeType: "image/png", data: "aGVsbG8gd29ybGQh" } }],
+    };
     const rowsFor = async (logMultiModalContent: boolean) => {
       const sink = new MemorySink();
       const { runner } = await run(new AnalyticsPlugin({ sink, logMultiModalContent, maxContentLength: 0 }), image);
       await runner.close();
-      return JSON.parse(sink.rows.find((r) => r.event_type === "USER_MESSAGE_RECEIVED")!.content!) as { parts: { inlineData?: Record<string, unknown> }[] };
+      return JSON.parse(sink.rows.find((r) => r.event_type === "USER_MESSAGE_RECEIVED")!.content!) as {
+        parts: { inlineData?: Record<string, unknown> }[];
+      };
     };
     expect((await rowsFor(true)).parts[1]!.inlineData).toEqual({ mimeType: "image/png", data: "aGVsbG8gd29ybGQh" });
     expect((await rowsFor(false)).parts[1]!.inlineData).toEqual({ mimeType: "image/png", bytes: 12, omitted: true });

@@ -18,12 +18,26 @@ afterAll(() => server.close());
 function client(): BigQuery {
   const auth = new OAuth2Client();
   auth.setCredentials({ access_token: "test-token", expiry_date: Date.now() + 3_600_000 });
-  return new BigQuery({ projectId: "proj", apiEndpoint: server.url, authClient: auth, retryOptions: { autoRetry: false } });
+  return new BigQuery({
+    projectId: "proj",
+    apiEndpoint: server.url,
+    authClient: auth,
+    retryOptions: { autoRetry: false },
+  });
 }
 
 function agent() {
-  const tool = new FunctionTool({ name: "add", description: "Adds", parameters: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => ({ sum: a + b }) });
-  return new LlmAgent({ name: "calc", model: new ScriptedModel({ steps: [ScriptedModel.functionCall("add", { a: 1, b: 2 }), ScriptedModel.text("3")] }), tools: [tool] });
+  const tool = new FunctionTool({
+    name: "add",
+    description: "Adds",
+    parameters: z.object({ a: z.number(), b: z.number() }),
+    execute: async ({ a, b }) => ({ sum: a + b }),
+  });
+  return new LlmAgent({
+    name: "calc",
+    model: new ScriptedModel({ steps: [ScriptedModel.functionCall("add", { a: 1, b: 2 }), ScriptedModel.text("3")] }),
+    tools: [tool],
+  });
 }
 
 describe("BigQueryAnalyticsSink through @google-cloud/bigquery", () => {
@@ -46,7 +60,15 @@ describe("BigQueryAnalyticsSink through @google-cloud/bigquery", () => {
 
   it("adds missing columns to an older table when autoSchemaUpgrade is on", async () => {
     server.datasets.add("proj/old");
-    server.tables.set("proj/old/agent_events", { schema: { fields: [{ name: "timestamp", type: "TIMESTAMP" }, { name: "event_type", type: "STRING" }] }, rows: [] });
+    server.tables.set("proj/old/agent_events", {
+      schema: {
+        fields: [
+          { name: "timestamp", type: "TIMESTAMP" },
+          { name: "event_type", type: "STRING" },
+        ],
+      },
+      rows: [],
+    });
     const sink = new BigQueryAnalyticsSink({ datasetId: "old", client: client() });
     const plugin = new AnalyticsPlugin({ sink, eventAllowlist: ["USER_MESSAGE_RECEIVED"] });
     const { runner } = await runOnce(agent(), [plugin], "hi");
@@ -60,7 +82,11 @@ describe("BigQueryAnalyticsSink through @google-cloud/bigquery", () => {
     const sink = new BigQueryAnalyticsSink({ datasetId: "retry", client: client() });
     server.failNextInserts = 1;
     server.failMode = "after";
-    const plugin = new AnalyticsPlugin({ sink, eventAllowlist: ["USER_MESSAGE_RECEIVED", "INVOCATION_COMPLETED"], retry: { initialDelay: 1 } });
+    const plugin = new AnalyticsPlugin({
+      sink,
+      eventAllowlist: ["USER_MESSAGE_RECEIVED", "INVOCATION_COMPLETED"],
+      retry: { initialDelay: 1 },
+    });
     const { runner } = await runOnce(agent(), [plugin], "hi");
     await runner.close();
     expect(server.table("proj", "retry", "agent_events")!.rows).toHaveLength(2);
@@ -70,13 +96,21 @@ describe("BigQueryAnalyticsSink through @google-cloud/bigquery", () => {
 
   it("reports row-level insert errors as BigQuerySinkError", async () => {
     server.datasets.add("proj/strict");
-    server.tables.set("proj/strict/agent_events", { schema: { fields: [{ name: "timestamp", type: "TIMESTAMP" }] }, rows: [] });
+    server.tables.set("proj/strict/agent_events", {
+      schema: { fields: [{ name: "timestamp", type: "TIMESTAMP" }] },
+      rows: [],
+    });
     const sink = new BigQueryAnalyticsSink({ datasetId: "strict", client: client() });
     await sink.prepare({ autoSchemaUpgrade: false, clusteringFields: [] });
     const row = { timestamp: new Date().toISOString(), event_type: "USER_MESSAGE_RECEIVED" } as AnalyticsRow;
     await expect(sink.writeRows([row])).rejects.toThrow(BigQuerySinkError);
     await expect(sink.writeRows([row])).rejects.toThrow(/no such field: event_type/);
-    await expect(new BigQueryAnalyticsSink({ datasetId: "absent", createDataset: false, client: client() }).prepare({ autoSchemaUpgrade: true, clusteringFields: [] })).rejects.toThrow(/does not exist/);
+    await expect(
+      new BigQueryAnalyticsSink({ datasetId: "absent", createDataset: false, client: client() }).prepare({
+        autoSchemaUpgrade: true,
+        clusteringFields: [],
+      }),
+    ).rejects.toThrow(/does not exist/);
     expect(() => new BigQueryAnalyticsSink({} as never)).toThrow(TypeError);
   });
 });

@@ -8,8 +8,16 @@ describe("GlobalInstructionPlugin", () => {
   it("puts the instruction before every agent's own, filling {state} placeholders", async () => {
     const model = new ScriptedModel({ steps: [ScriptedModel.text("ok")] });
     const agent = new LlmAgent({ name: "helper", model, instruction: "Agent rules." });
-    const runner = new InMemoryRunner({ agent, appName: "plugins_test", plugins: [new GlobalInstructionPlugin({ instruction: "Company policy for {user:name}. Tier {tier?}." })] });
-    const session = await runner.sessionService.createSession({ appName: "plugins_test", userId: "u", state: { "user:name": "Ada" } });
+    const runner = new InMemoryRunner({
+      agent,
+      appName: "plugins_test",
+      plugins: [new GlobalInstructionPlugin({ instruction: "Company policy for {user:name}. Tier {tier?}." })],
+    });
+    const session = await runner.sessionService.createSession({
+      appName: "plugins_test",
+      userId: "u",
+      state: { "user:name": "Ada" },
+    });
     await runOnce(agent, [], "hi", runner, session.id);
     const system = getSystemInstructionText({ ...model.requests[0]!, toolsDict: {} });
     expect(system.startsWith("Company policy for Ada. Tier .\n\nAgent rules.")).toBe(true);
@@ -19,7 +27,9 @@ describe("GlobalInstructionPlugin", () => {
   it("takes a function of the context, and applies to sub-agents too", async () => {
     const childModel = new ScriptedModel({ steps: [ScriptedModel.text("child answer")] });
     const child = new LlmAgent({ name: "child", model: childModel, description: "does the work" });
-    const parentModel = new ScriptedModel({ steps: [ScriptedModel.functionCall("transfer_to_agent", { agent_name: "child" })] });
+    const parentModel = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("transfer_to_agent", { agent_name: "child" })],
+    });
     const parent = new LlmAgent({ name: "parent", model: parentModel, subAgents: [child] });
     const plugin = new GlobalInstructionPlugin({ instruction: (ctx) => `Global for ${ctx.agentName}.` });
     const { events } = await runOnce(parent, [plugin], "hi");

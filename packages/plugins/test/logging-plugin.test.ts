@@ -5,28 +5,66 @@ import { z } from "zod";
 import { LoggingPlugin, type LogRecord } from "../src/index.js";
 import { runOnce } from "./helpers.js";
 
-function agentWithTool(steps: NonNullable<ConstructorParameters<typeof ScriptedModel>[0]>["steps"], execute: (args: { city: string }) => unknown = ({ city }) => ({ city, forecast: "sunny" })) {
-  const weather = new FunctionTool({ name: "get_weather", description: "Weather", parameters: z.object({ city: z.string() }), execute: async (args) => execute(args) as Record<string, unknown> });
-  return new LlmAgent({ name: "weather_agent", model: new ScriptedModel({ steps }), instruction: "Be brief.", tools: [weather] });
+function agentWithTool(
+  steps: NonNullable<ConstructorParameters<typeof ScriptedModel>[0]>["steps"],
+  execute: (args: { city: string }) => unknown = ({ city }) => ({ city, forecast: "sunny" }),
+) {
+  const weather = new FunctionTool({
+    name: "get_weather",
+    description: "Weather",
+    parameters: z.object({ city: z.string() }),
+    execute: async (args) => execute(args) as Record<string, unknown>,
+  });
+  return new LlmAgent({
+    name: "weather_agent",
+    model: new ScriptedModel({ steps }),
+    instruction: "Be brief.",
+    tools: [weather],
+  });
 }
 
 describe("LoggingPlugin", () => {
   it("records every lifecycle point of a tool round trip, in order, without changing the run", async () => {
     const records: LogRecord[] = [];
-    const agent = agentWithTool([ScriptedModel.functionCall("get_weather", { city: "Paris" }, "call-1"), ScriptedModel.text("Sunny in Paris.")]);
-    const { events, runner } = await runOnce(agent, [new LoggingPlugin({ sink: (r) => records.push(r) })], "Weather in Paris?");
+    const agent = agentWithTool([
+      ScriptedModel.functionCall("get_weather", { city: "Paris" }, "call-1"),
+      ScriptedModel.text("Sunny in Paris."),
+    ]);
+    const { events, runner } = await runOnce(
+      agent,
+      [new LoggingPlugin({ sink: (r) => records.push(r) })],
+      "Weather in Paris?",
+    );
     const points = records.map((r) => r.point);
     expect(points[0]).toBe("user_message");
     expect(points[1]).toBe("run_start");
-    expect(points).toEqual(expect.arrayContaining(["agent_start", "before_model", "after_model", "before_tool", "after_tool", "event", "agent_end", "run_end"]));
+    expect(points).toEqual(
+      expect.arrayContaining([
+        "agent_start",
+        "before_model",
+        "after_model",
+        "before_tool",
+        "after_tool",
+        "event",
+        "agent_end",
+        "run_end",
+      ]),
+    );
     expect(points.at(-1)).toBe("run_end");
     expect(points.indexOf("before_tool")).toBeLessThan(points.indexOf("after_tool"));
     expect(points.filter((p) => p === "before_model")).toHaveLength(2);
     const beforeTool = records.find((r) => r.point === "before_tool")!;
     expect(beforeTool.fields).toMatchObject({ tool: "get_weather", callId: "call-1", args: '{"city":"Paris"}' });
     expect(records.find((r) => r.point === "after_tool")!.fields.response).toBe('{"city":"Paris","forecast":"sunny"}');
-    expect(records.every((r) => r.appName === "plugins_test" && r.userId === "u" && r.invocationId === events[0]!.invocationId)).toBe(true);
-    expect(records.find((r) => r.point === "before_model")!.fields).toMatchObject({ tools: ["get_weather"], systemInstruction: expect.stringContaining("Be brief.") });
+    expect(
+      records.every(
+        (r) => r.appName === "plugins_test" && r.userId === "u" && r.invocationId === events[0]!.invocationId,
+      ),
+    ).toBe(true);
+    expect(records.find((r) => r.point === "before_model")!.fields).toMatchObject({
+      tools: ["get_weather"],
+      systemInstruction: expect.stringContaining("Be brief."),
+    });
     expect(events.at(-1)!.content!.parts![0]!.text).toBe("Sunny in Paris.");
     await runner.close();
   });
@@ -37,12 +75,18 @@ describe("LoggingPlugin", () => {
     const agent = agentWithTool([ScriptedModel.text(long)]);
     await runOnce(agent, [new LoggingPlugin({ write: (l) => lines.push(l), maxContentLength: 10 })], "hi");
     const afterModel = lines.find((l) => l.includes("AFTER MODEL"))!;
-    expect(afterModel).toMatch(/^\[logging_plugin\] AFTER MODEL app=plugins_test session=\S+ invocation=\S+ agent=weather_agent content=/);
+    expect(afterModel).toMatch(
+      /^\[logging_plugin\] AFTER MODEL app=plugins_test session=\S+ invocation=\S+ agent=weather_agent content=/,
+    );
     expect(afterModel).toContain("xxxxxxxxxx… (90 more chars)");
     expect(afterModel).not.toContain(long);
 
     const json: string[] = [];
-    await runOnce(agentWithTool([ScriptedModel.text("ok")]), [new LoggingPlugin({ write: (l) => json.push(l), format: "json" })], "hi");
+    await runOnce(
+      agentWithTool([ScriptedModel.text("ok")]),
+      [new LoggingPlugin({ write: (l) => json.push(l), format: "json" })],
+      "hi",
+    );
     const parsed = json.map((l) => JSON.parse(l) as { point: string; time: string });
     expect(parsed.map((p) => p.point)).toContain("event");
     expect(Number.isNaN(Date.parse(parsed[0]!.time))).toBe(false);
@@ -50,8 +94,15 @@ describe("LoggingPlugin", () => {
 
   it("hides content when includeContent is false", async () => {
     const records: LogRecord[] = [];
-    const agent = agentWithTool([ScriptedModel.functionCall("get_weather", { city: "Secretville" }), ScriptedModel.text("classified answer")]);
-    await runOnce(agent, [new LoggingPlugin({ sink: (r) => records.push(r), includeContent: false })], "my secret question");
+    const agent = agentWithTool([
+      ScriptedModel.functionCall("get_weather", { city: "Secretville" }),
+      ScriptedModel.text("classified answer"),
+    ]);
+    await runOnce(
+      agent,
+      [new LoggingPlugin({ sink: (r) => records.push(r), includeContent: false })],
+      "my secret question",
+    );
     const all = JSON.stringify(records);
     expect(all).not.toContain("Secretville");
     expect(all).not.toContain("classified answer");
@@ -61,11 +112,17 @@ describe("LoggingPlugin", () => {
 
   it("logs tool and model errors, and a throwing sink never breaks the run", async () => {
     const records: LogRecord[] = [];
-    const agent = agentWithTool([ScriptedModel.functionCall("get_weather", { city: "Nowhere" }), ScriptedModel.text("Sorry.")], () => {
-      throw new Error("weather service down");
-    });
+    const agent = agentWithTool(
+      [ScriptedModel.functionCall("get_weather", { city: "Nowhere" }), ScriptedModel.text("Sorry.")],
+      () => {
+        throw new Error("weather service down");
+      },
+    );
     await runOnce(agent, [new LoggingPlugin({ sink: (r) => records.push(r) })], "hi");
-    expect(records.find((r) => r.point === "tool_error")!.fields).toMatchObject({ tool: "get_weather", error: "weather service down" });
+    expect(records.find((r) => r.point === "tool_error")!.fields).toMatchObject({
+      tool: "get_weather",
+      error: "weather service down",
+    });
 
     const failing = agentWithTool([{ error: new Error("model exploded") }]);
     const modelRecords: LogRecord[] = [];
@@ -78,7 +135,17 @@ describe("LoggingPlugin", () => {
     const errors: string[] = [];
     process.stderr.write = ((chunk: string) => (errors.push(String(chunk)), true)) as typeof process.stderr.write;
     try {
-      const { events } = await runOnce(agentWithTool([ScriptedModel.text("still fine")]), [new LoggingPlugin({ sink: () => { throw new Error("disk full"); } })], "hi");
+      const { events } = await runOnce(
+        agentWithTool([ScriptedModel.text("still fine")]),
+        [
+          new LoggingPlugin({
+            sink: () => {
+              throw new Error("disk full");
+            },
+          }),
+        ],
+        "hi",
+      );
       expect(events.at(-1)!.content!.parts![0]!.text).toBe("still fine");
     } finally {
       process.stderr.write = stderr;

@@ -23,8 +23,15 @@ afterAll(async () => {
 }, 60_000);
 
 function weatherAgent() {
-  const tool = new FunctionTool({ name: "get_weather", description: "Weather", parameters: z.object({ city: z.string() }), execute: async ({ city }) => ({ city, forecast: "sunny" }) });
-  const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("get_weather", { city: "Paris" }), ScriptedModel.text("Sunny in Paris.")] });
+  const tool = new FunctionTool({
+    name: "get_weather",
+    description: "Weather",
+    parameters: z.object({ city: z.string() }),
+    execute: async ({ city }) => ({ city, forecast: "sunny" }),
+  });
+  const model = new ScriptedModel({
+    steps: [ScriptedModel.functionCall("get_weather", { city: "Paris" }), ScriptedModel.text("Sunny in Paris.")],
+  });
   return new LlmAgent({ name: "weather_agent", model, tools: [tool] });
 }
 
@@ -58,31 +65,61 @@ describe("PostgresAnalyticsSink", () => {
     }
     await runner.close();
     expect(plugin.droppedRows).toBe(0);
-    const { rows } = await admin.query<{ event_type: string; tool_name: string | null; latency_ms: string | null; attributes: string | null; timestamp: Date; is_truncated: boolean }>(
+    const { rows } = await admin.query<{
+      event_type: string;
+      tool_name: string | null;
+      latency_ms: string | null;
+      attributes: string | null;
+      timestamp: Date;
+      is_truncated: boolean;
+    }>(
       'SELECT event_type, tool_name, latency_ms, attributes, "timestamp", is_truncated FROM analytics.run_events ORDER BY "timestamp", event_type',
     );
     expect(rows.length).toBe(plugin.writtenRows);
     expect(new Set(rows.map((r) => r.event_type))).toEqual(
-      new Set(["USER_MESSAGE_RECEIVED", "INVOCATION_STARTING", "INVOCATION_COMPLETED", "AGENT_STARTING", "AGENT_COMPLETED", "LLM_REQUEST", "LLM_RESPONSE", "TOOL_STARTING", "TOOL_COMPLETED"]),
+      new Set([
+        "USER_MESSAGE_RECEIVED",
+        "INVOCATION_STARTING",
+        "INVOCATION_COMPLETED",
+        "AGENT_STARTING",
+        "AGENT_COMPLETED",
+        "LLM_REQUEST",
+        "LLM_RESPONSE",
+        "TOOL_STARTING",
+        "TOOL_COMPLETED",
+      ]),
     );
     expect(rows.find((r) => r.event_type === "TOOL_COMPLETED")!.tool_name).toBe("get_weather");
     expect(rows[0]!.timestamp).toBeInstanceOf(Date);
     expect(JSON.parse(rows[0]!.attributes!).custom_tags).toEqual({ env: "test" });
-    const index = await admin.query("SELECT indexdef FROM pg_indexes WHERE schemaname = 'analytics' AND indexname = 'run_events_clustering_idx'");
+    const index = await admin.query(
+      "SELECT indexdef FROM pg_indexes WHERE schemaname = 'analytics' AND indexname = 'run_events_clustering_idx'",
+    );
     expect(String(index.rows[0]?.indexdef)).toContain("(event_type, agent, user_id)");
   }, 60_000);
 
   it("adds missing columns to an older table and never stores a retried row twice", async () => {
-    await admin.query("CREATE TABLE old_events (row_id UUID PRIMARY KEY, \"timestamp\" TIMESTAMPTZ NOT NULL, event_type TEXT NOT NULL, app_name TEXT NOT NULL, session_id TEXT NOT NULL, invocation_id TEXT NOT NULL, user_id TEXT NOT NULL, status TEXT NOT NULL, is_truncated BOOLEAN NOT NULL)");
+    await admin.query(
+      'CREATE TABLE old_events (row_id UUID PRIMARY KEY, "timestamp" TIMESTAMPTZ NOT NULL, event_type TEXT NOT NULL, app_name TEXT NOT NULL, session_id TEXT NOT NULL, invocation_id TEXT NOT NULL, user_id TEXT NOT NULL, status TEXT NOT NULL, is_truncated BOOLEAN NOT NULL)',
+    );
     const sink = new PostgresAnalyticsSink({ connectionString: url, tableName: "old_events" });
     await sink.prepare({ autoSchemaUpgrade: true, clusteringFields: [] });
-    const columns = await admin.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = 'old_events'");
-    expect(columns.rows.map((c) => c.column_name)).toEqual(expect.arrayContaining(["content", "attributes", "latency_ms", "tool_name"]));
+    const columns = await admin.query<{ column_name: string }>(
+      "SELECT column_name FROM information_schema.columns WHERE table_name = 'old_events'",
+    );
+    expect(columns.rows.map((c) => c.column_name)).toEqual(
+      expect.arrayContaining(["content", "attributes", "latency_ms", "tool_name"]),
+    );
     const batch = [row({ content: "one", latency_ms: 5 }), row({ content: "two" })];
     await sink.writeRows(batch);
     await sink.writeRows(batch); // a retry of a batch that had landed
-    const stored = await admin.query<{ content: string; latency_ms: string | null }>("SELECT content, latency_ms FROM old_events ORDER BY content");
-    expect(stored.rows).toEqual([{ content: "one", latency_ms: "5" }, { content: "two", latency_ms: null }]);
+    const stored = await admin.query<{ content: string; latency_ms: string | null }>(
+      "SELECT content, latency_ms FROM old_events ORDER BY content",
+    );
+    expect(stored.rows).toEqual([
+      { content: "one", latency_ms: "5" },
+      { content: "two", latency_ms: null },
+    ]);
     await sink.close();
   }, 60_000);
 
@@ -91,10 +128,18 @@ describe("PostgresAnalyticsSink", () => {
     await sink.prepare({ autoSchemaUpgrade: true, clusteringFields: [] });
     await admin.query("ALTER TABLE retry_events ADD CONSTRAINT no_x CHECK (app_name <> 'blocked')");
     const errors: unknown[] = [];
-    const plugin = new AnalyticsPlugin({ sink, retry: { initialDelay: 20, maxAttempts: 2 }, onError: (e) => errors.push(e) });
+    const plugin = new AnalyticsPlugin({
+      sink,
+      retry: { initialDelay: 20, maxAttempts: 2 },
+      onError: (e) => errors.push(e),
+    });
     // Fails both attempts: dropped, counted, reported with the database's message.
     const writeOne = async (appName: string) => {
-      const runner = new InMemoryRunner({ agent: new LlmAgent({ name: "a", model: new ScriptedModel({ steps: [ScriptedModel.text("ok")] }) }), appName, plugins: [plugin] });
+      const runner = new InMemoryRunner({
+        agent: new LlmAgent({ name: "a", model: new ScriptedModel({ steps: [ScriptedModel.text("ok")] }) }),
+        appName,
+        plugins: [plugin],
+      });
       const session = await runner.sessionService.createSession({ appName, userId: "u" });
       for await (const _e of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: "hi" })) {
         // consume
@@ -114,8 +159,12 @@ describe("PostgresAnalyticsSink", () => {
 
   it("rejects bad options and reports an unreachable database as a typed error", async () => {
     expect(() => new PostgresAnalyticsSink({})).toThrow(ConfigurationError);
-    expect(() => new PostgresAnalyticsSink({ connectionString: url, tableName: "bad; DROP" })).toThrow(/tableName must be letters/);
-    const sink = new PostgresAnalyticsSink({ connectionString: `postgres://postgres@127.0.0.1:${cluster.port}/no_such_db` });
+    expect(() => new PostgresAnalyticsSink({ connectionString: url, tableName: "bad; DROP" })).toThrow(
+      /tableName must be letters/,
+    );
+    const sink = new PostgresAnalyticsSink({
+      connectionString: `postgres://postgres@127.0.0.1:${cluster.port}/no_such_db`,
+    });
     await expect(sink.prepare({ autoSchemaUpgrade: true, clusteringFields: [] })).rejects.toThrow(PostgresSinkError);
     await sink.close();
   }, 30_000);

@@ -5,7 +5,14 @@ import { join } from "node:path";
 import { FunctionTool, InMemoryRunner, LlmAgent, type Event } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { z } from "zod";
-import { RecordingsPlugin, ReplayConfigError, ReplayPlugin, ReplayVerificationError, readRecordingsFile, recordingsFromYaml } from "../src/index.js";
+import {
+  RecordingsPlugin,
+  ReplayConfigError,
+  ReplayPlugin,
+  ReplayVerificationError,
+  readRecordingsFile,
+  recordingsFromYaml,
+} from "../src/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agentkit-replay-"));
 afterAll(() => (process.env.KEEP_REPLAY_DIR ? undefined : rmSync(dir, { recursive: true, force: true })));
@@ -23,10 +30,25 @@ function buildApp(options: { instruction?: string; live: boolean }) {
       return { city, forecast: city === "Paris" ? "sunny" : "rain" };
     },
   });
-  const childModel = new ScriptedModel({ steps: options.live ? [ScriptedModel.functionCall("get_weather", { city: "Paris" }), ScriptedModel.text("Paris: sunny.")] : [] });
-  const child = new LlmAgent({ name: "weather_agent", model: childModel, description: "weather questions", instruction: options.instruction ?? "Answer with the tool.", tools: [weather] });
+  const childModel = new ScriptedModel({
+    steps: options.live
+      ? [ScriptedModel.functionCall("get_weather", { city: "Paris" }), ScriptedModel.text("Paris: sunny.")]
+      : [],
+  });
+  const child = new LlmAgent({
+    name: "weather_agent",
+    model: childModel,
+    description: "weather questions",
+    instruction: options.instruction ?? "Answer with the tool.",
+    tools: [weather],
+  });
   const rootModel = new ScriptedModel({
-    steps: options.live ? [ScriptedModel.functionCall("transfer_to_agent", { agent_name: "weather_agent" }), ScriptedModel.text("Hello again!")] : [],
+    steps: options.live
+      ? [
+          ScriptedModel.functionCall("transfer_to_agent", { agent_name: "weather_agent" }),
+          ScriptedModel.text("Hello again!"),
+        ]
+      : [],
   });
   const root = new LlmAgent({ name: "root", model: rootModel, instruction: "Route questions.", subAgents: [child] });
   return { root, toolCalls: () => toolCalls };
@@ -36,13 +58,21 @@ async function converse(runner: InMemoryRunner, messages: string[]): Promise<Eve
   const session = await runner.sessionService.createSession({ appName: "replay_app", userId: "u" });
   const events: Event[] = [];
   for (const text of messages) {
-    for await (const e of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: { role: "user", parts: [{ text }] } })) events.push(e);
+    for await (const e of runner.runAsync({
+      userId: "u",
+      sessionId: session.id,
+      newMessage: { role: "user", parts: [{ text }] },
+    }))
+      events.push(e);
   }
   return events;
 }
 
 const shape = (events: Event[]) =>
-  events.map((e) => ({ author: e.author, parts: e.content?.parts?.map((p) => p.text ?? p.functionCall?.name ?? p.functionResponse?.name) }));
+  events.map((e) => ({
+    author: e.author,
+    parts: e.content?.parts?.map((p) => p.text ?? p.functionCall?.name ?? p.functionResponse?.name),
+  }));
 
 let fileCount = 0;
 
@@ -50,7 +80,11 @@ let fileCount = 0;
 async function record(): Promise<{ file: string; events: Event[]; toolCalls: number }> {
   const file = join(dir, `recordings-${++fileCount}.yaml`);
   const app = buildApp({ live: true });
-  const runner = new InMemoryRunner({ agent: app.root, appName: "replay_app", plugins: [new RecordingsPlugin({ file })] });
+  const runner = new InMemoryRunner({
+    agent: app.root,
+    appName: "replay_app",
+    plugins: [new RecordingsPlugin({ file })],
+  });
   const events = await converse(runner, ["Weather in Paris?", "Hi root"]);
   await runner.close();
   return { file, events, toolCalls: app.toolCalls() };
@@ -66,7 +100,13 @@ describe("RecordingsPlugin + ReplayPlugin", () => {
     expect(yaml).toContain("agent_name: weather_agent");
     expect(yaml).toContain("tool_recording:");
     const recordings = await readRecordingsFile(file);
-    expect(recordings.recordings.map((r) => [r.userMessageIndex, r.agentName, r.llmRecording ? "llm" : `tool:${r.toolRecording!.toolCall.name}`])).toEqual([
+    expect(
+      recordings.recordings.map((r) => [
+        r.userMessageIndex,
+        r.agentName,
+        r.llmRecording ? "llm" : `tool:${r.toolRecording!.toolCall.name}`,
+      ]),
+    ).toEqual([
       [0, "root", "llm"],
       [0, "root", "tool:transfer_to_agent"],
       [0, "weather_agent", "llm"],
@@ -95,7 +135,11 @@ describe("RecordingsPlugin + ReplayPlugin", () => {
   it("fails verification with a diff when the agent changed", async () => {
     const { file } = await record();
     const app = buildApp({ live: false, instruction: "Answer in French." });
-    const runner = new InMemoryRunner({ agent: app.root, appName: "replay_app", plugins: [new ReplayPlugin({ file })] });
+    const runner = new InMemoryRunner({
+      agent: app.root,
+      appName: "replay_app",
+      plugins: [new ReplayPlugin({ file })],
+    });
     const error = await converse(runner, ["Weather in Paris?"]).then(
       () => undefined,
       (e: unknown) => e,
@@ -104,29 +148,48 @@ describe("RecordingsPlugin + ReplayPlugin", () => {
     const cause = error instanceof ReplayVerificationError ? error : (error as { cause?: unknown })?.cause;
     expect(cause).toBeInstanceOf(ReplayVerificationError);
     const verification = cause as ReplayVerificationError;
-    expect(verification.differences.join("\n")).toMatch(/config\.systemInstruction: expected "Answer with the tool\..*got "Answer in French\./);
+    expect(verification.differences.join("\n")).toMatch(
+      /config\.systemInstruction: expected "Answer with the tool\..*got "Answer in French\./,
+    );
   });
 
   it("fails when the run asks more than was recorded", async () => {
     const { file } = await record();
     const app = buildApp({ live: false });
-    const runner = new InMemoryRunner({ agent: app.root, appName: "replay_app", plugins: [new ReplayPlugin({ file, verify: "none" })] });
+    const runner = new InMemoryRunner({
+      agent: app.root,
+      appName: "replay_app",
+      plugins: [new ReplayPlugin({ file, verify: "none" })],
+    });
     const error = await converse(runner, ["Weather in Paris?", "Hi root", "one more"]).then(
       () => undefined,
       (e: unknown) => e,
     );
     await runner.close();
-    expect(String((error as Error)?.message) + String((error as { cause?: Error })?.cause?.message)).toMatch(/not recorded/);
+    expect(String((error as Error)?.message) + String((error as { cause?: Error })?.cause?.message)).toMatch(
+      /not recorded/,
+    );
   });
 
   it("reports configuration errors clearly", async () => {
     expect(() => new ReplayPlugin({} as never)).toThrow(ReplayConfigError);
-    await expect(readRecordingsFile(join(dir, "missing.yaml"))).rejects.toThrow(/Cannot read the recordings file .*missing\.yaml/);
+    await expect(readRecordingsFile(join(dir, "missing.yaml"))).rejects.toThrow(
+      /Cannot read the recordings file .*missing\.yaml/,
+    );
     expect(() => recordingsFromYaml("recordings: [", "bad.yaml")).toThrow(/bad\.yaml: not valid YAML/);
-    expect(() => recordingsFromYaml("recordings:\n  - agent_name: a\n", "shape.yaml")).toThrow(/shape\.yaml: recordings\.0\.user_message_index/);
+    expect(() => recordingsFromYaml("recordings:\n  - agent_name: a\n", "shape.yaml")).toThrow(
+      /shape\.yaml: recordings\.0\.user_message_index/,
+    );
     writeFileSync(join(dir, "broken.yaml"), "recordings: 5");
-    const runner = new InMemoryRunner({ agent: buildApp({ live: false }).root, appName: "replay_app", plugins: [new ReplayPlugin({ file: join(dir, "broken.yaml") })] });
-    const error = await converse(runner, ["hi"]).then(() => undefined, (e: unknown) => e);
+    const runner = new InMemoryRunner({
+      agent: buildApp({ live: false }).root,
+      appName: "replay_app",
+      plugins: [new ReplayPlugin({ file: join(dir, "broken.yaml") })],
+    });
+    const error = await converse(runner, ["hi"]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     await runner.close();
     const cause = error instanceof ReplayConfigError ? error : (error as { cause?: unknown })?.cause;
     expect(cause).toBeInstanceOf(ReplayConfigError);
@@ -136,6 +199,8 @@ describe("RecordingsPlugin + ReplayPlugin", () => {
     const recordings = recordingsFromYaml(
       "recordings:\n  - user_message_index: 0\n    agent_name: a\n    llm_recording:\n      llm_request: { contents: [] }\n      llm_response: { content: { role: model, parts: [ { text: hi } ] } }\n",
     );
-    expect(recordings.recordings[0]!.llmRecording!.llmResponses).toEqual([{ content: { role: "model", parts: [{ text: "hi" }] } }]);
+    expect(recordings.recordings[0]!.llmRecording!.llmResponses).toEqual([
+      { content: { role: "model", parts: [{ text: "hi" }] } },
+    ]);
   });
 });

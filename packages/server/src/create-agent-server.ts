@@ -139,7 +139,14 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     runnerFor: (appName) => runners.runnerFor(appName),
   };
   const exposeErrorMessages = options.exposeErrorMessages ?? false;
-  const deps: RouteDeps = { context, runners, queue: new SessionRunQueue(), runs: new RunTracker(), logger, exposeErrorMessages };
+  const deps: RouteDeps = {
+    context,
+    runners,
+    queue: new SessionRunQueue(),
+    runs: new RunTracker(),
+    logger,
+    exposeErrorMessages,
+  };
 
   let boundHost = options.host ?? DEFAULT_HOST;
   const guard: HostGuardOptions = {
@@ -156,14 +163,22 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   app.use(appRoutes(deps), sessionRoutes(deps), artifactRoutes(deps), memoryRoutes(deps), runRoutes(deps));
   const web = (options.mode ?? "web") === "web";
   const agentsDir = options.loader.agentsDir;
-  const telemetry = agentsDir ? fileTelemetryConsent(join(agentsDir, ".agentkit", "telemetry.json")) : memoryTelemetryConsent();
+  const telemetry = agentsDir
+    ? fileTelemetryConsent(join(agentsDir, ".agentkit", "telemetry.json"))
+    : memoryTelemetryConsent();
   if (web) app.use(devUiRoutes(options.devUi, () => telemetry.read()));
   else app.get("/", (_req, res) => res.type("text").send("OK"));
   if (web && options.devRoutes !== false) {
     app.use(createTelemetryRouter(telemetry));
     if (agentsDir) {
       app.use(createBuilderRouter({ agentsDir }));
-      app.use(createAgentTestsRouter({ agentsDir, loader: options.loader, ...(options.modelRegistry ? { modelRegistry: options.modelRegistry } : {}) }));
+      app.use(
+        createAgentTestsRouter({
+          agentsDir,
+          loader: options.loader,
+          ...(options.modelRegistry ? { modelRegistry: options.modelRegistry } : {}),
+        }),
+      );
     }
   }
   const extra = Router();
@@ -177,9 +192,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   let closing: Promise<void> | undefined;
 
   const closeNow = async (): Promise<void> => {
-    const stopped = server
-      ? new Promise<void>((resolve) => server!.close(() => resolve()))
-      : Promise.resolve();
+    const stopped = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
     await Promise.all([deps.runs.drain(options.shutdownGraceMs ?? 5000), live.close()]);
     server?.closeAllConnections();
     await stopped;
@@ -228,12 +241,15 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
 }
 
 function checkOptions(options: AgentServerOptions): void {
-  if (!options || typeof options !== "object") throw new ConfigurationError("createAgentServer needs an options object.");
+  if (!options || typeof options !== "object")
+    throw new ConfigurationError("createAgentServer needs an options object.");
   for (const key of ["loader", "sessionService", "artifactService", "memoryService"] as const) {
     if (!options[key]) throw new ConfigurationError(`createAgentServer needs options.${key}.`);
   }
   if (options.mode !== undefined && options.mode !== "web" && options.mode !== "api") {
-    throw new ConfigurationError(`createAgentServer: mode must be "web" or "api", got ${JSON.stringify(options.mode)}.`);
+    throw new ConfigurationError(
+      `createAgentServer: mode must be "web" or "api", got ${JSON.stringify(options.mode)}.`,
+    );
   }
   if (options.cors && !Array.isArray(options.cors.allowOrigins)) {
     throw new ConfigurationError("createAgentServer: cors.allowOrigins must be an array of origins.");

@@ -12,7 +12,10 @@ afterAll(async () => {
   await t.close();
 });
 
-async function raw(path: string, init: RequestInit): Promise<{ status: number; body: Record<string, unknown>; type: string }> {
+async function raw(
+  path: string,
+  init: RequestInit,
+): Promise<{ status: number; body: Record<string, unknown>; type: string }> {
   const res = await fetch(`${t.url}${path}`, init);
   const type = res.headers.get("content-type") ?? "";
   const text = await res.text();
@@ -67,7 +70,12 @@ describe("malformed and invalid bodies", () => {
   });
 
   it("a body over the limit is 413 JSON", async () => {
-    const big = JSON.stringify({ appName: "A", userId: "u", sessionId: "s", newMessage: { parts: [{ text: "x".repeat(100_000) }] } });
+    const big = JSON.stringify({
+      appName: "A",
+      userId: "u",
+      sessionId: "s",
+      newMessage: { parts: [{ text: "x".repeat(100_000) }] },
+    });
     const r = await jsonPost("/run", big);
     expect(r.status).toBe(413);
     expect(r.body.code).toBe("PAYLOAD_TOO_LARGE");
@@ -80,7 +88,11 @@ describe("malformed and invalid bodies", () => {
     const text = await raw("/run", { method: "POST", headers: { "Content-Type": "text/plain" }, body: "hello" });
     expect(text.status).toBe(400);
     expect(String(text.body.error)).toContain("appName");
-    const invalidUtf8 = await raw("/run", { method: "POST", headers: { "Content-Type": "application/json" }, body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) });
+    const invalidUtf8 = await raw("/run", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]),
+    });
     expect(invalidUtf8.status).toBe(400);
   });
 
@@ -137,19 +149,47 @@ describe("fuzz: random bodies on every body-taking route", () => {
   ];
   // A small deterministic PRNG so failures reproduce.
   let seed = 12345;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
-  const keys = ["appName", "app_name", "userId", "sessionId", "newMessage", "new_message", "state", "stateDelta", "events", "filename", "artifact", "parts", "role", "text", "functionResponse", "inlineData", "data", "streaming", "__proto__", "constructor"];
+  const keys = [
+    "appName",
+    "app_name",
+    "userId",
+    "sessionId",
+    "newMessage",
+    "new_message",
+    "state",
+    "stateDelta",
+    "events",
+    "filename",
+    "artifact",
+    "parts",
+    "role",
+    "text",
+    "functionResponse",
+    "inlineData",
+    "data",
+    "streaming",
+    "__proto__",
+    "constructor",
+  ];
   function value(depth: number): unknown {
     const kind = Math.floor(rand() * (depth > 3 ? 5 : 8));
     switch (kind) {
-      case 0: return null;
-      case 1: return rand() > 0.5;
-      case 2: return Math.floor(rand() * 1e6) - 5e5;
-      case 3: return pick(["", "A", "u", "fuzz_fixed", "x".repeat(300), "é∂", "../../etc", "%00"]);
-      case 4: return 1.5;
-      case 5: return Array.from({ length: Math.floor(rand() * 4) }, () => value(depth + 1));
-      default: return Object.fromEntries(Array.from({ length: Math.floor(rand() * 5) }, () => [pick(keys), value(depth + 1)]));
+      case 0:
+        return null;
+      case 1:
+        return rand() > 0.5;
+      case 2:
+        return Math.floor(rand() * 1e6) - 5e5;
+      case 3:
+        return pick(["", "A", "u", "fuzz_fixed", "x".repeat(300), "é∂", "../../etc", "%00"]);
+      case 4:
+        return 1.5;
+      case 5:
+        return Array.from({ length: Math.floor(rand() * 4) }, () => value(depth + 1));
+      default:
+        return Object.fromEntries(Array.from({ length: Math.floor(rand() * 5) }, () => [pick(keys), value(depth + 1)]));
     }
   }
 
@@ -157,8 +197,15 @@ describe("fuzz: random bodies on every body-taking route", () => {
     await post(`${t.url}/apps/A/users/u/sessions/fuzz_fixed`);
     for (let i = 0; i < 600; i++) {
       const [method, path] = pick(routes);
-      const body = i % 3 === 0 ? { appName: "A", userId: "u", sessionId: "fuzz_fixed", newMessage: value(1), stateDelta: value(1) } : value(0);
-      const res = await fetch(`${t.url}${path}`, { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) ?? "null" });
+      const body =
+        i % 3 === 0
+          ? { appName: "A", userId: "u", sessionId: "fuzz_fixed", newMessage: value(1), stateDelta: value(1) }
+          : value(0);
+      const res = await fetch(`${t.url}${path}`, {
+        method,
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body) ?? "null",
+      });
       const text = await res.text();
       if (res.status >= 500) throw new Error(`${method} ${path} ${JSON.stringify(body)} -> ${res.status} ${text}`);
       if (res.headers.get("content-type")?.startsWith("application/json")) JSON.parse(text);

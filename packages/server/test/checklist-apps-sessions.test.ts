@@ -41,7 +41,7 @@ describe("checklist 1-5: apps, version, dev UI", () => {
     expect(ui.headers.get("location")).toBe("/dev-ui/?app=A");
   });
 
-  it("4. /dev-ui/ is HTML with <base href=\"./\"> and every referenced script is JavaScript", async () => {
+  it('4. /dev-ui/ is HTML with <base href="./"> and every referenced script is JavaScript', async () => {
     const res = await fetch(`${t.url}/dev-ui/`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
@@ -107,7 +107,12 @@ describe("checklist 6-15: sessions", () => {
     // Two events exported from another session's GET: run once to produce them.
     await post(sessions(), { sessionId: "source" });
     t.model.push({ content: { role: "model", parts: [{ text: "hello back" }] } });
-    await post(`${t.url}/run`, { appName: "A", userId: U, sessionId: "source", newMessage: { role: "user", parts: [{ text: "hello" }] } });
+    await post(`${t.url}/run`, {
+      appName: "A",
+      userId: U,
+      sessionId: "source",
+      newMessage: { role: "user", parts: [{ text: "hello" }] },
+    });
     const source = await json(await fetch(`${sessions()}/source`));
     exported = source.events;
     expect(exported).toHaveLength(2);
@@ -191,7 +196,13 @@ describe("checklist 35 and the other app routes", () => {
 
   it("app-info describes an LLM app; an unknown app is 404", async () => {
     const info = await json(await fetch(`${t.url}/apps/A/app-info`));
-    expect(info).toMatchObject({ name: "A", rootAgentName: "helper", description: "Answers deterministically.", language: "typescript", isComputerUse: false });
+    expect(info).toMatchObject({
+      name: "A",
+      rootAgentName: "helper",
+      description: "Answers deterministically.",
+      language: "typescript",
+      isComputerUse: false,
+    });
     expect((await fetch(`${t.url}/apps/nope/app-info`)).status).toBe(404);
     const detailed = await json(await fetch(`${t.url}/list-apps?detailed=true`));
     expect(detailed.apps.map((a: { name: string }) => a.name)).toEqual(["A", "live_app"]);
@@ -199,10 +210,15 @@ describe("checklist 35 and the other app routes", () => {
 
   it("/api/reasoning_engine runs flat or under input, creating the session", async () => {
     t.model.push(ScriptedModel.text("engine one"), ScriptedModel.text("engine two"));
-    const flat = await post(`${t.url}/api/reasoning_engine`, { appName: "A", newMessage: { role: "user", parts: [{ text: "hi" }] } });
+    const flat = await post(`${t.url}/api/reasoning_engine`, {
+      appName: "A",
+      newMessage: { role: "user", parts: [{ text: "hi" }] },
+    });
     expect(flat.status).toBe(200);
     expect((await json(flat)).output[0].content.parts[0].text).toBe("engine one");
-    const nested = await post(`${t.url}/api/reasoning_engine`, { input: { app_name: "A", user_id: "eu", session_id: "es", new_message: { role: "user", parts: [{ text: "yo" }] } } });
+    const nested = await post(`${t.url}/api/reasoning_engine`, {
+      input: { app_name: "A", user_id: "eu", session_id: "es", new_message: { role: "user", parts: [{ text: "yo" }] } },
+    });
     expect((await json(nested)).output[0].content.parts[0].text).toBe("engine two");
     expect((await fetch(`${t.url}/apps/A/users/eu/sessions/es`)).status).toBe(200);
     const missing = await post(`${t.url}/api/reasoning_engine`, { input: {} });

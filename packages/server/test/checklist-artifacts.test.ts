@@ -18,7 +18,12 @@ afterAll(async () => {
 
 async function saveNote(text: string, callId: string): Promise<Json[]> {
   t.model.push(ScriptedModel.functionCall("save_note", { text }, callId), ScriptedModel.text("saved"));
-  const res = await post(`${t.url}/run`, { appName: "A", userId: U, sessionId: sid, newMessage: userMessage("save it") });
+  const res = await post(`${t.url}/run`, {
+    appName: "A",
+    userId: U,
+    sessionId: sid,
+    newMessage: userMessage("save it"),
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as Json[];
 }
@@ -71,7 +76,11 @@ describe("checklist 28-30: artifacts", () => {
 
   it("save by POST (Python), names with slashes, URL-safe base64 accepted and re-emitted standard", async () => {
     const data = Buffer.from([0xfb, 0xff, 0xfe]).toString("base64url"); // "-__-" style alphabet, unpadded
-    const res = await post(base(), { filename: "docs/report.bin", artifact: { inline_data: { mime_type: "application/octet-stream", data } }, custom_metadata: { by: "test" } });
+    const res = await post(base(), {
+      filename: "docs/report.bin",
+      artifact: { inline_data: { mime_type: "application/octet-stream", data } },
+      custom_metadata: { by: "test" },
+    });
     expect(res.status).toBe(200);
     const meta = await json(res);
     expect(meta.version).toBe(0);

@@ -16,14 +16,20 @@ afterAll(async () => {
 });
 
 /** A raw request with any Host header (fetch will not let us forge one). */
-function rawRequest(port: number, options: { method?: string; path: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; body: string }> {
+function rawRequest(
+  port: number,
+  options: { method?: string; path: string; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, method: options.method ?? "GET", path: options.path, headers: options.headers }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      { host: "127.0.0.1", port, method: options.method ?? "GET", path: options.path, headers: options.headers },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on("error", reject);
     req.end(options.body);
   });
@@ -48,7 +54,10 @@ describe("checklist 36: CORS", () => {
     const ok = await fetch(`${t.url}/list-apps`, { headers: { Origin: "https://ui.example.com" } });
     expect(ok.headers.get("access-control-allow-origin")).toBe("https://ui.example.com");
     const evil = "http://evil.test";
-    const pre = await fetch(`${t.url}/run_sse`, { method: "OPTIONS", headers: { Origin: evil, "Access-Control-Request-Method": "POST" } });
+    const pre = await fetch(`${t.url}/run_sse`, {
+      method: "OPTIONS",
+      headers: { Origin: evil, "Access-Control-Request-Method": "POST" },
+    });
     expect(pre.headers.get("access-control-allow-origin")).not.toBe(evil);
     const get = await fetch(`${t.url}/list-apps`, { headers: { Origin: evil } });
     expect(get.headers.get("access-control-allow-origin")).not.toBe(evil);
@@ -74,7 +83,12 @@ describe("DNS rebinding and Origin checks while bound to 127.0.0.1", () => {
     const rebound = await rawRequest(plain.port, { path: "/list-apps", headers: { Host: "attacker.example:8000" } });
     expect(rebound.status).toBe(403);
     expect(JSON.parse(rebound.body).error).toMatch(/DNS-rebinding/);
-    for (const host of [`localhost:${plain.port}`, `127.0.0.1:${plain.port}`, `[::1]:${plain.port}`, "agents.internal"]) {
+    for (const host of [
+      `localhost:${plain.port}`,
+      `127.0.0.1:${plain.port}`,
+      `[::1]:${plain.port}`,
+      "agents.internal",
+    ]) {
       expect((await rawRequest(plain.port, { path: "/list-apps", headers: { Host: host } })).status).toBe(200);
     }
   });

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { ScriptedModel } from "@agentkit/core/testing";
-import { createDebugRouter, createEvalRouter, createGraphRouter, createInMemoryEvalStore, createTraceRecorder } from "../src/index.js";
+import {
+  createDebugRouter,
+  createEvalRouter,
+  createGraphRouter,
+  createInMemoryEvalStore,
+  createTraceRecorder,
+} from "../src/index.js";
 import { json, post, startTestServer, userMessage, type Json, type TestServer } from "./support/test-server.js";
 import { uiSpanProblems } from "./telemetry/ui-span-validator.js";
 
@@ -18,7 +24,12 @@ beforeAll(async () => {
   t.server.mount(createEvalRouter({ ...t.server.context, evalStore: createInMemoryEvalStore() }));
   expect((await post(`${t.url}/apps/A/users/U/sessions`, { sessionId: "s1" })).status).toBe(200);
   t.model.push(ScriptedModel.functionCall("get_weather", { city: "Oslo" }), ScriptedModel.text("Sunny in Oslo."));
-  const run = await post(`${t.url}/run`, { appName: "A", userId: "U", sessionId: "s1", newMessage: userMessage("weather?") });
+  const run = await post(`${t.url}/run`, {
+    appName: "A",
+    userId: "U",
+    sessionId: "s1",
+    newMessage: userMessage("weather?"),
+  });
   expect(run.status).toBe(200);
   runEvents = (await run.json()) as Json[];
 });
@@ -57,7 +68,9 @@ describe("checklist 31: session trace", () => {
       expect(modelEventIds).toContain(attributes["gcp.vertex.agent.event_id"]);
       expect(attributes["gcp.vertex.agent.invocation_id"]).toBe(runEvents[0]!.invocationId);
     }
-    expect(spans.map((s) => s.name)).toEqual(expect.arrayContaining(["invocation", "invoke_agent helper", "call_llm", "execute_tool get_weather"]));
+    expect(spans.map((s) => s.name)).toEqual(
+      expect.arrayContaining(["invocation", "invoke_agent helper", "call_llm", "execute_tool get_weather"]),
+    );
   });
 
   it("the legacy /debug/trace/session/s1 answers identically, and an unknown session gives []", async () => {
@@ -92,10 +105,15 @@ describe("checklist 32: app structure and graph images", () => {
     expect(body.name).toBe("A");
     expect(typeof body.root_agent).toBe("object");
     expect(body.root_agent.name).toBe("helper");
-    expect(body.root_agent.tools.map((tool: Json) => tool.name)).toEqual(["get_weather", "ask_manager", "transfer_money", "save_note"]);
+    expect(body.root_agent.tools.map((tool: Json) => tool.name)).toEqual([
+      "get_weather",
+      "ask_manager",
+      "transfer_money",
+      "save_note",
+    ]);
   });
 
-  it("GET /dev/apps/A/build_graph_image?dark_mode=false: a top-level dotSrc string and a \"\" entry with dotSrc", async () => {
+  it('GET /dev/apps/A/build_graph_image?dark_mode=false: a top-level dotSrc string and a "" entry with dotSrc', async () => {
     const res = await fetch(`${t.url}/dev/apps/A/build_graph_image?dark_mode=false`);
     expect(res.status).toBe(200);
     const body = await json(res);
@@ -114,10 +132,16 @@ describe("checklist 32: app structure and graph images", () => {
   });
 
   it("ADK Python 1.x aliases /dev/build_graph/A and /dev/A/graph answer as /dev/apps/A/build_graph and /dev/apps/A/graph", async () => {
-    const [current, legacy] = await Promise.all([fetch(`${t.url}/dev/apps/A/build_graph`), fetch(`${t.url}/dev/build_graph/A`)]);
+    const [current, legacy] = await Promise.all([
+      fetch(`${t.url}/dev/apps/A/build_graph`),
+      fetch(`${t.url}/dev/build_graph/A`),
+    ]);
     expect(legacy.status).toBe(200);
     expect(await legacy.json()).toEqual(await current.json());
-    const [graph, legacyGraph] = await Promise.all([fetch(`${t.url}/dev/apps/A/graph?dark_mode=true`), fetch(`${t.url}/dev/A/graph?dark_mode=true`)]);
+    const [graph, legacyGraph] = await Promise.all([
+      fetch(`${t.url}/dev/apps/A/graph?dark_mode=true`),
+      fetch(`${t.url}/dev/A/graph?dark_mode=true`),
+    ]);
     expect(legacyGraph.status).toBe(200);
     const body = await json(legacyGraph);
     expect(body).toEqual(await graph.json());
@@ -133,7 +157,9 @@ describe("checklist 35: eval sets (the 200 form)", () => {
     expect(empty.status).toBe(200);
     expect(empty.headers.get("content-type")).toMatch(/^application\/json/);
     expect(await empty.json()).toEqual([]);
-    const created = await post(`${t.url}/dev/apps/A/eval-sets`, { eval_set: { eval_set_id: "smoke", model_execution_mode: "live", tool_execution_mode: "live", eval_cases: [] } });
+    const created = await post(`${t.url}/dev/apps/A/eval-sets`, {
+      eval_set: { eval_set_id: "smoke", model_execution_mode: "live", tool_execution_mode: "live", eval_cases: [] },
+    });
     expect(created.status).toBe(200);
     const listed = await fetch(`${t.url}/dev/apps/A/eval_sets`);
     expect(listed.status).toBe(200);

@@ -32,7 +32,9 @@ function connect(query: string, headers: Record<string, string> = {}): Promise<S
     frames.push(JSON.parse(data.toString()) as Json);
     for (const w of waiters.splice(0)) w();
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   return new Promise((resolve, reject) => {
     ws.once("open", () =>
       resolve({
@@ -76,7 +78,9 @@ describe("checklist 33-34: /run_live", () => {
     await expect(connect("x=1".replace("x", "y")).then((s) => s.closed)).resolves.toMatchObject({ code: 1008 });
     const other = new WebSocket(`${t.url.replace("http", "ws")}/not_live`);
     other.on("error", () => {});
-    const status = await new Promise<number>((resolve) => other.once("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0)));
+    const status = await new Promise<number>((resolve) =>
+      other.once("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0)),
+    );
     expect(status).toBe(404);
   });
 
@@ -91,7 +95,9 @@ describe("checklist 33-34: /run_live", () => {
       expect(typeof f.invocationId).toBe("string");
       expect(typeof f.actions).toBe("object");
     }
-    expect(s.frames.map((f) => [f.content?.parts?.[0]?.text ?? "", f.partial ?? false, f.turnComplete ?? false])).toEqual([
+    expect(
+      s.frames.map((f) => [f.content?.parts?.[0]?.text ?? "", f.partial ?? false, f.turnComplete ?? false]),
+    ).toEqual([
       ["Hel", true, false],
       ["Hello", false, false],
       ["", false, true],
@@ -136,7 +142,9 @@ describe("checklist 33-34: /run_live", () => {
   });
 
   it("a foreign Origin is refused at the handshake", async () => {
-    await expect(connect(`app_name=live_app&user_id=${U}&session_id=s1`, { Origin: "http://evil.test" })).rejects.toThrow("HTTP 403");
+    await expect(
+      connect(`app_name=live_app&user_id=${U}&session_id=s1`, { Origin: "http://evil.test" }),
+    ).rejects.toThrow("HTTP 403");
   });
 
   it("close reasons are cut to 123 bytes without splitting characters", () => {

@@ -2,12 +2,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { BaseAgent, createEvent, type Event, type InvocationContext } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
-import { json, parseSseStrict, post, startTestServer, userMessage, type Json, type TestServer } from "./support/test-server.js";
+import {
+  json,
+  parseSseStrict,
+  post,
+  startTestServer,
+  userMessage,
+  type Json,
+  type TestServer,
+} from "./support/test-server.js";
 
 /** Yields one event, then fails with an internal error (a run error after the stream started). */
 class FailingAgent extends BaseAgent {
   protected override async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
-    yield createEvent({ invocationId: ctx.invocationId, author: this.name, content: { role: "model", parts: [{ text: "working" }] } });
+    yield createEvent({
+      invocationId: ctx.invocationId,
+      author: this.name,
+      content: { role: "model", parts: [{ text: "working" }] },
+    });
     throw new Error("database password is hunter2");
   }
 }
@@ -25,10 +37,16 @@ afterAll(async () => {
 async function newSession(app = "A"): Promise<string> {
   return (await json(await post(`${t.url}/apps/${app}/users/${U}/sessions`))).id as string;
 }
-const getSession = async (sid: string, app = "A") => json(await fetch(`${t.url}/apps/${app}/users/${U}/sessions/${sid}`));
-const run = (sid: string, message: unknown, extra: Json = {}) => post(`${t.url}/run`, { appName: "A", userId: U, sessionId: sid, newMessage: message, ...extra });
+const getSession = async (sid: string, app = "A") =>
+  json(await fetch(`${t.url}/apps/${app}/users/${U}/sessions/${sid}`));
+const run = (sid: string, message: unknown, extra: Json = {}) =>
+  post(`${t.url}/run`, { appName: "A", userId: U, sessionId: sid, newMessage: message, ...extra });
 const runSse = (sid: string, message: unknown, extra: Json = {}, app = "A") =>
-  post(`${t.url}/run_sse`, { appName: app, userId: U, sessionId: sid, newMessage: message, ...extra }, { Accept: "text/event-stream" });
+  post(
+    `${t.url}/run_sse`,
+    { appName: app, userId: U, sessionId: sid, newMessage: message, ...extra },
+    { Accept: "text/event-stream" },
+  );
 
 /** Reads an SSE response, checking it is exactly `data: <compact json>\n\n` frames. */
 async function sseFrames(res: Response): Promise<Json[]> {
@@ -158,7 +176,12 @@ describe("checklist 20-24: /run_sse", () => {
 
   it("24b. the same failure on /run is a 500 JSON with the events produced before it", async () => {
     const sid = await newSession("failing");
-    const res = await post(`${t.url}/run`, { appName: "failing", userId: U, sessionId: sid, newMessage: userMessage("go") });
+    const res = await post(`${t.url}/run`, {
+      appName: "failing",
+      userId: U,
+      sessionId: sid,
+      newMessage: userMessage("go"),
+    });
     expect(res.status).toBe(500);
     const body = await json(res);
     expect(body.error).toBe("Internal server error");
@@ -178,7 +201,11 @@ describe("checklist 25-27: tools and human in the loop", () => {
     const response = events[callAt + 1]!;
     expect(response.author).toBe("helper");
     expect(response.content.role).toBe("user");
-    expect(response.content.parts[0].functionResponse).toMatchObject({ id: "call-25", name: "get_weather", response: { city: "Paris", forecast: "sunny" } });
+    expect(response.content.parts[0].functionResponse).toMatchObject({
+      id: "call-25",
+      name: "get_weather",
+      response: { city: "Paris", forecast: "sunny" },
+    });
     expect(events[events.length - 1]!.content.parts[0].text).toBe("Sunny");
   });
 
@@ -192,7 +219,14 @@ describe("checklist 25-27: tools and human in the loop", () => {
 
     t.model.push(ScriptedModel.text("Your manager said yes"));
     const resumed = await sseFrames(
-      await runSse(sid, { role: "user", parts: [{ functionResponse: { id: "lr-26", name: "ask_manager", response: { answer: "yes" } } }] }, { functionCallEventId: callEvent!.id }),
+      await runSse(
+        sid,
+        {
+          role: "user",
+          parts: [{ functionResponse: { id: "lr-26", name: "ask_manager", response: { answer: "yes" } } }],
+        },
+        { functionCallEventId: callEvent!.id },
+      ),
     );
     expect(resumed.map((e) => e.content?.parts?.[0]?.text)).toContain("Your manager said yes");
     expect(resumed.some((e) => e.author === "user")).toBe(false);
@@ -204,17 +238,34 @@ describe("checklist 25-27: tools and human in the loop", () => {
     const sid = await newSession();
     t.model.push(ScriptedModel.functionCall("transfer_money", { amount: 10 }, "tm-27"));
     const first = (await (await run(sid, userMessage("send 10"))).json()) as Json[];
-    const request = first.find((e) => e.content?.parts?.some((p: Json) => p.functionCall?.name === "adk_request_confirmation"));
+    const request = first.find((e) =>
+      e.content?.parts?.some((p: Json) => p.functionCall?.name === "adk_request_confirmation"),
+    );
     expect(request).toBeDefined();
-    const confirmationCall = request!.content.parts.find((p: Json) => p.functionCall?.name === "adk_request_confirmation").functionCall;
+    const confirmationCall = request!.content.parts.find(
+      (p: Json) => p.functionCall?.name === "adk_request_confirmation",
+    ).functionCall;
     expect(confirmationCall.args.originalFunctionCall.id).toBe("tm-27");
     expect(confirmationCall.args.toolConfirmation.confirmed).toBe(false);
     expect(request!.longRunningToolIds).toContain(confirmationCall.id);
 
     t.model.push(ScriptedModel.text("Transferred"));
-    const answer = { role: "user", parts: [{ functionResponse: { id: confirmationCall.id, name: "adk_request_confirmation", response: { confirmed: true } } }] };
+    const answer = {
+      role: "user",
+      parts: [
+        {
+          functionResponse: {
+            id: confirmationCall.id,
+            name: "adk_request_confirmation",
+            response: { confirmed: true },
+          },
+        },
+      ],
+    };
     const second = (await (await run(sid, answer, { functionCallEventId: request!.id })).json()) as Json[];
-    const toolResponse = second.flatMap((e) => e.content?.parts ?? []).find((p: Json) => p.functionResponse?.name === "transfer_money");
+    const toolResponse = second
+      .flatMap((e) => e.content?.parts ?? [])
+      .find((p: Json) => p.functionResponse?.name === "transfer_money");
     expect(toolResponse.functionResponse).toMatchObject({ id: "tm-27", response: { done: true, amount: 10 } });
     expect(second[second.length - 1]!.content.parts[0].text).toBe("Transferred");
   });
@@ -246,7 +297,10 @@ describe("checklist 37: snake_case request bodies", () => {
 describe("exposeErrorMessages (what `agentkit web` turns on for its local developer)", () => {
   let exposed: TestServer;
   beforeAll(async () => {
-    exposed = await startTestServer({ apps: { failing: new FailingAgent({ name: "failer" }) }, exposeErrorMessages: true });
+    exposed = await startTestServer({
+      apps: { failing: new FailingAgent({ name: "failer" }) },
+      exposeErrorMessages: true,
+    });
   });
   afterAll(async () => {
     await exposed.close();
@@ -254,10 +308,20 @@ describe("exposeErrorMessages (what `agentkit web` turns on for its local develo
 
   it("sends the failure's message (never its stack) in the SSE error frame and the /run error body", async () => {
     const sid = (await json(await post(`${exposed.url}/apps/failing/users/${U}/sessions`))).id as string;
-    const res = await post(`${exposed.url}/run_sse`, { appName: "failing", userId: U, sessionId: sid, newMessage: userMessage("go") });
+    const res = await post(`${exposed.url}/run_sse`, {
+      appName: "failing",
+      userId: U,
+      sessionId: sid,
+      newMessage: userMessage("go"),
+    });
     const frames = await sseFrames(res);
     expect(frames.at(-1)).toEqual({ error: "Error: database password is hunter2", code: "INTERNAL" });
-    const run = await post(`${exposed.url}/run`, { appName: "failing", userId: U, sessionId: sid, newMessage: userMessage("go") });
+    const run = await post(`${exposed.url}/run`, {
+      appName: "failing",
+      userId: U,
+      sessionId: sid,
+      newMessage: userMessage("go"),
+    });
     expect(run.status).toBe(500);
     const body = await json(run);
     expect(body.error).toBe("Error: database password is hunter2");

@@ -66,7 +66,12 @@ const U = "conc_user";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  t = await startTestServer({ apps: { slow: new LlmAgent({ name: "slowpoke", model: slowModel }), gated: new LlmAgent({ name: "gatekeeper", model: gated }) } });
+  t = await startTestServer({
+    apps: {
+      slow: new LlmAgent({ name: "slowpoke", model: slowModel }),
+      gated: new LlmAgent({ name: "gatekeeper", model: gated }),
+    },
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -99,12 +104,17 @@ describe("per-session serialization", () => {
   it("runs on different sessions do not wait for each other", async () => {
     // Both model calls must be in progress at once for the gate to open: runs serialized across
     // sessions would leave the first call alone at the gate until its fallback.
-    const newGatedSession = async () => (await json(await post(`${t.url}/apps/gated/users/${U}/sessions`))).id as string;
+    const newGatedSession = async () =>
+      (await json(await post(`${t.url}/apps/gated/users/${U}/sessions`))).id as string;
     const [s1, s2] = [await newGatedSession(), await newGatedSession()];
     const together: GatedAnswer = { respond: (opened) => ScriptedModel.text(opened ? "together" : "alone") };
     gated.script([together, together], { releaseWhenWaiting: 2 });
     const answers = await Promise.all(
-      [s1, s2].map(async (sid) => json(await post(`${t.url}/run`, { appName: "gated", userId: U, sessionId: sid, newMessage: userMessage("hi") }))),
+      [s1, s2].map(async (sid) =>
+        json(
+          await post(`${t.url}/run`, { appName: "gated", userId: U, sessionId: sid, newMessage: userMessage("hi") }),
+        ),
+      ),
     );
     expect(answers.map((events) => events[0]?.content?.parts?.[0]?.text)).toEqual(["together", "together"]);
   });
@@ -112,11 +122,21 @@ describe("per-session serialization", () => {
   it("a queued run whose client leaves never runs", async () => {
     const sid = await newSession();
     slowModel.push(ScriptedModel.text("only answer"));
-    const body = (text: string) => JSON.stringify({ appName: "slow", userId: U, sessionId: sid, newMessage: userMessage(text) });
-    const first = fetch(`${t.url}/run`, { method: "POST", headers: { "Content-Type": "application/json" }, body: body("kept") });
+    const body = (text: string) =>
+      JSON.stringify({ appName: "slow", userId: U, sessionId: sid, newMessage: userMessage(text) });
+    const first = fetch(`${t.url}/run`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: body("kept"),
+    });
     await sleep(50);
     const controller = new AbortController();
-    const second = fetch(`${t.url}/run`, { method: "POST", headers: { "Content-Type": "application/json" }, body: body("dropped"), signal: controller.signal });
+    const second = fetch(`${t.url}/run`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: body("dropped"),
+      signal: controller.signal,
+    });
     await sleep(50);
     controller.abort();
     await expect(second).rejects.toThrow();
@@ -133,10 +153,18 @@ describe("SSE streams as events happen", () => {
     // a server that buffered the stream until the run ended could not deliver it before that.
     const sid = (await json(await post(`${t.url}/apps/gated/users/${U}/sessions`))).id as string;
     gated.script(
-      [{ respond: () => ScriptedModel.functionCall("nothing", {}, "c-stream"), ungated: true }, { respond: (opened) => ScriptedModel.text(opened ? "done" : "gate never opened") }],
+      [
+        { respond: () => ScriptedModel.functionCall("nothing", {}, "c-stream"), ungated: true },
+        { respond: (opened) => ScriptedModel.text(opened ? "done" : "gate never opened") },
+      ],
       { fallbackMs: 10_000 },
     );
-    const res = await post(`${t.url}/run_sse`, { appName: "gated", userId: U, sessionId: sid, newMessage: userMessage("go") });
+    const res = await post(`${t.url}/run_sse`, {
+      appName: "gated",
+      userId: U,
+      sessionId: sid,
+      newMessage: userMessage("go"),
+    });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     const first = await reader.read();
@@ -175,7 +203,12 @@ describe("client disconnect aborts the run", () => {
       expect(slowModel.remaining).toBe(0);
       // The session's turn was released: the next run goes through at once.
       slowModel.push(ScriptedModel.text("back"));
-      const next = await post(`${t.url}/run`, { appName: "slow", userId: U, sessionId: sid, newMessage: userMessage("again") });
+      const next = await post(`${t.url}/run`, {
+        appName: "slow",
+        userId: U,
+        sessionId: sid,
+        newMessage: userMessage("again"),
+      });
       expect(next.status).toBe(200);
       expect(texts(await getSession(sid))).toEqual(["user:wait", "user:again", "slowpoke:back"]);
       expect(t.logger.errors).toEqual([]);
@@ -202,7 +235,10 @@ describe("disconnect in the middle of a stream", () => {
     const authors = (await getSession(sid)).events.map((e: Json) => e.author);
     // Message and call, plus the tool's error response when the server got that far before
     // noticing the disconnect; never the second model answer.
-    expect([["user", "slowpoke"], ["user", "slowpoke", "slowpoke"]]).toContainEqual(authors);
+    expect([
+      ["user", "slowpoke"],
+      ["user", "slowpoke", "slowpoke"],
+    ]).toContainEqual(authors);
     expect(texts(await getSession(sid)).join()).not.toContain("too late");
     expect(t.logger.errors).toEqual([]);
   });

@@ -88,7 +88,12 @@ describe("runners per loaded app, reloads and extra plugins", () => {
   it("runs through the app's plugins plus the extra ones, one runner per loaded app", async () => {
     await post(`${url}/apps/bot/users/u/sessions`, { sessionId: "s" });
     modelV1.push(ScriptedModel.text("v1 says hi"));
-    const res = await post(`${url}/run`, { appName: "bot", userId: "u", sessionId: "s", newMessage: userMessage("hi") });
+    const res = await post(`${url}/run`, {
+      appName: "bot",
+      userId: "u",
+      sessionId: "s",
+      newMessage: userMessage("hi"),
+    });
     expect(((await res.json()) as { author: string }[])[0]!.author).toBe("v1");
     expect(appPluginV1.events).toBe(1);
     expect(tracing.events).toBe(1);
@@ -101,7 +106,12 @@ describe("runners per loaded app, reloads and extra plugins", () => {
   it("a reload builds a new runner; the old one closes after its in-flight run, shared plugins stay open", async () => {
     const before = await server.context.runnerFor("bot");
     modelV1.push(ScriptedModel.text("slow v1 answer"));
-    const inflight = post(`${url}/run`, { appName: "bot", userId: "u", sessionId: "s", newMessage: userMessage("slow") });
+    const inflight = post(`${url}/run`, {
+      appName: "bot",
+      userId: "u",
+      sessionId: "s",
+      newMessage: userMessage("slow"),
+    });
     await sleep(50);
     loader.current = {
       name: "bot",
@@ -119,7 +129,12 @@ describe("runners per loaded app, reloads and extra plugins", () => {
     expect(tracing.closes).toBe(0);
 
     modelV2.push(ScriptedModel.text("v2 now"));
-    const res = await post(`${url}/run`, { appName: "bot", userId: "u", sessionId: "s", newMessage: userMessage("again") });
+    const res = await post(`${url}/run`, {
+      appName: "bot",
+      userId: "u",
+      sessionId: "s",
+      newMessage: userMessage("again"),
+    });
     expect(((await res.json()) as { author: string }[])[0]!.author).toBe("v2");
     expect(appPluginV2.events).toBe(1);
   });
@@ -141,11 +156,21 @@ describe("model registry", () => {
     const registry = new ModelRegistry();
     const scripted = new ScriptedModel({ model: "scripted-pro", steps: [ScriptedModel.text("from the registry")] });
     registry.register(/^scripted-/, () => scripted);
-    const t = await startTestServer({ modelRegistry: registry, apps: { named: new LlmAgent({ name: "named", model: "scripted-pro" }) } });
+    const t = await startTestServer({
+      modelRegistry: registry,
+      apps: { named: new LlmAgent({ name: "named", model: "scripted-pro" }) },
+    });
     try {
       await post(`${t.url}/apps/named/users/u/sessions`, { sessionId: "s" });
-      const res = await post(`${t.url}/run`, { appName: "named", userId: "u", sessionId: "s", newMessage: userMessage("hi") });
-      expect(((await res.json()) as { content: { parts: { text: string }[] } }[])[0]!.content.parts[0]!.text).toBe("from the registry");
+      const res = await post(`${t.url}/run`, {
+        appName: "named",
+        userId: "u",
+        sessionId: "s",
+        newMessage: userMessage("hi"),
+      });
+      expect(((await res.json()) as { content: { parts: { text: string }[] } }[])[0]!.content.parts[0]!.text).toBe(
+        "from the registry",
+      );
     } finally {
       await t.close();
     }
@@ -179,7 +204,10 @@ describe("modes and the dev UI folder", () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "agentkit-devui-"));
     await mkdir(join(dir, "assets"), { recursive: true });
-    await writeFile(join(dir, "index.html"), '<!doctype html><html><head><base href="./"><script src="main-ABC.js" type="module"></script></head><body><app-root></app-root></body></html>');
+    await writeFile(
+      join(dir, "index.html"),
+      '<!doctype html><html><head><base href="./"><script src="main-ABC.js" type="module"></script></head><body><app-root></app-root></body></html>',
+    );
     await writeFile(join(dir, "main-ABC.js"), "console.log('ui');");
     await writeFile(join(dir, "assets", "audio-processor.js"), "// worklet");
     await writeFile(join(dir, "assets", "index-B7YbSn6N.js"), "// hashed bundle");
@@ -199,9 +227,14 @@ describe("modes and the dev UI folder", () => {
         expect(res.status).toBe(200);
         expect(res.headers.get("content-type")).toMatch(/^text\/javascript/);
       }
-      expect(await (await fetch(`${t.url}/dev-ui/assets/config/runtime-config.json`)).json()).toEqual({ backendUrl: "", logo: { text: "Acme", imageUrl: "/logo.svg" } });
+      expect(await (await fetch(`${t.url}/dev-ui/assets/config/runtime-config.json`)).json()).toEqual({
+        backendUrl: "",
+        logo: { text: "Acme", imageUrl: "/logo.svg" },
+      });
       // Content-hashed build assets are cached for good; the page and unhashed files revalidate.
-      expect((await fetch(`${t.url}/dev-ui/assets/index-B7YbSn6N.js`)).headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+      expect((await fetch(`${t.url}/dev-ui/assets/index-B7YbSn6N.js`)).headers.get("cache-control")).toBe(
+        "public, max-age=31536000, immutable",
+      );
       expect(page.headers.get("cache-control")).toBe("no-cache");
       expect((await fetch(`${t.url}/dev-ui/assets/audio-processor.js`)).headers.get("cache-control")).toBe("no-cache");
       const missing = await fetch(`${t.url}/dev-ui/nope.js`);
@@ -228,7 +261,13 @@ describe("modes and the dev UI folder", () => {
 
   it("bad options are a ConfigurationError", () => {
     expect(() => createAgentServer({} as never)).toThrow(/options.loader/);
-    expect(() => createAgentServer({ loader: new SwappableLoader({ name: "x", rootAgent: new LlmAgent({ name: "x", model: new ScriptedModel() }) }), ...services(), mode: "gui" as never })).toThrow(/mode/);
+    expect(() =>
+      createAgentServer({
+        loader: new SwappableLoader({ name: "x", rootAgent: new LlmAgent({ name: "x", model: new ScriptedModel() }) }),
+        ...services(),
+        mode: "gui" as never,
+      }),
+    ).toThrow(/mode/);
   });
 });
 
@@ -245,11 +284,17 @@ describe("graceful close", () => {
         talk: new LlmAgent({ name: "talk", model: live }),
       },
     });
-    for (const app of ["slow", "endless", "talk"]) await post(`${t.url}/apps/${app}/users/u/sessions`, { sessionId: "s" });
+    for (const app of ["slow", "endless", "talk"])
+      await post(`${t.url}/apps/${app}/users/u/sessions`, { sessionId: "s" });
     slow.push(ScriptedModel.text("made it"));
     endless.push(ScriptedModel.text("never"));
     const short = post(`${t.url}/run`, { appName: "slow", userId: "u", sessionId: "s", newMessage: userMessage("hi") });
-    const long = post(`${t.url}/run_sse`, { appName: "endless", userId: "u", sessionId: "s", newMessage: userMessage("hi") });
+    const long = post(`${t.url}/run_sse`, {
+      appName: "endless",
+      userId: "u",
+      sessionId: "s",
+      newMessage: userMessage("hi"),
+    });
     const ws = new WebSocket(`${t.url.replace("http", "ws")}/run_live?app_name=talk&user_id=u&session_id=s`);
     const wsClosed = new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)));
     await new Promise((resolve) => ws.once("open", resolve));
@@ -289,7 +334,12 @@ describe("graceful close", () => {
       const running = post(`${url}/run`, { appName: "A", userId: "u", sessionId: "s", newMessage: userMessage("hi") });
       await sleep(50);
       const closing = server.close();
-      const refused = await post(`${url}/run`, { appName: "A", userId: "u", sessionId: "s2", newMessage: userMessage("late") });
+      const refused = await post(`${url}/run`, {
+        appName: "A",
+        userId: "u",
+        sessionId: "s2",
+        newMessage: userMessage("late"),
+      });
       expect(refused.status).toBe(503);
       expect((await json(refused)).code).toBe("SHUTTING_DOWN");
       expect((await running).status).toBe(200);
@@ -303,7 +353,10 @@ describe("graceful close", () => {
 
   it("an embedder's server passes upgrades to handleUpgrade for /run_live", async () => {
     const server = createAgentServer({
-      loader: new SwappableLoader({ name: "A", rootAgent: new LlmAgent({ name: "a", model: new ScriptedLiveModel() }) }),
+      loader: new SwappableLoader({
+        name: "A",
+        rootAgent: new LlmAgent({ name: "a", model: new ScriptedLiveModel() }),
+      }),
       ...services(),
       logger: recordingLogger(),
     });
@@ -311,7 +364,9 @@ describe("graceful close", () => {
     http.on("upgrade", (req, socket, head) => server.handleUpgrade(req, socket, head));
     await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
     try {
-      const ws = new WebSocket(`ws://127.0.0.1:${(http.address() as AddressInfo).port}/run_live?app_name=A&user_id=u&session_id=missing`);
+      const ws = new WebSocket(
+        `ws://127.0.0.1:${(http.address() as AddressInfo).port}/run_live?app_name=A&user_id=u&session_id=missing`,
+      );
       expect(await new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)))).toBe(1002);
     } finally {
       await server.close();

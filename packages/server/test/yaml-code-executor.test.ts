@@ -133,12 +133,25 @@ describe("code_executor: code references", () => {
     const { rootAgent } = await l.loadApp("instance");
     const executor = (rootAgent as LlmAgent).codeExecutor as BaseCodeExecutor & { label: string; closed: boolean };
     expect(executor.label).toBe("shared");
-    const model = new ScriptedModel({ steps: [ScriptedModel.text("```tool_code\nprint(6 * 7)\n```"), ScriptedModel.text("It is 42.")] });
-    const runner = new InMemoryRunner({ agent: rootAgent, appName: "instance", modelRegistry: new ModelRegistry().register("test-model", () => model) });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.text("```tool_code\nprint(6 * 7)\n```"), ScriptedModel.text("It is 42.")],
+    });
+    const runner = new InMemoryRunner({
+      agent: rootAgent,
+      appName: "instance",
+      modelRegistry: new ModelRegistry().register("test-model", () => model),
+    });
     const session = await runner.sessionService.createSession({ appName: "instance", userId: "u" });
     const events: Event[] = [];
-    for await (const e of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: createUserContent("6 * 7?") })) events.push(e);
-    const results = events.flatMap((e) => e.content?.parts ?? []).flatMap((p) => (p.codeExecutionResult ? [p.codeExecutionResult] : []));
+    for await (const e of runner.runAsync({
+      userId: "u",
+      sessionId: session.id,
+      newMessage: createUserContent("6 * 7?"),
+    }))
+      events.push(e);
+    const results = events
+      .flatMap((e) => e.content?.parts ?? [])
+      .flatMap((p) => (p.codeExecutionResult ? [p.codeExecutionResult] : []));
     expect(results).toEqual([{ outcome: "OUTCOME_OK", output: "Code execution result:\nshared ran print(6 * 7)\n" }]);
     expect(events.at(-1)?.content?.parts?.[0]?.text).toBe("It is 42.");
     model.assertConsumed();
@@ -177,18 +190,48 @@ describe("code_executor: built-in names from builtInCodeExecutors", () => {
 
 describe("code_executor: errors name the file and the field", () => {
   const CASES: { app: string; field: string; message: RegExp }[] = [
-    { app: "not_executor", field: "code_executor", message: /code_executor: "\.\/executors\.ts#notAnExecutor" gave a number, expected a code executor/ },
-    { app: "factory_gives_nothing", field: "code_executor.name", message: /code_executor\.name: "\.\/executors\.ts#makeNothing" gave a plain object, expected a code executor/ },
-    { app: "no_export", field: "code_executor", message: /code_executor: "\.\/executors\.ts#missing": the module has no export "missing"/ },
+    {
+      app: "not_executor",
+      field: "code_executor",
+      message: /code_executor: "\.\/executors\.ts#notAnExecutor" gave a number, expected a code executor/,
+    },
+    {
+      app: "factory_gives_nothing",
+      field: "code_executor.name",
+      message: /code_executor\.name: "\.\/executors\.ts#makeNothing" gave a plain object, expected a code executor/,
+    },
+    {
+      app: "no_export",
+      field: "code_executor",
+      message: /code_executor: "\.\/executors\.ts#missing": the module has no export "missing"/,
+    },
     {
       app: "unknown_name",
       field: "code_executor",
-      message: /code_executor: unknown built-in code executor "Nope" \(built-in code executors: FixedExecutor, MadeExecutor, BrokenExecutor\); for your own executor use a code reference such as "\.\/executors\.ts#Nope"$/,
+      message:
+        /code_executor: unknown built-in code executor "Nope" \(built-in code executors: FixedExecutor, MadeExecutor, BrokenExecutor\); for your own executor use a code reference such as "\.\/executors\.ts#Nope"$/,
     },
-    { app: "builtin_bad_args", field: "code_executor.args", message: /code_executor\.args: MadeExecutor args: timeout_seconds: expected a number\.$/ },
-    { app: "builtin_positional", field: "code_executor.args[0].name", message: /code_executor\.args\[0\]\.name: required: the args of the built-in code executor "MadeExecutor" are named/ },
-    { app: "builtin_instance_args", field: "code_executor.args", message: /code_executor\.args: the built-in code executor "FixedExecutor" takes no args/ },
-    { app: "builtin_gives_nothing", field: "code_executor", message: /code_executor: the built-in code executor "BrokenExecutor" gave a string, expected a code executor/ },
+    {
+      app: "builtin_bad_args",
+      field: "code_executor.args",
+      message: /code_executor\.args: MadeExecutor args: timeout_seconds: expected a number\.$/,
+    },
+    {
+      app: "builtin_positional",
+      field: "code_executor.args[0].name",
+      message:
+        /code_executor\.args\[0\]\.name: required: the args of the built-in code executor "MadeExecutor" are named/,
+    },
+    {
+      app: "builtin_instance_args",
+      field: "code_executor.args",
+      message: /code_executor\.args: the built-in code executor "FixedExecutor" takes no args/,
+    },
+    {
+      app: "builtin_gives_nothing",
+      field: "code_executor",
+      message: /code_executor: the built-in code executor "BrokenExecutor" gave a string, expected a code executor/,
+    },
     { app: "wrong_type", field: "code_executor", message: /code_executor: expected string or object/ },
     { app: "extra_key", field: "code_executor.other", message: /code_executor\.other: unknown field/ },
     { app: "on_workflow", field: "code_executor", message: /code_executor: unknown field/ },
@@ -202,6 +245,8 @@ describe("code_executor: errors name the file and the field", () => {
   it("without builtInCodeExecutors, a bare name says none were given", async () => {
     const error = await loadError("builtin_instance", false);
     expect(error.field).toBe("code_executor");
-    expect(error.message).toMatch(/unknown built-in code executor "FixedExecutor" \(built-in code executors: none were given to the loader\)/);
+    expect(error.message).toMatch(
+      /unknown built-in code executor "FixedExecutor" \(built-in code executors: none were given to the loader\)/,
+    );
   });
 });

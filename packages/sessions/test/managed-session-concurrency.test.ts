@@ -19,13 +19,25 @@ afterAll(async () => {
 });
 
 function replica(): ManagedSessionService {
-  const s = new ManagedSessionService({ baseUrl: server.url, project: "p1", location: "us-central1", reasoningEngineId: "e1", pollIntervalMs: 1, timeoutMs: 5000 });
+  const s = new ManagedSessionService({
+    baseUrl: server.url,
+    project: "p1",
+    location: "us-central1",
+    reasoningEngineId: "e1",
+    pollIntervalMs: 1,
+    timeoutMs: 5000,
+  });
   services.push(s);
   return s;
 }
 
 /** Appends through `service`, reloading and retrying on StaleSessionError; returns how often it was stale. */
-async function appendWithRetry(service: ManagedSessionService, key: { appName: string; userId: string; sessionId: string }, start: Session, event: Event): Promise<{ session: Session; stale: number }> {
+async function appendWithRetry(
+  service: ManagedSessionService,
+  key: { appName: string; userId: string; sessionId: string },
+  start: Session,
+  event: Event,
+): Promise<{ session: Session; stale: number }> {
   let session = start;
   for (let stale = 0; ; stale++) {
     try {
@@ -51,7 +63,16 @@ describe("ManagedSessionService with two replicas appending concurrently", () =>
       // Both replicas hold a copy loaded before either appends, and append at the same moment.
       const results = await Promise.all(
         (["A", "B"] as const).map((w, j) =>
-          appendWithRetry(j === 0 ? a : b, key, copies[j]!, createEvent({ author: w, id: `${w}-${i}`, actions: { stateDelta: { [w]: i, [`${w}-${i}`]: true, [`user:${w}`]: i } } })),
+          appendWithRetry(
+            j === 0 ? a : b,
+            key,
+            copies[j]!,
+            createEvent({
+              author: w,
+              id: `${w}-${i}`,
+              actions: { stateDelta: { [w]: i, [`${w}-${i}`]: true, [`user:${w}`]: i } },
+            }),
+          ),
         ),
       );
       if (results[0]!.stale === 0 && results[1]!.stale === 0) raceRounds += 1;
@@ -62,7 +83,9 @@ describe("ManagedSessionService with two replicas appending concurrently", () =>
     expect(ids).toHaveLength(2 * rounds);
     expect(new Set(ids).size).toBe(2 * rounds);
     for (const w of ["A", "B"]) {
-      expect(stored.events.filter((e) => e.author === w).map((e) => e.id)).toEqual(Array.from({ length: rounds }, (_, i) => `${w}-${i}`));
+      expect(stored.events.filter((e) => e.author === w).map((e) => e.id)).toEqual(
+        Array.from({ length: rounds }, (_, i) => `${w}-${i}`),
+      );
       expect(stored.state[w]).toBe(rounds - 1);
       expect(stored.state[`user:${w}`]).toBe(rounds - 1);
       for (let i = 0; i < rounds; i++) expect(stored.state[`${w}-${i}`]).toBe(true);
@@ -78,13 +101,21 @@ describe("ManagedSessionService with two replicas appending concurrently", () =>
     const session = await service.createSession(key);
     // The shared-state write for app: keys (an append on the reserved app-state session) fails.
     server.failNext(500, /^POST .*\/sessions\/agentkit-app-state:appendEvent$/);
-    await expect(service.appendEvent({ session, event: createEvent({ author: "a", id: "e1", actions: { stateDelta: { own: 1, "app:shared": 1 } } }) })).rejects.toBeInstanceOf(SessionError);
+    await expect(
+      service.appendEvent({
+        session,
+        event: createEvent({ author: "a", id: "e1", actions: { stateDelta: { own: 1, "app:shared": 1 } } }),
+      }),
+    ).rejects.toBeInstanceOf(SessionError);
     const after = (await service.getSession(key))!;
     expect(after.events.map((e) => e.id)).toEqual(["e1"]);
     expect(after.state.own).toBe(1);
     expect(after.state["app:shared"]).toBeUndefined();
     // The documented recovery: reload and write the shared keys again (a state-only event).
-    await service.appendEvent({ session: after, event: createEvent({ author: "a", id: "repair", actions: { stateDelta: { "app:shared": 1 } } }) });
+    await service.appendEvent({
+      session: after,
+      event: createEvent({ author: "a", id: "repair", actions: { stateDelta: { "app:shared": 1 } } }),
+    });
     expect((await service.getSession(key))!.state["app:shared"]).toBe(1);
   });
 });

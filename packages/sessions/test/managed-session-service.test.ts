@@ -15,12 +15,24 @@ afterAll(async () => {
 });
 
 function service(extra: Partial<ConstructorParameters<typeof ManagedSessionService>[0]> = {}): ManagedSessionService {
-  const s = new ManagedSessionService({ baseUrl: server.url, project: "p1", location: "us-central1", accessToken: "secret-token", pollIntervalMs: 1, timeoutMs: 5000, ...extra });
+  const s = new ManagedSessionService({
+    baseUrl: server.url,
+    project: "p1",
+    location: "us-central1",
+    accessToken: "secret-token",
+    pollIntervalMs: 1,
+    timeoutMs: 5000,
+    ...extra,
+  });
   services.push(s);
   return s;
 }
 
-runSessionServiceContract("ManagedSessionService (local Agent Engine sessions API)", async () => ({ service: service() }), { manyEvents: 60 });
+runSessionServiceContract(
+  "ManagedSessionService (local Agent Engine sessions API)",
+  async () => ({ service: service() }),
+  { manyEvents: 60 },
+);
 
 describe("ManagedSessionService against the local sessions API", () => {
   afterEach(async () => {
@@ -47,21 +59,52 @@ describe("ManagedSessionService against the local sessions API", () => {
   it("sends events with the typed fields the service acts on and the raw event", async () => {
     const s = service();
     const session = await s.createSession({ appName: "engine-1", userId: "u1", sessionId: "typed" });
-    const event = createEvent({ author: "agent", invocationId: "e-1", branch: "root", content: { role: "model", parts: [{ text: "hi" }] }, actions: { stateDelta: { k: 1, "temp:t": 2 }, transferToAgent: "other" } });
+    const event = createEvent({
+      author: "agent",
+      invocationId: "e-1",
+      branch: "root",
+      content: { role: "model", parts: [{ text: "hi" }] },
+      actions: { stateDelta: { k: 1, "temp:t": 2 }, transferToAgent: "other" },
+    });
     await s.appendEvent({ session, event });
-    const stored = server.session(`projects/p1/locations/us-central1/reasoningEngines/engine-1/sessions/${managedSessionId("u1", "typed")}`);
+    const stored = server.session(
+      `projects/p1/locations/us-central1/reasoningEngines/engine-1/sessions/${managedSessionId("u1", "typed")}`,
+    );
     expect(stored?.sessionState).toEqual({ k: 1 });
-    expect(stored?.events[0]).toMatchObject({ author: "agent", invocationId: "e-1", actions: { stateDelta: { k: 1 }, transferAgent: "other" }, eventMetadata: { branch: "root" }, rawEvent: { id: event.id } });
+    expect(stored?.events[0]).toMatchObject({
+      author: "agent",
+      invocationId: "e-1",
+      actions: { stateDelta: { k: 1 }, transferAgent: "other" },
+      eventMetadata: { branch: "root" },
+      rawEvent: { id: event.id },
+    });
     expect(String(stored?.events[0]?.timestamp)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
   });
 
   it("reads events written by other clients without a raw event from the typed fields", async () => {
     const s = service();
     const session = await s.createSession({ appName: "engine-1", userId: "u1", sessionId: "foreign" });
-    const stored = server.session(`projects/p1/locations/us-central1/reasoningEngines/engine-1/sessions/${managedSessionId("u1", "foreign")}`)!;
-    stored.events.push({ name: `${stored.name}/events/77`, author: "user", invocationId: "inv", timestamp: "2026-01-01T00:00:00.250Z", content: { role: "user", parts: [{ text: "from python" }] }, actions: { stateDelta: { a: 1 } }, eventMetadata: { turnComplete: true } });
+    const stored = server.session(
+      `projects/p1/locations/us-central1/reasoningEngines/engine-1/sessions/${managedSessionId("u1", "foreign")}`,
+    )!;
+    stored.events.push({
+      name: `${stored.name}/events/77`,
+      author: "user",
+      invocationId: "inv",
+      timestamp: "2026-01-01T00:00:00.250Z",
+      content: { role: "user", parts: [{ text: "from python" }] },
+      actions: { stateDelta: { a: 1 } },
+      eventMetadata: { turnComplete: true },
+    });
     const back = await s.getSession({ ...key, sessionId: session.id });
-    expect(back?.events[0]).toMatchObject({ id: "77", author: "user", invocationId: "inv", timestamp: 1767225600.25, turnComplete: true, content: { parts: [{ text: "from python" }] } });
+    expect(back?.events[0]).toMatchObject({
+      id: "77",
+      author: "user",
+      invocationId: "inv",
+      timestamp: 1767225600.25,
+      turnComplete: true,
+      content: { parts: [{ text: "from python" }] },
+    });
   });
 
   it("maps errors to typed errors: 401, 404, 409, 5xx", async () => {
@@ -73,11 +116,15 @@ describe("ManagedSessionService against the local sessions API", () => {
     expect(await s.getSession({ ...key, sessionId: "nope" })).toBeUndefined();
     const session = await s.createSession({ appName: "engine-1", userId: "u1", sessionId: "gone" });
     await s.deleteSession({ ...key, sessionId: "gone" });
-    await expect(s.appendEvent({ session, event: createEvent({ author: "user" }) })).rejects.toBeInstanceOf(SessionNotFoundError);
+    await expect(s.appendEvent({ session, event: createEvent({ author: "user" }) })).rejects.toBeInstanceOf(
+      SessionNotFoundError,
+    );
     server.failNext(503, /GET .*\/sessions\//);
     await expect(s.getSession(key)).rejects.toMatchObject({ code: "MANAGED_SESSION_UNAVAILABLE", status: 503 });
     await expect(s.createSession({ appName: "engine-1", userId: "u1", sessionId: "x" })).resolves.toBeDefined();
-    await expect(s.createSession({ appName: "engine-1", userId: "u1", sessionId: "x" })).rejects.toMatchObject({ code: "SESSION_ALREADY_EXISTS" });
+    await expect(s.createSession({ appName: "engine-1", userId: "u1", sessionId: "x" })).rejects.toMatchObject({
+      code: "SESSION_ALREADY_EXISTS",
+    });
   });
 
   it("times out a request that never gets an answer, and close() aborts requests in flight", async () => {
@@ -98,9 +145,17 @@ describe("ManagedSessionService against the local sessions API", () => {
   it("gives up on an operation that never finishes", async () => {
     const slowOps = await ManagedSessionServer.start({ operationPolls: 100 });
     try {
-      const s = new ManagedSessionService({ baseUrl: slowOps.url, project: "p", location: "l", pollIntervalMs: 1, maxPolls: 3 });
+      const s = new ManagedSessionService({
+        baseUrl: slowOps.url,
+        project: "p",
+        location: "l",
+        pollIntervalMs: 1,
+        maxPolls: 3,
+      });
       services.push(s);
-      await expect(s.createSession({ appName: "e", userId: "u" })).rejects.toMatchObject({ code: "MANAGED_SESSION_TIMEOUT" });
+      await expect(s.createSession({ appName: "e", userId: "u" })).rejects.toMatchObject({
+        code: "MANAGED_SESSION_TIMEOUT",
+      });
     } finally {
       await slowOps.close();
     }
@@ -113,12 +168,16 @@ describe("ManagedSessionService against the local sessions API", () => {
     const copyA = (await a.getSession({ ...key, sessionId: "shared" }))!;
     const copyB = (await b.getSession({ ...key, sessionId: "shared" }))!;
     await a.appendEvent({ session: copyA, event: createEvent({ author: "a" }) });
-    await expect(b.appendEvent({ session: copyB, event: createEvent({ author: "b" }) })).rejects.toBeInstanceOf(StaleSessionError);
+    await expect(b.appendEvent({ session: copyB, event: createEvent({ author: "b" }) })).rejects.toBeInstanceOf(
+      StaleSessionError,
+    );
   });
 
   it("uses one configured engine for every app, and rejects bad options", () => {
     expect(() => new ManagedSessionService({ project: "", location: "l" })).toThrow(ConfigurationError);
-    expect(() => new ManagedSessionService({ project: "p", location: "l", baseUrl: "not a url" })).toThrow(ConfigurationError);
+    expect(() => new ManagedSessionService({ project: "p", location: "l", baseUrl: "not a url" })).toThrow(
+      ConfigurationError,
+    );
     expect(new ManagedSessionService({ project: "p", location: "l" })).toBeInstanceOf(ManagedSessionService);
   });
 

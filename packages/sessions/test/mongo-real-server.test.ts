@@ -23,6 +23,12 @@ if (!url) {
       await client.close();
     }
   });
-  runSessionServiceContract("MongoSessionService (real MongoDB)", async () => ({ service: new MongoSessionService({ uri: url, dbName }) }), { manyEvents: 300 });
-  runMemoryServiceContract("MongoMemoryService (real MongoDB)", async () => ({ service: new MongoMemoryService({ uri: url, dbName }) }));
+  runSessionServiceContract(
+    "MongoSessionService (real MongoDB)",
+    async () => ({ service: new MongoSessionService({ uri: url, dbName }) }),
+    { manyEvents: 300 },
+  );
+  runMemoryServiceContract("MongoMemoryService (real MongoDB)", async () => ({
+    service: new MongoMemoryService({ uri: url, dbName }),
+  }));
 }

@@ -40,8 +40,12 @@ describe("Runner on MongoSessionService", () => {
   it("runs parallel agents (concurrent appends through one session), survives a restart and continues the conversation", async () => {
     const first = new MongoSessionService({ uri: server.uri, dbName: "runner" });
     const models1 = [
-      new ScriptedModel({ steps: [ScriptedModel.functionCall("remember_a", { fact: "owls" }, "ca"), ScriptedModel.text("a done")] }),
-      new ScriptedModel({ steps: [ScriptedModel.functionCall("remember_b", { fact: "bats" }, "cb"), ScriptedModel.text("b done")] }),
+      new ScriptedModel({
+        steps: [ScriptedModel.functionCall("remember_a", { fact: "owls" }, "ca"), ScriptedModel.text("a done")],
+      }),
+      new ScriptedModel({
+        steps: [ScriptedModel.functionCall("remember_b", { fact: "bats" }, "cb"), ScriptedModel.text("b done")],
+      }),
     ];
     const runner1 = new Runner({ appName: "zoo", agent: agentTree(models1), sessionService: first });
     await first.createSession({ appName: "zoo", userId: "u1", sessionId: "s1" });
@@ -59,7 +63,10 @@ describe("Runner on MongoSessionService", () => {
     expect(stored.state["temp:scratch"]).toBeUndefined();
     expect(stored.state["user:facts"]).toBeGreaterThanOrEqual(1);
 
-    const models2 = [new ScriptedModel({ steps: [ScriptedModel.text("a again")] }), new ScriptedModel({ steps: [ScriptedModel.text("b again")] })];
+    const models2 = [
+      new ScriptedModel({ steps: [ScriptedModel.text("a again")] }),
+      new ScriptedModel({ steps: [ScriptedModel.text("b again")] }),
+    ];
     const runner2 = new Runner({ appName: "zoo", agent: agentTree(models2), sessionService: second });
     await collect(runner2.runAsync({ userId: "u1", sessionId: "s1", newMessage: "again" }));
     // The model of the second run sees the first run's history, read back from MongoDB.

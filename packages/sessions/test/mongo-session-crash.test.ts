@@ -22,11 +22,15 @@ for (let i = 0; ; i++) {
 `;
 
 function startWriter(uri: string): ChildProcess {
-  return spawn(process.execPath, ["--conditions=@agentkit/source", "--import", "tsx", "--input-type=module", "-e", writerScript], {
-    cwd: packageDir,
-    env: { ...process.env, MONGO_URI: uri, NODE_OPTIONS: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  return spawn(
+    process.execPath,
+    ["--conditions=@agentkit/source", "--import", "tsx", "--input-type=module", "-e", writerScript],
+    {
+      cwd: packageDir,
+      env: { ...process.env, MONGO_URI: uri, NODE_OPTIONS: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
 }
 
 describe("MongoSessionService after a writer process is killed mid-append", () => {

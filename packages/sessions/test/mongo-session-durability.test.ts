@@ -49,7 +49,8 @@ describe("MongoSessionService layout and start", () => {
     const dbName = freshDb();
     await open(dbName).start();
     const db = raw.db(dbName);
-    const names = async (collection: string) => (await db.collection(collection).listIndexes().toArray()).map((i) => i.name).sort();
+    const names = async (collection: string) =>
+      (await db.collection(collection).listIndexes().toArray()).map((i) => i.name).sort();
     expect(await names(SESSION_COLLECTION_NAME)).toEqual(["_id_", "session_key"]);
     expect(await names(EVENTS_SUBCOLLECTION_NAME)).toEqual(["_id_", "session_events", "session_seq"]);
     expect(await names(APP_STATE_COLLECTION)).toEqual(["_id_", "app_key"]);
@@ -61,13 +62,29 @@ describe("MongoSessionService layout and start", () => {
   it("stores sessions, events, app and user state in their own collections", async () => {
     const dbName = freshDb();
     const service = open(dbName);
-    const s = await service.createSession({ appName: "app", userId: "u1", sessionId: "s1", state: { own: 1, "app:a": 2, "user:u": 3 } });
+    const s = await service.createSession({
+      appName: "app",
+      userId: "u1",
+      sessionId: "s1",
+      state: { own: 1, "app:a": 2, "user:u": 3 },
+    });
     await service.appendEvent({ session: s, event: say("hello", { own: 4 }) });
     const db = raw.db(dbName);
-    expect(await db.collection(SESSION_COLLECTION_NAME).findOne({ id: "s1" })).toMatchObject({ appName: "app", userId: "u1", state: { own: 4 }, revision: 1 });
-    expect(await db.collection(EVENTS_SUBCOLLECTION_NAME).findOne({ sessionId: "s1" })).toMatchObject({ seq: 1, author: "user", event: { content: { parts: [{ text: "hello" }] } } });
+    expect(await db.collection(SESSION_COLLECTION_NAME).findOne({ id: "s1" })).toMatchObject({
+      appName: "app",
+      userId: "u1",
+      state: { own: 4 },
+      revision: 1,
+    });
+    expect(await db.collection(EVENTS_SUBCOLLECTION_NAME).findOne({ sessionId: "s1" })).toMatchObject({
+      seq: 1,
+      author: "user",
+      event: { content: { parts: [{ text: "hello" }] } },
+    });
     expect(await db.collection(APP_STATE_COLLECTION).findOne({ appName: "app" })).toMatchObject({ state: { a: 2 } });
-    expect(await db.collection(USER_STATE_COLLECTION).findOne({ appName: "app", userId: "u1" })).toMatchObject({ state: { u: 3 } });
+    expect(await db.collection(USER_STATE_COLLECTION).findOne({ appName: "app", userId: "u1" })).toMatchObject({
+      state: { u: 3 },
+    });
   });
 
   it("keeps state keys and event fields with dots and dollar signs intact", async () => {
@@ -77,20 +94,35 @@ describe("MongoSessionService layout and start", () => {
     const s = await service.createSession({ ...key, appName: "app", state: tricky });
     const event = createEvent({
       author: "model",
-      content: { role: "model", parts: [{ functionCall: { name: "f", args: { $schema: "s", "dotted.arg": { "%2E": 1 } } } }] },
-      actions: { stateDelta: { "later.key": "v", "$later": 1 } },
+      content: {
+        role: "model",
+        parts: [{ functionCall: { name: "f", args: { $schema: "s", "dotted.arg": { "%2E": 1 } } } }],
+      },
+      actions: { stateDelta: { "later.key": "v", $later: 1 } },
     });
     await service.appendEvent({ session: s, event });
     const back = await open(dbName).getSession(key);
     expect(back?.state).toEqual({ ...tricky, "later.key": "v", $later: 1 });
-    expect(back?.events[0]?.content?.parts?.[0]?.functionCall?.args).toEqual({ $schema: "s", "dotted.arg": { "%2E": 1 } });
+    expect(back?.events[0]?.content?.parts?.[0]?.functionCall?.args).toEqual({
+      $schema: "s",
+      "dotted.arg": { "%2E": 1 },
+    });
   });
 
   it("upgrades a version-1 store (no revisions or sequence numbers) on start", async () => {
     const dbName = freshDb();
     const db = raw.db(dbName);
     await db.collection(SCHEMA_COLLECTION).insertOne({ _id: "sessions" as never, version: 1, updatedAt: new Date() });
-    await db.collection(SESSION_COLLECTION_NAME).insertOne({ appName: "app", userId: "u1", id: "s1", state: { old: true }, updateTime: 1_700_000_010, createTime: 1_700_000_000 });
+    await db
+      .collection(SESSION_COLLECTION_NAME)
+      .insertOne({
+        appName: "app",
+        userId: "u1",
+        id: "s1",
+        state: { old: true },
+        updateTime: 1_700_000_010,
+        createTime: 1_700_000_000,
+      });
     const stored = (id: string, timestamp: number) => ({
       appName: "app",
       userId: "u1",
@@ -98,23 +130,39 @@ describe("MongoSessionService layout and start", () => {
       id,
       timestamp,
       author: "user",
-      event: { id, author: "user", timestamp, invocationId: "", actions: { stateDelta: {} }, content: { role: "user", parts: [{ text: id }] } },
+      event: {
+        id,
+        author: "user",
+        timestamp,
+        invocationId: "",
+        actions: { stateDelta: {} },
+        content: { role: "user", parts: [{ text: id }] },
+      },
     });
-    await db.collection(EVENTS_SUBCOLLECTION_NAME).insertMany([stored("second", 1_700_000_005), stored("first", 1_700_000_001)]);
+    await db
+      .collection(EVENTS_SUBCOLLECTION_NAME)
+      .insertMany([stored("second", 1_700_000_005), stored("first", 1_700_000_001)]);
     const service = open(dbName);
     const session = await service.getSession(key);
     expect(session?.events.map((e) => e.id)).toEqual(["first", "second"]);
     expect(session?.state).toEqual({ old: true });
     expect(session?.lastUpdateTime).toBe(1_700_000_010);
     await service.appendEvent({ session: session!, event: say("third") });
-    expect((await open(dbName).getSession(key))?.events.map((e) => e.id)).toEqual(["first", "second", expect.any(String)]);
+    expect((await open(dbName).getSession(key))?.events.map((e) => e.id)).toEqual([
+      "first",
+      "second",
+      expect.any(String),
+    ]);
     expect(await db.collection(SCHEMA_COLLECTION).findOne({ _id: "sessions" as never })).toMatchObject({ version: 2 });
     expect(await db.collection(SESSION_COLLECTION_NAME).findOne({ id: "s1" })).toMatchObject({ revision: 3 });
   });
 
   it("refuses a store written by a newer schema with a clear error", async () => {
     const dbName = freshDb();
-    await raw.db(dbName).collection(SCHEMA_COLLECTION).insertOne({ _id: "sessions" as never, version: 99, updatedAt: new Date() });
+    await raw
+      .db(dbName)
+      .collection(SCHEMA_COLLECTION)
+      .insertOne({ _id: "sessions" as never, version: 99, updatedAt: new Date() });
     const attempt = open(dbName).getSession(key);
     await expect(attempt).rejects.toBeInstanceOf(SessionError);
     await expect(attempt).rejects.toMatchObject({ code: "SESSION_SCHEMA_TOO_NEW" });
@@ -125,12 +173,18 @@ describe("MongoSessionService across instances", () => {
   it("reads everything back through a new instance (restart)", async () => {
     const dbName = freshDb();
     const first = open(dbName);
-    const s = await first.createSession({ ...key, appName: "app", state: { "app:theme": "dark", "user:name": "Ada", own: 0 } });
+    const s = await first.createSession({
+      ...key,
+      appName: "app",
+      state: { "app:theme": "dark", "user:name": "Ada", own: 0 },
+    });
     for (let i = 1; i <= 20; i++) await first.appendEvent({ session: s, event: say(`message ${i}`, { own: i }) });
     await first.close();
     const second = open(dbName);
     const back = await second.getSession(key);
-    expect(back?.events.map((e) => e.content?.parts?.[0]?.text)).toEqual(Array.from({ length: 20 }, (_, i) => `message ${i + 1}`));
+    expect(back?.events.map((e) => e.content?.parts?.[0]?.text)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `message ${i + 1}`),
+    );
     expect(back?.state).toEqual({ "app:theme": "dark", "user:name": "Ada", own: 20 });
     expect(back?.lastUpdateTime).toBe(s.lastUpdateTime);
     // The reloaded copy is current: the new instance can keep appending.
@@ -179,7 +233,10 @@ describe("MongoSessionService across instances", () => {
     await a.createSession({ ...key, appName: "app" });
     const copyA = (await a.getSession(key))!;
     const copyB = (await b.getSession(key))!;
-    const results = await Promise.allSettled([a.appendEvent({ session: copyA, event: say("from a") }), b.appendEvent({ session: copyB, event: say("from b") })]);
+    const results = await Promise.allSettled([
+      a.appendEvent({ session: copyA, event: say("from a") }),
+      b.appendEvent({ session: copyB, event: say("from b") }),
+    ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const rejected = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
     expect(rejected.reason).toBeInstanceOf(StaleSessionError);
@@ -193,15 +250,26 @@ describe("MongoSessionService across instances", () => {
     await writer.appendEvent({ session: s, event: say("one", { n: 1 }) });
     // The connection drops on the session update (the second half of an append), as if the
     // writer's process died right after committing its event.
-    await raw.db("admin").command({ configureFailPoint: "failCommand", mode: { times: 1 }, data: { failCommands: ["update"], closeConnection: true } });
-    await expect(writer.appendEvent({ session: s, event: say("two", { n: 2, "user:seen": true }) })).rejects.toBeInstanceOf(SessionError);
+    await raw
+      .db("admin")
+      .command({
+        configureFailPoint: "failCommand",
+        mode: { times: 1 },
+        data: { failCommands: ["update"], closeConnection: true },
+      });
+    await expect(
+      writer.appendEvent({ session: s, event: say("two", { n: 2, "user:seen": true }) }),
+    ).rejects.toBeInstanceOf(SessionError);
     const half = await raw.db(dbName).collection(SESSION_COLLECTION_NAME).findOne({ id: "s1" });
     expect(half).toMatchObject({ revision: 1, state: { n: 1 } });
     const reader = open(dbName);
     const back = await reader.getSession(key);
     expect(back?.events.map((e) => e.content?.parts?.[0]?.text)).toEqual(["one", "two"]);
     expect(back?.state).toEqual({ n: 2, "user:seen": true });
-    expect(await raw.db(dbName).collection(SESSION_COLLECTION_NAME).findOne({ id: "s1" })).toMatchObject({ revision: 2, state: { n: 2 } });
+    expect(await raw.db(dbName).collection(SESSION_COLLECTION_NAME).findOne({ id: "s1" })).toMatchObject({
+      revision: 2,
+      state: { n: 2 },
+    });
     await reader.appendEvent({ session: back!, event: say("three", { n: 3 }) });
     expect((await reader.getSession(key))?.events).toHaveLength(3);
   });
@@ -211,8 +279,16 @@ describe("MongoSessionService across instances", () => {
     const writer = open(dbName);
     const s = await writer.createSession({ ...key, appName: "app" });
     const copy = structuredClone(s);
-    await raw.db("admin").command({ configureFailPoint: "failCommand", mode: { times: 1 }, data: { failCommands: ["update"], closeConnection: true } });
-    await expect(writer.appendEvent({ session: s, event: say("lost?", { k: 1 }) })).rejects.toBeInstanceOf(SessionError);
+    await raw
+      .db("admin")
+      .command({
+        configureFailPoint: "failCommand",
+        mode: { times: 1 },
+        data: { failCommands: ["update"], closeConnection: true },
+      });
+    await expect(writer.appendEvent({ session: s, event: say("lost?", { k: 1 }) })).rejects.toBeInstanceOf(
+      SessionError,
+    );
     const other = open(dbName);
     await expect(other.appendEvent({ session: copy, event: say("late") })).rejects.toBeInstanceOf(StaleSessionError);
     const stored = await raw.db(dbName).collection(SESSION_COLLECTION_NAME).findOne({ id: "s1" });
@@ -223,7 +299,13 @@ describe("MongoSessionService across instances", () => {
     const dbName = freshDb();
     const service = open(dbName);
     const s = await service.createSession({ ...key, appName: "app" });
-    await raw.db("admin").command({ configureFailPoint: "failCommand", mode: { times: 1 }, data: { failCommands: ["update"], closeConnection: true } });
+    await raw
+      .db("admin")
+      .command({
+        configureFailPoint: "failCommand",
+        mode: { times: 1 },
+        data: { failCommands: ["update"], closeConnection: true },
+      });
     await expect(service.appendEvent({ session: s, event: say("orphan") })).rejects.toBeInstanceOf(SessionError);
     // Simulate a delete that raced with the half-finished append: only the session document goes.
     await raw.db(dbName).collection(SESSION_COLLECTION_NAME).deleteOne({ id: "s1" });
@@ -249,12 +331,16 @@ describe("MongoSessionService options and failures", () => {
     const plain = MongoSessionService.fromUri(server.uri);
     opened.push(plain);
     await plain.createSession({ ...key, appName: "default-db-app" });
-    expect(await raw.db("agentkit").collection(SESSION_COLLECTION_NAME).countDocuments({ appName: "default-db-app" })).toBe(1);
+    expect(
+      await raw.db("agentkit").collection(SESSION_COLLECTION_NAME).countDocuments({ appName: "default-db-app" }),
+    ).toBe(1);
   });
 
   it("rejects invalid names with a typed error instead of writing them", async () => {
     const service = open(freshDb());
-    await expect(service.createSession({ appName: "", userId: "u1" })).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(service.createSession({ appName: "", userId: "u1" })).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+    });
     await expect(service.createSession({ appName: "app", userId: 5 as never })).rejects.toBeInstanceOf(SessionError);
   });
 
@@ -301,13 +387,22 @@ describe("MongoSessionService options and failures", () => {
       userId: "u1",
       state: {},
       lastUpdateTime: 1,
-      events: [createEvent({ id: "e1", author: "user", timestamp: 1_700_000_000, content: { role: "user", parts: [{ text: "The Eiffel tower" }] } })],
+      events: [
+        createEvent({
+          id: "e1",
+          author: "user",
+          timestamp: 1_700_000_000,
+          content: { role: "user", parts: [{ text: "The Eiffel tower" }] },
+        }),
+      ],
     };
     await writer.addSessionToMemory(session);
     await writer.close();
     const reader = new MongoMemoryService({ client: raw, dbName });
     opened.push(reader);
-    expect((await reader.searchMemory({ appName: "app", userId: "u1", query: "eiffel?" })).memories.map((m) => m.id)).toEqual(["e1"]);
+    expect(
+      (await reader.searchMemory({ appName: "app", userId: "u1", query: "eiffel?" })).memories.map((m) => m.id),
+    ).toEqual(["e1"]);
     expect((await reader.searchMemory({ appName: "app", userId: "u2", query: "eiffel" })).memories).toEqual([]);
     const stored = await raw.db(dbName).collection("memory").findOne({ eventId: "e1" });
     expect(stored?.words).toEqual(["the", "eiffel", "tower"]);

@@ -14,22 +14,32 @@ afterAll(async () => {
   await server.close();
 });
 
-runSessionServiceContract("MongoSessionService (uri, wire test server)", async () => ({ service: new MongoSessionService({ uri: server.uri, dbName: "contract" }) }), {
-  manyEvents: 300,
-});
+runSessionServiceContract(
+  "MongoSessionService (uri, wire test server)",
+  async () => ({ service: new MongoSessionService({ uri: server.uri, dbName: "contract" }) }),
+  {
+    manyEvents: 300,
+  },
+);
 
-runSessionServiceContract("MongoSessionService (borrowed client)", async () => {
-  const client = new MongoClient(server.uri);
-  const service = new MongoSessionService({ client, dbName: "contract_client" });
-  return {
-    service,
-    cleanup: async () => {
-      await service.close();
-      // The service must not have closed the client it borrowed.
-      await client.db("admin").command({ ping: 1 });
-      await client.close();
-    },
-  };
-}, { manyEvents: 50 });
+runSessionServiceContract(
+  "MongoSessionService (borrowed client)",
+  async () => {
+    const client = new MongoClient(server.uri);
+    const service = new MongoSessionService({ client, dbName: "contract_client" });
+    return {
+      service,
+      cleanup: async () => {
+        await service.close();
+        // The service must not have closed the client it borrowed.
+        await client.db("admin").command({ ping: 1 });
+        await client.close();
+      },
+    };
+  },
+  { manyEvents: 50 },
+);
 
-runMemoryServiceContract("MongoMemoryService (wire test server)", async () => ({ service: new MongoMemoryService({ uri: `${server.uri.replace("/?", "/memory_contract?")}` }) }));
+runMemoryServiceContract("MongoMemoryService (wire test server)", async () => ({
+  service: new MongoMemoryService({ uri: `${server.uri.replace("/?", "/memory_contract?")}` }),
+}));

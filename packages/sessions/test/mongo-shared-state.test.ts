@@ -32,7 +32,14 @@ function open(dbName: string): MongoSessionService {
 }
 const set = (delta: Record<string, unknown>) => createEvent({ author: "agent", actions: { stateDelta: delta } });
 /** The next `update` command drops its connection, as if the writer died right after inserting its event. */
-const dieOnNextUpdate = () => raw.db("admin").command({ configureFailPoint: "failCommand", mode: { times: 1 }, data: { failCommands: ["update"], closeConnection: true } });
+const dieOnNextUpdate = () =>
+  raw
+    .db("admin")
+    .command({
+      configureFailPoint: "failCommand",
+      mode: { times: 1 },
+      data: { failCommands: ["update"], closeConnection: true },
+    });
 
 describe("MongoSessionService shared state ordering", () => {
   it("does not let a rolled-forward old append overwrite a newer app: or user: value from another session", async () => {
@@ -41,7 +48,9 @@ describe("MongoSessionService shared state ordering", () => {
     const a = await writer.createSession({ appName: "app", userId: "u1", sessionId: "a" });
     const b = await writer.createSession({ appName: "app", userId: "u1", sessionId: "b" });
     await dieOnNextUpdate();
-    await expect(writer.appendEvent({ session: a, event: set({ "app:color": "red", "user:pet": "cat", own: 1 }) })).rejects.toBeInstanceOf(SessionError);
+    await expect(
+      writer.appendEvent({ session: a, event: set({ "app:color": "red", "user:pet": "cat", own: 1 }) }),
+    ).rejects.toBeInstanceOf(SessionError);
     await new Promise((r) => setTimeout(r, 5));
     await writer.appendEvent({ session: b, event: set({ "app:color": "blue", "user:pet": "dog" }) });
 
@@ -61,7 +70,9 @@ describe("MongoSessionService shared state ordering", () => {
     const writer = open(dbName);
     const a = await writer.createSession({ appName: "app", userId: "u1", sessionId: "a", state: { "app:old": 0 } });
     await dieOnNextUpdate();
-    await expect(writer.appendEvent({ session: a, event: set({ "app:old": 1, "app:fresh": true, "user:x": 2 }) })).rejects.toBeInstanceOf(SessionError);
+    await expect(
+      writer.appendEvent({ session: a, event: set({ "app:old": 1, "app:fresh": true, "user:x": 2 }) }),
+    ).rejects.toBeInstanceOf(SessionError);
     const back = await open(dbName).getSession({ appName: "app", userId: "u1", sessionId: "a" });
     expect(back?.state).toEqual({ "app:old": 1, "app:fresh": true, "user:x": 2 });
   });
@@ -70,7 +81,9 @@ describe("MongoSessionService shared state ordering", () => {
     const dbName = `shared_${++counter}`;
     const one = open(dbName);
     const two = open(dbName);
-    const sessions = await Promise.all(["a", "b", "c", "d"].map((id) => one.createSession({ appName: "app", userId: "u1", sessionId: id })));
+    const sessions = await Promise.all(
+      ["a", "b", "c", "d"].map((id) => one.createSession({ appName: "app", userId: "u1", sessionId: id })),
+    );
     const events = [];
     for (let i = 0; i < sessions.length; i++) {
       events.push(set({ "app:last": i, "user:last": i }));
@@ -87,12 +100,22 @@ describe("MongoSessionService shared state ordering", () => {
 
   it("reads shared state stored without per-key times (before this versioning) and upgrades it on write", async () => {
     const dbName = `shared_${++counter}`;
-    await raw.db(dbName).collection(APP_STATE_COLLECTION).insertOne({ appName: "app", state: { legacy: "yes", color: "old" }, updateTime: 1 });
-    await raw.db(dbName).collection(USER_STATE_COLLECTION).insertOne({ appName: "app", userId: "u1", state: { pet: "fish" }, updateTime: 1 });
+    await raw
+      .db(dbName)
+      .collection(APP_STATE_COLLECTION)
+      .insertOne({ appName: "app", state: { legacy: "yes", color: "old" }, updateTime: 1 });
+    await raw
+      .db(dbName)
+      .collection(USER_STATE_COLLECTION)
+      .insertOne({ appName: "app", userId: "u1", state: { pet: "fish" }, updateTime: 1 });
     const service = open(dbName);
     const s = await service.createSession({ appName: "app", userId: "u1", sessionId: "a" });
     expect(s.state).toEqual({ "app:legacy": "yes", "app:color": "old", "user:pet": "fish" });
     await service.appendEvent({ session: s, event: set({ "app:color": "new" }) });
-    expect((await service.getSession({ appName: "app", userId: "u1", sessionId: "a" }))?.state).toEqual({ "app:legacy": "yes", "app:color": "new", "user:pet": "fish" });
+    expect((await service.getSession({ appName: "app", userId: "u1", sessionId: "a" }))?.state).toEqual({
+      "app:legacy": "yes",
+      "app:color": "new",
+      "user:pet": "fish",
+    });
   });
 });

@@ -3,7 +3,13 @@ import { connect } from "node:net";
 import { deserialize, serialize } from "bson";
 import { Long, MongoClient, MongoServerError, ObjectId, type Db } from "mongodb";
 import { MongoWireServer } from "../src/testing/mongo-wire-server/index.js";
-import { decodeRequest, encodeMsgReply, MessageFramer, MsgFlag, OpCode } from "../src/testing/mongo-wire-server/wire-protocol.js";
+import {
+  decodeRequest,
+  encodeMsgReply,
+  MessageFramer,
+  MsgFlag,
+  OpCode,
+} from "../src/testing/mongo-wire-server/wire-protocol.js";
 
 describe("MongoWireServer through the official driver", () => {
   let server: MongoWireServer;
@@ -40,7 +46,14 @@ describe("MongoWireServer through the official driver", () => {
     const firstId = inserted.insertedIds[0]!;
     expect(firstId).toBeInstanceOf(ObjectId);
     expect((await c.findOne({ _id: firstId }))?.name).toBe("ada");
-    expect((await c.find({ age: { $gt: 30 } }).sort({ age: -1 }).toArray()).map((d) => d.name)).toEqual(["cyd", "ada"]);
+    expect(
+      (
+        await c
+          .find({ age: { $gt: 30 } })
+          .sort({ age: -1 })
+          .toArray()
+      ).map((d) => d.name),
+    ).toEqual(["cyd", "ada"]);
     expect((await c.find({}).sort({ name: 1 }).skip(1).limit(1).toArray()).map((d) => d.name)).toEqual(["bob"]);
     const projected = await c.findOne({ name: "cyd" }, { projection: { _id: 0, age: 1 } });
     expect(projected).toEqual({ age: 41 });
@@ -53,7 +66,13 @@ describe("MongoWireServer through the official driver", () => {
   it("round-trips BSON types: Date, Long, nested arrays, null, doubles", async () => {
     const c = db.collection("types");
     const when = new Date("2026-01-02T03:04:05.678Z");
-    await c.insertOne({ _id: "t" as never, when, big: Long.fromString("9007199254740993"), float: 1.5, nested: { list: [1, "a", null, { x: [] }] } });
+    await c.insertOne({
+      _id: "t" as never,
+      when,
+      big: Long.fromString("9007199254740993"),
+      float: 1.5,
+      nested: { list: [1, "a", null, { x: [] }] },
+    });
     const doc = await c.findOne({ _id: "t" as never }, { promoteLongs: false });
     expect(doc?.when).toEqual(when);
     expect(String(doc?.big)).toBe("9007199254740993");
@@ -62,12 +81,18 @@ describe("MongoWireServer through the official driver", () => {
   });
 
   it("updates with operators, replacement, pipelines and upserts", async () => {
-    const c = db.collection<{ _id: string; n?: number; list?: number[]; name?: string; made?: boolean; k?: string }>("updates");
+    const c = db.collection<{ _id: string; n?: number; list?: number[]; name?: string; made?: boolean; k?: string }>(
+      "updates",
+    );
     await c.insertOne({ _id: "a", n: 1, list: [] });
     const r1 = await c.updateOne({ _id: "a" }, { $inc: { n: 2 }, $push: { list: 7 }, $set: { name: "x" } });
     expect(r1).toMatchObject({ matchedCount: 1, modifiedCount: 1 });
     expect(await c.findOne({ _id: "a" })).toEqual({ _id: "a", n: 3, list: [7], name: "x" });
-    const r2 = await c.updateOne({ _id: "missing" }, { $set: { n: 9 }, $setOnInsert: { made: true } }, { upsert: true });
+    const r2 = await c.updateOne(
+      { _id: "missing" },
+      { $set: { n: 9 }, $setOnInsert: { made: true } },
+      { upsert: true },
+    );
     expect(r2).toMatchObject({ matchedCount: 0, upsertedCount: 1, upsertedId: "missing" });
     expect(await c.findOne({ _id: "missing" })).toEqual({ _id: "missing", n: 9, made: true });
     await c.updateOne({ _id: "missing" }, { $set: { n: 10 }, $setOnInsert: { made: false } }, { upsert: true });
@@ -85,10 +110,15 @@ describe("MongoWireServer through the official driver", () => {
     const c = db.collection<{ _id: string; v: number }>("fam");
     await c.insertOne({ _id: "x", v: 1 });
     expect(await c.findOneAndUpdate({ _id: "x", v: 1 }, { $set: { v: 2 } })).toEqual({ _id: "x", v: 1 });
-    expect(await c.findOneAndUpdate({ _id: "x", v: 2 }, { $set: { v: 3 } }, { returnDocument: "after" })).toEqual({ _id: "x", v: 3 });
+    expect(await c.findOneAndUpdate({ _id: "x", v: 2 }, { $set: { v: 3 } }, { returnDocument: "after" })).toEqual({
+      _id: "x",
+      v: 3,
+    });
     // A compare-and-set that lost: no document matches the expected value.
     expect(await c.findOneAndUpdate({ _id: "x", v: 2 }, { $set: { v: 4 } })).toBeNull();
-    expect(await c.findOneAndUpdate({ _id: "y" }, { $set: { v: 5 } }, { upsert: true, returnDocument: "after" })).toEqual({ _id: "y", v: 5 });
+    expect(
+      await c.findOneAndUpdate({ _id: "y" }, { $set: { v: 5 } }, { upsert: true, returnDocument: "after" }),
+    ).toEqual({ _id: "y", v: 5 });
     expect(await c.findOneAndDelete({ _id: "y" })).toEqual({ _id: "y", v: 5 });
     expect(await c.countDocuments()).toBe(1);
   });
@@ -103,7 +133,16 @@ describe("MongoWireServer through the official driver", () => {
     await c.insertOne({ a: 1, b: 2 });
     await expect(c.updateOne({ b: 2 }, { $set: { b: 1 } })).rejects.toMatchObject({ code: 11000 });
     expect(await c.countDocuments({ a: 1, b: 2 })).toBe(1);
-    const bulk = await c.insertMany([{ a: 2, b: 1 }, { a: 1, b: 1 }, { a: 3, b: 1 }], { ordered: false }).catch((e: unknown) => e);
+    const bulk = await c
+      .insertMany(
+        [
+          { a: 2, b: 1 },
+          { a: 1, b: 1 },
+          { a: 3, b: 1 },
+        ],
+        { ordered: false },
+      )
+      .catch((e: unknown) => e);
     expect(bulk).toMatchObject({ code: 11000 });
     expect(await c.countDocuments({ b: 1 })).toBe(3);
     // Documents missing every indexed field collide on null, as in MongoDB.
@@ -119,7 +158,11 @@ describe("MongoWireServer through the official driver", () => {
     // Partial: only documents matching the filter take part.
     const p = db.collection("uniq_partial");
     await p.createIndex({ k: 1 }, { unique: true, partialFilterExpression: { live: true } });
-    await p.insertMany([{ k: 1, live: false }, { k: 1, live: false }, { k: 1, live: true }]);
+    await p.insertMany([
+      { k: 1, live: false },
+      { k: 1, live: false },
+      { k: 1, live: true },
+    ]);
     await expect(p.insertOne({ k: 1, live: true })).rejects.toMatchObject({ code: 11000 });
     const names = (await c.listIndexes().toArray()).map((i) => i.name);
     expect(names).toEqual(["_id_", "a_b"]);
@@ -142,11 +185,29 @@ describe("MongoWireServer through the official driver", () => {
   it("aggregates with $match, $group, $sort and $lookup", async () => {
     const orders = db.collection("orders");
     const items = db.collection("items");
-    await items.insertMany([{ _id: "p" as never, price: 2 }, { _id: "q" as never, price: 5 }]);
-    await orders.insertMany([{ item: "p", n: 1 }, { item: "p", n: 3 }, { item: "q", n: 2 }]);
-    const grouped = await orders.aggregate([{ $group: { _id: "$item", total: { $sum: "$n" } } }, { $sort: { _id: 1 } }]).toArray();
-    expect(grouped).toEqual([{ _id: "p", total: 4 }, { _id: "q", total: 2 }]);
-    const joined = await orders.aggregate([{ $match: { item: "q" } }, { $lookup: { from: "items", localField: "item", foreignField: "_id", as: "it" } }, { $project: { _id: 0, price: { $first: "$it.price" } } }]).toArray();
+    await items.insertMany([
+      { _id: "p" as never, price: 2 },
+      { _id: "q" as never, price: 5 },
+    ]);
+    await orders.insertMany([
+      { item: "p", n: 1 },
+      { item: "p", n: 3 },
+      { item: "q", n: 2 },
+    ]);
+    const grouped = await orders
+      .aggregate([{ $group: { _id: "$item", total: { $sum: "$n" } } }, { $sort: { _id: 1 } }])
+      .toArray();
+    expect(grouped).toEqual([
+      { _id: "p", total: 4 },
+      { _id: "q", total: 2 },
+    ]);
+    const joined = await orders
+      .aggregate([
+        { $match: { item: "q" } },
+        { $lookup: { from: "items", localField: "item", foreignField: "_id", as: "it" } },
+        { $project: { _id: 0, price: { $first: "$it.price" } } },
+      ])
+      .toArray();
     expect(joined).toEqual([{ price: 5 }]);
     await expect(orders.aggregate([{ $out: "x" }]).toArray()).rejects.toThrow(/not supported/);
   });
@@ -168,7 +229,9 @@ describe("MongoWireServer through the official driver", () => {
   it("answers unknown commands and transactions with MongoDB's errors", async () => {
     await expect(db.command({ frobnicate: 1 })).rejects.toMatchObject({ code: 59, codeName: "CommandNotFound" });
     // The driver itself refuses transactions on a standalone; a hand-made one meets the server's error.
-    await expect(db.command({ find: "tx", txnNumber: Long.fromNumber(1), startTransaction: true, autocommit: false })).rejects.toMatchObject({ code: 20 });
+    await expect(
+      db.command({ find: "tx", txnNumber: Long.fromNumber(1), startTransaction: true, autocommit: false }),
+    ).rejects.toMatchObject({ code: 20 });
     await expect(db.admin().command({ commitTransaction: 1 })).rejects.toMatchObject({ code: 20 });
   });
 
@@ -178,12 +241,19 @@ describe("MongoWireServer through the official driver", () => {
     await other.db("wire_test").collection("people").findOne({});
     await other.close();
     // endSessions is unacknowledged (moreToCome): the client does not wait for the server.
-    for (let i = 0; i < 100 && (server.database.commandCounts.get("endSessions") ?? 0) === before; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 100 && (server.database.commandCounts.get("endSessions") ?? 0) === before; i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect(server.database.commandCounts.get("endSessions")).toBe(before + 1);
   });
 
   it("fails commands on demand through the failCommand fail point", async () => {
-    await db.admin().command({ configureFailPoint: "failCommand", mode: { times: 1 }, data: { failCommands: ["insert"], errorCode: 91, errmsg: "shutting down" } });
+    await db
+      .admin()
+      .command({
+        configureFailPoint: "failCommand",
+        mode: { times: 1 },
+        data: { failCommands: ["insert"], errorCode: 91, errmsg: "shutting down" },
+      });
     await expect(db.collection("fp").insertOne({ a: 1 })).rejects.toMatchObject({ code: 91 });
     await db.collection("fp").insertOne({ a: 2 });
     expect(await db.collection("fp").countDocuments()).toBe(1);
@@ -231,7 +301,13 @@ describe("MongoWireServer wire protocol", () => {
     });
   }
 
-  function opMsg(requestId: number, flags: number, body: Record<string, unknown>, sequence?: { id: string; docs: Record<string, unknown>[] }, checksum = false): Buffer {
+  function opMsg(
+    requestId: number,
+    flags: number,
+    body: Record<string, unknown>,
+    sequence?: { id: string; docs: Record<string, unknown>[] },
+    checksum = false,
+  ): Buffer {
     const parts: Buffer[] = [];
     const flagBuf = Buffer.alloc(4);
     flagBuf.writeUInt32LE(flags | (checksum ? MsgFlag.CHECKSUM_PRESENT : 0));
@@ -254,7 +330,12 @@ describe("MongoWireServer wire protocol", () => {
   }
 
   function opQuery(requestId: number, collection: string, query: Record<string, unknown>): Buffer {
-    const body = Buffer.concat([Buffer.alloc(4), Buffer.from(`${collection}\0`), Buffer.alloc(8), Buffer.from(serialize(query))]);
+    const body = Buffer.concat([
+      Buffer.alloc(4),
+      Buffer.from(`${collection}\0`),
+      Buffer.alloc(8),
+      Buffer.from(serialize(query)),
+    ]);
     const header = Buffer.alloc(16);
     header.writeInt32LE(16 + body.length, 0);
     header.writeInt32LE(requestId, 4);
@@ -268,7 +349,12 @@ describe("MongoWireServer wire protocol", () => {
   });
 
   it("folds kind-1 document sequences into the command, honours checksums and stays silent on moreToCome", async () => {
-    const insert = opMsg(2, MsgFlag.MORE_TO_COME, { insert: "raw", $db: "rawdb" }, { id: "documents", docs: [{ _id: 1 }, { _id: 2 }] });
+    const insert = opMsg(
+      2,
+      MsgFlag.MORE_TO_COME,
+      { insert: "raw", $db: "rawdb" },
+      { id: "documents", docs: [{ _id: 1 }, { _id: 2 }] },
+    );
     const count = opMsg(3, 0, { count: "raw", $db: "rawdb" }, undefined, true);
     const replies = await exchange([insert, count], 1);
     expect(replies).toHaveLength(1);

@@ -39,9 +39,23 @@ async function createV1Store(url: string): Promise<void> {
       INSERT INTO agentkit_app_states VALUES ('old', '{"motd":"hello"}');
       INSERT INTO agentkit_user_states VALUES ('old', 'u1', '{"name":"Ada"}');
     `);
-    for (const [seq, ts] of [[1, 1700000001], [2, 1700000002]] as const) {
-      const json = { id: `old-${seq}`, author: "user", timestamp: ts, content: { role: "user", parts: [{ text: `old ${seq}` }] }, actions: { stateDelta: { count: seq } } };
-      await c.query("INSERT INTO agentkit_events VALUES ('old', 'u1', 's1', $1, $2, $3, $4)", [seq, `old-${seq}`, ts, JSON.stringify(json)]);
+    for (const [seq, ts] of [
+      [1, 1700000001],
+      [2, 1700000002],
+    ] as const) {
+      const json = {
+        id: `old-${seq}`,
+        author: "user",
+        timestamp: ts,
+        content: { role: "user", parts: [{ text: `old ${seq}` }] },
+        actions: { stateDelta: { count: seq } },
+      };
+      await c.query("INSERT INTO agentkit_events VALUES ('old', 'u1', 's1', $1, $2, $3, $4)", [
+        seq,
+        `old-${seq}`,
+        ts,
+        JSON.stringify(json),
+      ]);
     }
   });
 }
@@ -49,7 +63,11 @@ async function createV1Store(url: string): Promise<void> {
 describe("PostgresSessionService persistence", () => {
   it("reads everything back through a new instance on the same database (restart)", async () => {
     const url = await cluster.createDatabase("restart");
-    await restartScenario(new PostgresSessionService({ connectionString: url }), () => PostgresSessionService.fromUri(url), "restart-app");
+    await restartScenario(
+      new PostgresSessionService({ connectionString: url }),
+      () => PostgresSessionService.fromUri(url),
+      "restart-app",
+    );
   });
 
   it("opens a version 1 store, upgrades it in place and keeps every session, event and shared state", async () => {
@@ -59,20 +77,35 @@ describe("PostgresSessionService persistence", () => {
     expect(await service.initialize()).toEqual({ from: 1, to: SCHEMA_VERSION });
     const session = await service.getSession({ appName: "old", userId: "u1", sessionId: "s1" });
     expect(session?.state).toEqual({ count: 2, "app:motd": "hello", "user:name": "Ada" });
-    expect(session?.events.map((e) => [e.id, e.content?.parts?.[0]?.text])).toEqual([["old-1", "old 1"], ["old-2", "old 2"]]);
+    expect(session?.events.map((e) => [e.id, e.content?.parts?.[0]?.text])).toEqual([
+      ["old-1", "old 1"],
+      ["old-2", "old 2"],
+    ]);
     expect(session?.lastUpdateTime).toBe(1700000002);
-    const filtered = await service.getSession({ appName: "old", userId: "u1", sessionId: "s1", config: { afterTimestamp: 1700000002 } });
+    const filtered = await service.getSession({
+      appName: "old",
+      userId: "u1",
+      sessionId: "s1",
+      config: { afterTimestamp: 1700000002 },
+    });
     expect(filtered?.events.map((e) => e.id)).toEqual(["old-2"]);
-    await service.appendEvent({ session: session!, event: createEvent({ author: "user", id: "new-1", actions: { stateDelta: { count: 3 } } }) });
+    await service.appendEvent({
+      session: session!,
+      event: createEvent({ author: "user", id: "new-1", actions: { stateDelta: { count: 3 } } }),
+    });
     await service.close();
     await withClient(url, async (c) => {
-      expect((await c.query("SELECT version FROM agentkit_schema_version ORDER BY version")).rows.map((r) => r.version)).toEqual([1, 2]);
+      expect(
+        (await c.query("SELECT version FROM agentkit_schema_version ORDER BY version")).rows.map((r) => r.version),
+      ).toEqual([1, 2]);
       expect((await c.query("SELECT id, format_version FROM agentkit_events ORDER BY seq")).rows).toEqual([
         { id: "old-1", format_version: 1 },
         { id: "old-2", format_version: 1 },
         { id: "new-1", format_version: 1 },
       ]);
-      expect((await c.query("SELECT indexname FROM pg_indexes WHERE indexname = 'agentkit_events_by_time'")).rowCount).toBe(1);
+      expect(
+        (await c.query("SELECT indexname FROM pg_indexes WHERE indexname = 'agentkit_events_by_time'")).rowCount,
+      ).toBe(1);
     });
   });
 
@@ -90,7 +123,9 @@ describe("PostgresSessionService persistence", () => {
     const first = PostgresSessionService.fromUri(url);
     await first.initialize();
     await first.close();
-    await withClient(url, (c) => c.query(`INSERT INTO agentkit_schema_version VALUES (${SCHEMA_VERSION + 1}, 1800000000)`));
+    await withClient(url, (c) =>
+      c.query(`INSERT INTO agentkit_schema_version VALUES (${SCHEMA_VERSION + 1}, 1800000000)`),
+    );
     const newer = PostgresSessionService.fromUri(url);
     await expect(newer.listSessions({ appName: "a" })).rejects.toMatchObject({ code: "SESSION_STORE_TOO_NEW" });
     await newer.close();
@@ -127,11 +162,24 @@ describe("PostgresSessionService with two replicas", () => {
     const pool = new Pool({ connectionString: url, max: 1 });
     const other = await pool.connect();
     await other.query("BEGIN");
-    await other.query("SELECT 1 FROM agentkit_sessions WHERE app_name = $1 AND user_id = $2 AND id = $3 FOR UPDATE", [key.appName, key.userId, key.sessionId]);
+    await other.query("SELECT 1 FROM agentkit_sessions WHERE app_name = $1 AND user_id = $2 AND id = $3 FOR UPDATE", [
+      key.appName,
+      key.userId,
+      key.sessionId,
+    ]);
     const blocked = a.appendEvent({ session: copy, event: createEvent({ author: "user", id: "late" }) });
-    const settled = await Promise.race([blocked.then(() => "done", () => "failed"), new Promise((r) => setTimeout(() => r("waiting"), 300))]);
+    const settled = await Promise.race([
+      blocked.then(
+        () => "done",
+        () => "failed",
+      ),
+      new Promise((r) => setTimeout(() => r("waiting"), 300)),
+    ]);
     expect(settled).toBe("waiting");
-    await other.query("UPDATE agentkit_sessions SET last_update_time = last_update_time + 1 WHERE app_name = $1 AND id = $2", [key.appName, key.sessionId]);
+    await other.query(
+      "UPDATE agentkit_sessions SET last_update_time = last_update_time + 1 WHERE app_name = $1 AND id = $2",
+      [key.appName, key.sessionId],
+    );
     await other.query("COMMIT");
     other.release();
     await pool.end();
@@ -148,7 +196,11 @@ describe("PostgresSessionService with two replicas", () => {
     const pool = new Pool({ connectionString: url, max: 1 });
     const other = await pool.connect();
     await other.query("BEGIN");
-    await other.query("SELECT 1 FROM agentkit_sessions WHERE app_name = $1 AND user_id = $2 AND id = $3 FOR UPDATE", [key.appName, key.userId, key.sessionId]);
+    await other.query("SELECT 1 FROM agentkit_sessions WHERE app_name = $1 AND user_id = $2 AND id = $3 FOR UPDATE", [
+      key.appName,
+      key.userId,
+      key.sessionId,
+    ]);
     await other.query(
       "INSERT INTO agentkit_events (app_name, user_id, session_id, seq, id, event_time, event_json) VALUES ($1, $2, $3, 1, 'e1', 1, '{}')",
       [key.appName, key.userId, key.sessionId],
@@ -158,7 +210,9 @@ describe("PostgresSessionService with two replicas", () => {
     await other.query("COMMIT");
     other.release();
     await deleting;
-    const { rows } = await pool.query("SELECT count(*)::int AS n FROM agentkit_events WHERE app_name = $1", [key.appName]);
+    const { rows } = await pool.query("SELECT count(*)::int AS n FROM agentkit_events WHERE app_name = $1", [
+      key.appName,
+    ]);
     expect(rows[0].n).toBe(0);
     await pool.end();
     await a.close();
@@ -167,16 +221,25 @@ describe("PostgresSessionService with two replicas", () => {
   it("keeps shared app state complete when many sessions append concurrently", async () => {
     const services = [PostgresSessionService.fromUri(url), PostgresSessionService.fromUri(url)];
     const sessions = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => services[i % 2]!.createSession({ appName: "shared-app", userId: `u${i % 3}`, sessionId: `s${i}` })),
+      Array.from({ length: 10 }, (_, i) =>
+        services[i % 2]!.createSession({ appName: "shared-app", userId: `u${i % 3}`, sessionId: `s${i}` }),
+      ),
     );
     await Promise.all(
       sessions.map((session, i) =>
-        services[i % 2]!.appendEvent({ session, event: createEvent({ author: "agent", actions: { stateDelta: { [`app:k${i}`]: i, [`user:k${i}`]: i } } }) }),
+        services[i % 2]!.appendEvent({
+          session,
+          event: createEvent({ author: "agent", actions: { stateDelta: { [`app:k${i}`]: i, [`user:k${i}`]: i } } }),
+        }),
       ),
     );
     const state = (await services[0]!.getSession({ appName: "shared-app", userId: "u0", sessionId: "s0" }))!.state;
     for (let i = 0; i < 10; i++) expect(state[`app:k${i}`]).toBe(i);
-    expect(Object.keys(state).filter((k) => k.startsWith("user:")).sort()).toEqual(["user:k0", "user:k3", "user:k6", "user:k9"]);
+    expect(
+      Object.keys(state)
+        .filter((k) => k.startsWith("user:"))
+        .sort(),
+    ).toEqual(["user:k0", "user:k3", "user:k6", "user:k9"]);
     await Promise.all(services.map((s) => s.close()));
   });
 });

@@ -21,7 +21,14 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-function startWriter(url: string, appName: string, sessionId: string, writer: string, count: number, env: Record<string, string> = {}): WriterProcess {
+function startWriter(
+  url: string,
+  appName: string,
+  sessionId: string,
+  writer: string,
+  count: number,
+  env: Record<string, string> = {},
+): WriterProcess {
   const w = startWriterProcess(WRITER, [url, appName, sessionId, writer, String(count)], env);
   children.push(w);
   return w;
@@ -63,7 +70,9 @@ describe("PostgresSessionService crash safety", () => {
       const client = new Client({ connectionString: url });
       await client.connect();
       try {
-        const { rows } = await client.query<{ seq: number }>("SELECT seq FROM agentkit_events WHERE app_name = 'crash' AND session_id = 's1' ORDER BY seq");
+        const { rows } = await client.query<{ seq: number }>(
+          "SELECT seq FROM agentkit_events WHERE app_name = 'crash' AND session_id = 's1' ORDER BY seq",
+        );
         expect(rows.map((r) => Number(r.seq))).toEqual(Array.from({ length: n }, (_, i) => i + 1));
       } finally {
         await client.end();
@@ -71,7 +80,12 @@ describe("PostgresSessionService crash safety", () => {
       // And it takes further writes.
       const next = createEvent({ author: "user", id: "after-crash" });
       await reopened.appendEvent({ session: stored, event: next });
-      const last = await reopened.getSession({ appName: "crash", userId: "u1", sessionId: "s1", config: { numRecentEvents: 1 } });
+      const last = await reopened.getSession({
+        appName: "crash",
+        userId: "u1",
+        sessionId: "s1",
+        config: { numRecentEvents: 1 },
+      });
       expect(eventToJson(last!.events[0]!)).toEqual(eventToJson(next));
     } finally {
       await reopened.close();
@@ -85,7 +99,10 @@ describe("PostgresSessionService with two processes", () => {
     const setup = new PostgresSessionService({ connectionString: url });
     try {
       await setup.createSession({ appName: "procs", userId: "u1", sessionId: "s1" });
-      const writers = [startWriter(url, "procs", "s1", "P", 120, { GO_SIGNAL: "1" }), startWriter(url, "procs", "s1", "Q", 120, { GO_SIGNAL: "1" })];
+      const writers = [
+        startWriter(url, "procs", "s1", "P", 120, { GO_SIGNAL: "1" }),
+        startWriter(url, "procs", "s1", "Q", 120, { GO_SIGNAL: "1" }),
+      ];
       // Both have loaded their session before either appends, so they collide from the first event on.
       await Promise.all(writers.map((w) => w.ready));
       for (const w of writers) w.go();
@@ -99,7 +116,9 @@ describe("PostgresSessionService with two processes", () => {
       expect(stored.events).toHaveLength(240);
       expect(new Set(stored.events.map((e) => e.id)).size).toBe(240);
       for (const name of ["P", "Q"]) {
-        expect(stored.events.filter((e) => e.author === name).map((e) => e.id)).toEqual(Array.from({ length: 120 }, (_, i) => `${name}-${i}`));
+        expect(stored.events.filter((e) => e.author === name).map((e) => e.id)).toEqual(
+          Array.from({ length: 120 }, (_, i) => `${name}-${i}`),
+        );
         expect(stored.state[name]).toBe(119);
         expect(stored.state[`app:${name}`]).toBe(119);
         expect(stored.state[`user:${name}`]).toBe(119);

@@ -16,7 +16,9 @@ afterAll(async () => {
 });
 
 // One database shared by every test (each test uses its own app name), as replicas would share it.
-runSessionServiceContract("PostgresSessionService", async () => ({ service: PostgresSessionService.fromUri(url) }), { manyEvents: 1000 });
+runSessionServiceContract("PostgresSessionService", async () => ({ service: PostgresSessionService.fromUri(url) }), {
+  manyEvents: 1000,
+});
 
 describe("PostgresSessionService options and URIs", () => {
   it("rejects missing options and non-PostgreSQL URIs with ConfigurationError", () => {
@@ -37,7 +39,10 @@ describe("PostgresSessionService options and URIs", () => {
   });
 
   it("reports an unreachable server as SESSION_STORE_UNAVAILABLE, without the password", async () => {
-    const service = new PostgresSessionService({ connectionString: `postgres://postgres:secret@127.0.0.1:1/none`, poolConfig: { connectionTimeoutMillis: 2000 } });
+    const service = new PostgresSessionService({
+      connectionString: `postgres://postgres:secret@127.0.0.1:1/none`,
+      poolConfig: { connectionTimeoutMillis: 2000 },
+    });
     const attempt = service.initialize();
     await expect(attempt).rejects.toBeInstanceOf(SessionStoreError);
     await expect(attempt).rejects.toMatchObject({ code: "SESSION_STORE_UNAVAILABLE" });
@@ -49,6 +54,8 @@ describe("PostgresSessionService options and URIs", () => {
     const service = PostgresSessionService.fromUri(url);
     await service.initialize();
     await service.close();
-    await expect(service.getSession({ appName: "a", userId: "u", sessionId: "s" })).rejects.toMatchObject({ code: "SESSION_STORE_UNAVAILABLE" });
+    await expect(service.getSession({ appName: "a", userId: "u", sessionId: "s" })).rejects.toMatchObject({
+      code: "SESSION_STORE_UNAVAILABLE",
+    });
   });
 });

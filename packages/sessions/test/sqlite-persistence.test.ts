@@ -14,10 +14,14 @@ const WRITER = join(import.meta.dirname, "fixtures", "sqlite-writer.ts");
 
 /** Starts the writer child; resolves its handle and a way to wait for N committed appends. */
 function startWriter(path: string, appName: string, sessionId: string, writer: string, count: number) {
-  const child = spawn(process.execPath, ["--conditions=@agentkit/source", "--import", "tsx", WRITER, path, appName, sessionId, writer, String(count)], {
-    cwd: join(import.meta.dirname, ".."),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--conditions=@agentkit/source", "--import", "tsx", WRITER, path, appName, sessionId, writer, String(count)],
+    {
+      cwd: join(import.meta.dirname, ".."),
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let acked = -1;
   let stderr = "";
   let buffer = "";
@@ -66,8 +70,18 @@ function createV1Store(path: string): void {
     INSERT INTO agentkit_user_states VALUES ('old', 'u1', '{"name":"Ada"}');
   `);
   const insert = db.prepare("INSERT INTO agentkit_events VALUES ('old', 'u1', 's1', ?, ?, ?, ?)");
-  for (const [seq, ts] of [[1, 1700000001], [2, 1700000002]] as const) {
-    const json = { id: `old-${seq}`, author: "user", invocationId: "inv", timestamp: ts, content: { role: "user", parts: [{ text: `old ${seq}` }] }, actions: { stateDelta: { count: seq } } };
+  for (const [seq, ts] of [
+    [1, 1700000001],
+    [2, 1700000002],
+  ] as const) {
+    const json = {
+      id: `old-${seq}`,
+      author: "user",
+      invocationId: "inv",
+      timestamp: ts,
+      content: { role: "user", parts: [{ text: `old ${seq}` }] },
+      actions: { stateDelta: { count: seq } },
+    };
     insert.run(seq, `old-${seq}`, ts, JSON.stringify(json));
   }
   db.close();
@@ -76,7 +90,11 @@ function createV1Store(path: string): void {
 describe("SqliteSessionService persistence", () => {
   it("reads everything back through a new instance on the same file (restart)", async () => {
     const path = join(dir, "restart.db");
-    await restartScenario(new SqliteSessionService({ path }), () => SqliteSessionService.fromUri(`sqlite://${path}`), "restart-app");
+    await restartScenario(
+      new SqliteSessionService({ path }),
+      () => SqliteSessionService.fromUri(`sqlite://${path}`),
+      "restart-app",
+    );
   });
 
   it("opens a version 1 store, upgrades it in place and keeps every session, event and shared state", async () => {
@@ -86,21 +104,39 @@ describe("SqliteSessionService persistence", () => {
     expect(await service.initialize()).toEqual({ from: 1, to: SCHEMA_VERSION });
     const session = await service.getSession({ appName: "old", userId: "u1", sessionId: "s1" });
     expect(session?.state).toEqual({ count: 2, "app:motd": "hello", "user:name": "Ada" });
-    expect(session?.events.map((e) => [e.id, e.content?.parts?.[0]?.text])).toEqual([["old-1", "old 1"], ["old-2", "old 2"]]);
+    expect(session?.events.map((e) => [e.id, e.content?.parts?.[0]?.text])).toEqual([
+      ["old-1", "old 1"],
+      ["old-2", "old 2"],
+    ]);
     expect(session?.lastUpdateTime).toBe(1700000002);
-    const filtered = await service.getSession({ appName: "old", userId: "u1", sessionId: "s1", config: { afterTimestamp: 1700000002 } });
+    const filtered = await service.getSession({
+      appName: "old",
+      userId: "u1",
+      sessionId: "s1",
+      config: { afterTimestamp: 1700000002 },
+    });
     expect(filtered?.events.map((e) => e.id)).toEqual(["old-2"]);
-    await service.appendEvent({ session: session!, event: createEvent({ author: "user", id: "new-1", actions: { stateDelta: { count: 3 } } }) });
+    await service.appendEvent({
+      session: session!,
+      event: createEvent({ author: "user", id: "new-1", actions: { stateDelta: { count: 3 } } }),
+    });
     await service.close();
 
     const db = new DatabaseSync(path);
-    expect(db.prepare("SELECT version FROM agentkit_schema_version ORDER BY version").all().map((r) => r.version)).toEqual([1, 2]);
+    expect(
+      db
+        .prepare("SELECT version FROM agentkit_schema_version ORDER BY version")
+        .all()
+        .map((r) => r.version),
+    ).toEqual([1, 2]);
     expect(db.prepare("SELECT id, format_version FROM agentkit_events ORDER BY seq").all()).toEqual([
       { id: "old-1", format_version: 1 },
       { id: "old-2", format_version: 1 },
       { id: "new-1", format_version: 1 },
     ]);
-    expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'agentkit_events_by_time'").all()).toHaveLength(1);
+    expect(
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'agentkit_events_by_time'").all(),
+    ).toHaveLength(1);
     db.close();
 
     // Opening again is a no-op.
@@ -120,7 +156,9 @@ describe("SqliteSessionService persistence", () => {
     db.exec("UPDATE agentkit_events SET format_version = 99");
     db.close();
     const reader = new SqliteSessionService({ path });
-    await expect(reader.getSession({ appName: "a", userId: "u1", sessionId: "s1" })).rejects.toMatchObject({ code: "SESSION_STORE_TOO_NEW" });
+    await expect(reader.getSession({ appName: "a", userId: "u1", sessionId: "s1" })).rejects.toMatchObject({
+      code: "SESSION_STORE_TOO_NEW",
+    });
     await reader.close();
 
     const db2 = new DatabaseSync(path);
@@ -141,7 +179,9 @@ describe("SqliteSessionService persistence", () => {
     const db = new DatabaseSync(path);
     db.exec("UPDATE agentkit_events SET event_json = '{not json'");
     db.close();
-    await expect(service.getSession({ appName: "a", userId: "u1", sessionId: "s1" })).rejects.toMatchObject({ code: "SESSION_STORE_CORRUPT" });
+    await expect(service.getSession({ appName: "a", userId: "u1", sessionId: "s1" })).rejects.toMatchObject({
+      code: "SESSION_STORE_CORRUPT",
+    });
     await service.close();
   });
 });
@@ -177,7 +217,9 @@ describe("SqliteSessionService with several writers", () => {
     holder.close();
     // Once the lock is released the same copy can write: the failed attempt stored nothing.
     await service.appendEvent({ session: s, event: createEvent({ author: "user", id: "after" }) });
-    expect((await service.getSession({ appName: "busy", userId: "u1", sessionId: "s1" }))?.events.map((e) => e.id)).toEqual(["after"]);
+    expect(
+      (await service.getSession({ appName: "busy", userId: "u1", sessionId: "s1" }))?.events.map((e) => e.id),
+    ).toEqual(["after"]);
     await service.close();
   });
 
@@ -191,7 +233,9 @@ describe("SqliteSessionService with several writers", () => {
     const stored = (await setup.getSession({ appName: "procs", userId: "u1", sessionId: "s1" }))!;
     expect(stored.events).toHaveLength(300);
     for (const name of ["P", "Q"]) {
-      expect(stored.events.filter((e) => e.author === name).map((e) => e.id)).toEqual(Array.from({ length: 150 }, (_, i) => `${name}-${i}`));
+      expect(stored.events.filter((e) => e.author === name).map((e) => e.id)).toEqual(
+        Array.from({ length: 150 }, (_, i) => `${name}-${i}`),
+      );
       expect(stored.state[name]).toBe(149);
       expect(stored.state[`app:${name}`]).toBe(149);
     }
@@ -235,9 +279,16 @@ describe("SqliteSessionService crash safety", () => {
     // And it takes further writes.
     const next = createEvent({ author: "user", id: "after-crash" });
     await reopened.appendEvent({ session: stored, event: next });
-    expect(eventToJson((await reopened.getSession({ appName: "crash", userId: "u1", sessionId: "s1", config: { numRecentEvents: 1 } }))!.events[0]!)).toEqual(
-      eventToJson(next),
-    );
+    expect(
+      eventToJson(
+        (await reopened.getSession({
+          appName: "crash",
+          userId: "u1",
+          sessionId: "s1",
+          config: { numRecentEvents: 1 },
+        }))!.events[0]!,
+      ),
+    ).toEqual(eventToJson(next));
     await reopened.close();
   }, 60_000);
 });

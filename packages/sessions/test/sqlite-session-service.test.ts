@@ -10,10 +10,16 @@ const dir = mkdtempSync(join(tmpdir(), "agentkit-sqlite-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // One file shared by every test (each test uses its own app name), as a server would use it.
-runSessionServiceContract("SqliteSessionService (file)", async () => ({ service: new SqliteSessionService({ path: join(dir, "contract.db") }) }), {
-  manyEvents: 2000,
-});
-runSessionServiceContract("SqliteSessionService (:memory:)", async () => ({ service: SqliteSessionService.fromUri("sqlite::memory:") }));
+runSessionServiceContract(
+  "SqliteSessionService (file)",
+  async () => ({ service: new SqliteSessionService({ path: join(dir, "contract.db") }) }),
+  {
+    manyEvents: 2000,
+  },
+);
+runSessionServiceContract("SqliteSessionService (:memory:)", async () => ({
+  service: SqliteSessionService.fromUri("sqlite::memory:"),
+}));
 
 describe("SqliteSessionService options and URIs", () => {
   it("maps sqlite:///abs/path to an absolute path, decoding escapes", () => {
@@ -56,7 +62,9 @@ describe("SqliteSessionService options and URIs", () => {
 
   it("rejects empty keys with a typed error and refuses work after close", async () => {
     const service = new SqliteSessionService({ path: ":memory:" });
-    await expect(service.getSession({ appName: "", userId: "u", sessionId: "s" })).rejects.toMatchObject({ code: "INVALID_SESSION_REQUEST" });
+    await expect(service.getSession({ appName: "", userId: "u", sessionId: "s" })).rejects.toMatchObject({
+      code: "INVALID_SESSION_REQUEST",
+    });
     await expect(service.getSession({ appName: "a", userId: "u", sessionId: "s" })).resolves.toBeUndefined();
     await service.close();
     await service.close();

@@ -11,7 +11,10 @@ import { preloadMemoryTool } from "./context-tools/preload-memory-tool.js";
 import { exitLoopTool } from "@agentkit/core";
 
 /** A tool a YAML config names bare: an instance, or a factory taking the config's `args`. */
-export type BuiltInToolEntry = BaseTool | BaseToolset | ((args: Record<string, unknown> | undefined) => BaseTool | BaseToolset);
+export type BuiltInToolEntry =
+  | BaseTool
+  | BaseToolset
+  | ((args: Record<string, unknown> | undefined) => BaseTool | BaseToolset);
 
 /**
  * The tools of this package by the names YAML agent configs use (ADK's names), for the
@@ -36,15 +39,19 @@ export function createBuiltInTools(): Record<string, BuiltInToolEntry> {
   };
 }
 
-const vertexAiSearch = (args: Record<string, unknown> | undefined) => new VertexAiSearchTool(camelKeys(args ?? {}) as VertexAiSearchToolOptions);
-const exampleTool = (args: Record<string, unknown> | undefined) => new ExampleTool({ examples: args?.examples as Example[] });
+const vertexAiSearch = (args: Record<string, unknown> | undefined) =>
+  new VertexAiSearchTool(camelKeys(args ?? {}) as VertexAiSearchToolOptions);
+const exampleTool = (args: Record<string, unknown> | undefined) =>
+  new ExampleTool({ examples: args?.examples as Example[] });
 
 /** `data_store_id` → `dataStoreId` (top-level keys and keys of listed objects). */
 function camelKeys(value: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     const name = key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-    out[name] = Array.isArray(v) ? v.map((item) => (typeof item === "object" && item !== null ? camelKeys(item as Record<string, unknown>) : item)) : v;
+    out[name] = Array.isArray(v)
+      ? v.map((item) => (typeof item === "object" && item !== null ? camelKeys(item as Record<string, unknown>) : item))
+      : v;
   }
   return out;
 }

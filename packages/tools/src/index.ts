@@ -7,11 +7,21 @@ export { GoogleSearchAgentTool, type GoogleSearchAgentToolOptions } from "./buil
 export { GoogleMapsTool, googleMapsTool } from "./built-in/google-maps-tool.js";
 export { UrlContextTool, urlContextTool } from "./built-in/url-context-tool.js";
 export { BuiltInCodeExecutionTool, builtInCodeExecutionTool } from "./built-in/built-in-code-execution-tool.js";
-export { VertexAiSearchTool, type VertexAiSearchToolOptions, type VertexAiSearchDataStoreSpec } from "./built-in/vertex-ai-search-tool.js";
+export {
+  VertexAiSearchTool,
+  type VertexAiSearchToolOptions,
+  type VertexAiSearchDataStoreSpec,
+} from "./built-in/vertex-ai-search-tool.js";
 export { isGeminiModel, isGemini1Model } from "./built-in/model-names.js";
 
 // Context tools: examples, artifacts, memory, loop exit
-export { ExampleTool, examplesToInstruction, type Example, type ExampleProvider, type ExampleToolOptions } from "./context-tools/example-tool.js";
+export {
+  ExampleTool,
+  examplesToInstruction,
+  type Example,
+  type ExampleProvider,
+  type ExampleToolOptions,
+} from "./context-tools/example-tool.js";
 export { LoadArtifactsTool, loadArtifactsTool } from "./context-tools/load-artifacts-tool.js";
 export { LoadMemoryTool, loadMemoryTool, type LoadMemoryResponse } from "./context-tools/load-memory-tool.js";
 export { PreloadMemoryTool, preloadMemoryTool } from "./context-tools/preload-memory-tool.js";
@@ -32,7 +42,11 @@ export {
   type Delimiters,
 } from "@agentkit/core";
 export { BuiltInCodeExecutor, type BuiltInCodeExecutorOptions } from "./code-executors/built-in-code-executor.js";
-export { LocalCodeExecutor, UnsafeLocalCodeExecutor, type LocalCodeExecutorOptions } from "./code-executors/local-code-executor.js";
+export {
+  LocalCodeExecutor,
+  UnsafeLocalCodeExecutor,
+  type LocalCodeExecutorOptions,
+} from "./code-executors/local-code-executor.js";
 export type { CodeLanguage } from "./code-executors/interpreter.js";
 
 // Names for YAML agent configs

@@ -39,12 +39,15 @@ describe("built-in model tools", () => {
     ["google_maps", googleMapsTool, { googleMaps: {} }],
     ["url_context", urlContextTool, { urlContext: {} }],
     ["built_in_code_execution", builtInCodeExecutionTool, { codeExecution: {} }],
-  ] as const)("%s adds its native declaration next to function tools for a Gemini model", async (_name, tool, entry) => {
-    const tools = await firstRequestTools("gemini-2.5-flash", [tool, weather]);
-    expect(tools).toContainEqual(entry);
-    const functions = tools.find((t) => t.functionDeclarations)?.functionDeclarations ?? [];
-    expect(functions.map((f) => f.name)).toEqual(["get_weather"]);
-  });
+  ] as const)(
+    "%s adds its native declaration next to function tools for a Gemini model",
+    async (_name, tool, entry) => {
+      const tools = await firstRequestTools("gemini-2.5-flash", [tool, weather]);
+      expect(tools).toContainEqual(entry);
+      const functions = tools.find((t) => t.functionDeclarations)?.functionDeclarations ?? [];
+      expect(functions.map((f) => f.name)).toEqual(["get_weather"]);
+    },
+  );
 
   it.each([
     ["google_search", googleSearchTool, /GoogleSearchAgentTool/],
@@ -79,18 +82,29 @@ describe("built-in model tools", () => {
   });
 
   it("declares a tool once even when listed twice", async () => {
-    expect(await firstRequestTools("gemini-2.5-flash", [googleSearchTool, new BuiltInCodeExecutionTool(), googleSearchTool])).toEqual([
-      { googleSearch: {} },
-      { codeExecution: {} },
-    ]);
+    expect(
+      await firstRequestTools("gemini-2.5-flash", [googleSearchTool, new BuiltInCodeExecutionTool(), googleSearchTool]),
+    ).toEqual([{ googleSearch: {} }, { codeExecution: {} }]);
   });
 });
 
 describe("VertexAiSearchTool", () => {
   it("sends the retrieval config of a data store", async () => {
-    const tool = new VertexAiSearchTool({ dataStoreId: "projects/p/locations/eu/collections/default_collection/dataStores/docs", filter: 'lang: ANY("en")', maxResults: 5 });
+    const tool = new VertexAiSearchTool({
+      dataStoreId: "projects/p/locations/eu/collections/default_collection/dataStores/docs",
+      filter: 'lang: ANY("en")',
+      maxResults: 5,
+    });
     expect(await firstRequestTools("gemini-2.5-flash", [tool])).toEqual([
-      { retrieval: { vertexAiSearch: { datastore: "projects/p/locations/eu/collections/default_collection/dataStores/docs", filter: 'lang: ANY("en")', maxResults: 5 } } },
+      {
+        retrieval: {
+          vertexAiSearch: {
+            datastore: "projects/p/locations/eu/collections/default_collection/dataStores/docs",
+            filter: 'lang: ANY("en")',
+            maxResults: 5,
+          },
+        },
+      },
     ]);
   });
 
@@ -98,13 +112,21 @@ describe("VertexAiSearchTool", () => {
     expect(new VertexAiSearchTool({ dataStore: "docs", project: "p", location: "us" }).datastore).toBe(
       "projects/p/locations/us/collections/default_collection/dataStores/docs",
     );
-    const engine = new VertexAiSearchTool({ searchEngineId: "app1", project: "p", dataStoreSpecs: [{ dataStore: "projects/p/locations/global/collections/default_collection/dataStores/a", filter: "x" }] });
+    const engine = new VertexAiSearchTool({
+      searchEngineId: "app1",
+      project: "p",
+      dataStoreSpecs: [
+        { dataStore: "projects/p/locations/global/collections/default_collection/dataStores/a", filter: "x" },
+      ],
+    });
     expect(await firstRequestTools("gemini-2.5-flash", [engine])).toEqual([
       {
         retrieval: {
           vertexAiSearch: {
             engine: "projects/p/locations/global/collections/default_collection/engines/app1",
-            dataStoreSpecs: [{ dataStore: "projects/p/locations/global/collections/default_collection/dataStores/a", filter: "x" }],
+            dataStoreSpecs: [
+              { dataStore: "projects/p/locations/global/collections/default_collection/dataStores/a", filter: "x" },
+            ],
           },
         },
       },
@@ -113,27 +135,47 @@ describe("VertexAiSearchTool", () => {
 
   it("rejects invalid configurations with ConfigurationError", () => {
     expect(() => new VertexAiSearchTool({})).toThrow(/exactly one of dataStoreId, dataStore or searchEngineId/);
-    expect(() => new VertexAiSearchTool({ dataStoreId: "a", searchEngineId: "b", project: "p" })).toThrow(ConfigurationError);
+    expect(() => new VertexAiSearchTool({ dataStoreId: "a", searchEngineId: "b", project: "p" })).toThrow(
+      ConfigurationError,
+    );
     expect(() => new VertexAiSearchTool({ dataStoreId: "docs" })).toThrow(/bare id; pass project/);
-    expect(() => new VertexAiSearchTool({ dataStoreId: "projects/p/x", dataStoreSpecs: [{ dataStore: "d" }] })).toThrow(/dataStoreSpecs only apply/);
+    expect(() => new VertexAiSearchTool({ dataStoreId: "projects/p/x", dataStoreSpecs: [{ dataStore: "d" }] })).toThrow(
+      /dataStoreSpecs only apply/,
+    );
     expect(() => new VertexAiSearchTool({ dataStoreId: "projects/p/x", maxResults: 0 })).toThrow(/maxResults/);
-    expect(() => new VertexAiSearchTool({ dataStoreId: "projects/p/x", bogus: 1 } as never)).toThrow(ConfigurationError);
+    expect(() => new VertexAiSearchTool({ dataStoreId: "projects/p/x", bogus: 1 } as never)).toThrow(
+      ConfigurationError,
+    );
   });
 
   it("fails at request time for a non-Gemini model", async () => {
-    const tool = new VertexAiSearchTool({ dataStoreId: "projects/p/locations/global/collections/default_collection/dataStores/d" });
-    await expect(firstRequestTools("claude-sonnet-4", [tool])).rejects.toThrow(/vertex_ai_search is a Gemini built-in tool/);
+    const tool = new VertexAiSearchTool({
+      dataStoreId: "projects/p/locations/global/collections/default_collection/dataStores/d",
+    });
+    await expect(firstRequestTools("claude-sonnet-4", [tool])).rejects.toThrow(
+      /vertex_ai_search is a Gemini built-in tool/,
+    );
   });
 });
 
 describe("GoogleSearchAgentTool", () => {
   it("lets a non-Gemini agent search through a Gemini sub-agent, alongside function tools", async () => {
-    const gemini = new ScriptedModel({ model: "gemini-2.5-flash", steps: [ScriptedModel.text("Paris has 2.1M inhabitants [source: insee.fr]")] });
+    const gemini = new ScriptedModel({
+      model: "gemini-2.5-flash",
+      steps: [ScriptedModel.text("Paris has 2.1M inhabitants [source: insee.fr]")],
+    });
     const parent = new ScriptedModel({
       model: "gpt-4o",
-      steps: [ScriptedModel.functionCall("google_search_agent", { request: "population of Paris" }), ScriptedModel.text("About 2.1 million.")],
+      steps: [
+        ScriptedModel.functionCall("google_search_agent", { request: "population of Paris" }),
+        ScriptedModel.text("About 2.1 million."),
+      ],
     });
-    const agent = new LlmAgent({ name: "assistant", model: parent, tools: [weather, new GoogleSearchAgentTool({ model: gemini })] });
+    const agent = new LlmAgent({
+      name: "assistant",
+      model: parent,
+      tools: [weather, new GoogleSearchAgentTool({ model: gemini })],
+    });
     const { send } = await startRunner(agent);
     const events = await send("How many people live in Paris?");
 
@@ -141,12 +183,17 @@ describe("GoogleSearchAgentTool", () => {
     // The parent model sees two function tools and no native tool.
     const parentTools = parent.requests[0]!.config.tools ?? [];
     expect(parentTools).toHaveLength(1);
-    expect(parentTools[0]!.functionDeclarations!.map((f) => f.name).sort()).toEqual(["get_weather", "google_search_agent"]);
+    expect(parentTools[0]!.functionDeclarations!.map((f) => f.name).sort()).toEqual([
+      "get_weather",
+      "google_search_agent",
+    ]);
     // The sub-agent's Gemini request carries google search and the request text.
     expect(gemini.requests[0]!.config.tools).toEqual([{ googleSearch: {} }]);
     expect(JSON.stringify(gemini.requests[0]!.contents)).toContain("population of Paris");
     // The search answer went back to the parent model as the tool result.
-    const response = parent.requests[1]!.contents.flatMap((c) => c.parts ?? []).find((p) => p.functionResponse)?.functionResponse;
+    const response = parent.requests[1]!.contents.flatMap((c) => c.parts ?? []).find(
+      (p) => p.functionResponse,
+    )?.functionResponse;
     expect(JSON.stringify(response?.response)).toContain("2.1M inhabitants");
   });
 });
@@ -154,27 +201,49 @@ describe("GoogleSearchAgentTool", () => {
 describe("GoogleSearchTool fallbacks", () => {
   it("fallbackModel: a non-Gemini agent gets search through a Gemini sub-agent instead of an error", async () => {
     const gemini = new ScriptedModel({ model: "gemini-2.5-flash", steps: [ScriptedModel.text("Result: 42 moons.")] });
-    const parent = new ScriptedModel({ model: "claude-sonnet-4", steps: [ScriptedModel.functionCall("google_search_agent", { request: "moons of X" }), ScriptedModel.text("42.")] });
+    const parent = new ScriptedModel({
+      model: "claude-sonnet-4",
+      steps: [ScriptedModel.functionCall("google_search_agent", { request: "moons of X" }), ScriptedModel.text("42.")],
+    });
     const agent = new LlmAgent({ name: "a", model: parent, tools: [new GoogleSearchTool({ fallbackModel: gemini })] });
     const events = await (await startRunner(agent)).send("How many moons?");
     expect(textOf(events.at(-1))).toBe("42.");
-    expect(parent.requests[0]!.config.tools).toEqual([{ functionDeclarations: [expect.objectContaining({ name: "google_search_agent" })] }]);
+    expect(parent.requests[0]!.config.tools).toEqual([
+      { functionDeclarations: [expect.objectContaining({ name: "google_search_agent" })] },
+    ]);
     expect(gemini.requests[0]!.config.tools).toEqual([{ googleSearch: {} }]);
   });
 
   it("bypassMultiToolsLimit: with other tools, search moves into a sub-agent on the agent's own model", async () => {
     const model = new ScriptedModel({
       model: "gemini-2.0-flash",
-      steps: [ScriptedModel.functionCall("google_search_agent", { request: "news" }), ScriptedModel.text("Searched news."), ScriptedModel.text("Here is the news.")],
+      steps: [
+        ScriptedModel.functionCall("google_search_agent", { request: "news" }),
+        ScriptedModel.text("Searched news."),
+        ScriptedModel.text("Here is the news."),
+      ],
     });
-    const agent = new LlmAgent({ name: "a", model, tools: [new GoogleSearchTool({ bypassMultiToolsLimit: true }), weather] });
+    const agent = new LlmAgent({
+      name: "a",
+      model,
+      tools: [new GoogleSearchTool({ bypassMultiToolsLimit: true }), weather],
+    });
     const events = await (await startRunner(agent)).send("news?");
     expect(textOf(events.at(-1))).toBe("Here is the news.");
     const [parentRequest, subRequest] = model.requests;
-    expect(parentRequest!.config.tools).toEqual([{ functionDeclarations: [expect.objectContaining({ name: "google_search_agent" }), expect.objectContaining({ name: "get_weather" })] }]);
+    expect(parentRequest!.config.tools).toEqual([
+      {
+        functionDeclarations: [
+          expect.objectContaining({ name: "google_search_agent" }),
+          expect.objectContaining({ name: "get_weather" }),
+        ],
+      },
+    ]);
     expect(subRequest!.config.tools).toEqual([{ googleSearch: {} }]);
     // Alone, the same tool stays native.
-    expect(await firstRequestTools("gemini-2.0-flash", [new GoogleSearchTool({ bypassMultiToolsLimit: true })])).toEqual([{ googleSearch: {} }]);
+    expect(
+      await firstRequestTools("gemini-2.0-flash", [new GoogleSearchTool({ bypassMultiToolsLimit: true })]),
+    ).toEqual([{ googleSearch: {} }]);
   });
 });
 
@@ -186,7 +255,11 @@ describe("BuiltInCodeExecutor", () => {
         {
           content: {
             role: "model",
-            parts: [{ executableCode: { code: "print(6*7)", language: "PYTHON" } }, { codeExecutionResult: { outcome: "OUTCOME_OK", output: "42\n" } }, { text: "It is 42." }],
+            parts: [
+              { executableCode: { code: "print(6*7)", language: "PYTHON" } },
+              { codeExecutionResult: { outcome: "OUTCOME_OK", output: "42\n" } },
+              { text: "It is 42." },
+            ],
           },
         },
       ],
@@ -223,14 +296,28 @@ describe("BuiltInCodeExecutor", () => {
     const names = Object.keys(event!.actions.artifactDelta);
     expect(names).toHaveLength(1);
     expect(names[0]).toMatch(/^code_output_[\w-]{8}_1\.png$/);
-    expect(event!.content!.parts!.slice(2)).toEqual([{ text: `Saved as artifact: ${names[0]}. ` }, { text: "Here is the chart." }]);
-    const saved = await runner.artifactService.loadArtifact({ appName: "tools_test", userId: "u", sessionId: session.id, filename: names[0]! });
+    expect(event!.content!.parts!.slice(2)).toEqual([
+      { text: `Saved as artifact: ${names[0]}. ` },
+      { text: "Here is the chart." },
+    ]);
+    const saved = await runner.artifactService.loadArtifact({
+      appName: "tools_test",
+      userId: "u",
+      sessionId: session.id,
+      filename: names[0]!,
+    });
     expect(saved).toEqual({ inlineData: { data: png, mimeType: "image/png" } });
   });
 
   it("fails at request time for a non-Gemini model", async () => {
-    const agent = new LlmAgent({ name: "calc", model: new ScriptedModel({ model: "gpt-4o-mini", steps: [] }), codeExecutor: new BuiltInCodeExecutor() });
+    const agent = new LlmAgent({
+      name: "calc",
+      model: new ScriptedModel({ model: "gpt-4o-mini", steps: [] }),
+      codeExecutor: new BuiltInCodeExecutor(),
+    });
     const { send } = await startRunner(agent);
-    await expect(send("hi")).rejects.toThrow(/BuiltInCodeExecutor is a Gemini built-in tool and the model "gpt-4o-mini"/);
+    await expect(send("hi")).rejects.toThrow(
+      /BuiltInCodeExecutor is a Gemini built-in tool and the model "gpt-4o-mini"/,
+    );
   });
 });

@@ -42,11 +42,15 @@ const weatherExample: Example = {
 describe("ExampleTool", () => {
   it("writes fixed examples, tool calls and results included, into the system instruction", async () => {
     const model = new ScriptedModel({ steps: [ScriptedModel.text("ok")] });
-    const { send } = await startRunner(new LlmAgent({ name: "a", model, tools: [new ExampleTool({ examples: [weatherExample] })] }));
+    const { send } = await startRunner(
+      new LlmAgent({ name: "a", model, tools: [new ExampleTool({ examples: [weatherExample] })] }),
+    );
     await send("Weather in Rome?");
     const si = systemText(model.requests[0]!);
     expect(si).toContain("<EXAMPLES>");
-    expect(si).toContain("EXAMPLE 1:\nBegin example\n[user]\nWhat's the weather in Oslo?\n[model]\n```tool_code\nget_weather(city=\"Oslo\")\n```\n");
+    expect(si).toContain(
+      'EXAMPLE 1:\nBegin example\n[user]\nWhat\'s the weather in Oslo?\n[model]\n```tool_code\nget_weather(city="Oslo")\n```\n',
+    );
     expect(si).toContain('[user]\n```tool_outputs\n{"sky":"snow"}\n```\n[model]\nIt is snowing in Oslo.\n');
     expect(model.requests[0]!.toolNames).not.toContain("example_tool");
     expect(model.requests[0]!.config.tools ?? []).toEqual([]);
@@ -56,10 +60,17 @@ describe("ExampleTool", () => {
     const queries: string[] = [];
     const provider = async (query: string): Promise<Example[]> => {
       queries.push(query);
-      return [{ input: { role: "user", parts: [{ text: `like ${query}` }] }, output: [{ role: "model", parts: [{ text: `answer for ${query}` }] }] }];
+      return [
+        {
+          input: { role: "user", parts: [{ text: `like ${query}` }] },
+          output: [{ role: "model", parts: [{ text: `answer for ${query}` }] }],
+        },
+      ];
     };
     const model = new ScriptedModel({ steps: [ScriptedModel.text("1"), ScriptedModel.text("2")] });
-    const { send } = await startRunner(new LlmAgent({ name: "a", model, tools: [new ExampleTool({ examples: provider })] }));
+    const { send } = await startRunner(
+      new LlmAgent({ name: "a", model, tools: [new ExampleTool({ examples: provider })] }),
+    );
     await send("first question");
     await send("second question");
     expect(queries).toEqual(["first question", "second question"]);
@@ -72,7 +83,9 @@ describe("ExampleTool", () => {
     expect(() => new ExampleTool({ examples: "nope" as never })).toThrow(ConfigurationError);
     expect(() => new ExampleTool({ examples: [{ input: { parts: [] } } as never] })).toThrow(/example #1 must be/);
     const model = new ScriptedModel({ steps: [] });
-    const { send } = await startRunner(new LlmAgent({ name: "a", model, tools: [new ExampleTool({ examples: () => [{ output: [] } as never] })] }));
+    const { send } = await startRunner(
+      new LlmAgent({ name: "a", model, tools: [new ExampleTool({ examples: () => [{ output: [] } as never] })] }),
+    );
     await expect(send("q")).rejects.toThrow(ConfigurationError);
   });
 });
@@ -80,11 +93,21 @@ describe("ExampleTool", () => {
 describe("loadArtifactsTool", () => {
   it("lists artifacts, and attaches the loaded ones to the next request only", async () => {
     const model = new ScriptedModel({
-      steps: [ScriptedModel.functionCall("load_artifacts", { artifact_names: ["notes.txt", "missing.txt"] }), ScriptedModel.text("The notes say hi."), ScriptedModel.text("bye")],
+      steps: [
+        ScriptedModel.functionCall("load_artifacts", { artifact_names: ["notes.txt", "missing.txt"] }),
+        ScriptedModel.text("The notes say hi."),
+        ScriptedModel.text("bye"),
+      ],
     });
     const agent = new LlmAgent({ name: "a", model, tools: [loadArtifactsTool] });
     const { send, runner, session } = await startRunner(agent);
-    await runner.artifactService.saveArtifact({ appName: "tools_test", userId: "u", sessionId: session.id, filename: "notes.txt", artifact: { text: "hi from the notes" } });
+    await runner.artifactService.saveArtifact({
+      appName: "tools_test",
+      userId: "u",
+      sessionId: session.id,
+      filename: "notes.txt",
+      artifact: { text: "hi from the notes" },
+    });
 
     const events = await send("What do my notes say?");
     expect(textOf(events.at(-1))).toBe("The notes say hi.");
@@ -96,7 +119,10 @@ describe("loadArtifactsTool", () => {
 
     const tail = second!.contents.slice(-3);
     expect(tail[0]!.parts?.[0]?.functionResponse?.name).toBe("load_artifacts");
-    expect(tail[1]).toEqual({ role: "user", parts: [{ text: "Artifact notes.txt is:" }, { text: "hi from the notes" }] });
+    expect(tail[1]).toEqual({
+      role: "user",
+      parts: [{ text: "Artifact notes.txt is:" }, { text: "hi from the notes" }],
+    });
     expect(tail[2]).toEqual({ role: "user", parts: [{ text: "Artifact missing.txt does not exist." }] });
 
     await send("thanks");
@@ -116,19 +142,28 @@ describe("memory tools", () => {
     const env = await startRunner(agent);
     const sessionService = env.runner.sessionService as InMemorySessionService;
     const old = await sessionService.createSession({ appName: "tools_test", userId: "u" });
-    await sessionService.appendEvent({ session: old, event: createEvent({ author: "user", content: { role: "user", parts: [{ text: "My cat is called Tom." }] } }) });
-    await sessionService.appendEvent({ session: old, event: createEvent({ author: "a", content: { role: "model", parts: [{ text: "Nice name for a cat!" }] } }) });
+    await sessionService.appendEvent({
+      session: old,
+      event: createEvent({ author: "user", content: { role: "user", parts: [{ text: "My cat is called Tom." }] } }),
+    });
+    await sessionService.appendEvent({
+      session: old,
+      event: createEvent({ author: "a", content: { role: "model", parts: [{ text: "Nice name for a cat!" }] } }),
+    });
     await env.runner.memoryService!.addSessionToMemory(old);
     return env;
   }
 
   it("load_memory returns LoadMemoryResponse { memories } for the model's query", async () => {
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("load_memory", { query: "cat name" }), ScriptedModel.text("Your cat is Tom.")] });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("load_memory", { query: "cat name" }), ScriptedModel.text("Your cat is Tom.")],
+    });
     const { send } = await rememberedRunner(new LlmAgent({ name: "a", model, tools: [loadMemoryTool] }));
     const events = await send("What is my cat called?");
     expect(textOf(events.at(-1))).toBe("Your cat is Tom.");
     expect(systemText(model.requests[0]!)).toContain("You have memory.");
-    const response = events.flatMap((e) => e.content?.parts ?? []).find((p) => p.functionResponse)?.functionResponse?.response as {
+    const response = events.flatMap((e) => e.content?.parts ?? []).find((p) => p.functionResponse)?.functionResponse
+      ?.response as {
       memories: { author?: string; content: { parts: { text: string }[] } }[];
     };
     // Both match "cat"; the newer one ranks first.
@@ -165,7 +200,10 @@ describe("tool filters", () => {
   const tool = (name: string) => new FunctionTool({ name, description: name, execute: () => ({}) });
 
   class ListToolset extends BaseToolset {
-    constructor(private readonly tools: BaseTool[], toolFilter?: string[] | ToolPredicate) {
+    constructor(
+      private readonly tools: BaseTool[],
+      toolFilter?: string[] | ToolPredicate,
+    ) {
       super({ toolFilter });
     }
     async getTools(context?: ReadonlyContext): Promise<BaseTool[]> {
@@ -185,7 +223,11 @@ describe("tool filters", () => {
   it("a toolset's predicate sees the invocation context and decides what the model is offered", async () => {
     const predicate: ToolPredicate = (t, ctx) => t.name !== "admin" || ctx?.state.get("role") === "admin";
     const model = new ScriptedModel({ steps: [ScriptedModel.text("x"), ScriptedModel.text("y")] });
-    const agent = new LlmAgent({ name: "a", model, tools: [new ListToolset([tool("search"), tool("admin")], predicate)] });
+    const agent = new LlmAgent({
+      name: "a",
+      model,
+      tools: [new ListToolset([tool("search"), tool("admin")], predicate)],
+    });
     await (await startRunner(agent)).send("hi");
     await (await startRunner(agent, { role: "admin" })).send("hi");
     expect(model.requests.map((r) => r.toolNames)).toEqual([["search"], ["search", "admin"]]);
@@ -216,9 +258,13 @@ describe("names for YAML configs", () => {
     expect(exitLoopTool).toBe(coreExitLoopTool);
     expect(map.load_artifacts).toBe(loadArtifactsTool);
     const factory = map.vertex_ai_search as (args: Record<string, unknown>) => VertexAiSearchTool;
-    expect(factory({ data_store_id: "docs", project: "p", max_results: 3 }).datastore).toBe("projects/p/locations/global/collections/default_collection/dataStores/docs");
+    expect(factory({ data_store_id: "docs", project: "p", max_results: 3 }).datastore).toBe(
+      "projects/p/locations/global/collections/default_collection/dataStores/docs",
+    );
     expect(() => factory({})).toThrow(ConfigurationError);
-    const examples = (map.example_tool as (args: Record<string, unknown>) => ExampleTool)({ examples: [weatherExample] });
+    const examples = (map.example_tool as (args: Record<string, unknown>) => ExampleTool)({
+      examples: [weatherExample],
+    });
     expect(examples).toBeInstanceOf(ExampleTool);
   });
 });

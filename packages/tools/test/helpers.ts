@@ -11,7 +11,8 @@ export async function startRunner(agent: BaseAgent, state: Record<string, unknow
     for await (const event of runner.runAsync({ userId: "u", sessionId: session.id, newMessage })) events.push(event);
     return events;
   };
-  const reload = async () => (await runner.sessionService.getSession({ appName: "tools_test", userId: "u", sessionId: session.id }))!;
+  const reload = async () =>
+    (await runner.sessionService.getSession({ appName: "tools_test", userId: "u", sessionId: session.id }))!;
   return { runner, session, send, reload };
 }
 

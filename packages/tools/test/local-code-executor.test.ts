@@ -5,7 +5,8 @@ import { LocalCodeExecutor, UnsafeLocalCodeExecutor } from "../src/index.js";
 import { findOnPath } from "../src/code-executors/interpreter.js";
 import { pidAlive } from "./helpers.js";
 
-const run = (executor: LocalCodeExecutor, code: string, inputFiles: CodeExecutionInput["inputFiles"] = []) => executor.executeCode(undefined, { code, inputFiles });
+const run = (executor: LocalCodeExecutor, code: string, inputFiles: CodeExecutionInput["inputFiles"] = []) =>
+  executor.executeCode(undefined, { code, inputFiles });
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 const fromB64 = (data: string) => Buffer.from(data, "base64").toString("utf8");
 
@@ -16,7 +17,6 @@ beforeAll(() => {
 afterAll(() => {
   delete process.env[SECRET];
 });
-
 
 describe("LocalCodeExecutor options", () => {
   it("validates its options with ConfigurationError", () => {
@@ -34,7 +34,10 @@ describe("LocalCodeExecutor options", () => {
     expect(executor.stateful).toBe(false);
     expect(executor.timeoutMs).toBe(30_000);
     expect(UnsafeLocalCodeExecutor).toBe(LocalCodeExecutor);
-    expect(new LocalCodeExecutor({ language: "javascript" }).codeBlockDelimiters[0]).toEqual(["```javascript\n", "\n```"]);
+    expect(new LocalCodeExecutor({ language: "javascript" }).codeBlockDelimiters[0]).toEqual([
+      "```javascript\n",
+      "\n```",
+    ]);
   });
 });
 
@@ -75,9 +78,20 @@ describe("LocalCodeExecutor (javascript)", () => {
     const result = await run(js, "console.log(JSON.stringify(process.env))");
     const env = JSON.parse(result.stdout) as Record<string, string>;
     expect(env[SECRET]).toBeUndefined();
-    expect(Object.keys(env).sort()).toEqual(["HOME", "LANG", "LC_ALL", "PATH", "PYTHONIOENCODING", "PYTHONUNBUFFERED", "TMPDIR"]);
+    expect(Object.keys(env).sort()).toEqual([
+      "HOME",
+      "LANG",
+      "LC_ALL",
+      "PATH",
+      "PYTHONIOENCODING",
+      "PYTHONUNBUFFERED",
+      "TMPDIR",
+    ]);
     expect(env.HOME).toMatch(/agentkit-exec-.*work$/);
-    const extra = await run(new LocalCodeExecutor({ language: "javascript", env: { GREETING: "hi" } }), "console.log(process.env.GREETING)");
+    const extra = await run(
+      new LocalCodeExecutor({ language: "javascript", env: { GREETING: "hi" } }),
+      "console.log(process.env.GREETING)",
+    );
     expect(extra.stdout).toBe("hi\n");
   }, 30_000);
 
@@ -115,41 +129,69 @@ const pythonIt = python3 ? it : it.skip;
 describe(`LocalCodeExecutor (python; ${pythonReason})`, () => {
   const py = new LocalCodeExecutor({ language: "python", timeoutMs: 15_000 });
 
-  pythonIt("runs code with input and output files and reports tracebacks", async () => {
-    const result = await run(py, "print(open('in.txt').read().upper())\nopen('out.txt','w').write('done')", [{ name: "in.txt", content: b64("hello") }]);
-    expect(result).toEqual({ stdout: "HELLO\n", stderr: "", outputFiles: [{ name: "out.txt", content: b64("done"), mimeType: "text/plain" }] });
-    const failed = await run(py, "1/0");
-    expect(failed.stderr).toContain("ZeroDivisionError");
-  }, 30_000);
+  pythonIt(
+    "runs code with input and output files and reports tracebacks",
+    async () => {
+      const result = await run(py, "print(open('in.txt').read().upper())\nopen('out.txt','w').write('done')", [
+        { name: "in.txt", content: b64("hello") },
+      ]);
+      expect(result).toEqual({
+        stdout: "HELLO\n",
+        stderr: "",
+        outputFiles: [{ name: "out.txt", content: b64("done"), mimeType: "text/plain" }],
+      });
+      const failed = await run(py, "1/0");
+      expect(failed.stderr).toContain("ZeroDivisionError");
+    },
+    30_000,
+  );
 
-  pythonIt("inherits no secrets", async () => {
-    const result = await run(py, "import os, json; print(json.dumps(dict(os.environ)))");
-    expect(JSON.parse(result.stdout)[SECRET]).toBeUndefined();
-  }, 30_000);
+  pythonIt(
+    "inherits no secrets",
+    async () => {
+      const result = await run(py, "import os, json; print(json.dumps(dict(os.environ)))");
+      expect(JSON.parse(result.stdout)[SECRET]).toBeUndefined();
+    },
+    30_000,
+  );
 
-  pythonIt("enforces the memory limit", async () => {
-    const small = new LocalCodeExecutor({ language: "python", memoryLimitMb: 128 });
-    const result = await run(small, "x = bytearray(1024 * 1024 * 1024)\nprint('allocated')");
-    expect(result.stdout).toBe("");
-    expect(result.stderr).toContain("MemoryError");
-  }, 30_000);
+  pythonIt(
+    "enforces the memory limit",
+    async () => {
+      const small = new LocalCodeExecutor({ language: "python", memoryLimitMb: 128 });
+      const result = await run(small, "x = bytearray(1024 * 1024 * 1024)\nprint('allocated')");
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toContain("MemoryError");
+    },
+    30_000,
+  );
 
-  pythonIt("kills the whole process group on timeout, background children included", async () => {
-    const quick = new LocalCodeExecutor({ language: "python", timeoutMs: 1_500 });
-    const code = "import subprocess, time\np = subprocess.Popen(['sleep', '60'])\nprint(p.pid, flush=True)\ntime.sleep(60)";
-    const result = await run(quick, code);
-    expect(result.stderr).toContain("timed out after 1500 ms");
-    const childPid = Number(result.stdout.trim());
-    expect(childPid).toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(pidAlive(childPid)).toBe(false);
-  }, 30_000);
+  pythonIt(
+    "kills the whole process group on timeout, background children included",
+    async () => {
+      const quick = new LocalCodeExecutor({ language: "python", timeoutMs: 1_500 });
+      const code =
+        "import subprocess, time\np = subprocess.Popen(['sleep', '60'])\nprint(p.pid, flush=True)\ntime.sleep(60)";
+      const result = await run(quick, code);
+      expect(result.stderr).toContain("timed out after 1500 ms");
+      const childPid = Number(result.stdout.trim());
+      expect(childPid).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(pidAlive(childPid)).toBe(false);
+    },
+    30_000,
+  );
 
-  pythonIt("kills what the code left running after a normal exit", async () => {
-    const code = "import subprocess\np = subprocess.Popen(['sleep', '60'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=False)\nprint(p.pid)";
-    const result = await run(py, code);
-    const childPid = Number(result.stdout.trim());
-    await new Promise((r) => setTimeout(r, 200));
-    expect(pidAlive(childPid)).toBe(false);
-  }, 30_000);
+  pythonIt(
+    "kills what the code left running after a normal exit",
+    async () => {
+      const code =
+        "import subprocess\np = subprocess.Popen(['sleep', '60'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=False)\nprint(p.pid)";
+      const result = await run(py, code);
+      const childPid = Number(result.stdout.trim());
+      await new Promise((r) => setTimeout(r, 200));
+      expect(pidAlive(childPid)).toBe(false);
+    },
+    30_000,
+  );
 });

@@ -55,14 +55,27 @@ export interface OfficialUiHarness {
  */
 export async function startOfficialUiHarness(): Promise<OfficialUiHarness> {
   const devUiDir = adkDevUiDir();
-  if (!existsSync(join(devUiDir, "index.html"))) throw new Error(`ADK's dev UI is missing (${devUiDir}): @google/adk-devtools@2.0.0 must be installed in apps/dev-server.`);
+  if (!existsSync(join(devUiDir, "index.html")))
+    throw new Error(
+      `ADK's dev UI is missing (${devUiDir}): @google/adk-devtools@2.0.0 must be installed in apps/dev-server.`,
+    );
   mkdirSync(SCREENSHOTS, { recursive: true });
   const agents: FixtureAgents = await makeOfficialUiAgents();
   const quiet = new Writable({ write: (_chunk, _enc, done) => done() });
   let server: RunningDevServer | undefined;
   let browser: Browser | undefined;
   try {
-    server = await startDevServer({ mode: "web", agentsDir: agents.dir, host: "127.0.0.1", port: 0, reload: false, allowOrigins: [], logLevel: "error", log: quiet, devUiDir });
+    server = await startDevServer({
+      mode: "web",
+      agentsDir: agents.dir,
+      host: "127.0.0.1",
+      port: 0,
+      reload: false,
+      allowOrigins: [],
+      logLevel: "error",
+      log: quiet,
+      devUiDir,
+    });
     const origin = server.url;
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS });
     const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
@@ -84,7 +97,8 @@ export async function startOfficialUiHarness(): Promise<OfficialUiHarness> {
     await page.route("**/run_sse", async (route) => {
       const response = await route.fetch();
       const text = await response.text();
-      const pending = () => calls.find((c) => c.path === "/run_sse" && c.response === undefined && c.status === undefined);
+      const pending = () =>
+        calls.find((c) => c.path === "/run_sse" && c.response === undefined && c.status === undefined);
       const call = await until(pending, (c) => c !== undefined, "the recorded /run_sse request", 5_000);
       call!.response = text;
       await route.fulfill({ response, body: text });
@@ -93,13 +107,19 @@ export async function startOfficialUiHarness(): Promise<OfficialUiHarness> {
       const url = new URL(request.url());
       if (url.origin !== origin || isStaticAsset(url.pathname)) return;
       const data = request.postData();
-      calls.push({ method: request.method(), path: url.pathname + url.search, body: data ? safeJson(data) : undefined });
+      calls.push({
+        method: request.method(),
+        path: url.pathname + url.search,
+        body: data ? safeJson(data) : undefined,
+      });
     });
     page.on("response", (response) => {
       const url = new URL(response.url());
       if (url.origin !== origin || isStaticAsset(url.pathname)) return;
       const path = url.pathname + url.search;
-      const call = calls.find((c) => c.path === path && c.method === response.request().method() && c.status === undefined);
+      const call = calls.find(
+        (c) => c.path === path && c.method === response.request().method() && c.status === undefined,
+      );
       if (!call) return;
       call.status = response.status();
       if (path !== "/run_sse" && response.status() < 300)
@@ -110,7 +130,13 @@ export async function startOfficialUiHarness(): Promise<OfficialUiHarness> {
     });
     page.on("requestfailed", (request) => {
       const url = new URL(request.url());
-      const call = calls.find((c) => c.path === url.pathname + url.search && c.method === request.method() && c.status === undefined && c.failure === undefined);
+      const call = calls.find(
+        (c) =>
+          c.path === url.pathname + url.search &&
+          c.method === request.method() &&
+          c.status === undefined &&
+          c.failure === undefined,
+      );
       if (call) call.failure = request.failure()?.errorText ?? "failed";
     });
     const running = server;
@@ -150,7 +176,8 @@ export async function startOfficialUiHarness(): Promise<OfficialUiHarness> {
 export function allowedConsoleError(text: string, where: string, origin: string, devUiDir: string): string | undefined {
   if (GOOGLE_FONTS.test(where) && /Failed to load resource/.test(text)) return "Google Fonts blocked (no internet)";
   const prism = new RegExp(`^${escapeRegExp(origin)}/dev-ui/(prism-(?:dark|light)\\.css)$`).exec(where);
-  if (prism && /status of 404/.test(text) && !existsSync(join(devUiDir, prism[1]!))) return "not shipped in @google/adk-devtools dist/browser; ADK's server 404s too";
+  if (prism && /status of 404/.test(text) && !existsSync(join(devUiDir, prism[1]!)))
+    return "not shipped in @google/adk-devtools dist/browser; ADK's server 404s too";
   return undefined;
 }
 
@@ -171,7 +198,12 @@ function escapeRegExp(text: string): string {
 }
 
 /** Polls until `read` gives a value `check` accepts (playwright-core has no web-first assertions). */
-export async function until<T>(read: () => Promise<T> | T, check: (value: T) => boolean, what: string, ms = 30_000): Promise<T> {
+export async function until<T>(
+  read: () => Promise<T> | T,
+  check: (value: T) => boolean,
+  what: string,
+  ms = 30_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   let last: T | undefined;
   for (;;) {
@@ -192,19 +224,31 @@ export function waitForCall(h: OfficialUiHarness, method: string, path: string |
   return until(
     () => h.calls.slice(from).find(matches),
     (c) => c !== undefined && c.status !== undefined && (c.status >= 300 || c.response !== undefined),
-    `${method} ${String(path)} (calls so far: ${h.calls.slice(from).map((c) => `${c.method} ${c.path} ${c.status ?? "…"}`).join(", ")})`,
+    `${method} ${String(path)} (calls so far: ${h.calls
+      .slice(from)
+      .map((c) => `${c.method} ${c.path} ${c.status ?? "…"}`)
+      .join(", ")})`,
   ) as Promise<Call>;
 }
 
 /** Waits until the locator's (first) element text contains the string or matches the pattern. */
 export function seeText(locator: Locator, expected: string | RegExp, ms?: number): Promise<string> {
   const ok = (text: string) => (typeof expected === "string" ? text.includes(expected) : expected.test(text));
-  return until(async () => (await locator.first().innerText({ timeout: 1000 })) ?? "", ok, `text ${String(expected)} in ${String(locator)}`, ms);
+  return until(
+    async () => (await locator.first().innerText({ timeout: 1000 })) ?? "",
+    ok,
+    `text ${String(expected)} in ${String(locator)}`,
+    ms,
+  );
 }
 
 /** Waits until the locator matches exactly `n` elements. */
 export function seeCount(locator: Locator, n: number): Promise<number> {
-  return until(() => locator.count(), (c) => c === n, `${n} of ${String(locator)}`);
+  return until(
+    () => locator.count(),
+    (c) => c === n,
+    `${n} of ${String(locator)}`,
+  );
 }
 
 /** The query parameters of the page's URL. */

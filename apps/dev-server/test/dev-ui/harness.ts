@@ -3,7 +3,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Writable } from "node:stream";
-import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Locator, type Page } from "playwright-core";
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type ConsoleMessage,
+  type Locator,
+  type Page,
+} from "playwright-core";
 import { devUiDir } from "@agentkit/dev-ui";
 import { startDevServer, type RunningDevServer } from "../../src/start-dev-server.js";
 import { makeFixtureAgents, type FixtureAgents } from "./fixture-agents.js";
@@ -11,9 +18,21 @@ import { makeFixtureAgents, type FixtureAgents } from "./fixture-agents.js";
 export const SCREENSHOTS = resolve(import.meta.dirname, "../../test-results/dev-ui");
 
 /** The launch flags of toolchain.md 4e for Debian's Chromium in a container. */
-export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 /** A fake microphone (a tone) that needs no permission prompt, for the live-audio flow. */
-const FAKE_MEDIA_ARGS = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required"];
+const FAKE_MEDIA_ARGS = [
+  "--use-fake-ui-for-media-stream",
+  "--use-fake-device-for-media-stream",
+  "--autoplay-policy=no-user-gesture-required",
+];
 
 export interface Harness {
   server: RunningDevServer;
@@ -34,7 +53,9 @@ export interface Harness {
  */
 export async function startHarness(): Promise<Harness> {
   if (!existsSync(join(devUiDir(), "index.html"))) {
-    throw new Error(`The dev UI is not built (${devUiDir()}): run \`pnpm --filter @agentkit/dev-ui run build:ui\` (turbo does it before these tests).`);
+    throw new Error(
+      `The dev UI is not built (${devUiDir()}): run \`pnpm --filter @agentkit/dev-ui run build:ui\` (turbo does it before these tests).`,
+    );
   }
   mkdirSync(SCREENSHOTS, { recursive: true });
   const agents: FixtureAgents = await makeFixtureAgents();
@@ -55,8 +76,17 @@ export async function startHarness(): Promise<Harness> {
       logLevel: "error",
       log: quiet,
     });
-    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: [...CHROMIUM_ARGS, ...FAKE_MEDIA_ARGS] });
-    const context = await browser.newContext({ viewport: { width: 1400, height: 860 }, colorScheme: "light", acceptDownloads: true, permissions: ["microphone"] });
+    browser = await chromium.launch({
+      executablePath: "/usr/bin/chromium",
+      headless: true,
+      args: [...CHROMIUM_ARGS, ...FAKE_MEDIA_ARGS],
+    });
+    const context = await browser.newContext({
+      viewport: { width: 1400, height: 860 },
+      colorScheme: "light",
+      acceptDownloads: true,
+      permissions: ["microphone"],
+    });
     const page = await context.newPage();
     const problems: string[] = [];
     page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));
@@ -64,7 +94,12 @@ export async function startHarness(): Promise<Harness> {
       if (message.type() !== "error") return;
       const where = message.location().url;
       // A trace lookup for an event that no model call produced is a 404 by contract (http-api.md 4.8).
-      if (/Failed to load resource: .*404/.test(message.text()) && /\/debug\/trace\/[^/]+$/.test(where) && !where.includes("/session/")) return;
+      if (
+        /Failed to load resource: .*404/.test(message.text()) &&
+        /\/debug\/trace\/[^/]+$/.test(where) &&
+        !where.includes("/session/")
+      )
+        return;
       problems.push(`console: ${message.text()} (${where})`);
     });
     page.on("dialog", (dialog) => void dialog.accept());
@@ -111,7 +146,12 @@ export async function sendMessage(h: Harness, text: string): Promise<Harness["ru
   const box = h.page.getByRole("textbox", { name: "Message" });
   await box.fill(text);
   await box.press("Enter");
-  await until(async () => h.runs.length, (n) => n > before, `the run_sse answer to "${text}"`, 30_000);
+  await until(
+    async () => h.runs.length,
+    (n) => n > before,
+    `the run_sse answer to "${text}"`,
+    30_000,
+  );
   return h.runs[before]!;
 }
 
@@ -121,7 +161,12 @@ export function query(page: Page): URLSearchParams {
 }
 
 /** Polls until `read` gives a value `check` accepts (playwright-core has no web-first assertions). */
-export async function until<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, ms = 20_000): Promise<T> {
+export async function until<T>(
+  read: () => Promise<T>,
+  check: (value: T) => boolean,
+  what: string,
+  ms = 20_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   let last: T | undefined;
   for (;;) {
@@ -139,10 +184,19 @@ export async function until<T>(read: () => Promise<T>, check: (value: T) => bool
 /** Waits until the locator's (first) element text contains the string or matches the pattern. */
 export function seeText(locator: Locator, expected: string | RegExp, ms?: number): Promise<string> {
   const ok = (text: string) => (typeof expected === "string" ? text.includes(expected) : expected.test(text));
-  return until(async () => (await locator.first().textContent({ timeout: 1000 })) ?? "", ok, `text ${String(expected)} in ${String(locator)}`, ms);
+  return until(
+    async () => (await locator.first().textContent({ timeout: 1000 })) ?? "",
+    ok,
+    `text ${String(expected)} in ${String(locator)}`,
+    ms,
+  );
 }
 
 /** Waits until the locator matches exactly `n` elements. */
 export function seeCount(locator: Locator, n: number): Promise<number> {
-  return until(() => locator.count(), (c) => c === n, `${n} of ${String(locator)}`);
+  return until(
+    () => locator.count(),
+    (c) => c === n,
+    `${n} of ${String(locator)}`,
+  );
 }

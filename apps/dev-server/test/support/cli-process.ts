@@ -11,7 +11,14 @@ export const EXAMPLES_DIR = fileURLToPath(new URL("../../../../examples/agents",
 const coreDir = fileURLToPath(new URL("../../../../packages/core", import.meta.url));
 
 /** No model keys: the examples then answer with their offline demo model. */
-export const OFFLINE_ENV = { GOOGLE_API_KEY: "", GEMINI_API_KEY: "", OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", OLLAMA_HOST: "", AGENTKIT_EXAMPLE_MODEL: "" };
+export const OFFLINE_ENV = {
+  GOOGLE_API_KEY: "",
+  GEMINI_API_KEY: "",
+  OPENAI_API_KEY: "",
+  ANTHROPIC_API_KEY: "",
+  OLLAMA_HOST: "",
+  AGENTKIT_EXAMPLE_MODEL: "",
+};
 
 export interface CliProcess {
   child: ChildProcess;
@@ -26,8 +33,15 @@ export interface CliProcess {
 }
 
 /** Spawns `node bin/agentkit.mjs …args` with `env` added to this process's environment. */
-export function startCli(args: readonly string[], env: Record<string, string> = {}, stdin: "ignore" | "pipe" = "ignore"): CliProcess {
-  const child = spawn(process.execPath, [AGENTKIT_BIN, ...args], { env: { ...process.env, ...env }, stdio: [stdin, "pipe", "pipe"] });
+export function startCli(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  stdin: "ignore" | "pipe" = "ignore",
+): CliProcess {
+  const child = spawn(process.execPath, [AGENTKIT_BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: [stdin, "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
@@ -39,7 +53,12 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
     errors: () => err,
     exited,
     async listening(ms = 60_000) {
-      const [, url] = await waitFor(() => / on (http:\/\/127\.0\.0\.1:\d+)/.exec(out), () => out + err, ms, child);
+      const [, url] = await waitFor(
+        () => / on (http:\/\/127\.0\.0\.1:\d+)/.exec(out),
+        () => out + err,
+        ms,
+        child,
+      );
       return url!;
     },
     async stop() {
@@ -51,7 +70,12 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
 }
 
 /** Polls `check` every 50 ms until it matches; fails with the output so far on timeout or exit. */
-export async function waitFor(check: () => RegExpExecArray | RegExpMatchArray | null, what: () => string, ms = 30_000, child?: ChildProcess): Promise<RegExpExecArray | RegExpMatchArray> {
+export async function waitFor(
+  check: () => RegExpExecArray | RegExpMatchArray | null,
+  what: () => string,
+  ms = 30_000,
+  child?: ChildProcess,
+): Promise<RegExpExecArray | RegExpMatchArray> {
   const deadline = Date.now() + ms;
   for (;;) {
     const m = check();

@@ -27,9 +27,15 @@ export async function resolveAgentCard(
   let raw: unknown;
   try {
     if (location.url) {
-      const response = await options.fetch(location.url, { headers: { accept: "application/json", [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION }, signal: options.signal });
+      const response = await options.fetch(location.url, {
+        headers: { accept: "application/json", [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION },
+        signal: options.signal,
+      });
       if (!response.ok) {
-        throw new AgentCardResolutionError(`Fetching the agent card at ${location.url} failed with HTTP ${response.status}.`, { source });
+        throw new AgentCardResolutionError(
+          `Fetching the agent card at ${location.url} failed with HTTP ${response.status}.`,
+          { source },
+        );
       }
       raw = await response.json();
     } else {
@@ -37,7 +43,10 @@ export async function resolveAgentCard(
     }
   } catch (error) {
     if (error instanceof AgentCardResolutionError) throw error;
-    throw new AgentCardResolutionError(`Could not load the agent card from ${source}: ${errorMessageOf(error)}`, { source, cause: error });
+    throw new AgentCardResolutionError(`Could not load the agent card from ${source}: ${errorMessageOf(error)}`, {
+      source,
+      cause: error,
+    });
   }
   return normalizeAgentCard(raw, source);
 }
@@ -48,9 +57,18 @@ export function normalizeAgentCard(raw: unknown, source?: string): AgentCard {
   try {
     card = new DefaultAgentCardResolver().normalizeAgentCard(raw);
   } catch (error) {
-    throw new AgentCardResolutionError(`The agent card${source ? ` from ${source}` : ""} is invalid: ${errorMessageOf(error)}`, { source, cause: error });
+    throw new AgentCardResolutionError(
+      `The agent card${source ? ` from ${source}` : ""} is invalid: ${errorMessageOf(error)}`,
+      { source, cause: error },
+    );
   }
-  if (!card || typeof card !== "object" || typeof card.name !== "string" || !Array.isArray(card.supportedInterfaces) || card.supportedInterfaces.length === 0) {
+  if (
+    !card ||
+    typeof card !== "object" ||
+    typeof card.name !== "string" ||
+    !Array.isArray(card.supportedInterfaces) ||
+    card.supportedInterfaces.length === 0
+  ) {
     throw new AgentCardResolutionError(
       `The agent card${source ? ` from ${source}` : ""} is invalid: it needs a name and at least one entry in supportedInterfaces (A2A v1.0).`,
       { source },

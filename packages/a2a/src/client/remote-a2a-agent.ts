@@ -1,7 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { Role, type AgentCard, type SendMessageRequest } from "@a2a-js/sdk";
-import { Client, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from "@a2a-js/sdk/client";
-import { AgentKitError, BaseAgent, ConfigurationError, RunAbortedError, type Event, type InvocationContext } from "@agentkit/core";
+import {
+  Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from "@a2a-js/sdk/client";
+import {
+  AgentKitError,
+  BaseAgent,
+  ConfigurationError,
+  RunAbortedError,
+  type Event,
+  type InvocationContext,
+} from "@agentkit/core";
 import { z } from "zod";
 import { A2AClientError, errorMessageOf } from "../errors.js";
 import { normalizeAgentCard, resolveAgentCard } from "./agent-card-resolver.js";
@@ -29,12 +42,18 @@ export interface RemoteA2aAgentOptions {
 
 const optionsSchema = z.object({
   name: z.string(),
-  agentCard: z.union([z.string().min(1), z.looseObject({ name: z.string(), supportedInterfaces: z.array(z.unknown()) })]),
+  agentCard: z.union([
+    z.string().min(1),
+    z.looseObject({ name: z.string(), supportedInterfaces: z.array(z.unknown()) }),
+  ]),
   description: z.string().optional(),
   fetch: z.custom<typeof fetch>((v) => typeof v === "function", "fetch must be a function").optional(),
   timeoutMs: z.number().int().positive().optional(),
   streaming: z.boolean().optional(),
-  preferredTransports: z.array(z.enum(["JSONRPC", "HTTP+JSON"])).min(1).optional(),
+  preferredTransports: z
+    .array(z.enum(["JSONRPC", "HTTP+JSON"]))
+    .min(1)
+    .optional(),
 });
 
 /**
@@ -53,7 +72,9 @@ export class RemoteA2aAgent extends BaseAgent {
   constructor(options: RemoteA2aAgentOptions) {
     const parsed = optionsSchema.safeParse(options);
     if (!parsed.success) {
-      throw new ConfigurationError(`Invalid RemoteA2aAgent options: ${parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ")}`);
+      throw new ConfigurationError(
+        `Invalid RemoteA2aAgent options: ${parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ")}`,
+      );
     }
     const card = typeof options.agentCard === "string" ? undefined : normalizeAgentCard(options.agentCard);
     super({ name: options.name, description: options.description ?? card?.description ?? "" });
@@ -112,7 +133,9 @@ export class RemoteA2aAgent extends BaseAgent {
     } finally {
       if (ctx.signal?.aborted && converter.taskId && !converter.isDone) {
         // Best effort: tell the remote to stop the task the aborted run started.
-        client.cancelTask({ tenant: "", id: converter.taskId, metadata: undefined }, { signal: AbortSignal.timeout(5000) }).catch(() => {});
+        client
+          .cancelTask({ tenant: "", id: converter.taskId, metadata: undefined }, { signal: AbortSignal.timeout(5000) })
+          .catch(() => {});
       }
     }
   }
@@ -137,13 +160,18 @@ export class RemoteA2aAgent extends BaseAgent {
     try {
       return await factory.createFromAgentCard(card);
     } catch (error) {
-      throw new A2AClientError(`Cannot create an A2A client for agent "${this.name}" from its card: ${errorMessageOf(error)}`, { cause: error });
+      throw new A2AClientError(
+        `Cannot create an A2A client for agent "${this.name}" from its card: ${errorMessageOf(error)}`,
+        { cause: error },
+      );
     }
   }
 
   /** The caller's signal combined with the per-call timeout. */
   private deadline(signal: AbortSignal | undefined): AbortSignal | undefined {
-    const signals = [signal, this.options.timeoutMs ? AbortSignal.timeout(this.options.timeoutMs) : undefined].filter((s): s is AbortSignal => !!s);
+    const signals = [signal, this.options.timeoutMs ? AbortSignal.timeout(this.options.timeoutMs) : undefined].filter(
+      (s): s is AbortSignal => !!s,
+    );
     return signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
   }
 
@@ -151,8 +179,12 @@ export class RemoteA2aAgent extends BaseAgent {
     if (runSignal?.aborted) return new RunAbortedError({ cause: error });
     if (error instanceof AgentKitError) return error;
     if (callSignal?.aborted) {
-      return new A2AClientError(`The A2A call to agent "${this.name}" timed out after ${this.options.timeoutMs} ms.`, { cause: error });
+      return new A2AClientError(`The A2A call to agent "${this.name}" timed out after ${this.options.timeoutMs} ms.`, {
+        cause: error,
+      });
     }
-    return new A2AClientError(`The A2A call to agent "${this.name}" failed: ${errorMessageOf(error)}`, { cause: error });
+    return new A2AClientError(`The A2A call to agent "${this.name}" failed: ${errorMessageOf(error)}`, {
+      cause: error,
+    });
   }
 }

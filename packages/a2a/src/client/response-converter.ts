@@ -1,4 +1,13 @@
-import { Role, TaskState, type Artifact, type Message, type Part as A2aPart, type StreamResponse, type Task, type TaskStatus } from "@a2a-js/sdk";
+import {
+  Role,
+  TaskState,
+  type Artifact,
+  type Message,
+  type Part as A2aPart,
+  type StreamResponse,
+  type Task,
+  type TaskStatus,
+} from "@a2a-js/sdk";
 import { createEvent, type Event } from "@agentkit/core";
 import { a2aPartsToParts } from "../converters/message-converter.js";
 import { A2AMetadataKey, AdkMetadataKey } from "../converters/metadata.js";
@@ -69,7 +78,8 @@ export class A2aResponseConverter {
     const artifacts = result.artifacts ?? [];
     this.artifactCount = artifacts.length;
     const known = result.id === this.init.taskId ? (this.init.knownArtifactCount ?? 0) : 0;
-    for (const artifact of artifacts.slice(known)) events.push(...this.contentEvent(artifact.parts, record(artifact.metadata)));
+    for (const artifact of artifacts.slice(known))
+      events.push(...this.contentEvent(artifact.parts, record(artifact.metadata)));
     events.push(...this.fromStatus(result.status));
     return events;
   }
@@ -89,7 +99,10 @@ export class A2aResponseConverter {
         const ended = state === TaskState.TASK_STATE_COMPLETED || isErrorState(state);
         this.track(task.contextId, task.id, ended ? state : TaskState.TASK_STATE_SUBMITTED);
         if (!ended) return [];
-        return [...(task.artifacts ?? []).flatMap((a) => this.contentEvent(a.parts, record(a.metadata))), ...this.fromStatus(task.status)];
+        return [
+          ...(task.artifacts ?? []).flatMap((a) => this.contentEvent(a.parts, record(a.metadata))),
+          ...this.fromStatus(task.status),
+        ];
       }
       case "statusUpdate": {
         const update = payload.value;
@@ -99,7 +112,9 @@ export class A2aResponseConverter {
       case "artifactUpdate": {
         const update = payload.value;
         this.track(update.contextId, update.taskId, undefined);
-        return update.artifact ? this.fromArtifactUpdate(update.artifact, update.append, update.lastChunk, record(update.metadata)) : [];
+        return update.artifact
+          ? this.fromArtifactUpdate(update.artifact, update.append, update.lastChunk, record(update.metadata))
+          : [];
       }
       default:
         return [];
@@ -111,7 +126,12 @@ export class A2aResponseConverter {
     return this.contentEvent(message.parts, record(message.metadata));
   }
 
-  private fromArtifactUpdate(artifact: Artifact, append: boolean, lastChunk: boolean, updateMetadata: Metadata): Event[] {
+  private fromArtifactUpdate(
+    artifact: Artifact,
+    append: boolean,
+    lastChunk: boolean,
+    updateMetadata: Metadata,
+  ): Event[] {
     const metadata = { ...record(artifact.metadata), ...updateMetadata };
     // An agentkit server sends one complete event per update (its id in the metadata).
     if (typeof metadata[AdkMetadataKey.EVENT_ID] === "string") {
@@ -136,11 +156,21 @@ export class A2aResponseConverter {
       const text = a2aPartsToParts(parts)
         .map((p) => p.text ?? "")
         .join("");
-      const code = typeof metadata[A2AMetadataKey.ERROR_CODE] === "string" ? (metadata[A2AMetadataKey.ERROR_CODE] as string) : `A2A_TASK_${taskStateName(state).toUpperCase()}`;
-      return [this.event([], metadata, { errorCode: code, errorMessage: text || `The remote agent's task ended in state ${taskStateName(state)}.` })];
+      const code =
+        typeof metadata[A2AMetadataKey.ERROR_CODE] === "string"
+          ? (metadata[A2AMetadataKey.ERROR_CODE] as string)
+          : `A2A_TASK_${taskStateName(state).toUpperCase()}`;
+      return [
+        this.event([], metadata, {
+          errorCode: code,
+          errorMessage: text || `The remote agent's task ended in state ${taskStateName(state)}.`,
+        }),
+      ];
     }
     if (isWaitingState(state)) {
-      const seen = typeof metadata[AdkMetadataKey.EVENT_ID] === "string" && this.seenEventIds.has(metadata[AdkMetadataKey.EVENT_ID] as string);
+      const seen =
+        typeof metadata[AdkMetadataKey.EVENT_ID] === "string" &&
+        this.seenEventIds.has(metadata[AdkMetadataKey.EVENT_ID] as string);
       // Always end with an event recording the waiting task, so the next message continues it.
       return [this.event(seen ? [] : parts, metadata)];
     }
@@ -158,7 +188,11 @@ export class A2aResponseConverter {
     return [this.event(parts, metadata, options)];
   }
 
-  private event(parts: readonly A2aPart[], metadata: Metadata, extra: { partial?: boolean; errorCode?: string; errorMessage?: string } = {}): Event {
+  private event(
+    parts: readonly A2aPart[],
+    metadata: Metadata,
+    extra: { partial?: boolean; errorCode?: string; errorMessage?: string } = {},
+  ): Event {
     const converted = a2aPartsToParts(parts);
     const longRunning = longRunningIdsOf(parts);
     const custom: Metadata = { ...record(metadata[A2AMetadataKey.CUSTOM_METADATA]) };

@@ -31,9 +31,14 @@ export function buildOutgoingTurn(ctx: InvocationContext, agentName: string): Ou
     const event = events[i]!;
     if (event.author === agentName) {
       const custom = event.customMetadata ?? {};
-      if (typeof custom[AdkMetadataKey.CONTEXT_ID] === "string") contextId = custom[AdkMetadataKey.CONTEXT_ID] as string;
+      if (typeof custom[AdkMetadataKey.CONTEXT_ID] === "string")
+        contextId = custom[AdkMetadataKey.CONTEXT_ID] as string;
       const state = custom[AdkMetadataKey.TASK_STATE];
-      if (typeof state === "string" && WAITING_STATES.has(state) && typeof custom[AdkMetadataKey.TASK_ID] === "string") {
+      if (
+        typeof state === "string" &&
+        WAITING_STATES.has(state) &&
+        typeof custom[AdkMetadataKey.TASK_ID] === "string"
+      ) {
         taskId = custom[AdkMetadataKey.TASK_ID] as string;
         const count = custom[AdkMetadataKey.ARTIFACT_COUNT];
         if (typeof count === "number") knownArtifactCount = count;
@@ -41,7 +46,11 @@ export function buildOutgoingTurn(ctx: InvocationContext, agentName: string): Ou
       break;
     }
     if (event.partial || !isEventInBranch(ctx.branch, event) || !event.content?.parts?.length) continue;
-    parts.unshift(event.author === "user" ? contentToA2aParts(event.content) : contentToA2aParts({ parts: presentOtherAgent(event) }));
+    parts.unshift(
+      event.author === "user"
+        ? contentToA2aParts(event.content)
+        : contentToA2aParts({ parts: presentOtherAgent(event) }),
+    );
   }
   return { parts: parts.flat(), contextId, taskId, knownArtifactCount };
 }
@@ -53,9 +62,13 @@ function presentOtherAgent(event: Event): Part[] {
     if (part.thought) continue;
     if (typeof part.text === "string" && part.text.trim()) out.push({ text: `[${event.author}] said: ${part.text}` });
     else if (part.functionCall) {
-      out.push({ text: `[${event.author}] called tool \`${part.functionCall.name}\` with parameters: ${JSON.stringify(part.functionCall.args ?? {})}` });
+      out.push({
+        text: `[${event.author}] called tool \`${part.functionCall.name}\` with parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
+      });
     } else if (part.functionResponse) {
-      out.push({ text: `[${event.author}] \`${part.functionResponse.name}\` tool returned result: ${JSON.stringify(part.functionResponse.response ?? {})}` });
+      out.push({
+        text: `[${event.author}] \`${part.functionResponse.name}\` tool returned result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
+      });
     } else if (part.inlineData || part.fileData) out.push(part);
   }
   return out.length > 1 ? out : [];

@@ -84,7 +84,10 @@ function jsonCopy(value: unknown): unknown {
 }
 
 /** An event's content as an A2A agent message carrying the event's metadata. */
-export function eventToA2aMessage(event: Event, options: { contextId: string; taskId: string; context: EventMetadataContext }): Message {
+export function eventToA2aMessage(
+  event: Event,
+  options: { contextId: string; taskId: string; context: EventMetadataContext },
+): Message {
   return contentToA2aMessage(event.content ?? { parts: [] }, {
     contextId: options.contextId,
     taskId: options.taskId,

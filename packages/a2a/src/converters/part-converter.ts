@@ -11,11 +11,19 @@ export interface PartToA2aOptions {
 }
 
 function a2aPart(content: A2aPart["content"], mediaType: string, metadata?: Metadata, filename = ""): A2aPart {
-  return { content, metadata: metadata && Object.keys(metadata).length > 0 ? metadata : undefined, filename, mediaType };
+  return {
+    content,
+    metadata: metadata && Object.keys(metadata).length > 0 ? metadata : undefined,
+    filename,
+    mediaType,
+  };
 }
 
 function dataPart(type: A2ADataPartMetadataType, value: unknown, extra: Metadata = {}): A2aPart {
-  return a2aPart({ $case: "data", value: stripUndefined(value) }, "application/json", { [A2A_DATA_PART_TYPE_KEY]: type, ...extra });
+  return a2aPart({ $case: "data", value: stripUndefined(value) }, "application/json", {
+    [A2A_DATA_PART_TYPE_KEY]: type,
+    ...extra,
+  });
 }
 
 /** JSON-safe copy without undefined fields (the protobuf `Value` encoding rejects them). */
@@ -37,10 +45,20 @@ export function partToA2a(part: Part, options: PartToA2aOptions = {}): A2aPart |
   }
   if (part.inlineData) {
     const bytes = Buffer.from(part.inlineData.data ?? "", "base64");
-    return a2aPart({ $case: "raw", value: bytes }, part.inlineData.mimeType ?? "application/octet-stream", extra, part.inlineData.displayName ?? "");
+    return a2aPart(
+      { $case: "raw", value: bytes },
+      part.inlineData.mimeType ?? "application/octet-stream",
+      extra,
+      part.inlineData.displayName ?? "",
+    );
   }
   if (part.fileData) {
-    return a2aPart({ $case: "url", value: part.fileData.fileUri ?? "" }, part.fileData.mimeType ?? "", extra, part.fileData.displayName ?? "");
+    return a2aPart(
+      { $case: "url", value: part.fileData.fileUri ?? "" },
+      part.fileData.mimeType ?? "",
+      extra,
+      part.fileData.displayName ?? "",
+    );
   }
   if (part.functionCall) {
     const id = part.functionCall.id;
@@ -49,7 +67,8 @@ export function partToA2a(part: Part, options: PartToA2aOptions = {}): A2aPart |
   }
   if (part.functionResponse) return dataPart(A2ADataPartMetadataType.FUNCTION_RESPONSE, part.functionResponse, extra);
   if (part.executableCode) return dataPart(A2ADataPartMetadataType.EXECUTABLE_CODE, part.executableCode, extra);
-  if (part.codeExecutionResult) return dataPart(A2ADataPartMetadataType.CODE_EXECUTION_RESULT, part.codeExecutionResult, extra);
+  if (part.codeExecutionResult)
+    return dataPart(A2ADataPartMetadataType.CODE_EXECUTION_RESULT, part.codeExecutionResult, extra);
   return undefined;
 }
 
@@ -88,7 +107,11 @@ export function partFromA2a(part: A2aPart): Part | undefined {
       };
     case "url":
       return {
-        fileData: { fileUri: content.value, ...(part.mediaType ? { mimeType: part.mediaType } : {}), ...(part.filename ? { displayName: part.filename } : {}) },
+        fileData: {
+          fileUri: content.value,
+          ...(part.mediaType ? { mimeType: part.mediaType } : {}),
+          ...(part.filename ? { displayName: part.filename } : {}),
+        },
         ...extra,
       };
     case "data": {
@@ -116,7 +139,8 @@ export function longRunningIdsOf(parts: readonly A2aPart[]): string[] {
   const ids: string[] = [];
   for (const part of parts) {
     const metadata = asRecord(part.metadata);
-    if (part.content?.$case !== "data" || metadata[A2A_DATA_PART_TYPE_KEY] !== A2ADataPartMetadataType.FUNCTION_CALL) continue;
+    if (part.content?.$case !== "data" || metadata[A2A_DATA_PART_TYPE_KEY] !== A2ADataPartMetadataType.FUNCTION_CALL)
+      continue;
     const id = asRecord(part.content.value).id;
     if (metadata[A2AMetadataKey.IS_LONG_RUNNING] === true && typeof id === "string") ids.push(id);
   }

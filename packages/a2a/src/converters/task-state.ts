@@ -23,5 +23,9 @@ export function isWaitingState(state: TaskState | undefined): boolean {
 
 /** States that end a task with an error. */
 export function isErrorState(state: TaskState | undefined): boolean {
-  return state === TaskState.TASK_STATE_FAILED || state === TaskState.TASK_STATE_REJECTED || state === TaskState.TASK_STATE_CANCELED;
+  return (
+    state === TaskState.TASK_STATE_FAILED ||
+    state === TaskState.TASK_STATE_REJECTED ||
+    state === TaskState.TASK_STATE_CANCELED
+  );
 }

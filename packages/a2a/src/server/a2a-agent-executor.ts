@@ -1,9 +1,20 @@
-import { TaskState, type Message, type Task, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from "@a2a-js/sdk";
+import {
+  TaskState,
+  type Message,
+  type Task,
+  type TaskArtifactUpdateEvent,
+  type TaskStatusUpdateEvent,
+} from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
 import { AgentKitError, ConfigurationError, type Event, type RunConfig, type Runner } from "@agentkit/core";
 import { z } from "zod";
 import { errorMessageOf } from "../errors.js";
-import { a2aMessageToContent, contentToA2aMessage, eventMetadata, type EventMetadataContext } from "../converters/message-converter.js";
+import {
+  a2aMessageToContent,
+  contentToA2aMessage,
+  eventMetadata,
+  type EventMetadataContext,
+} from "../converters/message-converter.js";
 import { A2AMetadataKey } from "../converters/metadata.js";
 import { artifactUpdateFor, partialStatusUpdate, statusUpdate } from "./update-builders.js";
 
@@ -32,13 +43,23 @@ export interface A2aAgentExecutorOptions {
   /** Called before the run starts (throwing fails the task). */
   beforeExecuteCallback?: (requestContext: RequestContext) => MaybePromise<void>;
   /** Called after each agent event was converted and published. */
-  afterEventCallback?: (requestContext: RequestContext, event: Event, update: TaskArtifactUpdateEvent | TaskStatusUpdateEvent) => MaybePromise<void>;
+  afterEventCallback?: (
+    requestContext: RequestContext,
+    event: Event,
+    update: TaskArtifactUpdateEvent | TaskStatusUpdateEvent,
+  ) => MaybePromise<void>;
   /** Called after the final status (completed, failed, input-required) was published. */
-  afterExecuteCallback?: (requestContext: RequestContext, finalStatusUpdate: TaskStatusUpdateEvent) => MaybePromise<void>;
+  afterExecuteCallback?: (
+    requestContext: RequestContext,
+    finalStatusUpdate: TaskStatusUpdateEvent,
+  ) => MaybePromise<void>;
 }
 
 const optionsSchema = z.object({
-  runner: z.custom<Runner>((v) => !!v && typeof (v as Runner).runAsync === "function", "runner must be an agentkit Runner"),
+  runner: z.custom<Runner>(
+    (v) => !!v && typeof (v as Runner).runAsync === "function",
+    "runner must be an agentkit Runner",
+  ),
   outputMode: z.enum(["ARTIFACT_PER_EVENT", "ARTIFACT_PER_RUN"]).optional(),
   runConfig: z.record(z.string(), z.unknown()).optional(),
   resolveUserId: z.function().optional(),
@@ -67,7 +88,9 @@ export class A2aAgentExecutor implements AgentExecutor {
   constructor(options: A2aAgentExecutorOptions) {
     const parsed = optionsSchema.safeParse(options);
     if (!parsed.success) {
-      throw new ConfigurationError(`Invalid A2aAgentExecutor options: ${parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ")}`);
+      throw new ConfigurationError(
+        `Invalid A2aAgentExecutor options: ${parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ")}`,
+      );
     }
     this.options = options;
     this.runner = options.runner;
@@ -143,9 +166,15 @@ export class A2aAgentExecutor implements AgentExecutor {
       } else {
         last = event;
         for (const id of event.longRunningToolIds ?? []) pending.set(id, event);
-        for (const part of event.content?.parts ?? []) if (part.functionResponse?.id) pending.delete(part.functionResponse.id);
+        for (const part of event.content?.parts ?? [])
+          if (part.functionResponse?.id) pending.delete(part.functionResponse.id);
         if (!event.content?.parts?.length) continue; // an error without content: reported in the final status
-        update = artifactUpdateFor(ids, event, metadataContext, perRun ? { artifactId: runArtifactId, append: chunks > 0 } : undefined);
+        update = artifactUpdateFor(
+          ids,
+          event,
+          metadataContext,
+          perRun ? { artifactId: runArtifactId, append: chunks > 0 } : undefined,
+        );
         chunks += 1;
       }
       bus.publish("artifact" in update ? AgentEvent.artifactUpdate(update) : AgentEvent.statusUpdate(update));
@@ -181,7 +210,10 @@ function newTask(requestContext: RequestContext): Task {
 }
 
 function errorMessage(ids: { taskId: string; contextId: string }, text: string, code: string): Message {
-  return contentToA2aMessage({ role: "model", parts: [{ text }] }, { ...ids, metadata: { [A2AMetadataKey.ERROR_CODE]: code } });
+  return contentToA2aMessage(
+    { role: "model", parts: [{ text }] },
+    { ...ids, metadata: { [A2AMetadataKey.ERROR_CODE]: code } },
+  );
 }
 
 function closingChunk(ids: { taskId: string; contextId: string }, artifactId: string): TaskArtifactUpdateEvent {
@@ -202,13 +234,22 @@ function finalStatus(
   context: EventMetadataContext,
 ): TaskStatusUpdateEvent {
   if (last?.errorCode) {
-    return statusUpdate(ids, TaskState.TASK_STATE_FAILED, errorMessage(ids, last.errorMessage ?? `The agent failed (${last.errorCode}).`, last.errorCode));
+    return statusUpdate(
+      ids,
+      TaskState.TASK_STATE_FAILED,
+      errorMessage(ids, last.errorMessage ?? `The agent failed (${last.errorCode}).`, last.errorCode),
+    );
   }
   if (pending.size > 0) {
     const pendingIds = [...pending.keys()];
-    const calls = [...new Set(pending.values())].flatMap((e) => (e.content?.parts ?? []).filter((p) => p.functionCall?.id && pendingIds.includes(p.functionCall.id)));
+    const calls = [...new Set(pending.values())].flatMap((e) =>
+      (e.content?.parts ?? []).filter((p) => p.functionCall?.id && pendingIds.includes(p.functionCall.id)),
+    );
     const source = [...pending.values()].at(-1)!;
-    const message = contentToA2aMessage({ role: "model", parts: calls }, { ...ids, longRunningToolIds: pendingIds, metadata: eventMetadata(source, context) });
+    const message = contentToA2aMessage(
+      { role: "model", parts: calls },
+      { ...ids, longRunningToolIds: pendingIds, metadata: eventMetadata(source, context) },
+    );
     return statusUpdate(ids, TaskState.TASK_STATE_INPUT_REQUIRED, message);
   }
   return statusUpdate(ids, TaskState.TASK_STATE_COMPLETED);

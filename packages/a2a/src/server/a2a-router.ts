@@ -4,7 +4,13 @@ import type { UserBuilder } from "@a2a-js/sdk/server/express";
 import type { Runner } from "@agentkit/core";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { A2aAgentExecutor, type A2aAgentExecutorOptions } from "./a2a-agent-executor.js";
-import { A2A_JSONRPC_PATH, A2A_REST_PATH, buildAgentCard, supportedInterfacesAt, type BuildAgentCardOptions } from "./agent-card-builder.js";
+import {
+  A2A_JSONRPC_PATH,
+  A2A_REST_PATH,
+  buildAgentCard,
+  supportedInterfacesAt,
+  type BuildAgentCardOptions,
+} from "./agent-card-builder.js";
 
 export interface CreateA2aRouterOptions extends Omit<A2aAgentExecutorOptions, "runner"> {
   runner: Runner;
@@ -55,7 +61,10 @@ export function createA2aRouter(options: CreateA2aRouterOptions): RequestHandler
     const users = userBuilder ?? sdkExpress.UserBuilder.noAuthentication;
     const routes = Router();
     routes.use(`/${AGENT_CARD_PATH}`, (req, res, next) => {
-      const served = agentCard ?? { ...baseCard, supportedInterfaces: supportedInterfacesAt(requestBaseUrl(req, basePath)) };
+      const served = agentCard ?? {
+        ...baseCard,
+        supportedInterfaces: supportedInterfacesAt(requestBaseUrl(req, basePath)),
+      };
       return sdkExpress.agentCardHandler({ agentCardProvider: async () => served })(req, res, next);
     });
     routes.use(A2A_JSONRPC_PATH, sdkExpress.jsonRpcHandler({ requestHandler: handler, userBuilder: users }));

@@ -1,4 +1,10 @@
-import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentInterface, type AgentProvider, type AgentSkill } from "@a2a-js/sdk";
+import {
+  A2A_PROTOCOL_VERSION,
+  type AgentCard,
+  type AgentInterface,
+  type AgentProvider,
+  type AgentSkill,
+} from "@a2a-js/sdk";
 import { isLlmAgent, isToolset, type BaseAgent, type BaseTool } from "@agentkit/core";
 
 /** Where each transport is served, relative to the router's base URL. */
@@ -44,9 +50,17 @@ async function toolsOf(agent: BaseAgent): Promise<BaseTool[]> {
 
 /** The agent's skills: the agent itself, each of its tools, each sub-agent. */
 export async function skillsOf(agent: BaseAgent): Promise<AgentSkill[]> {
-  const skills = [skill(agent.name, agent.name, agent.description || `The ${agent.name} agent.`, [isLlmAgent(agent) ? "llm" : "agent"])];
-  for (const tool of await toolsOf(agent)) skills.push(skill(`${agent.name}-${tool.name}`, tool.name, tool.description, ["llm", "tools"]));
-  for (const sub of agent.subAgents) skills.push(skill(`${agent.name}-${sub.name}`, sub.name, sub.description || `The ${sub.name} agent.`, ["sub_agent"]));
+  const skills = [
+    skill(agent.name, agent.name, agent.description || `The ${agent.name} agent.`, [
+      isLlmAgent(agent) ? "llm" : "agent",
+    ]),
+  ];
+  for (const tool of await toolsOf(agent))
+    skills.push(skill(`${agent.name}-${tool.name}`, tool.name, tool.description, ["llm", "tools"]));
+  for (const sub of agent.subAgents)
+    skills.push(
+      skill(`${agent.name}-${sub.name}`, sub.name, sub.description || `The ${sub.name} agent.`, ["sub_agent"]),
+    );
   return skills;
 }
 
@@ -54,7 +68,12 @@ export async function skillsOf(agent: BaseAgent): Promise<AgentSkill[]> {
 export function supportedInterfacesAt(url: string): AgentInterface[] {
   const base = url.replace(/\/+$/, "");
   return [
-    { url: `${base}${A2A_JSONRPC_PATH}`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION },
+    {
+      url: `${base}${A2A_JSONRPC_PATH}`,
+      protocolBinding: "JSONRPC",
+      tenant: "",
+      protocolVersion: A2A_PROTOCOL_VERSION,
+    },
     { url: `${base}${A2A_REST_PATH}`, protocolBinding: "HTTP+JSON", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION },
   ];
 }

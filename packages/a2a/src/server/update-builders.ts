@@ -1,6 +1,11 @@
 import { TaskState, type Message, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from "@a2a-js/sdk";
 import type { Event } from "@agentkit/core";
-import { contentToA2aParts, eventMetadata, eventToA2aMessage, type EventMetadataContext } from "../converters/message-converter.js";
+import {
+  contentToA2aParts,
+  eventMetadata,
+  eventToA2aMessage,
+  type EventMetadataContext,
+} from "../converters/message-converter.js";
 
 type TaskIds = { taskId: string; contextId: string };
 

@@ -16,7 +16,13 @@ import {
   type SaveArtifactRequest,
 } from "@agentkit/core";
 import { ArtifactStoreError, ArtifactStoreErrorCode, InvalidArtifactUriError } from "../errors/artifact-errors.js";
-import { USER_SCOPE_SEGMENT, locateArtifact, ownerSegments, parseVersion, sessionSegment } from "../internal/artifact-location.js";
+import {
+  USER_SCOPE_SEGMENT,
+  locateArtifact,
+  ownerSegments,
+  parseVersion,
+  sessionSegment,
+} from "../internal/artifact-location.js";
 import { isPayloadKind, joinPart, splitPart, type PayloadKind } from "../internal/part-codec.js";
 import { decodeSegment } from "../internal/path-segment.js";
 import type { ArtifactCallOptions } from "../internal/artifact-call-options.js";
@@ -67,10 +73,17 @@ export class FileArtifactService extends BaseArtifactService {
     try {
       url = new URL(uri);
     } catch (cause) {
-      throw new InvalidArtifactUriError(uri, `Invalid artifact service URI ${JSON.stringify(uri)}; expected file:///absolute/dir.`, { cause });
+      throw new InvalidArtifactUriError(
+        uri,
+        `Invalid artifact service URI ${JSON.stringify(uri)}; expected file:///absolute/dir.`,
+        { cause },
+      );
     }
     if (url.protocol !== "file:") {
-      throw new InvalidArtifactUriError(uri, `FileArtifactService takes a file:// URI, got ${JSON.stringify(url.protocol)}; expected file:///absolute/dir.`);
+      throw new InvalidArtifactUriError(
+        uri,
+        `FileArtifactService takes a file:// URI, got ${JSON.stringify(url.protocol)}; expected file:///absolute/dir.`,
+      );
     }
     if (url.host !== "" && url.host !== "localhost") {
       throw new InvalidArtifactUriError(
@@ -83,7 +96,10 @@ export class FileArtifactService extends BaseArtifactService {
     }
     const path = fileURLToPath(url);
     if (!isAbsolute(path) || path === sep) {
-      throw new InvalidArtifactUriError(uri, `File URI ${JSON.stringify(uri)} must name an absolute directory other than the file system root.`);
+      throw new InvalidArtifactUriError(
+        uri,
+        `File URI ${JSON.stringify(uri)} must name an absolute directory other than the file system root.`,
+      );
     }
     return new FileArtifactService({ rootDir: path });
   }
@@ -117,9 +133,13 @@ export class FileArtifactService extends BaseArtifactService {
         }
         // The filename directory vanished under us (a concurrent delete): write again.
         if (attempt >= 3) {
-          throw new ArtifactStoreError(ArtifactStoreErrorCode.CONFLICT, `Artifact ${request.filename} was deleted repeatedly while being saved.`, {
-            backend: "file",
-          });
+          throw new ArtifactStoreError(
+            ArtifactStoreErrorCode.CONFLICT,
+            `Artifact ${request.filename} was deleted repeatedly while being saved.`,
+            {
+              backend: "file",
+            },
+          );
         }
       }
     } catch (error) {
@@ -132,12 +152,14 @@ export class FileArtifactService extends BaseArtifactService {
     const dir = this.pathOf(...location.scope, location.file);
     try {
       const versions = await listVersionDirs(dir);
-      const version = request.version === undefined ? versions[versions.length - 1] : versions.find((v) => v === request.version);
+      const version =
+        request.version === undefined ? versions[versions.length - 1] : versions.find((v) => v === request.version);
       if (version === undefined) return undefined;
       const vdir = join(dir, String(version));
       const meta = await readMeta(vdir, request.signal);
       if (meta === undefined) return undefined;
-      const payload = meta.kind === "none" ? Buffer.alloc(0) : await readFile(join(vdir, DATA_FILE), { signal: request.signal });
+      const payload =
+        meta.kind === "none" ? Buffer.alloc(0) : await readFile(join(vdir, DATA_FILE), { signal: request.signal });
       return joinPart(meta.kind, meta.part, payload);
     } catch (error) {
       // Deleted between listing and reading: the artifact is gone, as the caller would see a moment later.
@@ -149,7 +171,8 @@ export class FileArtifactService extends BaseArtifactService {
   override async listArtifactKeys(request: ArtifactScope & ArtifactCallOptions): Promise<string[]> {
     const [app, user] = ownerSegments(request);
     const scopes: Array<[string, string]> = [[USER_SCOPE_SEGMENT, "user:"]];
-    if (request.sessionId !== undefined && request.sessionId !== "") scopes.push([sessionSegment(request.sessionId), ""]);
+    if (request.sessionId !== undefined && request.sessionId !== "")
+      scopes.push([sessionSegment(request.sessionId), ""]);
     try {
       const names = new Set<string>();
       for (const [scope, namePrefix] of scopes) {
@@ -229,7 +252,9 @@ export class FileArtifactService extends BaseArtifactService {
     const path = join(this.rootDir, ...segments);
     const root = this.rootDir.endsWith(sep) ? this.rootDir : this.rootDir + sep;
     if (!path.startsWith(root)) {
-      throw new ArtifactStoreError(ArtifactStoreErrorCode.FAILED, `Refusing artifact path outside ${this.rootDir}.`, { backend: "file" });
+      throw new ArtifactStoreError(ArtifactStoreErrorCode.FAILED, `Refusing artifact path outside ${this.rootDir}.`, {
+        backend: "file",
+      });
     }
     return path;
   }
@@ -254,9 +279,13 @@ export class FileArtifactService extends BaseArtifactService {
         next = Math.max(next + 1, nextVersion(await listVersionDirs(dir)));
       }
     }
-    throw new ArtifactStoreError(ArtifactStoreErrorCode.CONFLICT, `Gave up after ${MAX_CLAIM_ATTEMPTS} concurrent saves won the next version of ${dir}.`, {
-      backend: "file",
-    });
+    throw new ArtifactStoreError(
+      ArtifactStoreErrorCode.CONFLICT,
+      `Gave up after ${MAX_CLAIM_ATTEMPTS} concurrent saves won the next version of ${dir}.`,
+      {
+        backend: "file",
+      },
+    );
   }
 }
 
@@ -296,11 +325,26 @@ async function readMeta(vdir: string, signal: AbortSignal | undefined): Promise<
   try {
     meta = JSON.parse(text);
   } catch (cause) {
-    throw new ArtifactStoreError(ArtifactStoreErrorCode.CORRUPT, `Artifact metadata ${join(vdir, META_FILE)} is not valid JSON.`, { backend: "file", cause });
+    throw new ArtifactStoreError(
+      ArtifactStoreErrorCode.CORRUPT,
+      `Artifact metadata ${join(vdir, META_FILE)} is not valid JSON.`,
+      { backend: "file", cause },
+    );
   }
   const m = meta as Partial<StoredMeta> | null;
-  if (m === null || typeof m !== "object" || m.schema !== 1 || !isPayloadKind(m.kind) || typeof m.part !== "object" || typeof m.createTime !== "number") {
-    throw new ArtifactStoreError(ArtifactStoreErrorCode.CORRUPT, `Artifact metadata ${join(vdir, META_FILE)} has an unknown shape.`, { backend: "file" });
+  if (
+    m === null ||
+    typeof m !== "object" ||
+    m.schema !== 1 ||
+    !isPayloadKind(m.kind) ||
+    typeof m.part !== "object" ||
+    typeof m.createTime !== "number"
+  ) {
+    throw new ArtifactStoreError(
+      ArtifactStoreErrorCode.CORRUPT,
+      `Artifact metadata ${join(vdir, META_FILE)} has an unknown shape.`,
+      { backend: "file" },
+    );
   }
   return m as StoredMeta;
 }

@@ -1,4 +1,10 @@
-import { AgentKitError, isUserScopedFilename, validateArtifactFilename, type ArtifactRequest, type ArtifactScope } from "@agentkit/core";
+import {
+  AgentKitError,
+  isUserScopedFilename,
+  validateArtifactFilename,
+  type ArtifactRequest,
+  type ArtifactScope,
+} from "@agentkit/core";
 import { InvalidArtifactNameError, InvalidArtifactScopeError } from "../errors/artifact-errors.js";
 import { encodeSegment } from "./path-segment.js";
 
@@ -36,13 +42,19 @@ export function validateStoredName(label: string, value: unknown): asserts value
   }
   const bare = label === "filename" && isUserScopedFilename(value) ? value.slice("user:".length) : value;
   if (CONTROL.test(bare)) {
-    throw new InvalidArtifactNameError(`The artifact ${label} ${JSON.stringify(value)} contains a control character; remove it.`);
+    throw new InvalidArtifactNameError(
+      `The artifact ${label} ${JSON.stringify(value)} contains a control character; remove it.`,
+    );
   }
   if (ABSOLUTE.test(bare)) {
-    throw new InvalidArtifactNameError(`The artifact ${label} ${JSON.stringify(value)} is an absolute path; use a relative name.`);
+    throw new InvalidArtifactNameError(
+      `The artifact ${label} ${JSON.stringify(value)} is an absolute path; use a relative name.`,
+    );
   }
   if (bare.split(/[/\\]/).some((segment) => segment === "..")) {
-    throw new InvalidArtifactNameError(`The artifact ${label} ${JSON.stringify(value)} contains a ".." path segment; remove it.`);
+    throw new InvalidArtifactNameError(
+      `The artifact ${label} ${JSON.stringify(value)} contains a ".." path segment; remove it.`,
+    );
   }
 }
 

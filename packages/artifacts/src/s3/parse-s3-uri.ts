@@ -19,7 +19,10 @@ export function normalizePrefix(prefix: string | undefined, uri = prefix ?? ""):
   if (trimmed === "") return "";
   for (const segment of trimmed.split("/")) {
     if (segment === "" || segment === "." || segment === ".." || /[\u0000-\u001f\u007f\\]/.test(segment)) {
-      throw new InvalidArtifactUriError(uri, `Invalid S3 key prefix ${JSON.stringify(prefix)}: segment ${JSON.stringify(segment)} is not allowed.`);
+      throw new InvalidArtifactUriError(
+        uri,
+        `Invalid S3 key prefix ${JSON.stringify(prefix)}: segment ${JSON.stringify(segment)} is not allowed.`,
+      );
     }
   }
   return trimmed;
@@ -31,23 +34,48 @@ export function parseS3Uri(uri: string): { bucket: string; prefix: string } {
   try {
     url = new URL(uri);
   } catch (cause) {
-    throw new InvalidArtifactUriError(uri, `Invalid artifact service URI ${JSON.stringify(uri)}; expected s3://bucket/prefix.`, { cause });
+    throw new InvalidArtifactUriError(
+      uri,
+      `Invalid artifact service URI ${JSON.stringify(uri)}; expected s3://bucket/prefix.`,
+      { cause },
+    );
   }
   if (url.protocol !== "s3:") {
-    throw new InvalidArtifactUriError(uri, `S3ArtifactService takes an s3:// URI, got ${JSON.stringify(url.protocol)}; expected s3://bucket/prefix.`);
+    throw new InvalidArtifactUriError(
+      uri,
+      `S3ArtifactService takes an s3:// URI, got ${JSON.stringify(url.protocol)}; expected s3://bucket/prefix.`,
+    );
   }
   if (url.username !== "" || url.password !== "" || url.port !== "") {
-    throw new InvalidArtifactUriError(uri, `S3 URI ${JSON.stringify(uri)} must not carry credentials or a port; use the AWS environment variables.`);
+    throw new InvalidArtifactUriError(
+      uri,
+      `S3 URI ${JSON.stringify(uri)} must not carry credentials or a port; use the AWS environment variables.`,
+    );
   }
   if (url.search !== "" || url.hash !== "") {
     throw new InvalidArtifactUriError(uri, `S3 URI ${JSON.stringify(uri)} must not have a query or fragment.`);
   }
   // URL parsing silently resolves "a/../b" to "b"; refuse dot segments as written instead.
   const rawPath = uri.slice(uri.indexOf("//") + 2).split(/[?#]/)[0] ?? "";
-  if (rawPath.split("/").slice(1).some((segment) => segment === "." || segment === ".." || /^%2e(%2e)?$/i.test(segment) || /^\.%2e$|^%2e\.$/i.test(segment))) {
-    throw new InvalidArtifactUriError(uri, `S3 URI ${JSON.stringify(uri)}: "." and ".." segments are not allowed in the prefix.`);
+  if (
+    rawPath
+      .split("/")
+      .slice(1)
+      .some(
+        (segment) =>
+          segment === "." || segment === ".." || /^%2e(%2e)?$/i.test(segment) || /^\.%2e$|^%2e\.$/i.test(segment),
+      )
+  ) {
+    throw new InvalidArtifactUriError(
+      uri,
+      `S3 URI ${JSON.stringify(uri)}: "." and ".." segments are not allowed in the prefix.`,
+    );
   }
-  if (url.hostname === "") throw new InvalidArtifactUriError(uri, `S3 URI ${JSON.stringify(uri)} names no bucket; expected s3://bucket/prefix.`);
+  if (url.hostname === "")
+    throw new InvalidArtifactUriError(
+      uri,
+      `S3 URI ${JSON.stringify(uri)} names no bucket; expected s3://bucket/prefix.`,
+    );
   validateBucketName(url.hostname, uri);
   let path: string;
   try {

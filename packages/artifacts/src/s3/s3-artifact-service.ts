@@ -23,7 +23,13 @@ import {
   type SaveArtifactRequest,
 } from "@agentkit/core";
 import { ArtifactStoreError, ArtifactStoreErrorCode, InvalidArtifactUriError } from "../errors/artifact-errors.js";
-import { USER_SCOPE_SEGMENT, locateArtifact, ownerSegments, parseVersion, sessionSegment } from "../internal/artifact-location.js";
+import {
+  USER_SCOPE_SEGMENT,
+  locateArtifact,
+  ownerSegments,
+  parseVersion,
+  sessionSegment,
+} from "../internal/artifact-location.js";
 import { joinPart, splitPart } from "../internal/part-codec.js";
 import { decodeSegment } from "../internal/path-segment.js";
 import type { ArtifactCallOptions } from "../internal/artifact-call-options.js";
@@ -61,9 +67,12 @@ export class S3ArtifactService extends BaseArtifactService {
 
   constructor(options: S3ArtifactServiceOptions) {
     super();
-    if (typeof options?.bucket !== "string") throw new ConfigurationError("S3ArtifactService needs a bucket name (options.bucket).");
+    if (typeof options?.bucket !== "string")
+      throw new ConfigurationError("S3ArtifactService needs a bucket name (options.bucket).");
     if (options.client !== undefined && options.clientConfig !== undefined) {
-      throw new ConfigurationError("S3ArtifactService takes either client or clientConfig, not both: configure the client you pass in.");
+      throw new ConfigurationError(
+        "S3ArtifactService takes either client or clientConfig, not both: configure the client you pass in.",
+      );
     }
     try {
       validateBucketName(options.bucket);
@@ -95,7 +104,11 @@ export class S3ArtifactService extends BaseArtifactService {
       try {
         new URL(endpoint);
       } catch (cause) {
-        throw new InvalidArtifactUriError(endpoint, `AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL ${JSON.stringify(endpoint)} is not a URL.`, { cause });
+        throw new InvalidArtifactUriError(
+          endpoint,
+          `AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL ${JSON.stringify(endpoint)} is not a URL.`,
+          { cause },
+        );
       }
       config.endpoint = endpoint;
       config.forcePathStyle = true;
@@ -116,11 +129,15 @@ export class S3ArtifactService extends BaseArtifactService {
     } catch (error) {
       // HeadBucket has no body, so a missing bucket arrives as a bare 404.
       if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) {
-        throw new ArtifactStoreError(ArtifactStoreErrorCode.NOT_FOUND, `S3 bucket "${this.bucket}" does not exist; create it or fix the bucket name.`, {
-          backend: "s3",
-          status: 404,
-          cause: error,
-        });
+        throw new ArtifactStoreError(
+          ArtifactStoreErrorCode.NOT_FOUND,
+          `S3 bucket "${this.bucket}" does not exist; create it or fix the bucket name.`,
+          {
+            backend: "s3",
+            status: 404,
+            cause: error,
+          },
+        );
       }
       throw mapS3Error(error, "bucket check", this.bucket, options.signal);
     }
@@ -155,9 +172,13 @@ export class S3ArtifactService extends BaseArtifactService {
             next = Math.max(next + 1, nextVersion(await this.versionsUnder(fileKey, signal)));
           }
         }
-        throw new ArtifactStoreError(ArtifactStoreErrorCode.CONFLICT, `Gave up after ${MAX_CLAIM_ATTEMPTS} concurrent saves won the next version of ${fileKey}.`, {
-          backend: "s3",
-        });
+        throw new ArtifactStoreError(
+          ArtifactStoreErrorCode.CONFLICT,
+          `Gave up after ${MAX_CLAIM_ATTEMPTS} concurrent saves won the next version of ${fileKey}.`,
+          {
+            backend: "s3",
+          },
+        );
       } catch (error) {
         throw mapS3Error(error, `save of ${JSON.stringify(request.filename)}`, this.bucket, signal);
       }
@@ -179,7 +200,9 @@ export class S3ArtifactService extends BaseArtifactService {
         return undefined;
       }
       const key = `${fileKey}/${version}`;
-      const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: signal });
+      const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
+        abortSignal: signal,
+      });
       const bytes = (await response.Body?.transformToByteArray()) ?? new Uint8Array(0);
       const metaBytes = metaBytesOf(response.Metadata, key);
       const meta = decodeMeta(response.Metadata, key, metaBytes > 0 ? bytes.subarray(0, metaBytes) : undefined);
@@ -194,7 +217,8 @@ export class S3ArtifactService extends BaseArtifactService {
     const [app, user] = ownerSegments(request);
     this.assertOpen();
     const scopes: Array<[string, string]> = [[USER_SCOPE_SEGMENT, "user:"]];
-    if (request.sessionId !== undefined && request.sessionId !== "") scopes.push([sessionSegment(request.sessionId), ""]);
+    if (request.sessionId !== undefined && request.sessionId !== "")
+      scopes.push([sessionSegment(request.sessionId), ""]);
     try {
       const names = new Set<string>();
       for (const [scope, namePrefix] of scopes) {
@@ -238,7 +262,9 @@ export class S3ArtifactService extends BaseArtifactService {
     }
   }
 
-  override async getArtifactVersion(request: LoadArtifactRequest & ArtifactCallOptions): Promise<ArtifactVersion | undefined> {
+  override async getArtifactVersion(
+    request: LoadArtifactRequest & ArtifactCallOptions,
+  ): Promise<ArtifactVersion | undefined> {
     if (request.version === undefined) return super.getArtifactVersion(request);
     const location = locateArtifact(request);
     this.assertOpen();
@@ -261,7 +287,10 @@ export class S3ArtifactService extends BaseArtifactService {
       for (let i = 0; i < keys.length; i += DELETE_BATCH) {
         const batch = keys.slice(i, i + DELETE_BATCH);
         const response = await this.client.send(
-          new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
+          new DeleteObjectsCommand({
+            Bucket: this.bucket,
+            Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+          }),
           { abortSignal: signal },
         );
         const failed = (response.Errors ?? []).filter((e) => e.Code !== "NoSuchKey");
@@ -287,7 +316,9 @@ export class S3ArtifactService extends BaseArtifactService {
 
   private assertOpen(): void {
     if (this.closed) {
-      throw new ArtifactStoreError(ArtifactStoreErrorCode.FAILED, "S3ArtifactService is closed; create a new one.", { backend: "s3" });
+      throw new ArtifactStoreError(ArtifactStoreErrorCode.FAILED, "S3ArtifactService is closed; create a new one.", {
+        backend: "s3",
+      });
     }
   }
 
@@ -300,7 +331,11 @@ export class S3ArtifactService extends BaseArtifactService {
     let token: string | undefined;
     do {
       const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ...(token === undefined ? {} : { ContinuationToken: token }) }),
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: prefix,
+          ...(token === undefined ? {} : { ContinuationToken: token }),
+        }),
         { abortSignal: signal },
       );
       for (const object of page.Contents ?? []) if (object.Key !== undefined) yield object.Key;
@@ -319,11 +354,17 @@ export class S3ArtifactService extends BaseArtifactService {
     return versions.sort((a, b) => a - b);
   }
 
-  private async versionInfo(fileKey: string, version: number, signal: AbortSignal | undefined): Promise<ArtifactVersion | undefined> {
+  private async versionInfo(
+    fileKey: string,
+    version: number,
+    signal: AbortSignal | undefined,
+  ): Promise<ArtifactVersion | undefined> {
     const key = `${fileKey}/${version}`;
     let metadata: Record<string, string> | undefined;
     try {
-      metadata = (await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: signal })).Metadata;
+      metadata = (
+        await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: signal })
+      ).Metadata;
     } catch (error) {
       if (isS3NotFound(error)) return undefined;
       throw error;
@@ -331,9 +372,12 @@ export class S3ArtifactService extends BaseArtifactService {
     const metaBytes = metaBytesOf(metadata, key);
     let prefixBytes: Uint8Array | undefined;
     if (metaBytes > 0) {
-      const ranged = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=0-${metaBytes - 1}` }), {
-        abortSignal: signal,
-      });
+      const ranged = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=0-${metaBytes - 1}` }),
+        {
+          abortSignal: signal,
+        },
+      );
       prefixBytes = ((await ranged.Body?.transformToByteArray()) ?? new Uint8Array(0)).subarray(0, metaBytes);
     }
     const meta = decodeMeta(metadata, key, prefixBytes);
@@ -344,8 +388,21 @@ export class S3ArtifactService extends BaseArtifactService {
   }
 
   /** PutObject below the threshold, a lib-storage multipart Upload above it; never overwrites. */
-  private async putObject(key: string, body: Buffer, contentType: string, metadata: Record<string, string>, signal: AbortSignal | undefined): Promise<void> {
-    const params = { Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, Metadata: metadata, IfNoneMatch: "*" };
+  private async putObject(
+    key: string,
+    body: Buffer,
+    contentType: string,
+    metadata: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const params = {
+      Bucket: this.bucket,
+      Key: key,
+      Body: body,
+      ContentType: contentType,
+      Metadata: metadata,
+      IfNoneMatch: "*",
+    };
     if (body.length < this.multipartThreshold) {
       await this.client.send(new PutObjectCommand({ ...params, ContentLength: body.length }), { abortSignal: signal });
       return;
@@ -355,7 +412,13 @@ export class S3ArtifactService extends BaseArtifactService {
     const onAbort = () => controller.abort();
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const upload = new Upload({ client: this.client, params, partSize: this.partSize, queueSize: this.queueSize, abortController: controller });
+      const upload = new Upload({
+        client: this.client,
+        params,
+        partSize: this.partSize,
+        queueSize: this.queueSize,
+        abortController: controller,
+      });
       await upload.done();
     } finally {
       signal?.removeEventListener("abort", onAbort);

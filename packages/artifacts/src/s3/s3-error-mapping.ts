@@ -24,7 +24,16 @@ const BY_NAME: Record<string, ArtifactStoreErrorCode> = {
   RequestTimeout: ArtifactStoreErrorCode.UNAVAILABLE,
 };
 
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
 
 const NETWORK_PATTERN = new RegExp(`\\b(?:${[...NETWORK_CODES].join("|")})\\b`);
 

@@ -37,7 +37,11 @@ export function metaBytesOf(headers: Record<string, string> | undefined, key: st
 }
 
 /** Parses the metadata from its header, or from the first bytes of the body. */
-export function decodeMeta(headers: Record<string, string> | undefined, key: string, bodyPrefix?: Uint8Array): StoredMeta {
+export function decodeMeta(
+  headers: Record<string, string> | undefined,
+  key: string,
+  bodyPrefix?: Uint8Array,
+): StoredMeta {
   let text: string;
   const header = headers?.[META_HEADER];
   if (header !== undefined) text = Buffer.from(header, "base64url").toString("utf8");
@@ -50,7 +54,14 @@ export function decodeMeta(headers: Record<string, string> | undefined, key: str
     throw corrupt(key, "metadata is not valid JSON", cause);
   }
   const m = meta as Partial<StoredMeta> | null;
-  if (m === null || typeof m !== "object" || m.schema !== 1 || !isPayloadKind(m.kind) || typeof m.part !== "object" || typeof m.createTime !== "number") {
+  if (
+    m === null ||
+    typeof m !== "object" ||
+    m.schema !== 1 ||
+    !isPayloadKind(m.kind) ||
+    typeof m.part !== "object" ||
+    typeof m.createTime !== "number"
+  ) {
     throw corrupt(key, "metadata has an unknown shape");
   }
   return m as StoredMeta;

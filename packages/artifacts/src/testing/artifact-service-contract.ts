@@ -11,9 +11,22 @@ export function runArtifactServiceContract(name: string, factory: ContractFactor
   describe(`${name} (artifact service contract)`, () => {
     const ctx = useContractSubject(factory);
     const scope = (sessionId = "s1", userId = "u1") => ({ appName: ctx.appName, userId, sessionId });
-    const png = (bytes: number[]): Part => ({ inlineData: { mimeType: "image/png", data: Buffer.from(bytes).toString("base64") } });
-    const save = (filename: string, artifact: Part, sessionId = "s1", userId = "u1", customMetadata?: Record<string, unknown>) =>
-      ctx.service.saveArtifact({ ...scope(sessionId, userId), filename, artifact, ...(customMetadata ? { customMetadata } : {}) });
+    const png = (bytes: number[]): Part => ({
+      inlineData: { mimeType: "image/png", data: Buffer.from(bytes).toString("base64") },
+    });
+    const save = (
+      filename: string,
+      artifact: Part,
+      sessionId = "s1",
+      userId = "u1",
+      customMetadata?: Record<string, unknown>,
+    ) =>
+      ctx.service.saveArtifact({
+        ...scope(sessionId, userId),
+        filename,
+        artifact,
+        ...(customMetadata ? { customMetadata } : {}),
+      });
     const expectCode = async (promise: Promise<unknown>, code: string) => {
       await expect(promise).rejects.toBeInstanceOf(AgentKitError);
       await expect(promise).rejects.toMatchObject({ code });
@@ -44,7 +57,13 @@ export function runArtifactServiceContract(name: string, factory: ContractFactor
         const bytes = Array.from({ length: 256 }, (_, i) => i);
         const big = Buffer.alloc(1024 * 1024, 7).toString("base64");
         const parts: Record<string, Part> = {
-          "bytes.bin": { inlineData: { mimeType: "application/octet-stream", data: Buffer.from(bytes).toString("base64"), displayName: "bytes" } },
+          "bytes.bin": {
+            inlineData: {
+              mimeType: "application/octet-stream",
+              data: Buffer.from(bytes).toString("base64"),
+              displayName: "bytes",
+            },
+          },
           "big.bin": { inlineData: { mimeType: "application/octet-stream", data: big } },
           "ref.pdf": { fileData: { fileUri: "gs://bucket/doc.pdf", mimeType: "application/pdf" } },
           "note.txt": { text: "héllo ✓\nline 2" },
@@ -73,7 +92,14 @@ export function runArtifactServiceContract(name: string, factory: ContractFactor
         await save("doc.txt", { text: "s1" });
         expect(await ctx.service.loadArtifact({ ...scope("s2"), filename: "doc.txt" })).toBeUndefined();
         expect(await ctx.service.loadArtifact({ ...scope("s1", "u2"), filename: "doc.txt" })).toBeUndefined();
-        expect(await ctx.service.loadArtifact({ appName: `${ctx.appName}-other`, userId: "u1", sessionId: "s1", filename: "doc.txt" })).toBeUndefined();
+        expect(
+          await ctx.service.loadArtifact({
+            appName: `${ctx.appName}-other`,
+            userId: "u1",
+            sessionId: "s1",
+            filename: "doc.txt",
+          }),
+        ).toBeUndefined();
         expect(await save("doc.txt", { text: "s2" }, "s2")).toBe(0);
         expect(await ctx.service.loadArtifact({ ...scope("s1"), filename: "doc.txt" })).toEqual({ text: "s1" });
       });
@@ -81,8 +107,17 @@ export function runArtifactServiceContract(name: string, factory: ContractFactor
       it("shares user: files across the user's sessions, but not with other users", async () => {
         expect(await save("user:profile.txt", { text: "v0" }, "s1")).toBe(0);
         expect(await save("user:profile.txt", { text: "v1" }, "s2")).toBe(1);
-        expect(await ctx.service.loadArtifact({ ...scope("s3"), filename: "user:profile.txt" })).toEqual({ text: "v1" });
-        expect(await ctx.service.loadArtifact({ appName: ctx.appName, userId: "u1", filename: "user:profile.txt", version: 0 })).toEqual({ text: "v0" });
+        expect(await ctx.service.loadArtifact({ ...scope("s3"), filename: "user:profile.txt" })).toEqual({
+          text: "v1",
+        });
+        expect(
+          await ctx.service.loadArtifact({
+            appName: ctx.appName,
+            userId: "u1",
+            filename: "user:profile.txt",
+            version: 0,
+          }),
+        ).toEqual({ text: "v0" });
         expect(await ctx.service.loadArtifact({ ...scope("s1", "u2"), filename: "user:profile.txt" })).toBeUndefined();
       });
 
@@ -99,11 +134,28 @@ export function runArtifactServiceContract(name: string, factory: ContractFactor
       });
 
       it("requires a sessionId for session-scoped filenames", async () => {
-        await expectCode(ctx.service.saveArtifact({ appName: ctx.appName, userId: "u1", filename: "doc.txt", artifact: { text: "x" } }), "INVALID_ARTIFACT_SCOPE");
+        await expectCode(
+          ctx.service.saveArtifact({
+            appName: ctx.appName,
+            userId: "u1",
+            filename: "doc.txt",
+            artifact: { text: "x" },
+          }),
+          "INVALID_ARTIFACT_SCOPE",
+        );
       });
 
       it("keeps names with slashes, backslashes and unicode as distinct flat names", async () => {
-        const names = ["a", "a/b.txt", "a\\b.txt", "b.txt", "dir/sub/deep.bin", "résumé ✓.txt", "100%.txt", "user:a/b.txt"];
+        const names = [
+          "a",
+          "a/b.txt",
+          "a\\b.txt",
+          "b.txt",
+          "dir/sub/deep.bin",
+          "résumé ✓.txt",
+          "100%.txt",
+          "user:a/b.txt",
+        ];
         for (const filename of names) expect(await save(filename, { text: `is ${filename}` })).toBe(0);
         for (const filename of names) {
           expect(await ctx.service.loadArtifact({ ...scope(), filename })).toEqual({ text: `is ${filename}` });
@@ -126,30 +178,46 @@ export function runArtifactServiceContract(name: string, factory: ContractFactor
       it("does not confuse a session named 'user' or ids with slashes with other scopes", async () => {
         await save("in-user-session.txt", { text: "x" }, "user");
         expect(await ctx.service.listArtifactKeys(scope("other"))).toEqual([]);
-        expect(await ctx.service.loadArtifact({ ...scope("other"), filename: "user:in-user-session.txt" })).toBeUndefined();
+        expect(
+          await ctx.service.loadArtifact({ ...scope("other"), filename: "user:in-user-session.txt" }),
+        ).toBeUndefined();
         expect(await ctx.service.listArtifactKeys(scope("user"))).toEqual(["in-user-session.txt"]);
         await save("nested.txt", { text: "a/b" }, "a/b", "team/alice@example.com");
-        expect(await ctx.service.loadArtifact({ ...scope("a", "team/alice@example.com"), filename: "nested.txt" })).toBeUndefined();
+        expect(
+          await ctx.service.loadArtifact({ ...scope("a", "team/alice@example.com"), filename: "nested.txt" }),
+        ).toBeUndefined();
         expect(await ctx.service.loadArtifact({ ...scope("a/b", "team"), filename: "nested.txt" })).toBeUndefined();
-        expect(await ctx.service.loadArtifact({ ...scope("a/b", "team/alice@example.com"), filename: "nested.txt" })).toEqual({ text: "a/b" });
+        expect(
+          await ctx.service.loadArtifact({ ...scope("a/b", "team/alice@example.com"), filename: "nested.txt" }),
+        ).toEqual({ text: "a/b" });
       });
     });
 
     describe("concurrency", () => {
       it("gives concurrent saves of one filename distinct versions and loses none", async () => {
         const count = 12;
-        const versions = await Promise.all(Array.from({ length: count }, (_, i) => save("race.txt", { text: `writer ${i}` })));
+        const versions = await Promise.all(
+          Array.from({ length: count }, (_, i) => save("race.txt", { text: `writer ${i}` })),
+        );
         expect([...versions].sort((a, b) => a - b)).toEqual(Array.from({ length: count }, (_, i) => i));
-        expect(await ctx.service.listVersions({ ...scope(), filename: "race.txt" })).toEqual(Array.from({ length: count }, (_, i) => i));
+        expect(await ctx.service.listVersions({ ...scope(), filename: "race.txt" })).toEqual(
+          Array.from({ length: count }, (_, i) => i),
+        );
         for (let i = 0; i < count; i++) {
-          expect(await ctx.service.loadArtifact({ ...scope(), filename: "race.txt", version: versions[i]! })).toEqual({ text: `writer ${i}` });
+          expect(await ctx.service.loadArtifact({ ...scope(), filename: "race.txt", version: versions[i]! })).toEqual({
+            text: `writer ${i}`,
+          });
         }
       });
 
       it("gives concurrent saves of a user: file from several sessions distinct versions", async () => {
-        const versions = await Promise.all(["s1", "s2", "s3", "s4"].map((s) => save("user:shared.log", { text: s }, s)));
+        const versions = await Promise.all(
+          ["s1", "s2", "s3", "s4"].map((s) => save("user:shared.log", { text: s }, s)),
+        );
         expect([...versions].sort()).toEqual([0, 1, 2, 3]);
-        const loaded = await Promise.all(versions.map((version) => ctx.service.loadArtifact({ ...scope("s9"), filename: "user:shared.log", version })));
+        const loaded = await Promise.all(
+          versions.map((version) => ctx.service.loadArtifact({ ...scope("s9"), filename: "user:shared.log", version })),
+        );
         expect(loaded).toEqual(["s1", "s2", "s3", "s4"].map((text) => ({ text })));
       });
     });
@@ -189,7 +257,10 @@ export function runArtifactServiceContract(name: string, factory: ContractFactor
         const after = nowSeconds();
         const versions = await ctx.service.listArtifactVersions({ ...scope(), filename: "img" });
         expect(versions.map((v) => v.version)).toEqual([0, 1, 2]);
-        expect(versions[0]).toMatchObject({ mimeType: "image/png", customMetadata: { source: "camera", tags: ["a", "b"] } });
+        expect(versions[0]).toMatchObject({
+          mimeType: "image/png",
+          customMetadata: { source: "camera", tags: ["a", "b"] },
+        });
         expect(versions[1]?.mimeType).toBe("image/jpeg");
         for (const v of versions) {
           expect(v.createTime).toBeGreaterThanOrEqual(before - 1);
@@ -197,7 +268,9 @@ export function runArtifactServiceContract(name: string, factory: ContractFactor
         }
         expect(versions[1]!.createTime).toBeGreaterThanOrEqual(versions[0]!.createTime);
         expect((await ctx.service.getArtifactVersion({ ...scope(), filename: "img" }))?.version).toBe(2);
-        expect((await ctx.service.getArtifactVersion({ ...scope(), filename: "img", version: 0 }))?.mimeType).toBe("image/png");
+        expect((await ctx.service.getArtifactVersion({ ...scope(), filename: "img", version: 0 }))?.mimeType).toBe(
+          "image/png",
+        );
         expect(await ctx.service.getArtifactVersion({ ...scope(), filename: "img", version: 9 })).toBeUndefined();
       });
     });
@@ -210,7 +283,16 @@ export function runArtifactServiceContract(name: string, factory: ContractFactor
       });
 
       it("rejects empty names, NUL bytes and '..' path segments with INVALID_ARTIFACT_NAME", async () => {
-        for (const filename of ["", "../escape.txt", "a/../../b.txt", "..", "dir\\..\\x", "user:../x", "user:", "nul\0.txt"]) {
+        for (const filename of [
+          "",
+          "../escape.txt",
+          "a/../../b.txt",
+          "..",
+          "dir\\..\\x",
+          "user:../x",
+          "user:",
+          "nul\0.txt",
+        ]) {
           await expectCode(save(filename, { text: "x" }), "INVALID_ARTIFACT_NAME");
           await expectCode(ctx.service.loadArtifact({ ...scope(), filename }), "INVALID_ARTIFACT_NAME");
         }

@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
@@ -51,7 +57,10 @@ export async function startConditionalWriteProxy(upstream: string): Promise<Cond
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://proxy");
     const isPartUpload = url.searchParams.has("partNumber");
-    const conditional = req.headers["if-none-match"] === "*" && !isPartUpload && (req.method === "PUT" || (req.method === "POST" && url.searchParams.has("uploadId")));
+    const conditional =
+      req.headers["if-none-match"] === "*" &&
+      !isPartUpload &&
+      (req.method === "PUT" || (req.method === "POST" && url.searchParams.has("uploadId")));
     if (!conditional) {
       void forward(req, res);
       return;
@@ -66,12 +75,17 @@ export async function startConditionalWriteProxy(upstream: string): Promise<Cond
         if (await exists(key)) {
           refused++;
           res.writeHead(412, { "content-type": "application/xml" });
-          res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message><Condition>If-None-Match</Condition></Error>`);
+          res.end(
+            `<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message><Condition>If-None-Match</Condition></Error>`,
+          );
           return;
         }
         await forward(req, res, Buffer.concat(chunks));
       });
-      locks.set(key, current.catch(() => undefined));
+      locks.set(
+        key,
+        current.catch(() => undefined),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -38,7 +38,10 @@ export abstract class BaseAgent {
     this.subAgents = [];
     const seen = new Set<string>();
     for (const sub of options.subAgents ?? []) {
-      if (seen.has(sub.name)) throw new ConfigurationError(`Agent "${this.name}" has two sub-agents named "${sub.name}"; names must be unique.`);
+      if (seen.has(sub.name))
+        throw new ConfigurationError(
+          `Agent "${this.name}" has two sub-agents named "${sub.name}"; names must be unique.`,
+        );
       seen.add(sub.name);
       if (sub.parent) {
         throw new ConfigurationError(
@@ -126,8 +129,13 @@ export abstract class BaseAgent {
     return this.callbackEvent(ctx, context, content);
   }
 
-  private callbackEvent(ctx: InvocationContext, context: CallbackContext, content: Content | undefined): Event | undefined {
-    const hasState = Object.keys(context.actions.stateDelta).length > 0 || Object.keys(context.actions.artifactDelta).length > 0;
+  private callbackEvent(
+    ctx: InvocationContext,
+    context: CallbackContext,
+    content: Content | undefined,
+  ): Event | undefined {
+    const hasState =
+      Object.keys(context.actions.stateDelta).length > 0 || Object.keys(context.actions.artifactDelta).length > 0;
     if (!content && !hasState) return undefined;
     return createEvent({
       invocationId: ctx.invocationId,
@@ -146,5 +154,6 @@ export function validateAgentName(name: unknown): asserts name is string {
       `Invalid agent name ${JSON.stringify(name)}: use letters, digits and underscores, starting with a letter or underscore.`,
     );
   }
-  if (name === "user") throw new ConfigurationError('An agent cannot be named "user": that name is reserved for the end user.');
+  if (name === "user")
+    throw new ConfigurationError('An agent cannot be named "user": that name is reserved for the end user.');
 }

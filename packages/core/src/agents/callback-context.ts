@@ -84,7 +84,8 @@ export class CallbackContext extends ReadonlyContext {
 
   private requireArtifacts() {
     const service = this.invocationContext.artifactService;
-    if (!service) throw new ConfigurationError("No artifact service is configured: pass artifactService to the Runner.");
+    if (!service)
+      throw new ConfigurationError("No artifact service is configured: pass artifactService to the Runner.");
     return service;
   }
 }

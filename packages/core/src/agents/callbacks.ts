@@ -13,9 +13,15 @@ export type CallbackSlot<F> = F | F[];
 export type BeforeAgentCallback = (args: { context: CallbackContext }) => MaybePromise<Content | undefined | void>;
 export type AfterAgentCallback = (args: { context: CallbackContext }) => MaybePromise<Content | undefined | void>;
 /** A returned response skips the model call. */
-export type BeforeModelCallback = (args: { context: CallbackContext; request: LlmRequest }) => MaybePromise<LlmResponse | undefined | void>;
+export type BeforeModelCallback = (args: {
+  context: CallbackContext;
+  request: LlmRequest;
+}) => MaybePromise<LlmResponse | undefined | void>;
 /** A returned response replaces the model's. */
-export type AfterModelCallback = (args: { context: CallbackContext; response: LlmResponse }) => MaybePromise<LlmResponse | undefined | void>;
+export type AfterModelCallback = (args: {
+  context: CallbackContext;
+  response: LlmResponse;
+}) => MaybePromise<LlmResponse | undefined | void>;
 /** A returned response stands in for the failed call; otherwise the error is reported. */
 export type OnModelErrorCallback = (args: {
   context: CallbackContext;

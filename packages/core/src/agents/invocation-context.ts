@@ -60,7 +60,10 @@ export class InvocationContext {
   private readonly counter: LlmCallCounter;
   private readonly shared: { endInvocation: boolean };
 
-  constructor(init: InvocationContextInit, internals?: { counter: LlmCallCounter; shared: { endInvocation: boolean } }) {
+  constructor(
+    init: InvocationContextInit,
+    internals?: { counter: LlmCallCounter; shared: { endInvocation: boolean } },
+  ) {
     this.invocationId = init.invocationId;
     this.agent = init.agent;
     this.session = init.session;
@@ -116,7 +119,10 @@ export class InvocationContext {
   }
 
   /** A copy for another agent (and optionally another branch), sharing counters and session. */
-  withAgent(agent: BaseAgent, overrides: { branch?: string; userContent?: Content; signal?: AbortSignal } = {}): InvocationContext {
+  withAgent(
+    agent: BaseAgent,
+    overrides: { branch?: string; userContent?: Content; signal?: AbortSignal } = {},
+  ): InvocationContext {
     return new InvocationContext(
       {
         ...this.initFields(),

@@ -161,11 +161,15 @@ export class LlmAgent extends BaseAgent {
   }
 
   /** The instruction text and whether to skip `{state}` templating (function instructions). */
-  async canonicalInstruction(context: ReadonlyContext): Promise<{ instruction: string; bypassStateInjection: boolean }> {
+  async canonicalInstruction(
+    context: ReadonlyContext,
+  ): Promise<{ instruction: string; bypassStateInjection: boolean }> {
     return resolveInstruction(this.instruction, context);
   }
 
-  async canonicalGlobalInstruction(context: ReadonlyContext): Promise<{ instruction: string; bypassStateInjection: boolean }> {
+  async canonicalGlobalInstruction(
+    context: ReadonlyContext,
+  ): Promise<{ instruction: string; bypassStateInjection: boolean }> {
     return resolveInstruction(this.globalInstruction, context);
   }
 
@@ -199,30 +203,49 @@ export class LlmAgent extends BaseAgent {
     if (config) {
       for (const [field, advice] of FORBIDDEN_CONFIG_FIELDS) {
         if (config[field] !== undefined) {
-          throw new ConfigurationError(`Agent "${this.name}": generateContentConfig.${String(field)} is not allowed; ${advice}.`);
+          throw new ConfigurationError(
+            `Agent "${this.name}": generateContentConfig.${String(field)} is not allowed; ${advice}.`,
+          );
         }
       }
     }
     if (this.includeContents !== IncludeContents.DEFAULT && this.includeContents !== IncludeContents.NONE) {
-      throw new ConfigurationError(`Agent "${this.name}": includeContents must be "default" or "none", got ${JSON.stringify(this.includeContents)}.`);
+      throw new ConfigurationError(
+        `Agent "${this.name}": includeContents must be "default" or "none", got ${JSON.stringify(this.includeContents)}.`,
+      );
     }
     if (this.model !== undefined && typeof this.model !== "string" && !isModel(this.model)) {
       throw new ConfigurationError(`Agent "${this.name}": model must be a BaseLlm instance or a model name.`);
     }
     if (this.outputSchema !== undefined) outputSchemaToJson(this.name, this.outputSchema);
     const executor = this.codeExecutor as unknown;
-    if (executor !== undefined && (typeof executor !== "object" || executor === null || typeof (executor as BaseCodeExecutor).executeCode !== "function")) {
-      throw new ConfigurationError(`Agent "${this.name}": codeExecutor must be a BaseCodeExecutor (e.g. BuiltInCodeExecutor or LocalCodeExecutor from @agentkit/tools).`);
+    if (
+      executor !== undefined &&
+      (typeof executor !== "object" ||
+        executor === null ||
+        typeof (executor as BaseCodeExecutor).executeCode !== "function")
+    ) {
+      throw new ConfigurationError(
+        `Agent "${this.name}": codeExecutor must be a BaseCodeExecutor (e.g. BuiltInCodeExecutor or LocalCodeExecutor from @agentkit/tools).`,
+      );
     }
     for (const tool of this.tools) {
-      if (!isToolset(tool) && !(typeof tool === "object" && tool !== null && typeof (tool as BaseTool).runAsync === "function")) {
-        throw new ConfigurationError(`Agent "${this.name}": every tool must be a BaseTool or BaseToolset (wrap functions in a FunctionTool).`);
+      if (
+        !isToolset(tool) &&
+        !(typeof tool === "object" && tool !== null && typeof (tool as BaseTool).runAsync === "function")
+      ) {
+        throw new ConfigurationError(
+          `Agent "${this.name}": every tool must be a BaseTool or BaseToolset (wrap functions in a FunctionTool).`,
+        );
       }
     }
   }
 }
 
-async function resolveInstruction(instruction: Instruction, context: ReadonlyContext): Promise<{ instruction: string; bypassStateInjection: boolean }> {
+async function resolveInstruction(
+  instruction: Instruction,
+  context: ReadonlyContext,
+): Promise<{ instruction: string; bypassStateInjection: boolean }> {
   if (typeof instruction === "function") return { instruction: await instruction(context), bypassStateInjection: true };
   return { instruction, bypassStateInjection: false };
 }

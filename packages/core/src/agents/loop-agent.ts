@@ -20,7 +20,9 @@ export class LoopAgent extends BaseAgent {
     super(options);
     const max = options.maxIterations;
     if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
-      throw new ConfigurationError(`LoopAgent "${options.name}": maxIterations must be a positive integer (or omitted for no limit).`);
+      throw new ConfigurationError(
+        `LoopAgent "${options.name}": maxIterations must be a positive integer (or omitted for no limit).`,
+      );
     }
     this.maxIterations = max;
   }

@@ -23,9 +23,13 @@ export class ParallelAgent extends BaseAgent {
     else parentSignal?.addEventListener("abort", onAbort, { once: true });
     try {
       const runs = this.subAgents.map((sub) =>
-        sub.runAsync(ctx.withAgent(sub, { branch: branchFor(ctx.branch, this.name, sub.name), signal: controller.signal })),
+        sub.runAsync(
+          ctx.withAgent(sub, { branch: branchFor(ctx.branch, this.name, sub.name), signal: controller.signal }),
+        ),
       );
-      yield* mergeAgentRuns(runs, () => controller.abort(new Error(`ParallelAgent "${this.name}" stopped its sub-agents`)));
+      yield* mergeAgentRuns(runs, () =>
+        controller.abort(new Error(`ParallelAgent "${this.name}" stopped its sub-agents`)),
+      );
     } finally {
       parentSignal?.removeEventListener("abort", onAbort);
     }
@@ -37,14 +41,19 @@ export function branchFor(parentBranch: string | undefined, parentName: string, 
   return parentBranch ? `${parentBranch}.${parentName}.${subName}` : `${parentName}.${subName}`;
 }
 
-type Settled<T> = { index: number; failed: false; result: IteratorResult<T, void> } | { index: number; failed: true; error: unknown };
+type Settled<T> =
+  | { index: number; failed: false; result: IteratorResult<T, void> }
+  | { index: number; failed: true; error: unknown };
 
 /**
  * Merges generators fairly: each runs one step at a time and its results are yielded in the
  * order they settle; a generator is pulled again only after its value was consumed. When the
  * merge ends early (error, consumer stop), `stop` is called and every generator is closed.
  */
-export async function* mergeAgentRuns<T>(runs: AsyncGenerator<T, void, void>[], stop: () => void): AsyncGenerator<T, void, void> {
+export async function* mergeAgentRuns<T>(
+  runs: AsyncGenerator<T, void, void>[],
+  stop: () => void,
+): AsyncGenerator<T, void, void> {
   const ready: Settled<T>[] = [];
   const pending = new Set<number>();
   const done = new Set<number>();

@@ -10,12 +10,18 @@ export function validateArtifactFilename(filename: string): void {
     throw new AgentKitError("INVALID_ARTIFACT_NAME", "An artifact filename must be a non-empty string.");
   }
   if (filename.includes("\0")) {
-    throw new AgentKitError("INVALID_ARTIFACT_NAME", `Artifact filename ${JSON.stringify(filename)} contains a NUL byte; remove it.`);
+    throw new AgentKitError(
+      "INVALID_ARTIFACT_NAME",
+      `Artifact filename ${JSON.stringify(filename)} contains a NUL byte; remove it.`,
+    );
   }
   // Checked without the `user:` prefix, which backends strip when they build a path or key.
   const bare = filename.startsWith("user:") ? filename.slice("user:".length) : filename;
   if (bare.length === 0) {
-    throw new AgentKitError("INVALID_ARTIFACT_NAME", `Artifact filename ${JSON.stringify(filename)} has nothing after "user:"; add a name.`);
+    throw new AgentKitError(
+      "INVALID_ARTIFACT_NAME",
+      `Artifact filename ${JSON.stringify(filename)} has nothing after "user:"; add a name.`,
+    );
   }
   if (bare.split(/[/\\]/).some((segment) => segment === "..")) {
     throw new AgentKitError(
@@ -32,7 +38,10 @@ export function validateArtifactPart(artifact: Part): void {
     artifact !== null &&
     (artifact.inlineData !== undefined || artifact.fileData !== undefined || typeof artifact.text === "string");
   if (!ok) {
-    throw new AgentKitError("INVALID_ARTIFACT", "An artifact Part needs inlineData, fileData or text; other parts cannot be stored as artifacts.");
+    throw new AgentKitError(
+      "INVALID_ARTIFACT",
+      "An artifact Part needs inlineData, fileData or text; other parts cannot be stored as artifacts.",
+    );
   }
 }
 

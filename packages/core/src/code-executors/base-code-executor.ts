@@ -74,7 +74,9 @@ export abstract class BaseCodeExecutor {
     this.executionResultDelimiters = options.executionResultDelimiters ?? DEFAULT_EXECUTION_RESULT_DELIMITERS;
     for (const d of [...this.codeBlockDelimiters, this.executionResultDelimiters]) {
       if (!Array.isArray(d) || d.length !== 2 || !d[0] || typeof d[1] !== "string") {
-        throw new ConfigurationError(`Code delimiters must be [start, end] string pairs with a non-empty start, got ${JSON.stringify(d)}.`);
+        throw new ConfigurationError(
+          `Code delimiters must be [start, end] string pairs with a non-empty start, got ${JSON.stringify(d)}.`,
+        );
       }
     }
   }

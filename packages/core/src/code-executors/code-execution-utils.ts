@@ -38,7 +38,10 @@ export function extractCodeAndTruncateContent(content: Content, delimiters: read
 }
 
 /** The `codeExecutionResult` part for an execution (failed when stderr is not empty). */
-export function buildCodeExecutionResultPart(result: CodeExecutorResult, savedFiles: string[] = result.outputFiles.map((f) => f.name)): Part {
+export function buildCodeExecutionResultPart(
+  result: CodeExecutorResult,
+  savedFiles: string[] = result.outputFiles.map((f) => f.name),
+): Part {
   if (result.stderr) {
     return { codeExecutionResult: { outcome: "OUTCOME_FAILED", output: result.stderr } };
   }
@@ -53,7 +56,11 @@ export function buildCodeExecutionResultPart(result: CodeExecutorResult, savedFi
  * a fenced block, and a content that is only a `codeExecutionResult` becomes a user text
  * fenced with the result delimiters (a model content that mixes parts is left alone).
  */
-export function convertCodeExecutionParts(content: Content, codeDelimiters: Delimiters, resultDelimiters: Delimiters): void {
+export function convertCodeExecutionParts(
+  content: Content,
+  codeDelimiters: Delimiters,
+  resultDelimiters: Delimiters,
+): void {
   const parts = content.parts;
   if (!parts || parts.length === 0) return;
   const last = parts[parts.length - 1]!;
@@ -104,7 +111,10 @@ export function extractInputFiles(contents: Content[], replace: boolean): CodeEx
 function placeholder(name: string, mimeType: string, data: string): string {
   if (!/^text\/|^application\/json/.test(mimeType)) return `\nAvailable file: \`${name}\`\n`;
   const head = Buffer.from(data.slice(0, 4096), "base64").toString("utf8");
-  const lines = head.split(/\r?\n/).slice(0, PREVIEW_LINES).map((l) => l.slice(0, 200));
+  const lines = head
+    .split(/\r?\n/)
+    .slice(0, PREVIEW_LINES)
+    .map((l) => l.slice(0, 200));
   return `\nAvailable file: \`${name}\` (first lines):\n${lines.join("\n")}\n`;
 }
 

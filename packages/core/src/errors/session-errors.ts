@@ -14,10 +14,13 @@ export class SessionNotFoundError extends SessionError {
   readonly sessionId: string;
 
   constructor(key: { appName: string; userId: string; sessionId: string }, options: AgentKitErrorOptions = {}) {
-    super(`Session not found: ${key.sessionId} (app "${key.appName}", user "${key.userId}"). Create it first or enable autoCreateSession.`, {
-      ...options,
-      code: "SESSION_NOT_FOUND",
-    });
+    super(
+      `Session not found: ${key.sessionId} (app "${key.appName}", user "${key.userId}"). Create it first or enable autoCreateSession.`,
+      {
+        ...options,
+        code: "SESSION_NOT_FOUND",
+      },
+    );
     this.appName = key.appName;
     this.userId = key.userId;
     this.sessionId = key.sessionId;

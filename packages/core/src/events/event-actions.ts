@@ -62,7 +62,12 @@ export function mergeEventActions(...list: (Partial<EventActions> | undefined)[]
     if (!a) continue;
     for (const [k, v] of Object.entries(a)) {
       if (v === undefined) continue;
-      if (k === "stateDelta" || k === "artifactDelta" || k === "requestedAuthConfigs" || k === "requestedToolConfirmations") {
+      if (
+        k === "stateDelta" ||
+        k === "artifactDelta" ||
+        k === "requestedAuthConfigs" ||
+        k === "requestedToolConfirmations"
+      ) {
         Object.assign(merged[k], v);
       } else if (k === "deletedArtifactIds") {
         merged.deletedArtifactIds = [...new Set([...(merged.deletedArtifactIds ?? []), ...(v as string[])])];

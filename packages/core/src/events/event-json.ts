@@ -44,7 +44,15 @@ function camelKeys(obj: Record<string, unknown>): Record<string, unknown> {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 // Part members whose own keys are protocol fields (camelCase them); args/response stay as given.
-const STRUCTURED_PART_MEMBERS = ["inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult", "videoMetadata"];
+const STRUCTURED_PART_MEMBERS = [
+  "inlineData",
+  "fileData",
+  "functionCall",
+  "functionResponse",
+  "executableCode",
+  "codeExecutionResult",
+  "videoMetadata",
+];
 
 function partFromJson(raw: unknown): Part {
   if (!isObject(raw)) throw new InvalidJsonError("each content part must be an object");
@@ -62,7 +70,8 @@ function partFromJson(raw: unknown): Part {
 export function contentFromJson(raw: unknown): Content {
   if (!isObject(raw)) throw new InvalidJsonError("content must be an object with role and parts");
   const parts = raw.parts;
-  if (parts !== undefined && parts !== null && !Array.isArray(parts)) throw new InvalidJsonError("content.parts must be an array");
+  if (parts !== undefined && parts !== null && !Array.isArray(parts))
+    throw new InvalidJsonError("content.parts must be an array");
   const content: Content = {};
   if (typeof raw.role === "string") content.role = raw.role;
   if (Array.isArray(parts)) content.parts = parts.map(partFromJson);
@@ -75,7 +84,8 @@ function actionsFromJson(raw: unknown): EventActions {
   const a = camelKeys(raw) as Record<string, unknown>;
   for (const key of ["stateDelta", "artifactDelta", "requestedAuthConfigs", "requestedToolConfirmations"]) {
     if (a[key] === null) delete a[key];
-    else if (a[key] !== undefined && !isObject(a[key])) throw new InvalidJsonError(`event.actions.${key} must be an object`);
+    else if (a[key] !== undefined && !isObject(a[key]))
+      throw new InvalidJsonError(`event.actions.${key} must be an object`);
   }
   if (isObject(a.compaction)) {
     const c = camelKeys(a.compaction);
@@ -97,9 +107,11 @@ export function eventFromJson(raw: unknown): Event {
   if (!isObject(input)) throw new InvalidJsonError("an event must be a JSON object");
   const e = camelKeys(input);
   for (const [k, v] of Object.entries(e)) if (v === null) delete e[k];
-  if (typeof e.author !== "string" || e.author === "") throw new InvalidJsonError("event.author must be a non-empty string");
+  if (typeof e.author !== "string" || e.author === "")
+    throw new InvalidJsonError("event.author must be a non-empty string");
   if (e.id !== undefined && typeof e.id !== "string") throw new InvalidJsonError("event.id must be a string");
-  if (e.invocationId !== undefined && typeof e.invocationId !== "string") throw new InvalidJsonError("event.invocationId must be a string");
+  if (e.invocationId !== undefined && typeof e.invocationId !== "string")
+    throw new InvalidJsonError("event.invocationId must be a string");
   if (e.longRunningToolIds !== undefined && !Array.isArray(e.longRunningToolIds)) {
     throw new InvalidJsonError("event.longRunningToolIds must be an array of strings");
   }

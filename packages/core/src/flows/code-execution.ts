@@ -38,11 +38,14 @@ export async function preprocessCodeExecution(agent: LlmAgent, request: LlmReque
   } else {
     files = extractInputFiles(request.contents, executor.optimizeDataFile);
     if (files.length > 0) {
-      appendInstructions(request, [`Files available to your code in its working directory: ${files.map((f) => `\`${f.name}\``).join(", ")}.`]);
+      appendInstructions(request, [
+        `Files available to your code in its working directory: ${files.map((f) => `\`${f.name}\``).join(", ")}.`,
+      ]);
     }
   }
   const codeDelimiters = executor.codeBlockDelimiters[0] ?? (["", ""] as const);
-  for (const content of request.contents) convertCodeExecutionParts(content, codeDelimiters, executor.executionResultDelimiters);
+  for (const content of request.contents)
+    convertCodeExecutionParts(content, codeDelimiters, executor.executionResultDelimiters);
   return files;
 }
 
@@ -79,16 +82,30 @@ export async function* executeCodeInResponse(
     result = await executor.executeCode(ctx, input);
   } catch (error) {
     ctx.throwIfAborted();
-    if (error instanceof RunAbortedError || error instanceof ConfigurationError || (error instanceof Error && error.name === "AbortError")) throw error;
+    if (
+      error instanceof RunAbortedError ||
+      error instanceof ConfigurationError ||
+      (error instanceof Error && error.name === "AbortError")
+    )
+      throw error;
     // An executor fault is shown to the model like a failed run, so it can react.
-    result = { stdout: "", stderr: `Code executor failed: ${error instanceof Error ? error.message : String(error)}`, outputFiles: [] };
+    result = {
+      stdout: "",
+      stderr: `Code executor failed: ${error instanceof Error ? error.message : String(error)}`,
+      outputFiles: [],
+    };
   }
   ctx.throwIfAborted();
   yield await resultEvent(ctx, agent, state, result);
   return true;
 }
 
-async function resultEvent(ctx: InvocationContext, agent: LlmAgent, state: CodeExecutionContextState, result: CodeExecutorResult): Promise<Event> {
+async function resultEvent(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  state: CodeExecutionContextState,
+  result: CodeExecutorResult,
+): Promise<Event> {
   const context = new CallbackContext(ctx);
   const saved: string[] = [];
   const unsaved: string[] = [];
@@ -97,7 +114,9 @@ async function resultEvent(ctx: InvocationContext, agent: LlmAgent, state: CodeE
       unsaved.push(file.name);
       continue;
     }
-    await context.saveArtifact(file.name, { inlineData: { data: file.content, mimeType: file.mimeType ?? "application/octet-stream" } });
+    await context.saveArtifact(file.name, {
+      inlineData: { data: file.content, mimeType: file.mimeType ?? "application/octet-stream" },
+    });
     saved.push(file.name);
   }
   const part = buildCodeExecutionResultPart(result, saved);
@@ -106,7 +125,10 @@ async function resultEvent(ctx: InvocationContext, agent: LlmAgent, state: CodeE
   }
   // Only the current invocation's counter is kept: earlier invocations are over.
   const failures = result.stderr ? getErrorCount(state, ctx.invocationId) + 1 : 0;
-  const next: CodeExecutionContextState = { ...state, errorCounts: failures > 0 ? { [ctx.invocationId]: failures } : {} };
+  const next: CodeExecutionContextState = {
+    ...state,
+    errorCounts: failures > 0 ? { [ctx.invocationId]: failures } : {},
+  };
   context.state.set(CODE_EXECUTION_CONTEXT_KEY, next);
   return createEvent({
     invocationId: ctx.invocationId,
@@ -124,7 +146,12 @@ async function resultEvent(ctx: InvocationContext, agent: LlmAgent, state: CodeE
  * a reference instead of the bytes. The response is returned unchanged when there is nothing
  * to save or no artifact service.
  */
-export async function saveModelSideImages(ctx: InvocationContext, response: LlmResponse, actions: EventActions, eventId: string | undefined): Promise<LlmResponse> {
+export async function saveModelSideImages(
+  ctx: InvocationContext,
+  response: LlmResponse,
+  actions: EventActions,
+  eventId: string | undefined,
+): Promise<LlmResponse> {
   const parts = response.content?.parts;
   if (response.partial || !ctx.artifactService || !parts?.some(isImagePart)) return response;
   const context = new CallbackContext(ctx, actions);

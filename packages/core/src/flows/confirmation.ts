@@ -65,7 +65,11 @@ export function parseToolConfirmation(response: Record<string, unknown> | undefi
       return { confirmed: false };
     }
   }
-  if (typeof value !== "object" || value === null || typeof (value as { confirmed?: unknown }).confirmed !== "boolean") {
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    typeof (value as { confirmed?: unknown }).confirmed !== "boolean"
+  ) {
     return { confirmed: false };
   }
   const v = value as { confirmed: boolean; hint?: unknown; payload?: unknown };
@@ -91,7 +95,9 @@ export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: Ll
   for (let k = events.length - 1; k >= 0; k--) {
     const event = events[k]!;
     if (event.author !== "user" || !inBranch(event)) continue;
-    const responses = getFunctionResponses(event).filter((r) => r.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME && r.id);
+    const responses = getFunctionResponses(event).filter(
+      (r) => r.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME && r.id,
+    );
     if (responses.length === 0) return undefined;
     answers = Object.fromEntries(responses.map((r) => [r.id!, parseToolConfirmation(r.response)]));
     answerIndex = k;
@@ -111,7 +117,12 @@ export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: Ll
       confirmations[original.id] = answers[call.id!]!;
       originals.push({ id: original.id, name: original.name, args: original.args ?? {} });
     }
-    const answered = new Set(events.slice(answerIndex + 1).filter(inBranch).flatMap((e) => getFunctionResponses(e).map((r) => r.id)));
+    const answered = new Set(
+      events
+        .slice(answerIndex + 1)
+        .filter(inBranch)
+        .flatMap((e) => getFunctionResponses(e).map((r) => r.id)),
+    );
     const pending = originals.filter((c) => !answered.has(c.id));
     if (pending.length === 0) return undefined;
     const toolsDict: Record<string, BaseTool> = {};

@@ -1,6 +1,9 @@
 import type { Content, Part } from "../content/content.js";
 import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
-import { REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, REQUEST_CREDENTIAL_FUNCTION_CALL_NAME } from "./confirmation-names.js";
+import {
+  REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+  REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
+} from "./confirmation-names.js";
 
 /**
  * Builds the model's `contents` from session history, following ADK's `contents.py`:
@@ -52,7 +55,11 @@ function copyContent(content: Content): Content {
  * Contents of the current turn only (`includeContents: "none"`): from the latest user
  * message or other agent's reply in this branch onwards.
  */
-export function getCurrentTurnContents(branch: string | undefined, events: readonly Event[], agentName: string): Content[] {
+export function getCurrentTurnContents(
+  branch: string | undefined,
+  events: readonly Event[],
+  agentName: string,
+): Content[] {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
     if (shouldIncludeEvent(branch, event) && (event.author === "user" || isOtherAgentReply(agentName, event))) {
@@ -75,7 +82,10 @@ function isEmptyContent(event: Event): boolean {
   return empty && !event.inputTranscription?.text && !event.outputTranscription?.text;
 }
 
-const INTERNAL_FUNCTION_NAMES = new Set([REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, REQUEST_CREDENTIAL_FUNCTION_CALL_NAME]);
+const INTERNAL_FUNCTION_NAMES = new Set([
+  REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+  REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
+]);
 
 /** Auth and confirmation round-trip events are for the client, never for the model. */
 export function isInternalRequestEvent(event: Event): boolean {
@@ -191,7 +201,9 @@ function presentOtherAgentMessage(event: Event): Event | undefined {
     if (part.thought) continue;
     if (part.text) parts.push({ text: `[${event.author}] said: ${part.text}` });
     else if (part.functionCall) {
-      parts.push({ text: `[${event.author}] called tool \`${part.functionCall.name}\` with parameters: ${JSON.stringify(part.functionCall.args ?? {})}` });
+      parts.push({
+        text: `[${event.author}] called tool \`${part.functionCall.name}\` with parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
+      });
     } else if (part.functionResponse) {
       parts.push({
         text: `[${event.author}] \`${part.functionResponse.name}\` tool returned result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
@@ -267,7 +279,9 @@ function rearrangeAsyncFunctionResponsesInHistory(events: Event[]): Event[] {
     out.push(event);
     const calls = getFunctionCalls(event);
     if (calls.length === 0) continue;
-    const indices = [...new Set(calls.flatMap((c) => (responseIndex.has(c.id) ? [responseIndex.get(c.id)!] : [])))].sort((a, b) => a - b);
+    const indices = [
+      ...new Set(calls.flatMap((c) => (responseIndex.has(c.id) ? [responseIndex.get(c.id)!] : []))),
+    ].sort((a, b) => a - b);
     if (indices.length === 1) out.push(events[indices[0]!]!);
     else if (indices.length > 1) out.push(mergeFunctionResponseEvents(indices.map((i) => events[i]!)));
   }

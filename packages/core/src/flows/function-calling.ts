@@ -33,7 +33,10 @@ export function getLongRunningCallIds(calls: FunctionCall[], toolsDict: Record<s
 /** The model called a tool the agent does not have. */
 export class ToolNotFoundError extends AgentKitError {
   constructor(name: string, available: string[]) {
-    super("TOOL_NOT_FOUND", `Tool '${name}' not found. Available tools: ${available.length ? available.join(", ") : "(none)"}.`);
+    super(
+      "TOOL_NOT_FOUND",
+      `Tool '${name}' not found. Available tools: ${available.length ? available.join(", ") : "(none)"}.`,
+    );
   }
 }
 
@@ -89,7 +92,8 @@ export async function executeFunctionCalls(
 ): Promise<FunctionCallsOutcome> {
   const selected = calls.filter((c) => !options.filter || (c.id !== undefined && options.filter.has(c.id)));
   if (selected.length === 0) return {};
-  const run = (call: FunctionCall) => runOneCall(ctx, agent, call, toolsDict, call.id ? options.confirmations?.[call.id] : undefined);
+  const run = (call: FunctionCall) =>
+    runOneCall(ctx, agent, call, toolsDict, call.id ? options.confirmations?.[call.id] : undefined);
   let results: CallResult[];
   if (ctx.runConfig.toolExecutionMode === ToolExecutionMode.SEQUENTIAL) {
     results = [];
@@ -116,7 +120,12 @@ export async function executeFunctionCalls(
 }
 
 function hasEffects(actions: EventActions): boolean {
-  return Object.entries(actions).some(([, v]) => v !== undefined && v !== false && !(typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 0));
+  return Object.entries(actions).some(
+    ([, v]) =>
+      v !== undefined &&
+      v !== false &&
+      !(typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 0),
+  );
 }
 
 async function runOneCall(
@@ -135,12 +144,15 @@ async function runOneCall(
   if (!tool) {
     const missing = new MissingTool(name);
     const error = new ToolNotFoundError(name, Object.keys(toolsDict));
-    const response = (await toolErrorResponse(ctx, agent, missing, args, toolContext, error)) ?? { error: error.message };
+    const response = (await toolErrorResponse(ctx, agent, missing, args, toolContext, error)) ?? {
+      error: error.message,
+    };
     return { part: responsePart(call, name, response), actions: toolContext.actions };
   }
 
   let response: unknown = await plugins.run("beforeToolCallback", { tool, args, context: toolContext });
-  if (response === undefined) response = await runCallbackSlot(agent.beforeToolCallback, { tool, args, context: toolContext });
+  if (response === undefined)
+    response = await runCallbackSlot(agent.beforeToolCallback, { tool, args, context: toolContext });
   let failed = false;
   if (response === undefined) {
     try {
@@ -148,7 +160,9 @@ async function runOneCall(
     } catch (error) {
       if (mustPropagate(ctx, error)) throw error;
       failed = true;
-      response = (await toolErrorResponse(ctx, agent, tool, args, toolContext, error)) ?? { error: errorMessage(error) };
+      response = (await toolErrorResponse(ctx, agent, tool, args, toolContext, error)) ?? {
+        error: errorMessage(error),
+      };
     }
   }
   // A long-running tool that returns nothing has not answered yet: the run pauses for the client.
@@ -160,7 +174,8 @@ async function runOneCall(
     (await runCallbackSlot(agent.afterToolCallback, { tool, args, context: toolContext, response: record }));
   if (altered !== undefined) record = toRecord(altered);
 
-  const structured = !failed && name === SET_MODEL_RESPONSE_TOOL_NAME && tool instanceof SetModelResponseTool ? record : undefined;
+  const structured =
+    !failed && name === SET_MODEL_RESPONSE_TOOL_NAME && tool instanceof SetModelResponseTool ? record : undefined;
   return { part: responsePart(call, name, record), actions: toolContext.actions, structured };
 }
 
@@ -180,7 +195,12 @@ async function toolErrorResponse(
 /** Failures that end the run instead of being reported to the model. */
 export function mustPropagate(ctx: InvocationContext, error: unknown): boolean {
   if (ctx.signal?.aborted) return true;
-  if (error instanceof LlmCallsLimitExceededError || error instanceof RunAbortedError || error instanceof ConfigurationError) return true;
+  if (
+    error instanceof LlmCallsLimitExceededError ||
+    error instanceof RunAbortedError ||
+    error instanceof ConfigurationError
+  )
+    return true;
   return error instanceof Error && error.name === "AbortError";
 }
 

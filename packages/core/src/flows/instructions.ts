@@ -49,12 +49,21 @@ async function replacement(raw: string, ctx: InvocationContext): Promise<string>
     const filename = name.slice("artifact.".length);
     const service = ctx.artifactService;
     if (!service) {
-      throw new ConfigurationError(`The instruction uses {artifact.${filename}} but no artifact service is configured: pass artifactService to the Runner.`);
+      throw new ConfigurationError(
+        `The instruction uses {artifact.${filename}} but no artifact service is configured: pass artifactService to the Runner.`,
+      );
     }
-    const part = await service.loadArtifact({ appName: ctx.appName, userId: ctx.userId, sessionId: ctx.session.id, filename });
+    const part = await service.loadArtifact({
+      appName: ctx.appName,
+      userId: ctx.userId,
+      sessionId: ctx.session.id,
+      filename,
+    });
     if (!part) {
       if (optional) return "";
-      throw new ConfigurationError(`The instruction uses {artifact.${filename}} but the artifact "${filename}" does not exist. Save it first or write {artifact.${filename}?}.`);
+      throw new ConfigurationError(
+        `The instruction uses {artifact.${filename}} but the artifact "${filename}" does not exist. Save it first or write {artifact.${filename}?}.`,
+      );
     }
     return artifactText(part);
   }
@@ -92,7 +101,11 @@ export function identityInstruction(agent: LlmAgent): string {
  * instruction. With a static instruction, the (dynamic) instruction becomes a user content
  * returned for insertion into the contents, as ADK does to keep the system prompt cacheable.
  */
-export async function applyInstructions(ctx: InvocationContext, agent: LlmAgent, request: LlmRequest): Promise<Content[]> {
+export async function applyInstructions(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  request: LlmRequest,
+): Promise<Content[]> {
   const readonly = new ReadonlyContext(ctx);
   const root = agent.rootAgent;
   if (isLlmAgent(root) && root.globalInstruction) {
@@ -100,7 +113,10 @@ export async function applyInstructions(ctx: InvocationContext, agent: LlmAgent,
     appendInstructions(request, [bypassStateInjection ? instruction : await injectSessionState(instruction, ctx)]);
   }
   if (agent.staticInstruction !== undefined) {
-    const text = typeof agent.staticInstruction === "string" ? agent.staticInstruction : (agent.staticInstruction.parts ?? []).map((p) => p.text ?? "").join("");
+    const text =
+      typeof agent.staticInstruction === "string"
+        ? agent.staticInstruction
+        : (agent.staticInstruction.parts ?? []).map((p) => p.text ?? "").join("");
     appendInstructions(request, [text]);
   }
   const extraContents: Content[] = [];

@@ -22,7 +22,10 @@ import { buildLlmRequest } from "./request-builder.js";
  */
 export async function* runLiveFlow(ctx: InvocationContext, agent: LlmAgent): AsyncGenerator<Event, void, void> {
   const queue = ctx.liveRequestQueue;
-  if (!queue) throw new ConfigurationError(`Agent "${agent.name}": a live run needs a LiveRequestQueue; start it with runner.runLive().`);
+  if (!queue)
+    throw new ConfigurationError(
+      `Agent "${agent.name}": a live run needs a LiveRequestQueue; start it with runner.runLive().`,
+    );
   ctx.throwIfAborted();
   const request = await buildLlmRequest(ctx, agent);
   ctx.incrementLlmCallCount();
@@ -52,7 +55,14 @@ export async function* runLiveFlow(ctx: InvocationContext, agent: LlmAgent): Asy
       ctx.throwIfAborted();
       const response = await afterModel(ctx, agent, context, raw);
       if (!hasSomethingToShow(response)) continue;
-      const event = createModelResponseEvent(ctx, agent, response, request.toolsDict, undefined, context.modelResponseEventId);
+      const event = createModelResponseEvent(
+        ctx,
+        agent,
+        response,
+        request.toolsDict,
+        undefined,
+        context.modelResponseEventId,
+      );
       yield event;
       const calls = event.partial ? [] : getFunctionCalls(event);
       if (calls.length === 0) continue;
@@ -102,7 +112,12 @@ async function forwardRequests(
       const content: Content = request.content.role ? request.content : { ...request.content, role: "user" };
       // The user's words are history (as in text mode); tool responses are recorded by the flow.
       if (!(content.parts ?? []).some((p) => p.functionResponse)) {
-        const event = createEvent({ invocationId: ctx.invocationId, author: "user", content, customMetadata: ctx.runConfig.customMetadata });
+        const event = createEvent({
+          invocationId: ctx.invocationId,
+          author: "user",
+          content,
+          customMetadata: ctx.runConfig.customMetadata,
+        });
         await ctx.sessionService.appendEvent({ session: ctx.session, event });
       }
       await connection.sendContent(content);
@@ -113,6 +128,13 @@ async function forwardRequests(
 /** Responses that carry nothing for the client are dropped (as ADK). */
 function hasSomethingToShow(r: LlmResponse): boolean {
   return Boolean(
-    r.content || r.errorCode || r.interrupted || r.turnComplete || r.inputTranscription || r.outputTranscription || r.usageMetadata || r.liveSessionResumptionUpdate,
+    r.content ||
+      r.errorCode ||
+      r.interrupted ||
+      r.turnComplete ||
+      r.inputTranscription ||
+      r.outputTranscription ||
+      r.usageMetadata ||
+      r.liveSessionResumptionUpdate,
   );
 }

@@ -8,5 +8,7 @@ export const LLM_AGENT_MARK: unique symbol = Symbol.for("agentkit.LlmAgent");
 
 /** True when the value is an `LlmAgent`. */
 export function isLlmAgent(value: unknown): value is LlmAgent {
-  return typeof value === "object" && value !== null && (value as { [LLM_AGENT_MARK]?: boolean })[LLM_AGENT_MARK] === true;
+  return (
+    typeof value === "object" && value !== null && (value as { [LLM_AGENT_MARK]?: boolean })[LLM_AGENT_MARK] === true
+  );
 }

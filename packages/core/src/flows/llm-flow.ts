@@ -43,15 +43,24 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
   const context = new CallbackContext(ctx, actions);
   for await (const modelResponse of callModel(ctx, agent, request, actions, context)) {
     let response = modelResponse;
-    if (agent.codeExecutor?.modelSide) response = await saveModelSideImages(ctx, response, actions, context.modelResponseEventId);
+    if (agent.codeExecutor?.modelSide)
+      response = await saveModelSideImages(ctx, response, actions, context.modelResponseEventId);
     else if (agent.codeExecutor) {
-      const makeEvent = (r: LlmResponse) => createModelResponseEvent(ctx, agent, r, request.toolsDict, actions, context.modelResponseEventId);
+      const makeEvent = (r: LlmResponse) =>
+        createModelResponseEvent(ctx, agent, r, request.toolsDict, actions, context.modelResponseEventId);
       // Code in the response was run: its events are out and the model is called again.
       if (yield* executeCodeInResponse(ctx, agent, response, inputFiles, makeEvent)) return;
     }
     // Nothing to show (e.g. a usage-only chunk): skip, as ADK does.
     if (!response.content && !response.errorCode && !response.interrupted) continue;
-    const event = createModelResponseEvent(ctx, agent, response, request.toolsDict, actions, context.modelResponseEventId);
+    const event = createModelResponseEvent(
+      ctx,
+      agent,
+      response,
+      request.toolsDict,
+      actions,
+      context.modelResponseEventId,
+    );
     yield event;
     if (event.partial) continue;
     const calls = getFunctionCalls(event);
@@ -74,7 +83,9 @@ export function createModelResponseEvent(
   eventId?: string,
 ): Event {
   const customMetadata =
-    ctx.runConfig.customMetadata || response.customMetadata ? { ...ctx.runConfig.customMetadata, ...response.customMetadata } : undefined;
+    ctx.runConfig.customMetadata || response.customMetadata
+      ? { ...ctx.runConfig.customMetadata, ...response.customMetadata }
+      : undefined;
   const event = createEvent({
     id: eventId,
     invocationId: ctx.invocationId,

@@ -67,7 +67,12 @@ export async function* callModel(
  * Gives the response's event its id first (`context.modelResponseEventId`), so the callbacks
  * can name the event; the flow builds the event with that id.
  */
-export async function afterModel(ctx: InvocationContext, agent: LlmAgent, context: CallbackContext, response: LlmResponse): Promise<LlmResponse> {
+export async function afterModel(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  context: CallbackContext,
+  response: LlmResponse,
+): Promise<LlmResponse> {
   context.modelResponseEventId = newEventId();
   const altered =
     (await ctx.pluginManager.run("afterModelCallback", { context, response })) ??

@@ -20,7 +20,12 @@ export class OutputValidationError extends AgentKitError {
 }
 
 export function isZodSchema(value: unknown): value is z.ZodType {
-  return typeof value === "object" && value !== null && "_zod" in value && typeof (value as { safeParse?: unknown }).safeParse === "function";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "_zod" in value &&
+    typeof (value as { safeParse?: unknown }).safeParse === "function"
+  );
 }
 
 /** The schema as JSON Schema (what the model is asked to produce). */
@@ -58,7 +63,9 @@ export function validateStructuredOutput(schema: OutputSchema, value: unknown): 
   if (isZodSchema(schema)) {
     const result = schema.safeParse(value);
     if (!result.success) {
-      const detail = result.error.issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message)).join("; ");
+      const detail = result.error.issues
+        .map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message))
+        .join("; ");
       throw new OutputValidationError(`The response does not match the output schema: ${detail}`);
     }
     return result.data as Record<string, unknown>;
@@ -92,7 +99,8 @@ export class SetModelResponseTool extends BaseTool {
   constructor(agentName: string, schema: OutputSchema) {
     super({
       name: SET_MODEL_RESPONSE_TOOL_NAME,
-      description: "Set your final response using the required output schema. Call this once you have the final answer.",
+      description:
+        "Set your final response using the required output schema. Call this once you have the final answer.",
     });
     this.schema = schema;
     this.jsonSchema = outputSchemaToJson(agentName, schema);

@@ -3,7 +3,14 @@ import type { LlmAgent } from "../agents/llm-agent.js";
 import { ReadonlyContext } from "../agents/readonly-context.js";
 import type { GenerateContentConfig } from "../content/generate-content-config.js";
 import type { Event } from "../events/event.js";
-import { appendInstructions, appendTools, createLlmRequest, setOutputSchema, type LiveConnectConfig, type LlmRequest } from "../models/llm-request.js";
+import {
+  appendInstructions,
+  appendTools,
+  createLlmRequest,
+  setOutputSchema,
+  type LiveConnectConfig,
+  type LlmRequest,
+} from "../models/llm-request.js";
 import { isToolset } from "../tools/base-toolset.js";
 import { ToolContext } from "../tools/tool-context.js";
 import { getContents, getCurrentTurnContents, insertInstructionContents } from "./contents.js";
@@ -45,7 +52,8 @@ export async function buildLlmRequest(ctx: InvocationContext, agent: LlmAgent): 
     const toolContext = new ToolContext(ctx);
     if (isToolset(union)) {
       await union.processLlmRequest({ toolContext, llmRequest: request });
-      for (const tool of await union.getTools(readonly)) await tool.processLlmRequest({ toolContext, llmRequest: request });
+      for (const tool of await union.getTools(readonly))
+        await tool.processLlmRequest({ toolContext, llmRequest: request });
     } else {
       await union.processLlmRequest({ toolContext, llmRequest: request });
     }

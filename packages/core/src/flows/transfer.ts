@@ -82,7 +82,9 @@ export class TransferToAgentTool extends BaseTool {
       description: this.description,
       parametersJsonSchema: {
         type: "object",
-        properties: { agent_name: { type: "string", description: "The agent name to transfer to.", enum: [...this.targetNames] } },
+        properties: {
+          agent_name: { type: "string", description: "The agent name to transfer to.", enum: [...this.targetNames] },
+        },
         required: ["agent_name"],
       },
     };
@@ -92,7 +94,9 @@ export class TransferToAgentTool extends BaseTool {
     const name = args.agent_name;
     const target = typeof name === "string" ? this.agent.rootAgent.findAgent(name) : undefined;
     if (!target || target === this.agent) {
-      return { error: `Agent ${JSON.stringify(name)} cannot be transferred to. Available agents: ${this.targetNames.join(", ")}.` };
+      return {
+        error: `Agent ${JSON.stringify(name)} cannot be transferred to. Available agents: ${this.targetNames.join(", ")}.`,
+      };
     }
     toolContext.actions.transferToAgent = target.name;
     return undefined;

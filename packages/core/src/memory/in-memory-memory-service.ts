@@ -1,6 +1,11 @@
 import { getTextOf } from "../content/content.js";
 import type { Session } from "../sessions/session.js";
-import { BaseMemoryService, type MemoryEntry, type SearchMemoryRequest, type SearchMemoryResponse } from "./base-memory-service.js";
+import {
+  BaseMemoryService,
+  type MemoryEntry,
+  type SearchMemoryRequest,
+  type SearchMemoryResponse,
+} from "./base-memory-service.js";
 
 interface Remembered {
   entry: MemoryEntry;

@@ -51,10 +51,7 @@ export function appendInstructions(request: LlmRequest, instructions: string[]):
   const texts = instructions.filter((t) => t.length > 0);
   if (texts.length === 0) return;
   const current = request.config.systemInstruction;
-  const existing =
-    typeof current === "string"
-      ? current
-      : current?.parts?.map((p) => p.text ?? "").join("") ?? "";
+  const existing = typeof current === "string" ? current : (current?.parts?.map((p) => p.text ?? "").join("") ?? "");
   request.config.systemInstruction = [existing, ...texts].filter((t) => t.length > 0).join("\n\n");
 }
 

@@ -43,7 +43,9 @@ export class ModelRegistry {
     if (cached) return cached;
     const entry = this.entries.find((e) => testPattern(e.pattern, name));
     if (!entry) {
-      const known = this.entries.length ? this.entries.map((e) => e.pattern.toString()).join(", ") : "(none registered)";
+      const known = this.entries.length
+        ? this.entries.map((e) => e.pattern.toString()).join(", ")
+        : "(none registered)";
       throw new ConfigurationError(
         `No model is registered for "${name}". Known patterns: ${known}. Register one with modelRegistry.register(pattern, factory) or pass a BaseLlm instance as the agent's model.`,
       );

@@ -68,7 +68,11 @@ export abstract class BasePlugin {
   }
 
   /** A returned object skips the tool and becomes its response. */
-  beforeToolCallback(_args: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext }): Maybe<Record<string, unknown>> {
+  beforeToolCallback(_args: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+  }): Maybe<Record<string, unknown>> {
     return undefined;
   }
 

@@ -7,7 +7,11 @@ export class PluginError extends AgentKitError {
   readonly hook: string;
 
   constructor(pluginName: string, hook: string, cause: unknown) {
-    super("PLUGIN_ERROR", `Plugin "${pluginName}" failed in ${hook}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      "PLUGIN_ERROR",
+      `Plugin "${pluginName}" failed in ${hook}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
     this.pluginName = pluginName;
     this.hook = hook;
   }
@@ -26,7 +30,9 @@ export class PluginManager {
 
   registerPlugin(plugin: BasePlugin): void {
     if (this.list.some((p) => p.name === plugin.name)) {
-      throw new ConfigurationError(`A plugin named "${plugin.name}" is already registered; plugin names must be unique.`);
+      throw new ConfigurationError(
+        `A plugin named "${plugin.name}" is already registered; plugin names must be unique.`,
+      );
     }
     this.list.push(plugin);
   }
@@ -56,7 +62,9 @@ export class PluginManager {
   /** Closes every plugin; failures are collected and thrown together after all ran. */
   async close(): Promise<void> {
     const results = await Promise.allSettled(this.list.map((p) => p.close()));
-    const failures = results.flatMap((r, i) => (r.status === "rejected" ? [new PluginError(this.list[i]!.name, "close", r.reason)] : []));
+    const failures = results.flatMap((r, i) =>
+      r.status === "rejected" ? [new PluginError(this.list[i]!.name, "close", r.reason)] : [],
+    );
     if (failures.length === 1) throw failures[0];
     if (failures.length > 1) throw new AggregateError(failures, `${failures.length} plugins failed to close`);
   }

@@ -64,16 +64,30 @@ export class App {
     const compaction = options.eventsCompactionConfig;
     if (compaction) {
       if (!Number.isInteger(compaction.compactionInterval) || compaction.compactionInterval < 1) {
-        throw new ConfigurationError(`App "${options.name}": eventsCompactionConfig.compactionInterval must be an integer of at least 1.`);
+        throw new ConfigurationError(
+          `App "${options.name}": eventsCompactionConfig.compactionInterval must be an integer of at least 1.`,
+        );
       }
-      if (compaction.overlapSize !== undefined && (!Number.isInteger(compaction.overlapSize) || compaction.overlapSize < 0)) {
-        throw new ConfigurationError(`App "${options.name}": eventsCompactionConfig.overlapSize must be an integer of 0 or more.`);
+      if (
+        compaction.overlapSize !== undefined &&
+        (!Number.isInteger(compaction.overlapSize) || compaction.overlapSize < 0)
+      ) {
+        throw new ConfigurationError(
+          `App "${options.name}": eventsCompactionConfig.overlapSize must be an integer of 0 or more.`,
+        );
       }
-      if (compaction.eventRetentionSize !== undefined && (!Number.isInteger(compaction.eventRetentionSize) || compaction.eventRetentionSize < 0)) {
-        throw new ConfigurationError(`App "${options.name}": eventsCompactionConfig.eventRetentionSize must be an integer of 0 or more.`);
+      if (
+        compaction.eventRetentionSize !== undefined &&
+        (!Number.isInteger(compaction.eventRetentionSize) || compaction.eventRetentionSize < 0)
+      ) {
+        throw new ConfigurationError(
+          `App "${options.name}": eventsCompactionConfig.eventRetentionSize must be an integer of 0 or more.`,
+        );
       }
       if (compaction.eventRetentionSize !== undefined && compaction.overlapSize) {
-        throw new ConfigurationError(`App "${options.name}": eventsCompactionConfig takes overlapSize (sliding window) or eventRetentionSize (tail retention), not both.`);
+        throw new ConfigurationError(
+          `App "${options.name}": eventsCompactionConfig takes overlapSize (sliding window) or eventRetentionSize (tail retention), not both.`,
+        );
       }
     }
     this.name = options.name;

@@ -31,7 +31,12 @@ export async function compactAfterRun(args: {
   try {
     const summarizer = args.config.summarizer ?? defaultSummarizer(args);
     if (!summarizer) return undefined;
-    await compactEventsIfDue({ config: { ...args.config, summarizer }, session: args.session, sessionService: args.sessionService, signal: args.signal });
+    await compactEventsIfDue({
+      config: { ...args.config, summarizer },
+      session: args.session,
+      sessionService: args.sessionService,
+      signal: args.signal,
+    });
     return undefined;
   } catch (error) {
     if (args.signal?.aborted) return undefined;
@@ -44,7 +49,11 @@ export async function compactAfterRun(args: {
   }
 }
 
-function defaultSummarizer(args: { rootAgent: BaseAgent; ctx: InvocationContext; fallback: { summarizer?: EventsSummarizer } }): EventsSummarizer | undefined {
+function defaultSummarizer(args: {
+  rootAgent: BaseAgent;
+  ctx: InvocationContext;
+  fallback: { summarizer?: EventsSummarizer };
+}): EventsSummarizer | undefined {
   if (args.fallback.summarizer) return args.fallback.summarizer;
   if (!isLlmAgent(args.rootAgent)) return undefined;
   args.fallback.summarizer = new LlmEventSummarizer({ model: args.rootAgent.resolveModel(args.ctx) });

@@ -33,7 +33,8 @@ export async function compactEventsIfDue(args: {
  * response whose call would be summarized, nor shares a timestamp with a summarized event.
  */
 export function selectCompactionWindow(events: readonly Event[], config: EventsCompactionConfig): Event[] {
-  if (config.eventRetentionSize !== undefined) return selectTailWindow(events, config.compactionInterval, config.eventRetentionSize);
+  if (config.eventRetentionSize !== undefined)
+    return selectTailWindow(events, config.compactionInterval, config.eventRetentionSize);
   // Compaction events are appended after the invocations they cover, so whatever follows the
   // latest one is new (positions, not timestamps: consecutive events may share a timestamp).
   let lastCompaction = -1;
@@ -42,7 +43,12 @@ export function selectCompactionWindow(events: readonly Event[], config: EventsC
   });
   const regular = events.filter((e) => !e.actions.compaction);
   const invocationIds = unique(regular.map((e) => e.invocationId));
-  const newIds = unique(events.slice(lastCompaction + 1).filter((e) => !e.actions.compaction).map((e) => e.invocationId));
+  const newIds = unique(
+    events
+      .slice(lastCompaction + 1)
+      .filter((e) => !e.actions.compaction)
+      .map((e) => e.invocationId),
+  );
   if (newIds.length < config.compactionInterval) return [];
   const firstNew = invocationIds.indexOf(newIds[0]!);
   const windowIds = new Set(invocationIds.slice(Math.max(0, firstNew - (config.overlapSize ?? 0))));
@@ -54,10 +60,16 @@ function selectTailWindow(events: readonly Event[], interval: number, retain: nu
   events.forEach((e, i) => {
     if (e.actions.compaction) lastCompaction = i;
   });
-  const newInvocations = unique(events.slice(lastCompaction + 1).filter((e) => !e.actions.compaction).map((e) => e.invocationId));
+  const newInvocations = unique(
+    events
+      .slice(lastCompaction + 1)
+      .filter((e) => !e.actions.compaction)
+      .map((e) => e.invocationId),
+  );
   if (newInvocations.length < interval) return [];
   // By timestamp, not position: the tail kept verbatim last time sits before that summary event.
-  const previousEnd = lastCompaction >= 0 ? events[lastCompaction]!.actions.compaction!.endTimestamp : Number.NEGATIVE_INFINITY;
+  const previousEnd =
+    lastCompaction >= 0 ? events[lastCompaction]!.actions.compaction!.endTimestamp : Number.NEGATIVE_INFINITY;
   const pending = events.filter((e) => !e.actions.compaction && e.timestamp > previousEnd);
   let cut = Math.max(0, pending.length - retain);
   while (cut > 0 && cut < pending.length) {

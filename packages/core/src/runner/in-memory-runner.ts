@@ -29,6 +29,12 @@ export class InMemoryRunner extends Runner {
       modelRegistry: options.modelRegistry,
     };
     if (options.app) super({ ...services, app: options.app, appName: options.appName });
-    else super({ ...services, agent: options.agent, appName: options.appName ?? "InMemoryRunner", plugins: options.plugins });
+    else
+      super({
+        ...services,
+        agent: options.agent,
+        appName: options.appName ?? "InMemoryRunner",
+        plugins: options.plugins,
+      });
   }
 }

@@ -41,10 +41,19 @@ export class LlmEventSummarizer implements EventsSummarizer {
     this.maxText = options.maxEventTextLength ?? 2000;
   }
 
-  async maybeSummarizeEvents({ events, signal }: { events: Event[]; signal?: AbortSignal }): Promise<Event | undefined> {
+  async maybeSummarizeEvents({
+    events,
+    signal,
+  }: {
+    events: Event[];
+    signal?: AbortSignal;
+  }): Promise<Event | undefined> {
     const regular = events.filter((e) => !e.actions.compaction);
     if (regular.length === 0) return undefined;
-    const transcript = events.map((e) => this.line(e)).filter(Boolean).join("\n");
+    const transcript = events
+      .map((e) => this.line(e))
+      .filter(Boolean)
+      .join("\n");
     const request = createLlmRequest({
       model: this.model.model,
       contents: [{ role: "user", parts: [{ text: `Conversation to summarize:\n${transcript}` }] }],
@@ -52,9 +61,15 @@ export class LlmEventSummarizer implements EventsSummarizer {
     });
     let summary = "";
     for await (const response of this.model.generateContentAsync(request, false, signal ? { signal } : undefined)) {
-      if (response.errorCode) throw new ConfigurationError(`LlmEventSummarizer: the model answered with an error: ${response.errorCode} ${response.errorMessage ?? ""}`.trim());
+      if (response.errorCode)
+        throw new ConfigurationError(
+          `LlmEventSummarizer: the model answered with an error: ${response.errorCode} ${response.errorMessage ?? ""}`.trim(),
+        );
       if (response.partial) continue;
-      const text = (response.content?.parts ?? []).filter((p) => !p.thought).map((p) => p.text ?? "").join("");
+      const text = (response.content?.parts ?? [])
+        .filter((p) => !p.thought)
+        .map((p) => p.text ?? "")
+        .join("");
       if (text) summary = text;
     }
     if (!summary.trim()) return undefined;
@@ -75,8 +90,12 @@ export class LlmEventSummarizer implements EventsSummarizer {
     const parts = (event.content?.parts ?? []).flatMap((p) => {
       if (p.thought) return [];
       if (typeof p.text === "string") return [p.text];
-      if (p.functionCall) return [`called ${p.functionCall.name}(${clip(JSON.stringify(p.functionCall.args ?? {}), this.maxText)})`];
-      if (p.functionResponse) return [`${p.functionResponse.name} returned ${clip(JSON.stringify(p.functionResponse.response ?? {}), this.maxText)}`];
+      if (p.functionCall)
+        return [`called ${p.functionCall.name}(${clip(JSON.stringify(p.functionCall.args ?? {}), this.maxText)})`];
+      if (p.functionResponse)
+        return [
+          `${p.functionResponse.name} returned ${clip(JSON.stringify(p.functionResponse.response ?? {}), this.maxText)}`,
+        ];
       if (p.inlineData) return [`[${p.inlineData.mimeType ?? "file"} attached]`];
       return [];
     });

@@ -83,10 +83,13 @@ export class Runner {
   private closing?: Promise<void>;
 
   constructor(options: RunnerOptions) {
-    if (!options.sessionService) throw new ConfigurationError("Runner needs a sessionService (e.g. new InMemorySessionService()).");
+    if (!options.sessionService)
+      throw new ConfigurationError("Runner needs a sessionService (e.g. new InMemorySessionService()).");
     if (options.app) {
-      if (options.agent) throw new ConfigurationError("Pass either app or agent to the Runner, not both: the app's rootAgent is run.");
-      if (options.plugins) throw new ConfigurationError("When the Runner gets an app, give the plugins to the App instead.");
+      if (options.agent)
+        throw new ConfigurationError("Pass either app or agent to the Runner, not both: the app's rootAgent is run.");
+      if (options.plugins)
+        throw new ConfigurationError("When the Runner gets an app, give the plugins to the App instead.");
       this.app = options.app;
       this.agent = options.app.rootAgent;
       this.appName = options.appName ?? options.app.name;
@@ -121,16 +124,27 @@ export class Runner {
     try {
       watch.throwIfAborted();
       const runConfig = resolveRunConfig(request.runConfig);
-      const session = await watch.race(this.loadSession(request.userId, request.sessionId, runConfig.autoCreateSession));
-      const rootContext = this.newContext({ session, runConfig, signal: request.signal, invocationId: request.invocationId });
+      const session = await watch.race(
+        this.loadSession(request.userId, request.sessionId, runConfig.autoCreateSession),
+      );
+      const rootContext = this.newContext({
+        session,
+        runConfig,
+        signal: request.signal,
+        invocationId: request.invocationId,
+      });
 
       let message = request.newMessage === undefined ? undefined : withUserRole(createUserContent(request.newMessage));
       let artifactDelta: Record<string, number> = {};
       if (message) {
-        const replaced = await this.pluginManager.run("onUserMessageCallback", { invocationContext: rootContext, userMessage: message });
+        const replaced = await this.pluginManager.run("onUserMessageCallback", {
+          invocationContext: rootContext,
+          userMessage: message,
+        });
         if (replaced) message = withUserRole(replaced);
         if (runConfig.saveInputBlobsAsArtifacts) {
-          if (!this.artifactService) throw new ConfigurationError("saveInputBlobsAsArtifacts needs an artifactService on the Runner.");
+          if (!this.artifactService)
+            throw new ConfigurationError("saveInputBlobsAsArtifacts needs an artifactService on the Runner.");
           ({ message, artifactDelta } = await saveInputBlobsAsArtifacts({
             message,
             artifactService: this.artifactService,
@@ -187,8 +201,15 @@ export class Runner {
     try {
       watch.throwIfAborted();
       const runConfig = resolveRunConfig({ ...request.runConfig, streamingMode: StreamingMode.BIDI });
-      const session = await watch.race(this.loadSession(request.userId, request.sessionId, runConfig.autoCreateSession));
-      const rootContext = this.newContext({ session, runConfig, signal: request.signal, liveRequestQueue: request.liveRequestQueue });
+      const session = await watch.race(
+        this.loadSession(request.userId, request.sessionId, runConfig.autoCreateSession),
+      );
+      const rootContext = this.newContext({
+        session,
+        runConfig,
+        signal: request.signal,
+        liveRequestQueue: request.liveRequestQueue,
+      });
       const ctx = rootContext.withAgent(findAgentToRun(session, this.agent));
       yield* this.execute(ctx, session, watch, (c) => c.agent.runLive(c));
     } finally {

@@ -51,7 +51,14 @@ export class InMemorySessionService extends BaseSessionService {
     const split = splitStateDelta(structuredClone(state ?? {}));
     Object.assign(this.appStateOf(appName), split.app);
     Object.assign(this.userStateOf(appName, userId), split.user);
-    const stored: StoredSession = { id, appName, userId, state: split.session, events: [], lastUpdateTime: nowSeconds() };
+    const stored: StoredSession = {
+      id,
+      appName,
+      userId,
+      state: split.session,
+      events: [],
+      lastUpdateTime: nowSeconds(),
+    };
     byUser.set(id, stored);
     return this.view(stored, []);
   }
@@ -99,7 +106,8 @@ export class InMemorySessionService extends BaseSessionService {
 
   private async appendNow({ session, event }: AppendEventRequest): Promise<Event> {
     const stored = this.find(session.appName, session.userId, session.id);
-    if (!stored) throw new SessionNotFoundError({ appName: session.appName, userId: session.userId, sessionId: session.id });
+    if (!stored)
+      throw new SessionNotFoundError({ appName: session.appName, userId: session.userId, sessionId: session.id });
     if (stored.lastUpdateTime > session.lastUpdateTime) {
       throw new StaleSessionError(
         session.id,

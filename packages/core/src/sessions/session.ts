@@ -74,7 +74,8 @@ export function sessionFromJson(raw: unknown): Session {
   const o = v as Record<string, unknown>;
   const key = sessionKeyFromJson(o);
   const state = o.state ?? {};
-  if (typeof state !== "object" || state === null || Array.isArray(state)) throw new InvalidJsonError("session.state must be an object");
+  if (typeof state !== "object" || state === null || Array.isArray(state))
+    throw new InvalidJsonError("session.state must be an object");
   const events = o.events ?? [];
   if (!Array.isArray(events)) throw new InvalidJsonError("session.events must be an array");
   const last = o.lastUpdateTime ?? o.last_update_time;
@@ -91,7 +92,8 @@ export function filterEvents(events: Event[], config: GetSessionConfig | undefin
   if (!config) return events;
   let out = events;
   if (config.afterTimestamp !== undefined) {
-    const after = config.afterTimestamp instanceof Date ? config.afterTimestamp.getTime() / 1000 : config.afterTimestamp;
+    const after =
+      config.afterTimestamp instanceof Date ? config.afterTimestamp.getTime() / 1000 : config.afterTimestamp;
     out = out.filter((e) => e.timestamp >= after);
   }
   if (config.numRecentEvents !== undefined) {

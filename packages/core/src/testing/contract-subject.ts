@@ -26,7 +26,10 @@ export interface TestHooks {
  * Registers hooks that create a subject before every test and clean it up after, for the
  * contract suites every service backend runs. Framework-neutral: pass the hooks in.
  */
-export function useContractSubject<S extends { close(): Promise<void> }>(factory: ContractFactory<S>, hooks: TestHooks): ContractContext<S> {
+export function useContractSubject<S extends { close(): Promise<void> }>(
+  factory: ContractFactory<S>,
+  hooks: TestHooks,
+): ContractContext<S> {
   let subject: ContractSubject<S> | undefined;
   let appName = "";
   hooks.beforeEach(async () => {

@@ -1,4 +1,11 @@
-export { ScriptedModel, ScriptError, type ScriptStep, type CheckedStep, type ScriptedModelOptions, type RecordedRequest } from "./scripted-model.js";
+export {
+  ScriptedModel,
+  ScriptError,
+  type ScriptStep,
+  type CheckedStep,
+  type ScriptedModelOptions,
+  type RecordedRequest,
+} from "./scripted-model.js";
 export {
   ScriptedLiveModel,
   ScriptedLiveConnection,
@@ -6,4 +13,10 @@ export {
   type LiveReply,
   type LiveInput,
 } from "./scripted-live-model.js";
-export { useContractSubject, type ContractSubject, type ContractFactory, type ContractContext, type TestHooks } from "./contract-subject.js";
+export {
+  useContractSubject,
+  type ContractSubject,
+  type ContractFactory,
+  type ContractContext,
+  type TestHooks,
+} from "./contract-subject.js";

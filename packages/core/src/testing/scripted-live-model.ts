@@ -56,11 +56,18 @@ export class ScriptedLiveModel extends BaseLlm {
 
   // eslint-disable-next-line require-yield
   override async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
-    throw new ScriptError(`ScriptedLiveModel "${this.model}" only supports live connections; use ScriptedModel for text runs.`);
+    throw new ScriptError(
+      `ScriptedLiveModel "${this.model}" only supports live connections; use ScriptedModel for text runs.`,
+    );
   }
 
   override async connect(request: LlmRequest, options: GenerateContentOptions = {}): Promise<ScriptedLiveConnection> {
-    const connection = new ScriptedLiveConnection(request, (input) => this.nextReply(input), this.replyToRealtime, options.signal);
+    const connection = new ScriptedLiveConnection(
+      request,
+      (input) => this.nextReply(input),
+      this.replyToRealtime,
+      options.signal,
+    );
     this.connections.push(connection);
     for (const r of this.onConnect) connection.emit(r);
     return connection;
@@ -69,7 +76,9 @@ export class ScriptedLiveModel extends BaseLlm {
   private async nextReply(input: LiveInput): Promise<LlmResponse[]> {
     const reply = this.replies.shift();
     if (reply === undefined) {
-      throw new ScriptError(`ScriptedLiveModel "${this.model}" received ${JSON.stringify(input)} but has no reply left.`);
+      throw new ScriptError(
+        `ScriptedLiveModel "${this.model}" received ${JSON.stringify(input)} but has no reply left.`,
+      );
     }
     return typeof reply === "function" ? reply(input) : reply;
   }

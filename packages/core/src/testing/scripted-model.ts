@@ -70,7 +70,9 @@ export class ScriptedModel extends BaseLlm {
     return {
       content: {
         role: "model",
-        parts: calls.map((c) => ({ functionCall: { name: c.name, args: c.args ?? {}, ...(c.id ? { id: c.id } : {}) } })),
+        parts: calls.map((c) => ({
+          functionCall: { name: c.name, args: c.args ?? {}, ...(c.id ? { id: c.id } : {}) },
+        })),
       },
     };
   }
@@ -88,10 +90,15 @@ export class ScriptedModel extends BaseLlm {
 
   /** Throws when scripted steps were not used. */
   assertConsumed(): void {
-    if (this.steps.length > 0) throw new ScriptError(`${this.steps.length} scripted step(s) were never requested by the agent.`);
+    if (this.steps.length > 0)
+      throw new ScriptError(`${this.steps.length} scripted step(s) were never requested by the agent.`);
   }
 
-  async *generateContentAsync(request: LlmRequest, stream = false, options: GenerateContentOptions = {}): AsyncGenerator<LlmResponse, void, void> {
+  async *generateContentAsync(
+    request: LlmRequest,
+    stream = false,
+    options: GenerateContentOptions = {},
+  ): AsyncGenerator<LlmResponse, void, void> {
     this.requests.push(recordRequest(request));
     const next = this.steps.shift();
     if (next === undefined) {
@@ -108,7 +115,8 @@ export class ScriptedModel extends BaseLlm {
       throw (step as { error: unknown }).error;
     } else if ("chunks" in step && Array.isArray(step.chunks)) {
       const text = step.chunks.join("");
-      if (stream) for (const chunk of step.chunks) yield { content: { role: "model", parts: [{ text: chunk }] }, partial: true };
+      if (stream)
+        for (const chunk of step.chunks) yield { content: { role: "model", parts: [{ text: chunk }] }, partial: true };
       yield { content: { role: "model", parts: [{ text }] }, ...step.final };
     } else if ("stream" in step && Array.isArray(step.stream)) {
       for (const r of step.stream) yield r;

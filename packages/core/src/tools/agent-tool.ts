@@ -80,14 +80,26 @@ export class AgentTool extends BaseTool {
       modelRegistry: parent.modelRegistry,
       plugins: this.includePlugins ? [...parent.pluginManager.plugins] : [],
     });
-    const session = await sessionService.createSession({ appName: parent.appName, userId: parent.userId, state: toolContext.state.toRecord() });
+    const session = await sessionService.createSession({
+      appName: parent.appName,
+      userId: parent.userId,
+      state: toolContext.state.toRecord(),
+    });
 
     let lastContent: Content | undefined;
-    for await (const event of runner.runAsync({ userId: session.userId, sessionId: session.id, newMessage: message.content, signal: parent.signal })) {
-      for (const [key, value] of Object.entries(withoutTempKeys(event.actions.stateDelta))) toolContext.state.set(key, value);
+    for await (const event of runner.runAsync({
+      userId: session.userId,
+      sessionId: session.id,
+      newMessage: message.content,
+      signal: parent.signal,
+    })) {
+      for (const [key, value] of Object.entries(withoutTempKeys(event.actions.stateDelta)))
+        toolContext.state.set(key, value);
       if (event.content && !event.partial) lastContent = event.content;
     }
-    const text = (lastContent?.parts ?? []).flatMap((p) => (typeof p.text === "string" && !p.thought ? [p.text] : [])).join("\n");
+    const text = (lastContent?.parts ?? [])
+      .flatMap((p) => (typeof p.text === "string" && !p.thought ? [p.text] : []))
+      .join("\n");
     const outputSchema = isLlmAgent(this.agent) ? this.agent.outputSchema : undefined;
     if (outputSchema !== undefined && text !== "") return parseStructuredOutput(outputSchema, text);
     return text;
@@ -102,13 +114,16 @@ export class AgentTool extends BaseTool {
     if (inputSchema) {
       const parsed = inputSchema.safeParse(args ?? {});
       if (!parsed.success) {
-        const detail = parsed.error.issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message)).join("; ");
+        const detail = parsed.error.issues
+          .map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message))
+          .join("; ");
         return { error: `Invalid arguments for agent ${this.name}: ${detail}` };
       }
       return { content: { role: "user", parts: [{ text: JSON.stringify(parsed.data) }] } };
     }
     const request = args?.request;
-    if (typeof request !== "string") return { error: `Invalid arguments for agent ${this.name}: "request" must be a string.` };
+    if (typeof request !== "string")
+      return { error: `Invalid arguments for agent ${this.name}: "request" must be a string.` };
     return { content: { role: "user", parts: [{ text: request }] } };
   }
 }

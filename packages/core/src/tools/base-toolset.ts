@@ -46,5 +46,10 @@ export abstract class BaseToolset {
 export type ToolUnion = BaseTool | BaseToolset;
 
 export function isToolset(value: unknown): value is BaseToolset {
-  return typeof value === "object" && value !== null && typeof (value as BaseToolset).getTools === "function" && typeof (value as BaseToolset).close === "function";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as BaseToolset).getTools === "function" &&
+    typeof (value as BaseToolset).close === "function"
+  );
 }

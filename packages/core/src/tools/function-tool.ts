@@ -133,7 +133,12 @@ export class FunctionTool<P extends ToolParameters | undefined = undefined> exte
 }
 
 function isZodSchema(value: unknown): value is z.ZodType {
-  return typeof value === "object" && value !== null && "_zod" in value && typeof (value as { safeParse?: unknown }).safeParse === "function";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "_zod" in value &&
+    typeof (value as { safeParse?: unknown }).safeParse === "function"
+  );
 }
 
 /** Converts the argument schema as the model sees it (input side: defaulted fields are optional). */
@@ -149,14 +154,21 @@ function zodToParametersSchema(toolName: string, schema: z.ZodType): Record<stri
   }
   delete json.$schema;
   if (json.type !== "object") {
-    throw new ConfigurationError(`The parameters of tool "${toolName}" must be an object schema: use z.object({ ... }).`);
+    throw new ConfigurationError(
+      `The parameters of tool "${toolName}" must be an object schema: use z.object({ ... }).`,
+    );
   }
   json.properties ??= {};
   return json;
 }
 
 function plainParametersSchema(toolName: string, schema: unknown): Record<string, unknown> {
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema) || (schema as { type?: unknown }).type !== "object") {
+  if (
+    typeof schema !== "object" ||
+    schema === null ||
+    Array.isArray(schema) ||
+    (schema as { type?: unknown }).type !== "object"
+  ) {
     throw new ConfigurationError(
       `The parameters of tool "${toolName}" must be a zod 4 object schema (z.object({ ... })) or a JSON Schema with type "object".`,
     );

@@ -17,7 +17,9 @@ export class LongRunningFunctionTool<P extends ToolParameters | undefined = unde
 
   override getDeclaration(): FunctionDeclaration {
     const declaration = super.getDeclaration();
-    declaration.description = declaration.description ? `${declaration.description}\n\n${LONG_RUNNING_NOTE}` : LONG_RUNNING_NOTE;
+    declaration.description = declaration.description
+      ? `${declaration.description}\n\n${LONG_RUNNING_NOTE}`
+      : LONG_RUNNING_NOTE;
     return declaration;
   }
 }

@@ -25,7 +25,10 @@ export class ToolContext extends CallbackContext {
    */
   requestConfirmation({ hint, payload }: { hint?: string; payload?: unknown } = {}): void {
     if (!this.functionCallId) {
-      throw new AgentKitError("CONFIRMATION_UNAVAILABLE", "requestConfirmation needs a function call id; it is only available inside a tool call.");
+      throw new AgentKitError(
+        "CONFIRMATION_UNAVAILABLE",
+        "requestConfirmation needs a function call id; it is only available inside a tool call.",
+      );
     }
     const confirmation: ToolConfirmation = { confirmed: false };
     if (hint !== undefined) confirmation.hint = hint;

@@ -29,12 +29,17 @@ const echo = (name: string, log?: string[]) =>
 
 describe("function calling", () => {
   it("runs a call, answers it in one user-role event and lets the model continue", async () => {
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("double", { x: 2 }, "c1"), ScriptedModel.text("4")] });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("double", { x: 2 }, "c1"), ScriptedModel.text("4")],
+    });
     const agent = new LlmAgent({ name: "a", model, tools: [echo("double")] });
     const h = await Harness.create();
     const events = await h.run(agent, "double 2");
     expect(events).toHaveLength(3);
-    expect(events[1]).toMatchObject({ author: "a", content: { role: "user", parts: [{ functionResponse: { id: "c1", name: "double", response: { double: 4 } } }] } });
+    expect(events[1]).toMatchObject({
+      author: "a",
+      content: { role: "user", parts: [{ functionResponse: { id: "c1", name: "double", response: { double: 4 } } }] },
+    });
     expect(texts(events)).toEqual(["4"]);
     const second = model.requests[1]!;
     expect(second.contents.slice(1)).toEqual([
@@ -46,7 +51,15 @@ describe("function calling", () => {
   });
 
   it("gives calls without ids an adk- id, the same in the call event and the response", async () => {
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCalls([{ name: "double", args: { x: 1 } }, { name: "double", args: { x: 2 } }]), ScriptedModel.text("ok")] });
+    const model = new ScriptedModel({
+      steps: [
+        ScriptedModel.functionCalls([
+          { name: "double", args: { x: 1 } },
+          { name: "double", args: { x: 2 } },
+        ]),
+        ScriptedModel.text("ok"),
+      ],
+    });
     const agent = new LlmAgent({ name: "a", model, tools: [echo("double")] });
     const h = await Harness.create();
     const events = await h.run(agent, "go");
@@ -74,7 +87,13 @@ describe("function calling", () => {
         },
       });
     const model = new ScriptedModel({
-      steps: [ScriptedModel.functionCalls([{ name: "slow", id: "1" }, { name: "fast", id: "2" }]), ScriptedModel.text("done")],
+      steps: [
+        ScriptedModel.functionCalls([
+          { name: "slow", id: "1" },
+          { name: "fast", id: "2" },
+        ]),
+        ScriptedModel.text("done"),
+      ],
     });
     const agent = new LlmAgent({ name: "a", model, tools: [waiter("slow", 30), waiter("fast", 0)] });
     const h = await Harness.create();
@@ -99,7 +118,9 @@ describe("function calling", () => {
           return {};
         },
       });
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCalls([{ name: "one" }, { name: "two" }]), ScriptedModel.text("ok")] });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.functionCalls([{ name: "one" }, { name: "two" }]), ScriptedModel.text("ok")],
+    });
     const agent = new LlmAgent({ name: "a", model, tools: [tool("one", 20), tool("two", 0)] });
     const h = await Harness.create();
     await h.run(agent, "go", { runConfig: { toolExecutionMode: ToolExecutionMode.SEQUENTIAL } });
@@ -107,16 +128,24 @@ describe("function calling", () => {
   });
 
   it("answers an unknown tool with an error the model can read, then continues", async () => {
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("nope", {}, "c1"), ScriptedModel.text("sorry")] });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("nope", {}, "c1"), ScriptedModel.text("sorry")],
+    });
     const agent = new LlmAgent({ name: "a", model, tools: [echo("double"), echo("triple")] });
     const h = await Harness.create();
     const events = await h.run(agent, "go");
-    expect(getFunctionResponses(events[1]!)[0]).toEqual({ id: "c1", name: "nope", response: { error: "Tool 'nope' not found. Available tools: double, triple." } });
+    expect(getFunctionResponses(events[1]!)[0]).toEqual({
+      id: "c1",
+      name: "nope",
+      response: { error: "Tool 'nope' not found. Available tools: double, triple." },
+    });
     expect(texts(events)).toEqual(["sorry"]);
   });
 
   it("answers invalid arguments with an error response (FunctionTool validation)", async () => {
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("double", { x: "two" }, "c1"), ScriptedModel.text("retry")] });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("double", { x: "two" }, "c1"), ScriptedModel.text("retry")],
+    });
     const agent = new LlmAgent({ name: "a", model, tools: [echo("double")] });
     const h = await Harness.create();
     const events = await h.run(agent, "go");
@@ -133,13 +162,24 @@ describe("function calling", () => {
       },
     });
     const h = await Harness.create();
-    const plain = new LlmAgent({ name: "a", model: new ScriptedModel({ steps: [ScriptedModel.functionCall("fail", {}, "c1"), ScriptedModel.text("ok")] }), tools: [failing] });
+    const plain = new LlmAgent({
+      name: "a",
+      model: new ScriptedModel({ steps: [ScriptedModel.functionCall("fail", {}, "c1"), ScriptedModel.text("ok")] }),
+      tools: [failing],
+    });
     expect(getFunctionResponses((await h.run(plain, "go"))[1]!)[0]!.response).toEqual({ error: "disk full" });
 
     const seen: string[] = [];
     const handled = new LlmAgent({
       name: "b",
-      model: new ScriptedModel({ steps: [ScriptedModel.functionCall("fail", {}, "c2"), ScriptedModel.text("ok"), ScriptedModel.functionCall("fail", {}, "c3"), ScriptedModel.text("ok")] }),
+      model: new ScriptedModel({
+        steps: [
+          ScriptedModel.functionCall("fail", {}, "c2"),
+          ScriptedModel.text("ok"),
+          ScriptedModel.functionCall("fail", {}, "c3"),
+          ScriptedModel.text("ok"),
+        ],
+      }),
       tools: [failing],
       onToolErrorCallback: ({ tool, error }) => {
         seen.push(`${tool.name}: ${(error as Error).message}`);
@@ -153,7 +193,9 @@ describe("function calling", () => {
         return { fromPlugin: true };
       }
     }
-    expect(getFunctionResponses((await h.run(handled, "go", { plugins: [new P("p")] }))[1]!)[0]!.response).toEqual({ fromPlugin: true });
+    expect(getFunctionResponses((await h.run(handled, "go", { plugins: [new P("p")] }))[1]!)[0]!.response).toEqual({
+      fromPlugin: true,
+    });
     expect(seen).toHaveLength(1);
   });
 
@@ -199,15 +241,24 @@ describe("function calling", () => {
   });
 
   it("a plugin's after-tool result wins over the agent's", async () => {
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("double", { x: 1 }, "c1"), ScriptedModel.text("ok")] });
-    const agent = new LlmAgent({ name: "a", model, tools: [echo("double")], afterToolCallback: () => ({ by: "agent" }) });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("double", { x: 1 }, "c1"), ScriptedModel.text("ok")],
+    });
+    const agent = new LlmAgent({
+      name: "a",
+      model,
+      tools: [echo("double")],
+      afterToolCallback: () => ({ by: "agent" }),
+    });
     class P extends BasePlugin {
       override afterToolCallback(): Record<string, unknown> {
         return { by: "plugin" };
       }
     }
     const h = await Harness.create();
-    expect(getFunctionResponses((await h.run(agent, "go", { plugins: [new P("p")] }))[1]!)[0]!.response).toEqual({ by: "plugin" });
+    expect(getFunctionResponses((await h.run(agent, "go", { plugins: [new P("p")] }))[1]!)[0]!.response).toEqual({
+      by: "plugin",
+    });
   });
 
   it("wraps non-object results as { result } and merges actions of parallel calls", async () => {
@@ -227,9 +278,20 @@ describe("function calling", () => {
       }
     }
     const model = new ScriptedModel({
-      steps: [ScriptedModel.functionCalls([{ name: "num", id: "1" }, { name: "none", id: "2" }, { name: "arr", id: "3" }]), ScriptedModel.text("ok")],
+      steps: [
+        ScriptedModel.functionCalls([
+          { name: "num", id: "1" },
+          { name: "none", id: "2" },
+          { name: "arr", id: "3" },
+        ]),
+        ScriptedModel.text("ok"),
+      ],
     });
-    const agent = new LlmAgent({ name: "a", model, tools: [new Plain("num", 7), new Plain("none", undefined), new Plain("arr", [1])] });
+    const agent = new LlmAgent({
+      name: "a",
+      model,
+      tools: [new Plain("num", 7), new Plain("none", undefined), new Plain("arr", [1])],
+    });
     const h = await Harness.create();
     const events = await h.run(agent, "go");
     expect(getFunctionResponses(events[1]!).map((r) => r.response)).toEqual([{ result: 7 }, {}, { result: [1] }]);
@@ -254,7 +316,9 @@ describe("function calling", () => {
   });
 
   it("stops after the function response when a tool ends the invocation", async () => {
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("end_now", {}, "c1"), ScriptedModel.text("never")] });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("end_now", {}, "c1"), ScriptedModel.text("never")],
+    });
     const endNow = new FunctionTool({
       name: "end_now",
       description: "ends",
@@ -284,7 +348,9 @@ describe("function calling", () => {
       },
       processLlmRequest: async () => {},
     } as unknown as BaseToolset;
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("from_set", { x: 5 }, "c1"), ScriptedModel.text("ok")] });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("from_set", { x: 5 }, "c1"), ScriptedModel.text("ok")],
+    });
     const agent = new LlmAgent({ name: "a", model, tools: [toolset] });
     const h = await Harness.create();
     const events = await h.run(agent, "go");

@@ -44,7 +44,10 @@ export class Harness {
   async run(agent: BaseAgent, message: string | Content, options: RunOptions = {}): Promise<Event[]> {
     const invocationId = newInvocationId();
     const userContent = createUserContent(message);
-    await this.sessionService.appendEvent({ session: this.session, event: createEvent({ author: "user", invocationId, content: userContent }) });
+    await this.sessionService.appendEvent({
+      session: this.session,
+      event: createEvent({ author: "user", invocationId, content: userContent }),
+    });
     const ctx = new InvocationContext({
       invocationId,
       agent,
@@ -76,7 +79,10 @@ export class Harness {
 /** Texts of the events' text parts, one string per event that has text. */
 export function texts(events: Event[]): string[] {
   return events.flatMap((e) => {
-    const t = (e.content?.parts ?? []).filter((p) => typeof p.text === "string").map((p) => p.text).join("");
+    const t = (e.content?.parts ?? [])
+      .filter((p) => typeof p.text === "string")
+      .map((p) => p.text)
+      .join("");
     return t ? [t] : [];
   });
 }

@@ -48,8 +48,14 @@ describe("long-running tools", () => {
   });
 
   it("sends an interim result back and continues", async () => {
-    const ticket = new LongRunningFunctionTool({ name: "start_job", description: "starts", execute: () => ({ status: "pending" }) });
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("start_job", {}, "j1"), ScriptedModel.text("started")] });
+    const ticket = new LongRunningFunctionTool({
+      name: "start_job",
+      description: "starts",
+      execute: () => ({ status: "pending" }),
+    });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("start_job", {}, "j1"), ScriptedModel.text("started")],
+    });
     const h = await Harness.create();
     const events = await h.run(new LlmAgent({ name: "a", model, tools: [ticket] }), "go");
     expect(events[0]!.longRunningToolIds).toEqual(["j1"]);
@@ -65,7 +71,9 @@ describe("long-running tools", () => {
         ScriptedModel.text("got it"),
         {
           expect: (req) => {
-            const roles = req.contents.map((c) => (c.parts![0]!.functionCall ? "call" : c.parts![0]!.functionResponse ? "response" : c.parts![0]!.text));
+            const roles = req.contents.map((c) =>
+              c.parts![0]!.functionCall ? "call" : c.parts![0]!.functionResponse ? "response" : c.parts![0]!.text,
+            );
             expect(roles).toEqual(["start", "call", "response", "got it", "next"]);
           },
           step: ScriptedModel.text("fine"),
@@ -112,7 +120,9 @@ describe("tool confirmation (adk_request_confirmation)", () => {
       toolConfirmation: { confirmed: false },
     });
     expect(request!.longRunningToolIds).toEqual([call.id]);
-    expect(request!.actions.requestedToolConfirmations).toEqual({ orig: expect.objectContaining({ confirmed: false }) });
+    expect(request!.actions.requestedToolConfirmations).toEqual({
+      orig: expect.objectContaining({ confirmed: false }),
+    });
     return { events, requestId: call.id! };
   }
 
@@ -126,8 +136,16 @@ describe("tool confirmation (adk_request_confirmation)", () => {
             const text = JSON.stringify(req.contents);
             expect(text).not.toContain(REQUEST_CONFIRMATION_FUNCTION_CALL_NAME);
             expect(req.contents.slice(-2)).toEqual([
-              { role: "model", parts: [{ functionCall: { id: "orig", name: "transfer_money", args: { amount: 10 } } }] },
-              { role: "user", parts: [{ functionResponse: { id: "orig", name: "transfer_money", response: { done: true, amount: 10 } } }] },
+              {
+                role: "model",
+                parts: [{ functionCall: { id: "orig", name: "transfer_money", args: { amount: 10 } } }],
+              },
+              {
+                role: "user",
+                parts: [
+                  { functionResponse: { id: "orig", name: "transfer_money", response: { done: true, amount: 10 } } },
+                ],
+              },
             ]);
           },
           step: ScriptedModel.text("Sent 10."),
@@ -140,7 +158,11 @@ describe("tool confirmation (adk_request_confirmation)", () => {
     expect(runs).toEqual([]);
 
     const resumed = await h.run(agent, answer(requestId, REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, { confirmed: true }));
-    expect(getFunctionResponses(resumed[0]!)[0]).toEqual({ id: "orig", name: "transfer_money", response: { done: true, amount: 10 } });
+    expect(getFunctionResponses(resumed[0]!)[0]).toEqual({
+      id: "orig",
+      name: "transfer_money",
+      response: { done: true, amount: 10 },
+    });
     expect(texts(resumed)).toEqual(["Sent 10."]);
     expect(runs).toEqual([{ confirmed: true }]);
     model.assertConsumed();
@@ -148,11 +170,16 @@ describe("tool confirmation (adk_request_confirmation)", () => {
 
   it("on rejection answers the model with an error without running the tool", async () => {
     const { runs, transfer } = setup();
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("transfer_money", { amount: 10 }, "orig"), ScriptedModel.text("Cancelled.")] });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("transfer_money", { amount: 10 }, "orig"), ScriptedModel.text("Cancelled.")],
+    });
     const agent = new LlmAgent({ name: "a", model, tools: [transfer] });
     const h = await Harness.create();
     const { requestId } = await requestConfirmation(h, agent);
-    const resumed = await h.run(agent, answer(requestId, REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, { confirmed: false }));
+    const resumed = await h.run(
+      agent,
+      answer(requestId, REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, { confirmed: false }),
+    );
     expect(getFunctionResponses(resumed[0]!)[0]!.response).toEqual({ error: "This tool call is rejected." });
     expect(texts(resumed)).toEqual(["Cancelled."]);
     expect(runs).toEqual([]);
@@ -160,11 +187,18 @@ describe("tool confirmation (adk_request_confirmation)", () => {
 
   it("accepts the legacy { response: '<json>' } answer with a payload", async () => {
     const { runs, transfer } = setup();
-    const model = new ScriptedModel({ steps: [ScriptedModel.functionCall("transfer_money", { amount: 10 }, "orig"), ScriptedModel.text("ok")] });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("transfer_money", { amount: 10 }, "orig"), ScriptedModel.text("ok")],
+    });
     const agent = new LlmAgent({ name: "a", model, tools: [transfer] });
     const h = await Harness.create();
     const { requestId } = await requestConfirmation(h, agent);
-    await h.run(agent, answer(requestId, REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, { response: JSON.stringify({ confirmed: true, payload: { note: "x" } }) }));
+    await h.run(
+      agent,
+      answer(requestId, REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, {
+        response: JSON.stringify({ confirmed: true, payload: { note: "x" } }),
+      }),
+    );
     expect(runs).toEqual([{ confirmed: true, payload: { note: "x" } }]);
   });
 });

@@ -12,7 +12,10 @@ import { Harness } from "./helpers.js";
 
 const si = (req: unknown) => getSystemInstructionText(req as LlmRequest);
 
-async function instructionFor(instruction: LlmAgent["instruction"], state: Record<string, unknown> = {}): Promise<string> {
+async function instructionFor(
+  instruction: LlmAgent["instruction"],
+  state: Record<string, unknown> = {},
+): Promise<string> {
   const model = new ScriptedModel({ steps: [ScriptedModel.text("ok")] });
   const h = await Harness.create(state);
   await h.run(new LlmAgent({ name: "a", model, instruction }), "hi");
@@ -27,7 +30,8 @@ describe("instruction templating", () => {
     const agent = new LlmAgent({
       name: "a",
       model,
-      instruction: 'Hi {user:name}, be {app:tone} and {temp:mood}. {missing?}|{ user:name }|{{user:name}}|{not valid}|{"json": 1}|{a:b:c}|{count}',
+      instruction:
+        'Hi {user:name}, be {app:tone} and {temp:mood}. {missing?}|{ user:name }|{{user:name}}|{not valid}|{"json": 1}|{a:b:c}|{count}',
     });
     h.session.state.count = 0;
     await h.run(agent, "hi");
@@ -53,9 +57,19 @@ describe("instruction templating", () => {
   it("loads {artifact.name} through the artifact service", async () => {
     const artifacts = new InMemoryArtifactService();
     const h = await Harness.create();
-    await artifacts.saveArtifact({ appName: "app", userId: "u", sessionId: h.session.id, filename: "notes.txt", artifact: { text: "remember milk" } });
+    await artifacts.saveArtifact({
+      appName: "app",
+      userId: "u",
+      sessionId: h.session.id,
+      filename: "notes.txt",
+      artifact: { text: "remember milk" },
+    });
     const model = new ScriptedModel({ steps: [ScriptedModel.text("ok"), ScriptedModel.text("ok")] });
-    const agent = new LlmAgent({ name: "a", model, instruction: "Notes: {artifact.notes.txt} / {artifact.other.txt?}." });
+    const agent = new LlmAgent({
+      name: "a",
+      model,
+      instruction: "Notes: {artifact.notes.txt} / {artifact.other.txt?}.",
+    });
     await h.run(agent, "hi", { artifactService: artifacts });
     expect(si(model.requests[0])).toContain("Notes: remember milk / .");
     await expect(h.run(agent, "hi")).rejects.toThrow(/no artifact service/);
@@ -99,13 +113,33 @@ describe("contents from history", () => {
     const agent = new LlmAgent({ name: "me", model });
     const h = await Harness.create();
     await h.append({ author: "user", content: { role: "user", parts: [{ text: "q" }] } });
-    await h.append({ author: "other", content: { role: "model", parts: [{ text: "thinking", thought: true }, { text: "hello" }, { functionCall: { id: "1", name: "f", args: { a: 1 } } }] } });
-    await h.append({ author: "other", content: { role: "user", parts: [{ functionResponse: { id: "1", name: "f", response: { r: 2 } } }] } });
+    await h.append({
+      author: "other",
+      content: {
+        role: "model",
+        parts: [
+          { text: "thinking", thought: true },
+          { text: "hello" },
+          { functionCall: { id: "1", name: "f", args: { a: 1 } } },
+        ],
+      },
+    });
+    await h.append({
+      author: "other",
+      content: { role: "user", parts: [{ functionResponse: { id: "1", name: "f", response: { r: 2 } } }] },
+    });
     await h.append({ author: "me", content: { role: "model", parts: [{ text: "mine" }] } });
     await h.run(agent, "again");
     expect(model.requests[0]!.contents).toEqual([
       { role: "user", parts: [{ text: "q" }] },
-      { role: "user", parts: [{ text: "For context:" }, { text: "[other] said: hello" }, { text: '[other] called tool `f` with parameters: {"a":1}' }] },
+      {
+        role: "user",
+        parts: [
+          { text: "For context:" },
+          { text: "[other] said: hello" },
+          { text: '[other] called tool `f` with parameters: {"a":1}' },
+        ],
+      },
       { role: "user", parts: [{ text: "For context:" }, { text: '[other] `f` tool returned result: {"r":2}' }] },
       { role: "model", parts: [{ text: "mine" }] },
       { role: "user", parts: [{ text: "again" }] },
@@ -122,7 +156,13 @@ describe("contents from history", () => {
     await h.append({
       author: "a",
       timestamp: 103,
-      actions: { compaction: { startTimestamp: 100, endTimestamp: 101, compactedContent: { role: "model", parts: [{ text: "summary of one+two" }] } } },
+      actions: {
+        compaction: {
+          startTimestamp: 100,
+          endTimestamp: 101,
+          compactedContent: { role: "model", parts: [{ text: "summary of one+two" }] },
+        },
+      },
     });
     await h.run(agent, "four");
     expect(model.requests[0]!.contents.map((c) => [c.role, c.parts![0]!.text])).toEqual([
@@ -137,9 +177,29 @@ describe("contents from history", () => {
     const agent = new LlmAgent({ name: "a", model });
     const h = await Harness.create();
     await h.append({ author: "user", timestamp: 100, content: { role: "user", parts: [{ text: "one" }] } });
-    await h.append({ author: "a", timestamp: 101, actions: { compaction: { startTimestamp: 100, endTimestamp: 100, compactedContent: { role: "model", parts: [{ text: "s1" }] } } } });
+    await h.append({
+      author: "a",
+      timestamp: 101,
+      actions: {
+        compaction: {
+          startTimestamp: 100,
+          endTimestamp: 100,
+          compactedContent: { role: "model", parts: [{ text: "s1" }] },
+        },
+      },
+    });
     await h.append({ author: "user", timestamp: 102, content: { role: "user", parts: [{ text: "two" }] } });
-    await h.append({ author: "a", timestamp: 103, actions: { compaction: { startTimestamp: 100, endTimestamp: 102, compactedContent: { role: "model", parts: [{ text: "s2" }] } } } });
+    await h.append({
+      author: "a",
+      timestamp: 103,
+      actions: {
+        compaction: {
+          startTimestamp: 100,
+          endTimestamp: 102,
+          compactedContent: { role: "model", parts: [{ text: "s2" }] },
+        },
+      },
+    });
     await h.run(agent, "three");
     expect(model.requests[0]!.contents.map((c) => c.parts![0]!.text)).toEqual(["s2", "three"]);
   });
@@ -154,14 +214,21 @@ describe("contents from history", () => {
     await h.append({ author: "a", content: { role: "model", parts: [{ text: "old answer" }] } });
     await h.run(agent, "new question");
     expect(model.requests[0]!.contents).toEqual([{ role: "user", parts: [{ text: "new question" }] }]);
-    expect(model.requests[1]!.contents.map((c) => Object.keys(c.parts![0]!)[0])).toEqual(["text", "functionCall", "functionResponse"]);
+    expect(model.requests[1]!.contents.map((c) => Object.keys(c.parts![0]!)[0])).toEqual([
+      "text",
+      "functionCall",
+      "functionResponse",
+    ]);
   });
 
   it("drops confirmation round-trip events from the contents", async () => {
     const model = new ScriptedModel({ steps: [ScriptedModel.text("ok")] });
     const agent = new LlmAgent({ name: "a", model });
     const h = await Harness.create();
-    await h.append({ author: "a", content: { role: "user", parts: [{ functionCall: { id: "adk-1", name: "adk_request_confirmation", args: {} } }] } });
+    await h.append({
+      author: "a",
+      content: { role: "user", parts: [{ functionCall: { id: "adk-1", name: "adk_request_confirmation", args: {} } }] },
+    });
     await h.append({ author: "user", content: { role: "user", parts: [{ text: "unrelated" }] } });
     await h.run(agent, "hi");
     expect(JSON.stringify(model.requests[0]!.contents)).not.toContain("adk_request_confirmation");

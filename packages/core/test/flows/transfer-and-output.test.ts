@@ -11,7 +11,8 @@ import {
 import { ScriptedModel } from "../../src/testing/index.js";
 import { Harness, texts } from "./helpers.js";
 
-const transferCall = (name: string) => ScriptedModel.functionCall("transfer_to_agent", { agent_name: name }, `t-${name}`);
+const transferCall = (name: string) =>
+  ScriptedModel.functionCall("transfer_to_agent", { agent_name: name }, `t-${name}`);
 const si = (req: unknown) => getSystemInstructionText(req as LlmRequest);
 
 describe("agent transfer", () => {
@@ -35,11 +36,15 @@ describe("agent transfer", () => {
     const sub = billingModel.requests[0]!;
     expect(sub.contents[0]).toEqual({ role: "user", parts: [{ text: "my bill?" }] });
     expect(sub.contents[1]!.parts![0]).toEqual({ text: "For context:" });
-    expect(sub.contents[1]!.parts![1]!.text).toBe('[root] called tool `transfer_to_agent` with parameters: {"agent_name":"billing"}');
+    expect(sub.contents[1]!.parts![1]!.text).toBe(
+      '[root] called tool `transfer_to_agent` with parameters: {"agent_name":"billing"}',
+    );
   });
 
   it("lets a sub-agent transfer to its parent and peers unless disallowed", async () => {
-    const childModel = new ScriptedModel({ steps: [ScriptedModel.text("a"), ScriptedModel.text("b"), ScriptedModel.text("c")] });
+    const childModel = new ScriptedModel({
+      steps: [ScriptedModel.text("a"), ScriptedModel.text("b"), ScriptedModel.text("c")],
+    });
     const peer = new LlmAgent({ name: "peer", description: "peer" });
     const open = new LlmAgent({ name: "open", model: childModel });
     const noParent = new LlmAgent({ name: "no_parent", model: childModel, disallowTransferToParent: true });
@@ -49,7 +54,12 @@ describe("agent transfer", () => {
     await h.run(open, "1");
     await h.run(noParent, "2");
     await h.run(noPeers, "3");
-    const enumOf = (i: number) => (childModel.requests[i]!.config.tools![0]!.functionDeclarations![0]!.parametersJsonSchema as { properties: { agent_name: { enum: string[] } } }).properties.agent_name.enum;
+    const enumOf = (i: number) =>
+      (
+        childModel.requests[i]!.config.tools![0]!.functionDeclarations![0]!.parametersJsonSchema as {
+          properties: { agent_name: { enum: string[] } };
+        }
+      ).properties.agent_name.enum;
     expect(enumOf(0)).toEqual(["root", "no_parent", "no_peers", "peer"]);
     expect(si(childModel.requests[0])).toContain("transfer to your parent agent root");
     expect(enumOf(1)).toEqual(["open", "no_peers", "peer"]);
@@ -79,7 +89,10 @@ describe("agent transfer", () => {
 
   it("transfers to a peer", async () => {
     const left = new LlmAgent({ name: "left", model: new ScriptedModel({ steps: [transferCall("right")] }) });
-    const right = new LlmAgent({ name: "right", model: new ScriptedModel({ steps: [ScriptedModel.text("right here")] }) });
+    const right = new LlmAgent({
+      name: "right",
+      model: new ScriptedModel({ steps: [ScriptedModel.text("right here")] }),
+    });
     new LlmAgent({ name: "root", model: new ScriptedModel(), subAgents: [left, right] });
     const h = await Harness.create();
     const events = await h.run(left, "hi");

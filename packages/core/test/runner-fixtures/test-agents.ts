@@ -31,7 +31,11 @@ export class ScriptAgent extends BaseAgent {
     try {
       for (const { delayMs, ...step } of this.steps) {
         if (delayMs) await sleep(delayMs, ctx.signal);
-        this.seen.push({ stateBefore: { ...ctx.session.state }, eventCount: ctx.session.events.length, branch: ctx.branch });
+        this.seen.push({
+          stateBefore: { ...ctx.session.state },
+          eventCount: ctx.session.events.length,
+          branch: ctx.branch,
+        });
         yield createEvent({ ...step, author: this.name, invocationId: ctx.invocationId, branch: ctx.branch });
       }
     } finally {
@@ -46,7 +50,10 @@ export class ScriptAgent extends BaseAgent {
 }
 
 /** Text event step. */
-export const say = (text: string, extra: Partial<Step> = {}): Step => ({ content: { role: "model", parts: [{ text }] }, ...extra });
+export const say = (text: string, extra: Partial<Step> = {}): Step => ({
+  content: { role: "model", parts: [{ text }] },
+  ...extra,
+});
 
 export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   try {

@@ -42,7 +42,10 @@ export function App({ api }: { api: Api }) {
   }, []);
 
   useEffect(() => {
-    api.version().then((v) => setVersion(v.version), () => undefined);
+    api.version().then(
+      (v) => setVersion(v.version),
+      () => undefined,
+    );
     api.listApps().then(
       (list) => {
         setApps(list);
@@ -67,7 +70,13 @@ export function App({ api }: { api: Api }) {
   }, [refreshSessions]);
 
   const onCreated = useCallback((s: Session) => go({ ...place, session: s.id }), [place, go]);
-  const chat = useChat(api, { app: place.app, userId: place.userId, sessionId: place.session }, streaming, notify, onCreated);
+  const chat = useChat(
+    api,
+    { app: place.app, userId: place.userId, sessionId: place.session },
+    streaming,
+    notify,
+    onCreated,
+  );
 
   useEffect(() => {
     void refreshSessions();
@@ -100,7 +109,8 @@ export function App({ api }: { api: Api }) {
     if (!place.app) return;
     try {
       // the list may not carry state: read the session to keep its other metadata
-      const full = target.id === chat.session?.id ? chat.session : await api.getSession(place.app, place.userId, target.id);
+      const full =
+        target.id === chat.session?.id ? chat.session : await api.getSession(place.app, place.userId, target.id);
       const updated = await api.patchState(place.app, place.userId, target.id, renameDelta(full.state ?? {}, name));
       if (updated.id === chat.session?.id) chat.setSession(updated);
       await refreshSessions();
@@ -140,7 +150,14 @@ export function App({ api }: { api: Api }) {
         onRename={(s, name) => void renameSession(s, name)}
       />
       {place.app ? (
-        <ChatPanel api={api} app={place.app} chat={chat} selectedEvent={selectedEvent} onSelectEvent={setSelectedEvent} onError={notify} />
+        <ChatPanel
+          api={api}
+          app={place.app}
+          chat={chat}
+          selectedEvent={selectedEvent}
+          onSelectEvent={setSelectedEvent}
+          onError={notify}
+        />
       ) : (
         <main class="chat empty">
           <p>{apps.length === 0 ? "No apps found in the agents directory." : "Pick an app to start."}</p>

@@ -46,7 +46,11 @@ export class McpToolCallError extends McpToolsetError {
   /** The converted tool result when the server answered with `isError`. */
   readonly result?: Record<string, unknown>;
 
-  constructor(toolName: string, message: string, options: AgentKitErrorOptions & { result?: Record<string, unknown> } = {}) {
+  constructor(
+    toolName: string,
+    message: string,
+    options: AgentKitErrorOptions & { result?: Record<string, unknown> } = {},
+  ) {
     super("MCP_TOOL_CALL", message, options);
     this.toolName = toolName;
     this.result = options.result;

@@ -6,7 +6,9 @@ import { createToolHost, type McpServerOptions, type ToolHost } from "./tool-hos
 export function buildServer(host: ToolHost): Server {
   const server = new Server(host.info, { capabilities: { tools: { listChanged: false } } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: host.listTools() }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => host.callTool(request.params.name, request.params.arguments ?? {}, extra.signal));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    host.callTool(request.params.name, request.params.arguments ?? {}, extra.signal),
+  );
   return server;
 }
 

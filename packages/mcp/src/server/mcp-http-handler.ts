@@ -41,7 +41,8 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     const existing = sessionId ? transports.get(sessionId) : undefined;
     if (existing) return existing.handleRequest(req, res, req.body);
     if (sessionId) return sendError(res, 404, "Session not found.");
-    if (req.method !== "POST" || !isInitialize(req.body)) return sendError(res, 400, "Bad Request: no valid session id; start with an initialize request.");
+    if (req.method !== "POST" || !isInitialize(req.body))
+      return sendError(res, 400, "Bad Request: no valid session id; start with an initialize request.");
     if (transports.size >= maxSessions) return sendError(res, 503, "Too many MCP sessions.");
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
@@ -80,7 +81,9 @@ function header(req: IncomingMessage, name: string): string | undefined {
 
 function isInitialize(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
-  return messages.some((m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize");
+  return messages.some(
+    (m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize",
+  );
 }
 
 function sendError(res: ServerResponse, status: number, message: string): void {

@@ -28,7 +28,10 @@ export async function serveMcpStdio(options: ServeMcpStdioOptions): Promise<McpS
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   server.onclose = () => {
-    void host.close().catch(() => undefined).finally(resolveClosed);
+    void host
+      .close()
+      .catch(() => undefined)
+      .finally(resolveClosed);
   };
   const input = stdin ?? process.stdin;
   await server.connect(new StdioServerTransport(input, stdout));

@@ -52,7 +52,8 @@ export interface ToolHost {
 const USER_ID = "mcp-client";
 
 export function createToolHost(options: McpServerOptions): ToolHost {
-  if (options === null || typeof options !== "object") throw new ConfigurationError("createMcpServer needs { tools } or { agent, runner? }.");
+  if (options === null || typeof options !== "object")
+    throw new ConfigurationError("createMcpServer needs { tools } or { agent, runner? }.");
   if (options.agent !== undefined) return agentHost(options);
   if (Array.isArray(options.tools)) return toolsHost(options);
   throw new ConfigurationError("createMcpServer needs { tools: BaseTool[] } or { agent, runner? }.");
@@ -62,12 +63,22 @@ function toolsHost(options: McpToolsServerOptions): ToolHost {
   const byName = new Map<string, BaseTool>();
   const definitions: McpToolDefinition[] = [];
   for (const tool of options.tools) {
-    if (!(tool instanceof BaseTool)) throw new ConfigurationError("createMcpServer: every entry of tools must be a BaseTool (toolsets are not served).");
+    if (!(tool instanceof BaseTool))
+      throw new ConfigurationError(
+        "createMcpServer: every entry of tools must be a BaseTool (toolsets are not served).",
+      );
     const declaration = tool.getDeclaration();
-    if (!declaration) throw new ConfigurationError(`createMcpServer: tool "${tool.name}" is run by the model itself and cannot be served over MCP.`);
+    if (!declaration)
+      throw new ConfigurationError(
+        `createMcpServer: tool "${tool.name}" is run by the model itself and cannot be served over MCP.`,
+      );
     if (byName.has(tool.name)) throw new ConfigurationError(`createMcpServer: two tools are named "${tool.name}".`);
     byName.set(tool.name, tool);
-    definitions.push({ name: tool.name, description: tool.description, inputSchema: inputSchemaOf(declaration.parametersJsonSchema) });
+    definitions.push({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: inputSchemaOf(declaration.parametersJsonSchema),
+    });
   }
   const info = { name: options.name ?? "agentkit", version: options.version ?? "0.1.0" };
   // One session holds the state tools write; its events keep state deltas (no model history).
@@ -84,7 +95,15 @@ function toolsHost(options: McpToolsServerOptions): ToolHost {
       if (!tool) return errorResult(`Unknown tool "${name}". Available tools: ${[...byName.keys()].join(", ")}.`);
       const session = await sessionReady;
       const invocationId = newInvocationId();
-      const ctx = new InvocationContext({ invocationId, agent, session, sessionService, artifactService, pluginManager: new PluginManager(), signal });
+      const ctx = new InvocationContext({
+        invocationId,
+        agent,
+        session,
+        sessionService,
+        artifactService,
+        pluginManager: new PluginManager(),
+        signal,
+      });
       const toolContext = new ToolContext(ctx, { functionCallId: `mcp-${invocationId}` });
       let value: unknown;
       try {
@@ -93,7 +112,10 @@ function toolsHost(options: McpToolsServerOptions): ToolHost {
         return errorResult(error instanceof Error ? error.message : String(error));
       }
       if (Object.keys(toolContext.actions.stateDelta).length > 0) {
-        await sessionService.appendEvent({ session, event: createEvent({ invocationId, author: agent.name, actions: toolContext.actions }) });
+        await sessionService.appendEvent({
+          session,
+          event: createEvent({ invocationId, author: agent.name, actions: toolContext.actions }),
+        });
       }
       return toCallToolResult(value);
     },
@@ -103,7 +125,8 @@ function toolsHost(options: McpToolsServerOptions): ToolHost {
 
 function agentHost(options: McpAgentServerOptions): ToolHost {
   const { agent } = options;
-  if (!(agent instanceof BaseAgent)) throw new ConfigurationError("createMcpServer: agent must be a BaseAgent (e.g. an LlmAgent).");
+  if (!(agent instanceof BaseAgent))
+    throw new ConfigurationError("createMcpServer: agent must be a BaseAgent (e.g. an LlmAgent).");
   const toolName = options.toolName ?? agent.name;
   validateToolName(toolName);
   const ownsRunner = options.runner === undefined;
@@ -112,7 +135,11 @@ function agentHost(options: McpAgentServerOptions): ToolHost {
   const definition: McpToolDefinition = {
     name: toolName,
     description: agent.description || `Runs the agent "${agent.name}" on a request and returns its answer.`,
-    inputSchema: { type: "object", properties: { request: { type: "string", description: "What to ask the agent." } }, required: ["request"] },
+    inputSchema: {
+      type: "object",
+      properties: { request: { type: "string", description: "What to ask the agent." } },
+      required: ["request"],
+    },
   };
 
   return {
@@ -125,14 +152,24 @@ function agentHost(options: McpAgentServerOptions): ToolHost {
       const session = await runner.sessionService.createSession({ appName: runner.appName, userId: USER_ID });
       let answer = "";
       try {
-        for await (const event of runner.runAsync({ userId: USER_ID, sessionId: session.id, newMessage: args.request, signal })) {
+        for await (const event of runner.runAsync({
+          userId: USER_ID,
+          sessionId: session.id,
+          newMessage: args.request,
+          signal,
+        })) {
           if (event.errorMessage) return errorResult(`Agent "${agent.name}" failed: ${event.errorMessage}`);
           if (isFinalResponse(event) && event.content && !event.partial) answer = getTextOf(event.content) || answer;
         }
       } catch (error) {
         return errorResult(`Agent "${agent.name}" failed: ${error instanceof Error ? error.message : String(error)}`);
       } finally {
-        if (ownsRunner) await runner.sessionService.deleteSession({ appName: runner.appName, userId: USER_ID, sessionId: session.id });
+        if (ownsRunner)
+          await runner.sessionService.deleteSession({
+            appName: runner.appName,
+            userId: USER_ID,
+            sessionId: session.id,
+          });
       }
       return { content: [{ type: "text", text: answer }] };
     },

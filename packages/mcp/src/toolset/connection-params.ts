@@ -46,7 +46,9 @@ const connectionSchema = z.discriminatedUnion("type", [
 export function parseConnectionParameters(value: unknown): McpConnectionParameters {
   const result = connectionSchema.safeParse(value);
   if (result.success) return result.data as McpConnectionParameters;
-  const issues = result.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
+  const issues = result.error.issues
+    .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
+    .join("; ");
   throw new ConfigurationError(
     `Invalid MCP connection: ${issues}. Use { type: 'stdio', command, args?, env?, cwd? }, { type: 'sse', url, headers? } or { type: 'streamable-http', url, headers? }.`,
   );

@@ -4,7 +4,13 @@ import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/s
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ElicitRequestSchema, ErrorCode, McpError, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitRequestSchema,
+  ErrorCode,
+  McpError,
+  type ElicitRequest,
+  type ElicitResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { McpSessionInitError } from "../errors/mcp-errors.js";
 import { describeServer, type McpConnectionParameters } from "./connection-params.js";
 
@@ -88,15 +94,24 @@ export class McpSessionManager {
   }
 
   private assertOpen(): void {
-    if (this.isClosed) throw new McpSessionInitError(this.serverName, `The MCP toolset for ${this.serverName} is closed; create a new McpToolset.`);
+    if (this.isClosed)
+      throw new McpSessionInitError(
+        this.serverName,
+        `The MCP toolset for ${this.serverName} is closed; create a new McpToolset.`,
+      );
   }
 
   private async connect(): Promise<Client> {
     const transport = this.createTransport();
     const elicitation = this.elicitation;
-    const capabilities = elicitation ? { elicitation: { form: { applyDefaults: elicitation.applyDefaults ?? true } } } : {};
+    const capabilities = elicitation
+      ? { elicitation: { form: { applyDefaults: elicitation.applyDefaults ?? true } } }
+      : {};
     const client = new Client({ name: "agentkit", version: VERSION }, { capabilities });
-    if (elicitation) client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicitation.handler(request.params, { signal: extra.signal }));
+    if (elicitation)
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+        elicitation.handler(request.params, { signal: extra.signal }),
+      );
     client.onclose = () => {
       if (this.client === client) this.client = undefined;
     };
@@ -104,7 +119,11 @@ export class McpSessionManager {
       await client.connect(transport, { timeout: this.timeoutMs });
     } catch (error) {
       await closeQuietly(client);
-      throw new McpSessionInitError(this.serverName, `Could not start an MCP session with ${this.serverName}: ${messageOf(error)}`, { cause: error });
+      throw new McpSessionInitError(
+        this.serverName,
+        `Could not start an MCP session with ${this.serverName}: ${messageOf(error)}`,
+        { cause: error },
+      );
     }
     if (this.isClosed) {
       // close() was called while connecting: do not leak the new session.
@@ -118,7 +137,9 @@ export class McpSessionManager {
   /** Drops a session and closes it in the background; close() waits for it. */
   private retire(client: Client): void {
     if (this.client === client) this.client = undefined;
-    const done: Promise<void> = closeQuietly(client, this.connection.type === "streamable-http").finally(() => this.retired.delete(done));
+    const done: Promise<void> = closeQuietly(client, this.connection.type === "streamable-http").finally(() =>
+      this.retired.delete(done),
+    );
     this.retired.add(done);
   }
 
@@ -157,7 +178,9 @@ export function isConnectionError(error: unknown): boolean {
   if (error instanceof StreamableHTTPError || error instanceof SseError) return true;
   if (typeof error !== "object" || error === null) return false;
   const text = `${messageOf(error)} ${messageOf((error as { cause?: unknown }).cause)}`;
-  return /fetch failed|not connected|connection closed|ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|other side closed/i.test(text);
+  return /fetch failed|not connected|connection closed|ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|other side closed/i.test(
+    text,
+  );
 }
 
 function messageOf(error: unknown): string {

@@ -1,4 +1,10 @@
-import { BaseTool, type FunctionDeclaration, type JsonObjectSchema, type ToolContext, type ToolRunRequest } from "@agentkit/core";
+import {
+  BaseTool,
+  type FunctionDeclaration,
+  type JsonObjectSchema,
+  type ToolContext,
+  type ToolRunRequest,
+} from "@agentkit/core";
 import type { Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { McpToolCallError, McpToolsetError } from "../errors/mcp-errors.js";
 import type { McpSessionManager } from "./mcp-session-manager.js";
@@ -59,7 +65,11 @@ export class McpTool extends BaseTool {
   }
 
   override getDeclaration(): FunctionDeclaration {
-    return { name: this.name, description: this.description, parametersJsonSchema: structuredClone(this.parametersJsonSchema) };
+    return {
+      name: this.name,
+      description: this.description,
+      parametersJsonSchema: structuredClone(this.parametersJsonSchema),
+    };
   }
 
   override async runAsync({ args, toolContext }: ToolRunRequest): Promise<McpToolResponse> {
@@ -75,20 +85,32 @@ export class McpTool extends BaseTool {
             timeout: this.timeoutMs,
             resetTimeoutOnProgress: true,
             onprogress: onProgress
-              ? (p) => onProgress({ toolName: this.name, progress: p.progress, total: p.total, message: p.message }, toolContext)
+              ? (p) =>
+                  onProgress(
+                    { toolName: this.name, progress: p.progress, total: p.total, message: p.message },
+                    toolContext,
+                  )
               : undefined,
           }),
         signal,
       );
     } catch (error) {
       if (signal?.aborted || error instanceof McpToolsetError) throw error;
-      throw new McpToolCallError(this.name, `MCP tool "${this.mcpName}" failed on ${this.session.serverName}: ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-      });
+      throw new McpToolCallError(
+        this.name,
+        `MCP tool "${this.mcpName}" failed on ${this.session.serverName}: ${error instanceof Error ? error.message : String(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
     const response = toToolResponse(result);
     if (result.isError === true) {
-      throw new McpToolCallError(this.name, `MCP tool "${this.mcpName}" returned an error: ${response.text ?? "(no message)"}`, { result: response });
+      throw new McpToolCallError(
+        this.name,
+        `MCP tool "${this.mcpName}" returned an error: ${response.text ?? "(no message)"}`,
+        { result: response },
+      );
     }
     return response;
   }

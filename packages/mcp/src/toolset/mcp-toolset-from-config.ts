@@ -4,7 +4,12 @@ import type { McpConnectionParameters } from "./connection-params.js";
 import { McpToolset } from "./mcp-toolset.js";
 
 const stringMap = z.record(z.string(), z.string());
-const stdio = z.object({ command: z.string(), args: z.array(z.string()).optional(), env: stringMap.optional(), cwd: z.string().optional() });
+const stdio = z.object({
+  command: z.string(),
+  args: z.array(z.string()).optional(),
+  env: stringMap.optional(),
+  cwd: z.string().optional(),
+});
 const http = z.object({ url: z.string(), headers: stringMap.optional() });
 
 /**
@@ -17,8 +22,12 @@ const http = z.object({ url: z.string(), headers: stringMap.optional() });
 const configSchema = z.strictObject({
   stdio_server_params: stdio.optional(),
   stdio_connection_params: z.object({ server_params: stdio, timeout: z.number().positive().optional() }).optional(),
-  sse_connection_params: http.extend({ timeout: z.number().positive().optional(), sse_read_timeout: z.number().positive().optional() }).optional(),
-  streamable_http_connection_params: http.extend({ timeout: z.number().positive().optional(), sse_read_timeout: z.number().positive().optional() }).optional(),
+  sse_connection_params: http
+    .extend({ timeout: z.number().positive().optional(), sse_read_timeout: z.number().positive().optional() })
+    .optional(),
+  streamable_http_connection_params: http
+    .extend({ timeout: z.number().positive().optional(), sse_read_timeout: z.number().positive().optional() })
+    .optional(),
   tool_filter: z.array(z.string()).optional(),
   tool_name_prefix: z.string().optional(),
   timeout: z.number().positive().optional(),
@@ -33,13 +42,16 @@ const configSchema = z.strictObject({
 export function mcpToolsetFromConfig(args: Record<string, unknown> | undefined): McpToolset {
   const parsed = configSchema.safeParse(snakeKeys(args ?? {}));
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
+    const issues = parsed.error.issues
+      .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
+      .join("; ");
     throw new ConfigurationError(`McpToolset args: ${issues}.`);
   }
   const c = parsed.data;
   const candidates: [McpConnectionParameters, number | undefined][] = [];
   if (c.stdio_server_params) candidates.push([{ type: "stdio", ...c.stdio_server_params }, undefined]);
-  if (c.stdio_connection_params) candidates.push([{ type: "stdio", ...c.stdio_connection_params.server_params }, c.stdio_connection_params.timeout]);
+  if (c.stdio_connection_params)
+    candidates.push([{ type: "stdio", ...c.stdio_connection_params.server_params }, c.stdio_connection_params.timeout]);
   if (c.sse_connection_params) {
     const { url, headers, timeout } = c.sse_connection_params;
     candidates.push([{ type: "sse", url, ...(headers ? { headers } : {}) }, timeout]);
@@ -69,7 +81,10 @@ function snakeKeys(value: Record<string, unknown>, depth = 0): Record<string, un
   for (const [key, v] of Object.entries(value)) {
     const name = key.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`);
     const keepKeys = name === "env" || name === "headers";
-    out[name] = !keepKeys && depth < 2 && typeof v === "object" && v !== null && !Array.isArray(v) ? snakeKeys(v as Record<string, unknown>, depth + 1) : v;
+    out[name] =
+      !keepKeys && depth < 2 && typeof v === "object" && v !== null && !Array.isArray(v)
+        ? snakeKeys(v as Record<string, unknown>, depth + 1)
+        : v;
   }
   return out;
 }

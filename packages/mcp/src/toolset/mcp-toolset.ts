@@ -25,12 +25,20 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 
 const optionsSchema = z.object({
   connection: z.unknown(),
-  toolFilter: z.union([z.array(z.string()), z.custom<(...args: unknown[]) => boolean>((v) => typeof v === "function")]).optional(),
-  toolNamePrefix: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "use up to 40 letters, digits, _ or -").optional(),
+  toolFilter: z
+    .union([z.array(z.string()), z.custom<(...args: unknown[]) => boolean>((v) => typeof v === "function")])
+    .optional(),
+  toolNamePrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,40}$/, "use up to 40 letters, digits, _ or -")
+    .optional(),
   timeoutMs: z.number().int().positive().optional(),
   onProgress: z.custom<McpProgressHandler>((v) => typeof v === "function", "must be a function").optional(),
   elicitation: z
-    .object({ handler: z.custom<McpElicitationOptions["handler"]>((v) => typeof v === "function", "must be a function"), applyDefaults: z.boolean().optional() })
+    .object({
+      handler: z.custom<McpElicitationOptions["handler"]>((v) => typeof v === "function", "must be a function"),
+      applyDefaults: z.boolean().optional(),
+    })
     .optional(),
 });
 
@@ -72,19 +80,35 @@ export class McpToolset extends BaseToolset {
       definitions = await this.session.run((client) => listAllTools(client, this.timeoutMs, signal), signal);
     } catch (error) {
       if (signal?.aborted || error instanceof McpToolsetError) throw error;
-      throw new McpToolLoadError(this.serverName, `Could not list the tools of ${this.serverName}: ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-      });
+      throw new McpToolLoadError(
+        this.serverName,
+        `Could not list the tools of ${this.serverName}: ${error instanceof Error ? error.message : String(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
     const tools = definitions
-      .map((definition) => new McpTool({ definition, session: this.session, toolNamePrefix: this.toolNamePrefix, timeoutMs: this.timeoutMs, onProgress: this.onProgress }))
+      .map(
+        (definition) =>
+          new McpTool({
+            definition,
+            session: this.session,
+            toolNamePrefix: this.toolNamePrefix,
+            timeoutMs: this.timeoutMs,
+            onProgress: this.onProgress,
+          }),
+      )
       .filter((tool) => this.isToolSelected(tool, context));
     const seen = new Map<string, string>();
     for (const tool of tools) {
       void tool.parametersJsonSchema; // throws McpToolDeclarationError for a schema the model cannot take
       const other = seen.get(tool.name);
       if (other !== undefined) {
-        throw new McpToolDeclarationError(tool.mcpName, `MCP tools "${other}" and "${tool.mcpName}" of ${this.serverName} both become "${tool.name}"; exclude one with toolFilter.`);
+        throw new McpToolDeclarationError(
+          tool.mcpName,
+          `MCP tools "${other}" and "${tool.mcpName}" of ${this.serverName} both become "${tool.name}"; exclude one with toolFilter.`,
+        );
       }
       seen.set(tool.name, tool.mcpName);
     }
@@ -99,7 +123,8 @@ export class McpToolset extends BaseToolset {
   /** A list filter matches the MCP name or the name the model sees. */
   protected override isToolSelected(tool: BaseTool, context?: ReadonlyContext): boolean {
     const filter = this.toolFilter;
-    if (Array.isArray(filter) && tool instanceof McpTool) return filter.includes(tool.name) || filter.includes(tool.mcpName);
+    if (Array.isArray(filter) && tool instanceof McpTool)
+      return filter.includes(tool.name) || filter.includes(tool.mcpName);
     return super.isToolSelected(tool, context);
   }
 }

@@ -21,7 +21,8 @@ export interface McpToolResponse {
 export function toToolResponse(result: Record<string, unknown>): McpToolResponse {
   const blocks = Array.isArray(result.content) ? (result.content as Record<string, unknown>[]) : [];
   const content = blocks.map(toContentItem);
-  if (!Array.isArray(result.content) && "toolResult" in result) content.push({ type: "text", text: JSON.stringify(result.toolResult) });
+  if (!Array.isArray(result.content) && "toolResult" in result)
+    content.push({ type: "text", text: JSON.stringify(result.toolResult) });
   const texts = content.flatMap((c) => (c.type === "text" && typeof c.text === "string" ? [c.text] : []));
   const response: McpToolResponse = { content };
   if (texts.length > 0) response.text = texts.join("\n");

@@ -8,7 +8,10 @@ import { McpToolDeclarationError } from "../errors/mcp-errors.js";
  */
 export function toParametersSchema(toolName: string, inputSchema: unknown): JsonObjectSchema {
   if (typeof inputSchema !== "object" || inputSchema === null || Array.isArray(inputSchema)) {
-    throw new McpToolDeclarationError(toolName, `MCP tool "${toolName}" has no input schema object; exclude it with toolFilter or fix the server.`);
+    throw new McpToolDeclarationError(
+      toolName,
+      `MCP tool "${toolName}" has no input schema object; exclude it with toolFilter or fix the server.`,
+    );
   }
   const { $schema: _dialect, ...schema } = structuredClone(inputSchema) as Record<string, unknown>;
   if (schema.type !== "object") {
@@ -18,8 +21,14 @@ export function toParametersSchema(toolName: string, inputSchema: unknown): Json
     );
   }
   const properties = schema.properties;
-  if (properties !== undefined && (typeof properties !== "object" || properties === null || Array.isArray(properties))) {
-    throw new McpToolDeclarationError(toolName, `MCP tool "${toolName}" has an invalid "properties" in its input schema (expected an object).`);
+  if (
+    properties !== undefined &&
+    (typeof properties !== "object" || properties === null || Array.isArray(properties))
+  ) {
+    throw new McpToolDeclarationError(
+      toolName,
+      `MCP tool "${toolName}" has an invalid "properties" in its input schema (expected an object).`,
+    );
   }
   return { ...schema, type: "object", properties: (properties as Record<string, unknown> | undefined) ?? {} };
 }
@@ -35,6 +44,10 @@ export function toModelToolName(mcpName: string, prefix?: string): string {
   const full = prefix ? `${prefix}_${mcpName}` : mcpName;
   if (VALID_NAME.test(full)) return full;
   const cleaned = full.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
-  if (cleaned.length === 0) throw new McpToolDeclarationError(mcpName, `MCP tool name ${JSON.stringify(mcpName)} cannot be turned into a model tool name.`);
+  if (cleaned.length === 0)
+    throw new McpToolDeclarationError(
+      mcpName,
+      `MCP tool name ${JSON.stringify(mcpName)} cannot be turned into a model tool name.`,
+    );
   return cleaned;
 }

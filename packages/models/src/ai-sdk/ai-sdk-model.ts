@@ -1,8 +1,23 @@
-import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult, LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { BaseLlm, ConfigurationError, type GenerateContentOptions, type LlmRequest, type LlmResponse } from "@agentkit/core";
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+} from "@ai-sdk/provider";
+import {
+  BaseLlm,
+  ConfigurationError,
+  type GenerateContentOptions,
+  type LlmRequest,
+  type LlmResponse,
+} from "@agentkit/core";
 import { CallObserver } from "../framework/call-observer.js";
 import { ConversionIssues } from "../framework/conversion-issues.js";
-import { effectiveSampling, parseFrameworkOptions, type FrameworkOptions, type FrameworkSettings } from "../framework/framework-options.js";
+import {
+  effectiveSampling,
+  parseFrameworkOptions,
+  type FrameworkOptions,
+  type FrameworkSettings,
+} from "../framework/framework-options.js";
 import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 import { providerName, toProviderError } from "./error-mapping.js";
 import { toAiSdkCallOptions, type AiSdkLanguageModel } from "./request-conversion.js";
@@ -31,7 +46,9 @@ export class AiSdkModel extends BaseLlm {
   constructor(options: AiSdkModelOptions) {
     const model = options?.model as AiSdkLanguageModel | undefined;
     if (!model || typeof model.doGenerate !== "function" || typeof model.doStream !== "function") {
-      throw new ConfigurationError("AiSdkModel needs `model`: an AI SDK language model (with doGenerate and doStream), e.g. createOpenAI(...).chat(\"gpt-4o\").");
+      throw new ConfigurationError(
+        'AiSdkModel needs `model`: an AI SDK language model (with doGenerate and doStream), e.g. createOpenAI(...).chat("gpt-4o").',
+      );
     }
     if (model.specificationVersion !== "v3" && model.specificationVersion !== "v4") {
       throw new ConfigurationError(
@@ -58,15 +75,28 @@ export class AiSdkModel extends BaseLlm {
     yield* observer.observe(() => this.call(request, stream, options, issues));
   }
 
-  private async *call(request: LlmRequest, stream: boolean, options: GenerateContentOptions, issues: ConversionIssues): AsyncGenerator<LlmResponse, void, void> {
-    const callOptions = toAiSdkCallOptions(request, effectiveSampling(this.settings, request.config), issues, this.languageModel.specificationVersion);
+  private async *call(
+    request: LlmRequest,
+    stream: boolean,
+    options: GenerateContentOptions,
+    issues: ConversionIssues,
+  ): AsyncGenerator<LlmResponse, void, void> {
+    const callOptions = toAiSdkCallOptions(
+      request,
+      effectiveSampling(this.settings, request.config),
+      issues,
+      this.languageModel.specificationVersion,
+    );
     issues.settle();
     const signal = options.signal ?? request.config.abortSignal;
     if (signal) callOptions.abortSignal = signal;
     yield* stream ? this.streamCall(callOptions, issues, signal) : this.generateCall(callOptions, issues);
   }
 
-  private async *generateCall(callOptions: LanguageModelV4CallOptions, issues: ConversionIssues): AsyncGenerator<LlmResponse, void, void> {
+  private async *generateCall(
+    callOptions: LanguageModelV4CallOptions,
+    issues: ConversionIssues,
+  ): AsyncGenerator<LlmResponse, void, void> {
     let result: LanguageModelV4GenerateResult;
     try {
       result = (await this.languageModel.doGenerate(callOptions as never)) as LanguageModelV4GenerateResult;
@@ -116,7 +146,12 @@ export class AiSdkModel extends BaseLlm {
 
   private incompleteStream(signal: AbortSignal | undefined): ProviderError {
     if (signal?.aborted) {
-      return new ProviderError({ category: ErrorCategory.CANCELLED, provider: this.provider, message: `The ${this.provider} call was cancelled.`, cause: signal.reason });
+      return new ProviderError({
+        category: ErrorCategory.CANCELLED,
+        provider: this.provider,
+        message: `The ${this.provider} call was cancelled.`,
+        cause: signal.reason,
+      });
     }
     return new ProviderError({
       category: ErrorCategory.NETWORK,

@@ -46,16 +46,24 @@ export function toAiSdkCallOptions(
   if (sampling.maxTokens !== undefined) options.maxOutputTokens = sampling.maxTokens;
   if (sampling.topK !== undefined) options.topK = sampling.topK;
   if (sampling.topP !== undefined) options.topP = sampling.topP;
-  if (config.stopSequences !== undefined && config.stopSequences.length > 0) options.stopSequences = config.stopSequences;
+  if (config.stopSequences !== undefined && config.stopSequences.length > 0)
+    options.stopSequences = config.stopSequences;
   if (config.seed !== undefined) options.seed = config.seed;
   if (config.presencePenalty !== undefined) options.presencePenalty = config.presencePenalty;
   if (config.frequencyPenalty !== undefined) options.frequencyPenalty = config.frequencyPenalty;
 
   for (const tool of builtInToolsOf(request)) {
-    issues.report(`config.tools[${tool.index}]`, `the built-in tool "${tool.name}" has no AI SDK counterpart (only function declarations are passed)`);
+    issues.report(
+      `config.tools[${tool.index}]`,
+      `the built-in tool "${tool.name}" has no AI SDK counterpart (only function declarations are passed)`,
+    );
   }
   let tools: LanguageModelV4FunctionTool[] = functionDeclarationsOf(request).map((d) => {
-    const tool: LanguageModelV4FunctionTool = { type: "function", name: d.name, inputSchema: parametersOf(d) as LanguageModelV4FunctionTool["inputSchema"] };
+    const tool: LanguageModelV4FunctionTool = {
+      type: "function",
+      name: d.name,
+      inputSchema: parametersOf(d) as LanguageModelV4FunctionTool["inputSchema"],
+    };
     if (d.description) tool.description = d.description;
     return tool;
   });
@@ -80,17 +88,29 @@ export function toAiSdkCallOptions(
 }
 
 /** The Gemini-shaped history as an AI SDK prompt. */
-export function toAiSdkPrompt(request: LlmRequest, issues: ConversionIssues, version: SpecVersion = "v4"): LanguageModelV4Prompt {
+export function toAiSdkPrompt(
+  request: LlmRequest,
+  issues: ConversionIssues,
+  version: SpecVersion = "v4",
+): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
   const system = getSystemInstructionText(request);
   if (system.length > 0) prompt.push({ role: "system", content: system });
   const ids = new CallIdPairer();
-  request.contents.forEach((content, index) => prompt.push(...contentToMessages(content, `contents[${index}]`, ids, issues, version)));
+  request.contents.forEach((content, index) =>
+    prompt.push(...contentToMessages(content, `contents[${index}]`, ids, issues, version)),
+  );
   return prompt;
 }
 
 /** One content may become several messages: tool results go to a `tool` message of their own. */
-function contentToMessages(content: Content, where: string, ids: CallIdPairer, issues: ConversionIssues, version: SpecVersion): LanguageModelV4Message[] {
+function contentToMessages(
+  content: Content,
+  where: string,
+  ids: CallIdPairer,
+  issues: ConversionIssues,
+  version: SpecVersion,
+): LanguageModelV4Message[] {
   const parts = content.parts ?? [];
   if (content.role === "model" || content.role === "assistant") {
     const out: AssistantPart[] = [];
@@ -99,13 +119,22 @@ function contentToMessages(content: Content, where: string, ids: CallIdPairer, i
       if (part.functionCall) {
         const name = part.functionCall.name;
         if (!name) return issues.report(at, "a function call without a name");
-        out.push({ type: "tool-call", toolCallId: ids.forCall(part.functionCall.id, name), toolName: name, input: part.functionCall.args ?? {} });
+        out.push({
+          type: "tool-call",
+          toolCallId: ids.forCall(part.functionCall.id, name),
+          toolName: name,
+          input: part.functionCall.args ?? {},
+        });
       } else if (part.thought) {
         // Thoughts go back as reasoning with the provider's metadata (signature, item id);
         // a signature from another adapter means nothing here and is left out.
         const providerOptions = decodeThoughtSignature(part.thoughtSignature);
         if (typeof part.text === "string" || providerOptions !== undefined) {
-          out.push({ type: "reasoning", text: part.text ?? "", ...(providerOptions === undefined ? {} : { providerOptions }) });
+          out.push({
+            type: "reasoning",
+            text: part.text ?? "",
+            ...(providerOptions === undefined ? {} : { providerOptions }),
+          });
         }
       } else if (typeof part.text === "string") {
         if (part.text.length > 0) out.push({ type: "text", text: part.text });
@@ -129,7 +158,10 @@ function contentToMessages(content: Content, where: string, ids: CallIdPairer, i
         type: "tool-result",
         toolCallId: ids.forResponse(fr.id, fr.name),
         toolName: fr.name ?? "",
-        output: { type: "error" in response && Object.keys(response).length === 1 ? "error-json" : "json", value: response as never },
+        output: {
+          type: "error" in response && Object.keys(response).length === 1 ? "error-json" : "json",
+          value: response as never,
+        },
       });
     } else if (typeof part.text === "string") {
       if (!part.thought) userParts.push({ type: "text", text: part.text });
@@ -160,7 +192,11 @@ function toFilePart(part: Part, version: SpecVersion): LanguageModelV4FilePart |
   const uri = part.fileData?.fileUri;
   if (uri && part.fileData?.mimeType && URL.canParse(uri)) {
     const url = new URL(uri);
-    return { type: "file", mediaType: part.fileData.mimeType, data: (version === "v3" ? url : { type: "url", url }) as never };
+    return {
+      type: "file",
+      mediaType: part.fileData.mimeType,
+      data: (version === "v3" ? url : { type: "url", url }) as never,
+    };
   }
   return undefined;
 }

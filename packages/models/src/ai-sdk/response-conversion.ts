@@ -37,8 +37,10 @@ export function toUsageMetadata(usage: LanguageModelV4Usage | undefined): UsageM
   if (input !== undefined) metadata.promptTokenCount = input;
   if (output !== undefined) metadata.candidatesTokenCount = output;
   metadata.totalTokenCount = (input ?? 0) + (output ?? 0);
-  if (usage.inputTokens.cacheRead !== undefined && usage.inputTokens.cacheRead > 0) metadata.cachedContentTokenCount = usage.inputTokens.cacheRead;
-  if (usage.outputTokens.reasoning !== undefined && usage.outputTokens.reasoning > 0) metadata.thoughtsTokenCount = usage.outputTokens.reasoning;
+  if (usage.inputTokens.cacheRead !== undefined && usage.inputTokens.cacheRead > 0)
+    metadata.cachedContentTokenCount = usage.inputTokens.cacheRead;
+  if (usage.outputTokens.reasoning !== undefined && usage.outputTokens.reasoning > 0)
+    metadata.thoughtsTokenCount = usage.outputTokens.reasoning;
   return metadata;
 }
 
@@ -110,7 +112,12 @@ export function fromAiSdkResult(result: LanguageModelV4GenerateResult, issues: C
 /** Adjacent text of the same kind (answer or thought) is merged into one part. */
 function appendText(parts: Part[], text: string, thought: boolean): void {
   const last = parts.at(-1);
-  if (last && typeof last.text === "string" && (last.thought === true) === thought && last.thoughtSignature === undefined) {
+  if (
+    last &&
+    typeof last.text === "string" &&
+    (last.thought === true) === thought &&
+    last.thoughtSignature === undefined
+  ) {
     last.text += text;
     return;
   }
@@ -127,7 +134,10 @@ export class AiSdkStreamAccumulator {
   private readonly parts: Part[] = [];
   private readonly calls = new Map<string, RawCall & { complete: boolean }>();
   /** Open reasoning blocks: their part in `parts` and the provider metadata seen so far. */
-  private readonly reasoning = new Map<string, { part: Part; metadata: Record<string, Record<string, unknown>> | undefined }>();
+  private readonly reasoning = new Map<
+    string,
+    { part: Part; metadata: Record<string, Record<string, unknown>> | undefined }
+  >();
   private finishReason: LanguageModelV4FinishReason | undefined;
   private usage: LanguageModelV4Usage | undefined;
   private modelId: string | undefined;
@@ -142,7 +152,10 @@ export class AiSdkStreamAccumulator {
         appendText(this.parts, part.delta, false);
         return { content: { role: "model", parts: [{ text: part.delta }] }, partial: true };
       case "reasoning-start": {
-        const block = { part: { text: "", thought: true } as Part, metadata: mergeMetadata(undefined, part.providerMetadata) };
+        const block = {
+          part: { text: "", thought: true } as Part,
+          metadata: mergeMetadata(undefined, part.providerMetadata),
+        };
         this.reasoning.set(part.id, block);
         this.parts.push(block.part);
         return undefined;
@@ -166,7 +179,8 @@ export class AiSdkStreamAccumulator {
         return undefined;
       }
       case "tool-input-start":
-        if (!part.providerExecuted) this.calls.set(part.id, { id: part.id, name: part.toolName, input: "", complete: false });
+        if (!part.providerExecuted)
+          this.calls.set(part.id, { id: part.id, name: part.toolName, input: "", complete: false });
         return undefined;
       case "tool-input-delta": {
         const call = this.calls.get(part.id);
@@ -174,7 +188,13 @@ export class AiSdkStreamAccumulator {
         return undefined;
       }
       case "tool-call":
-        if (!part.providerExecuted) this.calls.set(part.toolCallId, { id: part.toolCallId, name: part.toolName, input: part.input, complete: true });
+        if (!part.providerExecuted)
+          this.calls.set(part.toolCallId, {
+            id: part.toolCallId,
+            name: part.toolName,
+            input: part.input,
+            complete: true,
+          });
         return undefined;
       case "response-metadata":
         if (part.modelId) this.modelId = part.modelId;

@@ -12,11 +12,15 @@ export function encodeThoughtSignature(metadata: Record<string, unknown> | undef
 }
 
 /** The provider options of a signature this adapter wrote; undefined for any other signature. */
-export function decodeThoughtSignature(signature: string | undefined): Record<string, Record<string, never>> | undefined {
+export function decodeThoughtSignature(
+  signature: string | undefined,
+): Record<string, Record<string, never>> | undefined {
   if (signature === undefined || !signature.startsWith(PREFIX)) return undefined;
   try {
     const value: unknown = JSON.parse(Buffer.from(signature.slice(PREFIX.length), "base64").toString("utf8"));
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, Record<string, never>>) : undefined;
+    return value !== null && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, Record<string, never>>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -107,7 +107,12 @@ function openStream(
 
 function incompleteStream(signal: AbortSignal | undefined): ProviderError {
   if (signal?.aborted) {
-    return new ProviderError({ category: ErrorCategory.CANCELLED, provider: "anthropic", message: "The Anthropic request was aborted.", cause: signal.reason });
+    return new ProviderError({
+      category: ErrorCategory.CANCELLED,
+      provider: "anthropic",
+      message: "The Anthropic request was aborted.",
+      cause: signal.reason,
+    });
   }
   return new ProviderError({
     category: ErrorCategory.NETWORK,

@@ -50,7 +50,10 @@ export function resolveApiKey(options: ResolvedAnthropicModelOptions, env: NodeJ
 }
 
 /** The base URL: option, then `ANTHROPIC_BASE_URL`, else undefined (SDK default). */
-export function resolveBaseUrl(options: ResolvedAnthropicModelOptions, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function resolveBaseUrl(
+  options: ResolvedAnthropicModelOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   return options.baseURL ?? nonEmpty(env["ANTHROPIC_BASE_URL"]);
 }
 

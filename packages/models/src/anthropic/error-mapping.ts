@@ -12,7 +12,12 @@ import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 export function toProviderError(error: unknown): unknown {
   if (error instanceof AgentKitError) return error;
   if (error instanceof Anthropic.APIUserAbortError) {
-    return new ProviderError({ category: ErrorCategory.CANCELLED, provider: "anthropic", message: "The anthropic call was cancelled.", cause: error });
+    return new ProviderError({
+      category: ErrorCategory.CANCELLED,
+      provider: "anthropic",
+      message: "The anthropic call was cancelled.",
+      cause: error,
+    });
   }
   if (error instanceof Anthropic.APIConnectionTimeoutError) {
     return new ProviderError({

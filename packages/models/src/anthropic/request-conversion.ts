@@ -49,7 +49,8 @@ export function toAnthropicRequest(
   if (config.stopSequences?.length) params.stop_sequences = config.stopSequences;
   const budget = options.thinking?.budgetTokens ?? positive(config.thinkingConfig?.thinkingBudget);
   if (budget !== undefined) params.thinking = { type: "enabled", budget_tokens: budget };
-  const outputSchema = config.responseJsonSchema ?? (config.responseSchema ? geminiSchemaToJsonSchema(config.responseSchema) : undefined);
+  const outputSchema =
+    config.responseJsonSchema ?? (config.responseSchema ? geminiSchemaToJsonSchema(config.responseSchema) : undefined);
   if (outputSchema && typeof outputSchema === "object") {
     params.output_config = { format: { type: "json_schema", schema: outputSchema as Record<string, unknown> } };
   }
@@ -112,7 +113,9 @@ function toAssistantBlock(part: Part, fallbackId: string): ContentBlockParam | u
   if (typeof part.text === "string") {
     if (part.thought) {
       // Anthropic rejects thinking blocks without their signature (e.g. another vendor's thoughts).
-      return part.thoughtSignature ? { type: "thinking", thinking: part.text, signature: part.thoughtSignature } : undefined;
+      return part.thoughtSignature
+        ? { type: "thinking", thinking: part.text, signature: part.thoughtSignature }
+        : undefined;
     }
     return part.text.length > 0 ? { type: "text", text: part.text } : undefined;
   }
@@ -131,10 +134,20 @@ function toMediaBlock(part: Part): ContentBlockParam | undefined {
   if (part.inlineData?.data) {
     const mimeType = part.inlineData.mimeType ?? "";
     if (IMAGE_TYPES.has(mimeType)) {
-      return { type: "image", source: { type: "base64", media_type: mimeType as ImageMediaType, data: toStandardBase64(part.inlineData.data) } };
+      return {
+        type: "image",
+        source: {
+          type: "base64",
+          media_type: mimeType as ImageMediaType,
+          data: toStandardBase64(part.inlineData.data),
+        },
+      };
     }
     if (mimeType === "application/pdf") {
-      return { type: "document", source: { type: "base64", media_type: "application/pdf", data: toStandardBase64(part.inlineData.data) } };
+      return {
+        type: "document",
+        source: { type: "base64", media_type: "application/pdf", data: toStandardBase64(part.inlineData.data) },
+      };
     }
     throw new ConfigurationError(
       `Anthropic models accept inline images (jpeg, png, gif, webp) and PDFs, not "${mimeType}". Convert the data or drop the part.`,
@@ -143,7 +156,8 @@ function toMediaBlock(part: Part): ContentBlockParam | undefined {
   if (part.fileData?.fileUri) {
     const mimeType = part.fileData.mimeType ?? "";
     if (IMAGE_TYPES.has(mimeType)) return { type: "image", source: { type: "url", url: part.fileData.fileUri } };
-    if (mimeType === "application/pdf") return { type: "document", source: { type: "url", url: part.fileData.fileUri } };
+    if (mimeType === "application/pdf")
+      return { type: "document", source: { type: "url", url: part.fileData.fileUri } };
     throw new ConfigurationError(`Anthropic models accept file URLs of images and PDFs, not "${mimeType}".`);
   }
   return undefined;
@@ -191,7 +205,8 @@ export function geminiSchemaToJsonSchema(schema: Schema): Record<string, unknown
       out["properties"] = Object.fromEntries(
         Object.entries(value as Record<string, Schema>).map(([name, sub]) => [name, geminiSchemaToJsonSchema(sub)]),
       );
-    } else if (key === "items" && value && typeof value === "object") out["items"] = geminiSchemaToJsonSchema(value as Schema);
+    } else if (key === "items" && value && typeof value === "object")
+      out["items"] = geminiSchemaToJsonSchema(value as Schema);
     else if (key === "anyOf" && Array.isArray(value)) out["anyOf"] = (value as Schema[]).map(geminiSchemaToJsonSchema);
     else if (NUMERIC_KEYS.has(key) && typeof value === "string") out[key] = Number(value);
     else out[key] = value;

@@ -15,7 +15,8 @@ export function fromAnthropicMessage(message: Anthropic.Messages.Message): LlmRe
   const parts: Part[] = [];
   for (const block of message.content) {
     if (block.type === "text") parts.push({ text: block.text });
-    else if (block.type === "thinking") parts.push({ text: block.thinking, thought: true, thoughtSignature: block.signature });
+    else if (block.type === "thinking")
+      parts.push({ text: block.thinking, thought: true, thoughtSignature: block.signature });
     else if (block.type === "redacted_thinking") parts.push({ thought: true, thoughtSignature: block.data });
     else if (block.type === "tool_use") parts.push(toFunctionCallPart(block.id, block.name, block.input));
   }
@@ -27,12 +28,21 @@ export function toUsageMetadata(usage: UsageLike): UsageMetadata {
   const cacheRead = usage.cache_read_input_tokens ?? 0;
   const prompt = (usage.input_tokens ?? 0) + cacheRead + (usage.cache_creation_input_tokens ?? 0);
   const candidates = usage.output_tokens ?? 0;
-  const metadata: UsageMetadata = { promptTokenCount: prompt, candidatesTokenCount: candidates, totalTokenCount: prompt + candidates };
+  const metadata: UsageMetadata = {
+    promptTokenCount: prompt,
+    candidatesTokenCount: candidates,
+    totalTokenCount: prompt + candidates,
+  };
   if (usage.cache_read_input_tokens != null) metadata.cachedContentTokenCount = cacheRead;
   return metadata;
 }
 
-function completeResponse(parts: Part[], usage: UsageLike, stopReason: string | null, model: string | undefined): LlmResponse {
+function completeResponse(
+  parts: Part[],
+  usage: UsageLike,
+  stopReason: string | null,
+  model: string | undefined,
+): LlmResponse {
   const response: LlmResponse = { content: { role: "model", parts }, usageMetadata: toUsageMetadata(usage) };
   const finishReason = toFinishReason(stopReason);
   if (finishReason) response.finishReason = finishReason;
@@ -123,7 +133,9 @@ export class AnthropicStreamAccumulator {
           output_tokens: u.output_tokens,
           ...(u.input_tokens != null ? { input_tokens: u.input_tokens } : {}),
           ...(u.cache_read_input_tokens != null ? { cache_read_input_tokens: u.cache_read_input_tokens } : {}),
-          ...(u.cache_creation_input_tokens != null ? { cache_creation_input_tokens: u.cache_creation_input_tokens } : {}),
+          ...(u.cache_creation_input_tokens != null
+            ? { cache_creation_input_tokens: u.cache_creation_input_tokens }
+            : {}),
         };
         return undefined;
       }

@@ -55,10 +55,18 @@ export function mapProviderError(error: unknown, provider: string): ProviderErro
   const base = { provider, cause: error };
 
   if (isAbort(error)) {
-    return new ProviderError({ ...base, category: ErrorCategory.CANCELLED, message: `The ${provider} call was cancelled.` });
+    return new ProviderError({
+      ...base,
+      category: ErrorCategory.CANCELLED,
+      message: `The ${provider} call was cancelled.`,
+    });
   }
   if (facts.status !== undefined) return fromStatus(facts, provider, error);
-  if (facts.name === "APIConnectionTimeoutError" || facts.name === "TimeoutError" || facts.codes.includes("UND_ERR_HEADERS_TIMEOUT")) {
+  if (
+    facts.name === "APIConnectionTimeoutError" ||
+    facts.name === "TimeoutError" ||
+    facts.codes.includes("UND_ERR_HEADERS_TIMEOUT")
+  ) {
     return timeout(provider, facts, error);
   }
   if (isNetwork(error, facts)) {
@@ -84,11 +92,19 @@ function fromStatus(facts: ErrorFacts, provider: string, cause: unknown): Provid
   const has = (code: string) => facts.codes.includes(code);
 
   if (status === 529 || has("overloaded_error")) {
-    return new ProviderError({ ...base, category: ErrorCategory.OVERLOADED, message: `${provider} is overloaded: ${detail}. The call is retried with backoff; if it persists, try again later.` });
+    return new ProviderError({
+      ...base,
+      category: ErrorCategory.OVERLOADED,
+      message: `${provider} is overloaded: ${detail}. The call is retried with backoff; if it persists, try again later.`,
+    });
   }
   if (status === 401 || status === 403) {
     const env = API_KEY_ENV[provider] ?? "the provider's API key setting";
-    return new ProviderError({ ...base, category: ErrorCategory.AUTH_ERROR, message: `${provider} rejected the credentials: ${detail}. Check the API key (${env}) and that it may use this model.` });
+    return new ProviderError({
+      ...base,
+      category: ErrorCategory.AUTH_ERROR,
+      message: `${provider} rejected the credentials: ${detail}. Check the API key (${env}) and that it may use this model.`,
+    });
   }
   if (status === 408) return timeout(provider, facts, cause, base);
   if (status === 429) {
@@ -104,13 +120,25 @@ function fromStatus(facts: ErrorFacts, provider: string, cause: unknown): Provid
     });
   }
   if (status >= 500) {
-    return new ProviderError({ ...base, category: ErrorCategory.SERVER_ERROR, message: `${provider} had a server error: ${detail}. The call is retried with backoff; if it persists, check the provider's status page.` });
+    return new ProviderError({
+      ...base,
+      category: ErrorCategory.SERVER_ERROR,
+      message: `${provider} had a server error: ${detail}. The call is retried with backoff; if it persists, check the provider's status page.`,
+    });
   }
   if (facts.codes.some((c) => CONTEXT_LENGTH_MESSAGE.test(c)) || CONTEXT_LENGTH_MESSAGE.test(facts.detail)) {
-    return new ProviderError({ ...base, category: ErrorCategory.CONTEXT_LENGTH, message: `The request is too long for the ${provider} model: ${detail}. Shorten the history (e.g. ContextFilterPlugin) or use a model with a larger context window.` });
+    return new ProviderError({
+      ...base,
+      category: ErrorCategory.CONTEXT_LENGTH,
+      message: `The request is too long for the ${provider} model: ${detail}. Shorten the history (e.g. ContextFilterPlugin) or use a model with a larger context window.`,
+    });
   }
   if (facts.codes.some((c) => CONTENT_FILTER_CODES.has(c)) || CONTENT_FILTER_MESSAGE.test(facts.detail)) {
-    return new ProviderError({ ...base, category: ErrorCategory.CONTENT_FILTER, message: `${provider} blocked the request with its content filter: ${detail}. Rephrase the input.` });
+    return new ProviderError({
+      ...base,
+      category: ErrorCategory.CONTENT_FILTER,
+      message: `${provider} blocked the request with its content filter: ${detail}. Rephrase the input.`,
+    });
   }
   // 409 (conflict) and 425 (too early) describe a transient state of the server.
   const transient = status === 409 || status === 425;
@@ -165,7 +193,9 @@ function readFacts(error: unknown): ErrorFacts {
   const codes = [e.code, e.type, body?.type, body?.code, inner?.type, inner?.code].filter(
     (c): c is string => typeof c === "string" && c !== "" && c !== "error",
   );
-  const message = [inner?.message, body?.message, e.message].find((m): m is string => typeof m === "string" && m !== "");
+  const message = [inner?.message, body?.message, e.message].find(
+    (m): m is string => typeof m === "string" && m !== "",
+  );
   const name = typeof e.name === "string" ? e.name : undefined;
   return {
     ...(status === undefined ? {} : { status }),

@@ -111,10 +111,13 @@ export class CallObserver {
     if (this.issues.length > 0) record.conversionIssues = this.issues;
     if (includeContent) {
       record.request = { contents: this.request.contents };
-      if (this.request.config.systemInstruction !== undefined) record.request.systemInstruction = this.request.config.systemInstruction;
+      if (this.request.config.systemInstruction !== undefined)
+        record.request.systemInstruction = this.request.config.systemInstruction;
       if (this.final?.content !== undefined) record.response = this.final.content;
     }
-    const sink = this.settings.onMetrics ?? ((m: FrameworkCallMetrics) => console.debug(`[agentkit:${m.adapter}]`, JSON.stringify(m)));
+    const sink =
+      this.settings.onMetrics ??
+      ((m: FrameworkCallMetrics) => console.debug(`[agentkit:${m.adapter}]`, JSON.stringify(m)));
     try {
       sink(record);
     } catch {

@@ -26,7 +26,9 @@ export class ConversionIssues {
   settle(): void {
     if (!this.validation.enabled || this.list.length === 0) return;
     const detail = this.list.map((i) => `${i.where}: ${i.problem}`).join("; ");
-    throw new MessageConversionError(`${this.adapter} cannot convert the request: ${detail}.`, { issues: [...this.list] });
+    throw new MessageConversionError(`${this.adapter} cannot convert the request: ${detail}.`, {
+      issues: [...this.list],
+    });
   }
 }
 

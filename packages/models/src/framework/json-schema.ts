@@ -12,8 +12,11 @@ export function geminiSchemaToJson(schema: Schema): Record<string, unknown> {
     else if (key === "items") out.items = geminiSchemaToJson(value as Schema);
     else if (key === "anyOf") out.anyOf = (value as Schema[]).map(geminiSchemaToJson);
     else if (key === "properties") {
-      out.properties = Object.fromEntries(Object.entries(value as Record<string, Schema>).map(([n, s]) => [n, geminiSchemaToJson(s)]));
-    } else if (/^(min|max)(Items|Length|Properties)$/.test(key)) out[key] = typeof value === "string" ? Number(value) : value;
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, Schema>).map(([n, s]) => [n, geminiSchemaToJson(s)]),
+      );
+    } else if (/^(min|max)(Items|Length|Properties)$/.test(key))
+      out[key] = typeof value === "string" ? Number(value) : value;
     else out[key] = value;
   }
   if (schema.nullable === true && typeof out.type === "string") out.type = [out.type, "null"];
@@ -32,7 +35,8 @@ export function parametersOf(declaration: FunctionDeclaration): Record<string, u
 /** The JSON schema the response must follow, if the request asks for one. */
 export function responseSchemaOf(request: LlmRequest): Record<string, unknown> | undefined {
   const { responseJsonSchema, responseSchema } = request.config;
-  if (responseJsonSchema !== undefined && responseJsonSchema !== null) return responseJsonSchema as Record<string, unknown>;
+  if (responseJsonSchema !== undefined && responseJsonSchema !== null)
+    return responseJsonSchema as Record<string, unknown>;
   return responseSchema ? geminiSchemaToJson(responseSchema) : undefined;
 }
 

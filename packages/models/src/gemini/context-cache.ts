@@ -54,7 +54,12 @@ export class GeminiContextCache {
   ) {}
 
   /** `ignorePrior`: start over (the cache the state names turned out to be gone). */
-  async prepare(request: LlmRequest, params: GenerateContentParameters, signal?: AbortSignal, ignorePrior = false): Promise<PreparedRequest> {
+  async prepare(
+    request: LlmRequest,
+    params: GenerateContentParameters,
+    signal?: AbortSignal,
+    ignorePrior = false,
+  ): Promise<PreparedRequest> {
     const config = request.cacheConfig;
     if (!config) return { params };
     const contents = Array.isArray(params.contents) ? (params.contents as unknown[]) : [];
@@ -62,7 +67,10 @@ export class GeminiContextCache {
 
     if (prior?.cacheName) {
       if (this.isReusable(prior, params, contents, config)) {
-        return { params: useCache(params, prior.cacheName, prior.contentsCount), metadata: { ...prior, invocationsUsed: prior.invocationsUsed + 1 } };
+        return {
+          params: useCache(params, prior.cacheName, prior.contentsCount),
+          metadata: { ...prior, invocationsUsed: prior.invocationsUsed + 1 },
+        };
       }
       await this.delete(prior.cacheName);
     }
@@ -71,7 +79,8 @@ export class GeminiContextCache {
     const fingerprint = fingerprintOf(params, Math.max(count, 0));
     if (count < 1) return { params, metadata: { fingerprint, contentsCount: 0, invocationsUsed: 0 } };
     const estimate = request.cacheableContentsTokenCount ?? prior?.promptTokenCount ?? estimateTokens(params, count);
-    if (estimate < (config.minTokens ?? 0)) return { params, metadata: { fingerprint, contentsCount: 0, invocationsUsed: 0 } };
+    if (estimate < (config.minTokens ?? 0))
+      return { params, metadata: { fingerprint, contentsCount: 0, invocationsUsed: 0 } };
 
     const ttlSeconds = config.ttlSeconds ?? DEFAULT_CACHE_TTL_SECONDS;
     const cfg = params.config ?? {};
@@ -92,9 +101,26 @@ export class GeminiContextCache {
     } catch (error) {
       if (signal?.aborted) throw error;
       // Caching is an optimisation: the request still runs, uncached.
-      return { params, metadata: { fingerprint, contentsCount: 0, invocationsUsed: 0, lastError: error instanceof Error ? error.message : String(error) } };
+      return {
+        params,
+        metadata: {
+          fingerprint,
+          contentsCount: 0,
+          invocationsUsed: 0,
+          lastError: error instanceof Error ? error.message : String(error),
+        },
+      };
     }
-    if (!cache.name) return { params, metadata: { fingerprint, contentsCount: 0, invocationsUsed: 0, lastError: "cachedContents.create returned no name" } };
+    if (!cache.name)
+      return {
+        params,
+        metadata: {
+          fingerprint,
+          contentsCount: 0,
+          invocationsUsed: 0,
+          lastError: "cachedContents.create returned no name",
+        },
+      };
     this.created.add(cache.name);
     const createdAt = this.now();
     const parsedExpiry = cache.expireTime ? Date.parse(cache.expireTime) : Number.NaN;
@@ -112,8 +138,15 @@ export class GeminiContextCache {
   }
 
   /** Records the outcome of a request and returns the metadata for its response. */
-  finish(params: GenerateContentParameters, metadata: GeminiCacheMetadata, usage: UsageMetadata | undefined): GeminiCacheMetadata {
-    const result = { ...metadata, ...(usage?.promptTokenCount !== undefined ? { promptTokenCount: usage.promptTokenCount } : {}) };
+  finish(
+    params: GenerateContentParameters,
+    metadata: GeminiCacheMetadata,
+    usage: UsageMetadata | undefined,
+  ): GeminiCacheMetadata {
+    const result = {
+      ...metadata,
+      ...(usage?.promptTokenCount !== undefined ? { promptTokenCount: usage.promptTokenCount } : {}),
+    };
     // Only states with a cache are worth recalling; without one the next request decides afresh.
     if (!result.cacheName) return result;
     const id = result.cacheName;
@@ -152,7 +185,12 @@ export class GeminiContextCache {
     return best;
   }
 
-  private isReusable(prior: GeminiCacheMetadata, params: GenerateContentParameters, contents: unknown[], config: ContextCacheConfig): boolean {
+  private isReusable(
+    prior: GeminiCacheMetadata,
+    params: GenerateContentParameters,
+    contents: unknown[],
+    config: ContextCacheConfig,
+  ): boolean {
     if (prior.contentsCount < 1 || prior.contentsCount >= contents.length) return false;
     if (prior.invocationsUsed >= (config.cacheIntervals ?? DEFAULT_CACHE_INTERVALS)) return false;
     if (prior.expireTime === undefined || prior.expireTime - EXPIRY_MARGIN_MS <= this.now()) return false;
@@ -171,18 +209,33 @@ export class GeminiContextCache {
 
 function useCache(params: GenerateContentParameters, name: string, count: number): GenerateContentParameters {
   const contents = Array.isArray(params.contents) ? (params.contents as unknown[]).slice(count) : params.contents;
-  return { ...params, contents: contents as GenerateContentParameters["contents"], config: { ...withoutCachedFields(params.config ?? {}), cachedContent: name } };
+  return {
+    ...params,
+    contents: contents as GenerateContentParameters["contents"],
+    config: { ...withoutCachedFields(params.config ?? {}), cachedContent: name },
+  };
 }
 
 function baseKey(params: GenerateContentParameters): string {
   const cfg = params.config ?? {};
-  return hash({ model: params.model, systemInstruction: cfg.systemInstruction, tools: cfg.tools, toolConfig: cfg.toolConfig });
+  return hash({
+    model: params.model,
+    systemInstruction: cfg.systemInstruction,
+    tools: cfg.tools,
+    toolConfig: cfg.toolConfig,
+  });
 }
 
 function fingerprintOf(params: GenerateContentParameters, count: number): string {
   const cfg = params.config ?? {};
   const contents = Array.isArray(params.contents) ? (params.contents as unknown[]).slice(0, count) : [];
-  return hash({ model: params.model, systemInstruction: cfg.systemInstruction, tools: cfg.tools, toolConfig: cfg.toolConfig, contents });
+  return hash({
+    model: params.model,
+    systemInstruction: cfg.systemInstruction,
+    tools: cfg.tools,
+    toolConfig: cfg.toolConfig,
+    contents,
+  });
 }
 
 /** A rough size (4 characters a token) when no token count is known yet. */
@@ -193,10 +246,13 @@ function estimateTokens(params: GenerateContentParameters, count: number): numbe
 }
 
 function hash(value: unknown): string {
-  return createHash("sha256").update(JSON.stringify(value) ?? "").digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify(value) ?? "")
+    .digest("hex");
 }
 
 function readMetadata(value: Record<string, unknown> | undefined): GeminiCacheMetadata | undefined {
-  if (!value || typeof value["fingerprint"] !== "string" || typeof value["contentsCount"] !== "number") return undefined;
+  if (!value || typeof value["fingerprint"] !== "string" || typeof value["contentsCount"] !== "number")
+    return undefined;
   return value as unknown as GeminiCacheMetadata;
 }

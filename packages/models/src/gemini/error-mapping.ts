@@ -28,15 +28,28 @@ export interface FailedResponseFacts {
 export function toProviderError(error: unknown, facts: FailedResponseFacts = {}): unknown {
   if (error instanceof AgentKitError) return error;
   if (error instanceof Error && /only supported in .*mode|not supported in Gemini API/i.test(error.message)) {
-    return new ConfigurationError(`The request uses a feature the selected Gemini backend does not support: ${error.message}`, { cause: error });
+    return new ConfigurationError(
+      `The request uses a feature the selected Gemini backend does not support: ${error.message}`,
+      { cause: error },
+    );
   }
   const status = apiErrorStatus(error);
   if (status === undefined) {
     if (error instanceof Error && error.message.startsWith("exception parsing stream chunk")) {
-      return new ProviderError({ category: ErrorCategory.NETWORK, provider: "gemini", message: `The Gemini stream was cut or garbled: ${error.message}`, cause: error });
+      return new ProviderError({
+        category: ErrorCategory.NETWORK,
+        provider: "gemini",
+        message: `The Gemini stream was cut or garbled: ${error.message}`,
+        cause: error,
+      });
     }
     if (error instanceof Error && /Incomplete JSON segment at the end/.test(error.message)) {
-      return new ProviderError({ category: ErrorCategory.NETWORK, provider: "gemini", message: "The Gemini stream ended in the middle of a chunk (connection dropped). Retry the request.", cause: error });
+      return new ProviderError({
+        category: ErrorCategory.NETWORK,
+        provider: "gemini",
+        message: "The Gemini stream ended in the middle of a chunk (connection dropped). Retry the request.",
+        cause: error,
+      });
     }
     return mapProviderError(error, "gemini");
   }
@@ -63,7 +76,9 @@ export function toProviderError(error: unknown, facts: FailedResponseFacts = {})
     category: overloaded ? ErrorCategory.OVERLOADED : mapped.category,
     provider: "gemini",
     status,
-    message: overloaded ? `gemini is overloaded or unavailable: ${detail} (HTTP ${status}). The call is retried with backoff.` : mapped.message,
+    message: overloaded
+      ? `gemini is overloaded or unavailable: ${detail} (HTTP ${status}). The call is retried with backoff.`
+      : mapped.message,
     retryable: mapped.category === ErrorCategory.RATE_LIMIT && isQuotaExhausted(body) ? false : mapped.retryable,
     ...(mapped.retryAfterMs === undefined ? {} : { retryAfterMs: mapped.retryAfterMs }),
     cause: error,
@@ -82,7 +97,9 @@ function parseBody(message: string): GoogleErrorBody | undefined {
   if (start === -1) return undefined;
   try {
     const parsed = JSON.parse(message.slice(start)) as { error?: GoogleErrorBody };
-    return parsed && typeof parsed === "object" && parsed.error && typeof parsed.error === "object" ? parsed.error : undefined;
+    return parsed && typeof parsed === "object" && parsed.error && typeof parsed.error === "object"
+      ? parsed.error
+      : undefined;
   } catch {
     return undefined;
   }

@@ -1,12 +1,37 @@
-import type { FunctionResponse as GenaiFunctionResponse, GoogleGenAI, LiveConnectConfig, LiveServerMessage, Session } from "@google/genai";
-import { AgentKitError, type Blob, type BaseLlmConnection, type Content, type LlmRequest, type LlmResponse } from "@agentkit/core";
+import type {
+  FunctionResponse as GenaiFunctionResponse,
+  GoogleGenAI,
+  LiveConnectConfig,
+  LiveServerMessage,
+  Session,
+} from "@google/genai";
+import {
+  AgentKitError,
+  type Blob,
+  type BaseLlmConnection,
+  type Content,
+  type LlmRequest,
+  type LlmResponse,
+} from "@agentkit/core";
 import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 import { toProviderError } from "./error-mapping.js";
 import { stripModelPrefix, toGeminiContents } from "./request-conversion.js";
 import { toUsageMetadata } from "./response-conversion.js";
 
 /** Request config fields a live session takes (the rest of the config is text-mode only). */
-const LIVE_CONFIG_KEYS = ["systemInstruction", "tools", "temperature", "topP", "topK", "maxOutputTokens", "seed", "speechConfig", "thinkingConfig", "responseModalities", "mediaResolution"];
+const LIVE_CONFIG_KEYS = [
+  "systemInstruction",
+  "tools",
+  "temperature",
+  "topP",
+  "topK",
+  "maxOutputTokens",
+  "seed",
+  "speechConfig",
+  "thinkingConfig",
+  "responseModalities",
+  "mediaResolution",
+];
 
 export interface LiveOpenOptions {
   vertex: boolean;
@@ -42,13 +67,21 @@ export class GeminiLiveConnection implements BaseLlmConnection {
   private text = "";
   private thoughtText = "";
 
-  private constructor(
-    private readonly options: LiveOpenOptions,
-  ) {}
+  private constructor(private readonly options: LiveOpenOptions) {}
 
-  static async open(client: GoogleGenAI, model: string, request: LlmRequest, options: LiveOpenOptions): Promise<GeminiLiveConnection> {
+  static async open(
+    client: GoogleGenAI,
+    model: string,
+    request: LlmRequest,
+    options: LiveOpenOptions,
+  ): Promise<GeminiLiveConnection> {
     if (options.signal?.aborted) {
-      throw new ProviderError({ category: ErrorCategory.CANCELLED, provider: "gemini", message: "The Gemini live connection was cancelled before it opened.", cause: options.signal.reason });
+      throw new ProviderError({
+        category: ErrorCategory.CANCELLED,
+        provider: "gemini",
+        message: "The Gemini live connection was cancelled before it opened.",
+        cause: options.signal.reason,
+      });
     }
     const connection = new GeminiLiveConnection(options);
     try {
@@ -57,12 +90,17 @@ export class GeminiLiveConnection implements BaseLlmConnection {
         config: toLiveConnectConfig(request),
         callbacks: {
           onmessage: (message) => connection.onMessage(message),
-          onerror: (event) => connection.push({ error: liveError(`the Live API socket failed: ${event?.message ?? "WebSocket error"}`, event?.error) }),
+          onerror: (event) =>
+            connection.push({
+              error: liveError(`the Live API socket failed: ${event?.message ?? "WebSocket error"}`, event?.error),
+            }),
           onclose: (event) => connection.onSocketClose(event?.code, event?.reason),
         },
       });
     } catch (error) {
-      throw error instanceof AgentKitError ? error : liveError(error instanceof Error ? error.message : String(error), error);
+      throw error instanceof AgentKitError
+        ? error
+        : liveError(error instanceof Error ? error.message : String(error), error);
     }
     options.signal?.addEventListener("abort", () => void connection.close(), { once: true });
     return connection;
@@ -120,7 +158,11 @@ export class GeminiLiveConnection implements BaseLlmConnection {
 
   private open(): Session {
     if (this.closing || this.ended || !this.session) {
-      throw new ProviderError({ category: ErrorCategory.CLIENT_ERROR, provider: "gemini", message: "The Gemini live connection is closed; open a new one with connect()." });
+      throw new ProviderError({
+        category: ErrorCategory.CLIENT_ERROR,
+        provider: "gemini",
+        message: "The Gemini live connection is closed; open a new one with connect().",
+      });
     }
     return this.session;
   }
@@ -133,14 +175,35 @@ export class GeminiLiveConnection implements BaseLlmConnection {
           if (part.text.length === 0) continue;
           if (part.thought) this.thoughtText += part.text;
           else this.text += part.text;
-          this.push({ response: { content: { role: "model", parts: [part.thought ? { text: part.text, thought: true } : { text: part.text }] }, partial: true } });
+          this.push({
+            response: {
+              content: {
+                role: "model",
+                parts: [part.thought ? { text: part.text, thought: true } : { text: part.text }],
+              },
+              partial: true,
+            },
+          });
         } else {
           this.push({ response: { content: { role: "model", parts: [{ ...part }] } } });
         }
       }
-      if (content.inputTranscription) this.push({ response: { inputTranscription: { ...content.inputTranscription }, partial: !content.inputTranscription.finished } });
-      if (content.outputTranscription) this.push({ response: { outputTranscription: { ...content.outputTranscription }, partial: !content.outputTranscription.finished } });
-      if (content.groundingMetadata) this.push({ response: { groundingMetadata: { ...content.groundingMetadata } as Record<string, unknown> } });
+      if (content.inputTranscription)
+        this.push({
+          response: {
+            inputTranscription: { ...content.inputTranscription },
+            partial: !content.inputTranscription.finished,
+          },
+        });
+      if (content.outputTranscription)
+        this.push({
+          response: {
+            outputTranscription: { ...content.outputTranscription },
+            partial: !content.outputTranscription.finished,
+          },
+        });
+      if (content.groundingMetadata)
+        this.push({ response: { groundingMetadata: { ...content.groundingMetadata } as Record<string, unknown> } });
       this.pushUsage(message);
       if (content.interrupted) {
         this.flushText();
@@ -153,10 +216,18 @@ export class GeminiLiveConnection implements BaseLlmConnection {
     }
     if (message.toolCall?.functionCalls?.length) {
       this.flushText();
-      this.push({ response: { content: { role: "model", parts: message.toolCall.functionCalls.map((call) => ({ functionCall: { ...call } })) } } });
+      this.push({
+        response: {
+          content: {
+            role: "model",
+            parts: message.toolCall.functionCalls.map((call) => ({ functionCall: { ...call } })),
+          },
+        },
+      });
     }
     if (!content) this.pushUsage(message);
-    if (message.sessionResumptionUpdate) this.push({ response: { liveSessionResumptionUpdate: { ...message.sessionResumptionUpdate } } });
+    if (message.sessionResumptionUpdate)
+      this.push({ response: { liveSessionResumptionUpdate: { ...message.sessionResumptionUpdate } } });
   }
 
   /** Usage before the turn's end, so a reader that stops at `turnComplete` has seen it. */
@@ -206,15 +277,33 @@ export class GeminiLiveConnection implements BaseLlmConnection {
 function liveError(message: string, cause: unknown): unknown {
   const mapped = toProviderError(cause ?? new Error(message));
   if (mapped instanceof ProviderError && mapped.category !== ErrorCategory.UNKNOWN) return mapped;
-  return new ProviderError({ category: ErrorCategory.NETWORK, provider: "gemini", message: `Gemini live connection: ${message}`, cause });
+  return new ProviderError({
+    category: ErrorCategory.NETWORK,
+    provider: "gemini",
+    message: `Gemini live connection: ${message}`,
+    cause,
+  });
 }
 
 /** Close codes of the Live API: 1007/1008 reject the request (bad setup, policy), 1011 is a server fault. */
 function closeError(code: number, reason: string | undefined): ProviderError {
   const detail = `Gemini closed the live connection (code ${code}${reason ? `: ${reason}` : ""})`;
   if (code === 1007 || code === 1008) {
-    return new ProviderError({ category: /api key|permission|auth/i.test(reason ?? "") ? ErrorCategory.AUTH_ERROR : ErrorCategory.CLIENT_ERROR, provider: "gemini", message: `${detail}. Check the model name and the live settings.` });
+    return new ProviderError({
+      category: /api key|permission|auth/i.test(reason ?? "") ? ErrorCategory.AUTH_ERROR : ErrorCategory.CLIENT_ERROR,
+      provider: "gemini",
+      message: `${detail}. Check the model name and the live settings.`,
+    });
   }
-  if (code === 1011 || code === 1013) return new ProviderError({ category: ErrorCategory.SERVER_ERROR, provider: "gemini", message: `${detail}. Reconnect to continue.` });
-  return new ProviderError({ category: ErrorCategory.NETWORK, provider: "gemini", message: `${detail}. Reconnect to continue.` });
+  if (code === 1011 || code === 1013)
+    return new ProviderError({
+      category: ErrorCategory.SERVER_ERROR,
+      provider: "gemini",
+      message: `${detail}. Reconnect to continue.`,
+    });
+  return new ProviderError({
+    category: ErrorCategory.NETWORK,
+    provider: "gemini",
+    message: `${detail}. Reconnect to continue.`,
+  });
 }

@@ -1,11 +1,34 @@
-import { GoogleGenAI, type GenerateContentParameters, type GenerateContentResponse, type GoogleGenAIOptions } from "@google/genai";
-import { BaseLlm, type BaseLlmConnection, type GenerateContentOptions, type LlmRequest, type LlmResponse } from "@agentkit/core";
+import {
+  GoogleGenAI,
+  type GenerateContentParameters,
+  type GenerateContentResponse,
+  type GoogleGenAIOptions,
+} from "@google/genai";
+import {
+  BaseLlm,
+  type BaseLlmConnection,
+  type GenerateContentOptions,
+  type LlmRequest,
+  type LlmResponse,
+} from "@agentkit/core";
 import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
-import { abortableSleep, classifyFailure, computeDelay, resolveRetryPolicy, type RetryPolicy } from "../retry/retry-policy.js";
+import {
+  abortableSleep,
+  classifyFailure,
+  computeDelay,
+  resolveRetryPolicy,
+  type RetryPolicy,
+} from "../retry/retry-policy.js";
 import { GeminiContextCache, type PreparedRequest } from "./context-cache.js";
 import { isMissingCache, toProviderError, type FailedResponseFacts } from "./error-mapping.js";
 import { createGeminiFetch } from "./gemini-fetch.js";
-import { parseGeminiOptions, resolveBackend, type GeminiBackend, type GeminiOptions, type ResolvedGeminiOptions } from "./gemini-options.js";
+import {
+  parseGeminiOptions,
+  resolveBackend,
+  type GeminiBackend,
+  type GeminiOptions,
+  type ResolvedGeminiOptions,
+} from "./gemini-options.js";
 import { GeminiLiveConnection } from "./gemini-live-connection.js";
 import { stripModelPrefix, toGeminiRequest } from "./request-conversion.js";
 import { fromGeminiResponse, GeminiStreamAccumulator } from "./response-conversion.js";
@@ -86,14 +109,19 @@ export class Gemini extends BaseLlm {
     this.client = undefined;
   }
 
-  private async *generateOnce(request: LlmRequest, stream: boolean, callerSignal: AbortSignal | undefined): AsyncGenerator<LlmResponse, void, void> {
+  private async *generateOnce(
+    request: LlmRequest,
+    stream: boolean,
+    callerSignal: AbortSignal | undefined,
+  ): AsyncGenerator<LlmResponse, void, void> {
     const client = this.getClient();
     const call = new CallControl(callerSignal, this.options.timeoutMs);
     try {
       const base = toGeminiRequest(request, this.model, { vertex: this.vertexai });
       let prepared = await this.prepareCache(request, base, call);
       const finish = (response: LlmResponse): LlmResponse => {
-        if (prepared.metadata) response.cacheMetadata = { ...this.cache.finish(base, prepared.metadata, response.usageMetadata) };
+        if (prepared.metadata)
+          response.cacheMetadata = { ...this.cache.finish(base, prepared.metadata, response.usageMetadata) };
         return response;
       };
       /** Sends the request; a cache that vanished on the service (deleted, evicted) is replaced once. */
@@ -141,7 +169,12 @@ export class Gemini extends BaseLlm {
     }
   }
 
-  private async prepareCache(request: LlmRequest, base: GenerateContentParameters, call: CallControl, ignorePrior = false): Promise<PreparedRequest> {
+  private async prepareCache(
+    request: LlmRequest,
+    base: GenerateContentParameters,
+    call: CallControl,
+    ignorePrior = false,
+  ): Promise<PreparedRequest> {
     try {
       return await this.cache.prepare(request, base, call.signal, ignorePrior);
     } catch (error) {
@@ -161,7 +194,8 @@ export class Gemini extends BaseLlm {
     if (backend.baseUrl) httpOptions.baseUrl = backend.baseUrl;
     if (this.options.headers) httpOptions.headers = { ...this.options.headers };
     // The Gemini API's full surface (context caches, the Live API, thought signatures) is on v1beta.
-    const apiVersion = this.options.apiVersion ?? (backend.kind === "gemini-api" ? DEFAULT_GEMINI_API_VERSION : undefined);
+    const apiVersion =
+      this.options.apiVersion ?? (backend.kind === "gemini-api" ? DEFAULT_GEMINI_API_VERSION : undefined);
     if (apiVersion) httpOptions.apiVersion = apiVersion;
     const common = { httpOptions, ...(apiVersion ? { apiVersion } : {}) };
     switch (backend.kind) {
@@ -177,7 +211,9 @@ export class Gemini extends BaseLlm {
           vertexai: true,
           project: backend.project,
           location: backend.location,
-          ...(backend.googleAuthOptions ? { googleAuthOptions: backend.googleAuthOptions as GoogleGenAIOptions["googleAuthOptions"] } : {}),
+          ...(backend.googleAuthOptions
+            ? { googleAuthOptions: backend.googleAuthOptions as GoogleGenAIOptions["googleAuthOptions"] }
+            : {}),
         });
         break;
     }
@@ -224,7 +260,12 @@ class CallControl {
       });
     }
     if (this.caller?.aborted) {
-      return new ProviderError({ category: ErrorCategory.CANCELLED, provider: "gemini", message: "The Gemini call was cancelled.", cause: error });
+      return new ProviderError({
+        category: ErrorCategory.CANCELLED,
+        provider: "gemini",
+        message: "The Gemini call was cancelled.",
+        cause: error,
+      });
     }
     return error;
   }
@@ -243,7 +284,10 @@ function withCallOptions(
   facts: FailedResponseFacts,
   httpOptions: Record<string, unknown> | undefined,
 ): GenerateContentParameters {
-  return { ...params, config: { ...params.config, abortSignal: signal, httpOptions: { ...httpOptions, fetch: createGeminiFetch(facts) } } };
+  return {
+    ...params,
+    config: { ...params.config, abortSignal: signal, httpOptions: { ...httpOptions, fetch: createGeminiFetch(facts) } },
+  };
 }
 
 function incompleteStream(): ProviderError {

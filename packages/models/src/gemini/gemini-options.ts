@@ -66,7 +66,10 @@ export type GeminiBackend =
  * API key (express mode); the Gemini API needs an API key (option, then `GOOGLE_API_KEY` /
  * `GEMINI_API_KEY`). A missing setting throws `ConfigurationError` naming the option and variable.
  */
-export function resolveBackend(options: ResolvedGeminiOptions, env: Record<string, string | undefined> = process.env): GeminiBackend {
+export function resolveBackend(
+  options: ResolvedGeminiOptions,
+  env: Record<string, string | undefined> = process.env,
+): GeminiBackend {
   const baseUrl = options.baseUrl ?? nonEmpty(env["GOOGLE_GEMINI_BASE_URL"]);
   const withBase = baseUrl ? { baseUrl } : {};
   const vertex = options.vertexai ?? isTrue(env["GOOGLE_GENAI_USE_VERTEXAI"]);
@@ -103,7 +106,9 @@ function parseCredentials(value: string | Record<string, unknown> | undefined): 
   } catch {
     // Reported below.
   }
-  throw new ConfigurationError("The Gemini `credentials` option must be a service-account JSON key (an object or its JSON text).");
+  throw new ConfigurationError(
+    "The Gemini `credentials` option must be a service-account JSON key (an object or its JSON text).",
+  );
 }
 
 function isTrue(value: string | undefined): boolean {

@@ -1,4 +1,9 @@
-import type { Content as GenaiContent, Part as GenaiPart, GenerateContentConfig as GenaiConfig, GenerateContentParameters } from "@google/genai";
+import type {
+  Content as GenaiContent,
+  Part as GenaiPart,
+  GenerateContentConfig as GenaiConfig,
+  GenerateContentParameters,
+} from "@google/genai";
 import type { Content, GenerateContentConfig, LlmRequest, Part } from "@agentkit/core";
 
 /** Client-side ids the flow gives calls the model sent without one; Gemini never saw them. */
@@ -26,7 +31,11 @@ export function stripModelPrefix(model: string): string {
  * calls (`adk-…`) are removed, empty contents dropped, Vertex-only fields dropped on the
  * Gemini API, and one HTTP request per call (no SDK-side continuation or function calling).
  */
-export function toGeminiRequest(request: LlmRequest, model: string, settings: GeminiRequestSettings): GenerateContentParameters {
+export function toGeminiRequest(
+  request: LlmRequest,
+  model: string,
+  settings: GeminiRequestSettings,
+): GenerateContentParameters {
   const name = stripModelPrefix(model);
   const contents = toGeminiContents(request.contents, settings);
   if (REQUIRES_CALL_SIGNATURES.test(name)) for (const content of contents) signUnsignedCalls(content);

@@ -46,8 +46,10 @@ function baseResponse(response: GenerateContentResponse, candidate: Candidate | 
   if (finishReason) result.finishReason = finishReason;
   const usage = toUsageMetadata(response.usageMetadata);
   if (usage) result.usageMetadata = usage;
-  if (candidate?.groundingMetadata) result.groundingMetadata = { ...candidate.groundingMetadata } as Record<string, unknown>;
-  if (candidate?.citationMetadata) result.citationMetadata = { ...candidate.citationMetadata } as Record<string, unknown>;
+  if (candidate?.groundingMetadata)
+    result.groundingMetadata = { ...candidate.groundingMetadata } as Record<string, unknown>;
+  if (candidate?.citationMetadata)
+    result.citationMetadata = { ...candidate.citationMetadata } as Record<string, unknown>;
   if (candidate?.avgLogprobs !== undefined) result.avgLogprobs = candidate.avgLogprobs;
   if (candidate?.logprobsResult) result.logprobsResult = { ...candidate.logprobsResult } as Record<string, unknown>;
   if (response.modelVersion) result.modelVersion = response.modelVersion;
@@ -64,12 +66,16 @@ function baseResponse(response: GenerateContentResponse, candidate: Candidate | 
 
 function copyPart(part: Part): Part {
   const copy: Part = {};
-  for (const [key, value] of Object.entries(part)) if (value !== undefined && value !== null) (copy as Record<string, unknown>)[key] = value;
+  for (const [key, value] of Object.entries(part))
+    if (value !== undefined && value !== null) (copy as Record<string, unknown>)[key] = value;
   return copy;
 }
 
 function isPlainText(part: Part): boolean {
-  return typeof part.text === "string" && Object.keys(part).every((k) => k === "text" || k === "thought" || k === "thoughtSignature");
+  return (
+    typeof part.text === "string" &&
+    Object.keys(part).every((k) => k === "text" || k === "thought" || k === "thoughtSignature")
+  );
 }
 
 /**
@@ -109,7 +115,10 @@ export class GeminiStreamAccumulator {
       const part = copyPart(raw);
       this.merge(part);
       if (typeof part.text === "string" && part.text.length > 0 && isPlainText(part)) {
-        partials.push({ content: { role: "model", parts: [part.thought ? { text: part.text, thought: true } : { text: part.text }] }, partial: true });
+        partials.push({
+          content: { role: "model", parts: [part.thought ? { text: part.text, thought: true } : { text: part.text }] },
+          partial: true,
+        });
       }
     }
     return partials;
@@ -119,20 +128,38 @@ export class GeminiStreamAccumulator {
   complete(): LlmResponse {
     const response = { ...(this.last ?? {}), usageMetadata: this.usage } as GenerateContentResponse;
     const candidate = this.candidate
-      ? { ...this.candidate, finishReason: this.finishReason, groundingMetadata: this.grounding, citationMetadata: this.citations }
+      ? {
+          ...this.candidate,
+          finishReason: this.finishReason,
+          groundingMetadata: this.grounding,
+          citationMetadata: this.citations,
+        }
       : undefined;
     return baseResponse(response, candidate as Candidate | undefined, this.parts);
   }
 
   private merge(part: Part): void {
     const previous = this.parts.at(-1);
-    if (previous && isPlainText(previous) && isPlainText(part) && Boolean(previous.thought) === Boolean(part.thought) && !previous.thoughtSignature) {
+    if (
+      previous &&
+      isPlainText(previous) &&
+      isPlainText(part) &&
+      Boolean(previous.thought) === Boolean(part.thought) &&
+      !previous.thoughtSignature
+    ) {
       previous.text = (previous.text ?? "") + (part.text ?? "");
       if (part.thoughtSignature) previous.thoughtSignature = part.thoughtSignature;
       return;
     }
     // A signature sent on an empty text part belongs to the part before it.
-    if (previous && isPlainText(previous) && isPlainText(part) && part.text === "" && part.thoughtSignature && !previous.thoughtSignature) {
+    if (
+      previous &&
+      isPlainText(previous) &&
+      isPlainText(part) &&
+      part.text === "" &&
+      part.thoughtSignature &&
+      !previous.thoughtSignature
+    ) {
       previous.thoughtSignature = part.thoughtSignature;
       return;
     }

@@ -11,7 +11,12 @@ import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 export function toProviderError(error: unknown, provider: string, signal: AbortSignal | undefined): unknown {
   if (error instanceof AgentKitError) return error;
   if (signal?.aborted) {
-    return new ProviderError({ category: ErrorCategory.CANCELLED, provider, message: `The ${provider} call was cancelled.`, cause: error });
+    return new ProviderError({
+      category: ErrorCategory.CANCELLED,
+      provider,
+      message: `The ${provider} call was cancelled.`,
+      cause: error,
+    });
   }
   return mapProviderError(error, provider);
 }

@@ -1,6 +1,12 @@
 import type { AIMessage, AIMessageChunk, BaseMessage } from "@langchain/core/messages";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { BaseLlm, ConfigurationError, type GenerateContentOptions, type LlmRequest, type LlmResponse } from "@agentkit/core";
+import {
+  BaseLlm,
+  ConfigurationError,
+  type GenerateContentOptions,
+  type LlmRequest,
+  type LlmResponse,
+} from "@agentkit/core";
 import { CallObserver } from "../framework/call-observer.js";
 import { ConversionIssues } from "../framework/conversion-issues.js";
 import {
@@ -10,7 +16,13 @@ import {
   type FrameworkSettings,
   type SamplingSettings,
 } from "../framework/framework-options.js";
-import { builtInToolsOf, functionCallingChoice, functionDeclarationsOf, parametersOf, responseSchemaOf } from "../framework/json-schema.js";
+import {
+  builtInToolsOf,
+  functionCallingChoice,
+  functionDeclarationsOf,
+  parametersOf,
+  responseSchemaOf,
+} from "../framework/json-schema.js";
 import { toProviderError } from "./error-mapping.js";
 import { toLangChainMessages } from "./message-conversion.js";
 import { fromAiMessage, textsOf } from "./response-conversion.js";
@@ -24,7 +36,9 @@ export interface LangChainModelOptions extends FrameworkOptions {
 
 const ADAPTER = "LangChainModel";
 type Invocable = Pick<BaseChatModel, "invoke" | "stream">;
-type StructuredRunnable = { invoke(input: BaseMessage[], options?: { signal?: AbortSignal }): Promise<{ raw: AIMessage; parsed: unknown }> };
+type StructuredRunnable = {
+  invoke(input: BaseMessage[], options?: { signal?: AbortSignal }): Promise<{ raw: AIMessage; parsed: unknown }>;
+};
 
 /**
  * Wraps any `@langchain/core` chat model as an agentkit model. Sampling properties
@@ -42,7 +56,9 @@ export class LangChainModel extends BaseLlm {
   constructor(options: LangChainModelOptions) {
     const chatModel = options?.model as BaseChatModel | undefined;
     if (!chatModel || typeof chatModel.invoke !== "function" || typeof chatModel.stream !== "function") {
-      throw new ConfigurationError("LangChainModel needs `model`: a LangChain chat model (e.g. new ChatOpenAI({ ... })).");
+      throw new ConfigurationError(
+        "LangChainModel needs `model`: a LangChain chat model (e.g. new ChatOpenAI({ ... })).",
+      );
     }
     const settings = parseFrameworkOptions(ADAPTER, options);
     const llmType = typeof chatModel._llmType === "function" ? chatModel._llmType() : "langchain";
@@ -65,17 +81,28 @@ export class LangChainModel extends BaseLlm {
     yield* observer.observe(() => this.call(request, stream, options.signal ?? request.config.abortSignal, issues));
   }
 
-  private async *call(request: LlmRequest, stream: boolean, signal: AbortSignal | undefined, issues: ConversionIssues): AsyncGenerator<LlmResponse, void, void> {
+  private async *call(
+    request: LlmRequest,
+    stream: boolean,
+    signal: AbortSignal | undefined,
+    issues: ConversionIssues,
+  ): AsyncGenerator<LlmResponse, void, void> {
     const messages = toLangChainMessages(request, issues);
     const chatModel = this.withSampling(effectiveSampling(this.settings, request.config));
     const schema = responseSchemaOf(request);
     const hasTools = functionDeclarationsOf(request).length > 0;
     if (schema !== undefined && hasTools) {
-      issues.report("config.responseJsonSchema", "a response schema together with tools is not supported (agents use the set_model_response tool for that); the schema is ignored");
+      issues.report(
+        "config.responseJsonSchema",
+        "a response schema together with tools is not supported (agents use the set_model_response tool for that); the schema is ignored",
+      );
     }
     const runnable = schema !== undefined && !hasTools ? undefined : this.withTools(chatModel, request);
     for (const tool of builtInToolsOf(request)) {
-      issues.report(`config.tools[${tool.index}]`, `the built-in tool "${tool.name}" has no LangChain counterpart (only function declarations are bound)`);
+      issues.report(
+        `config.tools[${tool.index}]`,
+        `the built-in tool "${tool.name}" has no LangChain counterpart (only function declarations are bound)`,
+      );
     }
     issues.settle();
     const callOptions = signal === undefined ? {} : { signal };
@@ -112,7 +139,9 @@ export class LangChainModel extends BaseLlm {
     let iterator: AsyncIterator<AIMessageChunk> | undefined;
     try {
       try {
-        iterator = ((await runnable.stream(messages, callOptions)) as AsyncIterable<AIMessageChunk>)[Symbol.asyncIterator]();
+        iterator = ((await runnable.stream(messages, callOptions)) as AsyncIterable<AIMessageChunk>)[
+          Symbol.asyncIterator
+        ]();
       } catch (error) {
         throw toProviderError(error, this.provider, signal);
       }
@@ -127,7 +156,8 @@ export class LangChainModel extends BaseLlm {
         const chunk = next.value;
         full = full === undefined ? chunk : full.concat(chunk);
         const { text, thought } = textsOf(chunk);
-        if (thought !== "") yield { content: { role: "model", parts: [{ text: thought, thought: true }] }, partial: true };
+        if (thought !== "")
+          yield { content: { role: "model", parts: [{ text: thought, thought: true }] }, partial: true };
         if (text !== "") yield { content: { role: "model", parts: [{ text }] }, partial: true };
       }
       iterator = undefined;
@@ -150,17 +180,26 @@ export class LangChainModel extends BaseLlm {
     signal: AbortSignal | undefined,
   ): AsyncGenerator<LlmResponse, void, void> {
     if (typeof chatModel.withStructuredOutput !== "function") {
-      throw new ConfigurationError("The wrapped LangChain model does not support structured output (no withStructuredOutput); remove the output schema or use a model that has it.");
+      throw new ConfigurationError(
+        "The wrapped LangChain model does not support structured output (no withStructuredOutput); remove the output schema or use a model that has it.",
+      );
     }
-    const runnable = chatModel.withStructuredOutput(schema, { includeRaw: true, name: "response" }) as unknown as StructuredRunnable;
+    const runnable = chatModel.withStructuredOutput(schema, {
+      includeRaw: true,
+      name: "response",
+    }) as unknown as StructuredRunnable;
     let result: { raw: AIMessage; parsed: unknown };
     try {
       result = await runnable.invoke(messages, callOptions);
     } catch (error) {
       throw toProviderError(error, this.provider, signal);
     }
-    const response = fromAiMessage({ ...result.raw, tool_calls: [], invalid_tool_calls: [] } as unknown as AIMessage, issues);
-    const text = result.parsed !== null && result.parsed !== undefined ? JSON.stringify(result.parsed) : textsOf(result.raw).text;
+    const response = fromAiMessage(
+      { ...result.raw, tool_calls: [], invalid_tool_calls: [] } as unknown as AIMessage,
+      issues,
+    );
+    const text =
+      result.parsed !== null && result.parsed !== undefined ? JSON.stringify(result.parsed) : textsOf(result.raw).text;
     response.content = { role: "model", parts: [{ text }] };
     yield response;
   }
@@ -169,7 +208,9 @@ export class LangChainModel extends BaseLlm {
     let declarations = functionDeclarationsOf(request);
     if (declarations.length === 0) return chatModel;
     if (typeof chatModel.bindTools !== "function") {
-      throw new ConfigurationError("The wrapped LangChain model does not support tools (no bindTools); use a tool-capable chat model or remove the tools.");
+      throw new ConfigurationError(
+        "The wrapped LangChain model does not support tools (no bindTools); use a tool-capable chat model or remove the tools.",
+      );
     }
     const choice = functionCallingChoice(request.config.toolConfig);
     let toolChoice: string | undefined;
@@ -183,7 +224,10 @@ export class LangChainModel extends BaseLlm {
       type: "function" as const,
       function: { name: d.name, description: d.description ?? "", parameters: parametersOf(d) },
     }));
-    return chatModel.bindTools(tools, toolChoice === undefined ? {} : { tool_choice: toolChoice }) as unknown as Invocable;
+    return chatModel.bindTools(
+      tools,
+      toolChoice === undefined ? {} : { tool_choice: toolChoice },
+    ) as unknown as Invocable;
   }
 
   /**
@@ -196,7 +240,8 @@ export class LangChainModel extends BaseLlm {
     if (sampling.temperature !== undefined) fields.temperature = sampling.temperature;
     if (sampling.topP !== undefined) fields.topP = sampling.topP;
     if (sampling.topK !== undefined && has("topK")) fields.topK = sampling.topK;
-    if (sampling.maxTokens !== undefined) fields[has("maxOutputTokens") && !has("maxTokens") ? "maxOutputTokens" : "maxTokens"] = sampling.maxTokens;
+    if (sampling.maxTokens !== undefined)
+      fields[has("maxOutputTokens") && !has("maxTokens") ? "maxOutputTokens" : "maxTokens"] = sampling.maxTokens;
     if (Object.keys(fields).length === 0) return this.chatModel;
     const key = JSON.stringify(fields);
     const cached = this.derived.get(key);

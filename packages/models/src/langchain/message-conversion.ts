@@ -21,11 +21,18 @@ export function toLangChainMessages(
   const system = request.config === undefined ? "" : getSystemInstructionText(request);
   if (system.length > 0) messages.push(new SystemMessage(system));
   const ids = new CallIdPairer();
-  (request.contents ?? []).forEach((content, index) => messages.push(...contentToMessages(content, `contents[${index}]`, ids, issues)));
+  (request.contents ?? []).forEach((content, index) =>
+    messages.push(...contentToMessages(content, `contents[${index}]`, ids, issues)),
+  );
   return messages;
 }
 
-function contentToMessages(content: Content, where: string, ids: CallIdPairer, issues: ConversionIssues): BaseMessage[] {
+function contentToMessages(
+  content: Content,
+  where: string,
+  ids: CallIdPairer,
+  issues: ConversionIssues,
+): BaseMessage[] {
   const parts = content.parts ?? [];
   if (content.role === "model" || content.role === "assistant") {
     let text = "";
@@ -38,7 +45,12 @@ function contentToMessages(content: Content, where: string, ids: CallIdPairer, i
       } else if (part.functionCall) {
         const name = part.functionCall.name;
         if (!name) return issues.report(`${where}.parts[${i}]`, "a function call without a name");
-        toolCalls.push({ id: ids.forCall(part.functionCall.id, name), name, args: part.functionCall.args ?? {}, type: "tool_call" });
+        toolCalls.push({
+          id: ids.forCall(part.functionCall.id, name),
+          name,
+          args: part.functionCall.args ?? {},
+          type: "tool_call",
+        });
       } else if (typeof part.text === "string") {
         if (!part.thought) text += part.text;
       } else if (!part.thought) {
@@ -47,8 +59,12 @@ function contentToMessages(content: Content, where: string, ids: CallIdPairer, i
     });
     if (text === "" && toolCalls.length === 0 && thinking.length === 0) return [];
     // Signed thinking blocks go back first and verbatim, as the provider requires.
-    const body = (thinking.length > 0 ? [...thinking, ...(text === "" ? [] : [{ type: "text", text }])] : text) as AIMessage["content"];
-    return [toolCalls.length > 0 ? new AIMessage({ content: body, tool_calls: toolCalls }) : new AIMessage({ content: body })];
+    const body = (
+      thinking.length > 0 ? [...thinking, ...(text === "" ? [] : [{ type: "text", text }])] : text
+    ) as AIMessage["content"];
+    return [
+      toolCalls.length > 0 ? new AIMessage({ content: body, tool_calls: toolCalls }) : new AIMessage({ content: body }),
+    ];
   }
 
   const out: BaseMessage[] = [];
@@ -56,16 +72,25 @@ function contentToMessages(content: Content, where: string, ids: CallIdPairer, i
   parts.forEach((part, i) => {
     if (part.functionResponse) {
       const fr = part.functionResponse;
-      out.push(new ToolMessage({ content: JSON.stringify(fr.response ?? {}), tool_call_id: ids.forResponse(fr.id, fr.name), ...(fr.name ? { name: fr.name } : {}) }));
+      out.push(
+        new ToolMessage({
+          content: JSON.stringify(fr.response ?? {}),
+          tool_call_id: ids.forResponse(fr.id, fr.name),
+          ...(fr.name ? { name: fr.name } : {}),
+        }),
+      );
       return;
     }
     const block = toBlock(part);
     if (block) blocks.push(block);
-    else if (!part.thought) issues.report(`${where}.parts[${i}]`, `unsupported ${partKind(part)} part in a user message`);
+    else if (!part.thought)
+      issues.report(`${where}.parts[${i}]`, `unsupported ${partKind(part)} part in a user message`);
   });
   if (blocks.length > 0) {
     const onlyText = blocks.every((b) => b.type === "text");
-    out.push(new HumanMessage({ content: onlyText ? blocks.map((b) => (b as { text: string }).text).join("") : blocks }));
+    out.push(
+      new HumanMessage({ content: onlyText ? blocks.map((b) => (b as { text: string }).text).join("") : blocks }),
+    );
   }
   return out;
 }
@@ -74,7 +99,9 @@ function contentToMessages(content: Content, where: string, ids: CallIdPairer, i
 function toBlock(part: Part): ContentBlock | undefined {
   if (typeof part.text === "string") return part.thought ? undefined : { type: "text", text: part.text };
   const inline = part.inlineData;
-  if (inline?.data && inline.mimeType?.startsWith("image/")) return { type: "image_url", image_url: { url: `data:${inline.mimeType};base64,${inline.data}` } };
-  if (part.fileData?.fileUri && part.fileData.mimeType?.startsWith("image/")) return { type: "image_url", image_url: { url: part.fileData.fileUri } };
+  if (inline?.data && inline.mimeType?.startsWith("image/"))
+    return { type: "image_url", image_url: { url: `data:${inline.mimeType};base64,${inline.data}` } };
+  if (part.fileData?.fileUri && part.fileData.mimeType?.startsWith("image/"))
+    return { type: "image_url", image_url: { url: part.fileData.fileUri } };
   return undefined;
 }

@@ -62,7 +62,11 @@ export function toUsageMetadata(message: AIMessage | AIMessageChunk): UsageMetad
  * reported to `issues`; without validation they become calls with `args: {}` and the response
  * gets `errorCode: "MALFORMED_FUNCTION_CALL"` so the flow answers the model.
  */
-export function fromAiMessage(message: AIMessage | AIMessageChunk, issues: ConversionIssues, textOverride?: string): LlmResponse {
+export function fromAiMessage(
+  message: AIMessage | AIMessageChunk,
+  issues: ConversionIssues,
+  textOverride?: string,
+): LlmResponse {
   const { text, thought } = textsOf(message);
   const parts: Part[] = [];
   const signed = signedThinkingBlocks(message);
@@ -76,7 +80,10 @@ export function fromAiMessage(message: AIMessage | AIMessageChunk, issues: Conve
   const malformed: string[] = [];
   (message.invalid_tool_calls ?? []).forEach((call, i) => {
     const name = call.name ?? "";
-    issues.report(`invalid_tool_calls[${i}] (${name})`, `the model sent arguments that are not a JSON object: ${call.args ?? ""}`);
+    issues.report(
+      `invalid_tool_calls[${i}] (${name})`,
+      `the model sent arguments that are not a JSON object: ${call.args ?? ""}`,
+    );
     malformed.push(`${name}: ${call.args ?? ""}`);
     parts.push({ functionCall: { id: call.id ?? name, name, args: {} } });
   });
@@ -113,7 +120,11 @@ function signedThinkingBlocks(message: AIMessage | AIMessageChunk): Part[] {
     if (!signedThinking && block.type !== "redacted_thinking") continue;
     const { index: _index, ...kept } = block;
     const signature = SIGNATURE_PREFIX + Buffer.from(JSON.stringify(kept), "utf8").toString("base64");
-    parts.push({ text: typeof block.thinking === "string" ? block.thinking : "", thought: true, thoughtSignature: signature });
+    parts.push({
+      text: typeof block.thinking === "string" ? block.thinking : "",
+      thought: true,
+      thoughtSignature: signature,
+    });
   }
   return parts;
 }
@@ -123,7 +134,9 @@ export function thinkingBlockOf(signature: string | undefined): Record<string, u
   if (signature === undefined || !signature.startsWith(SIGNATURE_PREFIX)) return undefined;
   try {
     const value: unknown = JSON.parse(Buffer.from(signature.slice(SIGNATURE_PREFIX.length), "base64").toString("utf8"));
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -12,7 +12,12 @@ import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 export function toProviderError(error: unknown): unknown {
   if (error instanceof AgentKitError) return error;
   if (error instanceof OpenAI.APIUserAbortError) {
-    return new ProviderError({ category: ErrorCategory.CANCELLED, provider: "openai", message: "The openai call was cancelled.", cause: error });
+    return new ProviderError({
+      category: ErrorCategory.CANCELLED,
+      provider: "openai",
+      message: "The openai call was cancelled.",
+      cause: error,
+    });
   }
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
     return new ProviderError({

@@ -1,7 +1,17 @@
 import OpenAI from "openai";
-import { BaseLlm, ConfigurationError, type GenerateContentOptions, type LlmRequest, type LlmResponse } from "@agentkit/core";
+import {
+  BaseLlm,
+  ConfigurationError,
+  type GenerateContentOptions,
+  type LlmRequest,
+  type LlmResponse,
+} from "@agentkit/core";
 import { toProviderError } from "./error-mapping.js";
-import { openAIModelOptionsSchema, type OpenAIModelOptions, type ResolvedOpenAIModelOptions } from "./openai-options.js";
+import {
+  openAIModelOptionsSchema,
+  type OpenAIModelOptions,
+  type ResolvedOpenAIModelOptions,
+} from "./openai-options.js";
 import { toChatCompletionParams, toOpenAIModelName } from "./request-conversion.js";
 import { ChatCompletionStreamAccumulator, fromChatCompletion } from "./response-conversion.js";
 import { toResponsesParams } from "./responses-request-conversion.js";
@@ -125,12 +135,18 @@ export class OpenAIModel extends BaseLlm {
 /** A chat stream that ended before any choice's finish_reason: cancelled, or cut off (retryable). */
 function incompleteStream(signal: AbortSignal | undefined): ProviderError {
   if (signal?.aborted) {
-    return new ProviderError({ category: ErrorCategory.CANCELLED, provider: "openai", message: "The openai call was cancelled.", cause: signal.reason });
+    return new ProviderError({
+      category: ErrorCategory.CANCELLED,
+      provider: "openai",
+      message: "The openai call was cancelled.",
+      cause: signal.reason,
+    });
   }
   return new ProviderError({
     category: ErrorCategory.NETWORK,
     provider: "openai",
-    message: "The openai stream ended without a finish_reason (connection dropped or the server stopped early). The call can be retried.",
+    message:
+      "The openai stream ended without a finish_reason (connection dropped or the server stopped early). The call can be retried.",
   });
 }
 

@@ -101,7 +101,9 @@ function contentToMessages(content: Content, ids: CallIdPairer): MessageParam[] 
     const onlyText = userParts.every((p) => p.type === "text");
     messages.push({
       role: "user",
-      content: onlyText ? userParts.map((p) => (p as OpenAI.Chat.ChatCompletionContentPartText).text).join("") : userParts,
+      content: onlyText
+        ? userParts.map((p) => (p as OpenAI.Chat.ChatCompletionContentPartText).text).join("")
+        : userParts,
     });
   }
   return messages;
@@ -113,11 +115,17 @@ function toUserPart(part: Part): UserContentPart | undefined {
   const data = part.inlineData;
   if (data?.data && data.mimeType) {
     const mimeType = data.mimeType;
-    if (mimeType.startsWith("image/")) return { type: "image_url", image_url: { url: `data:${mimeType};base64,${data.data}` } };
-    if (mimeType === "audio/wav" || mimeType === "audio/x-wav") return { type: "input_audio", input_audio: { data: data.data, format: "wav" } };
-    if (mimeType === "audio/mpeg" || mimeType === "audio/mp3") return { type: "input_audio", input_audio: { data: data.data, format: "mp3" } };
+    if (mimeType.startsWith("image/"))
+      return { type: "image_url", image_url: { url: `data:${mimeType};base64,${data.data}` } };
+    if (mimeType === "audio/wav" || mimeType === "audio/x-wav")
+      return { type: "input_audio", input_audio: { data: data.data, format: "wav" } };
+    if (mimeType === "audio/mpeg" || mimeType === "audio/mp3")
+      return { type: "input_audio", input_audio: { data: data.data, format: "mp3" } };
     if (mimeType === "application/pdf") {
-      return { type: "file", file: { file_data: `data:${mimeType};base64,${data.data}`, filename: data.displayName ?? "document.pdf" } };
+      return {
+        type: "file",
+        file: { file_data: `data:${mimeType};base64,${data.data}`, filename: data.displayName ?? "document.pdf" },
+      };
     }
   }
   if (part.fileData?.fileUri && part.fileData.mimeType?.startsWith("image/")) {
@@ -146,7 +154,9 @@ function assistantMessages(parts: Part[], ids: CallIdPairer): MessageParam[] {
 }
 
 /** Gemini `toolConfig.functionCallingConfig` → `tool_choice` (AUTO/ANY/NONE, allowed names). */
-function toToolChoice(toolConfig: Record<string, unknown> | undefined): OpenAI.Chat.ChatCompletionToolChoiceOption | undefined {
+function toToolChoice(
+  toolConfig: Record<string, unknown> | undefined,
+): OpenAI.Chat.ChatCompletionToolChoiceOption | undefined {
   const calling = toolConfig?.functionCallingConfig as { mode?: unknown; allowedFunctionNames?: unknown } | undefined;
   const mode = typeof calling?.mode === "string" ? calling.mode.toUpperCase() : undefined;
   const allowed = Array.isArray(calling?.allowedFunctionNames)
@@ -157,7 +167,10 @@ function toToolChoice(toolConfig: Record<string, unknown> | undefined): OpenAI.C
   if (mode === "ANY" || mode === "VALIDATED") {
     if (allowed.length === 1) return { type: "function", function: { name: allowed[0]! } };
     if (allowed.length > 1) {
-      return { type: "allowed_tools", allowed_tools: { mode: "required", tools: allowed.map((name) => ({ type: "function", function: { name } })) } };
+      return {
+        type: "allowed_tools",
+        allowed_tools: { mode: "required", tools: allowed.map((name) => ({ type: "function", function: { name } })) },
+      };
     }
     return "required";
   }

@@ -18,7 +18,8 @@ function toFunctionCallParts(calls: RawToolCall[]): { parts: Part[]; malformed: 
     if (call.arguments.trim().length > 0) {
       try {
         const parsed: unknown = JSON.parse(call.arguments);
-        if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) args = parsed as Record<string, unknown>;
+        if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed))
+          args = parsed as Record<string, unknown>;
         else malformed.push(`${call.name}: ${call.arguments}`);
       } catch {
         malformed.push(`${call.name}: ${call.arguments}`);

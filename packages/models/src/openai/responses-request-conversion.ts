@@ -27,7 +27,9 @@ export function toResponsesParams(request: LlmRequest, modelName: string): Creat
   if (config.maxOutputTokens !== undefined) params.max_output_tokens = config.maxOutputTokens;
   const schema = config.responseJsonSchema ?? (config.responseSchema ? toJsonSchema(config.responseSchema) : undefined);
   if (schema !== undefined) {
-    params.text = { format: { type: "json_schema", name: "response", schema: schema as Record<string, unknown>, strict: false } };
+    params.text = {
+      format: { type: "json_schema", name: "response", schema: schema as Record<string, unknown>, strict: false },
+    };
   } else if (config.responseMimeType === "application/json") {
     params.text = { format: { type: "json_object" } };
   }
@@ -86,7 +88,11 @@ function toInputContent(part: Part): InputContent | undefined {
     return { type: "input_image", detail: "auto", image_url: `data:${data.mimeType};base64,${data.data}` };
   }
   if (data?.data && data.mimeType === "application/pdf") {
-    return { type: "input_file", file_data: `data:${data.mimeType};base64,${data.data}`, filename: data.displayName ?? "document.pdf" };
+    return {
+      type: "input_file",
+      file_data: `data:${data.mimeType};base64,${data.data}`,
+      filename: data.displayName ?? "document.pdf",
+    };
   }
   if (part.fileData?.fileUri && part.fileData.mimeType?.startsWith("image/")) {
     return { type: "input_image", detail: "auto", image_url: part.fileData.fileUri };

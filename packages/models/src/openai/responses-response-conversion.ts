@@ -36,7 +36,12 @@ function toFinishReason(response: ApiResponse): string | undefined {
  */
 export function fromResponsesResult(response: ApiResponse): LlmResponse {
   // A completed response always has output items; failed and incomplete ones may have none.
-  if ((response.output ?? []).length === 0 && response.status !== "failed" && response.status !== "incomplete" && !response.error) {
+  if (
+    (response.output ?? []).length === 0 &&
+    response.status !== "failed" &&
+    response.status !== "incomplete" &&
+    !response.error
+  ) {
     throw new GenAiFieldMissingError("output", "the OpenAI Responses API result");
   }
   let text = "";
@@ -49,7 +54,8 @@ export function fromResponsesResult(response: ApiResponse): LlmResponse {
       let args: Record<string, unknown> = {};
       try {
         const parsed: unknown = item.arguments.trim().length > 0 ? JSON.parse(item.arguments) : {};
-        if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) args = parsed as Record<string, unknown>;
+        if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed))
+          args = parsed as Record<string, unknown>;
         else malformed.push(`${item.name}: ${item.arguments}`);
       } catch {
         malformed.push(`${item.name}: ${item.arguments}`);
@@ -86,7 +92,9 @@ export class ResponsesStreamAccumulator {
   push(event: OpenAI.Responses.ResponseStreamEvent): LlmResponse | undefined {
     switch (event.type) {
       case "response.output_text.delta":
-        return event.delta.length > 0 ? { content: { role: "model", parts: [{ text: event.delta }] }, partial: true } : undefined;
+        return event.delta.length > 0
+          ? { content: { role: "model", parts: [{ text: event.delta }] }, partial: true }
+          : undefined;
       case "response.completed":
       case "response.incomplete":
       case "response.failed":

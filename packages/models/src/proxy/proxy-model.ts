@@ -37,7 +37,9 @@ export class ProxyModel extends BaseLlm {
     const parsed = proxyModelOptionsSchema.safeParse(options);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(options)"}: ${i.message}`).join("; ");
-      throw new ConfigurationError(`Invalid ProxyModel options (set model and baseURL): ${issues}.`, { cause: parsed.error });
+      throw new ConfigurationError(`Invalid ProxyModel options (set model and baseURL): ${issues}.`, {
+        cause: parsed.error,
+      });
     }
     super({ model: parsed.data.model });
     this.options = parsed.data;
@@ -88,7 +90,14 @@ export class ProxyModel extends BaseLlm {
       case "gemini": {
         const { Gemini } = await import("../gemini/index.js");
         // The gateway speaks the Gemini API's REST protocol (API key header, /v1beta/models/…).
-        return new Gemini({ model, baseUrl: baseURL, apiKey, vertexai: false, ...(headers ? { headers } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
+        return new Gemini({
+          model,
+          baseUrl: baseURL,
+          apiKey,
+          vertexai: false,
+          ...(headers ? { headers } : {}),
+          ...(timeoutMs ? { timeoutMs } : {}),
+        });
       }
     }
   }

@@ -76,7 +76,10 @@ export function createModelRegistry(options: CreateModelRegistryOptions = {}): M
         const { Gemini } = await loadAdapter(() => import("../gemini/index.js"), "@google/genai");
         const { apiKey, baseURL, ...rest } = options.gemini ?? {};
         // Settings the options leave out resolve from `env` (GOOGLE_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, …).
-        return new Gemini({ ...rest, ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseUrl: baseURL } : {}), model: name }, env());
+        return new Gemini(
+          { ...rest, ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseUrl: baseURL } : {}), model: name },
+          env(),
+        );
       }),
     );
   }
@@ -85,7 +88,11 @@ export function createModelRegistry(options: CreateModelRegistryOptions = {}): M
       wrap("openai", name, async () => {
         const { OpenAIModel } = await loadAdapter(() => import("../openai/index.js"), "openai");
         const e = env();
-        return new OpenAIModel({ ...withDefined({ apiKey: e["OPENAI_API_KEY"], baseURL: e["OPENAI_BASE_URL"] }), ...options.openai, model: name });
+        return new OpenAIModel({
+          ...withDefined({ apiKey: e["OPENAI_API_KEY"], baseURL: e["OPENAI_BASE_URL"] }),
+          ...options.openai,
+          model: name,
+        });
       }),
     );
   }
@@ -149,7 +156,10 @@ async function loadAdapter<T>(load: () => Promise<T>, sdk: string): Promise<T> {
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes(sdk)) {
-      throw new ConfigurationError(`The "${sdk}" package is not installed; install it (e.g. pnpm add ${sdk}) to use this model.`, { cause: error });
+      throw new ConfigurationError(
+        `The "${sdk}" package is not installed; install it (e.g. pnpm add ${sdk}) to use this model.`,
+        { cause: error },
+      );
     }
     throw error;
   }

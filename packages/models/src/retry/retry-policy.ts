@@ -28,7 +28,9 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
 export function resolveRetryPolicy(options: Partial<RetryPolicy> = {}): RetryPolicy {
   const policy = { ...DEFAULT_RETRY_POLICY, ...stripUndefined(options) };
   const fail = (field: string, rule: string) => {
-    throw new ConfigurationError(`Invalid retry policy: ${field} must be ${rule} (got ${String(policy[field as keyof RetryPolicy])}).`);
+    throw new ConfigurationError(
+      `Invalid retry policy: ${field} must be ${rule} (got ${String(policy[field as keyof RetryPolicy])}).`,
+    );
   };
   if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) fail("maxAttempts", "an integer >= 1");
   if (!(policy.initialDelayMs >= 0)) fail("initialDelayMs", ">= 0");
@@ -89,7 +91,10 @@ export interface WithRetriesOptions {
  * Failures are classified with `mapProviderError`; the final one is thrown as the mapped
  * `ProviderError`, except aborts and other agentkit errors, which are rethrown as they are.
  */
-export async function withRetries<T>(fn: (attempt: number) => Promise<T>, options: WithRetriesOptions = {}): Promise<T> {
+export async function withRetries<T>(
+  fn: (attempt: number) => Promise<T>,
+  options: WithRetriesOptions = {},
+): Promise<T> {
   const policy = resolveRetryPolicy(options.policy);
   const sleep = options.sleep ?? abortableSleep;
   const { signal } = options;
@@ -100,7 +105,13 @@ export async function withRetries<T>(fn: (attempt: number) => Promise<T>, option
     } catch (error) {
       const decision = classifyFailure(error, options.provider ?? "unknown", signal);
       if (!decision.retry || attempt >= policy.maxAttempts) throw decision.thrown;
-      const delayMs = computeDelay(decision.mapped.strategy, attempt, policy, decision.mapped.retryAfterMs, options.random);
+      const delayMs = computeDelay(
+        decision.mapped.strategy,
+        attempt,
+        policy,
+        decision.mapped.retryAfterMs,
+        options.random,
+      );
       options.onRetry?.({ attempt, error: decision.mapped, delayMs });
       await sleep(delayMs, signal);
     }

@@ -5,7 +5,14 @@ import {
   type LlmRequest,
   type LlmResponse,
 } from "@agentkit/core";
-import { abortableSleep, classifyFailure, computeDelay, resolveRetryPolicy, type RetryEvent, type RetryPolicy } from "./retry-policy.js";
+import {
+  abortableSleep,
+  classifyFailure,
+  computeDelay,
+  resolveRetryPolicy,
+  type RetryEvent,
+  type RetryPolicy,
+} from "./retry-policy.js";
 
 export interface RetryingModelOptions {
   /** Provider name for errors the inner model did not map itself. */

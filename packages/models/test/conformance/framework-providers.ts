@@ -10,11 +10,23 @@ import type { ConformanceTarget, ScriptedTurn } from "./run-model-conformance.js
 /** A provider-neutral turn as a Chat Completions reply. */
 function openAIChatReply(turn: ScriptedTurn) {
   if ("rateLimited" in turn) {
-    return { kind: "json" as const, status: 429, headers: { "retry-after": "0" }, body: { error: { message: "slow down", type: "requests" } } };
+    return {
+      kind: "json" as const,
+      status: 429,
+      headers: { "retry-after": "0" },
+      body: { error: { message: "slow down", type: "requests" } },
+    };
   }
   if ("text" in turn) return { kind: "json" as const, body: completion({ content: turn.text }) };
-  const toolCalls = turn.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } }));
-  return { kind: "json" as const, body: completion({ content: null, tool_calls: toolCalls }, { finishReason: "tool_calls" }) };
+  const toolCalls = turn.toolCalls.map((c) => ({
+    id: c.id,
+    type: "function",
+    function: { name: c.name, arguments: JSON.stringify(c.args) },
+  }));
+  return {
+    kind: "json" as const,
+    body: completion({ content: null, tool_calls: toolCalls }, { finishReason: "tool_calls" }),
+  };
 }
 
 /** A framework adapter over a fake OpenAI Chat Completions server. */
@@ -35,13 +47,18 @@ async function openAIChatFrameworkTarget(wrap: (baseURL: string) => BaseLlm): Pr
 
 /** AiSdkModel wrapping the real `@ai-sdk/openai` chat model. */
 export function aiSdkOpenAITarget(): Promise<ConformanceTarget> {
-  return openAIChatFrameworkTarget((baseURL) => new AiSdkModel({ model: createOpenAI({ baseURL, apiKey: "sk" }).chat("gpt-test") }));
+  return openAIChatFrameworkTarget(
+    (baseURL) => new AiSdkModel({ model: createOpenAI({ baseURL, apiKey: "sk" }).chat("gpt-test") }),
+  );
 }
 
 /** LangChainModel wrapping the real `@langchain/openai` ChatOpenAI (its own retries off). */
 export function langChainOpenAITarget(): Promise<ConformanceTarget> {
   return openAIChatFrameworkTarget(
-    (baseURL) => new LangChainModel({ model: new ChatOpenAI({ model: "gpt-test", apiKey: "sk", configuration: { baseURL }, maxRetries: 0 }) }),
+    (baseURL) =>
+      new LangChainModel({
+        model: new ChatOpenAI({ model: "gpt-test", apiKey: "sk", configuration: { baseURL }, maxRetries: 0 }),
+      }),
   );
 }
 

@@ -23,21 +23,24 @@ function expectGatewayRequests(path: RegExp) {
 
 runModelConformance("ProxyModel (openai wire format)", () =>
   openAIChatTarget({
-    makeModel: (baseURL) => new ProxyModel({ model: "gw-model", baseURL, wireFormat: "openai", headers: GATEWAY_HEADERS }),
+    makeModel: (baseURL) =>
+      new ProxyModel({ model: "gw-model", baseURL, wireFormat: "openai", headers: GATEWAY_HEADERS }),
     verify: expectGatewayRequests(/^\/v1\/chat\/completions$/),
   }),
 );
 
 runModelConformance("ProxyModel (anthropic wire format)", () =>
   anthropicTarget({
-    makeModel: (baseURL) => new ProxyModel({ model: "gw-model", baseURL, wireFormat: "anthropic", headers: GATEWAY_HEADERS }),
+    makeModel: (baseURL) =>
+      new ProxyModel({ model: "gw-model", baseURL, wireFormat: "anthropic", headers: GATEWAY_HEADERS }),
     verify: expectGatewayRequests(/^\/v1\/messages$/),
   }),
 );
 
 runModelConformance("ProxyModel (gemini wire format)", () =>
   geminiTarget({
-    makeModel: (baseURL) => new ProxyModel({ model: "gw-model", baseURL, wireFormat: "gemini", headers: GATEWAY_HEADERS }),
+    makeModel: (baseURL) =>
+      new ProxyModel({ model: "gw-model", baseURL, wireFormat: "gemini", headers: GATEWAY_HEADERS }),
     verify: expectGatewayRequests(/\/models\/gw-model:(streamGenerateContent|generateContent)/),
   }),
 );
@@ -45,11 +48,13 @@ runModelConformance("ProxyModel (gemini wire format)", () =>
 runModelConformance("ollama/… through createModelRegistry", () =>
   openAIChatTarget({
     // OLLAMA_HOST is read from the registry's env; retries off so the suite's RetryingModel is the only one.
-    makeModel: (baseURL) => createModelRegistry({ env: { OLLAMA_HOST: baseURL }, retry: false }).resolve("ollama/llama3.2"),
+    makeModel: (baseURL) =>
+      createModelRegistry({ env: { OLLAMA_HOST: baseURL }, retry: false }).resolve("ollama/llama3.2"),
     verify: (requests) => {
       for (const request of requests) {
         if (request.path !== "/v1/chat/completions") throw new Error(`unexpected request path ${request.path}`);
-        if (request.body["model"] !== "llama3.2") throw new Error(`the prefix was not stripped: ${String(request.body["model"])}`);
+        if (request.body["model"] !== "llama3.2")
+          throw new Error(`the prefix was not stripped: ${String(request.body["model"])}`);
       }
     },
   }),

@@ -1,9 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { RetryingModel } from "../../src/retry/retrying-model.js";
-import { FunctionTool, InMemoryRunner, LlmAgent, StreamingMode, getTextOf, type BaseLlm, type Event, type RunConfig } from "@agentkit/core";
+import {
+  FunctionTool,
+  InMemoryRunner,
+  LlmAgent,
+  StreamingMode,
+  getTextOf,
+  type BaseLlm,
+  type Event,
+  type RunConfig,
+} from "@agentkit/core";
 
 /** A provider-neutral model turn: text, or tool calls. */
-export type ScriptedTurn = { text: string } | { rateLimited: true } | { toolCalls: Array<{ id: string; name: string; args: Record<string, unknown> }> };
+export type ScriptedTurn =
+  | { text: string }
+  | { rateLimited: true }
+  | { toolCalls: Array<{ id: string; name: string; args: Record<string, unknown> }> };
 
 /** What a provider adapter gives the suite: the model, a way to script turns, and the recorded request bodies. */
 export interface ConformanceTarget {
@@ -75,7 +87,14 @@ export function runModelConformance(name: string, setup: () => Promise<Conforman
 
     function run(agent: LlmAgent, text: string, runConfig: RunConfig = {}): Promise<Event[]> {
       const runner = new InMemoryRunner({ agent, appName: "app" });
-      return collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: text, runConfig: { autoCreateSession: true, ...runConfig } }));
+      return collect(
+        runner.runAsync({
+          userId: "u",
+          sessionId: "s",
+          newMessage: text,
+          runConfig: { autoCreateSession: true, ...runConfig },
+        }),
+      );
     }
 
     it("answers in plain text", async () => {
@@ -105,7 +124,12 @@ export function runModelConformance(name: string, setup: () => Promise<Conforman
         execute: (args) => ({ value: `secret-${String(args.key)}` }),
       });
       target.script(
-        { toolCalls: [{ id: "c1", name: "lookup", args: { key: "first" } }, { id: "c2", name: "lookup", args: { key: "second" } }] },
+        {
+          toolCalls: [
+            { id: "c1", name: "lookup", args: { key: "first" } },
+            { id: "c2", name: "lookup", args: { key: "second" } },
+          ],
+        },
         { text: "Both." },
       );
       const events = await run(new LlmAgent({ name: "a", model: target.model, tools: [tool] }), "Look up two");
@@ -142,9 +166,12 @@ export function runModelConformance(name: string, setup: () => Promise<Conforman
     });
 
     it("streams partials whose concatenation equals the final text (SSE mode)", async () => {
-      if (target.scriptStream === undefined) throw new Error(`The ${name} conformance target has no scriptStream: add the provider's SSE transcript.`);
+      if (target.scriptStream === undefined)
+        throw new Error(`The ${name} conformance target has no scriptStream: add the provider's SSE transcript.`);
       target.scriptStream(["The answer ", "is ", "forty-", "two."]);
-      const events = await run(new LlmAgent({ name: "a", model: target.model }), "Hi", { streamingMode: StreamingMode.SSE });
+      const events = await run(new LlmAgent({ name: "a", model: target.model }), "Hi", {
+        streamingMode: StreamingMode.SSE,
+      });
       const modelEvents = events.filter((e) => e.author === "a");
       const partials = modelEvents.filter((e) => e.partial === true);
       const final = modelEvents.at(-1)!;
@@ -162,7 +189,11 @@ export function runModelConformance(name: string, setup: () => Promise<Conforman
         parameters: { type: "object", properties: { key: { type: "string" } }, required: ["key"] },
         execute: (args) => ({ value: `secret-${String(args.key)}` }),
       });
-      const outputSchema = { type: "object", properties: { code: { type: "string" }, length: { type: "integer" } }, required: ["code", "length"] };
+      const outputSchema = {
+        type: "object",
+        properties: { code: { type: "string" }, length: { type: "integer" } },
+        required: ["code", "length"],
+      };
       target.script(
         { toolCalls: [{ id: "c1", name: "lookup", args: { key: "k9" } }] },
         { toolCalls: [{ id: "c2", name: "set_model_response", args: { code: "secret-k9", length: 9 } }] },
@@ -171,7 +202,10 @@ export function runModelConformance(name: string, setup: () => Promise<Conforman
       const events = await run(agent, "Look up k9 and report it");
       const final = events.at(-1)!;
       expect(JSON.parse(getTextOf(final.content))).toEqual({ code: "secret-k9", length: 9 });
-      expect(events.find((e) => e.actions.stateDelta["answer"] !== undefined)?.actions.stateDelta["answer"]).toEqual({ code: "secret-k9", length: 9 });
+      expect(events.find((e) => e.actions.stateDelta["answer"] !== undefined)?.actions.stateDelta["answer"]).toEqual({
+        code: "secret-k9",
+        length: 9,
+      });
       const bodies = target.bodies();
       expect(bodies).toHaveLength(2);
       // Both tools were offered, with the output schema as set_model_response's parameters.

@@ -12,7 +12,12 @@ import {
   type LlmResponse,
   type ToolContext,
 } from "@agentkit/core";
-import { ANALYTICS_EVENT_TYPES, type AnalyticsEventType, type AnalyticsRow, type AnalyticsSink } from "./analytics-row.js";
+import {
+  ANALYTICS_EVENT_TYPES,
+  type AnalyticsEventType,
+  type AnalyticsRow,
+  type AnalyticsSink,
+} from "./analytics-row.js";
 import { AnalyticsCloseTimeoutError, safeStringify, settlesWithin } from "./abortable.js";
 import { isContent, stripBinary } from "./strip-binary.js";
 import { parseDuration } from "./parse-duration.js";
@@ -65,7 +70,8 @@ export class AnalyticsPlugin extends BasePlugin {
 
   constructor(options: AnalyticsPluginOptions) {
     super(options?.name ?? "analytics");
-    if (!options?.sink || typeof options.sink.writeRows !== "function") throw new ConfigurationError("AnalyticsPlugin needs a sink (e.g. new JsonlAnalyticsSink({ dir })).");
+    if (!options?.sink || typeof options.sink.writeRows !== "function")
+      throw new ConfigurationError("AnalyticsPlugin needs a sink (e.g. new JsonlAnalyticsSink({ dir })).");
     this.sink = options.sink;
     this.enabled = options.enabled ?? true;
     this.batchSize = positiveInt(options.batchSize ?? 50, "batchSize");
@@ -73,7 +79,10 @@ export class AnalyticsPlugin extends BasePlugin {
     this.clusteringFields = options.clusteringFields ?? ["event_type", "agent", "user_id"];
     this.customTags = options.customTags;
     for (const t of [...(options.eventAllowlist ?? []), ...(options.eventDenylist ?? [])]) {
-      if (!(ANALYTICS_EVENT_TYPES as readonly string[]).includes(t)) throw new ConfigurationError(`AnalyticsPlugin: unknown event type "${t}". Known: ${ANALYTICS_EVENT_TYPES.join(", ")}.`);
+      if (!(ANALYTICS_EVENT_TYPES as readonly string[]).includes(t))
+        throw new ConfigurationError(
+          `AnalyticsPlugin: unknown event type "${t}". Known: ${ANALYTICS_EVENT_TYPES.join(", ")}.`,
+        );
     }
     const allowed = options.eventAllowlist ? new Set(options.eventAllowlist) : new Set(ANALYTICS_EVENT_TYPES);
     for (const t of options.eventDenylist ?? []) allowed.delete(t);
@@ -94,18 +103,29 @@ export class AnalyticsPlugin extends BasePlugin {
       ((error, info) => {
         if (reported) return;
         reported = true;
-        process.stderr.write(`${this.name}: dropped ${info.droppedRows} analytics rows: ${(error as Error)?.message ?? String(error)} (further failures are not reported)\n`);
+        process.stderr.write(
+          `${this.name}: dropped ${info.droppedRows} analytics rows: ${(error as Error)?.message ?? String(error)} (further failures are not reported)\n`,
+        );
       });
   }
 
-  override onUserMessageCallback({ invocationContext, userMessage }: { invocationContext: InvocationContext; userMessage: Content }): undefined {
+  override onUserMessageCallback({
+    invocationContext,
+    userMessage,
+  }: {
+    invocationContext: InvocationContext;
+    userMessage: Content;
+  }): undefined {
     this.add(invocationContext, "USER_MESSAGE_RECEIVED", { content: userMessage });
     return undefined;
   }
 
   override beforeRunCallback({ invocationContext }: { invocationContext: InvocationContext }): undefined {
     this.started.set(`run/${invocationContext.invocationId}`, performance.now());
-    this.add(invocationContext, "INVOCATION_STARTING", { agent: invocationContext.agent.name, attributes: this.sessionMetadata(invocationContext) });
+    this.add(invocationContext, "INVOCATION_STARTING", {
+      agent: invocationContext.agent.name,
+      attributes: this.sessionMetadata(invocationContext),
+    });
     return undefined;
   }
 
@@ -117,10 +137,20 @@ export class AnalyticsPlugin extends BasePlugin {
     });
   }
 
-  override onEventCallback({ invocationContext, event }: { invocationContext: InvocationContext; event: Event }): undefined {
+  override onEventCallback({
+    invocationContext,
+    event,
+  }: {
+    invocationContext: InvocationContext;
+    event: Event;
+  }): undefined {
     const delta = event.actions.stateDelta;
     if (delta && Object.keys(delta).length > 0 && !event.partial) {
-      this.add(invocationContext, "STATE_DELTA", { agent: event.author, content: delta, attributes: { event_id: event.id } });
+      this.add(invocationContext, "STATE_DELTA", {
+        agent: event.author,
+        content: delta,
+        attributes: { event_id: event.id },
+      });
     }
     return undefined;
   }
@@ -132,7 +162,10 @@ export class AnalyticsPlugin extends BasePlugin {
   }
 
   override afterAgentCallback({ agent, context }: { agent: BaseAgent; context: CallbackContext }): undefined {
-    this.add(context.invocation, "AGENT_COMPLETED", { agent: agent.name, latencyMs: this.elapsed(`agent/${context.invocationId}/${agent.name}`) });
+    this.add(context.invocation, "AGENT_COMPLETED", {
+      agent: agent.name,
+      latencyMs: this.elapsed(`agent/${context.invocationId}/${agent.name}`),
+    });
     return undefined;
   }
 
@@ -159,7 +192,15 @@ export class AnalyticsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override onModelErrorCallback({ context, request, error }: { context: CallbackContext; request: LlmRequest; error: unknown }): undefined {
+  override onModelErrorCallback({
+    context,
+    request,
+    error,
+  }: {
+    context: CallbackContext;
+    request: LlmRequest;
+    error: unknown;
+  }): undefined {
     this.add(context.invocation, "LLM_ERROR", {
       agent: context.agentName,
       model: request.model ?? null,
@@ -169,13 +210,35 @@ export class AnalyticsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override beforeToolCallback({ tool, args, context }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext }): undefined {
+  override beforeToolCallback({
+    tool,
+    args,
+    context,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+  }): undefined {
     this.started.set(`tool/${context.invocationId}/${context.functionCallId ?? tool.name}`, performance.now());
-    this.add(context.invocation, "TOOL_STARTING", { agent: context.agentName, tool: tool.name, content: args, attributes: { call_id: context.functionCallId } });
+    this.add(context.invocation, "TOOL_STARTING", {
+      agent: context.agentName,
+      tool: tool.name,
+      content: args,
+      attributes: { call_id: context.functionCallId },
+    });
     return undefined;
   }
 
-  override afterToolCallback({ tool, context, response }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext; response: Record<string, unknown> }): undefined {
+  override afterToolCallback({
+    tool,
+    context,
+    response,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+    response: Record<string, unknown>;
+  }): undefined {
     this.add(context.invocation, "TOOL_COMPLETED", {
       agent: context.agentName,
       tool: tool.name,
@@ -186,7 +249,16 @@ export class AnalyticsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override onToolErrorCallback({ tool, context, error }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext; error: unknown }): undefined {
+  override onToolErrorCallback({
+    tool,
+    context,
+    error,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+    error: unknown;
+  }): undefined {
     this.add(context.invocation, "TOOL_ERROR", {
       agent: context.agentName,
       tool: tool.name,
@@ -216,7 +288,12 @@ export class AnalyticsPlugin extends BasePlugin {
       const left = this.queue.splice(0).length + this.pendingRows;
       this.gaveUp = true;
       this.droppedRows += left;
-      this.report(new AnalyticsCloseTimeoutError(`AnalyticsPlugin: the sink did not finish writing within ${this.closeTimeoutMs} ms; ${left} row(s) given up.`), left);
+      this.report(
+        new AnalyticsCloseTimeoutError(
+          `AnalyticsPlugin: the sink did not finish writing within ${this.closeTimeoutMs} ms; ${left} row(s) given up.`,
+        ),
+        left,
+      );
     }
     this.abort.abort(new AnalyticsCloseTimeoutError("AnalyticsPlugin closed."));
     let sinkClose: Promise<void>;
@@ -227,7 +304,12 @@ export class AnalyticsPlugin extends BasePlugin {
     }
     sinkClose.catch((error: unknown) => this.report(error, 0));
     if (!(await settlesWithin(sinkClose, this.closeTimeoutMs))) {
-      this.report(new AnalyticsCloseTimeoutError(`AnalyticsPlugin: the sink's close() did not finish within ${this.closeTimeoutMs} ms.`), 0);
+      this.report(
+        new AnalyticsCloseTimeoutError(
+          `AnalyticsPlugin: the sink's close() did not finish within ${this.closeTimeoutMs} ms.`,
+        ),
+        0,
+      );
     }
   }
 
@@ -243,7 +325,15 @@ export class AnalyticsPlugin extends BasePlugin {
   private add(
     ctx: InvocationContext,
     type: AnalyticsEventType,
-    data: { agent?: string; model?: string | null; tool?: string; content?: unknown; attributes?: Record<string, unknown>; latencyMs?: number | null; error?: string },
+    data: {
+      agent?: string;
+      model?: string | null;
+      tool?: string;
+      content?: unknown;
+      attributes?: Record<string, unknown>;
+      latencyMs?: number | null;
+      error?: string;
+    },
   ): void {
     if (!this.enabled || this.closed || !this.types.has(type)) return;
     // Logging must never fail the run: a row that cannot be built (a throwing contentFormatter,
@@ -268,7 +358,15 @@ export class AnalyticsPlugin extends BasePlugin {
   private buildRow(
     ctx: InvocationContext,
     type: AnalyticsEventType,
-    data: { agent?: string; model?: string | null; tool?: string; content?: unknown; attributes?: Record<string, unknown>; latencyMs?: number | null; error?: string },
+    data: {
+      agent?: string;
+      model?: string | null;
+      tool?: string;
+      content?: unknown;
+      attributes?: Record<string, unknown>;
+      latencyMs?: number | null;
+      error?: string;
+    },
   ): AnalyticsRow {
     const { text, truncated } = this.formatContent(data.content, type);
     const attributes = { ...(data.attributes ?? {}), ...(this.customTags ? { custom_tags: this.customTags } : {}) };
@@ -294,9 +392,12 @@ export class AnalyticsPlugin extends BasePlugin {
 
   private ensureTimer(): void {
     if (this.timer || this.closed) return;
-    this.timer = setInterval(() => {
-      if (this.queue.length > 0) this.scheduleBatch();
-    }, Math.max(1, this.flushIntervalMs));
+    this.timer = setInterval(
+      () => {
+        if (this.queue.length > 0) this.scheduleBatch();
+      },
+      Math.max(1, this.flushIntervalMs),
+    );
     this.timer.unref();
   }
 
@@ -339,12 +440,16 @@ export class AnalyticsPlugin extends BasePlugin {
 
   /** Prepares the sink once; a failed prepare is tried again by the next attempt. */
   private ensurePrepared(): Promise<void> {
-    this.prepared ??= (this.sink.prepare?.({ autoSchemaUpgrade: this.autoSchemaUpgrade, clusteringFields: this.clusteringFields, signal: this.abort.signal }) ?? Promise.resolve()).catch(
-      (error: unknown) => {
-        this.prepared = undefined;
-        throw error;
-      },
-    );
+    this.prepared ??= (
+      this.sink.prepare?.({
+        autoSchemaUpgrade: this.autoSchemaUpgrade,
+        clusteringFields: this.clusteringFields,
+        signal: this.abort.signal,
+      }) ?? Promise.resolve()
+    ).catch((error: unknown) => {
+      this.prepared = undefined;
+      throw error;
+    });
     return this.prepared;
   }
 
@@ -358,13 +463,20 @@ export class AnalyticsPlugin extends BasePlugin {
       const plain = getTextOf(value);
       if (plain && (value.parts ?? []).every((p) => typeof p.text === "string")) text = plain;
     }
-    if (this.maxContentLength > 0 && text.length > this.maxContentLength) return { text: text.slice(0, this.maxContentLength), truncated: true };
+    if (this.maxContentLength > 0 && text.length > this.maxContentLength)
+      return { text: text.slice(0, this.maxContentLength), truncated: true };
     return { text, truncated: false };
   }
 
   private sessionMetadata(ctx: InvocationContext): Record<string, unknown> | undefined {
     if (!this.logSessionMetadata) return undefined;
-    return { session_metadata: { state: ctx.session.state, last_update_time: ctx.session.lastUpdateTime, events: ctx.session.events.length } };
+    return {
+      session_metadata: {
+        state: ctx.session.state,
+        last_update_time: ctx.session.lastUpdateTime,
+        events: ctx.session.events.length,
+      },
+    };
   }
 
   private elapsed(key: string): number | null {
@@ -376,7 +488,8 @@ export class AnalyticsPlugin extends BasePlugin {
 }
 
 function positiveInt(value: number, what: string): number {
-  if (!Number.isInteger(value) || value < 1) throw new ConfigurationError(`AnalyticsPlugin: ${what} must be an integer of at least 1, got ${value}.`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new ConfigurationError(`AnalyticsPlugin: ${what} must be an integer of at least 1, got ${value}.`);
   return value;
 }
 

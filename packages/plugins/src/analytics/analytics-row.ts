@@ -40,7 +40,11 @@ export interface AnalyticsRow {
 }
 
 /** The columns, in order, with portable types; sinks map them to their own type names. */
-export const ANALYTICS_COLUMNS: readonly { name: keyof AnalyticsRow; type: "TIMESTAMP" | "STRING" | "INTEGER" | "BOOLEAN"; required: boolean }[] = [
+export const ANALYTICS_COLUMNS: readonly {
+  name: keyof AnalyticsRow;
+  type: "TIMESTAMP" | "STRING" | "INTEGER" | "BOOLEAN";
+  required: boolean;
+}[] = [
   { name: "timestamp", type: "TIMESTAMP", required: true },
   { name: "event_type", type: "STRING", required: true },
   { name: "app_name", type: "STRING", required: true },
@@ -61,7 +65,11 @@ export const ANALYTICS_COLUMNS: readonly { name: keyof AnalyticsRow; type: "TIME
 /** Where rows go. A sink may batch; the plugin already does. */
 export interface AnalyticsSink {
   /** Creates the table, or adds missing columns when `autoSchemaUpgrade` is on. Called once before the first write. */
-  prepare?(options: { autoSchemaUpgrade: boolean; clusteringFields: readonly string[]; signal?: AbortSignal }): Promise<void>;
+  prepare?(options: {
+    autoSchemaUpgrade: boolean;
+    clusteringFields: readonly string[];
+    signal?: AbortSignal;
+  }): Promise<void>;
   writeRows(rows: readonly AnalyticsRow[], signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }

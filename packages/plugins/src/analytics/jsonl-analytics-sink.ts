@@ -18,7 +18,8 @@ export class JsonlAnalyticsSink implements AnalyticsSink {
   private readonly dir?: string;
 
   constructor(options: JsonlAnalyticsSinkOptions) {
-    if (!options?.file === !options?.dir) throw new TypeError("JsonlAnalyticsSink needs exactly one of { file } or { dir }.");
+    if (!options?.file === !options?.dir)
+      throw new TypeError("JsonlAnalyticsSink needs exactly one of { file } or { dir }.");
     this.file = options.file;
     this.dir = options.dir;
   }
@@ -31,7 +32,12 @@ export class JsonlAnalyticsSink implements AnalyticsSink {
   async writeRows(rows: readonly AnalyticsRow[], signal?: AbortSignal): Promise<void> {
     if (rows.length === 0) return;
     signal?.throwIfAborted();
-    const append = (file: string, lines: readonly AnalyticsRow[]) => writeFile(file, lines.map((r) => `${JSON.stringify(r)}\n`).join(""), { encoding: "utf8", flag: "a", ...(signal ? { signal } : {}) });
+    const append = (file: string, lines: readonly AnalyticsRow[]) =>
+      writeFile(file, lines.map((r) => `${JSON.stringify(r)}\n`).join(""), {
+        encoding: "utf8",
+        flag: "a",
+        ...(signal ? { signal } : {}),
+      });
     if (this.file) {
       await append(this.file, rows);
       return;

@@ -26,7 +26,9 @@ export class ContextFilterPlugin extends BasePlugin {
     super(options.name ?? "context_filter");
     const n = options.numInvocationsToKeep;
     if (n !== undefined && (!Number.isInteger(n) || n < 1)) {
-      throw new ConfigurationError(`ContextFilterPlugin: numInvocationsToKeep must be an integer of at least 1, got ${String(n)}.`);
+      throw new ConfigurationError(
+        `ContextFilterPlugin: numInvocationsToKeep must be an integer of at least 1, got ${String(n)}.`,
+      );
     }
     if (n === undefined && !options.filter) {
       throw new ConfigurationError("ContextFilterPlugin needs numInvocationsToKeep, a filter, or both.");
@@ -35,14 +37,23 @@ export class ContextFilterPlugin extends BasePlugin {
     this.filter = options.filter;
   }
 
-  override async beforeModelCallback({ request }: { context: CallbackContext; request: LlmRequest }): Promise<undefined> {
+  override async beforeModelCallback({
+    request,
+  }: {
+    context: CallbackContext;
+    request: LlmRequest;
+  }): Promise<undefined> {
     request.contents = await filterContents(request.contents, this.keep, this.filter);
     return undefined;
   }
 }
 
 /** The filtering of `ContextFilterPlugin`, exported for tests and custom plugins. */
-export async function filterContents(contents: Content[], keep: number | undefined, filter: ContentsFilter | undefined): Promise<Content[]> {
+export async function filterContents(
+  contents: Content[],
+  keep: number | undefined,
+  filter: ContentsFilter | undefined,
+): Promise<Content[]> {
   let kept = contents;
   if (keep !== undefined) {
     const starts = contents.flatMap((content, index) => (isUserTurn(content) ? [index] : []));
@@ -50,7 +61,8 @@ export async function filterContents(contents: Content[], keep: number | undefin
   }
   if (filter) {
     const filtered = await filter([...kept]);
-    if (!Array.isArray(filtered)) throw new ConfigurationError("ContextFilterPlugin: the filter must return an array of contents.");
+    if (!Array.isArray(filtered))
+      throw new ConfigurationError("ContextFilterPlugin: the filter must return an array of contents.");
     kept = filtered;
   }
   return keepCallsPaired(kept);
@@ -77,7 +89,8 @@ function keepCallsPaired(contents: Content[]): Content[] {
     const parts = (content.parts ?? []).filter((part) => {
       if (part.functionResponse) return callKeys.has(pairKey(part.functionResponse.id, part.functionResponse.name));
       // An unanswered call is legitimate only at the very end (the model is waiting for it).
-      if (part.functionCall) return responseKeys.has(pairKey(part.functionCall.id, part.functionCall.name)) || index === lastIndex;
+      if (part.functionCall)
+        return responseKeys.has(pairKey(part.functionCall.id, part.functionCall.name)) || index === lastIndex;
       return true;
     });
     if (parts.length > 0) out.push(parts.length === (content.parts ?? []).length ? content : { ...content, parts });

@@ -1,4 +1,12 @@
-import { BasePlugin, ConfigurationError, getSystemInstructionText, injectSessionState, type CallbackContext, type LlmRequest, type ReadonlyContext } from "@agentkit/core";
+import {
+  BasePlugin,
+  ConfigurationError,
+  getSystemInstructionText,
+  injectSessionState,
+  type CallbackContext,
+  type LlmRequest,
+  type ReadonlyContext,
+} from "@agentkit/core";
 
 /** A fixed instruction (with `{state}` placeholders) or one computed per model call. */
 export type GlobalInstruction = string | ((context: ReadonlyContext) => string | Promise<string>);
@@ -21,18 +29,28 @@ export class GlobalInstructionPlugin extends BasePlugin {
   constructor(options: GlobalInstructionPluginOptions) {
     super(options.name ?? "global_instruction");
     if (typeof options?.instruction !== "string" && typeof options?.instruction !== "function") {
-      throw new ConfigurationError("GlobalInstructionPlugin needs an instruction: a string or a function returning one.");
+      throw new ConfigurationError(
+        "GlobalInstructionPlugin needs an instruction: a string or a function returning one.",
+      );
     }
     this.instruction = options.instruction;
   }
 
-  override async beforeModelCallback({ context, request }: { context: CallbackContext; request: LlmRequest }): Promise<undefined> {
+  override async beforeModelCallback({
+    context,
+    request,
+  }: {
+    context: CallbackContext;
+    request: LlmRequest;
+  }): Promise<undefined> {
     const text =
       typeof this.instruction === "string"
         ? await injectSessionState(this.instruction, context.invocation)
         : await this.instruction(context);
     if (typeof text !== "string") {
-      throw new ConfigurationError(`GlobalInstructionPlugin: the instruction function returned ${typeof text}, expected a string.`);
+      throw new ConfigurationError(
+        `GlobalInstructionPlugin: the instruction function returned ${typeof text}, expected a string.`,
+      );
     }
     if (text.length === 0) return undefined;
     const existing = getSystemInstructionText(request);

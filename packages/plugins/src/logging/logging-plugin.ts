@@ -76,10 +76,17 @@ export class LoggingPlugin extends BasePlugin {
     this.max = options.maxContentLength ?? 500;
     const write = options.write ?? ((line: string) => console.log(line));
     const format = options.format ?? "text";
-    this.sink = options.sink ?? ((record) => write(format === "json" ? formatJson(record) : formatText(record, this.name)));
+    this.sink =
+      options.sink ?? ((record) => write(format === "json" ? formatJson(record) : formatText(record, this.name)));
   }
 
-  override onUserMessageCallback({ invocationContext, userMessage }: { invocationContext: InvocationContext; userMessage: Content }): undefined {
+  override onUserMessageCallback({
+    invocationContext,
+    userMessage,
+  }: {
+    invocationContext: InvocationContext;
+    userMessage: Content;
+  }): undefined {
     this.log("user_message", invocationContext, undefined, { content: this.content(userMessage) });
     return undefined;
   }
@@ -89,7 +96,13 @@ export class LoggingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override onEventCallback({ invocationContext, event }: { invocationContext: InvocationContext; event: Event }): undefined {
+  override onEventCallback({
+    invocationContext,
+    event,
+  }: {
+    invocationContext: InvocationContext;
+    event: Event;
+  }): undefined {
     const fields: Record<string, unknown> = { eventId: event.id, author: event.author };
     if (event.partial) fields.partial = true;
     const text = getTextOf(event.content);
@@ -98,12 +111,15 @@ export class LoggingPlugin extends BasePlugin {
     if (calls.length) fields.functionCalls = calls.map((c) => c.name);
     const responses = getFunctionResponses(event);
     if (responses.length) fields.functionResponses = responses.map((r) => r.name);
-    if (event.actions.stateDelta && Object.keys(event.actions.stateDelta).length) fields.stateDelta = this.value(event.actions.stateDelta);
-    if (event.actions.artifactDelta && Object.keys(event.actions.artifactDelta).length) fields.artifactDelta = event.actions.artifactDelta;
+    if (event.actions.stateDelta && Object.keys(event.actions.stateDelta).length)
+      fields.stateDelta = this.value(event.actions.stateDelta);
+    if (event.actions.artifactDelta && Object.keys(event.actions.artifactDelta).length)
+      fields.artifactDelta = event.actions.artifactDelta;
     if (event.actions.transferToAgent) fields.transferToAgent = event.actions.transferToAgent;
     if (event.actions.escalate) fields.escalate = true;
     if (event.longRunningToolIds?.length) fields.longRunningToolIds = event.longRunningToolIds;
-    if (event.errorCode || event.errorMessage) Object.assign(fields, { errorCode: event.errorCode, errorMessage: event.errorMessage });
+    if (event.errorCode || event.errorMessage)
+      Object.assign(fields, { errorCode: event.errorCode, errorMessage: event.errorMessage });
     if (event.usageMetadata) fields.usage = event.usageMetadata;
     this.log("event", invocationContext, event.author, fields);
     return undefined;
@@ -143,32 +159,83 @@ export class LoggingPlugin extends BasePlugin {
     if (response.content) fields.content = this.content(response.content);
     if (response.finishReason) fields.finishReason = response.finishReason;
     if (response.usageMetadata) fields.usage = response.usageMetadata;
-    if (response.errorCode || response.errorMessage) Object.assign(fields, { errorCode: response.errorCode, errorMessage: response.errorMessage });
+    if (response.errorCode || response.errorMessage)
+      Object.assign(fields, { errorCode: response.errorCode, errorMessage: response.errorMessage });
     this.log("after_model", context.invocation, context.agentName, fields);
     return undefined;
   }
 
-  override onModelErrorCallback({ context, error }: { context: CallbackContext; request: LlmRequest; error: unknown }): undefined {
+  override onModelErrorCallback({
+    context,
+    error,
+  }: {
+    context: CallbackContext;
+    request: LlmRequest;
+    error: unknown;
+  }): undefined {
     this.log("model_error", context.invocation, context.agentName, errorFields(error));
     return undefined;
   }
 
-  override beforeToolCallback({ tool, args, context }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext }): undefined {
-    this.log("before_tool", context.invocation, context.agentName, { tool: tool.name, callId: context.functionCallId, args: this.value(args) });
+  override beforeToolCallback({
+    tool,
+    args,
+    context,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+  }): undefined {
+    this.log("before_tool", context.invocation, context.agentName, {
+      tool: tool.name,
+      callId: context.functionCallId,
+      args: this.value(args),
+    });
     return undefined;
   }
 
-  override afterToolCallback({ tool, context, response }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext; response: Record<string, unknown> }): undefined {
-    this.log("after_tool", context.invocation, context.agentName, { tool: tool.name, callId: context.functionCallId, response: this.value(response) });
+  override afterToolCallback({
+    tool,
+    context,
+    response,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+    response: Record<string, unknown>;
+  }): undefined {
+    this.log("after_tool", context.invocation, context.agentName, {
+      tool: tool.name,
+      callId: context.functionCallId,
+      response: this.value(response),
+    });
     return undefined;
   }
 
-  override onToolErrorCallback({ tool, context, error }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext; error: unknown }): undefined {
-    this.log("tool_error", context.invocation, context.agentName, { tool: tool.name, callId: context.functionCallId, ...errorFields(error) });
+  override onToolErrorCallback({
+    tool,
+    context,
+    error,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+    error: unknown;
+  }): undefined {
+    this.log("tool_error", context.invocation, context.agentName, {
+      tool: tool.name,
+      callId: context.functionCallId,
+      ...errorFields(error),
+    });
     return undefined;
   }
 
-  private log(point: LogPoint, ctx: InvocationContext, agentName: string | undefined, fields: Record<string, unknown>): void {
+  private log(
+    point: LogPoint,
+    ctx: InvocationContext,
+    agentName: string | undefined,
+    fields: Record<string, unknown>,
+  ): void {
     const record: LogRecord = {
       point,
       time: new Date(),
@@ -184,7 +251,9 @@ export class LoggingPlugin extends BasePlugin {
     } catch (error) {
       if (!this.sinkFailed) {
         this.sinkFailed = true;
-        process.stderr.write(`${this.name}: the log sink failed (${(error as Error).message}); further sink errors are not reported.\n`);
+        process.stderr.write(
+          `${this.name}: the log sink failed (${(error as Error).message}); further sink errors are not reported.\n`,
+        );
       }
     }
   }
@@ -201,10 +270,18 @@ export class LoggingPlugin extends BasePlugin {
   /** A content as a short description of its parts. */
   private content(content: Content): string {
     const parts = (content.parts ?? []).map((part) => {
-      if (typeof part.text === "string") return part.thought ? `thought(${this.text(part.text)})` : this.includeContent ? JSON.stringify(truncate(part.text, this.max)) : `text[${part.text.length} chars]`;
-      if (part.functionCall) return `call ${part.functionCall.name}(${this.includeContent ? preview(part.functionCall.args ?? {}, this.max) : "…"})`;
-      if (part.functionResponse) return `response ${part.functionResponse.name}(${this.includeContent ? preview(part.functionResponse.response ?? {}, this.max) : "…"})`;
-      if (part.inlineData) return `inline ${part.inlineData.mimeType ?? "?"} (${Math.floor(((part.inlineData.data?.length ?? 0) * 3) / 4)} bytes)`;
+      if (typeof part.text === "string")
+        return part.thought
+          ? `thought(${this.text(part.text)})`
+          : this.includeContent
+            ? JSON.stringify(truncate(part.text, this.max))
+            : `text[${part.text.length} chars]`;
+      if (part.functionCall)
+        return `call ${part.functionCall.name}(${this.includeContent ? preview(part.functionCall.args ?? {}, this.max) : "…"})`;
+      if (part.functionResponse)
+        return `response ${part.functionResponse.name}(${this.includeContent ? preview(part.functionResponse.response ?? {}, this.max) : "…"})`;
+      if (part.inlineData)
+        return `inline ${part.inlineData.mimeType ?? "?"} (${Math.floor(((part.inlineData.data?.length ?? 0) * 3) / 4)} bytes)`;
       if (part.fileData) return `file ${part.fileData.fileUri ?? ""}`;
       if (part.executableCode) return `code ${this.text(part.executableCode.code ?? "")}`;
       if (part.codeExecutionResult) return `code result ${part.codeExecutionResult.outcome ?? ""}`;
@@ -215,7 +292,12 @@ export class LoggingPlugin extends BasePlugin {
 }
 
 function errorFields(error: unknown): Record<string, unknown> {
-  if (error instanceof Error) return { error: error.message, errorType: error.name, ...("code" in error ? { errorCode: (error as { code: unknown }).code } : {}) };
+  if (error instanceof Error)
+    return {
+      error: error.message,
+      errorType: error.name,
+      ...("code" in error ? { errorCode: (error as { code: unknown }).code } : {}),
+    };
   return { error: String(error) };
 }
 

@@ -12,7 +12,9 @@ const userMessageSchema = z.union([
   z
     .object({
       text: z.string().optional(),
-      content: z.object({ role: z.string().optional(), parts: z.array(z.record(z.string(), z.unknown())).min(1) }).optional(),
+      content: z
+        .object({ role: z.string().optional(), parts: z.array(z.record(z.string(), z.unknown())).min(1) })
+        .optional(),
       state_delta: z.record(z.string(), z.unknown()).optional(),
     })
     .strict()
@@ -52,10 +54,13 @@ export async function findConformanceCases(casesDir: string): Promise<Conformanc
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (error) {
-      throw new ReplayConfigError(`Cannot read the conformance cases directory ${dir}: ${(error as Error).message}`, { cause: error });
+      throw new ReplayConfigError(`Cannot read the conformance cases directory ${dir}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     if (entries.some((e) => e.isFile() && e.name === "spec.yaml")) dirs.push(dir);
-    for (const e of entries) if (e.isDirectory() && !e.name.startsWith(".") && e.name !== "node_modules") await walk(join(dir, e.name));
+    for (const e of entries)
+      if (e.isDirectory() && !e.name.startsWith(".") && e.name !== "node_modules") await walk(join(dir, e.name));
   };
   await walk(casesDir);
   const cases = await Promise.all(dirs.map((dir) => readConformanceCase(dir, relative(casesDir, dir) || ".")));
@@ -86,7 +91,9 @@ export async function readConformanceCase(dir: string, name: string): Promise<Co
       typeof m === "string"
         ? { content: { role: "user", parts: [{ text: m }] } }
         : {
-            content: m.content ? ({ role: m.content.role ?? "user", parts: m.content.parts } as Content) : { role: "user", parts: [{ text: m.text! }] },
+            content: m.content
+              ? ({ role: m.content.role ?? "user", parts: m.content.parts } as Content)
+              : { role: "user", parts: [{ text: m.text! }] },
             ...(m.state_delta ? { stateDelta: m.state_delta } : {}),
           },
     ),

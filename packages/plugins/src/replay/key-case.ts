@@ -49,7 +49,9 @@ export function convertKeys(value: unknown, rename: (key: string) => string): un
     const bare = snakeToCamel(key);
     if (OPAQUE_KEYS.has(key) || OPAQUE_KEYS.has(bare)) out[name] = structuredClone(inner);
     else if (NAME_MAP_KEYS.has(key) && inner !== null && typeof inner === "object" && !Array.isArray(inner)) {
-      out[name] = Object.fromEntries(Object.entries(inner as Record<string, unknown>).map(([k, v]) => [k, convertKeys(v, rename)]));
+      out[name] = Object.fromEntries(
+        Object.entries(inner as Record<string, unknown>).map(([k, v]) => [k, convertKeys(v, rename)]),
+      );
     } else out[name] = convertKeys(inner, rename);
   }
   return out;

@@ -64,29 +64,62 @@ export class RecordingsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override beforeToolCallback({ tool, args, context }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext }): undefined {
+  override beforeToolCallback({
+    tool,
+    args,
+    context,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+  }): undefined {
     const recording: Recording = {
       userMessageIndex: this.indexOf(context.invocation),
       agentName: context.agentName,
-      toolRecording: { toolCall: { name: tool.name, args: structuredClone(args), ...(context.functionCallId ? { id: context.functionCallId } : {}) } },
+      toolRecording: {
+        toolCall: {
+          name: tool.name,
+          args: structuredClone(args),
+          ...(context.functionCallId ? { id: context.functionCallId } : {}),
+        },
+      },
     };
     this.list.push(recording);
     this.openToolCalls.set(toolKey(context, tool), recording);
     return undefined;
   }
 
-  override afterToolCallback({ tool, context, response }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext; response: Record<string, unknown> }): undefined {
+  override afterToolCallback({
+    tool,
+    context,
+    response,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+    response: Record<string, unknown>;
+  }): undefined {
     this.finishTool(context, tool, response);
     return undefined;
   }
 
-  override onToolErrorCallback({ tool, context, error }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext; error: unknown }): undefined {
+  override onToolErrorCallback({
+    tool,
+    context,
+    error,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+    error: unknown;
+  }): undefined {
     this.finishTool(context, tool, { error: error instanceof Error ? error.message : String(error) });
     return undefined;
   }
 
   override async afterRunCallback({ invocationContext }: { invocationContext: InvocationContext }): Promise<void> {
-    for (const key of [...this.openModelCalls.keys()]) if (key.startsWith(`${invocationContext.invocationId}/`)) this.openModelCalls.delete(key);
+    for (const key of [...this.openModelCalls.keys()])
+      if (key.startsWith(`${invocationContext.invocationId}/`)) this.openModelCalls.delete(key);
     this.invocationIndex.delete(invocationContext.invocationId);
     await this.flush();
   }
@@ -109,13 +142,20 @@ export class RecordingsPlugin extends BasePlugin {
     const recording = this.openToolCalls.get(key);
     if (!recording?.toolRecording) return;
     this.openToolCalls.delete(key);
-    recording.toolRecording.toolResponse = { name: tool.name, response: structuredClone(response), ...(context.functionCallId ? { id: context.functionCallId } : {}) };
+    recording.toolRecording.toolResponse = {
+      name: tool.name,
+      response: structuredClone(response),
+      ...(context.functionCallId ? { id: context.functionCallId } : {}),
+    };
     const delta = context.actions.stateDelta;
-    if (Object.keys(delta).length > 0) recording.toolRecording.stateDelta = JSON.parse(JSON.stringify(delta)) as Record<string, unknown>;
+    if (Object.keys(delta).length > 0)
+      recording.toolRecording.stateDelta = JSON.parse(JSON.stringify(delta)) as Record<string, unknown>;
   }
 
   private indexOf(ctx: InvocationContext): number {
-    return this.invocationIndex.get(ctx.invocationId) ?? Math.max(0, (this.userMessageCounts.get(ctx.session.id) ?? 1) - 1);
+    return (
+      this.invocationIndex.get(ctx.invocationId) ?? Math.max(0, (this.userMessageCounts.get(ctx.session.id) ?? 1) - 1)
+    );
   }
 }
 
@@ -129,6 +169,10 @@ function toolKey(context: ToolContext, tool: BaseTool): string {
 
 /** The request as plain JSON: tool instances dropped (their declarations stay in config.tools). */
 export function serializableRequest(request: LlmRequest): RecordedLlmRequest {
-  const plain = { ...(request.model ? { model: request.model } : {}), contents: request.contents, config: request.config };
+  const plain = {
+    ...(request.model ? { model: request.model } : {}),
+    contents: request.contents,
+    config: request.config,
+  };
   return JSON.parse(JSON.stringify(plain)) as RecordedLlmRequest;
 }

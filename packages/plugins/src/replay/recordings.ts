@@ -54,15 +54,31 @@ const recordingFileSchema = z.object({
         agent_name: z.string().min(1),
         llm_recording: z
           .object({
-            llm_request: z.object({ model: z.string().optional(), contents: z.array(z.any()), config: z.record(z.string(), z.any()).optional() }).loose(),
+            llm_request: z
+              .object({
+                model: z.string().optional(),
+                contents: z.array(z.any()),
+                config: z.record(z.string(), z.any()).optional(),
+              })
+              .loose(),
             llm_responses: z.array(z.record(z.string(), z.any())).optional(),
             llm_response: z.record(z.string(), z.any()).optional(),
           })
           .optional(),
         tool_recording: z
           .object({
-            tool_call: z.object({ name: z.string(), id: z.string().optional(), args: z.record(z.string(), z.any()).optional() }),
-            tool_response: z.object({ name: z.string(), id: z.string().optional(), response: z.record(z.string(), z.any()).optional() }).optional(),
+            tool_call: z.object({
+              name: z.string(),
+              id: z.string().optional(),
+              args: z.record(z.string(), z.any()).optional(),
+            }),
+            tool_response: z
+              .object({
+                name: z.string(),
+                id: z.string().optional(),
+                response: z.record(z.string(), z.any()).optional(),
+              })
+              .optional(),
             state_delta: z.record(z.string(), z.any()).optional(),
           })
           .optional(),
@@ -77,9 +93,22 @@ export function recordingsToYaml(recordings: Recordings): string {
     recordings: recordings.recordings.map((r) => ({
       user_message_index: r.userMessageIndex,
       agent_name: r.agentName,
-      ...(r.llmRecording ? { llm_recording: { llm_request: toSnakeCase(r.llmRecording.llmRequest), llm_responses: r.llmRecording.llmResponses.map(toSnakeCase) } } : {}),
+      ...(r.llmRecording
+        ? {
+            llm_recording: {
+              llm_request: toSnakeCase(r.llmRecording.llmRequest),
+              llm_responses: r.llmRecording.llmResponses.map(toSnakeCase),
+            },
+          }
+        : {}),
       ...(r.toolRecording
-        ? { tool_recording: { tool_call: toSnakeCase(r.toolRecording.toolCall), ...(r.toolRecording.toolResponse ? { tool_response: toSnakeCase(r.toolRecording.toolResponse) } : {}), ...(r.toolRecording.stateDelta ? { state_delta: r.toolRecording.stateDelta } : {}) } }
+        ? {
+            tool_recording: {
+              tool_call: toSnakeCase(r.toolRecording.toolCall),
+              ...(r.toolRecording.toolResponse ? { tool_response: toSnakeCase(r.toolRecording.toolResponse) } : {}),
+              ...(r.toolRecording.stateDelta ? { state_delta: r.toolRecording.stateDelta } : {}),
+            },
+          }
         : {}),
     })),
   };
@@ -103,18 +132,29 @@ export function recordingsFromYaml(text: string, source = "recordings"): Recordi
     recordings: parsed.data.recordings.map((r) => {
       const out: Recording = { userMessageIndex: r.user_message_index, agentName: r.agent_name };
       if (r.llm_recording) {
-        const responses = r.llm_recording.llm_responses ?? (r.llm_recording.llm_response ? [r.llm_recording.llm_response] : []);
-        const request = toCamelCase(r.llm_recording.llm_request) as { model?: string; contents: Content[]; config?: Record<string, unknown> };
+        const responses =
+          r.llm_recording.llm_responses ?? (r.llm_recording.llm_response ? [r.llm_recording.llm_response] : []);
+        const request = toCamelCase(r.llm_recording.llm_request) as {
+          model?: string;
+          contents: Content[];
+          config?: Record<string, unknown>;
+        };
         out.llmRecording = {
           // Only what agentkit compares: ADK's extra request fields (live_connect_config, ...) are dropped.
-          llmRequest: { ...(request.model !== undefined ? { model: request.model } : {}), contents: request.contents, config: request.config ?? {} },
+          llmRequest: {
+            ...(request.model !== undefined ? { model: request.model } : {}),
+            contents: request.contents,
+            config: request.config ?? {},
+          },
           llmResponses: responses.map(toCamelCase) as LlmResponse[],
         };
       }
       if (r.tool_recording) {
         out.toolRecording = {
           toolCall: toCamelCase(r.tool_recording.tool_call) as FunctionCall,
-          ...(r.tool_recording.tool_response ? { toolResponse: toCamelCase(r.tool_recording.tool_response) as FunctionResponse } : {}),
+          ...(r.tool_recording.tool_response
+            ? { toolResponse: toCamelCase(r.tool_recording.tool_response) as FunctionResponse }
+            : {}),
           ...(r.tool_recording.state_delta ? { stateDelta: r.tool_recording.state_delta } : {}),
         };
       }
@@ -128,7 +168,9 @@ export async function readRecordingsFile(file: string): Promise<Recordings> {
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new ReplayConfigError(`Cannot read the recordings file ${file}: ${(error as Error).message}`, { cause: error });
+    throw new ReplayConfigError(`Cannot read the recordings file ${file}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return recordingsFromYaml(text, file);
 }

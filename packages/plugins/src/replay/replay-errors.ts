@@ -12,7 +12,11 @@ export class ReplayVerificationError extends AgentKitError {
   readonly differences: string[];
 
   constructor(message: string, differences: string[] = [], options: AgentKitErrorOptions = {}) {
-    super("REPLAY_VERIFICATION_ERROR", differences.length ? `${message}\n  ${differences.join("\n  ")}` : message, options);
+    super(
+      "REPLAY_VERIFICATION_ERROR",
+      differences.length ? `${message}\n  ${differences.join("\n  ")}` : message,
+      options,
+    );
     this.differences = differences;
   }
 }

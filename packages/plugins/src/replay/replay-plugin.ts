@@ -12,7 +12,10 @@ import { readRecordingsFile, type Recording, type Recordings } from "./recording
 import { serializableRequest } from "./recordings-plugin.js";
 import { ReplayConfigError, ReplayVerificationError } from "./replay-errors.js";
 
-export type ReplayPluginOptions = ({ file: string; recordings?: undefined } | { recordings: Recordings; file?: undefined }) & {
+export type ReplayPluginOptions = (
+  | { file: string; recordings?: undefined }
+  | { recordings: Recordings; file?: undefined }
+) & {
   /**
    * `strict` (default): each model request must equal the recorded one (contents, system
    * instruction, tools, config) and each tool call its recorded name and args; `none`: serve
@@ -67,46 +70,88 @@ export class ReplayPlugin extends BasePlugin {
     return Object.fromEntries([...queues].filter(([, q]) => q.length > 0).map(([agent, q]) => [agent, q.length]));
   }
 
-  override async beforeModelCallback({ context, request }: { context: CallbackContext; request: LlmRequest }): Promise<LlmResponse> {
+  override async beforeModelCallback({
+    context,
+    request,
+  }: {
+    context: CallbackContext;
+    request: LlmRequest;
+  }): Promise<LlmResponse> {
     const recording = await this.next(context.agentName, "model call");
     const llm = recording.llmRecording;
     if (!llm) {
-      throw new ReplayVerificationError(`Replay (${this.source}): agent "${context.agentName}" called its model, but the next recording is a call of tool "${recording.toolRecording?.toolCall.name}".`);
+      throw new ReplayVerificationError(
+        `Replay (${this.source}): agent "${context.agentName}" called its model, but the next recording is a call of tool "${recording.toolRecording?.toolCall.name}".`,
+      );
     }
     if (this.verify === "strict") {
       const differences = diffValues(llm.llmRequest, serializableRequest(request), IGNORED_KEYS);
-      if (differences.length) throw new ReplayVerificationError(`Replay (${this.source}): the model request of agent "${context.agentName}" differs from the recording:`, differences);
+      if (differences.length)
+        throw new ReplayVerificationError(
+          `Replay (${this.source}): the model request of agent "${context.agentName}" differs from the recording:`,
+          differences,
+        );
     }
     const final = [...llm.llmResponses].reverse().find((r) => !r.partial) ?? llm.llmResponses.at(-1);
-    if (!final) throw new ReplayConfigError(`Replay (${this.source}): a recorded model call of agent "${context.agentName}" has no response.`);
+    if (!final)
+      throw new ReplayConfigError(
+        `Replay (${this.source}): a recorded model call of agent "${context.agentName}" has no response.`,
+      );
     return structuredClone(final);
   }
 
-  override async beforeToolCallback({ tool, args, context }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext }): Promise<Record<string, unknown> | undefined> {
+  override async beforeToolCallback({
+    tool,
+    args,
+    context,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+  }): Promise<Record<string, unknown> | undefined> {
     const recording = await this.next(context.agentName, `call of tool "${tool.name}"`);
     const recorded = recording.toolRecording;
-    if (!recorded) throw new ReplayVerificationError(`Replay (${this.source}): agent "${context.agentName}" called tool "${tool.name}", but the next recording is a model call.`);
+    if (!recorded)
+      throw new ReplayVerificationError(
+        `Replay (${this.source}): agent "${context.agentName}" called tool "${tool.name}", but the next recording is a model call.`,
+      );
     if (this.verify === "strict") {
-      const differences = diffValues({ name: recorded.toolCall.name, args: recorded.toolCall.args ?? {} }, { name: tool.name, args }, IGNORED_KEYS);
-      if (differences.length) throw new ReplayVerificationError(`Replay (${this.source}): the tool call of agent "${context.agentName}" differs from the recording:`, differences);
+      const differences = diffValues(
+        { name: recorded.toolCall.name, args: recorded.toolCall.args ?? {} },
+        { name: tool.name, args },
+        IGNORED_KEYS,
+      );
+      if (differences.length)
+        throw new ReplayVerificationError(
+          `Replay (${this.source}): the tool call of agent "${context.agentName}" differs from the recording:`,
+          differences,
+        );
     }
     if (runsLive(tool)) return undefined;
-    if (!recorded.toolResponse) throw new ReplayConfigError(`Replay (${this.source}): the recorded call of tool "${tool.name}" has no response.`);
+    if (!recorded.toolResponse)
+      throw new ReplayConfigError(`Replay (${this.source}): the recorded call of tool "${tool.name}" has no response.`);
     // The tool does not run: apply the state it wrote when it was recorded.
-    for (const [key, value] of Object.entries(recorded.stateDelta ?? {})) context.state.set(key, structuredClone(value));
+    for (const [key, value] of Object.entries(recorded.stateDelta ?? {}))
+      context.state.set(key, structuredClone(value));
     return structuredClone(recorded.toolResponse.response ?? {});
   }
 
   private async next(agentName: string, what: string): Promise<Recording> {
     const queue = (await this.queues()).get(agentName);
     const recording = queue?.shift();
-    if (!recording) throw new ReplayVerificationError(`Replay (${this.source}): agent "${agentName}" made a ${what} that was not recorded (no recordings left for it).`);
+    if (!recording)
+      throw new ReplayVerificationError(
+        `Replay (${this.source}): agent "${agentName}" made a ${what} that was not recorded (no recordings left for it).`,
+      );
     return recording;
   }
 
   private queues(): Promise<Map<string, Recording[]>> {
     this.loaded ??= (async () => {
-      const recordings = typeof this.fileOrRecordings === "string" ? await readRecordingsFile(this.fileOrRecordings) : structuredClone(this.fileOrRecordings);
+      const recordings =
+        typeof this.fileOrRecordings === "string"
+          ? await readRecordingsFile(this.fileOrRecordings)
+          : structuredClone(this.fileOrRecordings);
       const byAgent = new Map<string, Recording[]>();
       for (const r of recordings.recordings) {
         const list = byAgent.get(r.agentName) ?? [];

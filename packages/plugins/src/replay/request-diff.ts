@@ -2,13 +2,22 @@
  * Differences between a recorded value and a live one, as `path: expected X, got Y` lines.
  * Keys listed in `ignoreKeys` (generated ids, timestamps) are skipped at any depth.
  */
-export function diffValues(expected: unknown, actual: unknown, ignoreKeys: ReadonlySet<string>, path = "", out: string[] = [], limit = 20): string[] {
+export function diffValues(
+  expected: unknown,
+  actual: unknown,
+  ignoreKeys: ReadonlySet<string>,
+  path = "",
+  out: string[] = [],
+  limit = 20,
+): string[] {
   if (out.length >= limit) return out;
   if (Object.is(expected, actual)) return out;
   if (Array.isArray(expected) && Array.isArray(actual)) {
-    if (expected.length !== actual.length) out.push(`${path || "(root)"}: expected ${expected.length} items, got ${actual.length}`);
+    if (expected.length !== actual.length)
+      out.push(`${path || "(root)"}: expected ${expected.length} items, got ${actual.length}`);
     const n = Math.min(expected.length, actual.length);
-    for (let i = 0; i < n && out.length < limit; i++) diffValues(expected[i], actual[i], ignoreKeys, `${path}[${i}]`, out, limit);
+    for (let i = 0; i < n && out.length < limit; i++)
+      diffValues(expected[i], actual[i], ignoreKeys, `${path}[${i}]`, out, limit);
     return out;
   }
   if (isObject(expected) && isObject(actual)) {

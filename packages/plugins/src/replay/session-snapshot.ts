@@ -13,7 +13,13 @@ import { ReplayConfigError } from "./replay-errors.js";
 export type SessionSnapshot = Record<string, unknown>;
 
 /** Keys never compared: generated per run. */
-export const SESSION_IGNORED_KEYS: ReadonlySet<string> = new Set(["id", "timestamp", "invocation_id", "last_update_time", "long_running_tool_ids"]);
+export const SESSION_IGNORED_KEYS: ReadonlySet<string> = new Set([
+  "id",
+  "timestamp",
+  "invocation_id",
+  "last_update_time",
+  "long_running_tool_ids",
+]);
 
 export function sessionSnapshot(session: Session): SessionSnapshot {
   return toSnakeCase(JSON.parse(JSON.stringify(session)) as unknown) as SessionSnapshot;
@@ -36,7 +42,12 @@ export async function readSessionSnapshotFile(file: string): Promise<SessionSnap
   } catch (error) {
     throw new ReplayConfigError(`Cannot read the session file ${file}: ${(error as Error).message}`, { cause: error });
   }
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw) || !Array.isArray((raw as { events?: unknown }).events)) {
+  if (
+    raw === null ||
+    typeof raw !== "object" ||
+    Array.isArray(raw) ||
+    !Array.isArray((raw as { events?: unknown }).events)
+  ) {
     throw new ReplayConfigError(`${file}: a session needs an "events" list.`);
   }
   return raw as SessionSnapshot;
@@ -44,6 +55,11 @@ export async function readSessionSnapshotFile(file: string): Promise<SessionSnap
 
 /** `path: expected X, got Y` lines where the sessions differ (empty when they match). */
 export function compareSessionSnapshots(expected: SessionSnapshot, actual: SessionSnapshot): string[] {
-  const pick = (s: SessionSnapshot) => ({ app_name: s.app_name, user_id: s.user_id, state: s.state ?? {}, events: s.events });
+  const pick = (s: SessionSnapshot) => ({
+    app_name: s.app_name,
+    user_id: s.user_id,
+    state: s.state ?? {},
+    events: s.events,
+  });
   return diffValues(pick(expected), pick(actual), SESSION_IGNORED_KEYS);
 }

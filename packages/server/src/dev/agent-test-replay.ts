@@ -42,7 +42,11 @@ const TEST_USER = "test_user";
 const FRAMEWORK_CALLS = new Set(["adk_request_confirmation", "adk_request_credential", "adk_request_input"]);
 
 /** Replays one test's session data against the app; never throws for a failing test. */
-export async function replayAgentTest(loaded: LoadedApp, sessionData: unknown, modelRegistry?: ModelRegistry): Promise<ReplayOutcome> {
+export async function replayAgentTest(
+  loaded: LoadedApp,
+  sessionData: unknown,
+  modelRegistry?: ModelRegistry,
+): Promise<ReplayOutcome> {
   try {
     const recorded = eventsOf(sessionData);
     const replies = recorded.filter(isModelReply).map((e) => contentFromJson(e.content));
@@ -60,7 +64,11 @@ function messageOf(error: unknown): string {
 }
 
 /** Runs the test's user messages against the app's real models; the new session data to save. */
-export async function rebuildAgentTest(loaded: LoadedApp, sessionData: unknown, modelRegistry?: ModelRegistry): Promise<JsonObject> {
+export async function rebuildAgentTest(
+  loaded: LoadedApp,
+  sessionData: unknown,
+  modelRegistry?: ModelRegistry,
+): Promise<JsonObject> {
   const recorded = eventsOf(sessionData);
   const actual = await runTurns(loaded, recorded, undefined, modelRegistry);
   const { lastUpdateTime: _dropped, ...rest } = sessionData as JsonObject;
@@ -69,15 +77,22 @@ export async function rebuildAgentTest(loaded: LoadedApp, sessionData: unknown, 
 
 function eventsOf(sessionData: unknown): JsonObject[] {
   const events = (sessionData as { events?: unknown } | null)?.events;
-  if (!Array.isArray(events) || events.length === 0) throw new AgentTestError("The test holds no events: save a session with at least one user message.");
-  if (!events.every((e) => typeof e === "object" && e !== null && !Array.isArray(e))) throw new AgentTestError("Every event of the test must be a JSON object.");
+  if (!Array.isArray(events) || events.length === 0)
+    throw new AgentTestError("The test holds no events: save a session with at least one user message.");
+  if (!events.every((e) => typeof e === "object" && e !== null && !Array.isArray(e)))
+    throw new AgentTestError("Every event of the test must be a JSON object.");
   const typed = events as JsonObject[];
   if (!typed.some(userMessageOf)) throw new AgentTestError("The test holds no user message to replay.");
   return typed;
 }
 
 /** Sends every recorded user message in turn on a fresh in-memory session; returns all its events. */
-async function runTurns(loaded: LoadedApp, recorded: JsonObject[], replay: ReplayModelPlugin | undefined, modelRegistry: ModelRegistry | undefined): Promise<JsonObject[]> {
+async function runTurns(
+  loaded: LoadedApp,
+  recorded: JsonObject[],
+  replay: ReplayModelPlugin | undefined,
+  modelRegistry: ModelRegistry | undefined,
+): Promise<JsonObject[]> {
   const runner = buildRunner(loaded, replay ? [replay] : [], modelRegistry);
   try {
     const session = await runner.sessionService.createSession({ appName: loaded.name, userId: TEST_USER });
@@ -91,15 +106,27 @@ async function runTurns(loaded: LoadedApp, recorded: JsonObject[], replay: Repla
       const newMessage = contentFromJson(remapResponseIds(message, idMap));
       // State the client sent with the message (the run request's stateDelta) goes along again.
       const stateDelta = (event.actions as { stateDelta?: unknown } | undefined)?.stateDelta;
-      const withState = typeof stateDelta === "object" && stateDelta !== null && Object.keys(stateDelta).length > 0 ? { stateDelta: stateDelta as JsonObject } : {};
-      for await (const produced of runner.runAsync({ userId: TEST_USER, sessionId: session.id, newMessage, ...withState })) {
+      const withState =
+        typeof stateDelta === "object" && stateDelta !== null && Object.keys(stateDelta).length > 0
+          ? { stateDelta: stateDelta as JsonObject }
+          : {};
+      for await (const produced of runner.runAsync({
+        userId: TEST_USER,
+        sessionId: session.id,
+        newMessage,
+        ...withState,
+      })) {
         for (const id of functionCallIds(eventToJson(produced))) {
           const old = recordedCallIds[seen++];
           if (old !== undefined) idMap.set(old, id);
         }
       }
     }
-    const final = await runner.sessionService.getSession({ appName: loaded.name, userId: TEST_USER, sessionId: session.id });
+    const final = await runner.sessionService.getSession({
+      appName: loaded.name,
+      userId: TEST_USER,
+      sessionId: session.id,
+    });
     return (final?.events ?? []).map(eventToJson);
   } finally {
     await runner.close();
@@ -107,7 +134,11 @@ async function runTurns(loaded: LoadedApp, recorded: JsonObject[], replay: Repla
 }
 
 function buildRunner(loaded: LoadedApp, plugins: BasePlugin[], modelRegistry: ModelRegistry | undefined): Runner {
-  const services = { sessionService: new InMemorySessionService(), artifactService: new InMemoryArtifactService(), memoryService: new InMemoryMemoryService() };
+  const services = {
+    sessionService: new InMemorySessionService(),
+    artifactService: new InMemoryArtifactService(),
+    memoryService: new InMemoryMemoryService(),
+  };
   const app = loaded.app;
   if (!app) return new Runner({ agent: loaded.rootAgent, appName: loaded.name, plugins, ...services, modelRegistry });
   const withPlugins = new App({
@@ -118,7 +149,12 @@ function buildRunner(loaded: LoadedApp, plugins: BasePlugin[], modelRegistry: Mo
     contextCacheConfig: app.contextCacheConfig,
     modelRegistry: app.modelRegistry,
   });
-  return new Runner({ app: withPlugins, appName: loaded.name, ...services, modelRegistry: app.modelRegistry ?? modelRegistry });
+  return new Runner({
+    app: withPlugins,
+    appName: loaded.name,
+    ...services,
+    modelRegistry: app.modelRegistry ?? modelRegistry,
+  });
 }
 
 /** Answers every model call with the next recorded model response (the model is never called). */
@@ -131,7 +167,10 @@ class ReplayModelPlugin extends BasePlugin {
 
   override beforeModelCallback(_args: { context: CallbackContext; request: LlmRequest }): LlmResponse {
     const reply = this.replies[this.next];
-    if (!reply) throw new AgentTestError(`The agent made model call ${this.next + 1}, but the test recorded only ${this.replies.length} model responses.`);
+    if (!reply)
+      throw new AgentTestError(
+        `The agent made model call ${this.next + 1}, but the test recorded only ${this.replies.length} model responses.`,
+      );
     this.next += 1;
     return { content: structuredClone(reply) };
   }
@@ -144,7 +183,9 @@ class ReplayModelPlugin extends BasePlugin {
 function isModelReply(event: JsonObject): boolean {
   const content = event.content as { role?: unknown; parts?: unknown } | undefined;
   if (content?.role !== "model" || event.partial === true || !Array.isArray(content.parts)) return false;
-  return !content.parts.some((p) => FRAMEWORK_CALLS.has(String((p as { functionCall?: { name?: unknown } }).functionCall?.name)));
+  return !content.parts.some((p) =>
+    FRAMEWORK_CALLS.has(String((p as { functionCall?: { name?: unknown } }).functionCall?.name)),
+  );
 }
 
 /** The content of a message the user sent (text, files, answers to calls), or undefined. */
@@ -180,7 +221,10 @@ function compare(expected: JsonObject[], actual: JsonObject[]): ReplayOutcome {
     const got = actual[i];
     if (JSON.stringify(want) === JSON.stringify(got)) continue;
     const show = (e: JsonObject | undefined) => (e === undefined ? "(no event)" : JSON.stringify(e));
-    return { passed: false, detail: `event ${i + 1} of ${expected.length} differs\n  expected: ${show(want)}\n  actual:   ${show(got)}` };
+    return {
+      passed: false,
+      detail: `event ${i + 1} of ${expected.length} differs\n  expected: ${show(want)}\n  actual:   ${show(got)}`,
+    };
   }
   return { passed: true, detail: `${expected.length} events` };
 }

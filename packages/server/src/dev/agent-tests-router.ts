@@ -40,7 +40,11 @@ export function createAgentTestsRouter(options: AgentTestsRouterOptions): Router
     const files = await selectedTests(agentsDir, appName, req);
     // App errors (unknown app, broken config) answer as JSON before the report starts.
     await options.loader.loadApp(appName);
-    res.writeHead(200, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-cache", "X-Accel-Buffering": "no" });
+    res.writeHead(200, {
+      "Content-Type": "text/plain; charset=utf-8",
+      "Cache-Control": "no-cache",
+      "X-Accel-Buffering": "no",
+    });
     res.write(`agentkit tests: app ${appName}, ${files.length} test file${files.length === 1 ? "" : "s"}\n`);
     let passed = 0;
     for (const file of files) {
@@ -49,7 +53,11 @@ export function createAgentTestsRouter(options: AgentTestsRouterOptions): Router
       let outcome;
       try {
         // Loaded per test: an edit between tests is picked up like any request would pick it up.
-        outcome = await replayAgentTest(await options.loader.loadApp(appName), await readTest(file), options.modelRegistry);
+        outcome = await replayAgentTest(
+          await options.loader.loadApp(appName),
+          await readTest(file),
+          options.modelRegistry,
+        );
       } catch (error) {
         outcome = { passed: false, detail: (error as Error).message };
       }
@@ -66,7 +74,11 @@ export function createAgentTestsRouter(options: AgentTestsRouterOptions): Router
     const errors: { test: string; error: string }[] = [];
     for (const file of files) {
       try {
-        const data = await rebuildAgentTest(await options.loader.loadApp(appName), await readTest(file), options.modelRegistry);
+        const data = await rebuildAgentTest(
+          await options.loader.loadApp(appName),
+          await readTest(file),
+          options.modelRegistry,
+        );
         await writeJson(file, data);
         rebuilt.push(basename(file));
       } catch (error) {
@@ -136,7 +148,11 @@ async function readTest(file: string): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new HttpRequestError(422, "INVALID_TEST_FILE", `Test file ${basename(file)} is not valid JSON: ${(error as Error).message}`);
+    throw new HttpRequestError(
+      422,
+      "INVALID_TEST_FILE",
+      `Test file ${basename(file)} is not valid JSON: ${(error as Error).message}`,
+    );
   }
 }
 
@@ -153,14 +169,19 @@ function testNotFound(file: string): HttpRequestError {
 }
 
 async function isFile(path: string): Promise<boolean> {
-  return stat(path).then((s) => s.isFile(), () => false);
+  return stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }
 
 async function isDirectory(path: string): Promise<boolean> {
-  return stat(path).then((s) => s.isDirectory(), () => false);
+  return stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }
 
 function param(req: Request, name: string): string {
   return String(req.params[name]);
 }
-

@@ -16,7 +16,12 @@ export function appDirOf(agentsDir: string, appName: string): string {
   } catch (error) {
     throw new HttpRequestError(400, "INVALID_APP_NAME", (error as Error).message);
   }
-  if (isIgnoredFolderName(appName)) throw new HttpRequestError(400, "INVALID_APP_NAME", `Invalid app name "${appName}": the loader never loads that folder as an app.`);
+  if (isIgnoredFolderName(appName))
+    throw new HttpRequestError(
+      400,
+      "INVALID_APP_NAME",
+      `Invalid app name "${appName}": the loader never loads that folder as an app.`,
+    );
   return join(resolve(agentsDir), appName);
 }
 
@@ -78,8 +83,19 @@ function realOrSelf(path: string): string {
 
 /** `tests/<name>.json` inside an app: a bare file name only (400 for anything path-like). */
 export function testFileOf(appDir: string, testName: string): string {
-  if (!testName || testName.includes("/") || testName.includes("\\") || testName === "." || testName === ".." || testName.startsWith(".")) {
-    throw new HttpRequestError(400, "INVALID_TEST_NAME", `Invalid test name ${JSON.stringify(testName)}: use the name of a file directly inside the app's tests folder.`);
+  if (
+    !testName ||
+    testName.includes("/") ||
+    testName.includes("\\") ||
+    testName === "." ||
+    testName === ".." ||
+    testName.startsWith(".")
+  ) {
+    throw new HttpRequestError(
+      400,
+      "INVALID_TEST_NAME",
+      `Invalid test name ${JSON.stringify(testName)}: use the name of a file directly inside the app's tests folder.`,
+    );
   }
   const name = testName.endsWith(".json") ? testName : `${testName}.json`;
   return fileUnder(join(appDir, "tests"), name);

@@ -28,7 +28,8 @@ export function createBuilderRouter(options: BuilderRouterOptions): Router {
   router.get("/dev/apps/:app/builder", async (req, res) => {
     const appName = param(req, "app");
     const appDir = appDirOf(agentsDir, appName);
-    const filePath = typeof req.query.file_path === "string" && req.query.file_path !== "" ? req.query.file_path : undefined;
+    const filePath =
+      typeof req.query.file_path === "string" && req.query.file_path !== "" ? req.query.file_path : undefined;
     const rel = filePath ? relativeYamlPath(filePath, appName) : ROOT_CONFIG;
     let dir = appDir;
     if (flag(req, "tmp")) {
@@ -38,25 +39,35 @@ export function createBuilderRouter(options: BuilderRouterOptions): Router {
     sendYaml(res, await readIfPresent(fileUnder(dir, rel)));
   });
 
-  router.post("/dev/apps/:app/builder/save", express.raw({ type: () => true, limit: options.maxUploadBytes ?? "10mb" }), async (req, res) => {
-    const appName = param(req, "app");
-    const appDir = appDirOf(agentsDir, appName);
-    const uploads = await readUploads(req, appName);
-    // Every file is checked before the first one is written: a save is all or nothing.
-    for (const upload of uploads) await checkBuilderYaml(upload.text, { label: `${appName}/${upload.rel}`, finalPath: fileUnder(appDir, upload.rel), agentsDir });
-    if (flag(req, "tmp")) {
+  router.post(
+    "/dev/apps/:app/builder/save",
+    express.raw({ type: () => true, limit: options.maxUploadBytes ?? "10mb" }),
+    async (req, res) => {
+      const appName = param(req, "app");
+      const appDir = appDirOf(agentsDir, appName);
+      const uploads = await readUploads(req, appName);
+      // Every file is checked before the first one is written: a save is all or nothing.
+      for (const upload of uploads)
+        await checkBuilderYaml(upload.text, {
+          label: `${appName}/${upload.rel}`,
+          finalPath: fileUnder(appDir, upload.rel),
+          agentsDir,
+        });
+      if (flag(req, "tmp")) {
+        const draft = draftDirOf(appDir, appName);
+        for (const upload of uploads) await writeAtomically(fileUnder(draft, upload.rel), upload.text);
+        return void res.json(true);
+      }
+      await mkdir(appDir, { recursive: true });
       const draft = draftDirOf(appDir, appName);
-      for (const upload of uploads) await writeAtomically(fileUnder(draft, upload.rel), upload.text);
-      return void res.json(true);
-    }
-    await mkdir(appDir, { recursive: true });
-    const draft = draftDirOf(appDir, appName);
-    // YAML files edited in the draft (other files there are copies, never written back).
-    for (const rel of await yamlFilesIn(draft)) await writeAtomically(fileUnder(appDir, rel), await readFile(join(draft, rel), "utf8"));
-    for (const upload of uploads) await writeAtomically(fileUnder(appDir, upload.rel), upload.text);
-    await dropDraft(appDir, appName);
-    res.json(true);
-  });
+      // YAML files edited in the draft (other files there are copies, never written back).
+      for (const rel of await yamlFilesIn(draft))
+        await writeAtomically(fileUnder(appDir, rel), await readFile(join(draft, rel), "utf8"));
+      for (const upload of uploads) await writeAtomically(fileUnder(appDir, upload.rel), upload.text);
+      await dropDraft(appDir, appName);
+      res.json(true);
+    },
+  );
 
   router.post("/dev/apps/:app/builder/cancel", async (req, res) => {
     const appName = param(req, "app");
@@ -75,7 +86,11 @@ interface Upload {
 async function readUploads(req: Request, appName: string): Promise<Upload[]> {
   const type = req.headers["content-type"] ?? "";
   if (!/^multipart\/form-data/i.test(type) || !Buffer.isBuffer(req.body)) {
-    throw new HttpRequestError(400, "INVALID_UPLOAD", "Send the files as multipart/form-data, one `files` part per YAML file named <app>/<path>.yaml.");
+    throw new HttpRequestError(
+      400,
+      "INVALID_UPLOAD",
+      "Send the files as multipart/form-data, one `files` part per YAML file named <app>/<path>.yaml.",
+    );
   }
   let form: FormData;
   try {
@@ -98,7 +113,10 @@ async function ensureDraft(appDir: string, appName: string): Promise<string> {
   // Entry by entry: the draft lives inside the app, and cp refuses to copy a folder into itself.
   for (const entry of await readdir(appDir)) {
     if (entry === "tmp" || entry === "node_modules" || entry.startsWith(".")) continue;
-    await cp(join(appDir, entry), join(draft, entry), { recursive: true, filter: (source) => !/[\\/](node_modules|\.[^\\/]*)$/.test(source) });
+    await cp(join(appDir, entry), join(draft, entry), {
+      recursive: true,
+      filter: (source) => !/[\\/](node_modules|\.[^\\/]*)$/.test(source),
+    });
   }
   return draft;
 }
@@ -131,7 +149,8 @@ async function readIfPresent(file: string): Promise<string> {
   try {
     return await readFile(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "EISDIR") return "";
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "EISDIR")
+      return "";
     throw error;
   }
 }

@@ -44,14 +44,23 @@ export async function checkBuilderYaml(text: string, target: BuilderFileTarget):
   const syntax = doc.errors[0];
   if (syntax) {
     const pos = lineCounter.linePos(syntax.pos[0]);
-    throw invalid(target, undefined, `YAML syntax error at line ${pos.line}, column ${pos.col}: ${syntax.message.split("\n")[0]}`);
+    throw invalid(
+      target,
+      undefined,
+      `YAML syntax error at line ${pos.line}, column ${pos.col}: ${syntax.message.split("\n")[0]}`,
+    );
   }
   const value: unknown = doc.toJS();
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid(target, undefined, "expected an agent config (a mapping)");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw invalid(target, undefined, "expected an agent config (a mapping)");
   walk(value, [], target);
   const agentClass = (value as { agent_class?: unknown }).agent_class ?? "LlmAgent";
   if (typeof agentClass !== "string" || !(agentClass in AGENT_CLASS_SCHEMAS)) {
-    throw invalid(target, "agent_class", `unknown agent class ${JSON.stringify(agentClass)}; expected one of ${Object.keys(AGENT_CLASS_SCHEMAS).join(", ")}`);
+    throw invalid(
+      target,
+      "agent_class",
+      `unknown agent class ${JSON.stringify(agentClass)}; expected one of ${Object.keys(AGENT_CLASS_SCHEMAS).join(", ")}`,
+    );
   }
   const parsed = AGENT_CLASS_SCHEMAS[agentClass as AgentClassName].safeParse(value);
   if (!parsed.success) {
@@ -66,8 +75,14 @@ function walk(node: unknown, path: (string | number)[], target: BuilderFileTarge
   if (typeof node !== "object" || node === null) return;
   for (const [key, value] of Object.entries(node)) {
     const here = [...path, key];
-    if (key === "args") throw invalid(target, formatFieldPath(here), "builder uploads may not hold an args key (it would call code with arguments)");
-    if (CODE_KEYS.has(key)) for (const reference of referencesIn(value)) checkReference(reference, formatFieldPath(here), target);
+    if (key === "args")
+      throw invalid(
+        target,
+        formatFieldPath(here),
+        "builder uploads may not hold an args key (it would call code with arguments)",
+      );
+    if (CODE_KEYS.has(key))
+      for (const reference of referencesIn(value)) checkReference(reference, formatFieldPath(here), target);
     if (key === "config_path" && typeof value === "string") checkConfigPath(value, formatFieldPath(here), target);
     walk(value, here, target);
   }
@@ -77,7 +92,8 @@ function walk(node: unknown, path: (string | number)[], target: BuilderFileTarge
 function referencesIn(value: unknown): string[] {
   if (typeof value === "string") return [value];
   if (Array.isArray(value)) return value.flatMap(referencesIn);
-  if (typeof value === "object" && value !== null && typeof (value as { name?: unknown }).name === "string") return [(value as { name: string }).name];
+  if (typeof value === "object" && value !== null && typeof (value as { name?: unknown }).name === "string")
+    return [(value as { name: string }).name];
   return [];
 }
 
@@ -87,7 +103,11 @@ function checkReference(reference: string, field: string, target: BuilderFileTar
   const modulePart = reference.slice(0, hash);
   const relativeFile = modulePart.startsWith("./") || modulePart.startsWith("../");
   if (relativeFile && isInside(target.agentsDir, resolve(dirname(target.finalPath), modulePart))) return;
-  throw invalid(target, field, `code reference ${JSON.stringify(reference)} is refused: builder uploads may only reference files inside the agents directory (./file.ts#export), app.module.export paths or built-in names`);
+  throw invalid(
+    target,
+    field,
+    `code reference ${JSON.stringify(reference)} is refused: builder uploads may only reference files inside the agents directory (./file.ts#export), app.module.export paths or built-in names`,
+  );
 }
 
 function checkConfigPath(configPath: string, field: string, target: BuilderFileTarget): void {

@@ -56,7 +56,10 @@ function normalizeEvent(event: JsonObject, rename: (id: unknown) => unknown): Js
     const actions: JsonObject = {};
     for (const [key, value] of Object.entries(out.actions)) {
       if (value === null || value === undefined || (isObject(value) && Object.keys(value).length === 0)) continue;
-      actions[key] = key === "requestedToolConfirmations" || key === "requestedAuthConfigs" ? renameKeys(value as JsonObject, rename) : value;
+      actions[key] =
+        key === "requestedToolConfirmations" || key === "requestedAuthConfigs"
+          ? renameKeys(value as JsonObject, rename)
+          : value;
     }
     if (Object.keys(actions).length > 0) out.actions = actions;
     else delete out.actions;
@@ -69,7 +72,11 @@ function normalizePart(part: JsonObject, rename: (id: unknown) => unknown): Json
   const out: JsonObject = { ...rest };
   if (isObject(rest.functionCall)) {
     const call = rest.functionCall;
-    out.functionCall = { ...call, ...(call.id !== undefined ? { id: rename(call.id) } : {}), ...(call.args !== undefined ? { args: renameNestedIds(call.args, rename) } : {}) };
+    out.functionCall = {
+      ...call,
+      ...(call.id !== undefined ? { id: rename(call.id) } : {}),
+      ...(call.args !== undefined ? { args: renameNestedIds(call.args, rename) } : {}),
+    };
   }
   if (isObject(rest.functionResponse) && rest.functionResponse.id !== undefined) {
     out.functionResponse = { ...rest.functionResponse, id: rename(rest.functionResponse.id) };

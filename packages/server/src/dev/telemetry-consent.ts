@@ -60,7 +60,11 @@ export function createTelemetryRouter(store: TelemetryConsentStore): Router {
   });
   router.post("/config/telemetry", async (req, res) => {
     if (req.get("x-adk-telemetry-request") !== "true") {
-      throw new HttpRequestError(400, "MISSING_TELEMETRY_HEADER", "Forbidden: send the header X-ADK-Telemetry-Request: true to change the telemetry setting.");
+      throw new HttpRequestError(
+        400,
+        "MISSING_TELEMETRY_HEADER",
+        "Forbidden: send the header X-ADK-Telemetry-Request: true to change the telemetry setting.",
+      );
     }
     const { telemetry } = parseBody(consentSchema, req.body);
     await store.write(telemetry);

@@ -38,7 +38,11 @@ export class EvalResultNotFoundError extends HttpRequestError {
 /** An id that cannot name a stored file (path separators, odd characters, too long). */
 export class InvalidEvalIdError extends HttpRequestError {
   constructor(kind: string, id: string) {
-    super(400, "INVALID_EVAL_ID", `Invalid ${kind} "${id}": use letters, digits, "_", "-" and "." (at most 128, starting with a letter or digit).`);
+    super(
+      400,
+      "INVALID_EVAL_ID",
+      `Invalid ${kind} "${id}": use letters, digits, "_", "-" and "." (at most 128, starting with a letter or digit).`,
+    );
   }
 }
 

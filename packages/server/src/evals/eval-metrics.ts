@@ -44,14 +44,17 @@ function sameJson(a: unknown, b: unknown): boolean {
 const toolTrajectory: EvalMetricDefinition = {
   info: {
     metricName: "tool_trajectory_avg_score",
-    description: "Share of invocations whose tool calls (names and arguments, in order) exactly match the expected ones.",
+    description:
+      "Share of invocations whose tool calls (names and arguments, in order) exactly match the expected ones.",
     metricValueInfo: { interval: UNIT },
   },
   async evaluate(actual, expected) {
-    const calls = (inv: Invocation) => (inv.intermediateData?.toolUses ?? []).map((c) => ({ name: c.name, args: c.args ?? {} }));
+    const calls = (inv: Invocation) =>
+      (inv.intermediateData?.toolUses ?? []).map((c) => ({ name: c.name, args: c.args ?? {} }));
     const got = calls(actual);
     const want = calls(expected);
-    const match = got.length === want.length && got.every((c, i) => c.name === want[i]!.name && sameJson(c.args, want[i]!.args));
+    const match =
+      got.length === want.length && got.every((c, i) => c.name === want[i]!.name && sameJson(c.args, want[i]!.args));
     return { score: match ? 1 : 0 };
   },
 };
@@ -71,7 +74,8 @@ const responseMatch: EvalMetricDefinition = {
 async function askJudge(judge: BaseLlm, prompt: string, signal?: AbortSignal): Promise<string> {
   const request = createLlmRequest({ model: judge.model, contents: [{ role: "user", parts: [{ text: prompt }] }] });
   let last: LlmResponse | undefined;
-  for await (const response of judge.generateContentAsync(request, false, { signal })) if (!response.partial) last = response;
+  for await (const response of judge.generateContentAsync(request, false, { signal }))
+    if (!response.partial) last = response;
   if (last?.errorCode) throw new Error(`the judge model failed: ${last.errorMessage ?? last.errorCode}`);
   return last?.content ? getTextOf(last.content) : "";
 }
@@ -108,7 +112,8 @@ export function createEvalMetrics(options: EvalMetricsOptions = {}): Map<string,
   const matchV2 = judged(
     {
       metricName: "final_response_match_v2",
-      description: "An LLM judge decides whether the final response is a valid answer given the expected one (1 valid, 0 not).",
+      description:
+        "An LLM judge decides whether the final response is a valid answer given the expected one (1 valid, 0 not).",
       metricValueInfo: { interval: UNIT },
     },
     judge,
@@ -125,7 +130,8 @@ export function createEvalMetrics(options: EvalMetricsOptions = {}): Map<string,
         signal,
       );
       const verdict = /\binvalid\b/i.test(answer) ? 0 : /\bvalid\b/i.test(answer) ? 1 : undefined;
-      if (verdict === undefined) return { notEvaluated: `the judge's answer was neither valid nor invalid: ${answer.slice(0, 200)}` };
+      if (verdict === undefined)
+        return { notEvaluated: `the judge's answer was neither valid nor invalid: ${answer.slice(0, 200)}` };
       return { score: verdict, details: { judgeAnswer: answer.slice(0, 500) } };
     },
   );

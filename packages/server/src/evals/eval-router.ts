@@ -2,10 +2,26 @@ import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { HttpRequestError } from "../errors/server-errors.js";
 import type { ServerContext } from "../server-context.js";
-import { EvalCaseAlreadyExistsError, EvalCaseNotFoundError, EvalResultNotFoundError, EvalSetAlreadyExistsError, EvalSetNotFoundError, UnknownMetricError } from "./eval-errors.js";
+import {
+  EvalCaseAlreadyExistsError,
+  EvalCaseNotFoundError,
+  EvalResultNotFoundError,
+  EvalSetAlreadyExistsError,
+  EvalSetNotFoundError,
+  UnknownMetricError,
+} from "./eval-errors.js";
 import { createEvalMetrics, type EvalMetricsOptions } from "./eval-metrics.js";
 import { assertSafeId, type EvalStore } from "./eval-store.js";
-import { evalCaseSchema, evalMetricSchema, evalSetSchema, wireObject, type EvalCase, type EvalMetric, type EvalSet, type RunEvalResult } from "./eval-types.js";
+import {
+  evalCaseSchema,
+  evalMetricSchema,
+  evalSetSchema,
+  wireObject,
+  type EvalCase,
+  type EvalMetric,
+  type EvalSet,
+  type RunEvalResult,
+} from "./eval-types.js";
 import { invocationsFromSession } from "./invocations-from-events.js";
 import { runEvalSet } from "./run-eval-set.js";
 
@@ -21,7 +37,11 @@ export const DEFAULT_EVAL_METRICS: readonly EvalMetric[] = [
 ];
 
 const createSetBody = wireObject({ evalSet: evalSetSchema.optional(), evalSetId: z.string().optional() });
-const addSessionBody = wireObject({ evalId: z.string().min(1), sessionId: z.string().min(1), userId: z.string().min(1) });
+const addSessionBody = wireObject({
+  evalId: z.string().min(1),
+  sessionId: z.string().min(1),
+  userId: z.string().min(1),
+});
 const runBody = wireObject({
   evalIds: z.array(z.string()).optional(),
   evalCaseIds: z.array(z.string()).optional(),
@@ -80,7 +100,8 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
     const given = body.evalSet ?? (isEvalSetLike(req.body) ? parse(evalSetSchema, req.body) : undefined);
     const evalSetId = pathId ?? given?.evalSetId ?? body.evalSetId;
     if (!evalSetId) throw new HttpRequestError(400, "INVALID_REQUEST", "eval_set.eval_set_id: required");
-    if (pathId && given && given.evalSetId !== pathId) throw new HttpRequestError(400, "INVALID_REQUEST", "eval_set_id in the body differs from the path");
+    if (pathId && given && given.evalSetId !== pathId)
+      throw new HttpRequestError(400, "INVALID_REQUEST", "eval_set_id in the body differs from the path");
     assertSafeId("eval set id", evalSetId);
     const created: EvalSet = {
       evalSetId,
@@ -116,7 +137,11 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
   const addSession: Handler = async (req, res) => {
     const appName = await app(req);
     const body = parse(addSessionBody, req.body ?? {});
-    const session = await options.sessionService.getSession({ appName, userId: body.userId, sessionId: body.sessionId });
+    const session = await options.sessionService.getSession({
+      appName,
+      userId: body.userId,
+      sessionId: body.sessionId,
+    });
     if (!session) throw new HttpRequestError(404, "SESSION_NOT_FOUND", `Session not found: ${body.sessionId}`);
     const evalCase: EvalCase = {
       evalId: body.evalId,
@@ -126,7 +151,8 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
     };
     await exclusive(appName, async () => {
       const set = await requireSet(appName, setId(req));
-      if (set.evalCases.some((c) => c.evalId === body.evalId)) throw new EvalCaseAlreadyExistsError(set.evalSetId, body.evalId);
+      if (set.evalCases.some((c) => c.evalId === body.evalId))
+        throw new EvalCaseAlreadyExistsError(set.evalSetId, body.evalId);
       set.evalCases.push(evalCase);
       await store.putEvalSet(appName, set);
     });
@@ -144,7 +170,8 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
     const appName = await app(req);
     const raw = { evalId: caseId(req), ...(isObject(req.body) ? req.body : {}) };
     const updated = parse(evalCaseSchema, raw) as unknown as EvalCase;
-    if (updated.evalId !== caseId(req)) throw new HttpRequestError(400, "INVALID_REQUEST", "evalId in the body differs from the path");
+    if (updated.evalId !== caseId(req))
+      throw new HttpRequestError(400, "INVALID_REQUEST", "evalId in the body differs from the path");
     await exclusive(appName, async () => {
       const set = await requireSet(appName, setId(req));
       const index = set.evalCases.findIndex((c) => c.evalId === caseId(req));
@@ -172,10 +199,12 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
     const appName = await app(req);
     const body = parse(runBody, req.body ?? {});
     const metrics = (body.evalMetrics ?? DEFAULT_EVAL_METRICS) as EvalMetric[];
-    for (const m of metrics) if (!definitions.has(m.metricName)) throw new UnknownMetricError(m.metricName, [...definitions.keys()]);
+    for (const m of metrics)
+      if (!definitions.has(m.metricName)) throw new UnknownMetricError(m.metricName, [...definitions.keys()]);
     const set = await requireSet(appName, setId(req));
     const ids = body.evalCaseIds ?? body.evalIds;
-    for (const id of ids ?? []) if (!set.evalCases.some((c) => c.evalId === id)) throw new EvalCaseNotFoundError(set.evalSetId, id);
+    for (const id of ids ?? [])
+      if (!set.evalCases.some((c) => c.evalId === id)) throw new EvalCaseNotFoundError(set.evalSetId, id);
     const controller = new AbortController();
     // Stop the agents when the client goes away before the run ends.
     const onClose = () => {
@@ -202,12 +231,21 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
 
   const runLegacy: Handler = async (req, res) => {
     const { result, metrics } = await run(req);
-    res.json(result.evalCaseResults.map((r): RunEvalResult => ({ ...r, evalMetricResults: pairs(metrics, r.overallEvalMetricResults) })));
+    res.json(
+      result.evalCaseResults.map(
+        (r): RunEvalResult => ({ ...r, evalMetricResults: pairs(metrics, r.overallEvalMetricResults) }),
+      ),
+    );
   };
 
   const runCurrent: Handler = async (req, res) => {
     const { result, metrics } = await run(req);
-    res.json({ runEvalResults: result.evalCaseResults.map((r) => ({ ...r, evalMetricResults: pairs(metrics, r.overallEvalMetricResults) })) });
+    res.json({
+      runEvalResults: result.evalCaseResults.map((r) => ({
+        ...r,
+        evalMetricResults: pairs(metrics, r.overallEvalMetricResults),
+      })),
+    });
   };
 
   const listResults: Handler = async (req, res) => {
@@ -237,13 +275,25 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
     router.get(one, getSet);
     router.post(one, createSet);
     router.delete(one, deleteSet);
-    router.get(one.flatMap((s) => [`${s}/evals`, `${s}/eval-cases`]), listCases);
-    router.post(one.flatMap((s) => [`${s}/add_session`, `${s}/add-session`]), addSession);
+    router.get(
+      one.flatMap((s) => [`${s}/evals`, `${s}/eval-cases`]),
+      listCases,
+    );
+    router.post(
+      one.flatMap((s) => [`${s}/add_session`, `${s}/add-session`]),
+      addSession,
+    );
     router.get(cases, getCase);
     router.put(cases, updateCase);
     router.delete(cases, deleteCase);
-    router.post(one.flatMap((s) => [`${s}/run_eval`, `${s}/run-eval`]), runLegacy);
-    router.post(one.map((s) => `${s}/run`), runCurrent);
+    router.post(
+      one.flatMap((s) => [`${s}/run_eval`, `${s}/run-eval`]),
+      runLegacy,
+    );
+    router.post(
+      one.map((s) => `${s}/run`),
+      runCurrent,
+    );
     router.get([`${prefix}/eval_results`, `${prefix}/eval-results`], listResults);
     router.get([`${prefix}/eval_results/:resultId`, `${prefix}/eval-results/:resultId`], getResult);
     router.get([`${prefix}/metrics-info`, `${prefix}/metrics_info`], metricsInfo);
@@ -251,7 +301,10 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
   return router;
 }
 
-function pairs(metrics: EvalMetric[], results: RunEvalResult["overallEvalMetricResults"]): RunEvalResult["evalMetricResults"] {
+function pairs(
+  metrics: EvalMetric[],
+  results: RunEvalResult["overallEvalMetricResults"],
+): RunEvalResult["evalMetricResults"] {
   return results.map((r, i) => [metrics[i] ?? { metricName: r.metricName, threshold: r.threshold }, r]);
 }
 

@@ -8,7 +8,11 @@ import { parseEvalSet, type EvalSet, type EvalSetResult } from "./eval-types.js"
 /** A stored file that is not what it should be: the developer fixes or deletes it. */
 function corrupt(file: string, error: unknown): ConfigurationError {
   const issues = (error as { issues?: { path: PropertyKey[]; message: string }[] }).issues;
-  const why = issues?.[0] ? `${issues[0].path.map(String).join(".") || "(root)"}: ${issues[0].message}` : error instanceof Error ? error.message : String(error);
+  const why = issues?.[0]
+    ? `${issues[0].path.map(String).join(".") || "(root)"}: ${issues[0].message}`
+    : error instanceof Error
+      ? error.message
+      : String(error);
   return new ConfigurationError(`Eval store file ${file} is not valid (${why}); fix or delete it.`, { cause: error });
 }
 
@@ -26,7 +30,8 @@ const RESULT_SUFFIX = ".evalset_result.json";
  * written to a temporary name and renamed, so a crash never leaves half a file.
  */
 export function createFileEvalStore({ dir }: FileEvalStoreOptions): EvalStore {
-  if (typeof dir !== "string" || dir === "") throw new ConfigurationError("createFileEvalStore needs a directory: { dir }.");
+  if (typeof dir !== "string" || dir === "")
+    throw new ConfigurationError("createFileEvalStore needs a directory: { dir }.");
   const setsDir = (app: string) => (assertSafeId("app name", app), join(dir, app, "eval_sets"));
   const resultsDir = (app: string) => (assertSafeId("app name", app), join(dir, app, "eval_history"));
 
@@ -35,7 +40,10 @@ export function createFileEvalStore({ dir }: FileEvalStoreOptions): EvalStore {
       if (error.code === "ENOENT") return [] as string[];
       throw error;
     });
-    return names.filter((n) => n.endsWith(suffix)).map((n) => n.slice(0, -suffix.length)).sort();
+    return names
+      .filter((n) => n.endsWith(suffix))
+      .map((n) => n.slice(0, -suffix.length))
+      .sort();
   };
   const read = async (file: string): Promise<unknown> => {
     const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
@@ -86,7 +94,10 @@ export function createFileEvalStore({ dir }: FileEvalStoreOptions): EvalStore {
       assertSafeId("eval result id", id);
       const file = join(resultsDir(app), id + RESULT_SUFFIX);
       const raw = await read(file);
-      if (raw !== undefined && (typeof raw !== "object" || raw === null || !Array.isArray((raw as EvalSetResult).evalCaseResults))) {
+      if (
+        raw !== undefined &&
+        (typeof raw !== "object" || raw === null || !Array.isArray((raw as EvalSetResult).evalCaseResults))
+      ) {
         throw corrupt(file, new Error("evalCaseResults: expected an array"));
       }
       return raw as EvalSetResult | undefined;

@@ -1,4 +1,11 @@
-import { getFunctionCalls, getFunctionResponses, isFinalResponse, type Content, type Event, type Part } from "@agentkit/core";
+import {
+  getFunctionCalls,
+  getFunctionResponses,
+  isFinalResponse,
+  type Content,
+  type Event,
+  type Part,
+} from "@agentkit/core";
 import type { Invocation } from "./eval-types.js";
 
 function isUserTurn(event: Event): boolean {
@@ -15,7 +22,11 @@ function textParts(content: Content | undefined): Part[] {
  * The agent's side of one turn, from the events it produced: tool calls and responses in
  * order, in-between text answers, and the last final text response.
  */
-export function invocationFromEvents(userContent: Content, events: readonly Event[], invocationId?: string): Invocation {
+export function invocationFromEvents(
+  userContent: Content,
+  events: readonly Event[],
+  invocationId?: string,
+): Invocation {
   const invocation: Invocation = {
     invocationId: invocationId ?? events.find((e) => e.invocationId)?.invocationId ?? "",
     userContent,
@@ -33,7 +44,8 @@ export function invocationFromEvents(userContent: Content, events: readonly Even
     if (texts.length === 0) continue;
     if (isFinalResponse(event)) {
       // Several agents may answer in one turn (a workflow): the last answer is the final one.
-      if (invocation.finalResponse) data.intermediateResponses.push([finalAuthor, invocation.finalResponse.parts ?? []]);
+      if (invocation.finalResponse)
+        data.intermediateResponses.push([finalAuthor, invocation.finalResponse.parts ?? []]);
       invocation.finalResponse = { role: "model", parts: texts };
       finalAuthor = event.author;
     } else {
@@ -49,7 +61,11 @@ export function invocationsFromSession(events: readonly Event[]): Invocation[] {
   let current: { user: Event; events: Event[] } | undefined;
   const flush = () => {
     if (!current) return;
-    const invocation = invocationFromEvents(structuredClone(current.user.content!), current.events, current.user.invocationId);
+    const invocation = invocationFromEvents(
+      structuredClone(current.user.content!),
+      current.events,
+      current.user.invocationId,
+    );
     invocation.creationTimestamp = current.user.timestamp;
     out.push(invocation);
   };

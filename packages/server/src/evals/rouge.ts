@@ -1,6 +1,9 @@
 /** Lower-cased word tokens (letters and digits of any script). */
 export function tokenize(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((t) => t !== "");
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((t) => t !== "");
 }
 
 /**

@@ -46,7 +46,13 @@ export async function runEvalSet(options: RunEvalSetOptions): Promise<EvalSetRes
   }
   const now = Date.now() / 1000;
   const id = `${options.appName}_${options.evalSet.evalSetId}_${now.toFixed(3)}`;
-  return { evalSetResultId: id, evalSetResultName: id, evalSetId: options.evalSet.evalSetId, evalCaseResults: results, creationTimestamp: now };
+  return {
+    evalSetResultId: id,
+    evalSetResultName: id,
+    evalSetId: options.evalSet.evalSetId,
+    evalCaseResults: results,
+    creationTimestamp: now,
+  };
 }
 
 async function runEvalCase(options: RunEvalSetOptions, evalCase: EvalCase): Promise<EvalCaseResult> {
@@ -69,7 +75,12 @@ async function runEvalCase(options: RunEvalSetOptions, evalCase: EvalCase): Prom
   try {
     for (const expected of evalCase.conversation) {
       const events: Event[] = [];
-      for await (const event of options.runner.runAsync({ userId, sessionId: session.id, newMessage: expected.userContent, signal: options.signal })) {
+      for await (const event of options.runner.runAsync({
+        userId,
+        sessionId: session.id,
+        newMessage: expected.userContent,
+        signal: options.signal,
+      })) {
         events.push(event);
       }
       actual.push(invocationFromEvents(expected.userContent, events));
@@ -80,7 +91,11 @@ async function runEvalCase(options: RunEvalSetOptions, evalCase: EvalCase): Prom
   }
 
   const perInvocation: EvalMetricResultPerInvocation[] = evalCase.conversation.map((expected, i) => ({
-    actualInvocation: actual[i] ?? { invocationId: "", userContent: expected.userContent, creationTimestamp: Date.now() / 1000 },
+    actualInvocation: actual[i] ?? {
+      invocationId: "",
+      userContent: expected.userContent,
+      creationTimestamp: Date.now() / 1000,
+    },
     expectedInvocation: expected,
     evalMetricResults: [],
   }));
@@ -103,7 +118,8 @@ async function runEvalCase(options: RunEvalSetOptions, evalCase: EvalCase): Prom
     }
     if (reason || scores.length === 0) {
       overall.push(notEvaluated(metric, reason ?? "the case has no invocations to compare"));
-      if (reason && (failure || definition?.unavailableReason)) for (const row of perInvocation) row.evalMetricResults.push(notEvaluated(metric, reason));
+      if (reason && (failure || definition?.unavailableReason))
+        for (const row of perInvocation) row.evalMetricResults.push(notEvaluated(metric, reason));
     } else {
       overall.push(scored(metric, scores.reduce((a, b) => a + b, 0) / scores.length));
     }
@@ -137,5 +153,10 @@ function scored(metric: EvalMetric, score: number, details?: Record<string, unkn
 }
 
 function notEvaluated(metric: EvalMetric, reason: string): EvalMetricResult {
-  return { metricName: metric.metricName, threshold: metric.threshold, evalStatus: EvalStatus.NOT_EVALUATED, details: { reason } };
+  return {
+    metricName: metric.metricName,
+    threshold: metric.threshold,
+    evalStatus: EvalStatus.NOT_EVALUATED,
+    details: { reason },
+  };
 }

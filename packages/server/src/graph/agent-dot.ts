@@ -109,26 +109,32 @@ export async function buildAgentDot(root: BaseAgent, options: AgentDotOptions = 
       }
       for (const sub of agent.subAgents) {
         const ends = await draw(sub, indent);
-        for (const target of ends.entries) edge(agent.name, target, indent, workflowKindOf(sub) ? { lhead: `cluster_${sub.name}` } : {});
+        for (const target of ends.entries)
+          edge(agent.name, target, indent, workflowKindOf(sub) ? { lhead: `cluster_${sub.name}` } : {});
       }
       return { entries: [agent.name], exits: [agent.name] };
     }
     lines.push(`${indent}subgraph ${dotId(`cluster_${agent.name}`)} {`);
     const inner = `${indent}  `;
     lines.push(`${inner}label=${dotId(`${agent.name} (${kind})`)};`);
-    lines.push(`${inner}style="rounded,dashed"; color=${dotId(highlighted.has(agent.name) ? palette.highlightEdge : palette.stroke)}; fontcolor=${dotId(palette.text)};`);
+    lines.push(
+      `${inner}style="rounded,dashed"; color=${dotId(highlighted.has(agent.name) ? palette.highlightEdge : palette.stroke)}; fontcolor=${dotId(palette.text)};`,
+    );
     const parts: Ends[] = [];
     for (const sub of agent.subAgents) parts.push(await draw(sub, inner));
     lines.push(`${indent}}`);
     if (kind === "parallel") return { entries: parts.flatMap((p) => p.entries), exits: parts.flatMap((p) => p.exits) };
     // Sequential and loop: each sub-agent hands over to the next one.
     for (let i = 1; i < parts.length; i++) {
-      for (const from of parts[i - 1]!.exits) for (const to of parts[i]!.entries) edge(from, to, indent, { arrowhead: "normal" });
+      for (const from of parts[i - 1]!.exits)
+        for (const to of parts[i]!.entries) edge(from, to, indent, { arrowhead: "normal" });
     }
     const first = parts[0];
     const last = parts[parts.length - 1];
     if (kind === "loop" && first && last && parts.length > 1) {
-      for (const from of last.exits) for (const to of first.entries) edge(from, to, indent, { arrowhead: "normal", style: "dashed", constraint: "false" });
+      for (const from of last.exits)
+        for (const to of first.entries)
+          edge(from, to, indent, { arrowhead: "normal", style: "dashed", constraint: "false" });
     }
     return { entries: first?.entries ?? [], exits: last?.exits ?? [] };
   };

@@ -1,4 +1,12 @@
-import { AgentTool, LoopAgent, ParallelAgent, SequentialAgent, isLlmAgent, type BaseAgent, type BaseTool } from "@agentkit/core";
+import {
+  AgentTool,
+  LoopAgent,
+  ParallelAgent,
+  SequentialAgent,
+  isLlmAgent,
+  type BaseAgent,
+  type BaseTool,
+} from "@agentkit/core";
 
 /** How a workflow agent runs its sub-agents. */
 export type WorkflowKind = "sequential" | "parallel" | "loop";

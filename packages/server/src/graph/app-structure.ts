@@ -28,7 +28,12 @@ export interface AppStructure {
 
 /** The agent tree as the dev UI's structure view reads it. */
 export async function describeAgent(agent: BaseAgent): Promise<StructureNode> {
-  const node: StructureNode = { name: agent.name, type: "agent", agent_class: agent.constructor.name, rerun_on_resume: true };
+  const node: StructureNode = {
+    name: agent.name,
+    type: "agent",
+    agent_class: agent.constructor.name,
+    rerun_on_resume: true,
+  };
   if (agent.description) node.description = agent.description;
   const model = modelNameOf(agent);
   if (model) node.model = model;

@@ -6,7 +6,9 @@ import { getFunctionCalls, getFunctionResponses, type Event } from "@agentkit/co
  */
 export function highlightPairsForEvent(event: Event): [string, string][] {
   const calls = getFunctionCalls(event).flatMap((c): [string, string][] => (c.name ? [[event.author, c.name]] : []));
-  const responses = getFunctionResponses(event).flatMap((r): [string, string][] => (r.name ? [[r.name, event.author]] : []));
+  const responses = getFunctionResponses(event).flatMap((r): [string, string][] =>
+    r.name ? [[r.name, event.author]] : [],
+  );
   const pairs = [...calls, ...responses];
   return pairs.length > 0 ? pairs : [[event.author, event.author]];
 }

@@ -20,12 +20,20 @@ export function createGraphRouter(ctx: ServerContext): Router {
   const eventGraph: Handler = async (req, res) => {
     const appName = param(req, "app");
     const { rootAgent } = await ctx.loader.loadApp(appName);
-    const session = await ctx.sessionService.getSession({ appName, userId: param(req, "userId"), sessionId: param(req, "sessionId") });
+    const session = await ctx.sessionService.getSession({
+      appName,
+      userId: param(req, "userId"),
+      sessionId: param(req, "sessionId"),
+    });
     if (!session) throw new HttpRequestError(404, "SESSION_NOT_FOUND", `Session not found: ${param(req, "sessionId")}`);
     const eventId = param(req, "eventId");
     const event = session.events.find((e) => e.id === eventId);
     if (!event) throw new HttpRequestError(404, "EVENT_NOT_FOUND", `Event not found: ${eventId}`);
-    const dotSrc = await buildAgentDot(rootAgent, { darkMode: darkMode(req, true), highlightPairs: highlightPairsForEvent(event), graphName: appName });
+    const dotSrc = await buildAgentDot(rootAgent, {
+      darkMode: darkMode(req, true),
+      highlightPairs: highlightPairsForEvent(event),
+      graphName: appName,
+    });
     res.json({ dotSrc });
   };
   router.get("/apps/:app/users/:userId/sessions/:sessionId/events/:eventId/graph", eventGraph);
@@ -47,7 +55,9 @@ export function createGraphRouter(ctx: ServerContext): Router {
     const dark = darkMode(req, false);
     const out: Record<string, { dotSrc: string } | string> = {};
     for (const [path, agent] of workflowLevels(start)) {
-      out[path] = { dotSrc: await buildAgentDot(agent, { darkMode: dark, graphName: agent === rootAgent ? appName : agent.name }) };
+      out[path] = {
+        dotSrc: await buildAgentDot(agent, { darkMode: dark, graphName: agent === rootAgent ? appName : agent.name }),
+      };
     }
     out.dotSrc = (out[""] as { dotSrc: string }).dotSrc;
     res.json(out);

@@ -23,7 +23,11 @@ export function fromBodyParserError(error: unknown): HttpRequestError | undefine
       return new HttpRequestError(413, "PAYLOAD_TOO_LARGE", "The request body is larger than the server's limit.");
     case "encoding.unsupported":
     case "charset.unsupported":
-      return new HttpRequestError(415, "UNSUPPORTED_MEDIA_TYPE", "Unsupported body encoding or charset; send UTF-8 JSON.");
+      return new HttpRequestError(
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
+        "Unsupported body encoding or charset; send UTF-8 JSON.",
+      );
     case "request.aborted":
     case "request.size.invalid":
     case "stream.encoding.set":

@@ -57,7 +57,8 @@ export function rejectReason(req: IncomingMessage, options: HostGuardOptions, up
     return "Forbidden: origin not allowed";
   }
   if (hostHeader && originHost === hostHeader.trim().toLowerCase()) {
-    if (!loopback || isLoopbackHost(hostnameOf(originHost)) || options.allowedHosts.includes(hostnameOf(originHost))) return undefined;
+    if (!loopback || isLoopbackHost(hostnameOf(originHost)) || options.allowedHosts.includes(hostnameOf(originHost)))
+      return undefined;
   }
   return "Forbidden: origin not allowed";
 }

@@ -96,7 +96,8 @@ export function contentField(raw: Record<string, unknown> | null | undefined, fi
   try {
     return contentFromJson(raw);
   } catch (error) {
-    if (error instanceof InvalidJsonError) throw new HttpRequestError(400, "INVALID_REQUEST", `Invalid request body: ${field}: ${error.message}`);
+    if (error instanceof InvalidJsonError)
+      throw new HttpRequestError(400, "INVALID_REQUEST", `Invalid request body: ${field}: ${error.message}`);
     throw error;
   }
 }

@@ -9,7 +9,9 @@ const blobSchema = z
     displayName: z.string().optional(),
     display_name: z.string().optional(),
   })
-  .refine((b) => b.mimeType !== undefined || b.mime_type !== undefined, { message: "blob needs mime_type (or mimeType)" });
+  .refine((b) => b.mimeType !== undefined || b.mime_type !== undefined, {
+    message: "blob needs mime_type (or mimeType)",
+  });
 
 const liveRequestSchema = z.object({
   content: z.record(z.string(), z.unknown()).nullish(),
@@ -46,7 +48,9 @@ export function parseLiveMessage(text: string): LiveRequest[] {
   const parsed = liveRequestSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const details = issue ? `${issue.path.map(String).join(".") || "message"}: ${issue.message}` : "invalid LiveRequest";
+    const details = issue
+      ? `${issue.path.map(String).join(".") || "message"}: ${issue.message}`
+      : "invalid LiveRequest";
     throw new LiveMessageError("Invalid LiveRequest", details);
   }
   const message = parsed.data;
@@ -54,7 +58,13 @@ export function parseLiveMessage(text: string): LiveRequest[] {
   if (message.blob) {
     const b = message.blob;
     const displayName = b.displayName ?? b.display_name;
-    out.push({ blob: { mimeType: (b.mimeType ?? b.mime_type)!, data: normalizeBase64(b.data), ...(displayName ? { displayName } : {}) } });
+    out.push({
+      blob: {
+        mimeType: (b.mimeType ?? b.mime_type)!,
+        data: normalizeBase64(b.data),
+        ...(displayName ? { displayName } : {}),
+      },
+    });
   }
   if (message.content) {
     try {

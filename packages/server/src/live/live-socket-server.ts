@@ -62,7 +62,9 @@ export class LiveSocketServer {
     if (url.pathname !== "/run_live") return refuse(socket, 404, "Not Found");
     if (rejectReason(req, this.guard, true)) return refuse(socket, 403, "Forbidden");
     if (this.deps.runs.isDraining || this.closed) return refuse(socket, 503, "Service Unavailable");
-    this.wss ??= import("ws").then(({ WebSocketServer }) => new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES }));
+    this.wss ??= import("ws").then(
+      ({ WebSocketServer }) => new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES }),
+    );
     this.wss.then(
       (wss) => {
         if (this.closed || socket.destroyed) return void socket.destroy();
@@ -99,7 +101,8 @@ export class LiveSocketServer {
     });
     // Frames that arrive while the run is being set up wait in the queue.
     ws.on("message", (data: RawData, isBinary: boolean) => {
-      if (isBinary) return sendJson(ws, { error: "Binary frames are not part of the protocol; send JSON text frames." });
+      if (isBinary)
+        return sendJson(ws, { error: "Binary frames are not part of the protocol; send JSON text frames." });
       try {
         for (const request of parseLiveMessage(rawText(data))) queue.send(request);
       } catch (error) {
@@ -112,7 +115,12 @@ export class LiveSocketServer {
     void this.runLive(ws, params, queue, controller);
   }
 
-  private async runLive(ws: WebSocket, params: LiveParams, queue: LiveRequestQueue, controller: AbortController): Promise<void> {
+  private async runLive(
+    ws: WebSocket,
+    params: LiveParams,
+    queue: LiveRequestQueue,
+    controller: AbortController,
+  ): Promise<void> {
     let release: (() => void) | undefined;
     let lease: { release(): void } | undefined;
     const finished = this.deps.runs.start(controller);
@@ -121,7 +129,10 @@ export class LiveSocketServer {
       try {
         runnerLease = await this.deps.runners.acquire(params.appName);
       } catch (error) {
-        return void ws.close(LiveCloseCode.POLICY_VIOLATION, closeReason(errorBody(error, this.deps.exposeErrorMessages).error));
+        return void ws.close(
+          LiveCloseCode.POLICY_VIOLATION,
+          closeReason(errorBody(error, this.deps.exposeErrorMessages).error),
+        );
       }
       lease = runnerLease;
       const key = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
@@ -129,13 +140,22 @@ export class LiveSocketServer {
         return void ws.close(LiveCloseCode.PROTOCOL_ERROR, "Session not found");
       }
       // A live call is a run like any other: it holds the session's turn while it lasts.
-      release = await this.deps.queue.acquire(SessionRunQueue.keyOf(params.appName, params.userId, params.sessionId), controller.signal);
-      const events = runnerLease.runner.runLive({ ...key, liveRequestQueue: queue, runConfig: params.runConfig, signal: controller.signal });
+      release = await this.deps.queue.acquire(
+        SessionRunQueue.keyOf(params.appName, params.userId, params.sessionId),
+        controller.signal,
+      );
+      const events = runnerLease.runner.runLive({
+        ...key,
+        liveRequestQueue: queue,
+        runConfig: params.runConfig,
+        signal: controller.signal,
+      });
       for await (const event of events) sendJson(ws, eventToJson(event));
       ws.close(LiveCloseCode.NORMAL, "Live run ended");
     } catch (error) {
       if (controller.signal.aborted && (error instanceof RunAbortedError || ws.readyState !== ws.OPEN)) return;
-      if (error instanceof SessionNotFoundError) return void ws.close(LiveCloseCode.PROTOCOL_ERROR, "Session not found");
+      if (error instanceof SessionNotFoundError)
+        return void ws.close(LiveCloseCode.PROTOCOL_ERROR, "Session not found");
       const body = errorBody(error, this.deps.exposeErrorMessages);
       if (statusForError(error) >= 500) this.deps.logger.error("Live run failed", error);
       ws.close(LiveCloseCode.INTERNAL_ERROR, closeReason(body.error));
@@ -156,7 +176,11 @@ function liveParams(query: URLSearchParams): LiveParams | string {
   if (!userId) return "Missing query parameter user_id";
   if (!sessionId) return "Missing query parameter session_id";
   const flag = (name: string) => query.get(name) === "true";
-  const modalities = query.getAll("modalities").flatMap((m) => m.split(",")).map((m) => m.trim().toUpperCase()).filter(Boolean);
+  const modalities = query
+    .getAll("modalities")
+    .flatMap((m) => m.split(","))
+    .map((m) => m.trim().toUpperCase())
+    .filter(Boolean);
   const bad = modalities.find((m) => m !== "TEXT" && m !== "AUDIO");
   if (bad) return `Invalid modality ${bad}: use TEXT or AUDIO`;
   const runConfig: RunConfig = { responseModalities: modalities.length > 0 ? modalities : ["AUDIO"] };
@@ -178,7 +202,9 @@ function sendJson(ws: WebSocket, payload: unknown): void {
 
 function refuse(socket: Duplex, status: number, text: string): void {
   const body = JSON.stringify({ error: text, detail: text, code: text.toUpperCase().replace(/ /g, "_") });
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Closes with a code and waits for the close handshake, terminating a peer that never answers. */

@@ -21,6 +21,11 @@ export class AgentLoadError extends ConfigurationError {
 
 /** The message of anything thrown, for wrapping (without the loader's reload tag in module URLs). */
 export function describeError(error: unknown): string {
-  const text = error instanceof Error ? (error.name && error.name !== "Error" ? `${error.name}: ${error.message}` : error.message) : String(error);
+  const text =
+    error instanceof Error
+      ? error.name && error.name !== "Error"
+        ? `${error.name}: ${error.message}`
+        : error.message
+      : String(error);
   return text.replace(/\?agentkit-reload=[\w.]+/g, "");
 }

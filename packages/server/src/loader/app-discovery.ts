@@ -2,7 +2,16 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 
 /** Entry files of an app folder, in the order they are looked for. */
-export const MODULE_ENTRY_FILES = ["agent.ts", "agent.mts", "agent.js", "agent.mjs", "index.ts", "index.mts", "index.js", "index.mjs"] as const;
+export const MODULE_ENTRY_FILES = [
+  "agent.ts",
+  "agent.mts",
+  "agent.js",
+  "agent.mjs",
+  "index.ts",
+  "index.mts",
+  "index.js",
+  "index.mjs",
+] as const;
 export const YAML_ENTRY_FILES = ["root_agent.yaml", "root_agent.yml"] as const;
 
 export interface AppEntry {

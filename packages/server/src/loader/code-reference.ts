@@ -2,7 +2,9 @@ import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 /** Where a code reference points: a module file or a package specifier, and an export of it. */
-export type CodeTarget = { kind: "file"; file: string; exportName: string } | { kind: "package"; specifier: string; exportName: string };
+export type CodeTarget =
+  | { kind: "file"; file: string; exportName: string }
+  | { kind: "package"; specifier: string; exportName: string };
 
 const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs", ".cjs", ".cts"];
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
@@ -25,7 +27,9 @@ export function parseCodeReference(reference: string, fromFile: string, agentsDi
     if (!IDENTIFIER.test(exportName)) return `"${reference}": "${exportName}" is not an export name`;
     if (modulePart.startsWith("./") || modulePart.startsWith("../") || modulePart.startsWith("/")) {
       const file = findModuleFile(resolve(dirname(fromFile), modulePart));
-      return file ? { kind: "file", file, exportName } : `"${reference}": no module file ${modulePart} next to ${fromFile}`;
+      return file
+        ? { kind: "file", file, exportName }
+        : `"${reference}": no module file ${modulePart} next to ${fromFile}`;
     }
     return { kind: "package", specifier: modulePart, exportName };
   }
@@ -34,7 +38,9 @@ export function parseCodeReference(reference: string, fromFile: string, agentsDi
     const exportName = parts.pop() as string;
     const base = join(agentsDir, ...parts);
     const file = findModuleFile(base);
-    return file ? { kind: "file", file, exportName } : `"${reference}": no module ${parts.join("/")}.ts (or .js) in ${agentsDir}`;
+    return file
+      ? { kind: "file", file, exportName }
+      : `"${reference}": no module ${parts.join("/")}.ts (or .js) in ${agentsDir}`;
   }
   return `"${reference}" is not a code reference: use "./file.ts#exportName", "package#exportName" or "app.module.exportName"`;
 }

@@ -1,11 +1,25 @@
 import { resolve, sep } from "node:path";
-import { AgentKitError, ConfigurationError, exitLoopTool, isLlmAgent, validateAppName, type BaseAgent, type ModelRegistry } from "@agentkit/core";
+import {
+  AgentKitError,
+  ConfigurationError,
+  exitLoopTool,
+  isLlmAgent,
+  validateAppName,
+  type BaseAgent,
+  type ModelRegistry,
+} from "@agentkit/core";
 import type { AgentLoader, LoadedApp } from "../agent-loader.js";
 import { AppNotFoundError } from "../errors/server-errors.js";
 import { describeError } from "./agent-load-error.js";
 import { findAppEntry, isIgnoredFolderName, listAppFolders, type AppEntry } from "./app-discovery.js";
 import { listSourceFiles, sameSnapshot, takeSnapshot, type FileSnapshot } from "./file-snapshot.js";
-import { displayPath, loadError, type BuiltInCodeExecutorEntry, type BuiltInTool, type LoadContext } from "./load-context.js";
+import {
+  displayPath,
+  loadError,
+  type BuiltInCodeExecutorEntry,
+  type BuiltInTool,
+  type LoadContext,
+} from "./load-context.js";
 import { loadModuleApp } from "./module-app.js";
 import { addModuleHooksClient, removeModuleHooksClient, type ModuleHooksClient } from "./module-hooks.js";
 import { ModuleImporter, type ImportModule } from "./module-importer.js";
@@ -80,7 +94,10 @@ class DirectoryAgentLoader implements AgentLoader {
     const sourceDir = resolve(options.sourceDir ?? this.agentsDir);
     const buildOutputDirs = (options.buildOutputDirs ?? []).map((d) => resolve(d));
     this.importer = new ModuleImporter({ sourceDir, buildOutputDirs, importModule: options.importModule });
-    this.builtInTools = new Map<string, BuiltInTool>([["exit_loop", exitLoopTool], ...Object.entries(options.builtInTools ?? {})]);
+    this.builtInTools = new Map<string, BuiltInTool>([
+      ["exit_loop", exitLoopTool],
+      ...Object.entries(options.builtInTools ?? {}),
+    ]);
     this.builtInCodeExecutors = new Map(Object.entries(options.builtInCodeExecutors ?? {}));
     // The hook is needed without reload too: it lets `./x.js` imports find `./x.ts` sources under
     // Node's type stripping. With reload it also re-imports the local modules of a reloaded app.
@@ -90,7 +107,11 @@ class DirectoryAgentLoader implements AgentLoader {
       onResolved: (tag, file) => this.resolvedByTag.get(tag)?.add(file),
     };
     if (addModuleHooksClient(client)) this.hooksClient = client;
-    else if (this.reload) this.log("warn", "module.registerHooks is unavailable: a reloaded app re-imports its entry module but not the modules it imports");
+    else if (this.reload)
+      this.log(
+        "warn",
+        "module.registerHooks is unavailable: a reloaded app re-imports its entry module but not the modules it imports",
+      );
   }
 
   async listApps(): Promise<string[]> {
@@ -120,7 +141,13 @@ class DirectoryAgentLoader implements AgentLoader {
 
   /** Loads the app, or returns the cached outcome when none of its files changed. */
   private async refresh(appName: string): Promise<LoadedApp> {
-    if (appName !== appName.trim() || appName.includes("/") || appName.includes("\\") || appName === "" || isIgnoredFolderName(appName)) {
+    if (
+      appName !== appName.trim() ||
+      appName.includes("/") ||
+      appName.includes("\\") ||
+      appName === "" ||
+      isIgnoredFolderName(appName)
+    ) {
       throw new AppNotFoundError(appName);
     }
     const appDir = resolve(this.agentsDir, appName);
@@ -157,18 +184,29 @@ class DirectoryAgentLoader implements AgentLoader {
       modelRegistry: this.options.modelRegistry,
       track: (file) => extraFiles.add(file),
     };
-    for (const file of entry.shadowed) this.log("warn", `${displayPath(this.agentsDir, file)} is ignored: app "${appName}" loads ${displayPath(this.agentsDir, entry.file)}`);
+    for (const file of entry.shadowed)
+      this.log(
+        "warn",
+        `${displayPath(this.agentsDir, file)} is ignored: app "${appName}" loads ${displayPath(this.agentsDir, entry.file)}`,
+      );
     let outcome: AppState["outcome"];
     try {
       validateFolderName(ctx, appName, entry.file);
       const loaded =
         entry.kind === "yaml"
           ? // The YAML parser and config schemas load with the first YAML app, not at start-up.
-            { rootAgent: await (await import("./yaml/yaml-agent-builder.js")).loadYamlAgent(ctx, entry.file), app: undefined, source: entry.file }
+            {
+              rootAgent: await (await import("./yaml/yaml-agent-builder.js")).loadYamlAgent(ctx, entry.file),
+              app: undefined,
+              source: entry.file,
+            }
           : await loadModuleApp(ctx, entry.file);
       if (entry.kind === "module") this.checkModels(ctx, loaded.rootAgent, loaded.source);
       if (loaded.app && loaded.app.name !== appName) {
-        this.log("warn", `app "${appName}": its App is named "${loaded.app.name}"; the server serves it as "${appName}" (the folder name)`);
+        this.log(
+          "warn",
+          `app "${appName}": its App is named "${loaded.app.name}"; the server serves it as "${appName}" (the folder name)`,
+        );
       }
       const app: LoadedApp = loaded.app
         ? { name: appName, rootAgent: loaded.rootAgent, app: loaded.app, source: loaded.source }
@@ -176,7 +214,10 @@ class DirectoryAgentLoader implements AgentLoader {
       outcome = { app };
       this.log("debug", `loaded app "${appName}" from ${displayPath(this.agentsDir, loaded.source)}`);
     } catch (error) {
-      outcome = { error: error instanceof AgentKitError ? error : loadError(ctx, entry.file, undefined, describeError(error), error) };
+      outcome = {
+        error:
+          error instanceof AgentKitError ? error : loadError(ctx, entry.file, undefined, describeError(error), error),
+      };
       this.log("warn", `app "${appName}" failed to load: ${(outcome.error as Error).message}`);
     }
     if (tag) this.resolvedByTag.delete(tag);
@@ -194,7 +235,12 @@ class DirectoryAgentLoader implements AgentLoader {
     const visit = (agent: BaseAgent): void => {
       if (isLlmAgent(agent) && typeof agent.model === "string" && agent.model !== "" && !registry.has(agent.model)) {
         const known = registry.patterns().map(String).join(", ") || "(none)";
-        throw loadError(ctx, source, undefined, `agent "${agent.name}" uses model "${agent.model}", which no registered pattern matches (known patterns: ${known})`);
+        throw loadError(
+          ctx,
+          source,
+          undefined,
+          `agent "${agent.name}" uses model "${agent.model}", which no registered pattern matches (known patterns: ${known})`,
+        );
       }
       agent.subAgents.forEach(visit);
     };
@@ -222,6 +268,12 @@ function validateFolderName(ctx: LoadContext, appName: string, file: string): vo
   try {
     validateAppName(appName);
   } catch (error) {
-    throw loadError(ctx, file, undefined, `the folder name "${appName}" is not a valid app name: ${describeError(error)}`, error);
+    throw loadError(
+      ctx,
+      file,
+      undefined,
+      `the folder name "${appName}" is not a valid app name: ${describeError(error)}`,
+      error,
+    );
   }
 }

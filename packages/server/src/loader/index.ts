@@ -1,5 +1,9 @@
 // Public API of the agent loader (re-exported by the package index).
-export { createDirectoryAgentLoader, type DirectoryAgentLoaderOptions, type LoaderLogger } from "./directory-agent-loader.js";
+export {
+  createDirectoryAgentLoader,
+  type DirectoryAgentLoaderOptions,
+  type LoaderLogger,
+} from "./directory-agent-loader.js";
 export { AgentLoadError } from "./agent-load-error.js";
 export type { BuiltInCodeExecutorEntry, BuiltInTool, BuiltInToolContext } from "./load-context.js";
 export type { ImportModule } from "./module-importer.js";

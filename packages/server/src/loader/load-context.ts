@@ -17,7 +17,10 @@ export interface BuiltInToolContext {
 export type BuiltInTool =
   | BaseTool
   | BaseToolset
-  | ((args: Record<string, unknown> | undefined, context: BuiltInToolContext) => BaseTool | BaseToolset | Promise<BaseTool | BaseToolset>);
+  | ((
+      args: Record<string, unknown> | undefined,
+      context: BuiltInToolContext,
+    ) => BaseTool | BaseToolset | Promise<BaseTool | BaseToolset>);
 
 /**
  * A code executor available by bare name in YAML configs (`code_executor: BuiltInCodeExecutor`):
@@ -26,7 +29,10 @@ export type BuiltInTool =
  */
 export type BuiltInCodeExecutorEntry =
   | BaseCodeExecutor
-  | ((args: Record<string, unknown> | undefined, context: BuiltInToolContext) => BaseCodeExecutor | Promise<BaseCodeExecutor>);
+  | ((
+      args: Record<string, unknown> | undefined,
+      context: BuiltInToolContext,
+    ) => BaseCodeExecutor | Promise<BaseCodeExecutor>);
 
 /** What loading one app needs: where files are, how to import them, and what it touched. */
 export interface LoadContext {
@@ -49,8 +55,20 @@ export function displayPath(agentsDir: string, file: string): string {
 }
 
 /** An `AgentLoadError` for a file (and field). */
-export function loadError(ctx: Pick<LoadContext, "agentsDir">, file: string, field: string | undefined, problem: string, cause?: unknown): AgentLoadError {
-  return new AgentLoadError({ file, displayFile: displayPath(ctx.agentsDir, file), field, problem: field ? `${field}: ${problem}` : problem, cause });
+export function loadError(
+  ctx: Pick<LoadContext, "agentsDir">,
+  file: string,
+  field: string | undefined,
+  problem: string,
+  cause?: unknown,
+): AgentLoadError {
+  return new AgentLoadError({
+    file,
+    displayFile: displayPath(ctx.agentsDir, file),
+    field,
+    problem: field ? `${field}: ${problem}` : problem,
+    cause,
+  });
 }
 
 /** The export a code reference names, imported under the load's reload tag. Throws a message string on failure. */
@@ -71,7 +89,9 @@ export async function importReference(ctx: LoadContext, reference: string, fromF
   }
   if (!(target.exportName in namespace)) {
     const names = Object.keys(namespace).filter((k) => k !== "__esModule");
-    throw new ReferenceProblem(`"${reference}": the module has no export "${target.exportName}" (it exports: ${names.join(", ") || "nothing"})`);
+    throw new ReferenceProblem(
+      `"${reference}": the module has no export "${target.exportName}" (it exports: ${names.join(", ") || "nothing"})`,
+    );
   }
   return namespace[target.exportName];
 }
@@ -85,12 +105,18 @@ export class ReferenceProblem extends Error {
 }
 
 /** Calls a factory export with ADK-style `args`: unnamed ones positionally, named ones as one trailing object. */
-export async function callWithArgs(value: unknown, args: readonly { name?: string | undefined; value?: unknown }[], reference: string): Promise<unknown> {
+export async function callWithArgs(
+  value: unknown,
+  args: readonly { name?: string | undefined; value?: unknown }[],
+  reference: string,
+): Promise<unknown> {
   if (typeof value !== "function") throw new ReferenceProblem(`"${reference}" has args but is not a function or class`);
   const positional = args.filter((a) => a.name === undefined).map((a) => a.value);
   const named = args.filter((a) => a.name !== undefined);
   const callArgs = named.length ? [...positional, Object.fromEntries(named.map((a) => [a.name, a.value]))] : positional;
-  return isClass(value) ? new (value as new (...a: unknown[]) => unknown)(...callArgs) : await (value as (...a: unknown[]) => unknown)(...callArgs);
+  return isClass(value)
+    ? new (value as new (...a: unknown[]) => unknown)(...callArgs)
+    : await (value as (...a: unknown[]) => unknown)(...callArgs);
 }
 
 /** True for `class X {}` (not for plain functions). */

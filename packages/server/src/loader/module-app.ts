@@ -24,7 +24,13 @@ export async function loadModuleApp(ctx: LoadContext, file: string): Promise<Mod
   try {
     imported = await ctx.importer.importFile(file, ctx.tag);
   } catch (error) {
-    throw loadError(ctx, file, undefined, `cannot load the module: ${describeError(error)}${locationOf(error, file)}`, error);
+    throw loadError(
+      ctx,
+      file,
+      undefined,
+      `cannot load the module: ${describeError(error)}${locationOf(error, file)}`,
+      error,
+    );
   }
   const source = imported.file;
   ctx.track(source);
@@ -37,7 +43,12 @@ export async function loadModuleApp(ctx: LoadContext, file: string): Promise<Mod
     if (!(key in ns) || (key === "default" && !(ns[key] instanceof BaseAgent))) continue;
     const value = ns[key];
     if (value instanceof BaseAgent) return { rootAgent: value, source };
-    throw loadError(ctx, source, undefined, `the export "${key}" is ${describeValue(value)}, expected an agent (a BaseAgent such as new LlmAgent({...}))${foreignHint(value)}`);
+    throw loadError(
+      ctx,
+      source,
+      undefined,
+      `the export "${key}" is ${describeValue(value)}, expected an agent (a BaseAgent such as new LlmAgent({...}))${foreignHint(value)}`,
+    );
   }
   const names = Object.keys(ns).filter((k) => k !== "__esModule");
   throw loadError(
@@ -50,7 +61,8 @@ export async function loadModuleApp(ctx: LoadContext, file: string): Promise<Mod
 
 /** An agent from another copy of @agentkit/core fails `instanceof`; say so instead of "wrong type". */
 function foreignHint(value: unknown): string {
-  const looksLikeAgent = typeof value === "object" && value !== null && typeof (value as { runAsync?: unknown }).runAsync === "function";
+  const looksLikeAgent =
+    typeof value === "object" && value !== null && typeof (value as { runAsync?: unknown }).runAsync === "function";
   return looksLikeAgent || isLlmAgent(value)
     ? "; it looks like an agent from another copy of @agentkit/core: make the agents directory and the server use the same @agentkit/core"
     : "";

@@ -19,7 +19,9 @@ interface ResolveContext {
   importAttributes?: Record<string, string>;
 }
 type NextResolve = (specifier: string, context?: ResolveContext) => ResolveResult;
-type RegisterHooks = (hooks: { resolve: (specifier: string, context: ResolveContext, next: NextResolve) => ResolveResult }) => {
+type RegisterHooks = (hooks: {
+  resolve: (specifier: string, context: ResolveContext, next: NextResolve) => ResolveResult;
+}) => {
   deregister(): void;
 };
 
@@ -120,5 +122,10 @@ function tagOf(url: string | undefined): string | undefined {
 }
 
 function isRelativeOrFile(specifier: string): boolean {
-  return specifier.startsWith("./") || specifier.startsWith("../") || specifier.startsWith("file:") || specifier.startsWith("/");
+  return (
+    specifier.startsWith("./") ||
+    specifier.startsWith("../") ||
+    specifier.startsWith("file:") ||
+    specifier.startsWith("/")
+  );
 }

@@ -45,7 +45,10 @@ export class ModuleImporter {
   }
 
   /** Imports a file (its compiled counterpart when there is one) under the reload tag. */
-  async importFile(file: string, tag: string | undefined): Promise<{ file: string; namespace: Record<string, unknown> }> {
+  async importFile(
+    file: string,
+    tag: string | undefined,
+  ): Promise<{ file: string; namespace: Record<string, unknown> }> {
     const runtimeFile = this.runtimeFileFor(file);
     const namespace = (await this.importModule(taggedFileUrl(runtimeFile, tag))) as Record<string, unknown>;
     return { file: runtimeFile, namespace };

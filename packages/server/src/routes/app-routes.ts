@@ -41,7 +41,11 @@ export function appRoutes(deps: RouteDeps): Router {
   router.get("/apps/:app/app-info", async (req, res) => {
     const loaded = await loader.loadApp(req.params.app);
     if (!isLlmAgent(loaded.rootAgent)) {
-      throw new HttpRequestError(400, "NOT_AN_LLM_AGENT", `The root agent of app "${loaded.name}" is not an LLM agent.`);
+      throw new HttpRequestError(
+        400,
+        "NOT_AN_LLM_AGENT",
+        `The root agent of app "${loaded.name}" is not an LLM agent.`,
+      );
     }
     res.json(appInfo(loaded));
   });

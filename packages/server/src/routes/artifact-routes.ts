@@ -36,7 +36,10 @@ export function artifactRoutes(deps: RouteDeps): Router {
   router.get(`${base}/*name/versions/:v/metadata`, async (req, res) => {
     const filename = nameOf(req);
     const version = await versionOf(deps, req, req.params.v, filename);
-    const metadata = version === undefined ? undefined : await artifactService.getArtifactVersion({ ...scopeOf(req), filename, version });
+    const metadata =
+      version === undefined
+        ? undefined
+        : await artifactService.getArtifactVersion({ ...scopeOf(req), filename, version });
     if (!metadata) throw notFound(filename, req.params.v);
     res.json(metadata);
   });
@@ -44,7 +47,8 @@ export function artifactRoutes(deps: RouteDeps): Router {
   router.get(`${base}/*name/versions/:v`, async (req, res) => {
     const filename = nameOf(req);
     const version = await versionOf(deps, req, req.params.v, filename);
-    const part = version === undefined ? undefined : await artifactService.loadArtifact({ ...scopeOf(req), filename, version });
+    const part =
+      version === undefined ? undefined : await artifactService.loadArtifact({ ...scopeOf(req), filename, version });
     if (!part) throw notFound(filename, req.params.v);
     res.json(part);
   });
@@ -58,7 +62,13 @@ export function artifactRoutes(deps: RouteDeps): Router {
     const raw = req.query.version;
     const version = raw === undefined ? undefined : await versionOf(deps, req, raw, filename);
     const part =
-      raw !== undefined && version === undefined ? undefined : await artifactService.loadArtifact({ ...scopeOf(req), filename, ...(version !== undefined ? { version } : {}) });
+      raw !== undefined && version === undefined
+        ? undefined
+        : await artifactService.loadArtifact({
+            ...scopeOf(req),
+            filename,
+            ...(version !== undefined ? { version } : {}),
+          });
     if (!part) throw notFound(filename, typeof raw === "string" ? raw : undefined);
     res.json(part);
   });
@@ -88,13 +98,18 @@ async function versionOf(deps: RouteDeps, req: Request, raw: unknown, filename: 
     return versions[versions.length - 1];
   }
   if (typeof raw !== "string" || !/^\d+$/.test(raw)) {
-    throw new HttpRequestError(400, "INVALID_REQUEST", `Invalid artifact version ${JSON.stringify(raw)}: expected a non-negative integer or "latest".`);
+    throw new HttpRequestError(
+      400,
+      "INVALID_REQUEST",
+      `Invalid artifact version ${JSON.stringify(raw)}: expected a non-negative integer or "latest".`,
+    );
   }
   return Number(raw);
 }
 
 function notFound(filename: string, version?: string): HttpRequestError {
-  const message = version === undefined ? `Artifact not found: ${filename}` : `Artifact not found: ${filename} version ${version}`;
+  const message =
+    version === undefined ? `Artifact not found: ${filename}` : `Artifact not found: ${filename} version ${version}`;
   return new HttpRequestError(404, "ARTIFACT_NOT_FOUND", message);
 }
 
@@ -104,7 +119,8 @@ function partFromBody(raw: Record<string, unknown>): Part {
     if (!part) throw new InvalidJsonError("artifact must be a Part");
     return part;
   } catch (error) {
-    if (error instanceof InvalidJsonError) throw new HttpRequestError(400, "INVALID_REQUEST", `Invalid request body: artifact: ${error.message}`);
+    if (error instanceof InvalidJsonError)
+      throw new HttpRequestError(400, "INVALID_REQUEST", `Invalid request body: artifact: ${error.message}`);
     throw error;
   }
 }

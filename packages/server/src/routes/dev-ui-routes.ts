@@ -37,7 +37,10 @@ fetch("../list-apps").then((r) => r.json()).then((apps) => {
  * Without a UI folder a small page says the UI is not installed (still a valid page with a
  * module script, so a browser pointed at the server sees why).
  */
-export function devUiRoutes(options: DevUiOptions | undefined, telemetryConsent?: () => Promise<boolean | null>): Router {
+export function devUiRoutes(
+  options: DevUiOptions | undefined,
+  telemetryConsent?: () => Promise<boolean | null>,
+): Router {
   const router = Router();
   router.get("/", (_req, res) => res.redirect(302, "/dev-ui/"));
   router.get("/dev-ui", (req, res, next) => {
@@ -51,7 +54,13 @@ export function devUiRoutes(options: DevUiOptions | undefined, telemetryConsent?
   router.get("/dev-ui/assets/config/runtime-config.json", async (_req, res) => {
     // The telemetry answer, once given, so the UI does not ask again (as ADK Python writes it).
     const telemetry = (await telemetryConsent?.()) ?? null;
-    res.set("Cache-Control", "no-store").json({ backendUrl: "", ...(options?.logo ? { logo: options.logo } : {}), ...(telemetry !== null ? { telemetry } : {}) });
+    res
+      .set("Cache-Control", "no-store")
+      .json({
+        backendUrl: "",
+        ...(options?.logo ? { logo: options.logo } : {}),
+        ...(telemetry !== null ? { telemetry } : {}),
+      });
   });
   router.get("/dev-ui/config", (_req, res) => {
     res.json({ logo_text: options?.logo?.text ?? null, logo_image_url: options?.logo?.imageUrl ?? null });

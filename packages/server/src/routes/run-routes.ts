@@ -91,7 +91,9 @@ async function runToJson(
     if (controller.signal.aborted && error instanceof RunAbortedError) return; // the client left
     if (statusForError(error) >= 500) deps.logger.error("Run failed", error);
     // Like adk-devtools: the error plus the events produced before it.
-    res.status(statusForError(error)).json({ ...errorBody(error, deps.exposeErrorMessages), events: events.map(eventToJson) });
+    res
+      .status(statusForError(error))
+      .json({ ...errorBody(error, deps.exposeErrorMessages), events: events.map(eventToJson) });
     return;
   }
   res.json(wrap(events.map(eventToJson)));

@@ -10,7 +10,12 @@ import {
   type GetSessionConfig,
 } from "@agentkit/core";
 import { HttpRequestError } from "../errors/server-errors.js";
-import { createSessionSchema, createSessionWithIdSchema, parseBody, patchSessionSchema } from "../http/request-schemas.js";
+import {
+  createSessionSchema,
+  createSessionWithIdSchema,
+  parseBody,
+  patchSessionSchema,
+} from "../http/request-schemas.js";
 import { SessionRunQueue } from "../runs/session-run-queue.js";
 import type { RouteDeps } from "./route-deps.js";
 
@@ -36,34 +41,51 @@ export function sessionRoutes(deps: RouteDeps): Router {
       ...(body.state ? { state: body.state } : {}),
     });
     for (const event of events) await sessionService.appendEvent({ session, event });
-    const fresh = events.length > 0 ? await sessionService.getSession({ appName: app, userId: user, sessionId: session.id }) : session;
+    const fresh =
+      events.length > 0
+        ? await sessionService.getSession({ appName: app, userId: user, sessionId: session.id })
+        : session;
     res.json(sessionToJson(fresh ?? session));
   });
 
   router.post(`${base}/:sid`, async (req, res) => {
     const { app, user, sid } = req.params;
     const body = parseBody(createSessionWithIdSchema, req.body);
-    const session = await sessionService.createSession({ appName: app, userId: user, sessionId: sid, ...(body.state ? { state: body.state } : {}) });
+    const session = await sessionService.createSession({
+      appName: app,
+      userId: user,
+      sessionId: sid,
+      ...(body.state ? { state: body.state } : {}),
+    });
     res.json(sessionToJson(session));
   });
 
   router.get(base, async (req, res) => {
     const { app, user } = req.params;
     const { sessions } = await sessionService.listSessions({ appName: app, userId: user });
-    res.json(sessions.filter((s) => !s.id.startsWith(EVAL_SESSION_PREFIX)).map((s) => sessionToJson({ ...s, events: [] })));
+    res.json(
+      sessions.filter((s) => !s.id.startsWith(EVAL_SESSION_PREFIX)).map((s) => sessionToJson({ ...s, events: [] })),
+    );
   });
 
   router.get(`${base}/:sid`, async (req, res) => {
     const { app, user, sid } = req.params;
     const config = getSessionConfig(req);
-    const session = await sessionService.getSession({ appName: app, userId: user, sessionId: sid, ...(config ? { config } : {}) });
+    const session = await sessionService.getSession({
+      appName: app,
+      userId: user,
+      sessionId: sid,
+      ...(config ? { config } : {}),
+    });
     if (!session) throw new SessionNotFoundError({ appName: app, userId: user, sessionId: sid });
     res.json(sessionToJson(session));
   });
 
   router.delete(`${base}/:sid`, async (req, res) => {
     const { app, user, sid } = req.params;
-    await deps.queue.run(SessionRunQueue.keyOf(app, user, sid), () => sessionService.deleteSession({ appName: app, userId: user, sessionId: sid }));
+    await deps.queue.run(SessionRunQueue.keyOf(app, user, sid), () =>
+      sessionService.deleteSession({ appName: app, userId: user, sessionId: sid }),
+    );
     res.status(204).end();
   });
 
@@ -92,7 +114,8 @@ function parseImportedEvents(raw: Record<string, unknown>[]): Event[] {
       delete event.partial;
       return event;
     } catch (error) {
-      if (error instanceof InvalidJsonError) throw new HttpRequestError(400, "INVALID_REQUEST", `Invalid request body: events.${i}: ${error.message}`);
+      if (error instanceof InvalidJsonError)
+        throw new HttpRequestError(400, "INVALID_REQUEST", `Invalid request body: events.${i}: ${error.message}`);
       throw error;
     }
   });
@@ -112,7 +135,11 @@ function getSessionConfig(req: Request): GetSessionConfig | undefined {
 function queryNumber(value: unknown, field: string, integer: boolean): number {
   const n = typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
   if (!Number.isFinite(n) || (integer && (!Number.isInteger(n) || n < 0))) {
-    throw new HttpRequestError(400, "INVALID_REQUEST", `Invalid query parameter ${field}: expected ${integer ? "a non-negative integer" : "a number"}, got ${JSON.stringify(value)}`);
+    throw new HttpRequestError(
+      400,
+      "INVALID_REQUEST",
+      `Invalid query parameter ${field}: expected ${integer ? "a non-negative integer" : "a number"}, got ${JSON.stringify(value)}`,
+    );
   }
   // Timestamps may come in milliseconds (JS clients); agentkit stores seconds.
   return !integer && n > 1e11 ? n / 1000 : n;

@@ -33,12 +33,19 @@ export class ServerDrainingError extends HttpRequestError {
  * session are serialized in this process), and checks the session exists. `signal` (the
  * client's connection) cancels the wait and, later, the run.
  */
-export async function prepareRun(deps: RouteDeps, params: RunParams, controller: AbortController): Promise<PreparedRun> {
+export async function prepareRun(
+  deps: RouteDeps,
+  params: RunParams,
+  controller: AbortController,
+): Promise<PreparedRun> {
   if (deps.runs.isDraining) throw new ServerDrainingError();
   const lease = await deps.runners.acquire(params.appName);
   let release: (() => void) | undefined;
   try {
-    release = await deps.queue.acquire(SessionRunQueue.keyOf(params.appName, params.userId, params.sessionId), controller.signal);
+    release = await deps.queue.acquire(
+      SessionRunQueue.keyOf(params.appName, params.userId, params.sessionId),
+      controller.signal,
+    );
     if (deps.runs.isDraining) throw new ServerDrainingError();
     const key = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
     const session = await deps.context.sessionService.getSession({ ...key, config: { numRecentEvents: 0 } });

@@ -119,13 +119,26 @@ export class RunnerCache {
               contextCacheConfig: app.contextCacheConfig,
               modelRegistry: app.modelRegistry,
             });
-      return new Runner({ app: withPlugins, appName: loaded.name, ...services, modelRegistry: app.modelRegistry ?? modelRegistry });
+      return new Runner({
+        app: withPlugins,
+        appName: loaded.name,
+        ...services,
+        modelRegistry: app.modelRegistry ?? modelRegistry,
+      });
     }
-    return new Runner({ agent: loaded.rootAgent, appName: loaded.name, plugins: [...this.extraPlugins], ...services, modelRegistry });
+    return new Runner({
+      agent: loaded.rootAgent,
+      appName: loaded.name,
+      plugins: [...this.extraPlugins],
+      ...services,
+      modelRegistry,
+    });
   }
 
   private closeRetired(entry: Entry): void {
-    const closing = entry.runner.close().catch((error: unknown) => this.options.onCloseError?.(error, entry.loaded.name));
+    const closing = entry.runner
+      .close()
+      .catch((error: unknown) => this.options.onCloseError?.(error, entry.loaded.name));
     this.retiredClosing.add(closing);
     void closing.finally(() => this.retiredClosing.delete(closing));
   }

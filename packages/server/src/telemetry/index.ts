@@ -1,4 +1,9 @@
-export { createTraceRecorder, type TraceRecorder, type TraceRecorderOptions, type TraceSource } from "./trace-recorder.js";
+export {
+  createTraceRecorder,
+  type TraceRecorder,
+  type TraceRecorderOptions,
+  type TraceSource,
+} from "./trace-recorder.js";
 export { TracingPlugin } from "./tracing-plugin.js";
 export { TraceStore, type TraceStoreOptions, type EventTraceAttributes } from "./trace-store.js";
 export { createDebugRouter, type DebugRouterOptions } from "./debug-router.js";

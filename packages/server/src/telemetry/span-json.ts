@@ -30,7 +30,9 @@ export function toSpanJson(span: ReadableSpan): SpanJson {
   for (const [key, value] of Object.entries(span.attributes)) {
     // OTel arrays may hold null/undefined holes; the UI wants plain OTel values.
     if (value === undefined || value === null) continue;
-    attributes[key] = (Array.isArray(value) ? value.filter((v: unknown) => v !== null && v !== undefined) : value) as SpanAttributeValue;
+    attributes[key] = (
+      Array.isArray(value) ? value.filter((v: unknown) => v !== null && v !== undefined) : value
+    ) as SpanAttributeValue;
   }
   return {
     name: span.name,

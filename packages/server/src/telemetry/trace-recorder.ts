@@ -38,8 +38,14 @@ export function createTraceRecorder(options: TraceRecorderOptions = {}): TraceRe
   let provider: Promise<TracerProvider> | undefined;
   let shutting: Promise<void> | undefined;
   const startProvider = async (): Promise<TracerProvider> => {
-    const [{ resourceFromAttributes }, { TracerProvider }] = await Promise.all([import("@opentelemetry/resources"), import("@opentelemetry/sdk-trace")]);
-    return new TracerProvider({ resource: resourceFromAttributes({ "service.name": options.serviceName ?? "agentkit" }), spanProcessors: [store] });
+    const [{ resourceFromAttributes }, { TracerProvider }] = await Promise.all([
+      import("@opentelemetry/resources"),
+      import("@opentelemetry/sdk-trace"),
+    ]);
+    return new TracerProvider({
+      resource: resourceFromAttributes({ "service.name": options.serviceName ?? "agentkit" }),
+      spanProcessors: [store],
+    });
   };
   const plugin = new TracingPlugin(
     async () => {

@@ -131,7 +131,8 @@ export class TraceStore implements SpanProcessor {
       set?.delete(traceId);
       if (set?.size === 0) this.bySession.delete(sessionId);
     }
-    for (const eventId of trace.eventIds) if (this.byEvent.get(eventId)?.traceId === traceId) this.byEvent.delete(eventId);
+    for (const eventId of trace.eventIds)
+      if (this.byEvent.get(eventId)?.traceId === traceId) this.byEvent.delete(eventId);
   }
 }
 
@@ -141,6 +142,7 @@ function copySpan(span: SpanJson): SpanJson {
 
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) throw new ConfigurationError(`createTraceRecorder: ${name} must be a positive integer, got ${String(value)}.`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new ConfigurationError(`createTraceRecorder: ${name} must be a positive integer, got ${String(value)}.`);
   return value;
 }

@@ -60,7 +60,10 @@ export class TracingPlugin extends BasePlugin {
   /** Loads @opentelemetry/api (and the tracer, when given as a function) once. */
   private load(): Promise<void> {
     this.loading ??= (async () => {
-      const [api, tracer] = await Promise.all([import("@opentelemetry/api"), typeof this.source === "function" ? this.source() : this.source]);
+      const [api, tracer] = await Promise.all([
+        import("@opentelemetry/api"),
+        typeof this.source === "function" ? this.source() : this.source,
+      ]);
       this.otel = { ROOT_CONTEXT: api.ROOT_CONTEXT, trace: api.trace };
       this.tracer = tracer;
     })();
@@ -71,7 +74,11 @@ export class TracingPlugin extends BasePlugin {
     return toJsonString(value, this.maxAttributeChars);
   }
 
-  override async beforeRunCallback({ invocationContext }: { invocationContext: InvocationContext }): Promise<undefined> {
+  override async beforeRunCallback({
+    invocationContext,
+  }: {
+    invocationContext: InvocationContext;
+  }): Promise<undefined> {
     await this.load();
     const sessionId = invocationContext.session.id;
     const root = this.tracer.startSpan(
@@ -79,7 +86,13 @@ export class TracingPlugin extends BasePlugin {
       { attributes: { [TraceAttr.invocationId]: invocationContext.invocationId, [TraceAttr.sessionId]: sessionId } },
       this.otel.ROOT_CONTEXT,
     );
-    this.invocations.set(invocationContext.invocationId, { root, sessionId, agents: new Map(), models: new Map(), tools: new Map() });
+    this.invocations.set(invocationContext.invocationId, {
+      root,
+      sessionId,
+      agents: new Map(),
+      models: new Map(),
+      tools: new Map(),
+    });
     return undefined;
   }
 
@@ -167,20 +180,37 @@ export class TracingPlugin extends BasePlugin {
     span.setAttribute(TraceAttr.llmResponse, this.json(response));
     const usage = response.usageMetadata;
     if (usage?.promptTokenCount !== undefined) span.setAttribute(TraceAttr.inputTokens, usage.promptTokenCount);
-    if (usage?.candidatesTokenCount !== undefined) span.setAttribute(TraceAttr.outputTokens, usage.candidatesTokenCount);
+    if (usage?.candidatesTokenCount !== undefined)
+      span.setAttribute(TraceAttr.outputTokens, usage.candidatesTokenCount);
     if (response.finishReason) span.setAttribute(TraceAttr.finishReasons, [String(response.finishReason)]);
-    if (response.errorCode) span.setStatus({ code: STATUS_ERROR, message: response.errorMessage ?? response.errorCode });
+    if (response.errorCode)
+      span.setStatus({ code: STATUS_ERROR, message: response.errorMessage ?? response.errorCode });
     span.end();
     return undefined;
   }
 
-  override onModelErrorCallback({ context, error }: { context: CallbackContext; request: LlmRequest; error: unknown }): undefined {
+  override onModelErrorCallback({
+    context,
+    error,
+  }: {
+    context: CallbackContext;
+    request: LlmRequest;
+    error: unknown;
+  }): undefined {
     const span = this.invocations.get(context.invocationId)?.models.get(context.agentName);
     span?.setStatus({ code: STATUS_ERROR, message: error instanceof Error ? error.message : String(error) });
     return undefined;
   }
 
-  override beforeToolCallback({ tool, args, context }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext }): undefined {
+  override beforeToolCallback({
+    tool,
+    args,
+    context,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+  }): undefined {
     const spans = this.invocations.get(context.invocationId);
     if (!spans) return undefined;
     const callId = context.functionCallId ?? "";
@@ -205,7 +235,13 @@ export class TracingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterToolCallback({ context, response }: { context: ToolContext; response: Record<string, unknown> }): undefined {
+  override afterToolCallback({
+    context,
+    response,
+  }: {
+    context: ToolContext;
+    response: Record<string, unknown>;
+  }): undefined {
     const span = this.takeToolSpan(context);
     if (!span) return undefined;
     span.setAttribute(TraceAttr.toolResponse, this.json(response));

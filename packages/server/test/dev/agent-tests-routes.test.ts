@@ -3,7 +3,13 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { FunctionTool, InMemoryArtifactService, InMemoryMemoryService, InMemorySessionService, ModelRegistry } from "@agentkit/core";
+import {
+  FunctionTool,
+  InMemoryArtifactService,
+  InMemoryMemoryService,
+  InMemorySessionService,
+  ModelRegistry,
+} from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { createAgentServer, createDirectoryAgentLoader, type AgentServer } from "../../src/index.js";
 import { makeAgentsDir, type TempAgentsDir } from "../loader/agents-dir.js";
@@ -24,10 +30,18 @@ let server: AgentServer;
 let url: string;
 
 beforeAll(async () => {
-  agents = await makeAgentsDir({ "quiz/root_agent.yaml": "name: quiz\nmodel: test-model\ninstruction: Answer about the weather.\ntools:\n  - get_weather\n" });
+  agents = await makeAgentsDir({
+    "quiz/root_agent.yaml":
+      "name: quiz\nmodel: test-model\ninstruction: Answer about the weather.\ntools:\n  - get_weather\n",
+  });
   const modelRegistry = new ModelRegistry().register("test-model", () => model);
   server = createAgentServer({
-    loader: createDirectoryAgentLoader({ agentsDir: agents.dir, reload: true, modelRegistry, builtInTools: { get_weather: getWeather } }),
+    loader: createDirectoryAgentLoader({
+      agentsDir: agents.dir,
+      reload: true,
+      modelRegistry,
+      builtInTools: { get_weather: getWeather },
+    }),
     sessionService: new InMemorySessionService(),
     artifactService: new InMemoryArtifactService(),
     memoryService: new InMemoryMemoryService(),
@@ -48,7 +62,12 @@ const testFile = (name: string) => join(agents.dir, "quiz", "tests", name);
 async function recordSession(question: string, answer: string): Promise<Json> {
   const session = await json(await post(`${url}/apps/quiz/users/u/sessions`));
   model.push(ScriptedModel.functionCall("get_weather", { city: "Paris" }), ScriptedModel.text(answer));
-  const run = await post(`${url}/run`, { appName: "quiz", userId: "u", sessionId: session.id, newMessage: userMessage(question) });
+  const run = await post(`${url}/run`, {
+    appName: "quiz",
+    userId: "u",
+    sessionId: session.id,
+    newMessage: userMessage(question),
+  });
   expect(run.status).toBe(200);
   return json(await fetch(`${url}/apps/quiz/users/u/sessions/${session.id}`));
 }
@@ -97,11 +116,16 @@ describe("agent tests routes", () => {
     const truncated = { ...session, events: (session.events as Json[]).slice(0, 2) };
     await send("PUT", `${base()}/short`, { session_data: truncated });
     const report = await (await post(`${base()}/run?test_name=short.json`)).text();
-    expect(report).toContain("FAILED quiz/short.json: The agent made model call 2, but the test recorded only 1 model responses.");
+    expect(report).toContain(
+      "FAILED quiz/short.json: The agent made model call 2, but the test recorded only 1 model responses.",
+    );
   });
 
   it("tests/rebuild runs the user messages on the real model and rewrites the file; the replay then passes", async () => {
-    model.push(ScriptedModel.functionCall("get_weather", { city: "Paris" }), ScriptedModel.text("Rebuilt: still sunny."));
+    model.push(
+      ScriptedModel.functionCall("get_weather", { city: "Paris" }),
+      ScriptedModel.text("Rebuilt: still sunny."),
+    );
     const res = await post(`${base()}/rebuild?test_name=paris`);
     expect(await res.json()).toEqual({ status: "success", rebuilt: ["paris.json"], errors: [] });
     const rebuilt = (await json(await fetch(`${base()}/paris.json`))) as Json;
@@ -156,7 +180,12 @@ describe("telemetry consent: /config/telemetry", () => {
     const ok = await post(`${url}/config/telemetry`, { telemetry: false }, { "X-ADK-Telemetry-Request": "true" });
     expect(await ok.json()).toEqual({ telemetry: false });
     expect(await json(await fetch(`${url}/config/telemetry`))).toEqual({ telemetry: false });
-    expect(JSON.parse(await readFile(join(agents.dir, ".agentkit", "telemetry.json"), "utf8"))).toEqual({ telemetry: false });
-    expect(await json(await fetch(`${url}/dev-ui/assets/config/runtime-config.json`))).toEqual({ backendUrl: "", telemetry: false });
+    expect(JSON.parse(await readFile(join(agents.dir, ".agentkit", "telemetry.json"), "utf8"))).toEqual({
+      telemetry: false,
+    });
+    expect(await json(await fetch(`${url}/dev-ui/assets/config/runtime-config.json`))).toEqual({
+      backendUrl: "",
+      telemetry: false,
+    });
   });
 });

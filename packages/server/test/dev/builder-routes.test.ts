@@ -7,7 +7,8 @@ import { createAgentServer, createDirectoryAgentLoader, createGraphRouter, type 
 import { makeAgentsDir, type TempAgentsDir } from "../loader/agents-dir.js";
 import { json, recordingLogger } from "../support/test-server.js";
 
-const ROOT = "name: pipeline\nmodel: some-model\ndescription: first version\ninstruction: Help.\nsub_agents:\n  - config_path: helper.yaml\n";
+const ROOT =
+  "name: pipeline\nmodel: some-model\ndescription: first version\ninstruction: Help.\nsub_agents:\n  - config_path: helper.yaml\n";
 const TOOLS = `import { FunctionTool } from "@agentkit/core";
 import { z } from "zod";
 export const x = new FunctionTool({ name: "x", description: "x", parameters: z.object({}), execute: () => ({}) });
@@ -21,7 +22,11 @@ let url: string;
 const logger = recordingLogger();
 
 beforeAll(async () => {
-  agents = await makeAgentsDir({ "pipeline/root_agent.yaml": ROOT, "pipeline/helper.yaml": HELPER, "pipeline/tools.ts": TOOLS });
+  agents = await makeAgentsDir({
+    "pipeline/root_agent.yaml": ROOT,
+    "pipeline/helper.yaml": HELPER,
+    "pipeline/tools.ts": TOOLS,
+  });
   server = createAgentServer({
     loader: createDirectoryAgentLoader({ agentsDir: agents.dir, reload: true }),
     sessionService: new InMemorySessionService(),
@@ -41,11 +46,13 @@ afterAll(async () => {
 /** POST builder/save with one multipart `files` part per entry (name → YAML text). */
 function save(app: string, files: Record<string, string>, query = ""): Promise<Response> {
   const form = new FormData();
-  for (const [name, text] of Object.entries(files)) form.append("files", new Blob([text], { type: "application/x-yaml" }), name);
+  for (const [name, text] of Object.entries(files))
+    form.append("files", new Blob([text], { type: "application/x-yaml" }), name);
   return fetch(`${url}/dev/apps/${app}/builder/save${query}`, { method: "POST", body: form });
 }
 const read = (rel: string) => readFile(join(agents.dir, rel), "utf8");
-const description = async (app: string) => ((await json(await fetch(`${url}/dev/apps/${app}/build_graph`))).root_agent as { description?: string }).description;
+const description = async (app: string) =>
+  ((await json(await fetch(`${url}/dev/apps/${app}/build_graph`))).root_agent as { description?: string }).description;
 
 describe("agent builder: GET /dev/apps/{app}/builder", () => {
   it("answers the app's root_agent.yaml as YAML text, never cached", async () => {
@@ -68,7 +75,13 @@ describe("agent builder: GET /dev/apps/{app}/builder", () => {
   });
 
   it("refuses paths that leave the app, other extensions and invalid app names with a JSON 400", async () => {
-    for (const path of ["../other/root_agent.yaml", "/etc/passwd.yaml", "tools.ts", "a/../../x.yaml", "a\\..\\..\\x.yaml"]) {
+    for (const path of [
+      "../other/root_agent.yaml",
+      "/etc/passwd.yaml",
+      "tools.ts",
+      "a/../../x.yaml",
+      "a\\..\\..\\x.yaml",
+    ]) {
       const res = await fetch(`${url}/dev/apps/pipeline/builder?file_path=${encodeURIComponent(path)}`);
       expect(res.status).toBe(400);
       expect((await json(res)).code).toBe("INVALID_PATH");
@@ -109,10 +122,22 @@ describe("agent builder: save", () => {
 
   it("refuses an args key, code outside the agents directory, YAML errors and non-YAML names", async () => {
     const cases: [Record<string, string>, RegExp][] = [
-      [{ "pipeline/root_agent.yaml": "name: p\nmodel: m\ntools:\n  - name: ./tools.ts#x\n    args:\n      a: 1\n" }, /tools\[0\]\.args: builder uploads may not hold an args key/],
-      [{ "pipeline/root_agent.yaml": "name: p\nmodel: m\ntools:\n  - some-package#tool\n" }, /tools: code reference "some-package#tool" is refused/],
-      [{ "pipeline/root_agent.yaml": "name: p\nmodel_code: ../../outside.ts#m\n" }, /model_code: code reference "..\/..\/outside.ts#m" is refused/],
-      [{ "pipeline/root_agent.yaml": "name: p\nmodel: m\nsub_agents:\n  - config_path: /etc/agent.yaml\n" }, /config_path "\/etc\/agent.yaml" leaves the agents directory/],
+      [
+        { "pipeline/root_agent.yaml": "name: p\nmodel: m\ntools:\n  - name: ./tools.ts#x\n    args:\n      a: 1\n" },
+        /tools\[0\]\.args: builder uploads may not hold an args key/,
+      ],
+      [
+        { "pipeline/root_agent.yaml": "name: p\nmodel: m\ntools:\n  - some-package#tool\n" },
+        /tools: code reference "some-package#tool" is refused/,
+      ],
+      [
+        { "pipeline/root_agent.yaml": "name: p\nmodel_code: ../../outside.ts#m\n" },
+        /model_code: code reference "..\/..\/outside.ts#m" is refused/,
+      ],
+      [
+        { "pipeline/root_agent.yaml": "name: p\nmodel: m\nsub_agents:\n  - config_path: /etc/agent.yaml\n" },
+        /config_path "\/etc\/agent.yaml" leaves the agents directory/,
+      ],
       [{ "pipeline/root_agent.yaml": "name: p\n  model: [\n" }, /YAML syntax error at line/],
       [{ "pipeline/root_agent.yaml": "- a list\n" }, /expected an agent config/],
     ];
@@ -131,7 +156,8 @@ describe("agent builder: save", () => {
   });
 
   it("accepts code references inside the agents directory and built-in names", async () => {
-    const config = "name: pipeline\nmodel: some-model\ndescription: refs\ntools:\n  - exit_loop\n  - ./tools.ts#x\nbefore_agent_callbacks:\n  - pipeline.tools.cb\nsub_agents:\n  - config_path: helper.yaml\n";
+    const config =
+      "name: pipeline\nmodel: some-model\ndescription: refs\ntools:\n  - exit_loop\n  - ./tools.ts#x\nbefore_agent_callbacks:\n  - pipeline.tools.cb\nsub_agents:\n  - config_path: helper.yaml\n";
     const res = await save("pipeline", { "pipeline/root_agent.yaml": config });
     expect(res.status).toBe(200);
     expect(await read("pipeline/root_agent.yaml")).toBe(config);
@@ -139,7 +165,11 @@ describe("agent builder: save", () => {
   });
 
   it("answers 400 to a body that is not multipart or has no files part", async () => {
-    const plain = await fetch(`${url}/dev/apps/pipeline/builder/save`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+    const plain = await fetch(`${url}/dev/apps/pipeline/builder/save`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    });
     expect(plain.status).toBe(400);
     expect((await json(plain)).code).toBe("INVALID_UPLOAD");
     const form = new FormData();
@@ -150,7 +180,9 @@ describe("agent builder: save", () => {
   });
 
   it("creates a new app, which is then listed and served", async () => {
-    const res = await save("made_here", { "made_here/root_agent.yaml": "name: made_here\nmodel: some-model\ndescription: built in the UI\n" });
+    const res = await save("made_here", {
+      "made_here/root_agent.yaml": "name: made_here\nmodel: some-model\ndescription: built in the UI\n",
+    });
     expect(await res.json()).toBe(true);
     expect(await json(await fetch(`${url}/list-apps`))).toContain("made_here");
     expect(await description("made_here")).toBe("built in the UI");
@@ -168,7 +200,9 @@ describe("agent builder: the draft (tmp=true) and cancel", () => {
 
     const draftHelper = "name: helper\nmodel: some-model\ndescription: edited in the draft\n";
     expect(await (await save("pipeline", { "pipeline/helper.yaml": draftHelper }, "?tmp=true")).json()).toBe(true);
-    expect(await (await fetch(`${url}/dev/apps/pipeline/builder?tmp=true&file_path=helper.yaml`)).text()).toBe(draftHelper);
+    expect(await (await fetch(`${url}/dev/apps/pipeline/builder?tmp=true&file_path=helper.yaml`)).text()).toBe(
+      draftHelper,
+    );
     expect(await read("pipeline/helper.yaml")).toBe(HELPER);
 
     const finalRoot = current.replace("description: refs", "description: applied");
@@ -182,7 +216,11 @@ describe("agent builder: the draft (tmp=true) and cancel", () => {
   it("cancel drops the draft and leaves the app as it was", async () => {
     const root = await read("pipeline/root_agent.yaml");
     await fetch(`${url}/dev/apps/pipeline/builder?tmp=true`);
-    await save("pipeline", { "pipeline/root_agent.yaml": "name: pipeline\nmodel: some-model\ndescription: abandoned\n" }, "?tmp=true");
+    await save(
+      "pipeline",
+      { "pipeline/root_agent.yaml": "name: pipeline\nmodel: some-model\ndescription: abandoned\n" },
+      "?tmp=true",
+    );
     const res = await fetch(`${url}/dev/apps/pipeline/builder/cancel`, { method: "POST" });
     expect(await res.json()).toBe(true);
     expect(existsSync(join(agents.dir, "pipeline", "tmp"))).toBe(false);

@@ -16,7 +16,12 @@ describe("eval routes with a judge model", () => {
     base = `${server.url}/dev/apps/geo`;
     await ctx.sessionService.createSession({ appName: "geo", userId: "u", sessionId: "g1" });
     const runner = await ctx.runnerFor("geo");
-    for await (const _ of runner.runAsync({ userId: "u", sessionId: "g1", newMessage: { role: "user", parts: [{ text: "capital of France?" }] } })) void _;
+    for await (const _ of runner.runAsync({
+      userId: "u",
+      sessionId: "g1",
+      newMessage: { role: "user", parts: [{ text: "capital of France?" }] },
+    }))
+      void _;
   });
   afterAll(async () => {
     await server.close();
@@ -26,10 +31,23 @@ describe("eval routes with a judge model", () => {
   it("lists the judged metrics and scores a run with the judge's verdicts", async () => {
     const info = (await getJson(`${base}/metrics-info`)).body as { metricsInfo: { metricName: string }[] };
     expect(info.metricsInfo.map((m) => m.metricName)).toEqual(
-      expect.arrayContaining(["final_response_match_v2", "response_evaluation_score", "response_match_score", "tool_trajectory_avg_score"]),
+      expect.arrayContaining([
+        "final_response_match_v2",
+        "response_evaluation_score",
+        "response_match_score",
+        "tool_trajectory_avg_score",
+      ]),
     );
     expect((await sendJson("POST", `${base}/eval-sets`, { eval_set: { eval_set_id: "geo_set" } })).status).toBe(200);
-    expect((await sendJson("POST", `${base}/eval_sets/geo_set/add_session`, { evalId: "france", sessionId: "g1", userId: "u" })).status).toBe(200);
+    expect(
+      (
+        await sendJson("POST", `${base}/eval_sets/geo_set/add_session`, {
+          evalId: "france",
+          sessionId: "g1",
+          userId: "u",
+        })
+      ).status,
+    ).toBe(200);
 
     model.push(ScriptedModel.text("It's Paris."));
     judge.push(ScriptedModel.text("valid"), ScriptedModel.text("2"));

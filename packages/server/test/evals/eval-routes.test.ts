@@ -5,7 +5,15 @@ import { join } from "node:path";
 import { FunctionTool, LlmAgent } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { z } from "zod";
-import { createEvalRouter, createFileEvalStore, EVAL_SESSION_PREFIX, EvalStatus, type EvalCase, type EvalSetResult, type RunEvalResult } from "../../src/evals/index.js";
+import {
+  createEvalRouter,
+  createFileEvalStore,
+  EVAL_SESSION_PREFIX,
+  EvalStatus,
+  type EvalCase,
+  type EvalSetResult,
+  type RunEvalResult,
+} from "../../src/evals/index.js";
 import { getJson, sendJson, serve, staticContext } from "../telemetry/http-harness.js";
 
 const weatherTool = new FunctionTool({
@@ -26,7 +34,8 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
   const chat = async (sessionId: string, text: string) => {
     await ctx.sessionService.createSession({ appName: "weather", userId: "u", sessionId });
     const runner = await ctx.runnerFor("weather");
-    for await (const _ of runner.runAsync({ userId: "u", sessionId, newMessage: { role: "user", parts: [{ text }] } })) void _;
+    for await (const _ of runner.runAsync({ userId: "u", sessionId, newMessage: { role: "user", parts: [{ text }] } }))
+      void _;
   };
 
   beforeAll(async () => {
@@ -54,28 +63,49 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
   });
 
   it("creates an eval set from the UI's snake_case body, refuses a duplicate", async () => {
-    const body = { eval_set: { eval_set_id: "smoke", model_execution_mode: "live", tool_execution_mode: "live", eval_cases: [] } };
+    const body = {
+      eval_set: { eval_set_id: "smoke", model_execution_mode: "live", tool_execution_mode: "live", eval_cases: [] },
+    };
     const created = await sendJson("POST", `${base}/eval-sets`, body);
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ evalSetId: "smoke", evalCases: [] });
-    expect(Math.abs((created.body as { creationTimestamp: number }).creationTimestamp - Date.now() / 1000)).toBeLessThan(60);
+    expect(
+      Math.abs((created.body as { creationTimestamp: number }).creationTimestamp - Date.now() / 1000),
+    ).toBeLessThan(60);
     expect((await sendJson("POST", `${base}/eval-sets`, body)).status).toBe(400);
     expect((await getJson(`${base}/eval_sets`)).body).toEqual(["smoke"]);
     expect((await getJson(`${base}/eval-sets/smoke`)).body).toMatchObject({ evalSetId: "smoke" });
   });
 
   it("adds sessions as cases (conversation with tool uses and final response), refuses a duplicate id", async () => {
-    const added = await sendJson("POST", `${base}/eval_sets/smoke/add_session`, { evalId: "oslo", sessionId: "s1", userId: "u" });
+    const added = await sendJson("POST", `${base}/eval_sets/smoke/add_session`, {
+      evalId: "oslo",
+      sessionId: "s1",
+      userId: "u",
+    });
     expect(added.status).toBe(200);
-    expect((await sendJson("POST", `${base}/eval-sets/smoke/add-session`, { eval_id: "bergen", session_id: "s2", user_id: "u" })).status).toBe(200);
-    expect((await sendJson("POST", `${base}/eval_sets/smoke/add_session`, { evalId: "oslo", sessionId: "s1", userId: "u" })).status).toBe(400);
+    expect(
+      (
+        await sendJson("POST", `${base}/eval-sets/smoke/add-session`, {
+          eval_id: "bergen",
+          session_id: "s2",
+          user_id: "u",
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await sendJson("POST", `${base}/eval_sets/smoke/add_session`, { evalId: "oslo", sessionId: "s1", userId: "u" }))
+        .status,
+    ).toBe(400);
     expect((await getJson(`${base}/eval_sets/smoke/evals`)).body).toEqual(["bergen", "oslo"]);
     const oslo = (await getJson(`${base}/eval_sets/smoke/evals/oslo`)).body as EvalCase;
     expect(oslo.sessionInput).toEqual({ appName: "weather", userId: "u", state: {} });
     expect(oslo.conversation).toHaveLength(1);
     expect(oslo.conversation[0]!.userContent.parts![0]!.text).toBe("weather in Oslo?");
     expect(oslo.conversation[0]!.finalResponse!.parts![0]!.text).toBe("It is sunny in Oslo today");
-    expect(oslo.conversation[0]!.intermediateData!.toolUses.map((t) => [t.name, t.args])).toEqual([["get_weather", { city: "Oslo" }]]);
+    expect(oslo.conversation[0]!.intermediateData!.toolUses.map((t) => [t.name, t.args])).toEqual([
+      ["get_weather", { city: "Oslo" }],
+    ]);
   });
 
   it("runs the set: the replay matching the case passes, the diverging one scores below threshold; the result is stored", async () => {
@@ -91,7 +121,10 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
       { metricName: "response_match_score", threshold: 0.7 },
       { metricName: "response_evaluation_score", threshold: 3 },
     ];
-    const { status, body } = await sendJson("POST", `${base}/eval_sets/smoke/run_eval`, { evalIds: ["oslo", "bergen"], evalMetrics: metrics });
+    const { status, body } = await sendJson("POST", `${base}/eval_sets/smoke/run_eval`, {
+      evalIds: ["oslo", "bergen"],
+      evalMetrics: metrics,
+    });
     expect(status).toBe(200);
     const results = body as RunEvalResult[];
     expect(results.map((r) => r.evalId).sort()).toEqual(["bergen", "oslo"]);
@@ -103,7 +136,10 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
       ["response_match_score", 1, EvalStatus.PASSED],
     ]);
     // no judge model: reported, not scored, and not held against the case
-    expect(oslo.overallEvalMetricResults[2]).toMatchObject({ metricName: "response_evaluation_score", evalStatus: EvalStatus.NOT_EVALUATED });
+    expect(oslo.overallEvalMetricResults[2]).toMatchObject({
+      metricName: "response_evaluation_score",
+      evalStatus: EvalStatus.NOT_EVALUATED,
+    });
     expect(String(oslo.overallEvalMetricResults[2]!.details!.reason)).toContain("judge model");
 
     expect(bergen.finalEvalStatus).toBe(EvalStatus.FAILED);
@@ -120,7 +156,11 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
 
     // the replay ran on a fresh session that the UI can open
     expect(bergen.sessionId.startsWith(EVAL_SESSION_PREFIX)).toBe(true);
-    const session = await ctx.sessionService.getSession({ appName: "weather", userId: "u", sessionId: bergen.sessionId });
+    const session = await ctx.sessionService.getSession({
+      appName: "weather",
+      userId: "u",
+      sessionId: bergen.sessionId,
+    });
     expect(session!.events.map((e) => e.author)).toEqual(["user", "weather_agent", "weather_agent", "weather_agent"]);
     expect((bergen.sessionDetails as { id: string }).id).toBe(bergen.sessionId);
 
@@ -151,14 +191,24 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
   it("serves the metric catalogue: the metrics that can run", async () => {
     const { status, body } = await getJson(`${base}/metrics-info`);
     expect(status).toBe(200);
-    const info = (body as { metricsInfo: { metricName: string; metricValueInfo: { interval: { minValue: number; maxValue: number } } }[] }).metricsInfo;
+    const info = (
+      body as {
+        metricsInfo: { metricName: string; metricValueInfo: { interval: { minValue: number; maxValue: number } } }[];
+      }
+    ).metricsInfo;
     expect(info.map((m) => m.metricName).sort()).toEqual(["response_match_score", "tool_trajectory_avg_score"]);
     expect(info[0]!.metricValueInfo.interval).toMatchObject({ minValue: 0, maxValue: 1 });
   });
 
   it("updates and deletes cases and sets", async () => {
     const oslo = (await getJson(`${base}/eval_sets/smoke/evals/oslo`)).body as EvalCase;
-    const edited = { ...oslo, conversation: oslo.conversation.map((c) => ({ ...c, finalResponse: { role: "model", parts: [{ text: "Sunny!" }] } })) };
+    const edited = {
+      ...oslo,
+      conversation: oslo.conversation.map((c) => ({
+        ...c,
+        finalResponse: { role: "model", parts: [{ text: "Sunny!" }] },
+      })),
+    };
     expect((await sendJson("PUT", `${base}/eval_sets/smoke/evals/oslo`, edited)).status).toBe(200);
     const reread = (await getJson(`${base}/eval-sets/smoke/eval-cases/oslo`)).body as EvalCase;
     expect(reread.conversation[0]!.finalResponse!.parts![0]!.text).toBe("Sunny!");
@@ -172,27 +222,58 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
     const expectError = async (p: Promise<{ status: number; body: unknown }>, status: number, text: string) => {
       const res = await p;
       expect(res.status).toBe(status);
-      expect(res.body).toMatchObject({ error: expect.stringContaining(text) as unknown, detail: expect.stringContaining(text) as unknown });
+      expect(res.body).toMatchObject({
+        error: expect.stringContaining(text) as unknown,
+        detail: expect.stringContaining(text) as unknown,
+      });
     };
     await expectError(getJson(`${server.url}/dev/apps/nope/eval_sets`), 404, "App not found: nope");
     await expectError(getJson(`${base}/eval_sets/missing`), 404, "Eval set not found: missing");
     await expectError(getJson(`${base}/eval_sets/missing/evals`), 404, "Eval set not found");
-    await expectError(sendJson("POST", `${base}/eval_sets/smoke/add_session`, { sessionId: "s1", userId: "u" }), 400, "evalId");
-    await expectError(sendJson("POST", `${base}/eval_sets/smoke/add_session`, { evalId: "x", sessionId: "nope", userId: "u" }), 404, "Session not found");
-    await expectError(sendJson("POST", `${base}/eval_sets/smoke/run_eval`, { evalMetrics: [{ metricName: "bogus", threshold: 1 }] }), 400, "Unknown eval metric");
-    await expectError(sendJson("POST", `${base}/eval_sets/smoke/run_eval`, { evalIds: ["ghost"] }), 404, "Eval case not found: ghost");
-    await expectError(sendJson("POST", `${base}/eval-sets`, { eval_set: { eval_set_id: "../etc" } }), 400, "Invalid eval set id");
+    await expectError(
+      sendJson("POST", `${base}/eval_sets/smoke/add_session`, { sessionId: "s1", userId: "u" }),
+      400,
+      "evalId",
+    );
+    await expectError(
+      sendJson("POST", `${base}/eval_sets/smoke/add_session`, { evalId: "x", sessionId: "nope", userId: "u" }),
+      404,
+      "Session not found",
+    );
+    await expectError(
+      sendJson("POST", `${base}/eval_sets/smoke/run_eval`, { evalMetrics: [{ metricName: "bogus", threshold: 1 }] }),
+      400,
+      "Unknown eval metric",
+    );
+    await expectError(
+      sendJson("POST", `${base}/eval_sets/smoke/run_eval`, { evalIds: ["ghost"] }),
+      404,
+      "Eval case not found: ghost",
+    );
+    await expectError(
+      sendJson("POST", `${base}/eval-sets`, { eval_set: { eval_set_id: "../etc" } }),
+      400,
+      "Invalid eval set id",
+    );
     await expectError(sendJson("POST", `${base}/eval-sets`, { eval_set: { eval_cases: "nope" } }), 400, "eval");
     await expectError(getJson(`${base}/eval_results/${encodeURIComponent("../x")}`), 400, "Invalid eval result id");
     await expectError(getJson(`${base}/eval_results/nothing`), 404, "Eval result not found");
-    const malformed = await fetch(`${base}/eval-sets`, { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" });
+    const malformed = await fetch(`${base}/eval-sets`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{nope",
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.headers.get("content-type")).toMatch(/json/);
   });
 
   it("keeps every case when sessions are added concurrently (edits of one app are serialised)", async () => {
     const ids = ["p0", "p1", "p2", "p3", "p4", "p5"];
-    const answers = await Promise.all(ids.map((evalId) => sendJson("POST", `${base}/eval_sets/smoke/add_session`, { evalId, sessionId: "s1", userId: "u" })));
+    const answers = await Promise.all(
+      ids.map((evalId) =>
+        sendJson("POST", `${base}/eval_sets/smoke/add_session`, { evalId, sessionId: "s1", userId: "u" }),
+      ),
+    );
     expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200));
     expect((await getJson(`${base}/eval_sets/smoke/evals`)).body).toEqual(["oslo", ...ids]);
     await Promise.all(ids.map((id) => sendJson("DELETE", `${base}/eval_sets/smoke/evals/${id}`)));

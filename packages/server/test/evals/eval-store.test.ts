@@ -3,21 +3,41 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigurationError } from "@agentkit/core";
-import { createFileEvalStore, createInMemoryEvalStore, InvalidEvalIdError, type EvalSet, type EvalSetResult, type EvalStore } from "../../src/evals/index.js";
+import {
+  createFileEvalStore,
+  createInMemoryEvalStore,
+  InvalidEvalIdError,
+  type EvalSet,
+  type EvalSetResult,
+  type EvalStore,
+} from "../../src/evals/index.js";
 
 const set = (id: string): EvalSet => ({
   evalSetId: id,
   evalCases: [
     {
       evalId: "case_1",
-      conversation: [{ invocationId: "e-1", userContent: { role: "user", parts: [{ text: "hi" }] }, finalResponse: { role: "model", parts: [{ text: "hello" }] }, creationTimestamp: 1.5 }],
+      conversation: [
+        {
+          invocationId: "e-1",
+          userContent: { role: "user", parts: [{ text: "hi" }] },
+          finalResponse: { role: "model", parts: [{ text: "hello" }] },
+          creationTimestamp: 1.5,
+        },
+      ],
       sessionInput: { appName: "app", userId: "u", state: { k: "v" } },
       creationTimestamp: 1.5,
     },
   ],
   creationTimestamp: 1.25,
 });
-const result = (id: string): EvalSetResult => ({ evalSetResultId: id, evalSetResultName: id, evalSetId: "s", evalCaseResults: [], creationTimestamp: 2 });
+const result = (id: string): EvalSetResult => ({
+  evalSetResultId: id,
+  evalSetResultName: id,
+  evalSetId: "s",
+  evalCaseResults: [],
+  creationTimestamp: 2,
+});
 
 function contract(name: string, make: () => Promise<{ store: EvalStore; cleanup: () => Promise<void> }>) {
   describe(`${name} (EvalStore contract)`, () => {
@@ -84,7 +104,9 @@ describe("file store layout", () => {
       await store.putEvalSetResult("app", result("app_smoke_1.000"));
       expect(await readdir(join(root, "app", "eval_sets"))).toEqual(["smoke.evalset.json"]);
       expect(await readdir(join(root, "app", "eval_history"))).toEqual(["app_smoke_1.000.evalset_result.json"]);
-      const onDisk = JSON.parse(await readFile(join(root, "app", "eval_sets", "smoke.evalset.json"), "utf8")) as EvalSet;
+      const onDisk = JSON.parse(
+        await readFile(join(root, "app", "eval_sets", "smoke.evalset.json"), "utf8"),
+      ) as EvalSet;
       expect(onDisk).toEqual(set("smoke"));
       // a second store over the same folder sees the same data
       expect(await createFileEvalStore({ dir: root }).listEvalSets("app")).toEqual(["smoke"]);
@@ -102,7 +124,10 @@ describe("file store with a damaged file", () => {
       await store.putEvalSet("app", set("good"));
       const { writeFile } = await import("node:fs/promises");
       await writeFile(join(root, "app", "eval_sets", "broken.evalset.json"), "{not json");
-      await writeFile(join(root, "app", "eval_sets", "wrong.evalset.json"), JSON.stringify({ evalSetId: "wrong", evalCases: "many" }));
+      await writeFile(
+        join(root, "app", "eval_sets", "wrong.evalset.json"),
+        JSON.stringify({ evalSetId: "wrong", evalCases: "many" }),
+      );
       await expect(store.getEvalSet("app", "broken")).rejects.toThrow(/broken\.evalset\.json is not valid/);
       await expect(store.getEvalSet("app", "wrong")).rejects.toThrow(/wrong\.evalset\.json is not valid \(evalCases: /);
       await expect(store.getEvalSet("app", "wrong")).rejects.toBeInstanceOf(ConfigurationError);

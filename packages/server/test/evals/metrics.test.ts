@@ -1,7 +1,13 @@
 import { describe, expect, it } from "@jest/globals";
 import { createEvent, type Content } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
-import { createEvalMetrics, invocationsFromSession, rouge1F1, tokenize, type Invocation } from "../../src/evals/index.js";
+import {
+  createEvalMetrics,
+  invocationsFromSession,
+  rouge1F1,
+  tokenize,
+  type Invocation,
+} from "../../src/evals/index.js";
 
 const user = (text: string): Content => ({ role: "user", parts: [{ text }] });
 const inv = (final: string, toolUses: { name: string; args: Record<string, unknown> }[] = []): Invocation => ({
@@ -35,9 +41,13 @@ describe("eval metrics", () => {
     const a = { name: "get_weather", args: { city: "Oslo", days: 2 } };
     const b = { name: "get_time", args: {} };
     expect(await trajectory.evaluate(inv("x", [a, b]), inv("x", [a, b]))).toEqual({ score: 1 });
-    expect(await trajectory.evaluate(inv("x", [{ name: "get_weather", args: { days: 2, city: "Oslo" } }]), inv("x", [a]))).toEqual({ score: 1 });
+    expect(
+      await trajectory.evaluate(inv("x", [{ name: "get_weather", args: { days: 2, city: "Oslo" } }]), inv("x", [a])),
+    ).toEqual({ score: 1 });
     expect(await trajectory.evaluate(inv("x", [b, a]), inv("x", [a, b]))).toEqual({ score: 0 });
-    expect(await trajectory.evaluate(inv("x", [{ name: "get_weather", args: { city: "Bergen", days: 2 } }]), inv("x", [a]))).toEqual({ score: 0 });
+    expect(
+      await trajectory.evaluate(inv("x", [{ name: "get_weather", args: { city: "Bergen", days: 2 } }]), inv("x", [a])),
+    ).toEqual({ score: 0 });
     expect(await trajectory.evaluate(inv("x", [a]), inv("x", [a, b]))).toEqual({ score: 0 });
     expect(await trajectory.evaluate(inv("x"), inv("y"))).toEqual({ score: 1 });
   });
@@ -56,7 +66,14 @@ describe("eval metrics", () => {
   });
 
   it("judged metrics ask the judge model and read its verdict", async () => {
-    const judge = new ScriptedModel({ steps: [ScriptedModel.text("valid"), ScriptedModel.text("Invalid."), ScriptedModel.text("4"), ScriptedModel.text("no idea")] });
+    const judge = new ScriptedModel({
+      steps: [
+        ScriptedModel.text("valid"),
+        ScriptedModel.text("Invalid."),
+        ScriptedModel.text("4"),
+        ScriptedModel.text("no idea"),
+      ],
+    });
     const withJudge = createEvalMetrics({ judgeModel: judge });
     const v2 = withJudge.get("final_response_match_v2")!;
     expect(v2.unavailableReason).toBeUndefined();
@@ -74,11 +91,32 @@ describe("invocationsFromSession", () => {
   it("turns a session's events into ADK invocations: one per user message, tools and final answer", () => {
     const events = [
       createEvent({ invocationId: "e-1", author: "user", content: user("weather in Oslo?"), timestamp: 10 }),
-      createEvent({ invocationId: "e-1", author: "agent", content: { role: "model", parts: [{ text: "Let me check." }, { functionCall: { id: "c1", name: "get_weather", args: { city: "Oslo" } } }] } }),
-      createEvent({ invocationId: "e-1", author: "agent", content: { role: "user", parts: [{ functionResponse: { id: "c1", name: "get_weather", response: { sky: "sunny" } } }] } }),
+      createEvent({
+        invocationId: "e-1",
+        author: "agent",
+        content: {
+          role: "model",
+          parts: [
+            { text: "Let me check." },
+            { functionCall: { id: "c1", name: "get_weather", args: { city: "Oslo" } } },
+          ],
+        },
+      }),
+      createEvent({
+        invocationId: "e-1",
+        author: "agent",
+        content: {
+          role: "user",
+          parts: [{ functionResponse: { id: "c1", name: "get_weather", response: { sky: "sunny" } } }],
+        },
+      }),
       createEvent({ invocationId: "e-1", author: "agent", content: { role: "model", parts: [{ text: "Sunny." }] } }),
       createEvent({ invocationId: "e-2", author: "user", content: user("thanks"), timestamp: 20 }),
-      createEvent({ invocationId: "e-2", author: "agent", content: { role: "model", parts: [{ text: "You're welcome." }] } }),
+      createEvent({
+        invocationId: "e-2",
+        author: "agent",
+        content: { role: "model", parts: [{ text: "You're welcome." }] },
+      }),
     ];
     const conversation = invocationsFromSession(events);
     expect(conversation).toHaveLength(2);

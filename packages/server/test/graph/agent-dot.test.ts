@@ -1,5 +1,13 @@
 import { beforeAll, describe, expect, it } from "@jest/globals";
-import { AgentTool, FunctionTool, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent, createEvent } from "@agentkit/core";
+import {
+  AgentTool,
+  FunctionTool,
+  LlmAgent,
+  LoopAgent,
+  ParallelAgent,
+  SequentialAgent,
+  createEvent,
+} from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { Graphviz } from "@hpcc-js/wasm-graphviz";
 import { buildAgentDot, dotId, highlightPairsForEvent } from "../../src/graph/index.js";
@@ -54,7 +62,12 @@ beforeAll(async () => {
 describe("buildAgentDot", () => {
   it("draws a strict left-to-right digraph: agents as ellipses, tools as boxes", async () => {
     const helper = new LlmAgent({ name: "helper", model: model(), tools: [tool("lookup")] });
-    const root = new LlmAgent({ name: "root", model: model(), tools: [tool("get_weather"), new AgentTool({ agent: new LlmAgent({ name: "writer", model: model() }) })], subAgents: [helper] });
+    const root = new LlmAgent({
+      name: "root",
+      model: model(),
+      tools: [tool("get_weather"), new AgentTool({ agent: new LlmAgent({ name: "writer", model: model() }) })],
+      subAgents: [helper],
+    });
     const dot = await buildAgentDot(root);
     expect(dot.startsWith('strict digraph "root" {')).toBe(true);
     const g = layout(dot);
@@ -83,10 +96,17 @@ describe("buildAgentDot", () => {
     const e = new LlmAgent({ name: "e", model: model() });
     const root = new SequentialAgent({
       name: "pipeline",
-      subAgents: [a, new ParallelAgent({ name: "fan", subAgents: [b, c] }), new LoopAgent({ name: "refine", subAgents: [d, e] })],
+      subAgents: [
+        a,
+        new ParallelAgent({ name: "fan", subAgents: [b, c] }),
+        new LoopAgent({ name: "refine", subAgents: [d, e] }),
+      ],
     });
     const g = layout(await buildAgentDot(root));
-    const clusters = g.objects.filter((o) => o.nodes !== undefined).map((o) => o.name).sort();
+    const clusters = g.objects
+      .filter((o) => o.nodes !== undefined)
+      .map((o) => o.name)
+      .sort();
     expect(clusters).toEqual(["cluster_fan", "cluster_pipeline", "cluster_refine"]);
     // sequential: a hands over to both parallel branches, both hand over to the loop's first agent
     expect(edgesBetween(g, "a", "b")).toHaveLength(1);
@@ -101,11 +121,19 @@ describe("buildAgentDot", () => {
 
   it("highlights author → tool for a call and tool → author (drawn back) for a response", async () => {
     const root = new LlmAgent({ name: "root", model: model(), tools: [tool("get_weather"), tool("other")] });
-    const call = createEvent({ author: "root", content: { role: "model", parts: [{ functionCall: { id: "1", name: "get_weather", args: {} } }] } });
-    const answer = createEvent({ author: "root", content: { role: "user", parts: [{ functionResponse: { id: "1", name: "get_weather", response: {} } }] } });
+    const call = createEvent({
+      author: "root",
+      content: { role: "model", parts: [{ functionCall: { id: "1", name: "get_weather", args: {} } }] },
+    });
+    const answer = createEvent({
+      author: "root",
+      content: { role: "user", parts: [{ functionResponse: { id: "1", name: "get_weather", response: {} } }] },
+    });
     expect(highlightPairsForEvent(call)).toEqual([["root", "get_weather"]]);
     expect(highlightPairsForEvent(answer)).toEqual([["get_weather", "root"]]);
-    expect(highlightPairsForEvent(createEvent({ author: "root", content: { role: "model", parts: [{ text: "hi" }] } }))).toEqual([["root", "root"]]);
+    expect(
+      highlightPairsForEvent(createEvent({ author: "root", content: { role: "model", parts: [{ text: "hi" }] } })),
+    ).toEqual([["root", "root"]]);
 
     const called = layout(await buildAgentDot(root, { highlightPairs: highlightPairsForEvent(call) }));
     expect(edgesBetween(called, "root", "get_weather")[0]).toMatchObject({ color: "#69CB87" });

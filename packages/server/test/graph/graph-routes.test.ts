@@ -7,10 +7,16 @@ import { getJson, serve, staticContext } from "../telemetry/http-harness.js";
 
 describe("graph routes (http-api.md 4.9, checklist 32)", () => {
   const weather = new FunctionTool({ name: "get_weather", description: "Weather", execute: () => ({ sky: "sunny" }) });
-  const model = new ScriptedModel({ model: "scripted", steps: [ScriptedModel.functionCall("get_weather", {}, "c1"), ScriptedModel.text("sunny")] });
+  const model = new ScriptedModel({
+    model: "scripted",
+    steps: [ScriptedModel.functionCall("get_weather", {}, "c1"), ScriptedModel.text("sunny")],
+  });
   const agent = new LlmAgent({ name: "weather_agent", description: "Tells the weather", model, tools: [weather] });
   const leaf = (name: string) => new LlmAgent({ name, model: new ScriptedModel() });
-  const pipeline = new SequentialAgent({ name: "pipeline", subAgents: [leaf("first"), new ParallelAgent({ name: "fan", subAgents: [leaf("l"), leaf("r")] })] });
+  const pipeline = new SequentialAgent({
+    name: "pipeline",
+    subAgents: [leaf("first"), new ParallelAgent({ name: "fan", subAgents: [leaf("l"), leaf("r")] })],
+  });
   const ctx = staticContext({ weather: agent, flow: pipeline });
   let server: Awaited<ReturnType<typeof serve>>;
   let graphviz: Graphviz;
@@ -21,7 +27,12 @@ describe("graph routes (http-api.md 4.9, checklist 32)", () => {
     server = await serve(createGraphRouter(ctx));
     await ctx.sessionService.createSession({ appName: "weather", userId: "u", sessionId: "s1" });
     const runner = await ctx.runnerFor("weather");
-    for await (const e of runner.runAsync({ userId: "u", sessionId: "s1", newMessage: { role: "user", parts: [{ text: "weather?" }] } })) events.push(e);
+    for await (const e of runner.runAsync({
+      userId: "u",
+      sessionId: "s1",
+      newMessage: { role: "user", parts: [{ text: "weather?" }] },
+    }))
+      events.push(e);
   });
   afterAll(async () => {
     await server.close();
@@ -35,9 +46,17 @@ describe("graph routes (http-api.md 4.9, checklist 32)", () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({
       name: "weather",
-      root_agent: { name: "weather_agent", type: "agent", description: "Tells the weather", model: "scripted", tools: [{ name: "get_weather", type: "tool" }] },
+      root_agent: {
+        name: "weather_agent",
+        type: "agent",
+        description: "Tells the weather",
+        model: "scripted",
+        tools: [{ name: "get_weather", type: "tool" }],
+      },
     });
-    const flow = (await getJson(`${server.url}/dev/apps/flow/build_graph`)).body as { root_agent: { sub_agents: { name: string; sub_agents?: { name: string }[] }[] } };
+    const flow = (await getJson(`${server.url}/dev/apps/flow/build_graph`)).body as {
+      root_agent: { sub_agents: { name: string; sub_agents?: { name: string }[] }[] };
+    };
     expect(flow.root_agent.sub_agents.map((s) => s.name)).toEqual(["first", "fan"]);
     expect(flow.root_agent.sub_agents[1]!.sub_agents!.map((s) => s.name)).toEqual(["l", "r"]);
     const missing = await getJson(`${server.url}/dev/apps/nope/build_graph`);
@@ -54,12 +73,18 @@ describe("graph routes (http-api.md 4.9, checklist 32)", () => {
     expect(map.dotSrc).toContain('bgcolor="#ffffff"');
     renders(map.dotSrc);
 
-    const flow = (await getJson(`${server.url}/dev/apps/flow/build_graph_image?dark_mode=true`)).body as Record<string, { dotSrc: string }>;
+    const flow = (await getJson(`${server.url}/dev/apps/flow/build_graph_image?dark_mode=true`)).body as Record<
+      string,
+      { dotSrc: string }
+    >;
     expect(Object.keys(flow).sort()).toEqual(["", "dotSrc", "fan"]);
     expect(flow.fan!.dotSrc).toContain('strict digraph "fan"');
     renders(flow.fan!.dotSrc);
 
-    const level = (await getJson(`${server.url}/dev/apps/flow/build_graph_image?node=root_agent/fan@1`)).body as Record<string, { dotSrc: string }>;
+    const level = (await getJson(`${server.url}/dev/apps/flow/build_graph_image?node=root_agent/fan@1`)).body as Record<
+      string,
+      { dotSrc: string }
+    >;
     expect(Object.keys(level).sort()).toEqual(["", "dotSrc"]);
     expect(level[""]!.dotSrc).toContain('strict digraph "fan"');
 
@@ -80,13 +105,17 @@ describe("graph routes (http-api.md 4.9, checklist 32)", () => {
     const call = events[0]!;
     const answer = events[1]!;
     for (const prefix of ["/apps", "/dev/apps"]) {
-      const { status, body } = await getJson(`${server.url}${prefix}/weather/users/u/sessions/s1/events/${call.id}/graph`);
+      const { status, body } = await getJson(
+        `${server.url}${prefix}/weather/users/u/sessions/s1/events/${call.id}/graph`,
+      );
       expect(status).toBe(200);
       const dot = (body as { dotSrc: string }).dotSrc;
       expect(dot).toMatch(/"weather_agent" -> "get_weather" \[color="#69CB87"/);
       renders(dot);
     }
-    const back = (await getJson(`${server.url}/apps/weather/users/u/sessions/s1/events/${answer.id}/graph`)).body as { dotSrc: string };
+    const back = (await getJson(`${server.url}/apps/weather/users/u/sessions/s1/events/${answer.id}/graph`)).body as {
+      dotSrc: string;
+    };
     expect(back.dotSrc).toMatch(/"weather_agent" -> "get_weather" \[[^\]]*dir="back"/);
   });
 

@@ -15,7 +15,10 @@ export interface TempAgentsDir {
 }
 
 /** `core`: the @agentkit/core package folder its node_modules links to (default: the workspace's). */
-export async function makeAgentsDir(files: Record<string, string> = {}, core: string = coreDir): Promise<TempAgentsDir> {
+export async function makeAgentsDir(
+  files: Record<string, string> = {},
+  core: string = coreDir,
+): Promise<TempAgentsDir> {
   const dir = await mkdtemp(join(tmpdir(), "agentkit-loader-"));
   await writeFile(join(dir, "package.json"), JSON.stringify({ type: "module", private: true }));
   await mkdir(join(dir, "node_modules", "@agentkit"), { recursive: true });

@@ -29,14 +29,19 @@ export async function buildPackages(): Promise<BuiltPackages> {
   const corePackage = JSON.parse(await readFile(join(coreDir, "package.json"), "utf8")) as Record<string, unknown>;
   await writeFile(
     join(builtCore, "package.json"),
-    JSON.stringify({ name: corePackage.name, type: "module", exports: { ".": "./dist/index.js", "./testing": "./dist/testing/index.js" } }),
+    JSON.stringify({
+      name: corePackage.name,
+      type: "module",
+      exports: { ".": "./dist/index.js", "./testing": "./dist/testing/index.js" },
+    }),
   );
   await linkPackage(join(builtCore, "node_modules", "zod"), realpathSync(join(coreDir, "node_modules", "zod")));
   const server = join(root, "server");
   for (const part of ["loader", "errors"]) await transpileTree(join(serverDir, "src", part), join(server, part));
   await writeFile(join(server, "package.json"), JSON.stringify({ type: "module", private: true }));
   await linkPackage(join(server, "node_modules", "@agentkit", "core"), builtCore);
-  for (const dep of ["zod", "yaml"]) await linkPackage(join(server, "node_modules", dep), realpathSync(join(serverDir, "node_modules", dep)));
+  for (const dep of ["zod", "yaml"])
+    await linkPackage(join(server, "node_modules", dep), realpathSync(join(serverDir, "node_modules", dep)));
   return {
     coreDir: builtCore,
     loaderUrl: `file://${join(server, "loader", "index.js")}`,

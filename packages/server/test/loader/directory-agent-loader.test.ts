@@ -19,12 +19,23 @@ async function temp(files: Record<string, string>): Promise<TempAgentsDir> {
 describe("createDirectoryAgentLoader: discovery", () => {
   it("lists the folders holding an agent file, sorted, skipping dot, underscore and entry-less folders", async () => {
     const loader = createDirectoryAgentLoader({ agentsDir: fixturesDir });
-    expect(await loader.listApps()).toEqual(["app_export", "llm_app", "module_js", "module_ts", "named_app", "workflow"]);
+    expect(await loader.listApps()).toEqual([
+      "app_export",
+      "llm_app",
+      "module_js",
+      "module_ts",
+      "named_app",
+      "workflow",
+    ]);
     await loader.close();
   });
 
   it("ignores node_modules and plain files, and lists new folders as they appear", async () => {
-    const t = await temp({ "zeta/agent.ts": agentModule("zeta", `"z"`), "node_modules/pkg/index.js": "export {};", "loose.ts": "export {};" });
+    const t = await temp({
+      "zeta/agent.ts": agentModule("zeta", `"z"`),
+      "node_modules/pkg/index.js": "export {};",
+      "loose.ts": "export {};",
+    });
     await t.write("node_modules/agent.ts", agentModule("nm", `"nm"`));
     const loader = createDirectoryAgentLoader({ agentsDir: t.dir });
     expect(await loader.listApps()).toEqual(["zeta"]);
@@ -82,10 +93,22 @@ describe("createDirectoryAgentLoader: modules", () => {
   });
 
   it("throws AppNotFoundError for unknown apps, ignored folders, folders without an agent and path tricks", async () => {
-    for (const name of ["nope", "_shared", ".hidden", "not_an_app", "../agents/module_ts", "module_ts/..", "", "node_modules"]) {
+    for (const name of [
+      "nope",
+      "_shared",
+      ".hidden",
+      "not_an_app",
+      "../agents/module_ts",
+      "module_ts/..",
+      "",
+      "node_modules",
+    ]) {
       await expect(loader.loadApp(name)).rejects.toBeInstanceOf(AppNotFoundError);
     }
-    await expect(loader.loadApp("nope")).rejects.toMatchObject({ code: "APP_NOT_FOUND", message: "App not found: nope" });
+    await expect(loader.loadApp("nope")).rejects.toMatchObject({
+      code: "APP_NOT_FOUND",
+      message: "App not found: nope",
+    });
   });
 
   it("refuses calls after close", async () => {
@@ -101,7 +124,11 @@ describe("createDirectoryAgentLoader: options", () => {
       "src/agents/app1/agent.ts": agentModule("app1", `"from source"`),
       "dist/agents/app1/agent.js": agentModule("app1", `"from dist"`).replace("const marker: string", "const marker"),
     });
-    const loader = createDirectoryAgentLoader({ agentsDir: `${t.dir}/src/agents`, sourceDir: `${t.dir}/src`, buildOutputDirs: [`${t.dir}/build`, `${t.dir}/dist`] });
+    const loader = createDirectoryAgentLoader({
+      agentsDir: `${t.dir}/src/agents`,
+      sourceDir: `${t.dir}/src`,
+      buildOutputDirs: [`${t.dir}/build`, `${t.dir}/dist`],
+    });
     const app = await loader.loadApp("app1");
     expect(app.rootAgent.description).toBe("from dist");
     expect(app.source).toBe(`${t.dir}/dist/agents/app1/agent.js`);
@@ -113,13 +140,18 @@ describe("createDirectoryAgentLoader: options", () => {
   });
 
   it("checks string model names against the modelRegistry at load time", async () => {
-    const t = await temp({ "good/agent.ts": agentModule("good", `"g"`).replace('"some-model"', '"known-1"'), "bad/agent.ts": agentModule("bad", `"b"`) });
+    const t = await temp({
+      "good/agent.ts": agentModule("good", `"g"`).replace('"some-model"', '"known-1"'),
+      "bad/agent.ts": agentModule("bad", `"b"`),
+    });
     const registry = new ModelRegistry().register(/^known-/, () => ({}) as BaseLlm);
     const loader = createDirectoryAgentLoader({ agentsDir: t.dir, modelRegistry: registry });
     expect((await loader.loadApp("good")).rootAgent.name).toBe("good");
     const error = await loader.loadApp("bad").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentLoadError);
-    expect((error as Error).message).toMatch(/bad\/agent\.ts: agent "bad" uses model "some-model", which no registered pattern matches \(known patterns: \/\^known-\/\)/);
+    expect((error as Error).message).toMatch(
+      /bad\/agent\.ts: agent "bad" uses model "some-model", which no registered pattern matches \(known patterns: \/\^known-\/\)/,
+    );
     await loader.close();
   });
 
@@ -142,7 +174,12 @@ describe("createDirectoryAgentLoader: options", () => {
     expect(urls).toEqual([`file://${t.dir}/a/agent.ts`]);
     urls.length = 0;
     const warnings: string[] = [];
-    const reloading = createDirectoryAgentLoader({ agentsDir: t.dir, reload: true, importModule, logger: { warn: (m) => warnings.push(m) } });
+    const reloading = createDirectoryAgentLoader({
+      agentsDir: t.dir,
+      reload: true,
+      importModule,
+      logger: { warn: (m) => warnings.push(m) },
+    });
     // Jest refuses module hooks: the loader says what that costs and still reloads the entry module.
     expect(warnings).toEqual([expect.stringContaining("module.registerHooks is unavailable")]);
     await reloading.loadApp("a");

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { resolve } from "node:path";
-import { getFunctionCalls, getFunctionResponses, getTextOf, InMemoryRunner, isFinalResponse, LlmAgent, SequentialAgent, type Event } from "@agentkit/core";
+import {
+  getFunctionCalls,
+  getFunctionResponses,
+  getTextOf,
+  InMemoryRunner,
+  isFinalResponse,
+  LlmAgent,
+  SequentialAgent,
+  type Event,
+} from "@agentkit/core";
 import { createDirectoryAgentLoader } from "../../src/loader/index.js";
 
 // The repository's example agents, loaded the way the dev server loads them, on their offline demo model.
@@ -14,10 +23,19 @@ afterAll(() => {
   for (const key of MODEL_ENV) if (savedEnv[key] !== undefined) process.env[key] = savedEnv[key];
 });
 
-async function ask(runner: InMemoryRunner, appName: string, text: string): Promise<{ events: Event[]; state: Record<string, unknown> }> {
+async function ask(
+  runner: InMemoryRunner,
+  appName: string,
+  text: string,
+): Promise<{ events: Event[]; state: Record<string, unknown> }> {
   const session = await runner.sessionService.createSession({ appName, userId: "u" });
   const events: Event[] = [];
-  for await (const e of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: { role: "user", parts: [{ text }] } })) events.push(e);
+  for await (const e of runner.runAsync({
+    userId: "u",
+    sessionId: session.id,
+    newMessage: { role: "user", parts: [{ text }] },
+  }))
+    events.push(e);
   const stored = await runner.sessionService.getSession({ appName, userId: "u", sessionId: session.id });
   return { events, state: stored?.state ?? {} };
 }
@@ -39,7 +57,9 @@ describe("examples/agents through the directory loader", () => {
     expect((rootAgent as LlmAgent).model).toMatchObject({ model: "demo-model" });
     const runner = new InMemoryRunner({ agent: rootAgent, appName: "assistant" });
     const { events } = await ask(runner, "assistant", "What time is it in Europe/Paris?");
-    expect(getFunctionCalls(events[0]!)).toEqual([expect.objectContaining({ name: "get_current_time", args: { timezone: "Europe/Paris" } })]);
+    expect(getFunctionCalls(events[0]!)).toEqual([
+      expect.objectContaining({ name: "get_current_time", args: { timezone: "Europe/Paris" } }),
+    ]);
     const last = events.at(-1)!;
     expect(isFinalResponse(last)).toBe(true);
     expect(getTextOf(last.content)).toMatch(/^It is \d\d:\d\d:\d\d in Europe\/Paris\. \(demo model\)$/);

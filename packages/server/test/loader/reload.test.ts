@@ -22,7 +22,10 @@ const yamlAgent = (instruction: string, extra = "") => `name: y\nmodel: m\ninstr
 // In-process: YAML files are read by the loader itself, so their reload is observable in Jest.
 describe("hot reload in process (YAML apps)", () => {
   it("returns the same object while nothing changed and a new one after a change", async () => {
-    const t = await temp(undefined, { "y/root_agent.yaml": yamlAgent("one"), "other/agent.ts": agentModule("other", `"o"`) });
+    const t = await temp(undefined, {
+      "y/root_agent.yaml": yamlAgent("one"),
+      "other/agent.ts": agentModule("other", `"o"`),
+    });
     const loader = createDirectoryAgentLoader({ agentsDir: t.dir, reload: true });
     const first = await loader.loadApp("y");
     expect(first.rootAgent).toMatchObject({ instruction: "one" });
@@ -42,7 +45,8 @@ describe("hot reload in process (YAML apps)", () => {
 
   it("reloads when a file is added to or removed from the app folder, or a config_path file outside it changes", async () => {
     const t = await temp(undefined, {
-      "y/root_agent.yaml": "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - config_path: ../_common/step.yaml\n",
+      "y/root_agent.yaml":
+        "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - config_path: ../_common/step.yaml\n",
       "_common/step.yaml": "name: step\nmodel: m\ndescription: first\n",
     });
     const loader = createDirectoryAgentLoader({ agentsDir: t.dir, reload: true });
@@ -62,7 +66,10 @@ describe("hot reload in process (YAML apps)", () => {
   });
 
   it("reports a broken file for its app only, keeps reporting it while unchanged, and loads again once fixed", async () => {
-    const t = await temp(undefined, { "y/root_agent.yaml": yamlAgent("fine"), "ok/agent.ts": agentModule("ok", `"ok"`) });
+    const t = await temp(undefined, {
+      "y/root_agent.yaml": yamlAgent("fine"),
+      "ok/agent.ts": agentModule("ok", `"ok"`),
+    });
     const loader = createDirectoryAgentLoader({ agentsDir: t.dir, reload: true });
     await loader.loadApp("y");
     await t.write("y/root_agent.yaml", "name: y\nmodel: 3\n");
@@ -119,7 +126,17 @@ const built: { packages?: BuiltPackages } = {};
 const builtRuntime: Runtime = { args: ["--disable-warning=ExperimentalWarning"], env: {} };
 const RUNTIMES: [string, Runtime][] = [
   ["tsx", { args: ["--conditions=@agentkit/source", "--import", tsxLoader], env: {} }],
-  ["Node type stripping (sources)", { args: ["--conditions=@agentkit/source", "--experimental-transform-types", "--disable-warning=ExperimentalWarning"], env: {} }],
+  [
+    "Node type stripping (sources)",
+    {
+      args: [
+        "--conditions=@agentkit/source",
+        "--experimental-transform-types",
+        "--disable-warning=ExperimentalWarning",
+      ],
+      env: {},
+    },
+  ],
   ["plain node, compiled packages", builtRuntime],
 ];
 beforeAll(async () => {
@@ -129,17 +146,39 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => built.packages?.cleanup());
 
-type Step = { op: "write"; path: string; content: string } | { op: "remove"; path: string } | { op: "load"; app: string } | { op: "list" };
-type Result = { ok: boolean; name?: string; description?: string; tools?: string[]; same?: boolean; message?: string; apps?: string[]; code?: string };
+type Step =
+  | { op: "write"; path: string; content: string }
+  | { op: "remove"; path: string }
+  | { op: "load"; app: string }
+  | { op: "list" };
+type Result = {
+  ok: boolean;
+  name?: string;
+  description?: string;
+  tools?: string[];
+  same?: boolean;
+  message?: string;
+  apps?: string[];
+  code?: string;
+};
 
-async function drive(runtime: Runtime, dir: string, steps: Step[], extraEnv: Record<string, string> = {}): Promise<Result[]> {
+async function drive(
+  runtime: Runtime,
+  dir: string,
+  steps: Step[],
+  extraEnv: Record<string, string> = {},
+): Promise<Result[]> {
   const env = { ...process.env, NODE_OPTIONS: "", ...runtime.env, ...extraEnv };
-  const { stdout } = await execFileAsync(process.execPath, [...runtime.args, driver, dir, JSON.stringify(steps)], { timeout: 30_000, env });
+  const { stdout } = await execFileAsync(process.execPath, [...runtime.args, driver, dir, JSON.stringify(steps)], {
+    timeout: 30_000,
+    env,
+  });
   return JSON.parse(stdout) as Result[];
 }
 
 const label = (text: string) => `export const label: string = ${JSON.stringify(text)};\n`;
-const toolModule = (name: string) => `import { FunctionTool } from "@agentkit/core";\nexport const tool = new FunctionTool({ name: "${name}", description: "d", execute: () => ({}) });\n`;
+const toolModule = (name: string) =>
+  `import { FunctionTool } from "@agentkit/core";\nexport const tool = new FunctionTool({ name: "${name}", description: "d", execute: () => ({}) });\n`;
 
 describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, runtime) => {
   it("re-imports a changed agent module and a changed sibling module; a broken file fails alone and loads again once fixed", async () => {
@@ -151,7 +190,11 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
     const results = await drive(runtime, t.dir, [
       { op: "load", app: "a" },
       { op: "load", app: "a" },
-      { op: "write", path: "a/agent.ts", content: agentModule("a", "`${label}-v2`", 'import { label } from "./label.js";') },
+      {
+        op: "write",
+        path: "a/agent.ts",
+        content: agentModule("a", "`${label}-v2`", 'import { label } from "./label.js";'),
+      },
       { op: "load", app: "a" },
       { op: "write", path: "a/label.ts", content: label("L2") },
       { op: "load", app: "a" },
@@ -159,16 +202,33 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
       { op: "write", path: "a/agent.ts", content: "export const rootAgent = new ;\n" },
       { op: "load", app: "a" },
       { op: "load", app: "b" },
-      { op: "write", path: "a/agent.ts", content: agentModule("a", "`${label}-v3`", 'import { label } from "./label.js";') },
+      {
+        op: "write",
+        path: "a/agent.ts",
+        content: agentModule("a", "`${label}-v3`", 'import { label } from "./label.js";'),
+      },
       { op: "load", app: "a" },
     ]);
     const loads = results.filter((r) => "name" in r || !r.ok);
-    expect(loads.map((r) => (r.ok ? r.description : "error"))).toEqual(["L1-v1", "L1-v1", "L1-v2", "L2-v2", "b1", "error", "b1", "L2-v3"]);
+    expect(loads.map((r) => (r.ok ? r.description : "error"))).toEqual([
+      "L1-v1",
+      "L1-v1",
+      "L1-v2",
+      "L2-v2",
+      "b1",
+      "error",
+      "b1",
+      "L2-v3",
+    ]);
     expect(loads.map((r) => r.same)).toEqual([false, true, false, false, false, undefined, true, false]);
     const error = loads[5];
     expect(error?.code).toBe("CONFIGURATION_ERROR");
     // Node: "SyntaxError: Expression expected (at line 1)"; tsx: "TransformError: ... agent.ts:1:29: ERROR: ...".
-    expect(error?.message).toMatch(new RegExp(`^${t.dir.split("/").pop()}/a/agent\\.ts: cannot load the module: (SyntaxError|TransformError): [\\s\\S]*(line 1|agent\\.ts:1:)`));
+    expect(error?.message).toMatch(
+      new RegExp(
+        `^${t.dir.split("/").pop()}/a/agent\\.ts: cannot load the module: (SyntaxError|TransformError): [\\s\\S]*(line 1|agent\\.ts:1:)`,
+      ),
+    );
   }, 60_000);
 
   it("reloads a YAML app when a code-referenced module or a shared module outside the app folder changes, and lists new apps", async () => {

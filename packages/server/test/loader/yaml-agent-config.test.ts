@@ -95,7 +95,8 @@ describe("YAML agent configs", () => {
     const runner = new InMemoryRunner({ agent: rootAgent, appName: "llm_app" });
     const session = await runner.sessionService.createSession({ appName: "llm_app", userId: "u" });
     const events: Event[] = [];
-    for await (const e of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: createUserContent("hi") })) events.push(e);
+    for await (const e of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: createUserContent("hi") }))
+      events.push(e);
     expect(events.map((e) => getTextOf(e.content)).filter(Boolean)).toEqual(["canned answer"]);
     const stored = await runner.sessionService.getSession({ appName: "llm_app", userId: "u", sessionId: session.id });
     expect(stored?.state).toMatchObject({ started_helper: true });
@@ -130,7 +131,8 @@ describe("YAML agent configs", () => {
     const runner = new InMemoryRunner({ agent: rootAgent, appName: "workflow", modelRegistry: registry });
     const session = await runner.sessionService.createSession({ appName: "workflow", userId: "u" });
     const events: Event[] = [];
-    for await (const e of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: createUserContent("go") })) events.push(e);
+    for await (const e of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: createUserContent("go") }))
+      events.push(e);
     // Each agent in order (left and right in parallel); the loop ends in its first round: exit_loop
     // escalates and skips summarization, so the refiner calls the model once.
     expect(model.calls[0]).toBe("drafter");

@@ -10,7 +10,13 @@ import {
   type BaseAgent,
 } from "@agentkit/core";
 import { ScriptedLiveModel, ScriptedModel } from "@agentkit/core/testing";
-import { createAgentServer, createStaticAgentLoader, type AgentServer, type AgentServerOptions, type ServerLogger } from "../../src/index.js";
+import {
+  createAgentServer,
+  createStaticAgentLoader,
+  type AgentServer,
+  type AgentServerOptions,
+  type ServerLogger,
+} from "../../src/index.js";
 
 /** A logger that keeps what the server reports, so tests can assert nothing unexpected happened. */
 export function recordingLogger(): ServerLogger & { errors: unknown[] } {
@@ -55,7 +61,9 @@ export function checklistAgent(model: ScriptedModel): LlmAgent {
         description: "Saves note.txt.",
         parameters: z.object({ text: z.string() }),
         execute: async ({ text }, toolContext) => {
-          const version = await toolContext.saveArtifact("note.txt", { inlineData: { mimeType: "text/plain", data: Buffer.from(text).toString("base64") } });
+          const version = await toolContext.saveArtifact("note.txt", {
+            inlineData: { mimeType: "text/plain", data: Buffer.from(text).toString("base64") },
+          });
           return { version };
         },
       }),
@@ -81,7 +89,10 @@ export interface TestServer {
  * (scripted live model) and any extra apps.
  */
 export async function startTestServer(
-  options: Partial<AgentServerOptions> & { apps?: Record<string, BaseAgent | App>; modelOptions?: ConstructorParameters<typeof ScriptedModel>[0] } = {},
+  options: Partial<AgentServerOptions> & {
+    apps?: Record<string, BaseAgent | App>;
+    modelOptions?: ConstructorParameters<typeof ScriptedModel>[0];
+  } = {},
 ): Promise<TestServer> {
   const model = new ScriptedModel(options.modelOptions);
   const liveModel = new ScriptedLiveModel();
@@ -105,7 +116,18 @@ export async function startTestServer(
     ...rest,
   });
   const { url, port } = await server.listen({ host: "127.0.0.1", port: 0 });
-  return { server, url, port, model, liveModel, sessionService, artifactService, memoryService, logger, close: () => server.close() };
+  return {
+    server,
+    url,
+    port,
+    model,
+    liveModel,
+    sessionService,
+    artifactService,
+    memoryService,
+    logger,
+    close: () => server.close(),
+  };
 }
 
 /** fetch + JSON body helpers. */
@@ -117,7 +139,12 @@ export async function post(url: string, body?: unknown, headers: Record<string, 
   });
 }
 
-export async function send(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+export async function send(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(url, {
     method,
     headers: body === undefined ? headers : { "Content-Type": "application/json", ...headers },
@@ -139,7 +166,8 @@ export function parseSseStrict(body: string): Json[] {
     const end = rest.indexOf("\n\n");
     if (end < 0) throw new Error(`Unterminated SSE frame: ${JSON.stringify(rest.slice(0, 200))}`);
     const frame = rest.slice(0, end);
-    if (!frame.startsWith("data: ") || frame.includes("\n")) throw new Error(`Not a single-line data frame: ${JSON.stringify(frame.slice(0, 200))}`);
+    if (!frame.startsWith("data: ") || frame.includes("\n"))
+      throw new Error(`Not a single-line data frame: ${JSON.stringify(frame.slice(0, 200))}`);
     frames.push(JSON.parse(frame.slice("data: ".length)) as Json);
     rest = rest.slice(end + 2);
   }

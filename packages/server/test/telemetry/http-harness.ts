@@ -37,7 +37,10 @@ export async function serve(...routers: Router[]): Promise<{ url: string; close:
 }
 
 /** A ServerContext over fixed agents, in-memory services and one runner per app. */
-export function staticContext(apps: Record<string, BaseAgent>, plugins: BasePlugin[] = []): ServerContext & { close(): Promise<void> } {
+export function staticContext(
+  apps: Record<string, BaseAgent>,
+  plugins: BasePlugin[] = [],
+): ServerContext & { close(): Promise<void> } {
   const sessionService = new InMemorySessionService();
   const artifactService = new InMemoryArtifactService();
   const memoryService = new InMemoryMemoryService();
@@ -75,7 +78,11 @@ export async function getJson(url: string): Promise<{ status: number; body: unkn
   return { status: res.status, body: await res.json(), contentType: res.headers.get("content-type") ?? "" };
 }
 
-export async function sendJson(method: string, url: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+export async function sendJson(
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> {
   const res = await fetch(url, {
     method,
     headers: { "content-type": "application/json" },

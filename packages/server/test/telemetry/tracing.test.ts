@@ -50,11 +50,19 @@ describe("trace recorder over HTTP (http-api.md 4.8, checklist 31)", () => {
   const model = new ScriptedModel({
     model: "scripted-weather",
     steps: [
-      { ...ScriptedModel.functionCall("get_weather", { city: "Oslo" }, "call-1"), usageMetadata: { promptTokenCount: 11, candidatesTokenCount: 3 } },
+      {
+        ...ScriptedModel.functionCall("get_weather", { city: "Oslo" }, "call-1"),
+        usageMetadata: { promptTokenCount: 11, candidatesTokenCount: 3 },
+      },
       { ...ScriptedModel.text("Sunny in Oslo"), usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 4 } },
     ],
   });
-  const agent = new LlmAgent({ name: "weather_agent", description: "Tells the weather", model, tools: [weatherTool()] });
+  const agent = new LlmAgent({
+    name: "weather_agent",
+    description: "Tells the weather",
+    model,
+    tools: [weatherTool()],
+  });
   const ctx = staticContext({ weather: agent }, [recorder.plugin]);
   let server: Awaited<ReturnType<typeof serve>>;
   let events: Event[] = [];
@@ -63,7 +71,13 @@ describe("trace recorder over HTTP (http-api.md 4.8, checklist 31)", () => {
     server = await serve(createDebugRouter({ traces: recorder }));
     const runner = await ctx.runnerFor("weather");
     await ctx.sessionService.createSession({ appName: "weather", userId: "u", sessionId: "s1" });
-    events = await collect(runner.runAsync({ userId: "u", sessionId: "s1", newMessage: { role: "user", parts: [{ text: "weather in Oslo?" }] } }));
+    events = await collect(
+      runner.runAsync({
+        userId: "u",
+        sessionId: "s1",
+        newMessage: { role: "user", parts: [{ text: "weather in Oslo?" }] },
+      }),
+    );
   });
   afterAll(async () => {
     await server.close();
@@ -77,13 +91,20 @@ describe("trace recorder over HTTP (http-api.md 4.8, checklist 31)", () => {
     expect(status).toBe(200);
     expect(uiSpanProblems(body)).toEqual([]);
     const spans = body as SpanJson[];
-    expect(spans.map((s) => s.name)).toEqual(["invocation", "invoke_agent weather_agent", "call_llm", "execute_tool get_weather", "call_llm"]);
+    expect(spans.map((s) => s.name)).toEqual([
+      "invocation",
+      "invoke_agent weather_agent",
+      "call_llm",
+      "execute_tool get_weather",
+      "call_llm",
+    ]);
     const byName = (name: string) => spans.filter((s) => s.name === name);
     const [root] = byName("invocation");
     const [agentSpan] = byName("invoke_agent weather_agent");
     expect(root!.parent_span_id).toBeNull();
     expect(agentSpan!.parent_span_id).toBe(root!.span_id);
-    for (const s of [...byName("call_llm"), ...byName("execute_tool get_weather")]) expect(s.parent_span_id).toBe(agentSpan!.span_id);
+    for (const s of [...byName("call_llm"), ...byName("execute_tool get_weather")])
+      expect(s.parent_span_id).toBe(agentSpan!.span_id);
     for (const s of spans) {
       expect(s.trace_id).toMatch(HEX32);
       expect(s.trace_id).toBe(root!.trace_id);
@@ -93,11 +114,18 @@ describe("trace recorder over HTTP (http-api.md 4.8, checklist 31)", () => {
       // nanoseconds since the epoch, not ms or µs
       expect(Math.abs(s.start_time / 1e9 - Date.now() / 1000)).toBeLessThan(60);
     }
-    expect(agentSpan!.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": "s1", "gen_ai.agent.description": "Tells the weather" });
+    expect(agentSpan!.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.conversation.id": "s1",
+      "gen_ai.agent.description": "Tells the weather",
+    });
     const tool = byName("execute_tool get_weather")[0]!;
     expect(tool.attributes).toMatchObject({ "gen_ai.tool.name": "get_weather", "gen_ai.tool.call.id": "call-1" });
     expect(JSON.parse(String(tool.attributes["gcp.vertex.agent.tool_call_args"]))).toEqual({ city: "Oslo" });
-    expect(JSON.parse(String(tool.attributes["gcp.vertex.agent.tool_response"]))).toEqual({ city: "Oslo", sky: "sunny" });
+    expect(JSON.parse(String(tool.attributes["gcp.vertex.agent.tool_response"]))).toEqual({
+      city: "Oslo",
+      sky: "sunny",
+    });
   });
 
   it("links each call_llm span to the event its response became", async () => {
@@ -114,9 +142,13 @@ describe("trace recorder over HTTP (http-api.md 4.8, checklist 31)", () => {
       "gen_ai.usage.input_tokens": 11,
       "gen_ai.usage.output_tokens": 3,
     });
-    const request = JSON.parse(String(llm[0]!.attributes["gcp.vertex.agent.llm_request"])) as { contents: { parts: { text?: string }[] }[] };
+    const request = JSON.parse(String(llm[0]!.attributes["gcp.vertex.agent.llm_request"])) as {
+      contents: { parts: { text?: string }[] }[];
+    };
     expect(request.contents[0]!.parts[0]!.text).toBe("weather in Oslo?");
-    const response = JSON.parse(String(llm[1]!.attributes["gcp.vertex.agent.llm_response"])) as { content: { parts: { text: string }[] } };
+    const response = JSON.parse(String(llm[1]!.attributes["gcp.vertex.agent.llm_response"])) as {
+      content: { parts: { text: string }[] };
+    };
     expect(response.content.parts[0]!.text).toBe("Sunny in Oslo");
   });
 
@@ -124,7 +156,10 @@ describe("trace recorder over HTTP (http-api.md 4.8, checklist 31)", () => {
     const dev = await getJson(`${server.url}/dev/apps/weather/debug/trace/session/s1`);
     const legacy = await getJson(`${server.url}/debug/trace/session/s1`);
     expect(legacy.body).toEqual(dev.body);
-    expect(await getJson(`${server.url}/dev/apps/weather/debug/trace/session/nope`)).toMatchObject({ status: 200, body: [] });
+    expect(await getJson(`${server.url}/dev/apps/weather/debug/trace/session/nope`)).toMatchObject({
+      status: 200,
+      body: [],
+    });
   });
 
   it("serves one model event's attributes with trace and span ids, 404 JSON otherwise", async () => {
@@ -161,13 +196,21 @@ describe("trace tree with parallel tools and sub-agents", () => {
       }),
       tools: [gatedWeatherTool()],
     });
-    const right = new LlmAgent({ name: "right", model: new ScriptedModel({ steps: [ScriptedModel.text("right done")], delayMs: 10 }) });
+    const right = new LlmAgent({
+      name: "right",
+      model: new ScriptedModel({ steps: [ScriptedModel.text("right done")], delayMs: 10 }),
+    });
     const closing = new LlmAgent({ name: "closing", model: new ScriptedModel({ steps: [ScriptedModel.text("bye")] }) });
-    const root = new SequentialAgent({ name: "pipeline", subAgents: [new ParallelAgent({ name: "fan", subAgents: [left, right] }), closing] });
+    const root = new SequentialAgent({
+      name: "pipeline",
+      subAgents: [new ParallelAgent({ name: "fan", subAgents: [left, right] }), closing],
+    });
     const ctx = staticContext({ pipe: root }, [recorder.plugin]);
     const runner = await ctx.runnerFor("pipe");
     await ctx.sessionService.createSession({ appName: "pipe", userId: "u", sessionId: "p1" });
-    await collect(runner.runAsync({ userId: "u", sessionId: "p1", newMessage: { role: "user", parts: [{ text: "go" }] } }));
+    await collect(
+      runner.runAsync({ userId: "u", sessionId: "p1", newMessage: { role: "user", parts: [{ text: "go" }] } }),
+    );
     const spans = recorder.spansForSession("p1");
     expect(uiSpanProblems(spans)).toEqual([]);
     const one = (name: string) => {
@@ -199,13 +242,19 @@ describe("trace tree with parallel tools and sub-agents", () => {
 describe("trace recorder bounds", () => {
   it("evicts the oldest traces past maxTraces and forgets their events", async () => {
     const recorder = createTraceRecorder({ maxTraces: 2 });
-    const model = new ScriptedModel({ steps: [ScriptedModel.text("a"), ScriptedModel.text("b"), ScriptedModel.text("c")] });
+    const model = new ScriptedModel({
+      steps: [ScriptedModel.text("a"), ScriptedModel.text("b"), ScriptedModel.text("c")],
+    });
     const ctx = staticContext({ app: new LlmAgent({ name: "echo", model }) }, [recorder.plugin]);
     const runner = await ctx.runnerFor("app");
     const finals: Event[] = [];
     for (const sid of ["a", "b", "c"]) {
       await ctx.sessionService.createSession({ appName: "app", userId: "u", sessionId: sid });
-      finals.push(...(await collect(runner.runAsync({ userId: "u", sessionId: sid, newMessage: { role: "user", parts: [{ text: "hi" }] } }))));
+      finals.push(
+        ...(await collect(
+          runner.runAsync({ userId: "u", sessionId: sid, newMessage: { role: "user", parts: [{ text: "hi" }] } }),
+        )),
+      );
     }
     expect(recorder.spansForSession("a")).toEqual([]);
     expect(recorder.attributesForEvent(finals[0]!.id)).toBeUndefined();
@@ -224,7 +273,9 @@ describe("trace recorder bounds", () => {
     const runner = await ctx.runnerFor("app");
     for (const sid of ["x", "y"]) {
       await ctx.sessionService.createSession({ appName: "app", userId: "u", sessionId: sid });
-      await collect(runner.runAsync({ userId: "u", sessionId: sid, newMessage: { role: "user", parts: [{ text: "hi" }] } }));
+      await collect(
+        runner.runAsync({ userId: "u", sessionId: sid, newMessage: { role: "user", parts: [{ text: "hi" }] } }),
+      );
     }
     expect(recorder.spansForSession("x")).toEqual([]);
     expect(recorder.spansForSession("y").map((s) => s.name)).toEqual(["invocation", "invoke_agent echo", "call_llm"]);
@@ -253,15 +304,22 @@ describe("span attribute hygiene", () => {
     const ctx = staticContext({ app: new LlmAgent({ name: "risky", model, tools: [failing] }) }, [recorder.plugin]);
     const runner = await ctx.runnerFor("app");
     await ctx.sessionService.createSession({ appName: "app", userId: "u", sessionId: "h1" });
-    await collect(runner.runAsync({ userId: "u", sessionId: "h1", newMessage: { role: "user", parts: [{ text: "go" }] } }));
+    await collect(
+      runner.runAsync({ userId: "u", sessionId: "h1", newMessage: { role: "user", parts: [{ text: "go" }] } }),
+    );
     const spans = recorder.spansForSession("h1");
     expect(uiSpanProblems(spans)).toEqual([]);
     const tool = spans.find((s) => s.name === "execute_tool explode")!;
-    const args = JSON.parse(String(tool.attributes["gcp.vertex.agent.tool_call_args"])) as { truncated: boolean; length: number; head: string };
+    const args = JSON.parse(String(tool.attributes["gcp.vertex.agent.tool_call_args"])) as {
+      truncated: boolean;
+      length: number;
+      head: string;
+    };
     expect(args.truncated).toBe(true);
     expect(args.length).toBeGreaterThan(5000);
     expect(String(tool.attributes["gcp.vertex.agent.tool_call_args"]).length).toBeLessThanOrEqual(600);
-    for (const s of spans) for (const v of Object.values(s.attributes)) if (typeof v === "string") expect(v.length).toBeLessThanOrEqual(600);
+    for (const s of spans)
+      for (const v of Object.values(s.attributes)) if (typeof v === "string") expect(v.length).toBeLessThanOrEqual(600);
     expect(JSON.parse(String(tool.attributes["gcp.vertex.agent.tool_response"]))).toEqual({ error: "boom" });
     await ctx.close();
     await recorder.shutdown();
@@ -272,7 +330,12 @@ describe("concurrent runs", () => {
   it("keep their spans in separate traces, one per invocation and session", async () => {
     const recorder = createTraceRecorder();
     const model = new ScriptedModel({
-      steps: [ScriptedModel.functionCall("get_weather", { city: "A" }), ScriptedModel.functionCall("get_weather", { city: "B" }), ScriptedModel.text("a"), ScriptedModel.text("b")],
+      steps: [
+        ScriptedModel.functionCall("get_weather", { city: "A" }),
+        ScriptedModel.functionCall("get_weather", { city: "B" }),
+        ScriptedModel.text("a"),
+        ScriptedModel.text("b"),
+      ],
       delayMs: 10,
     });
     const ctx = staticContext({ app: new LlmAgent({ name: "w", model, tools: [weatherTool()] }) }, [recorder.plugin]);
@@ -280,16 +343,36 @@ describe("concurrent runs", () => {
     await ctx.sessionService.createSession({ appName: "app", userId: "u", sessionId: "c1" });
     await ctx.sessionService.createSession({ appName: "app", userId: "u", sessionId: "c2" });
     const [first, second] = await Promise.all(
-      ["c1", "c2"].map((sid) => collect(runner.runAsync({ userId: "u", sessionId: sid, newMessage: { role: "user", parts: [{ text: "go" }] } }))),
+      ["c1", "c2"].map((sid) =>
+        collect(
+          runner.runAsync({ userId: "u", sessionId: sid, newMessage: { role: "user", parts: [{ text: "go" }] } }),
+        ),
+      ),
     );
-    for (const [sid, events] of [["c1", first!], ["c2", second!]] as const) {
+    for (const [sid, events] of [
+      ["c1", first!],
+      ["c2", second!],
+    ] as const) {
       const spans = recorder.spansForSession(sid);
       expect(uiSpanProblems(spans)).toEqual([]);
       expect(new Set(spans.map((s) => s.trace_id)).size).toBe(1);
-      expect(spans.map((s) => s.name).sort()).toEqual(["call_llm", "call_llm", "execute_tool get_weather", "invocation", "invoke_agent w"]);
+      expect(spans.map((s) => s.name).sort()).toEqual([
+        "call_llm",
+        "call_llm",
+        "execute_tool get_weather",
+        "invocation",
+        "invoke_agent w",
+      ]);
       const ids = spans.filter((s) => s.name === "call_llm").map((s) => s.attributes["gcp.vertex.agent.event_id"]);
-      expect(ids.sort()).toEqual(events.filter((e) => e.content?.role === "model").map((e) => e.id).sort());
-      for (const s of spans) if (s.attributes["gcp.vertex.agent.session_id"] !== undefined) expect(s.attributes["gcp.vertex.agent.session_id"]).toBe(sid);
+      expect(ids.sort()).toEqual(
+        events
+          .filter((e) => e.content?.role === "model")
+          .map((e) => e.id)
+          .sort(),
+      );
+      for (const s of spans)
+        if (s.attributes["gcp.vertex.agent.session_id"] !== undefined)
+          expect(s.attributes["gcp.vertex.agent.session_id"]).toBe(sid);
     }
     await ctx.close();
     await recorder.shutdown();

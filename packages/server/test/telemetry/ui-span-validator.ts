@@ -14,8 +14,10 @@ export function uiSpanProblems(body: unknown): string[] {
     }
     const s = span as Record<string, unknown>;
     if (typeof s.name !== "string") problems.push(`${at}: name is not a string`);
-    for (const key of ["start_time", "end_time"]) if (typeof s[key] !== "number" || !Number.isFinite(s[key])) problems.push(`${at}: ${key} is not a number`);
-    for (const key of ["trace_id", "span_id"]) if (!isIdLike(s[key])) problems.push(`${at}: ${key} is not a string or number`);
+    for (const key of ["start_time", "end_time"])
+      if (typeof s[key] !== "number" || !Number.isFinite(s[key])) problems.push(`${at}: ${key} is not a number`);
+    for (const key of ["trace_id", "span_id"])
+      if (!isIdLike(s[key])) problems.push(`${at}: ${key} is not a string or number`);
     if (!(s.parent_span_id === undefined || s.parent_span_id === null || isIdLike(s.parent_span_id))) {
       problems.push(`${at}: parent_span_id is not a string, number or null`);
     }
@@ -26,9 +28,11 @@ export function uiSpanProblems(body: unknown): string[] {
       return;
     }
     const attrs = attributes as Record<string, unknown>;
-    for (const [key, value] of Object.entries(attrs)) if (!isOtelValue(value)) problems.push(`${at}: attribute ${key} is not an OTel value`);
+    for (const [key, value] of Object.entries(attrs))
+      if (!isOtelValue(value)) problems.push(`${at}: attribute ${key} is not an OTel value`);
     const op = attrs["gen_ai.operation.name"];
-    if (op === "invoke_agent" && typeof attrs["gen_ai.conversation.id"] !== "string") problems.push(`${at}: invoke_agent without gen_ai.conversation.id`);
+    if (op === "invoke_agent" && typeof attrs["gen_ai.conversation.id"] !== "string")
+      problems.push(`${at}: invoke_agent without gen_ai.conversation.id`);
     if (op === "generate_content") {
       for (const key of ["gcp.vertex.agent.event_id", "gcp.vertex.agent.invocation_id"]) {
         if (typeof attrs[key] !== "string") problems.push(`${at}: generate_content without string ${key}`);

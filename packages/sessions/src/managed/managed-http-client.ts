@@ -10,10 +10,24 @@ export class ManagedSessionApiError extends SessionError {
   readonly status: number;
   readonly apiStatus: string | undefined;
 
-  constructor(method: string, path: string, status: number, body: ApiErrorBody | undefined, options: { cause?: unknown } = {}) {
+  constructor(
+    method: string,
+    path: string,
+    status: number,
+    body: ApiErrorBody | undefined,
+    options: { cause?: unknown } = {},
+  ) {
     const detail = body?.error?.message ?? "no error message";
-    const code = status === 401 || status === 403 ? "MANAGED_SESSION_AUTH" : status === 429 || status >= 500 ? "MANAGED_SESSION_UNAVAILABLE" : "MANAGED_SESSION_API_ERROR";
-    super(`Managed session API ${method} ${path} failed with HTTP ${status}${body?.error?.status ? ` ${body.error.status}` : ""}: ${detail}`, { ...options, code });
+    const code =
+      status === 401 || status === 403
+        ? "MANAGED_SESSION_AUTH"
+        : status === 429 || status >= 500
+          ? "MANAGED_SESSION_UNAVAILABLE"
+          : "MANAGED_SESSION_API_ERROR";
+    super(
+      `Managed session API ${method} ${path} failed with HTTP ${status}${body?.error?.status ? ` ${body.error.status}` : ""}: ${detail}`,
+      { ...options, code },
+    );
     this.status = status;
     this.apiStatus = body?.error?.status;
   }
@@ -47,12 +61,19 @@ export class ManagedHttpClient {
     try {
       new URL(options.baseUrl);
     } catch (cause) {
-      throw new ConfigurationError(`ManagedSessionService: invalid baseUrl ${JSON.stringify(options.baseUrl)}`, { cause });
+      throw new ConfigurationError(`ManagedSessionService: invalid baseUrl ${JSON.stringify(options.baseUrl)}`, {
+        cause,
+      });
     }
   }
 
-  async request<T>(method: "GET" | "POST" | "DELETE" | "PATCH", path: string, options: { query?: Record<string, string | undefined>; body?: unknown } = {}): Promise<T> {
-    if (this.closing.signal.aborted) throw new SessionError("ManagedSessionService is closed", { code: "SESSION_SERVICE_CLOSED" });
+  async request<T>(
+    method: "GET" | "POST" | "DELETE" | "PATCH",
+    path: string,
+    options: { query?: Record<string, string | undefined>; body?: unknown } = {},
+  ): Promise<T> {
+    if (this.closing.signal.aborted)
+      throw new SessionError("ManagedSessionService is closed", { code: "SESSION_SERVICE_CLOSED" });
     const url = new URL(`${this.options.baseUrl.replace(/\/+$/, "")}/${this.options.apiVersion}/${path}`);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
     const headers: Record<string, string> = { accept: "application/json", ...this.options.headers };
@@ -62,7 +83,10 @@ export class ManagedHttpClient {
       try {
         token = await this.options.getAccessToken();
       } catch (cause) {
-        throw new SessionError(`Managed session API: getting an access token failed: ${cause instanceof Error ? cause.message : String(cause)}`, { code: "MANAGED_SESSION_AUTH", cause });
+        throw new SessionError(
+          `Managed session API: getting an access token failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+          { code: "MANAGED_SESSION_AUTH", cause },
+        );
       }
       headers.authorization = `Bearer ${token}`;
     }
@@ -70,12 +94,23 @@ export class ManagedHttpClient {
     const signal = AbortSignal.any([this.closing.signal, timeout]);
     let response: Response;
     try {
-      response = await this.options.fetch(url, { method, headers, signal, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
+      response = await this.options.fetch(url, {
+        method,
+        headers,
+        signal,
+        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+      });
     } catch (cause) {
-      if (this.closing.signal.aborted) throw new SessionError("ManagedSessionService was closed during a request", { code: "SESSION_SERVICE_CLOSED", cause });
+      if (this.closing.signal.aborted)
+        throw new SessionError("ManagedSessionService was closed during a request", {
+          code: "SESSION_SERVICE_CLOSED",
+          cause,
+        });
       const timedOut = timeout.aborted;
       throw new SessionError(
-        timedOut ? `Managed session API ${method} ${url.pathname} timed out after ${this.options.timeoutMs} ms` : `Managed session API ${method} ${url.pathname} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+        timedOut
+          ? `Managed session API ${method} ${url.pathname} timed out after ${this.options.timeoutMs} ms`
+          : `Managed session API ${method} ${url.pathname} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
         { code: timedOut ? "MANAGED_SESSION_TIMEOUT" : "MANAGED_SESSION_UNAVAILABLE", cause },
       );
     }
@@ -85,7 +120,10 @@ export class ManagedHttpClient {
     try {
       parsed = text === "" ? {} : JSON.parse(text);
     } catch (cause) {
-      throw new SessionError(`Managed session API ${method} ${url.pathname} answered HTTP ${response.status} with a non-JSON body`, { code: "MANAGED_SESSION_API_ERROR", cause });
+      throw new SessionError(
+        `Managed session API ${method} ${url.pathname} answered HTTP ${response.status} with a non-JSON body`,
+        { code: "MANAGED_SESSION_API_ERROR", cause },
+      );
     }
     if (!response.ok) throw new ManagedSessionApiError(method, url.pathname, response.status, parsed as ApiErrorBody);
     return parsed as T;
@@ -95,8 +133,15 @@ export class ManagedHttpClient {
   async waitFor(operation: Operation, pollIntervalMs: number, maxPolls: number): Promise<Operation> {
     let current = operation;
     for (let i = 0; !current.done; i++) {
-      if (i >= maxPolls) throw new SessionError(`Managed session operation ${current.name ?? "(unnamed)"} did not finish after ${maxPolls} polls`, { code: "MANAGED_SESSION_TIMEOUT" });
-      if (!current.name) throw new SessionError("Managed session API returned an unfinished operation without a name", { code: "MANAGED_SESSION_API_ERROR" });
+      if (i >= maxPolls)
+        throw new SessionError(
+          `Managed session operation ${current.name ?? "(unnamed)"} did not finish after ${maxPolls} polls`,
+          { code: "MANAGED_SESSION_TIMEOUT" },
+        );
+      if (!current.name)
+        throw new SessionError("Managed session API returned an unfinished operation without a name", {
+          code: "MANAGED_SESSION_API_ERROR",
+        });
       await sleep(pollIntervalMs, this.closing.signal);
       current = await this.request<Operation>("GET", current.name);
     }

@@ -109,7 +109,8 @@ export class ManagedSessionService extends BaseSessionService {
   constructor(private readonly options: ManagedSessionServiceOptions) {
     super();
     for (const field of ["project", "location"] as const) {
-      if (typeof options?.[field] !== "string" || options[field] === "") throw new ConfigurationError(`ManagedSessionService needs a non-empty "${field}"`);
+      if (typeof options?.[field] !== "string" || options[field] === "")
+        throw new ConfigurationError(`ManagedSessionService needs a non-empty "${field}"`);
     }
     const token = options.accessToken;
     const getAccessToken = options.getAccessToken ?? (token ? () => token : undefined);
@@ -127,7 +128,8 @@ export class ManagedSessionService extends BaseSessionService {
 
   /** The engine resource name an app's sessions live under. */
   private engine(appName: string): string {
-    if (typeof appName !== "string" || appName === "") throw new SessionError("appName must be a non-empty string", { code: "INVALID_ARGUMENT" });
+    if (typeof appName !== "string" || appName === "")
+      throw new SessionError("appName must be a non-empty string", { code: "INVALID_ARGUMENT" });
     const { project, location, reasoningEngineId } = this.options;
     if (reasoningEngineId) return `projects/${project}/locations/${location}/reasoningEngines/${reasoningEngineId}`;
     if (appName.startsWith("projects/")) return appName;
@@ -154,20 +156,37 @@ export class ManagedSessionService extends BaseSessionService {
     return out;
   }
 
-  private async createManaged(appName: string, managedId: string, body: Record<string, unknown>): Promise<SessionResource> {
-    const operation = await this.http.request<Operation>("POST", `${this.engine(appName)}/sessions`, { query: { sessionId: managedId }, body });
+  private async createManaged(
+    appName: string,
+    managedId: string,
+    body: Record<string, unknown>,
+  ): Promise<SessionResource> {
+    const operation = await this.http.request<Operation>("POST", `${this.engine(appName)}/sessions`, {
+      query: { sessionId: managedId },
+      body,
+    });
     const done = await this.http.waitFor(operation, this.pollIntervalMs, this.maxPolls);
     if (done.error) {
       if (done.error.code === 6) throw new SessionAlreadyExistsError(String(body.displayName ?? managedId));
-      throw new SessionError(`Managed session creation failed: ${done.error.message ?? "unknown error"}`, { code: "MANAGED_SESSION_API_ERROR" });
+      throw new SessionError(`Managed session creation failed: ${done.error.message ?? "unknown error"}`, {
+        code: "MANAGED_SESSION_API_ERROR",
+      });
     }
     const created = await this.fetchSession(appName, managedId);
-    if (!created) throw new SessionError(`Managed session ${managedId} vanished right after its creation`, { code: "MANAGED_SESSION_API_ERROR" });
+    if (!created)
+      throw new SessionError(`Managed session ${managedId} vanished right after its creation`, {
+        code: "MANAGED_SESSION_API_ERROR",
+      });
     return created;
   }
 
   /** Writes shared state as an event on its reserved session (the service merges deltas per key). */
-  private async writeShared(appName: string, managedId: string, userId: string, delta: Record<string, unknown>): Promise<void> {
+  private async writeShared(
+    appName: string,
+    managedId: string,
+    userId: string,
+    delta: Record<string, unknown>,
+  ): Promise<void> {
     if (Object.keys(delta).length === 0) return;
     const event = createEvent({ author: STATE_AUTHOR, invocationId: STATE_AUTHOR, actions: { stateDelta: delta } });
     const path = `${this.engine(appName)}/sessions/${managedId}:appendEvent`;
@@ -185,7 +204,10 @@ export class ManagedSessionService extends BaseSessionService {
     }
   }
 
-  private async readShared(appName: string, userIds: string[]): Promise<[Record<string, unknown>, Map<string, Record<string, unknown>>]> {
+  private async readShared(
+    appName: string,
+    userIds: string[],
+  ): Promise<[Record<string, unknown>, Map<string, Record<string, unknown>>]> {
     const [app, ...users] = await Promise.all([
       this.fetchSession(appName, APP_STATE_SESSION),
       ...userIds.map((u) => this.fetchSession(appName, userStateSessionId(u))),
@@ -195,7 +217,13 @@ export class ManagedSessionService extends BaseSessionService {
     return [app?.sessionState ?? {}, byUser];
   }
 
-  private toSession(resource: SessionResource, appName: string, app: Record<string, unknown>, user: Record<string, unknown>, events: Event[]): Session {
+  private toSession(
+    resource: SessionResource,
+    appName: string,
+    app: Record<string, unknown>,
+    user: Record<string, unknown>,
+    events: Event[],
+  ): Session {
     return {
       id: resource.displayName ?? resource.name.split("/").pop() ?? "",
       appName,
@@ -211,18 +239,26 @@ export class ManagedSessionService extends BaseSessionService {
       return await work();
     } catch (error) {
       if (error instanceof SessionError || error instanceof ConfigurationError) throw error;
-      throw new SessionError(`Managed session service failed: ${error instanceof Error ? error.message : String(error)}`, { code: "MANAGED_SESSION_API_ERROR", cause: error });
+      throw new SessionError(
+        `Managed session service failed: ${error instanceof Error ? error.message : String(error)}`,
+        { code: "MANAGED_SESSION_API_ERROR", cause: error },
+      );
     }
   }
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
     return this.guard(async () => {
-      if (typeof userId !== "string" || userId === "") throw new SessionError("userId must be a non-empty string", { code: "INVALID_ARGUMENT" });
+      if (typeof userId !== "string" || userId === "")
+        throw new SessionError("userId must be a non-empty string", { code: "INVALID_ARGUMENT" });
       const id = typeof sessionId === "string" && sessionId.trim() ? sessionId.trim() : randomUUID();
       const split = splitStateDelta(JSON.parse(JSON.stringify(state ?? {})) as Record<string, unknown>);
       let created: SessionResource;
       try {
-        created = await this.createManaged(appName, managedSessionId(userId, id), { userId, displayName: id, sessionState: split.session });
+        created = await this.createManaged(appName, managedSessionId(userId, id), {
+          userId,
+          displayName: id,
+          sessionState: split.session,
+        });
       } catch (error) {
         if (isStatus(error, 409)) throw new SessionAlreadyExistsError(id, { cause: error });
         throw error;
@@ -246,10 +282,16 @@ export class ManagedSessionService extends BaseSessionService {
       const [eventResources, [app, users]] = await Promise.all([
         config?.numRecentEvents === 0
           ? Promise.resolve([])
-          : this.listAll<SessionEventResource>(`${this.engine(appName)}/sessions/${managedId}/events`, "sessionEvents", {
-              // Floored to the microsecond the API keeps, so the server never drops an event at the boundary.
-              ...(afterSeconds !== undefined ? { filter: `timestamp>="${secondsToRfc3339(Math.floor(afterSeconds * 1e6) / 1e6)}"` } : {}),
-            }),
+          : this.listAll<SessionEventResource>(
+              `${this.engine(appName)}/sessions/${managedId}/events`,
+              "sessionEvents",
+              {
+                // Floored to the microsecond the API keeps, so the server never drops an event at the boundary.
+                ...(afterSeconds !== undefined
+                  ? { filter: `timestamp>="${secondsToRfc3339(Math.floor(afterSeconds * 1e6) / 1e6)}"` }
+                  : {}),
+              },
+            ),
         this.readShared(appName, [userId]),
       ]);
       // The filter already ran on the server; filterEvents repeats it exactly (float seconds) and applies numRecentEvents.
@@ -282,7 +324,10 @@ export class ManagedSessionService extends BaseSessionService {
       try {
         const operation = await this.http.request<Operation>("DELETE", `${this.engine(appName)}/sessions/${managedId}`);
         const done = await this.http.waitFor(operation, this.pollIntervalMs, this.maxPolls);
-        if (done.error && done.error.code !== 5) throw new SessionError(`Managed session deletion failed: ${done.error.message ?? "unknown error"}`, { code: "MANAGED_SESSION_API_ERROR" });
+        if (done.error && done.error.code !== 5)
+          throw new SessionError(`Managed session deletion failed: ${done.error.message ?? "unknown error"}`, {
+            code: "MANAGED_SESSION_API_ERROR",
+          });
       } catch (error) {
         if (!isStatus(error, 404)) throw error;
       }
@@ -294,12 +339,16 @@ export class ManagedSessionService extends BaseSessionService {
       const managedId = managedSessionId(request.userId, request.sessionId);
       const resource = await this.fetchSession(request.appName, managedId);
       if (!resource || resource.userId !== request.userId) return { events: [] };
-      const page = await this.http.request<{ sessionEvents?: SessionEventResource[]; nextPageToken?: string }>("GET", `${this.engine(request.appName)}/sessions/${managedId}/events`, {
-        query: {
-          ...(request.pageSize && request.pageSize > 0 ? { pageSize: String(Math.floor(request.pageSize)) } : {}),
-          ...(request.pageToken ? { pageToken: request.pageToken } : {}),
+      const page = await this.http.request<{ sessionEvents?: SessionEventResource[]; nextPageToken?: string }>(
+        "GET",
+        `${this.engine(request.appName)}/sessions/${managedId}/events`,
+        {
+          query: {
+            ...(request.pageSize && request.pageSize > 0 ? { pageSize: String(Math.floor(request.pageSize)) } : {}),
+            ...(request.pageToken ? { pageToken: request.pageToken } : {}),
+          },
         },
-      });
+      );
       const events = (page.sessionEvents ?? []).map(fromSessionEvent);
       if (!request.pageSize && page.nextPageToken) {
         // No page size asked: the whole history, like the other backends.
@@ -327,19 +376,31 @@ export class ManagedSessionService extends BaseSessionService {
   private async appendNow({ session, event }: AppendEventRequest): Promise<Event> {
     const managedId = managedSessionId(session.userId, session.id);
     const stored = await this.fetchSession(session.appName, managedId);
-    if (!stored || stored.userId !== session.userId) throw new SessionNotFoundError({ appName: session.appName, userId: session.userId, sessionId: session.id });
+    if (!stored || stored.userId !== session.userId)
+      throw new SessionNotFoundError({ appName: session.appName, userId: session.userId, sessionId: session.id });
     const storedTime = rfc3339ToSeconds(stored.updateTime) ?? 0;
     // The API has no conditional append: this check leaves a short window in which two
     // replicas both append; both events are kept and their deltas merge per key.
     if (storedTime > session.lastUpdateTime) {
-      throw new StaleSessionError(session.id, `the stored session was last updated at ${storedTime}, after this copy (${session.lastUpdateTime})`);
+      throw new StaleSessionError(
+        session.id,
+        `the stored session was last updated at ${storedTime}, after this copy (${session.lastUpdateTime})`,
+      );
     }
-    const delta = withoutTempKeys(JSON.parse(JSON.stringify(event.actions?.stateDelta ?? {})) as Record<string, unknown>);
+    const delta = withoutTempKeys(
+      JSON.parse(JSON.stringify(event.actions?.stateDelta ?? {})) as Record<string, unknown>,
+    );
     const split = splitStateDelta(delta);
     try {
-      await this.http.request("POST", `${this.engine(session.appName)}/sessions/${managedId}:appendEvent`, { body: toSessionEvent(event, delta) });
+      await this.http.request("POST", `${this.engine(session.appName)}/sessions/${managedId}:appendEvent`, {
+        body: toSessionEvent(event, delta),
+      });
     } catch (error) {
-      if (isStatus(error, 404)) throw new SessionNotFoundError({ appName: session.appName, userId: session.userId, sessionId: session.id }, { cause: error });
+      if (isStatus(error, 404))
+        throw new SessionNotFoundError(
+          { appName: session.appName, userId: session.userId, sessionId: session.id },
+          { cause: error },
+        );
       throw error;
     }
     await Promise.all([

@@ -54,7 +54,8 @@ export function toSessionEvent(event: Event, stateDelta: Record<string, unknown>
       skipSummarization: a.skipSummarization,
       transferAgent: a.transferToAgent,
       escalate: a.escalate,
-      requestedAuthConfigs: a.requestedAuthConfigs && Object.keys(a.requestedAuthConfigs).length ? a.requestedAuthConfigs : undefined,
+      requestedAuthConfigs:
+        a.requestedAuthConfigs && Object.keys(a.requestedAuthConfigs).length ? a.requestedAuthConfigs : undefined,
     }),
     eventMetadata: definedOnly({
       partial: event.partial,

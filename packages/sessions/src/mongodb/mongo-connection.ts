@@ -54,14 +54,17 @@ export class MongoHandle {
     private readonly prepare: (db: Db) => Promise<void>,
   ) {
     if ("client" in options && options.client) {
-      if (!(options.client instanceof MongoClient)) throw new ConfigurationError(`${what}: "client" must be a MongoClient from the mongodb package`);
+      if (!(options.client instanceof MongoClient))
+        throw new ConfigurationError(`${what}: "client" must be a MongoClient from the mongodb package`);
       this.client = options.client;
       this.owned = false;
       this.dbName = options.dbName ?? DEFAULT_DB_NAME;
     } else {
       const uri = (options as { uri?: unknown }).uri;
       if (typeof uri !== "string" || !/^mongodb(\+srv)?:\/\//.test(uri)) {
-        throw new ConfigurationError(`${what} needs { uri: "mongodb://host:port/db" } or { client, dbName }; got ${JSON.stringify(uri)}`);
+        throw new ConfigurationError(
+          `${what} needs { uri: "mongodb://host:port/db" } or { client, dbName }; got ${JSON.stringify(uri)}`,
+        );
       }
       const clientOptions = "clientOptions" in options ? options.clientOptions : undefined;
       try {
@@ -70,7 +73,10 @@ export class MongoHandle {
         const defaults = /[?&]serverSelectionTimeoutMS=/i.test(uri) ? {} : { serverSelectionTimeoutMS: 10_000 };
         this.client = new MongoClient(uri, { ...defaults, ...clientOptions });
       } catch (error) {
-        throw new ConfigurationError(`${what}: invalid MongoDB URI: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new ConfigurationError(
+          `${what}: invalid MongoDB URI: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
       }
       this.owned = true;
       this.dbName = options.dbName ?? dbNameFromUri(uri) ?? DEFAULT_DB_NAME;
@@ -79,7 +85,8 @@ export class MongoHandle {
 
   /** The prepared database; connects and migrates on first use. */
   db(): Promise<Db> {
-    if (this.closed) return Promise.reject(new SessionError(`${this.what} is closed`, { code: "SESSION_SERVICE_CLOSED" }));
+    if (this.closed)
+      return Promise.reject(new SessionError(`${this.what} is closed`, { code: "SESSION_SERVICE_CLOSED" }));
     if (!this.opening) {
       const opening = (async () => {
         if (this.owned) await this.client.connect();

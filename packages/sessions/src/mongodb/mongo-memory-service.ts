@@ -108,12 +108,14 @@ export class MongoMemoryService extends BaseMemoryService {
     const hits = docs.map((doc) => ({ doc, score: queryWords.filter((w) => doc.words.includes(w)).length }));
     hits.sort((a, b) => b.score - a.score || b.doc.timestamp - a.doc.timestamp);
     return {
-      memories: hits.map(({ doc }): MemoryEntry => ({
-        content: decodeKeys(doc.content) as Content,
-        author: doc.author,
-        timestamp: new Date(doc.timestamp * 1000).toISOString(),
-        id: doc.eventId,
-      })),
+      memories: hits.map(
+        ({ doc }): MemoryEntry => ({
+          content: decodeKeys(doc.content) as Content,
+          author: doc.author,
+          timestamp: new Date(doc.timestamp * 1000).toISOString(),
+          id: doc.eventId,
+        }),
+      ),
     };
   }
 

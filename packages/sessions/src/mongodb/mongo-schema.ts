@@ -20,7 +20,11 @@ interface SchemaDoc {
  * every newer migration in order and records each. A store written by a newer agentkit (a
  * version this code does not know) is refused rather than misread.
  */
-export async function applyMigrations(db: Db, component: string, migrations: readonly MongoMigration[]): Promise<number> {
+export async function applyMigrations(
+  db: Db,
+  component: string,
+  migrations: readonly MongoMigration[],
+): Promise<number> {
   const schema = db.collection<SchemaDoc>(SCHEMA_COLLECTION);
   const current = (await schema.findOne({ _id: component }))?.version ?? 0;
   const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
@@ -34,7 +38,11 @@ export async function applyMigrations(db: Db, component: string, migrations: rea
     if (migration.version <= current) continue;
     await migration.up(db);
     // $max: a replica that finished a later step first is never moved back.
-    await schema.updateOne({ _id: component }, { $max: { version: migration.version }, $set: { updatedAt: new Date() } }, { upsert: true });
+    await schema.updateOne(
+      { _id: component },
+      { $max: { version: migration.version }, $set: { updatedAt: new Date() } },
+      { upsert: true },
+    );
   }
   return latest;
 }

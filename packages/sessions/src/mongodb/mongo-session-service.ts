@@ -23,7 +23,12 @@ import {
   type Session,
 } from "@agentkit/core";
 import type { Collection, Db, Document, Filter, ObjectId } from "mongodb";
-import { APP_STATE_COLLECTION, EVENTS_SUBCOLLECTION_NAME, SESSION_COLLECTION_NAME, USER_STATE_COLLECTION } from "./collection-names.js";
+import {
+  APP_STATE_COLLECTION,
+  EVENTS_SUBCOLLECTION_NAME,
+  SESSION_COLLECTION_NAME,
+  USER_STATE_COLLECTION,
+} from "./collection-names.js";
 import { decodeKeys, encodeKey, encodeKeys, toJsonValue } from "./field-names.js";
 import { isDuplicateKeyError, MongoHandle, storeError, type MongoConnectionOptions } from "./mongo-connection.js";
 import { applyMigrations } from "./mongo-schema.js";
@@ -64,7 +69,8 @@ interface EventDoc {
 const TIME_STEP = 1e-6;
 
 function requireName(value: unknown, field: string): string {
-  if (typeof value !== "string" || value === "") throw new SessionError(`${field} must be a non-empty string`, { code: "INVALID_ARGUMENT" });
+  if (typeof value !== "string" || value === "")
+    throw new SessionError(`${field} must be a non-empty string`, { code: "INVALID_ARGUMENT" });
   return value;
 }
 
@@ -139,7 +145,15 @@ export class MongoSessionService extends BaseSessionService {
       const c = await this.collections();
       const split = splitStateDelta(toJsonValue(state ?? {}));
       const now = nowSeconds();
-      const doc = { appName, userId, id, state: encodeKeys(split.session) as Record<string, unknown>, revision: 0, updateTime: now, createTime: now };
+      const doc = {
+        appName,
+        userId,
+        id,
+        state: encodeKeys(split.session) as Record<string, unknown>,
+        revision: 0,
+        updateTime: now,
+        createTime: now,
+      };
       try {
         await c.sessions.insertOne(doc as SessionDoc);
       } catch (error) {
@@ -167,7 +181,8 @@ export class MongoSessionService extends BaseSessionService {
         if (!doc) return undefined;
         const filter: Filter<EventDoc> = { sessionRef: doc._id, seq: { $lte: doc.revision + 1 } };
         if (config?.afterTimestamp !== undefined) {
-          const after = config.afterTimestamp instanceof Date ? config.afterTimestamp.getTime() / 1000 : config.afterTimestamp;
+          const after =
+            config.afterTimestamp instanceof Date ? config.afterTimestamp.getTime() / 1000 : config.afterTimestamp;
           filter.timestamp = { $gte: after };
         }
         const recent = config?.numRecentEvents;
@@ -177,7 +192,12 @@ export class MongoSessionService extends BaseSessionService {
             ? c.events.find(filter).sort({ seq: 1 }).toArray()
             : limit === 0
               ? c.events.find({ ...filter, seq: doc.revision + 1 }).toArray()
-              : c.events.find(filter).sort({ seq: -1 }).limit(limit + 1).toArray().then((docs) => docs.reverse());
+              : c.events
+                  .find(filter)
+                  .sort({ seq: -1 })
+                  .limit(limit + 1)
+                  .toArray()
+                  .then((docs) => docs.reverse());
         const [eventDocs, [app, users]] = await Promise.all([eventsQuery, this.readSharedState(c, appName, [userId])]);
         // An event past the revision is an append whose session update has not landed (yet, or
         // ever: its writer died). Complete it once and read again; if another writer is already
@@ -204,7 +224,10 @@ export class MongoSessionService extends BaseSessionService {
   override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
     return this.guard("listSessions", async () => {
       const c = await this.collections();
-      const docs = await c.sessions.find(userId === undefined ? { appName } : { appName, userId }).sort({ createTime: 1 }).toArray();
+      const docs = await c.sessions
+        .find(userId === undefined ? { appName } : { appName, userId })
+        .sort({ createTime: 1 })
+        .toArray();
       if (docs.length === 0) return { sessions: [] };
       const [app, users] = await this.readSharedState(c, appName, [...new Set(docs.map((d) => d.userId))]);
       return {
@@ -270,7 +293,10 @@ export class MongoSessionService extends BaseSessionService {
     const doc = await c.sessions.findOne({ appName: session.appName, userId: session.userId, id: session.id });
     if (!doc) throw new SessionNotFoundError(sessionKey);
     if (doc.updateTime > session.lastUpdateTime) {
-      throw new StaleSessionError(session.id, `the stored session was last updated at ${doc.updateTime}, after this copy (${session.lastUpdateTime})`);
+      throw new StaleSessionError(
+        session.id,
+        `the stored session was last updated at ${doc.updateTime}, after this copy (${session.lastUpdateTime})`,
+      );
     }
     const persisted = toJsonValue(eventToJson(event)) as Record<string, unknown>;
     const actions = persisted.actions as { stateDelta?: Record<string, unknown> } | undefined;
@@ -305,7 +331,11 @@ export class MongoSessionService extends BaseSessionService {
   }
 
   /** Applies a stored event's state delta and moves the session document to its revision. */
-  private async commit(c: Awaited<ReturnType<MongoSessionService["collections"]>>, doc: SessionDoc, eventDoc: EventDoc): Promise<void> {
+  private async commit(
+    c: Awaited<ReturnType<MongoSessionService["collections"]>>,
+    doc: SessionDoc,
+    eventDoc: EventDoc,
+  ): Promise<void> {
     const stored = decodeKeys(eventDoc.event) as { actions?: { stateDelta?: Record<string, unknown> } };
     const split = splitStateDelta(stored.actions?.stateDelta ?? {});
     await this.writeSharedState(c, doc.appName, doc.userId, split.app, split.user, eventDoc.updateTime);
@@ -317,11 +347,17 @@ export class MongoSessionService extends BaseSessionService {
     // Someone completed this append for us (a reader rolling forward), or the session is gone.
     const now = await c.sessions.findOne({ _id: doc._id });
     if (!now) throw new SessionNotFoundError({ appName: doc.appName, userId: doc.userId, sessionId: doc.id });
-    if (now.revision < eventDoc.seq) throw new SessionError(`Session ${doc.id} did not advance to revision ${eventDoc.seq}`, { code: "SESSION_STORE_ERROR" });
+    if (now.revision < eventDoc.seq)
+      throw new SessionError(`Session ${doc.id} did not advance to revision ${eventDoc.seq}`, {
+        code: "SESSION_STORE_ERROR",
+      });
   }
 
   /** Completes the append of the event right after the session's revision, if there is one. */
-  private async rollForward(c: Awaited<ReturnType<MongoSessionService["collections"]>>, doc: SessionDoc): Promise<void> {
+  private async rollForward(
+    c: Awaited<ReturnType<MongoSessionService["collections"]>>,
+    doc: SessionDoc,
+  ): Promise<void> {
     const pending = await c.events.findOne({ sessionRef: doc._id, seq: doc.revision + 1 });
     if (!pending) return;
     await this.commit(c, doc, pending).catch((error: unknown) => {
@@ -337,10 +373,17 @@ export class MongoSessionService extends BaseSessionService {
     user: Record<string, unknown>,
     updateTime: number,
   ): Promise<void> {
-    await Promise.all([writeSharedState(c.appState, { appName }, app, updateTime), writeSharedState(c.userState, { appName, userId }, user, updateTime)]);
+    await Promise.all([
+      writeSharedState(c.appState, { appName }, app, updateTime),
+      writeSharedState(c.userState, { appName, userId }, user, updateTime),
+    ]);
   }
 
-  private readSharedState(c: Awaited<ReturnType<MongoSessionService["collections"]>>, appName: string, userIds: string[]) {
+  private readSharedState(
+    c: Awaited<ReturnType<MongoSessionService["collections"]>>,
+    appName: string,
+    userIds: string[],
+  ) {
     return readSharedState(c.appState, c.userState, appName, userIds);
   }
 

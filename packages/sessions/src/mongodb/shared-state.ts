@@ -23,22 +23,32 @@ export interface StateDoc {
  * another session stored meanwhile. One `$set` per key: sessions writing different keys never
  * overwrite each other either.
  */
-export async function writeSharedState(collection: Collection<StateDoc>, owner: { appName: string; userId?: string }, delta: Record<string, unknown>, time: number): Promise<void> {
+export async function writeSharedState(
+  collection: Collection<StateDoc>,
+  owner: { appName: string; userId?: string },
+  delta: Record<string, unknown>,
+  time: number,
+): Promise<void> {
   const entries = Object.entries(delta);
   if (entries.length === 0) return;
   const filter = owner as Filter<StateDoc>;
   // Make sure the document exists; two first writers race on its unique key, and both are fine.
-  await collection.updateOne(filter, { $setOnInsert: { state: {}, times: {} } } as UpdateFilter<StateDoc>, { upsert: true }).catch((error: unknown) => {
-    if (!isDuplicateKeyError(error)) throw error;
-  });
+  await collection
+    .updateOne(filter, { $setOnInsert: { state: {}, times: {} } } as UpdateFilter<StateDoc>, { upsert: true })
+    .catch((error: unknown) => {
+      if (!isDuplicateKeyError(error)) throw error;
+    });
   await Promise.all(
     entries.map(([key, value]) => {
       const path = encodeKey(key);
       const olderOrUnset = { $or: [{ [`times.${path}`]: { $exists: false } }, { [`times.${path}`]: { $lt: time } }] };
-      return collection.updateOne({ ...filter, ...olderOrUnset } as Filter<StateDoc>, {
-        $set: { [`state.${path}`]: encodeKeys(toJsonValue(value) ?? null), [`times.${path}`]: time },
-        $max: { updateTime: time },
-      } as UpdateFilter<StateDoc>);
+      return collection.updateOne(
+        { ...filter, ...olderOrUnset } as Filter<StateDoc>,
+        {
+          $set: { [`state.${path}`]: encodeKeys(toJsonValue(value) ?? null), [`times.${path}`]: time },
+          $max: { updateTime: time },
+        } as UpdateFilter<StateDoc>,
+      );
     }),
   );
 }
@@ -52,7 +62,9 @@ export async function readSharedState(
 ): Promise<[Record<string, unknown>, Map<string, Record<string, unknown>>]> {
   const [app, users] = await Promise.all([
     appState.findOne({ appName }),
-    userIds.length === 1 ? userState.find({ appName, userId: userIds[0]! }).toArray() : userState.find({ appName, userId: { $in: userIds } }).toArray(),
+    userIds.length === 1
+      ? userState.find({ appName, userId: userIds[0]! }).toArray()
+      : userState.find({ appName, userId: { $in: userIds } }).toArray(),
   ]);
   const byUser = new Map<string, Record<string, unknown>>();
   for (const doc of users) byUser.set(doc.userId ?? "", decodeKeys(doc.state ?? {}) as Record<string, unknown>);

@@ -40,33 +40,56 @@ export class PostgresSessionService extends SqlSessionService {
   constructor(options: PostgresSessionServiceOptions) {
     super(POSTGRES_DIALECT);
     if (options && "pool" in options && options.pool) {
-      if (typeof options.pool.connect !== "function") throw new ConfigurationError("PostgresSessionService { pool } must be a pg Pool.");
+      if (typeof options.pool.connect !== "function")
+        throw new ConfigurationError("PostgresSessionService { pool } must be a pg Pool.");
       this.pool = options.pool;
       this.ownsPool = false;
       this.label = "PostgreSQL (caller's pool)";
-    } else if (options && "connectionString" in options && typeof options.connectionString === "string" && options.connectionString !== "") {
+    } else if (
+      options &&
+      "connectionString" in options &&
+      typeof options.connectionString === "string" &&
+      options.connectionString !== ""
+    ) {
       this.label = redact(options.connectionString);
-      this.pool = new Pool({ connectionTimeoutMillis: 10_000, ...options.poolConfig, connectionString: options.connectionString });
+      this.pool = new Pool({
+        connectionTimeoutMillis: 10_000,
+        ...options.poolConfig,
+        connectionString: options.connectionString,
+      });
       this.ownsPool = true;
       // An idle client losing its connection must not crash the process; the pool replaces it.
       this.pool.on("error", () => undefined);
     } else {
-      throw new ConfigurationError("PostgresSessionService needs { connectionString } (postgres://user:pass@host:5432/db) or { pool }.");
+      throw new ConfigurationError(
+        "PostgresSessionService needs { connectionString } (postgres://user:pass@host:5432/db) or { pool }.",
+      );
     }
   }
 
   /** From a `postgres://` or `postgresql://` URL (libpq-style query parameters such as sslmode are passed to pg). */
-  static fromUri(uri: string, options: { poolConfig?: Omit<PoolConfig, "connectionString"> } = {}): PostgresSessionService {
+  static fromUri(
+    uri: string,
+    options: { poolConfig?: Omit<PoolConfig, "connectionString"> } = {},
+  ): PostgresSessionService {
     let url: URL;
     try {
       url = new URL(uri);
     } catch (cause) {
-      throw new ConfigurationError(`Invalid PostgreSQL session URI ${JSON.stringify(redact(String(uri)))}: expected postgres://user:pass@host:5432/db.`, { cause });
+      throw new ConfigurationError(
+        `Invalid PostgreSQL session URI ${JSON.stringify(redact(String(uri)))}: expected postgres://user:pass@host:5432/db.`,
+        { cause },
+      );
     }
     if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
-      throw new ConfigurationError(`Not a PostgreSQL URI: ${JSON.stringify(redact(uri))} (expected postgres://user:pass@host:5432/db).`);
+      throw new ConfigurationError(
+        `Not a PostgreSQL URI: ${JSON.stringify(redact(uri))} (expected postgres://user:pass@host:5432/db).`,
+      );
     }
-    return new PostgresSessionService({ connectionString: uri, ...(options.poolConfig ? { poolConfig: options.poolConfig } : {}) });
+    return new PostgresSessionService({
+      connectionString: uri,
+      ...(options.poolConfig ? { poolConfig: options.poolConfig } : {}),
+    });
   }
 
   protected override async runPlan<T>(plan: SqlPlan<T>, mode: SqlPlanMode): Promise<T> {
@@ -74,7 +97,11 @@ export class PostgresSessionService extends SqlSessionService {
     try {
       client = await this.pool.connect();
     } catch (cause) {
-      throw new SessionStoreError("SESSION_STORE_UNAVAILABLE", `Cannot connect to the session store ${this.label}: ${(cause as Error).message}`, { cause });
+      throw new SessionStoreError(
+        "SESSION_STORE_UNAVAILABLE",
+        `Cannot connect to the session store ${this.label}: ${(cause as Error).message}`,
+        { cause },
+      );
     }
     let broken: Error | undefined;
     try {
@@ -93,7 +120,11 @@ export class PostgresSessionService extends SqlSessionService {
       const code = (error as { code?: unknown }).code;
       if (typeof code === "string" && UNAVAILABLE_CODES.test(code)) {
         broken = error as Error;
-        throw new SessionStoreError("SESSION_STORE_UNAVAILABLE", `The session store ${this.label} is unavailable: ${(error as Error).message}`, { cause: error });
+        throw new SessionStoreError(
+          "SESSION_STORE_UNAVAILABLE",
+          `The session store ${this.label} is unavailable: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
       throw error;
     } finally {
@@ -129,7 +160,10 @@ function preparedForm(text: string): { name: string; text: string } {
   let form = preparedForms.get(text);
   if (!form) {
     let n = 0;
-    form = { name: `agentkit_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`, text: text.replace(/\?/g, () => `$${++n}`) };
+    form = {
+      name: `agentkit_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`,
+      text: text.replace(/\?/g, () => `$${++n}`),
+    };
     preparedForms.set(text, form);
   }
   return form;

@@ -62,9 +62,15 @@ export interface MigrationResult {
 }
 
 /** Brings the store up to `SCHEMA_VERSION`; refuses a store written by a newer agentkit. */
-export function* migratePlan(dialect: SqlDialect, now: number, migrations: readonly Migration[] = MIGRATIONS): SqlPlan<MigrationResult> {
+export function* migratePlan(
+  dialect: SqlDialect,
+  now: number,
+  migrations: readonly Migration[] = MIGRATIONS,
+): SqlPlan<MigrationResult> {
   if (dialect.migrationLock) yield dialect.migrationLock;
-  yield sql(`CREATE TABLE IF NOT EXISTS ${TABLES.version} (version INTEGER NOT NULL PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)`);
+  yield sql(
+    `CREATE TABLE IF NOT EXISTS ${TABLES.version} (version INTEGER NOT NULL PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)`,
+  );
   const { rows } = yield sql(`SELECT MAX(version) AS version FROM ${TABLES.version}`);
   const from = Number(rows[0]?.version ?? 0);
   const latest = migrations[migrations.length - 1]?.version ?? 0;

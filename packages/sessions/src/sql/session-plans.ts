@@ -1,4 +1,11 @@
-import { SessionAlreadyExistsError, SessionNotFoundError, StaleSessionError, type Event, type GetSessionConfig, type Session } from "@agentkit/core";
+import {
+  SessionAlreadyExistsError,
+  SessionNotFoundError,
+  StaleSessionError,
+  type Event,
+  type GetSessionConfig,
+  type Session,
+} from "@agentkit/core";
 import { EVENT_FORMAT_VERSION, TABLES } from "./schema.js";
 import { parseState, rowToEvent, rowToSession } from "./session-rows.js";
 import { sql, type SqlDialect, type SqlPlan, type SqlRow } from "./sql-plan.js";
@@ -44,22 +51,41 @@ function* readSessionRow(key: SessionKeyArgs): SqlPlan<SqlRow | undefined> {
 }
 
 /** Merges keys into a shared (app or user) state row, creating it when missing; the row stays locked until commit. */
-function* mergeSharedState(dialect: SqlDialect, table: string, keyColumns: string[], keyValues: string[], delta: Record<string, unknown>): SqlPlan<void> {
+function* mergeSharedState(
+  dialect: SqlDialect,
+  table: string,
+  keyColumns: string[],
+  keyValues: string[],
+  delta: Record<string, unknown>,
+): SqlPlan<void> {
   if (Object.keys(delta).length === 0) return;
   const where = keyColumns.map((c) => `${c} = ?`).join(" AND ");
-  yield sql(`INSERT INTO ${table} (${keyColumns.join(", ")}, state) VALUES (${keyColumns.map(() => "?").join(", ")}, '{}') ON CONFLICT DO NOTHING`, ...keyValues);
+  yield sql(
+    `INSERT INTO ${table} (${keyColumns.join(", ")}, state) VALUES (${keyColumns.map(() => "?").join(", ")}, '{}') ON CONFLICT DO NOTHING`,
+    ...keyValues,
+  );
   const { rows } = yield sql(`SELECT state FROM ${table} WHERE ${where}${dialect.forUpdate}`, ...keyValues);
   const state = { ...parseState(rows[0]?.state, `${table} row`), ...delta };
   yield sql(`UPDATE ${table} SET state = ? WHERE ${where}`, JSON.stringify(state), ...keyValues);
 }
 
-function* mergeAppAndUserState(dialect: SqlDialect, appName: string, userId: string, delta: ScopedDelta): SqlPlan<void> {
+function* mergeAppAndUserState(
+  dialect: SqlDialect,
+  appName: string,
+  userId: string,
+  delta: ScopedDelta,
+): SqlPlan<void> {
   // Always app before user (and the session row before both): one lock order, no deadlocks.
   yield* mergeSharedState(dialect, TABLES.appStates, ["app_name"], [appName], delta.app);
   yield* mergeSharedState(dialect, TABLES.userStates, ["app_name", "user_id"], [appName, userId], delta.user);
 }
 
-export function* createSessionPlan(dialect: SqlDialect, key: SessionKeyArgs, delta: ScopedDelta, now: number): SqlPlan<Session> {
+export function* createSessionPlan(
+  dialect: SqlDialect,
+  key: SessionKeyArgs,
+  delta: ScopedDelta,
+  now: number,
+): SqlPlan<Session> {
   const inserted = yield sql(
     `INSERT INTO ${TABLES.sessions} (app_name, user_id, id, state, create_time, last_update_time) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     key.appName,
@@ -76,13 +102,17 @@ export function* createSessionPlan(dialect: SqlDialect, key: SessionKeyArgs, del
   return rowToSession(row, []);
 }
 
-export function* getSessionPlan(key: SessionKeyArgs, config: GetSessionConfig | undefined): SqlPlan<Session | undefined> {
+export function* getSessionPlan(
+  key: SessionKeyArgs,
+  config: GetSessionConfig | undefined,
+): SqlPlan<Session | undefined> {
   const row = yield* readSessionRow(key);
   if (!row) return undefined;
   const where = [EVENT_KEY];
   const params: (string | number)[] = [key.appName, key.userId, key.sessionId];
   if (config?.afterTimestamp !== undefined) {
-    const after = config.afterTimestamp instanceof Date ? config.afterTimestamp.getTime() / 1000 : config.afterTimestamp;
+    const after =
+      config.afterTimestamp instanceof Date ? config.afterTimestamp.getTime() / 1000 : config.afterTimestamp;
     where.push("event_time >= ?");
     params.push(after);
   }
@@ -91,10 +121,17 @@ export function* getSessionPlan(key: SessionKeyArgs, config: GetSessionConfig | 
   if (recent !== undefined && Number.isFinite(recent)) {
     const n = Math.max(0, Math.floor(recent));
     if (n === 0) return rowToSession(row, []);
-    const { rows } = yield sql(`SELECT ${EVENT_COLUMNS} FROM ${TABLES.events} WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ?`, ...params, n);
+    const { rows } = yield sql(
+      `SELECT ${EVENT_COLUMNS} FROM ${TABLES.events} WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ?`,
+      ...params,
+      n,
+    );
     events = rows.map(rowToEvent).reverse();
   } else {
-    const { rows } = yield sql(`SELECT ${EVENT_COLUMNS} FROM ${TABLES.events} WHERE ${where.join(" AND ")} ORDER BY seq`, ...params);
+    const { rows } = yield sql(
+      `SELECT ${EVENT_COLUMNS} FROM ${TABLES.events} WHERE ${where.join(" AND ")} ORDER BY seq`,
+      ...params,
+    );
     events = rows.map(rowToEvent);
   }
   return rowToSession(row, events);
@@ -103,13 +140,24 @@ export function* getSessionPlan(key: SessionKeyArgs, config: GetSessionConfig | 
 export function* listSessionsPlan(appName: string, userId: string | undefined): SqlPlan<Session[]> {
   const { rows } =
     userId === undefined
-      ? yield sql(`SELECT ${SESSION_COLUMNS} FROM ${SESSION_FROM} WHERE s.app_name = ? ORDER BY s.create_time, s.id`, appName)
-      : yield sql(`SELECT ${SESSION_COLUMNS} FROM ${SESSION_FROM} WHERE s.app_name = ? AND s.user_id = ? ORDER BY s.create_time, s.id`, appName, userId);
+      ? yield sql(
+          `SELECT ${SESSION_COLUMNS} FROM ${SESSION_FROM} WHERE s.app_name = ? ORDER BY s.create_time, s.id`,
+          appName,
+        )
+      : yield sql(
+          `SELECT ${SESSION_COLUMNS} FROM ${SESSION_FROM} WHERE s.app_name = ? AND s.user_id = ? ORDER BY s.create_time, s.id`,
+          appName,
+          userId,
+        );
   return rows.map((row) => rowToSession(row, []));
 }
 
 /** One page of events in order; fetches one extra row to know whether another page follows. */
-export function* listEventsPlan(key: SessionKeyArgs, offset: number, limit: number | undefined): SqlPlan<{ events: Event[]; more: boolean }> {
+export function* listEventsPlan(
+  key: SessionKeyArgs,
+  offset: number,
+  limit: number | undefined,
+): SqlPlan<{ events: Event[]; more: boolean }> {
   const base = `SELECT ${EVENT_COLUMNS} FROM ${TABLES.events} WHERE ${EVENT_KEY} ORDER BY seq`;
   const args = [key.appName, key.userId, key.sessionId];
   if (limit === undefined) {
@@ -124,7 +172,12 @@ export function* listEventsPlan(key: SessionKeyArgs, offset: number, limit: numb
 export function* deleteSessionPlan(key: SessionKeyArgs): SqlPlan<void> {
   // The session row first: on PostgreSQL this waits for an append holding its lock, so the
   // events statement then sees that append's event too and no orphan row is left behind.
-  yield sql(`DELETE FROM ${TABLES.sessions} WHERE app_name = ? AND user_id = ? AND id = ?`, key.appName, key.userId, key.sessionId);
+  yield sql(
+    `DELETE FROM ${TABLES.sessions} WHERE app_name = ? AND user_id = ? AND id = ?`,
+    key.appName,
+    key.userId,
+    key.sessionId,
+  );
   yield sql(`DELETE FROM ${TABLES.events} WHERE ${EVENT_KEY}`, key.appName, key.userId, key.sessionId);
 }
 
@@ -163,7 +216,12 @@ export function* appendEventPlan(dialect: SqlDialect, args: AppendArgs): SqlPlan
       `the stored session was last updated at ${stored}, after this copy (${args.seenLastUpdateTime})`,
     );
   }
-  const seqRow = yield sql(`SELECT COALESCE(MAX(seq), 0) AS seq FROM ${TABLES.events} WHERE ${EVENT_KEY}`, key.appName, key.userId, key.sessionId);
+  const seqRow = yield sql(
+    `SELECT COALESCE(MAX(seq), 0) AS seq FROM ${TABLES.events} WHERE ${EVENT_KEY}`,
+    key.appName,
+    key.userId,
+    key.sessionId,
+  );
   const seq = Number(seqRow.rows[0]?.seq ?? 0) + 1;
   yield sql(
     `INSERT INTO ${TABLES.events} (app_name, user_id, session_id, seq, id, event_time, event_json, format_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -177,7 +235,10 @@ export function* appendEventPlan(dialect: SqlDialect, args: AppendArgs): SqlPlan
     EVENT_FORMAT_VERSION,
   );
   const lastUpdateTime = Math.max(args.eventTime, stored + TIME_STEP);
-  const sessionState = Object.keys(args.delta.session).length > 0 ? { ...parseState(row.state, "session state"), ...args.delta.session } : undefined;
+  const sessionState =
+    Object.keys(args.delta.session).length > 0
+      ? { ...parseState(row.state, "session state"), ...args.delta.session }
+      : undefined;
   yield sessionState
     ? sql(
         `UPDATE ${TABLES.sessions} SET state = ?, last_update_time = ? WHERE app_name = ? AND user_id = ? AND id = ?`,
@@ -187,7 +248,13 @@ export function* appendEventPlan(dialect: SqlDialect, args: AppendArgs): SqlPlan
         key.userId,
         key.sessionId,
       )
-    : sql(`UPDATE ${TABLES.sessions} SET last_update_time = ? WHERE app_name = ? AND user_id = ? AND id = ?`, lastUpdateTime, key.appName, key.userId, key.sessionId);
+    : sql(
+        `UPDATE ${TABLES.sessions} SET last_update_time = ? WHERE app_name = ? AND user_id = ? AND id = ?`,
+        lastUpdateTime,
+        key.appName,
+        key.userId,
+        key.sessionId,
+      );
   yield* mergeAppAndUserState(dialect, key.appName, key.userId, args.delta);
   return lastUpdateTime;
 }

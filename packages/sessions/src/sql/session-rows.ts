@@ -8,7 +8,8 @@ export function parseState(value: unknown, what: string): Record<string, unknown
   if (value === null || value === undefined) return {};
   try {
     const parsed: unknown = JSON.parse(String(value));
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
   } catch (cause) {
     throw new SessionStoreError("SESSION_STORE_CORRUPT", `The stored ${what} is not valid JSON.`, { cause });
   }
@@ -27,7 +28,11 @@ export function rowToEvent(row: SqlRow): Event {
   try {
     return eventFromJson(String(row.event_json));
   } catch (cause) {
-    throw new SessionStoreError("SESSION_STORE_CORRUPT", `Stored event ${String(row.id)} cannot be read back: ${(cause as Error).message}`, { cause });
+    throw new SessionStoreError(
+      "SESSION_STORE_CORRUPT",
+      `Stored event ${String(row.id)} cannot be read back: ${(cause as Error).message}`,
+      { cause },
+    );
   }
 }
 
@@ -37,7 +42,11 @@ export function rowToSession(row: SqlRow, events: Event[]): Session {
     id: String(row.id),
     appName: String(row.app_name),
     userId: String(row.user_id),
-    state: mergeState(parseState(row.app_state, "app state"), parseState(row.user_state, "user state"), parseState(row.state, "session state")),
+    state: mergeState(
+      parseState(row.app_state, "app state"),
+      parseState(row.user_state, "user state"),
+      parseState(row.state, "session state"),
+    ),
     events,
     lastUpdateTime: Number(row.last_update_time),
   };

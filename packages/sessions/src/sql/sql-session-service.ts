@@ -97,7 +97,9 @@ export abstract class SqlSessionService extends BaseSessionService {
     const offset = request.pageToken ? Math.max(0, Number.parseInt(request.pageToken, 10) || 0) : 0;
     const limit = request.pageSize && request.pageSize > 0 ? Math.floor(request.pageSize) : undefined;
     const page = await this.execute(listEventsPlan(key, offset, limit), "read");
-    return page.more && limit !== undefined ? { events: page.events, nextPageToken: String(offset + limit) } : { events: page.events };
+    return page.more && limit !== undefined
+      ? { events: page.events, nextPageToken: String(offset + limit) }
+      : { events: page.events };
   }
 
   override async appendEvent(request: AppendEventRequest): Promise<Event> {
@@ -152,20 +154,29 @@ export abstract class SqlSessionService extends BaseSessionService {
       return await this.runPlan(plan, mode);
     } catch (error) {
       if (error instanceof AgentKitError) throw error;
-      throw new SessionStoreError("SESSION_STORE_ERROR", `The session store ${this.describeStore()} failed: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new SessionStoreError(
+        "SESSION_STORE_ERROR",
+        `The session store ${this.describeStore()} failed: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 
   private closedError(): SessionStoreError {
-    return new SessionStoreError("SESSION_STORE_UNAVAILABLE", `The session service for ${this.describeStore()} is closed; create a new one.`);
+    return new SessionStoreError(
+      "SESSION_STORE_UNAVAILABLE",
+      `The session service for ${this.describeStore()} is closed; create a new one.`,
+    );
   }
 }
 
 function checkName(value: unknown, field: string): void {
   if (typeof value !== "string" || value === "") {
-    throw new SessionError(`${field} must be a non-empty string, got ${JSON.stringify(value)}.`, { code: "INVALID_SESSION_REQUEST" });
+    throw new SessionError(`${field} must be a non-empty string, got ${JSON.stringify(value)}.`, {
+      code: "INVALID_SESSION_REQUEST",
+    });
   }
 }
 

@@ -39,7 +39,8 @@ export class SqliteSessionService extends SqlSessionService {
       throw new ConfigurationError('SqliteSessionService needs { path }: a database file path or ":memory:".');
     }
     const busy = options.busyTimeoutMs ?? 5000;
-    if (!Number.isInteger(busy) || busy < 0) throw new ConfigurationError(`busyTimeoutMs must be a non-negative integer, got ${busy}.`);
+    if (!Number.isInteger(busy) || busy < 0)
+      throw new ConfigurationError(`busyTimeoutMs must be a non-negative integer, got ${busy}.`);
     this.path = options.path;
     this.busyTimeoutMs = busy;
     try {
@@ -50,7 +51,11 @@ export class SqliteSessionService extends SqlSessionService {
       this.db.exec("PRAGMA synchronous = FULL");
       this.db.exec(`PRAGMA busy_timeout = ${busy}`);
     } catch (cause) {
-      throw new SessionStoreError("SESSION_STORE_UNAVAILABLE", `Cannot open the SQLite session store ${this.path}: ${(cause as Error).message}`, { cause });
+      throw new SessionStoreError(
+        "SESSION_STORE_UNAVAILABLE",
+        `Cannot open the SQLite session store ${this.path}: ${(cause as Error).message}`,
+        { cause },
+      );
     }
   }
 
@@ -63,7 +68,8 @@ export class SqliteSessionService extends SqlSessionService {
   }
 
   protected override async runPlan<T>(plan: SqlPlan<T>, mode: SqlPlanMode): Promise<T> {
-    if (!this.db.isOpen) throw new SessionStoreError("SESSION_STORE_UNAVAILABLE", `The SQLite session store ${this.path} is closed.`);
+    if (!this.db.isOpen)
+      throw new SessionStoreError("SESSION_STORE_UNAVAILABLE", `The SQLite session store ${this.path} is closed.`);
     return this.runSync(plan, mode);
   }
 
@@ -111,21 +117,27 @@ export class SqliteSessionService extends SqlSessionService {
 
 /** The file path a `sqlite:` URI names. */
 export function sqlitePathFromUri(uri: string): string {
-  if (typeof uri !== "string") throw new ConfigurationError("A SQLite session URI must be a string like sqlite:///abs/path/sessions.db.");
+  if (typeof uri !== "string")
+    throw new ConfigurationError("A SQLite session URI must be a string like sqlite:///abs/path/sessions.db.");
   if (uri === "sqlite::memory:" || uri === "sqlite://:memory:") return ":memory:";
   let url: URL;
   try {
     url = new URL(uri);
   } catch (cause) {
-    throw new ConfigurationError(`Invalid SQLite session URI ${JSON.stringify(uri)}: expected sqlite:///abs/path/sessions.db.`, { cause });
+    throw new ConfigurationError(
+      `Invalid SQLite session URI ${JSON.stringify(uri)}: expected sqlite:///abs/path/sessions.db.`,
+      { cause },
+    );
   }
-  if (url.protocol !== "sqlite:") throw new ConfigurationError(`Not a SQLite URI: ${JSON.stringify(uri)} (expected sqlite:///abs/path/sessions.db).`);
+  if (url.protocol !== "sqlite:")
+    throw new ConfigurationError(`Not a SQLite URI: ${JSON.stringify(uri)} (expected sqlite:///abs/path/sessions.db).`);
   if (url.host !== "") {
     throw new ConfigurationError(
       `SQLite URI ${JSON.stringify(uri)} names a host ("${url.host}"); use three slashes for an absolute path: sqlite:///abs/path/sessions.db.`,
     );
   }
   const path = fileURLToPath(`file://${url.pathname}`);
-  if (!isAbsolute(path) || path.endsWith("/")) throw new ConfigurationError(`SQLite URI ${JSON.stringify(uri)} must name a file by absolute path.`);
+  if (!isAbsolute(path) || path.endsWith("/"))
+    throw new ConfigurationError(`SQLite URI ${JSON.stringify(uri)} must name a file by absolute path.`);
   return path;
 }

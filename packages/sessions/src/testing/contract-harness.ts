@@ -4,6 +4,8 @@ import { useContractSubject as useSubject, type ContractContext, type ContractFa
 export type { ContractContext, ContractFactory, ContractSubject } from "@agentkit/core/testing";
 
 /** Creates and cleans up the subject of each jest test (see `@agentkit/core/testing`). */
-export function useContractSubject<S extends { close(): Promise<void> }>(factory: ContractFactory<S>): ContractContext<S> {
+export function useContractSubject<S extends { close(): Promise<void> }>(
+  factory: ContractFactory<S>,
+): ContractContext<S> {
   return useSubject(factory, { beforeEach, afterEach });
 }

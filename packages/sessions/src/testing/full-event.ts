@@ -13,7 +13,13 @@ export function createFullEvent(timestamp: number): Event {
       parts: [
         { text: "thinking…", thought: true, thoughtSignature: "c2lnbmF0dXJl" },
         { text: "Hello, 世界 ✓" },
-        { functionCall: { id: "call-1", name: "get_weather", args: { city: "Paris", days: 3, nested: { ok: true, list: [1, "a", null] } } } },
+        {
+          functionCall: {
+            id: "call-1",
+            name: "get_weather",
+            args: { city: "Paris", days: 3, nested: { ok: true, list: [1, "a", null] } },
+          },
+        },
         { functionResponse: { id: "call-0", name: "lookup", response: { result: [1, 2, 3] } } },
         { inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=", displayName: "pixel.png" } },
         { fileData: { fileUri: "gs://bucket/file.pdf", mimeType: "application/pdf" } },

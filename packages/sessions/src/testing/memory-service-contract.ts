@@ -12,7 +12,12 @@ export function runMemoryServiceContract(name: string, factory: ContractFactory<
     const ctx = useContractSubject(factory);
     const base = 1_700_000_000;
     const say = (id: string, text: string, offset: number, author = "user"): Event =>
-      createEvent({ id, author, timestamp: base + offset, content: { role: author === "user" ? "user" : "model", parts: [{ text }] } });
+      createEvent({
+        id,
+        author,
+        timestamp: base + offset,
+        content: { role: author === "user" ? "user" : "model", parts: [{ text }] },
+      });
     const session = (id: string, events: Event[], userId = "u1", appName = ctx.appName): Session => ({
       id,
       appName,
@@ -21,10 +26,13 @@ export function runMemoryServiceContract(name: string, factory: ContractFactory<
       events,
       lastUpdateTime: base + 1000,
     });
-    const search = (query: string, userId = "u1", appName = ctx.appName) => ctx.service.searchMemory({ appName, userId, query });
+    const search = (query: string, userId = "u1", appName = ctx.appName) =>
+      ctx.service.searchMemory({ appName, userId, query });
 
     it("finds remembered text events and returns content, author, ISO timestamp and id", async () => {
-      await ctx.service.addSessionToMemory(session("s1", [say("e1", "My cat is called Tom", 1), say("e2", "What a lovely name", 2, "agent")]));
+      await ctx.service.addSessionToMemory(
+        session("s1", [say("e1", "My cat is called Tom", 1), say("e2", "What a lovely name", 2, "agent")]),
+      );
       const { memories } = await search("cat");
       expect(memories).toHaveLength(1);
       expect(memories[0]).toMatchObject({
@@ -36,7 +44,9 @@ export function runMemoryServiceContract(name: string, factory: ContractFactory<
     });
 
     it("matches case-insensitively and on any query word", async () => {
-      await ctx.service.addSessionToMemory(session("s1", [say("e1", "Paris is SUNNY today", 1), say("e2", "Berlin is rainy", 2)]));
+      await ctx.service.addSessionToMemory(
+        session("s1", [say("e1", "Paris is SUNNY today", 1), say("e2", "Berlin is rainy", 2)]),
+      );
       expect((await search("sunny")).memories.map((m) => m.id)).toEqual(["e1"]);
       expect((await search("PARIS")).memories.map((m) => m.id)).toEqual(["e1"]);
       expect((await search("berlin, london?")).memories.map((m) => m.id)).toEqual(["e2"]);
@@ -46,14 +56,29 @@ export function runMemoryServiceContract(name: string, factory: ContractFactory<
 
     it("ranks by the number of matched words, then by recency", async () => {
       await ctx.service.addSessionToMemory(
-        session("s1", [say("old-two", "red apple pie", 1), say("one", "an apple", 5), say("new-two", "apple and red wine", 3), say("none", "banana", 9)]),
+        session("s1", [
+          say("old-two", "red apple pie", 1),
+          say("one", "an apple", 5),
+          say("new-two", "apple and red wine", 3),
+          say("none", "banana", 9),
+        ]),
       );
       expect((await search("red apple")).memories.map((m) => m.id)).toEqual(["new-two", "old-two", "one"]);
     });
 
     it("ignores events without text", async () => {
-      const call = createEvent({ id: "call", author: "agent", timestamp: base + 1, content: { parts: [{ functionCall: { name: "weather", args: { city: "weather" } } }] } });
-      const bare = createEvent({ id: "bare", author: "agent", timestamp: base + 2, actions: { stateDelta: { weather: 1 } } });
+      const call = createEvent({
+        id: "call",
+        author: "agent",
+        timestamp: base + 1,
+        content: { parts: [{ functionCall: { name: "weather", args: { city: "weather" } } }] },
+      });
+      const bare = createEvent({
+        id: "bare",
+        author: "agent",
+        timestamp: base + 2,
+        actions: { stateDelta: { weather: 1 } },
+      });
       await ctx.service.addSessionToMemory(session("s1", [call, bare, say("text", "weather is fine", 3)]));
       expect((await search("weather")).memories.map((m) => m.id)).toEqual(["text"]);
     });
@@ -62,7 +87,9 @@ export function runMemoryServiceContract(name: string, factory: ContractFactory<
       await ctx.service.addSessionToMemory(session("s1", [say("a", "coffee please", 1)]));
       await ctx.service.addSessionToMemory(session("s2", [say("b", "more coffee", 2)]));
       await ctx.service.addSessionToMemory(session("s3", [say("c", "coffee for u2", 3)], "u2"));
-      await ctx.service.addSessionToMemory(session("s4", [say("d", "coffee elsewhere", 4)], "u1", `${ctx.appName}-other`));
+      await ctx.service.addSessionToMemory(
+        session("s4", [say("d", "coffee elsewhere", 4)], "u1", `${ctx.appName}-other`),
+      );
       expect((await search("coffee")).memories.map((m) => m.id)).toEqual(["b", "a"]);
       expect((await search("coffee", "u2")).memories.map((m) => m.id)).toEqual(["c"]);
       expect((await search("coffee", "u1", `${ctx.appName}-other`)).memories.map((m) => m.id)).toEqual(["d"]);

@@ -17,7 +17,10 @@ export interface SessionContractOptions {
 }
 
 /** appendEvent, stale writers, concurrency, paging and event round trips. */
-export function defineSessionAppendContract(ctx: ContractContext<BaseSessionService>, options: SessionContractOptions): void {
+export function defineSessionAppendContract(
+  ctx: ContractContext<BaseSessionService>,
+  options: SessionContractOptions,
+): void {
   const key = (sessionId: string) => ({ appName: ctx.appName, userId: "u1", sessionId });
   const create = (sessionId = "s1", state?: Record<string, unknown>) =>
     ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId, ...(state ? { state } : {}) });
@@ -54,7 +57,12 @@ export function defineSessionAppendContract(ctx: ContractContext<BaseSessionServ
     it("returns partial events untouched and stores nothing for them", async () => {
       const s = await create();
       const before = s.lastUpdateTime;
-      const partial = createEvent({ author: "agent", partial: true, content: { parts: [{ text: "chunk" }] }, actions: { stateDelta: { x: 1 } } });
+      const partial = createEvent({
+        author: "agent",
+        partial: true,
+        content: { parts: [{ text: "chunk" }] },
+        actions: { stateDelta: { x: 1 } },
+      });
       const returned = await ctx.service.appendEvent({ session: s, event: partial });
       expect(returned).toBe(partial);
       expect(s.events).toEqual([]);
@@ -67,7 +75,10 @@ export function defineSessionAppendContract(ctx: ContractContext<BaseSessionServ
 
     it("keeps temp: keys visible to the caller for the invocation but never persists them", async () => {
       const s = await create();
-      await ctx.service.appendEvent({ session: s, event: createEvent({ author: "agent", actions: { stateDelta: { "temp:scratch": 42, kept: "yes" } } }) });
+      await ctx.service.appendEvent({
+        session: s,
+        event: createEvent({ author: "agent", actions: { stateDelta: { "temp:scratch": 42, kept: "yes" } } }),
+      });
       expect(s.state["temp:scratch"]).toBe(42);
       expect(s.state.kept).toBe("yes");
       const stored = await ctx.service.getSession(key("s1"));
@@ -79,16 +90,27 @@ export function defineSessionAppendContract(ctx: ContractContext<BaseSessionServ
       const s = await create();
       const fixed = s.lastUpdateTime - 50;
       for (let i = 0; i < 5; i++) {
-        await ctx.service.appendEvent({ session: s, event: createEvent({ author: "agent", id: `e${i}`, timestamp: fixed }) });
+        await ctx.service.appendEvent({
+          session: s,
+          event: createEvent({ author: "agent", id: `e${i}`, timestamp: fixed }),
+        });
         expect((await ctx.service.getSession(key("s1")))?.lastUpdateTime).toBe(s.lastUpdateTime);
       }
-      expect((await ctx.service.getSession(key("s1")))?.events.map((e) => e.id)).toEqual(["e0", "e1", "e2", "e3", "e4"]);
+      expect((await ctx.service.getSession(key("s1")))?.events.map((e) => e.id)).toEqual([
+        "e0",
+        "e1",
+        "e2",
+        "e3",
+        "e4",
+      ]);
     });
 
     it("throws SessionNotFoundError when appending to a deleted session", async () => {
       const s = await create();
       await ctx.service.deleteSession(key("s1"));
-      await expect(ctx.service.appendEvent({ session: s, event: createEvent({ author: "user" }) })).rejects.toBeInstanceOf(SessionNotFoundError);
+      await expect(
+        ctx.service.appendEvent({ session: s, event: createEvent({ author: "user" }) }),
+      ).rejects.toBeInstanceOf(SessionNotFoundError);
       expect(await ctx.service.getSession(key("s1"))).toBeUndefined();
     });
   });
@@ -117,8 +139,13 @@ export function defineSessionAppendContract(ctx: ContractContext<BaseSessionServ
       const created = await create();
       const writerA = (await ctx.service.getSession(key("s1")))!;
       const writerB = (await ctx.service.getSession(key("s1")))!;
-      await ctx.service.appendEvent({ session: writerA, event: createEvent({ author: "a", timestamp: created.lastUpdateTime - 100 }) });
-      await expect(ctx.service.appendEvent({ session: writerB, event: createEvent({ author: "b" }) })).rejects.toBeInstanceOf(StaleSessionError);
+      await ctx.service.appendEvent({
+        session: writerA,
+        event: createEvent({ author: "a", timestamp: created.lastUpdateTime - 100 }),
+      });
+      await expect(
+        ctx.service.appendEvent({ session: writerB, event: createEvent({ author: "b" }) }),
+      ).rejects.toBeInstanceOf(StaleSessionError);
       expect((await ctx.service.getSession(key("s1")))?.events).toHaveLength(1);
     });
   });
@@ -127,7 +154,12 @@ export function defineSessionAppendContract(ctx: ContractContext<BaseSessionServ
     it("keeps every event, in call order, when one holder appends concurrently", async () => {
       const s = await create();
       const events = Array.from({ length: 50 }, (_, i) =>
-        createEvent({ author: `agent${i % 3}`, id: `c${i}`, branch: `root.agent${i % 3}`, actions: { stateDelta: { [`k${i}`]: i, last: i } } }),
+        createEvent({
+          author: `agent${i % 3}`,
+          id: `c${i}`,
+          branch: `root.agent${i % 3}`,
+          actions: { stateDelta: { [`k${i}`]: i, last: i } },
+        }),
       );
       await Promise.all(events.map((event) => ctx.service.appendEvent({ session: s, event })));
       const ids = events.map((e) => e.id);
@@ -143,7 +175,8 @@ export function defineSessionAppendContract(ctx: ContractContext<BaseSessionServ
   describe("listEvents", () => {
     it("pages through events in order with a nextPageToken", async () => {
       const s = await create();
-      for (let i = 0; i < 7; i++) await ctx.service.appendEvent({ session: s, event: createEvent({ author: "agent", id: `p${i}` }) });
+      for (let i = 0; i < 7; i++)
+        await ctx.service.appendEvent({ session: s, event: createEvent({ author: "agent", id: `p${i}` }) });
       const all = await ctx.service.listEvents(key("s1"));
       expect(all.events.map((e) => e.id)).toEqual(["p0", "p1", "p2", "p3", "p4", "p5", "p6"]);
       expect(all.nextPageToken).toBeUndefined();
@@ -151,7 +184,11 @@ export function defineSessionAppendContract(ctx: ContractContext<BaseSessionServ
       let token: string | undefined;
       let pages = 0;
       do {
-        const page = await ctx.service.listEvents({ ...key("s1"), pageSize: 3, ...(token ? { pageToken: token } : {}) });
+        const page = await ctx.service.listEvents({
+          ...key("s1"),
+          pageSize: 3,
+          ...(token ? { pageToken: token } : {}),
+        });
         expect(page.events.length).toBeLessThanOrEqual(3);
         seen.push(...page.events.map((e) => e.id));
         token = page.nextPageToken;
@@ -180,7 +217,10 @@ export function defineSessionAppendContract(ctx: ContractContext<BaseSessionServ
       const count = options.manyEvents ?? 1000;
       const s = await create();
       for (let i = 0; i < count; i++) {
-        await ctx.service.appendEvent({ session: s, event: textEvent(`message ${i}`, { id: `m${i}`, actions: { stateDelta: { n: i } } }) });
+        await ctx.service.appendEvent({
+          session: s,
+          event: textEvent(`message ${i}`, { id: `m${i}`, actions: { stateDelta: { n: i } } }),
+        });
       }
       const stored = await ctx.service.getSession(key("s1"));
       expect(stored?.events).toHaveLength(count);

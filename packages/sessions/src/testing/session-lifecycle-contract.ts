@@ -28,7 +28,12 @@ export function defineSessionLifecycleContract(ctx: ContractContext<BaseSessionS
 
     it("rejects a duplicate id with SessionAlreadyExistsError and keeps the original", async () => {
       await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "dup", state: { v: 1 } });
-      const attempt = ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "dup", state: { v: 2 } });
+      const attempt = ctx.service.createSession({
+        appName: ctx.appName,
+        userId: "u1",
+        sessionId: "dup",
+        state: { v: 2 },
+      });
       await expect(attempt).rejects.toBeInstanceOf(SessionAlreadyExistsError);
       await expect(attempt).rejects.toMatchObject({ code: "SESSION_ALREADY_EXISTS" });
       expect((await ctx.service.getSession(key("dup")))?.state).toEqual({ v: 1 });
@@ -56,10 +61,19 @@ export function defineSessionLifecycleContract(ctx: ContractContext<BaseSessionS
     });
 
     it("shares app state with every user and user state with that user's sessions only", async () => {
-      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1", state: { own: 1, "app:a": 1, "user:u": "one" } });
+      await ctx.service.createSession({
+        appName: ctx.appName,
+        userId: "u1",
+        sessionId: "s1",
+        state: { own: 1, "app:a": 1, "user:u": "one" },
+      });
       const sameUser = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s2" });
       const otherUser = await ctx.service.createSession({ appName: ctx.appName, userId: "u2", sessionId: "s3" });
-      const otherApp = await ctx.service.createSession({ appName: `${ctx.appName}-other`, userId: "u1", sessionId: "s4" });
+      const otherApp = await ctx.service.createSession({
+        appName: `${ctx.appName}-other`,
+        userId: "u1",
+        sessionId: "s4",
+      });
       expect(sameUser.state).toEqual({ "app:a": 1, "user:u": "one" });
       expect(otherUser.state).toEqual({ "app:a": 1 });
       expect(otherApp.state).toEqual({});
@@ -67,8 +81,18 @@ export function defineSessionLifecycleContract(ctx: ContractContext<BaseSessionS
     });
 
     it("lets a later session overwrite shared state, visible to the earlier ones", async () => {
-      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1", state: { "app:a": 1, "user:u": 1 } });
-      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s2", state: { "app:a": 2, "user:u": 2 } });
+      await ctx.service.createSession({
+        appName: ctx.appName,
+        userId: "u1",
+        sessionId: "s1",
+        state: { "app:a": 1, "user:u": 1 },
+      });
+      await ctx.service.createSession({
+        appName: ctx.appName,
+        userId: "u1",
+        sessionId: "s2",
+        state: { "app:a": 2, "user:u": 2 },
+      });
       expect((await ctx.service.getSession(key("s1")))?.state).toEqual({ "app:a": 2, "user:u": 2 });
     });
 
@@ -76,7 +100,10 @@ export function defineSessionLifecycleContract(ctx: ContractContext<BaseSessionS
       const s1 = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1" });
       await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s2" });
       await ctx.service.createSession({ appName: ctx.appName, userId: "u2", sessionId: "s3" });
-      const event = createEvent({ author: "agent", actions: { stateDelta: { "app:count": 3, "user:pref": "dark", own: "s1" } } });
+      const event = createEvent({
+        author: "agent",
+        actions: { stateDelta: { "app:count": 3, "user:pref": "dark", own: "s1" } },
+      });
       await ctx.service.appendEvent({ session: s1, event });
       expect((await ctx.service.getSession(key("s2")))?.state).toEqual({ "app:count": 3, "user:pref": "dark" });
       expect((await ctx.service.getSession(key("s3", "u2")))?.state).toEqual({ "app:count": 3 });
@@ -90,16 +117,26 @@ export function defineSessionLifecycleContract(ctx: ContractContext<BaseSessionS
       await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "mine" });
       expect(await ctx.service.getSession(key("missing"))).toBeUndefined();
       expect(await ctx.service.getSession(key("mine", "u2"))).toBeUndefined();
-      expect(await ctx.service.getSession({ appName: `${ctx.appName}-other`, userId: "u1", sessionId: "mine" })).toBeUndefined();
+      expect(
+        await ctx.service.getSession({ appName: `${ctx.appName}-other`, userId: "u1", sessionId: "mine" }),
+      ).toBeUndefined();
     });
 
     it("returns copies or frozen snapshots: changing a returned session or the creation input does not change the store", async () => {
       const input = { list: [1], "user:obj": { deep: true } };
-      const created = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1", state: input });
+      const created = await ctx.service.createSession({
+        appName: ctx.appName,
+        userId: "u1",
+        sessionId: "s1",
+        state: input,
+      });
       input.list.push(2);
       input["user:obj"].deep = false;
       created.state.added = true;
-      await ctx.service.appendEvent({ session: created, event: createEvent({ author: "user", content: { role: "user", parts: [{ text: "hi" }] } }) });
+      await ctx.service.appendEvent({
+        session: created,
+        event: createEvent({ author: "user", content: { role: "user", parts: [{ text: "hi" }] } }),
+      });
       const first = await ctx.service.getSession(key("s1"));
       first!.state.list = "changed";
       // Returned events may be frozen snapshots (in-memory) or fresh copies (databases): either
@@ -120,24 +157,47 @@ export function defineSessionLifecycleContract(ctx: ContractContext<BaseSessionS
       const s = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1" });
       const base = s.lastUpdateTime + 10;
       for (let i = 0; i < 5; i++) {
-        await ctx.service.appendEvent({ session: s, event: createEvent({ author: "agent", id: `e${i}`, timestamp: base + i }) });
+        await ctx.service.appendEvent({
+          session: s,
+          event: createEvent({ author: "agent", id: `e${i}`, timestamp: base + i }),
+        });
       }
       const ids = (events: { id: string }[] | undefined) => events?.map((e) => e.id);
-      expect(ids((await ctx.service.getSession({ ...key("s1"), config: { afterTimestamp: base + 2 } }))?.events)).toEqual(["e2", "e3", "e4"]);
+      expect(
+        ids((await ctx.service.getSession({ ...key("s1"), config: { afterTimestamp: base + 2 } }))?.events),
+      ).toEqual(["e2", "e3", "e4"]);
       const asDate = new Date((base + 3) * 1000);
-      expect(ids((await ctx.service.getSession({ ...key("s1"), config: { afterTimestamp: asDate } }))?.events)).toEqual(["e3", "e4"]);
-      expect(ids((await ctx.service.getSession({ ...key("s1"), config: { numRecentEvents: 2 } }))?.events)).toEqual(["e3", "e4"]);
+      expect(ids((await ctx.service.getSession({ ...key("s1"), config: { afterTimestamp: asDate } }))?.events)).toEqual(
+        ["e3", "e4"],
+      );
+      expect(ids((await ctx.service.getSession({ ...key("s1"), config: { numRecentEvents: 2 } }))?.events)).toEqual([
+        "e3",
+        "e4",
+      ]);
       expect(ids((await ctx.service.getSession({ ...key("s1"), config: { numRecentEvents: 0 } }))?.events)).toEqual([]);
-      expect(ids((await ctx.service.getSession({ ...key("s1"), config: { numRecentEvents: 10 } }))?.events)).toHaveLength(5);
-      const both = await ctx.service.getSession({ ...key("s1"), config: { afterTimestamp: base + 1, numRecentEvents: 2 } });
+      expect(
+        ids((await ctx.service.getSession({ ...key("s1"), config: { numRecentEvents: 10 } }))?.events),
+      ).toHaveLength(5);
+      const both = await ctx.service.getSession({
+        ...key("s1"),
+        config: { afterTimestamp: base + 1, numRecentEvents: 2 },
+      });
       expect(ids(both?.events)).toEqual(["e3", "e4"]);
     });
   });
 
   describe("listSessions", () => {
     it("lists one user's sessions with merged state and no events", async () => {
-      const s1 = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1", state: { own: 1, "user:u": 1, "app:a": 1 } });
-      await ctx.service.appendEvent({ session: s1, event: createEvent({ author: "user", content: { parts: [{ text: "hello" }] } }) });
+      const s1 = await ctx.service.createSession({
+        appName: ctx.appName,
+        userId: "u1",
+        sessionId: "s1",
+        state: { own: 1, "user:u": 1, "app:a": 1 },
+      });
+      await ctx.service.appendEvent({
+        session: s1,
+        event: createEvent({ author: "user", content: { parts: [{ text: "hello" }] } }),
+      });
       await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s2" });
       await ctx.service.createSession({ appName: ctx.appName, userId: "u2", sessionId: "s3" });
       const { sessions } = await ctx.service.listSessions({ appName: ctx.appName, userId: "u1" });
@@ -171,7 +231,9 @@ export function defineSessionLifecycleContract(ctx: ContractContext<BaseSessionS
       await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s2" });
       await ctx.service.deleteSession(key("s1"));
       expect(await ctx.service.getSession(key("s1"))).toBeUndefined();
-      expect((await ctx.service.listSessions({ appName: ctx.appName, userId: "u1" })).sessions.map((s) => s.id)).toEqual(["s2"]);
+      expect(
+        (await ctx.service.listSessions({ appName: ctx.appName, userId: "u1" })).sessions.map((s) => s.id),
+      ).toEqual(["s2"]);
       expect((await ctx.service.listEvents(key("s1"))).events).toEqual([]);
       const again = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1" });
       expect(again.events).toEqual([]);

@@ -11,8 +11,17 @@ export class BuiltInCodeExecutionTool extends BaseTool {
     super({ name: "built_in_code_execution", description: "Code execution run by the model (Gemini built-in tool)." });
   }
 
-  override async processLlmRequest({ llmRequest }: { toolContext: ToolContext; llmRequest: LlmRequest }): Promise<void> {
-    requireGeminiModel(llmRequest, "built_in_code_execution", "Use a Gemini 2 (or later) model, or give the agent `codeExecutor: new LocalCodeExecutor()`.");
+  override async processLlmRequest({
+    llmRequest,
+  }: {
+    toolContext: ToolContext;
+    llmRequest: LlmRequest;
+  }): Promise<void> {
+    requireGeminiModel(
+      llmRequest,
+      "built_in_code_execution",
+      "Use a Gemini 2 (or later) model, or give the agent `codeExecutor: new LocalCodeExecutor()`.",
+    );
     addNativeTool(llmRequest, "codeExecution", {});
   }
 }

@@ -7,8 +7,17 @@ export class GoogleMapsTool extends BaseTool {
     super({ name: "google_maps", description: "Google Maps grounding, run by the model (Gemini built-in tool)." });
   }
 
-  override async processLlmRequest({ llmRequest }: { toolContext: ToolContext; llmRequest: LlmRequest }): Promise<void> {
-    requireGeminiModel(llmRequest, "google_maps", "Use a Gemini 2 (or later) model, or a function tool calling a maps API.");
+  override async processLlmRequest({
+    llmRequest,
+  }: {
+    toolContext: ToolContext;
+    llmRequest: LlmRequest;
+  }): Promise<void> {
+    requireGeminiModel(
+      llmRequest,
+      "google_maps",
+      "Use a Gemini 2 (or later) model, or a function tool calling a maps API.",
+    );
     addNativeTool(llmRequest, "googleMaps", {});
   }
 }

@@ -22,7 +22,11 @@ const DEFAULT_INSTRUCTION =
 export class GoogleSearchAgentTool extends AgentTool {
   readonly searchAgent: LlmAgent;
 
-  constructor({ model, name = "google_search_agent", instruction = DEFAULT_INSTRUCTION }: GoogleSearchAgentToolOptions) {
+  constructor({
+    model,
+    name = "google_search_agent",
+    instruction = DEFAULT_INSTRUCTION,
+  }: GoogleSearchAgentToolOptions) {
     const searchAgent = new LlmAgent({
       name,
       model,

@@ -1,4 +1,12 @@
-import { appendTools, BaseTool, ConfigurationError, isLlmAgent, type BaseLlm, type LlmRequest, type ToolContext } from "@agentkit/core";
+import {
+  appendTools,
+  BaseTool,
+  ConfigurationError,
+  isLlmAgent,
+  type BaseLlm,
+  type LlmRequest,
+  type ToolContext,
+} from "@agentkit/core";
 import { GoogleSearchAgentTool } from "./google-search-agent-tool.js";
 import { addNativeTool, hasOtherTools, isGemini1Model, isGeminiModel, requireGeminiModel } from "./model-names.js";
 
@@ -33,7 +41,13 @@ export class GoogleSearchTool extends BaseTool {
     this.fallbackModel = options.fallbackModel;
   }
 
-  override async processLlmRequest({ toolContext, llmRequest }: { toolContext: ToolContext; llmRequest: LlmRequest }): Promise<void> {
+  override async processLlmRequest({
+    toolContext,
+    llmRequest,
+  }: {
+    toolContext: ToolContext;
+    llmRequest: LlmRequest;
+  }): Promise<void> {
     if (!isGeminiModel(llmRequest.model) && this.fallbackModel !== undefined) {
       appendTools(llmRequest, [this.agentToolFor(this.fallbackModel)]);
       return;
@@ -46,7 +60,9 @@ export class GoogleSearchTool extends BaseTool {
     }
     if (isGemini1Model(llmRequest.model)) {
       if (hasOtherTools(llmRequest, "googleSearchRetrieval")) {
-        throw new ConfigurationError(`google_search cannot be combined with other tools on the Gemini 1 model "${llmRequest.model}". ${HINT}`);
+        throw new ConfigurationError(
+          `google_search cannot be combined with other tools on the Gemini 1 model "${llmRequest.model}". ${HINT}`,
+        );
       }
       addNativeTool(llmRequest, "googleSearchRetrieval", {});
       return;

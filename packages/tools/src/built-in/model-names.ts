@@ -3,7 +3,8 @@ import { ConfigurationError, type LlmRequest } from "@agentkit/core";
 // A Gemini name, optionally behind a resource path: `models/…`, `google/…`,
 // `projects/P/locations/L/[publishers/google/]models/…`. Other routed names (e.g.
 // `openai-compatible/gemini-…`) go to non-Gemini endpoints and do not count.
-const GEMINI_NAME = /^(?:projects\/[^/]+\/locations\/[^/]+\/(?:publishers\/[^/]+\/)?models\/|models\/|google\/)?(gemini-[^/]*)$/i;
+const GEMINI_NAME =
+  /^(?:projects\/[^/]+\/locations\/[^/]+\/(?:publishers\/[^/]+\/)?models\/|models\/|google\/)?(gemini-[^/]*)$/i;
 
 /** The bare Gemini model id of a name (`gemini-2.5-flash`), or undefined for non-Gemini names. */
 export function geminiModelId(model: string | undefined): string | undefined {
@@ -24,7 +25,12 @@ export function isGemini1Model(model: string | undefined): boolean {
  * Throws the request-time error of a native tool sent to a model that cannot run it. `hint`
  * says what to use instead.
  */
-export function requireGeminiModel(request: LlmRequest, toolLabel: string, hint: string, { allowGemini1 = false } = {}): void {
+export function requireGeminiModel(
+  request: LlmRequest,
+  toolLabel: string,
+  hint: string,
+  { allowGemini1 = false } = {},
+): void {
   const model = request.model;
   if (!isGeminiModel(model)) {
     throw new ConfigurationError(

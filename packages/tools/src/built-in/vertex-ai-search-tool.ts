@@ -40,7 +40,10 @@ export class VertexAiSearchTool extends BaseTool {
   readonly maxResults?: number;
 
   constructor(options: VertexAiSearchToolOptions) {
-    super({ name: "vertex_ai_search", description: "Vertex AI Search retrieval, run by the model (Gemini built-in tool)." });
+    super({
+      name: "vertex_ai_search",
+      description: "Vertex AI Search retrieval, run by the model (Gemini built-in tool).",
+    });
     const parsed = optionsSchema.safeParse(options ?? {});
     if (!parsed.success) {
       const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ");
@@ -52,7 +55,9 @@ export class VertexAiSearchTool extends BaseTool {
       throw new ConfigurationError("VertexAiSearchTool needs exactly one of dataStoreId, dataStore or searchEngineId.");
     }
     if (o.dataStoreSpecs && !o.searchEngineId) {
-      throw new ConfigurationError("VertexAiSearchTool: dataStoreSpecs only apply to a search engine; set searchEngineId.");
+      throw new ConfigurationError(
+        "VertexAiSearchTool: dataStoreSpecs only apply to a search engine; set searchEngineId.",
+      );
     }
     const location = o.location ?? "global";
     const dataStore = o.dataStoreId ?? o.dataStore;
@@ -63,11 +68,18 @@ export class VertexAiSearchTool extends BaseTool {
     this.maxResults = o.maxResults;
   }
 
-  override async processLlmRequest({ llmRequest }: { toolContext: ToolContext; llmRequest: LlmRequest }): Promise<void> {
+  override async processLlmRequest({
+    llmRequest,
+  }: {
+    toolContext: ToolContext;
+    llmRequest: LlmRequest;
+  }): Promise<void> {
     const hint = "Use a Gemini model, or a retrieval function tool (see @agentkit/tools/retrieval).";
     requireGeminiModel(llmRequest, "vertex_ai_search", hint, { allowGemini1: true });
     if (isGemini1Model(llmRequest.model) && hasOtherTools(llmRequest, "retrieval")) {
-      throw new ConfigurationError(`vertex_ai_search cannot be combined with other tools on the Gemini 1 model "${llmRequest.model}". ${hint}`);
+      throw new ConfigurationError(
+        `vertex_ai_search cannot be combined with other tools on the Gemini 1 model "${llmRequest.model}". ${hint}`,
+      );
     }
     const search: Record<string, unknown> = {};
     if (this.datastore) search.datastore = this.datastore;
@@ -80,11 +92,21 @@ export class VertexAiSearchTool extends BaseTool {
 }
 
 /** A full resource name from an id: kept as is when it already is one, else built from project and location. */
-function resourceName(id: string, collection: "dataStores" | "engines", project: string | undefined, location: string): string {
+function resourceName(
+  id: string,
+  collection: "dataStores" | "engines",
+  project: string | undefined,
+  location: string,
+): string {
   if (id.startsWith("projects/")) return id;
-  if (id.includes("/")) throw new ConfigurationError(`VertexAiSearchTool: "${id}" is neither a bare id nor a full resource name (projects/…).`);
+  if (id.includes("/"))
+    throw new ConfigurationError(
+      `VertexAiSearchTool: "${id}" is neither a bare id nor a full resource name (projects/…).`,
+    );
   if (!project) {
-    throw new ConfigurationError(`VertexAiSearchTool: "${id}" is a bare id; pass project (and location) or the full resource name projects/…/${collection}/${id}.`);
+    throw new ConfigurationError(
+      `VertexAiSearchTool: "${id}" is a bare id; pass project (and location) or the full resource name projects/…/${collection}/${id}.`,
+    );
   }
   return `projects/${project}/locations/${location}/collections/default_collection/${collection}/${id}`;
 }

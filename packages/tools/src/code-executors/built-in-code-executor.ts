@@ -1,4 +1,10 @@
-import { BaseCodeExecutor, ConfigurationError, type CodeExecutionInput, type CodeExecutorResult, type LlmRequest } from "@agentkit/core";
+import {
+  BaseCodeExecutor,
+  ConfigurationError,
+  type CodeExecutionInput,
+  type CodeExecutorResult,
+  type LlmRequest,
+} from "@agentkit/core";
 import { addNativeTool, requireGeminiModel } from "../built-in/model-names.js";
 
 export interface BuiltInCodeExecutorOptions {
@@ -22,7 +28,11 @@ export class BuiltInCodeExecutor extends BaseCodeExecutor {
   }
 
   override processLlmRequest(request: LlmRequest): void {
-    requireGeminiModel(request, "BuiltInCodeExecutor", "Use a Gemini 2 (or later) model, or LocalCodeExecutor to run the model's code here.");
+    requireGeminiModel(
+      request,
+      "BuiltInCodeExecutor",
+      "Use a Gemini 2 (or later) model, or LocalCodeExecutor to run the model's code here.",
+    );
     addNativeTool(request, "codeExecution", {});
   }
 

@@ -34,7 +34,12 @@ export function resolvePythonExecutable(command: string): Promise<string> {
     execFile(command, ["-c", "import sys; print(sys.executable)"], { timeout: 15_000 }, (error, stdout) => {
       const path = stdout.trim();
       if (error || !path) {
-        reject(new ConfigurationError(`Cannot run Python ("${command}"): ${error?.message ?? "no sys.executable"}. Install python3 or use language: "javascript".`, { cause: error }));
+        reject(
+          new ConfigurationError(
+            `Cannot run Python ("${command}"): ${error?.message ?? "no sys.executable"}. Install python3 or use language: "javascript".`,
+            { cause: error },
+          ),
+        );
       } else {
         resolve(path);
       }

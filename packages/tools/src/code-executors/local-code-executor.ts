@@ -86,14 +86,18 @@ export class LocalCodeExecutor extends BaseCodeExecutor {
       codeBlockDelimiters: o.codeBlockDelimiters ?? (language === "python" ? PYTHON_DELIMITERS : JAVASCRIPT_DELIMITERS),
       executionResultDelimiters: o.executionResultDelimiters,
     });
-    if (this.stateful) throw new ConfigurationError("LocalCodeExecutor cannot be stateful: every execution runs in a new process.");
+    if (this.stateful)
+      throw new ConfigurationError("LocalCodeExecutor cannot be stateful: every execution runs in a new process.");
     this.language = language;
     this.timeoutMs = o.timeoutMs ?? 30_000;
     this.memoryLimitMb = o.memoryLimitMb ?? 512;
     this.options = o;
   }
 
-  override async executeCode(context: InvocationContext | undefined, input: CodeExecutionInput): Promise<CodeExecutorResult> {
+  override async executeCode(
+    context: InvocationContext | undefined,
+    input: CodeExecutionInput,
+  ): Promise<CodeExecutorResult> {
     const signal = context?.signal;
     if (signal?.aborted) throw new RunAbortedError();
     const command = await this.command();
@@ -123,7 +127,11 @@ export class LocalCodeExecutor extends BaseCodeExecutor {
       const notes: string[] = [];
       if (outcome.timedOut) notes.push(`Execution timed out after ${this.timeoutMs} ms; the process was killed.`);
       else if (outcome.exitCode !== 0 && stderr.trim() === "") {
-        notes.push(outcome.signal ? `Process killed by ${outcome.signal}.` : `Process exited with code ${String(outcome.exitCode)}.`);
+        notes.push(
+          outcome.signal
+            ? `Process killed by ${outcome.signal}.`
+            : `Process exited with code ${String(outcome.exitCode)}.`,
+        );
       }
       if (notes.length > 0) stderr = [stderr.trimEnd(), ...notes].filter((s) => s !== "").join("\n");
       let stdout = outcome.stdout;
@@ -140,7 +148,10 @@ export class LocalCodeExecutor extends BaseCodeExecutor {
     this.python ??= (async () => {
       const configured = this.options.pythonPath ?? "python3";
       const found = configured.includes("/") ? configured : findOnPath(configured);
-      if (!found) throw new ConfigurationError(`LocalCodeExecutor: "${configured}" is not on PATH. Install Python 3, set pythonPath, or use language: "javascript".`);
+      if (!found)
+        throw new ConfigurationError(
+          `LocalCodeExecutor: "${configured}" is not on PATH. Install Python 3, set pythonPath, or use language: "javascript".`,
+        );
       return resolvePythonExecutable(found);
     })();
     try {
@@ -151,16 +162,25 @@ export class LocalCodeExecutor extends BaseCodeExecutor {
     }
   }
 
-  private arguments(command: string, root: string, workDir: string, codeFile: string): { runner: string; args: string[] } {
+  private arguments(
+    command: string,
+    root: string,
+    workDir: string,
+    codeFile: string,
+  ): { runner: string; args: string[] } {
     if (this.language === "javascript") {
       const args = [`--max-old-space-size=${this.memoryLimitMb}`];
       // The permission model needs Node 20+; older runtimes run without it.
-      if ((this.options.restrictFileSystem ?? true) && process.allowedNodeEnvironmentFlags.has("--permission")) args.push("--permission", `--allow-fs-read=${root}`, `--allow-fs-write=${workDir}`);
+      if ((this.options.restrictFileSystem ?? true) && process.allowedNodeEnvironmentFlags.has("--permission"))
+        args.push("--permission", `--allow-fs-read=${root}`, `--allow-fs-write=${workDir}`);
       return { runner: command, args: [...args, codeFile] };
     }
     // ulimit -v limits the address space of the interpreter and anything it starts.
     const script = 'ulimit -v "$1" || exit 125; shift; exec "$@"';
-    return { runner: "/bin/sh", args: ["-c", script, "sh", String(this.memoryLimitMb * 1024), command, "-I", "-B", codeFile] };
+    return {
+      runner: "/bin/sh",
+      args: ["-c", script, "sh", String(this.memoryLimitMb * 1024), command, "-I", "-B", codeFile],
+    };
   }
 
   private environment(workDir: string): Record<string, string> {

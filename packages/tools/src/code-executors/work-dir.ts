@@ -27,7 +27,8 @@ export async function writeInputFiles(workDir: string, files: CodeExecutionFile[
   const hashes = new Map<string, string>();
   for (const file of files) {
     const target = resolve(workDir, file.name);
-    if (!target.startsWith(workDir + sep)) throw new Error(`Input file name "${file.name}" leaves the working directory.`);
+    if (!target.startsWith(workDir + sep))
+      throw new Error(`Input file name "${file.name}" leaves the working directory.`);
     const bytes = Buffer.from(file.content, "base64");
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, bytes);
@@ -45,7 +46,11 @@ export interface OutputLimits {
  * Files the code created or changed in the working dir (input files left as they were are
  * not outputs). Files past the limits are reported in `skipped`, not read.
  */
-export async function collectOutputFiles(workDir: string, inputs: Map<string, string>, limits: OutputLimits): Promise<{ files: CodeExecutionFile[]; skipped: string[] }> {
+export async function collectOutputFiles(
+  workDir: string,
+  inputs: Map<string, string>,
+  limits: OutputLimits,
+): Promise<{ files: CodeExecutionFile[]; skipped: string[] }> {
   const files: CodeExecutionFile[] = [];
   const skipped: string[] = [];
   const walk = async (dir: string): Promise<void> => {

@@ -25,7 +25,8 @@ const configSchema = z.strictObject({
   browser_args: z.array(z.string()).optional(),
   environment: z
     .enum([ComputerEnvironment.ENVIRONMENT_BROWSER, "browser"], {
-      error: "only ENVIRONMENT_BROWSER is available from a YAML config (the computer is Playwright's Chromium); use a code reference for other computers",
+      error:
+        "only ENVIRONMENT_BROWSER is available from a YAML config (the computer is Playwright's Chromium); use a code reference for other computers",
     })
     .optional(),
   timeout: z.number().positive().optional(),
@@ -49,22 +50,30 @@ export async function computerUseToolsetFromConfig(
   options: ComputerUseToolsetFromConfigOptions = {},
 ): Promise<ComputerUseToolset> {
   const c = parseConfigArgs(TOOL, configSchema, snakeKeys(args ?? {}, ["viewport"]));
-  if (c.screen_size && c.viewport) throw new ConfigurationError(`${TOOL} args: give screen_size or viewport, not both.`);
-  const size: [number, number] | undefined = c.screen_size ?? (c.viewport ? [c.viewport.width, c.viewport.height] : undefined);
+  if (c.screen_size && c.viewport)
+    throw new ConfigurationError(`${TOOL} args: give screen_size or viewport, not both.`);
+  const size: [number, number] | undefined =
+    c.screen_size ?? (c.viewport ? [c.viewport.width, c.viewport.height] : undefined);
 
   try {
     await import("playwright-core");
   } catch (error) {
-    throw new ConfigurationError(`${TOOL} needs the optional peer dependency playwright-core; install it next to @agentkit/tools.`, { cause: error });
+    throw new ConfigurationError(
+      `${TOOL} needs the optional peer dependency playwright-core; install it next to @agentkit/tools.`,
+      { cause: error },
+    );
   }
   const executablePath = c.executable_path ?? "/usr/bin/chromium";
   try {
     if (!statSync(executablePath).isFile()) throw new Error("not a file");
     accessSync(executablePath, constants.X_OK);
   } catch (error) {
-    throw new ConfigurationError(`${TOOL} args: executable_path: no executable browser at ${executablePath} (install Chromium or set executable_path).`, {
-      cause: error,
-    });
+    throw new ConfigurationError(
+      `${TOOL} args: executable_path: no executable browser at ${executablePath} (install Chromium or set executable_path).`,
+      {
+        cause: error,
+      },
+    );
   }
 
   const computer = new PlaywrightComputer({

@@ -1,4 +1,13 @@
-import { BaseToolset, ConfigurationError, FunctionTool, type BaseTool, type LlmRequest, type ReadonlyContext, type ToolContext, type ToolFilter } from "@agentkit/core";
+import {
+  BaseToolset,
+  ConfigurationError,
+  FunctionTool,
+  type BaseTool,
+  type LlmRequest,
+  type ReadonlyContext,
+  type ToolContext,
+  type ToolFilter,
+} from "@agentkit/core";
 import { z } from "zod";
 import { isGeminiModel } from "../built-in/model-names.js";
 import { type BaseComputer, type ComputerState } from "./base-computer.js";
@@ -19,7 +28,10 @@ export interface ComputerToolResult {
   image: { mimeType: "image/png"; data: string };
 }
 
-const coord = z.number().min(0).max(NORMALIZED_COORDINATE_RANGE - 1);
+const coord = z
+  .number()
+  .min(0)
+  .max(NORMALIZED_COORDINATE_RANGE - 1);
 const direction = z.enum(["up", "down", "left", "right"]);
 
 /**
@@ -36,11 +48,15 @@ export class ComputerUseToolset extends BaseToolset {
   constructor(options: ComputerUseToolsetOptions) {
     super({ toolFilter: options?.toolFilter });
     if (!options?.computer || typeof options.computer.clickAt !== "function") {
-      throw new ConfigurationError("ComputerUseToolset needs a `computer` (a BaseComputer such as PlaywrightComputer).");
+      throw new ConfigurationError(
+        "ComputerUseToolset needs a `computer` (a BaseComputer such as PlaywrightComputer).",
+      );
     }
     const size = options.screenSize;
     if (size !== undefined && !(size.length === 2 && size.every((n) => Number.isInteger(n) && n > 0))) {
-      throw new ConfigurationError(`ComputerUseToolset screenSize must be [width, height] in positive pixels; got ${JSON.stringify(size)}.`);
+      throw new ConfigurationError(
+        `ComputerUseToolset screenSize must be [width, height] in positive pixels; got ${JSON.stringify(size)}.`,
+      );
     }
     this.computer = options.computer;
     this.fixedSize = size;
@@ -55,7 +71,12 @@ export class ComputerUseToolset extends BaseToolset {
     await this.computer.close();
   }
 
-  override async processLlmRequest({ llmRequest }: { toolContext: ToolContext; llmRequest: LlmRequest }): Promise<void> {
+  override async processLlmRequest({
+    llmRequest,
+  }: {
+    toolContext: ToolContext;
+    llmRequest: LlmRequest;
+  }): Promise<void> {
     if (isGeminiModel(llmRequest.model)) {
       llmRequest.config.tools ??= [];
       if (!llmRequest.config.tools.some((t) => t.computerUse !== undefined)) {
@@ -68,15 +89,26 @@ export class ComputerUseToolset extends BaseToolset {
   /** Pixel coordinates of a normalized (0-999) point. */
   async toPixels(x: number, y: number): Promise<[number, number]> {
     const [width, height] = this.fixedSize ?? (await this.computer.screenSize());
-    const scale = (v: number, max: number) => Math.min(max - 1, Math.max(0, Math.floor((v / NORMALIZED_COORDINATE_RANGE) * max)));
+    const scale = (v: number, max: number) =>
+      Math.min(max - 1, Math.max(0, Math.floor((v / NORMALIZED_COORDINATE_RANGE) * max)));
     return [scale(x, width), scale(y, height)];
   }
 
   private buildTools(): BaseTool[] {
     const c = this.computer;
     const at = async (x: number, y: number) => this.toPixels(x, y);
-    const tool = <S extends z.ZodObject>(name: string, description: string, parameters: S, run: (a: z.output<S>) => Promise<ComputerState>) =>
-      new FunctionTool({ name, description, parameters, execute: async (args) => toResult(await run(args as z.output<S>)) });
+    const tool = <S extends z.ZodObject>(
+      name: string,
+      description: string,
+      parameters: S,
+      run: (a: z.output<S>) => Promise<ComputerState>,
+    ) =>
+      new FunctionTool({
+        name,
+        description,
+        parameters,
+        execute: async (args) => toResult(await run(args as z.output<S>)),
+      });
     const none = z.object({});
     return [
       tool("open_web_browser", "Opens the web browser.", none, () => c.openWebBrowser()),
@@ -85,16 +117,34 @@ export class ComputerUseToolset extends BaseToolset {
       tool("go_forward", "Goes forward to the next page.", none, () => c.goForward()),
       tool("search", "Opens the search engine's start page.", none, () => c.search()),
       tool("navigate", "Opens a URL.", z.object({ url: z.string().min(1) }), ({ url }) => c.navigate(url)),
-      tool("click_at", "Clicks at a point (x, y on a 0-999 grid).", z.object({ x: coord, y: coord }), async ({ x, y }) => c.clickAt(...(await at(x, y)))),
-      tool("hover_at", "Moves the mouse to a point (0-999 grid).", z.object({ x: coord, y: coord }), async ({ x, y }) => c.hoverAt(...(await at(x, y)))),
+      tool(
+        "click_at",
+        "Clicks at a point (x, y on a 0-999 grid).",
+        z.object({ x: coord, y: coord }),
+        async ({ x, y }) => c.clickAt(...(await at(x, y))),
+      ),
+      tool("hover_at", "Moves the mouse to a point (0-999 grid).", z.object({ x: coord, y: coord }), async ({ x, y }) =>
+        c.hoverAt(...(await at(x, y))),
+      ),
       tool(
         "type_text_at",
         "Clicks at a point (0-999 grid) and types text; by default clears the field first and presses Enter after.",
-        z.object({ x: coord, y: coord, text: z.string(), press_enter: z.boolean().optional(), clear_before_typing: z.boolean().optional() }),
+        z.object({
+          x: coord,
+          y: coord,
+          text: z.string(),
+          press_enter: z.boolean().optional(),
+          clear_before_typing: z.boolean().optional(),
+        }),
         async ({ x, y, text, press_enter, clear_before_typing }) =>
-          c.typeTextAt(...(await at(x, y)), text, { pressEnter: press_enter ?? true, clearBeforeTyping: clear_before_typing ?? true }),
+          c.typeTextAt(...(await at(x, y)), text, {
+            pressEnter: press_enter ?? true,
+            clearBeforeTyping: clear_before_typing ?? true,
+          }),
       ),
-      tool("scroll_document", "Scrolls the whole page.", z.object({ direction }), ({ direction: d }) => c.scrollDocument(d)),
+      tool("scroll_document", "Scrolls the whole page.", z.object({ direction }), ({ direction: d }) =>
+        c.scrollDocument(d),
+      ),
       tool(
         "scroll_at",
         "Scrolls at a point (0-999 grid) by `magnitude` (0-999 grid units, default 800).",
@@ -116,7 +166,8 @@ export class ComputerUseToolset extends BaseToolset {
         "drag_and_drop",
         "Drags from (x, y) to (destination_x, destination_y), all on a 0-999 grid.",
         z.object({ x: coord, y: coord, destination_x: coord, destination_y: coord }),
-        async ({ x, y, destination_x, destination_y }) => c.dragAndDrop(...(await at(x, y)), ...(await at(destination_x, destination_y))),
+        async ({ x, y, destination_x, destination_y }) =>
+          c.dragAndDrop(...(await at(x, y)), ...(await at(destination_x, destination_y))),
       ),
     ];
   }
@@ -140,7 +191,11 @@ function moveScreenshotsToParts(request: LlmRequest): void {
       const image = fr?.response?.image as { mimeType?: unknown; data?: unknown } | undefined;
       if (!fr || typeof image?.data !== "string" || image.mimeType !== "image/png") continue;
       const { image: _image, ...rest } = fr.response!;
-      part.functionResponse = { ...fr, response: rest, parts: [...(fr.parts ?? []), { inlineData: { mimeType: "image/png", data: image.data } }] };
+      part.functionResponse = {
+        ...fr,
+        response: rest,
+        parts: [...(fr.parts ?? []), { inlineData: { mimeType: "image/png", data: image.data } }],
+      };
     }
   }
 }

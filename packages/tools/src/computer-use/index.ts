@@ -6,7 +6,19 @@ export {
   type ScrollDirection,
   type TypeTextOptions,
 } from "./base-computer.js";
-export { ComputerUseToolset, NORMALIZED_COORDINATE_RANGE, type ComputerUseToolsetOptions, type ComputerToolResult } from "./computer-use-toolset.js";
+export {
+  ComputerUseToolset,
+  NORMALIZED_COORDINATE_RANGE,
+  type ComputerUseToolsetOptions,
+  type ComputerToolResult,
+} from "./computer-use-toolset.js";
 export { ComputerUseError } from "./computer-use-error.js";
-export { PlaywrightComputer, DEFAULT_CHROMIUM_ARGS, type PlaywrightComputerOptions } from "./playwright/playwright-computer.js";
-export { computerUseToolsetFromConfig, type ComputerUseToolsetFromConfigOptions } from "./computer-use-toolset-from-config.js";
+export {
+  PlaywrightComputer,
+  DEFAULT_CHROMIUM_ARGS,
+  type PlaywrightComputerOptions,
+} from "./playwright/playwright-computer.js";
+export {
+  computerUseToolsetFromConfig,
+  type ComputerUseToolsetFromConfigOptions,
+} from "./computer-use-toolset-from-config.js";

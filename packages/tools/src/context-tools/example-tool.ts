@@ -1,4 +1,12 @@
-import { BaseTool, ConfigurationError, type Content, type LlmRequest, type Part, type ToolContext, appendInstructions } from "@agentkit/core";
+import {
+  BaseTool,
+  ConfigurationError,
+  type Content,
+  type LlmRequest,
+  type Part,
+  type ToolContext,
+  appendInstructions,
+} from "@agentkit/core";
 
 /** One few-shot example: a user input and the model turns that answered it (the spec's `Example`). */
 export interface Example {
@@ -26,19 +34,28 @@ export class ExampleTool extends BaseTool {
     super({ name: "example_tool", description: "Adds few-shot examples to the instruction." });
     const examples = options?.examples;
     if (typeof examples !== "function" && !Array.isArray(examples)) {
-      throw new ConfigurationError("ExampleTool needs `examples`: a list of { input, output } or a provider function (query) => examples.");
+      throw new ConfigurationError(
+        "ExampleTool needs `examples`: a list of { input, output } or a provider function (query) => examples.",
+      );
     }
     if (Array.isArray(examples)) examples.forEach(checkExample);
     this.examples = examples;
   }
 
-  override async processLlmRequest({ toolContext, llmRequest }: { toolContext: ToolContext; llmRequest: LlmRequest }): Promise<void> {
+  override async processLlmRequest({
+    toolContext,
+    llmRequest,
+  }: {
+    toolContext: ToolContext;
+    llmRequest: LlmRequest;
+  }): Promise<void> {
     const query = firstText(toolContext.userContent);
     if (query === undefined) return;
     let examples: Example[];
     if (typeof this.examples === "function") {
       const provided = await this.examples(query);
-      if (!Array.isArray(provided)) throw new ConfigurationError("The ExampleTool provider must return a list of { input, output } examples.");
+      if (!Array.isArray(provided))
+        throw new ConfigurationError("The ExampleTool provider must return a list of { input, output } examples.");
       provided.forEach(checkExample);
       examples = provided;
     } else {
@@ -50,7 +67,13 @@ export class ExampleTool extends BaseTool {
 
 function checkExample(example: unknown, index: number): void {
   const e = example as Partial<Example> | null;
-  if (typeof e !== "object" || e === null || typeof e.input !== "object" || e.input === null || !Array.isArray(e.output)) {
+  if (
+    typeof e !== "object" ||
+    e === null ||
+    typeof e.input !== "object" ||
+    e.input === null ||
+    !Array.isArray(e.output)
+  ) {
     throw new ConfigurationError(`ExampleTool example #${index + 1} must be { input: Content, output: Content[] }.`);
   }
 }
@@ -64,7 +87,10 @@ function firstText(content: Content | undefined): string | undefined {
 export function examplesToInstruction(examples: Example[]): string {
   if (examples.length === 0) return "";
   const blocks = examples.map((example, i) => {
-    const turns = [turnText("user", example.input), ...example.output.map((c) => turnText(c.role === "user" ? "user" : "model", c))];
+    const turns = [
+      turnText("user", example.input),
+      ...example.output.map((c) => turnText(c.role === "user" ? "user" : "model", c)),
+    ];
     return `EXAMPLE ${i + 1}:\nBegin example\n${turns.filter((t) => t !== "").join("")}End example\n`;
   });
   return [
@@ -88,7 +114,8 @@ function partText(part: Part): string {
   if (part.functionCall) {
     return `\`\`\`tool_code\n${part.functionCall.name ?? ""}(${formatArgs(part.functionCall.args ?? {})})\n\`\`\`\n`;
   }
-  if (part.functionResponse) return `\`\`\`tool_outputs\n${JSON.stringify(part.functionResponse.response ?? {})}\n\`\`\`\n`;
+  if (part.functionResponse)
+    return `\`\`\`tool_outputs\n${JSON.stringify(part.functionResponse.response ?? {})}\n\`\`\`\n`;
   return "";
 }
 

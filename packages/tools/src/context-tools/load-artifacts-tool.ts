@@ -1,4 +1,11 @@
-import { appendInstructions, BaseTool, type FunctionDeclaration, type LlmRequest, type ToolContext, type ToolRunRequest } from "@agentkit/core";
+import {
+  appendInstructions,
+  BaseTool,
+  type FunctionDeclaration,
+  type LlmRequest,
+  type ToolContext,
+  type ToolRunRequest,
+} from "@agentkit/core";
 
 const NAME = "load_artifacts";
 
@@ -18,21 +25,32 @@ export class LoadArtifactsTool extends BaseTool {
       description: this.description,
       parametersJsonSchema: {
         type: "object",
-        properties: { artifact_names: { type: "array", items: { type: "string" }, description: "Names of the artifacts to load." } },
+        properties: {
+          artifact_names: { type: "array", items: { type: "string" }, description: "Names of the artifacts to load." },
+        },
         required: ["artifact_names"],
       },
     };
   }
 
   override async runAsync({ args }: ToolRunRequest): Promise<unknown> {
-    const names = Array.isArray(args.artifact_names) ? args.artifact_names.filter((n): n is string => typeof n === "string") : [];
+    const names = Array.isArray(args.artifact_names)
+      ? args.artifact_names.filter((n): n is string => typeof n === "string")
+      : [];
     return {
       artifact_names: names,
-      status: "artifact contents temporarily inserted and removed. to access these artifacts, call load_artifacts tool again.",
+      status:
+        "artifact contents temporarily inserted and removed. to access these artifacts, call load_artifacts tool again.",
     };
   }
 
-  override async processLlmRequest({ toolContext, llmRequest }: { toolContext: ToolContext; llmRequest: LlmRequest }): Promise<void> {
+  override async processLlmRequest({
+    toolContext,
+    llmRequest,
+  }: {
+    toolContext: ToolContext;
+    llmRequest: LlmRequest;
+  }): Promise<void> {
     await super.processLlmRequest({ toolContext, llmRequest });
     const available = await toolContext.listArtifacts();
     if (available.length === 0) return;
@@ -50,7 +68,9 @@ export class LoadArtifactsTool extends BaseTool {
         const artifact = available.includes(name) ? await toolContext.loadArtifact(name) : undefined;
         llmRequest.contents.push({
           role: "user",
-          parts: artifact ? [{ text: `Artifact ${name} is:` }, artifact] : [{ text: `Artifact ${name} does not exist.` }],
+          parts: artifact
+            ? [{ text: `Artifact ${name} is:` }, artifact]
+            : [{ text: `Artifact ${name} does not exist.` }],
         });
       }
     }

@@ -10,11 +10,20 @@ export class PreloadMemoryTool extends BaseTool {
     super({ name: "preload_memory", description: "Preloads the memory for the current user." });
   }
 
-  override async processLlmRequest({ toolContext, llmRequest }: { toolContext: ToolContext; llmRequest: LlmRequest }): Promise<void> {
+  override async processLlmRequest({
+    toolContext,
+    llmRequest,
+  }: {
+    toolContext: ToolContext;
+    llmRequest: LlmRequest;
+  }): Promise<void> {
     const query = toolContext.userContent?.parts?.[0]?.text;
     if (typeof query !== "string" || query === "") return;
     const { memories } = await toolContext.searchMemory(query);
-    const text = memories.map(memoryText).filter((t) => t !== "").join("\n");
+    const text = memories
+      .map(memoryText)
+      .filter((t) => t !== "")
+      .join("\n");
     if (text === "") return;
     appendInstructions(llmRequest, [
       `The following content is from your previous conversations with the user.\nThey may be useful for answering the user's current query.\n<PAST_CONVERSATIONS>\n${text}\n</PAST_CONVERSATIONS>`,
@@ -25,7 +34,9 @@ export class PreloadMemoryTool extends BaseTool {
 function memoryText(memory: MemoryEntry): string {
   const lines: string[] = [];
   if (memory.timestamp) lines.push(`Time: ${memory.timestamp}`);
-  const body = (memory.content.parts ?? []).flatMap((p) => (typeof p.text === "string" && !p.thought && p.text !== "" ? [p.text] : [])).join(" ");
+  const body = (memory.content.parts ?? [])
+    .flatMap((p) => (typeof p.text === "string" && !p.thought && p.text !== "" ? [p.text] : []))
+    .join(" ");
   if (body) lines.push(memory.author ? `${memory.author}: ${body}` : body);
   return lines.join("\n");
 }

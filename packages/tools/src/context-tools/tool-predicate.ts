@@ -4,7 +4,11 @@ import type { BaseTool, ReadonlyContext, ToolFilter } from "@agentkit/core";
 export type ToolPredicate = (tool: BaseTool, context?: ReadonlyContext) => boolean;
 
 /** The tools a filter selects: a list of names, a predicate, or (undefined) all of them. */
-export function filterTools<T extends BaseTool>(tools: readonly T[], filter: ToolFilter | undefined, context?: ReadonlyContext): T[] {
+export function filterTools<T extends BaseTool>(
+  tools: readonly T[],
+  filter: ToolFilter | undefined,
+  context?: ReadonlyContext,
+): T[] {
   if (!filter) return [...tools];
   if (Array.isArray(filter)) {
     const names = new Set(filter);

@@ -19,7 +19,9 @@ const configSchema = z.strictObject({
   integration: z.string().min(1).optional(),
   triggers: z.array(z.string().min(1)).optional(),
   connection: z.string().min(1).optional(),
-  entity_operations: z.record(z.string().min(1), z.array(z.enum(ENTITY_OPERATION_NAMES as [EntityOperation, ...EntityOperation[]]))).optional(),
+  entity_operations: z
+    .record(z.string().min(1), z.array(z.enum(ENTITY_OPERATION_NAMES as [EntityOperation, ...EntityOperation[]])))
+    .optional(),
   actions: z.array(z.string().min(1)).optional(),
   tool_name_prefix: z.string().optional(),
   tool_instructions: z.string().optional(),
@@ -53,33 +55,45 @@ export function applicationIntegrationToolsetFromConfig(
   // Entity names and an inline key mapping keep their spelling.
   const raw = snakeKeys(args ?? {}, ["entity_operations", "service_account_json"]);
   rejectUnsupported(TOOL, raw, {
-    auth_scheme: "connection end-user auth is not implemented; the toolset authenticates with service_account_json, sa_key_file or access_token",
-    auth_credential: "connection end-user auth is not implemented; the toolset authenticates with service_account_json, sa_key_file or access_token",
+    auth_scheme:
+      "connection end-user auth is not implemented; the toolset authenticates with service_account_json, sa_key_file or access_token",
+    auth_credential:
+      "connection end-user auth is not implemented; the toolset authenticates with service_account_json, sa_key_file or access_token",
   });
   const c = parseConfigArgs(TOOL, configSchema, raw);
-  const credentials = (["service_account_json", "sa_key_file", "access_token", "access_token_env"] as const).filter((k) => c[k] !== undefined);
+  const credentials = (["service_account_json", "sa_key_file", "access_token", "access_token_env"] as const).filter(
+    (k) => c[k] !== undefined,
+  );
   if (credentials.length !== 1) {
     throw new ConfigurationError(
       `${TOOL} args need exactly one of service_account_json, sa_key_file, access_token or access_token_env (application default credentials are not supported); got ${credentials.length ? credentials.join(", ") : "none"}.`,
     );
   }
   if (c.integration !== undefined && (c.entity_operations || c.actions)) {
-    throw new ConfigurationError(`${TOOL} args: entity_operations and actions apply to a connection, not to an integration.`);
+    throw new ConfigurationError(
+      `${TOOL} args: entity_operations and actions apply to a connection, not to an integration.`,
+    );
   }
-  if (c.connection !== undefined && c.triggers) throw new ConfigurationError(`${TOOL} args: triggers apply to an integration, not to a connection.`);
+  if (c.connection !== undefined && c.triggers)
+    throw new ConfigurationError(`${TOOL} args: triggers apply to an integration, not to a connection.`);
 
   let serviceAccountJson: string | undefined;
   if (c.service_account_json !== undefined) {
-    serviceAccountJson = typeof c.service_account_json === "string" ? c.service_account_json : JSON.stringify(c.service_account_json);
+    serviceAccountJson =
+      typeof c.service_account_json === "string" ? c.service_account_json : JSON.stringify(c.service_account_json);
   } else if (c.sa_key_file !== undefined) {
     const file = configPath(c.sa_key_file, options.baseDir);
     try {
       serviceAccountJson = readFileSync(file, "utf8");
     } catch (error) {
-      throw new ConfigurationError(`${TOOL} args: sa_key_file: cannot read ${file}: ${(error as Error).message}`, { cause: error });
+      throw new ConfigurationError(`${TOOL} args: sa_key_file: cannot read ${file}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
-  const accessToken = c.access_token ?? (c.access_token_env !== undefined ? envValue(TOOL, "access_token_env", c.access_token_env) : undefined);
+  const accessToken =
+    c.access_token ??
+    (c.access_token_env !== undefined ? envValue(TOOL, "access_token_env", c.access_token_env) : undefined);
 
   try {
     return new ApplicationIntegrationToolset({
@@ -115,5 +129,7 @@ export function applicationIntegrationToolsetFromConfig(
 function snakeMessage(message: string, keyField: string): string {
   return message
     .replace(/\bserviceAccountJson\b/g, keyField)
-    .replace(/\b(accessToken|entityOperations|toolNamePrefix)\b/g, (m) => m.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`));
+    .replace(/\b(accessToken|entityOperations|toolNamePrefix)\b/g, (m) =>
+      m.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`),
+    );
 }

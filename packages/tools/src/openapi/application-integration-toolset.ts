@@ -1,6 +1,11 @@
 import { BaseToolset, ConfigurationError, type BaseTool, type ReadonlyContext, type ToolFilter } from "@agentkit/core";
 import { z } from "zod";
-import { connectorOperations, ENTITY_OPERATION_NAMES, type ConnectionDetails, type EntityOperation } from "./connector-operations.js";
+import {
+  connectorOperations,
+  ENTITY_OPERATION_NAMES,
+  type ConnectionDetails,
+  type EntityOperation,
+} from "./connector-operations.js";
 import { CredentialsHelper } from "./credentials-helper.js";
 import { IntegrationError } from "./openapi-error.js";
 import { OpenApiToolset } from "./openapi-toolset.js";
@@ -19,19 +24,26 @@ const optionsSchema = z
     /** An Integration Connectors connection: its entity operations and actions become tools. */
     connection: name.optional(),
     /** Entity → operations (LIST, GET, CREATE, UPDATE, DELETE; an empty list means all). */
-    entityOperations: z.record(z.string().min(1), z.array(z.enum(ENTITY_OPERATION_NAMES as [EntityOperation, ...EntityOperation[]]))).optional(),
+    entityOperations: z
+      .record(z.string().min(1), z.array(z.enum(ENTITY_OPERATION_NAMES as [EntityOperation, ...EntityOperation[]])))
+      .optional(),
     actions: z.array(z.string().min(1)).optional(),
     /** Service-account key (JSON text); exchanged for access tokens. */
     serviceAccountJson: z.string().min(1).optional(),
     /** An access token, or a function returning a current one (instead of serviceAccountJson). */
-    accessToken: z.union([z.string().min(1), z.custom<() => Promise<string>>((v) => typeof v === "function")]).optional(),
+    accessToken: z
+      .union([z.string().min(1), z.custom<() => Promise<string>>((v) => typeof v === "function")])
+      .optional(),
     /** OAuth token endpoint for serviceAccountJson (default Google's). */
     tokenUrl: z.url().optional(),
     /** Default `https://{location}-integrations.googleapis.com`. */
     integrationsBaseUrl: z.url().optional(),
     /** Default `https://connectors.googleapis.com`. */
     connectorsBaseUrl: z.url().optional(),
-    toolNamePrefix: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
+    toolNamePrefix: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .optional(),
     /** Appended to every tool description. */
     toolInstructions: z.string().optional(),
     toolFilter: z.custom<ToolFilter>((v) => Array.isArray(v) || typeof v === "function").optional(),
@@ -68,11 +80,16 @@ export class ApplicationIntegrationToolset extends BaseToolset {
       throw new ConfigurationError("A `connection` toolset needs `entityOperations` and/or `actions` to expose.");
     }
     if ((o.serviceAccountJson === undefined) === (o.accessToken === undefined)) {
-      throw new ConfigurationError("ApplicationIntegrationToolset needs exactly one of `serviceAccountJson` or `accessToken`.");
+      throw new ConfigurationError(
+        "ApplicationIntegrationToolset needs exactly one of `serviceAccountJson` or `accessToken`.",
+      );
     }
     this.o = o;
     if (o.serviceAccountJson !== undefined) {
-      const helper = CredentialsHelper.fromServiceAccountJson(o.serviceAccountJson, o.tokenUrl ? { tokenUrl: o.tokenUrl } : {});
+      const helper = CredentialsHelper.fromServiceAccountJson(
+        o.serviceAccountJson,
+        o.tokenUrl ? { tokenUrl: o.tokenUrl } : {},
+      );
       this.token = () => helper.getAccessToken();
     } else {
       const token = o.accessToken!;
@@ -99,18 +116,26 @@ export class ApplicationIntegrationToolset extends BaseToolset {
   }
 
   private async load(): Promise<BaseTool[]> {
-    const tools = this.o.integration !== undefined ? await this.integrationTools(this.o.integration) : await this.connectionTools(this.o.connection!);
+    const tools =
+      this.o.integration !== undefined
+        ? await this.integrationTools(this.o.integration)
+        : await this.connectionTools(this.o.connection!);
     if (this.o.toolInstructions) {
-      for (const tool of tools) (tool as { description: string }).description = `${tool.description}\n\n${this.o.toolInstructions}`;
+      for (const tool of tools)
+        (tool as { description: string }).description = `${tool.description}\n\n${this.o.toolInstructions}`;
     }
     return tools;
   }
 
   private async integrationTools(integration: string): Promise<BaseTool[]> {
-    const body = { apiTriggerResources: [{ integrationResource: integration, triggerId: this.o.triggers ?? [] }], fileFormat: "JSON" };
+    const body = {
+      apiTriggerResources: [{ integrationResource: integration, triggerId: this.o.triggers ?? [] }],
+      fileFormat: "JSON",
+    };
     const answer = await this.api("POST", `${this.integrationsBase}/v1/${this.parent}:generateOpenApiSpec`, body);
     const spec = (answer as { openApiSpec?: unknown }).openApiSpec;
-    if (typeof spec !== "string" || spec.length === 0) throw new IntegrationError(`generateOpenApiSpec for integration ${integration} returned no openApiSpec.`);
+    if (typeof spec !== "string" || spec.length === 0)
+      throw new IntegrationError(`generateOpenApiSpec for integration ${integration} returned no openApiSpec.`);
     const toolset = new OpenApiToolset({
       spec,
       baseUrl: this.integrationsBase,
@@ -124,7 +149,10 @@ export class ApplicationIntegrationToolset extends BaseToolset {
 
   private async connectionTools(connection: string): Promise<BaseTool[]> {
     const connectorsBase = (this.o.connectorsBaseUrl ?? "https://connectors.googleapis.com").replace(/\/+$/, "");
-    const details = (await this.api("GET", `${connectorsBase}/v1/${this.parent}/connections/${connection}?view=BASIC`)) as Record<string, unknown>;
+    const details = (await this.api(
+      "GET",
+      `${connectorsBase}/v1/${this.parent}/connections/${connection}?view=BASIC`,
+    )) as Record<string, unknown>;
     const conn: ConnectionDetails = {
       name: typeof details.name === "string" ? details.name : `${this.parent}/connections/${connection}`,
       serviceName: typeof details.serviceDirectory === "string" ? details.serviceDirectory : "",
@@ -138,25 +166,36 @@ export class ApplicationIntegrationToolset extends BaseToolset {
       fetch: this.o.fetch ?? globalThis.fetch,
       timeoutMs: this.o.timeoutMs,
     };
-    return connectorOperations(executePath, conn, this.o.entityOperations ?? {}, this.o.actions ?? []).map(({ name: toolName, operation, fixedBody }) => {
-      const full = this.o.toolNamePrefix ? `${this.o.toolNamePrefix}_${toolName}` : toolName;
-      return new RestApiTool(operation, { ...config, fixedBody }, full.slice(0, 64));
-    });
+    return connectorOperations(executePath, conn, this.o.entityOperations ?? {}, this.o.actions ?? []).map(
+      ({ name: toolName, operation, fixedBody }) => {
+        const full = this.o.toolNamePrefix ? `${this.o.toolNamePrefix}_${toolName}` : toolName;
+        return new RestApiTool(operation, { ...config, fixedBody }, full.slice(0, 64));
+      },
+    );
   }
 
   /** One setup call to the Integrations / Connectors API. */
   private async api(method: "GET" | "POST", url: string, body?: unknown): Promise<unknown> {
     const doFetch = this.o.fetch ?? globalThis.fetch;
-    const headers: Record<string, string> = { authorization: `Bearer ${await this.token()}`, accept: "application/json" };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${await this.token()}`,
+      accept: "application/json",
+    };
     if (body !== undefined) headers["content-type"] = "application/json";
     let response: Response;
     try {
-      response = await doFetch(url, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(this.o.timeoutMs) });
+      response = await doFetch(url, {
+        method,
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(this.o.timeoutMs),
+      });
     } catch (error) {
       throw new IntegrationError(`${method} ${url} failed: ${(error as Error).message}`, { cause: error });
     }
     const text = await response.text();
-    if (!response.ok) throw new IntegrationError(`${method} ${url} answered HTTP ${response.status}: ${text.slice(0, 500)}`);
+    if (!response.ok)
+      throw new IntegrationError(`${method} ${url} answered HTTP ${response.status}: ${text.slice(0, 500)}`);
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {

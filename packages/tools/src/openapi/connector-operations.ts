@@ -25,14 +25,21 @@ export type EntityOperation = keyof typeof ENTITY_OPERATIONS;
 export const ENTITY_OPERATION_NAMES = Object.keys(ENTITY_OPERATIONS) as EntityOperation[];
 
 const str = (description: string) => ({ type: "string", description });
-const payload = { type: "object", description: "The entity's fields (or the action's input), as the connector's schema names them." };
+const payload = {
+  type: "object",
+  description: "The entity's fields (or the action's input), as the connector's schema names them.",
+};
 
 /** Arguments the model gives per operation kind (the rest of the execute payload is fixed). */
 function bodySchema(kind: EntityOperation | "ACTION"): { properties: Record<string, unknown>; required: string[] } {
   switch (kind) {
     case "LIST":
       return {
-        properties: { filterClause: str("WHERE-style filter, e.g. name = 'x'."), pageSize: { type: "integer" }, pageToken: str("Token of the next page.") },
+        properties: {
+          filterClause: str("WHERE-style filter, e.g. name = 'x'."),
+          pageSize: { type: "integer" },
+          pageToken: str("Token of the next page."),
+        },
         required: [],
       };
     case "GET":
@@ -40,9 +47,19 @@ function bodySchema(kind: EntityOperation | "ACTION"): { properties: Record<stri
     case "CREATE":
       return { properties: { connectorInputPayload: payload }, required: ["connectorInputPayload"] };
     case "UPDATE":
-      return { properties: { entityId: str("Id of the entity."), filterClause: str("Filter selecting the entities."), connectorInputPayload: payload }, required: ["connectorInputPayload"] };
+      return {
+        properties: {
+          entityId: str("Id of the entity."),
+          filterClause: str("Filter selecting the entities."),
+          connectorInputPayload: payload,
+        },
+        required: ["connectorInputPayload"],
+      };
     case "DELETE":
-      return { properties: { entityId: str("Id of the entity."), filterClause: str("Filter selecting the entities.") }, required: [] };
+      return {
+        properties: { entityId: str("Id of the entity."), filterClause: str("Filter selecting the entities.") },
+        required: [],
+      };
     case "ACTION":
       return { properties: { connectorInputPayload: payload }, required: [] };
   }
@@ -59,7 +76,12 @@ export function connectorOperations(
   actions: string[],
 ): ConnectorOperation[] {
   const routing = { connectionName: connection.name, serviceName: connection.serviceName, host: connection.host };
-  const make = (name: string, kind: EntityOperation | "ACTION", description: string, fixed: Record<string, unknown>): ConnectorOperation => {
+  const make = (
+    name: string,
+    kind: EntityOperation | "ACTION",
+    description: string,
+    fixed: Record<string, unknown>,
+  ): ConnectorOperation => {
     const { properties, required } = bodySchema(kind);
     return {
       name,
@@ -69,7 +91,11 @@ export function connectorOperations(
         path: executePath,
         description,
         parameters: [],
-        requestBody: { schema: { type: "object", properties, required }, required: true, contentType: "application/json" },
+        requestBody: {
+          schema: { type: "object", properties, required },
+          required: true,
+          contentType: "application/json",
+        },
       },
     };
   };
@@ -78,11 +104,23 @@ export function connectorOperations(
     const list = kinds.length > 0 ? kinds : ENTITY_OPERATION_NAMES;
     for (const kind of list) {
       const { op, verb } = ENTITY_OPERATIONS[kind];
-      ops.push(make(`${verb}_${snake(entity)}`, kind, `${verb[0]!.toUpperCase()}${verb.slice(1)} ${entity} records through connection ${connection.name}.`, { entity, operation: op }));
+      ops.push(
+        make(
+          `${verb}_${snake(entity)}`,
+          kind,
+          `${verb[0]!.toUpperCase()}${verb.slice(1)} ${entity} records through connection ${connection.name}.`,
+          { entity, operation: op },
+        ),
+      );
     }
   }
   for (const action of actions) {
-    ops.push(make(snake(action), "ACTION", `Run the ${action} action of connection ${connection.name}.`, { action, operation: "EXECUTE_ACTION" }));
+    ops.push(
+      make(snake(action), "ACTION", `Run the ${action} action of connection ${connection.name}.`, {
+        action,
+        operation: "EXECUTE_ACTION",
+      }),
+    );
   }
   return ops;
 }

@@ -48,7 +48,10 @@ export class CredentialsHelper {
     try {
       raw = JSON.parse(json);
     } catch (error) {
-      throw new ConfigurationError("serviceAccountJson is not valid JSON: pass the content of the service-account key file.", { cause: error });
+      throw new ConfigurationError(
+        "serviceAccountJson is not valid JSON: pass the content of the service-account key file.",
+        { cause: error },
+      );
     }
     const parsed = serviceAccountSchema.safeParse(raw);
     if (!parsed.success) {
@@ -71,9 +74,13 @@ export class CredentialsHelper {
     try {
       token = (await client.getAccessToken()).token;
     } catch (error) {
-      throw new CredentialsError(`Could not get an access token for ${this.credentials.client_email}: ${(error as Error).message}`, { cause: error });
+      throw new CredentialsError(
+        `Could not get an access token for ${this.credentials.client_email}: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
-    if (!token) throw new CredentialsError(`The token endpoint returned no access token for ${this.credentials.client_email}.`);
+    if (!token)
+      throw new CredentialsError(`The token endpoint returned no access token for ${this.credentials.client_email}.`);
     return token;
   }
 

@@ -4,7 +4,14 @@ const tokenSource = z.union([z.string().min(1), z.custom<() => Promise<string>>(
 
 /** How requests authenticate: an API key (header, query or cookie), a bearer token (or a token provider), or basic auth. */
 export const openApiAuthSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("apiKey"), name: z.string().min(1), value: z.string().min(1), in: z.enum(["header", "query", "cookie"]).default("header") }).strict(),
+  z
+    .object({
+      type: z.literal("apiKey"),
+      name: z.string().min(1),
+      value: z.string().min(1),
+      in: z.enum(["header", "query", "cookie"]).default("header"),
+    })
+    .strict(),
   z.object({ type: z.literal("bearer"), token: tokenSource }).strict(),
   z.object({ type: z.literal("basic"), username: z.string(), password: z.string() }).strict(),
 ]);

@@ -34,12 +34,16 @@ export function loadOpenApiDocument(spec: unknown): OpenApiDocument {
     try {
       doc = parseYaml(spec); // YAML is a superset of JSON
     } catch (error) {
-      throw new OpenApiSpecError(`The OpenAPI spec is neither valid JSON nor YAML: ${(error as Error).message}`, { cause: error });
+      throw new OpenApiSpecError(`The OpenAPI spec is neither valid JSON nor YAML: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
   if (!isObject(doc)) throw new OpenApiSpecError("The OpenAPI spec must be an object (or JSON/YAML text of one).");
   if (typeof doc.openapi !== "string" || !doc.openapi.startsWith("3.")) {
-    throw new OpenApiSpecError(`Only OpenAPI 3.x documents are supported; this one declares openapi=${JSON.stringify(doc.openapi)}.`);
+    throw new OpenApiSpecError(
+      `Only OpenAPI 3.x documents are supported; this one declares openapi=${JSON.stringify(doc.openapi)}.`,
+    );
   }
   if (!isObject(doc.paths)) throw new OpenApiSpecError("The OpenAPI spec has no `paths` object.");
   return doc;
@@ -59,8 +63,14 @@ export function listOperations(doc: OpenApiDocument): ParsedOperation[] {
       const byKey = new Map<string, OperationParameter>();
       for (const raw of [...shared, ...(Array.isArray(op.parameters) ? op.parameters : [])]) {
         const p = resolve(raw);
-        if (!isObject(p) || typeof p.name !== "string" || !["path", "query", "header", "cookie"].includes(p.in as string)) {
-          throw new OpenApiSpecError(`Operation ${method.toUpperCase()} ${path} has a parameter without a valid name/in.`);
+        if (
+          !isObject(p) ||
+          typeof p.name !== "string" ||
+          !["path", "query", "header", "cookie"].includes(p.in as string)
+        ) {
+          throw new OpenApiSpecError(
+            `Operation ${method.toUpperCase()} ${path} has a parameter without a valid name/in.`,
+          );
         }
         // Operation-level parameters override path-level ones with the same name and location.
         byKey.set(`${p.in}:${p.name}`, {

@@ -16,8 +16,17 @@ const auth = z.discriminatedUnion("type", [
     value_env: z.string().min(1).optional(),
     in: z.enum(["header", "query", "cookie"]).optional(),
   }),
-  z.strictObject({ type: z.literal("bearer"), token: z.string().min(1).optional(), token_env: z.string().min(1).optional() }),
-  z.strictObject({ type: z.literal("basic"), username: z.string(), password: z.string().optional(), password_env: z.string().min(1).optional() }),
+  z.strictObject({
+    type: z.literal("bearer"),
+    token: z.string().min(1).optional(),
+    token_env: z.string().min(1).optional(),
+  }),
+  z.strictObject({
+    type: z.literal("basic"),
+    username: z.string(),
+    password: z.string().optional(),
+    password_env: z.string().min(1).optional(),
+  }),
 ]);
 
 /**
@@ -35,7 +44,10 @@ const configSchema = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
   auth: auth.optional(),
   tool_filter: z.array(z.string()).optional(),
-  tool_name_prefix: z.string().regex(/^[A-Za-z0-9_-]+$/, "letters, digits, '_' or '-'").optional(),
+  tool_name_prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, '_' or '-'")
+    .optional(),
   timeout: z.number().positive().optional(),
 });
 
@@ -52,7 +64,10 @@ export interface OpenApiToolsetFromConfigOptions {
  * spec_str_type: yaml, auth: { type: bearer, token_env: API_TOKEN } } }]`. Bad or ambiguous
  * args throw a `ConfigurationError` naming the field; a bad document an `OpenApiSpecError`.
  */
-export function openApiToolsetFromConfig(args: Record<string, unknown> | undefined, options: OpenApiToolsetFromConfigOptions = {}): OpenApiToolset {
+export function openApiToolsetFromConfig(
+  args: Record<string, unknown> | undefined,
+  options: OpenApiToolsetFromConfigOptions = {},
+): OpenApiToolset {
   const raw = snakeKeys(args ?? {}, ["headers", "spec_dict"]);
   rejectUnsupported(TOOL, raw, {
     auth_scheme: "use `auth` ({ type: api_key | bearer | basic, ... })",
@@ -63,9 +78,12 @@ export function openApiToolsetFromConfig(args: Record<string, unknown> | undefin
   const c = parseConfigArgs(TOOL, configSchema, raw);
   const given = (["spec_str", "spec_dict", "spec_path"] as const).filter((k) => c[k] !== undefined);
   if (given.length !== 1) {
-    throw new ConfigurationError(`${TOOL} args need exactly one of spec_str, spec_dict or spec_path; got ${given.length ? given.join(", ") : "none"}.`);
+    throw new ConfigurationError(
+      `${TOOL} args need exactly one of spec_str, spec_dict or spec_path; got ${given.length ? given.join(", ") : "none"}.`,
+    );
   }
-  if (c.spec_str_type !== undefined && c.spec_dict !== undefined) throw new ConfigurationError(`${TOOL} args: spec_str_type: does not apply to spec_dict.`);
+  if (c.spec_str_type !== undefined && c.spec_dict !== undefined)
+    throw new ConfigurationError(`${TOOL} args: spec_str_type: does not apply to spec_dict.`);
 
   let spec: string | Record<string, unknown>;
   if (c.spec_dict) spec = c.spec_dict;
@@ -75,7 +93,9 @@ export function openApiToolsetFromConfig(args: Record<string, unknown> | undefin
     try {
       spec = readFileSync(file, "utf8");
     } catch (error) {
-      throw new ConfigurationError(`${TOOL} args: spec_path: cannot read ${file}: ${(error as Error).message}`, { cause: error });
+      throw new ConfigurationError(`${TOOL} args: spec_path: cannot read ${file}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
   const field = c.spec_str !== undefined ? "spec_str" : "spec_path";
@@ -84,7 +104,10 @@ export function openApiToolsetFromConfig(args: Record<string, unknown> | undefin
     try {
       JSON.parse(spec);
     } catch (error) {
-      throw new ConfigurationError(`${TOOL} args: ${field}: spec_str_type is json but the text is not valid JSON (${(error as Error).message}).`, { cause: error });
+      throw new ConfigurationError(
+        `${TOOL} args: ${field}: spec_str_type is json but the text is not valid JSON (${(error as Error).message}).`,
+        { cause: error },
+      );
     }
   }
 
@@ -112,7 +135,12 @@ function toAuth(a: z.output<typeof auth>): OpenApiAuth {
   switch (a.type) {
     case "api_key":
     case "apiKey":
-      return { type: "apiKey", name: a.name, value: secret(a.value, a.value_env, "value"), ...(a.in ? { in: a.in } : {}) };
+      return {
+        type: "apiKey",
+        name: a.name,
+        value: secret(a.value, a.value_env, "value"),
+        ...(a.in ? { in: a.in } : {}),
+      };
     case "bearer":
       return { type: "bearer", token: secret(a.token, a.token_env, "token") };
     case "basic":

@@ -15,7 +15,10 @@ const optionsSchema = z
     /** Extra headers sent with every call. */
     headers: z.record(z.string(), z.string()).optional(),
     toolFilter: z.custom<ToolFilter>((v) => Array.isArray(v) || typeof v === "function").optional(),
-    toolNamePrefix: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
+    toolNamePrefix: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .optional(),
     /** fetch implementation (default: global fetch). */
     fetch: z.custom<typeof globalThis.fetch>((v) => typeof v === "function").optional(),
     /** Per-call timeout (default 30 s); a timeout is returned to the model as an error. */
@@ -60,7 +63,8 @@ export class OpenApiToolset extends BaseToolset {
     this.tools = listOperations(this.document).map((op) => {
       let name = operationToolName(op);
       if (o.toolNamePrefix) name = `${o.toolNamePrefix}_${name}`.slice(0, 64);
-      if (names.has(name)) throw new OpenApiSpecError(`Two operations map to the tool name "${name}"; give them distinct operationIds.`);
+      if (names.has(name))
+        throw new OpenApiSpecError(`Two operations map to the tool name "${name}"; give them distinct operationIds.`);
       names.add(name);
       return new RestApiTool(op, config, name);
     });

@@ -16,8 +16,27 @@ export interface RestCallConfig {
 
 // JSON Schema keys models accept; OpenAPI-only keys (example, xml, readOnly, x-…) are dropped.
 const SCHEMA_KEYS = new Set([
-  "type", "format", "description", "enum", "items", "properties", "required", "nullable", "default", "anyOf", "oneOf", "allOf",
-  "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength", "pattern", "title", "additionalProperties",
+  "type",
+  "format",
+  "description",
+  "enum",
+  "items",
+  "properties",
+  "required",
+  "nullable",
+  "default",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "minimum",
+  "maximum",
+  "minItems",
+  "maxItems",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "title",
+  "additionalProperties",
 ]);
 
 function cleanSchema(schema: unknown): unknown {
@@ -26,7 +45,8 @@ function cleanSchema(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (!SCHEMA_KEYS.has(key)) continue;
-    if (key === "properties" && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cleanSchema(v)]));
+    if (key === "properties" && isObject(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cleanSchema(v)]));
     else if (key === "enum" || key === "default" || key === "required") out[key] = value;
     else out[key] = cleanSchema(value);
   }
@@ -60,7 +80,10 @@ export class RestApiTool extends BaseTool {
 
   constructor(operation: ParsedOperation, config: RestCallConfig, name = operationToolName(operation)) {
     validateToolName(name);
-    super({ name, description: operation.description ?? operation.summary ?? `${operation.method.toUpperCase()} ${operation.path}` });
+    super({
+      name,
+      description: operation.description ?? operation.summary ?? `${operation.method.toUpperCase()} ${operation.path}`,
+    });
     this.operation = operation;
     this.config = config;
     const properties: Record<string, unknown> = {};
@@ -68,13 +91,19 @@ export class RestApiTool extends BaseTool {
     for (const param of operation.parameters) {
       if (param.in === "cookie") continue;
       this.targets.set(param.name, { kind: "param", param });
-      properties[param.name] = { ...(cleanSchema(param.schema) as object), ...(param.description ? { description: param.description } : {}) };
+      properties[param.name] = {
+        ...(cleanSchema(param.schema) as object),
+        ...(param.description ? { description: param.description } : {}),
+      };
       if (param.required) required.push(param.name);
     }
     const body = operation.requestBody;
     if (body) {
       const bodySchema = body.schema;
-      const fields = bodySchema.type === "object" || isObject(bodySchema.properties) ? (bodySchema.properties as Record<string, unknown> | undefined) ?? {} : undefined;
+      const fields =
+        bodySchema.type === "object" || isObject(bodySchema.properties)
+          ? ((bodySchema.properties as Record<string, unknown> | undefined) ?? {})
+          : undefined;
       const fixed = new Set(Object.keys(config.fixedBody ?? {}));
       if (fields && Object.keys(fields).every((f) => !this.targets.has(f))) {
         const bodyRequired = Array.isArray(bodySchema.required) ? (bodySchema.required as string[]) : [];
@@ -122,7 +151,8 @@ export class RestApiTool extends BaseTool {
         hasBodyFields = true;
       } else if (target.param.in === "path") path = path.replaceAll(`{${key}}`, encodeURIComponent(String(value)));
       else if (target.param.in === "query") {
-        for (const v of Array.isArray(value) ? value : [value]) query.push([key, typeof v === "object" ? JSON.stringify(v) : String(v)]);
+        for (const v of Array.isArray(value) ? value : [value])
+          query.push([key, typeof v === "object" ? JSON.stringify(v) : String(v)]);
       } else headers.set(key, typeof value === "object" ? JSON.stringify(value) : String(value));
     }
     if (hasBodyFields) body = bodyFields;
@@ -143,7 +173,8 @@ export class RestApiTool extends BaseTool {
       });
     } catch (error) {
       if (signal?.aborted) throw error;
-      if (timeout.aborted) return { error: `${operation.method.toUpperCase()} ${url.pathname} timed out after ${config.timeoutMs} ms.` };
+      if (timeout.aborted)
+        return { error: `${operation.method.toUpperCase()} ${url.pathname} timed out after ${config.timeoutMs} ms.` };
       return { error: `${operation.method.toUpperCase()} ${url.pathname} failed: ${(error as Error).message}` };
     }
     const text = await response.text();
@@ -156,7 +187,11 @@ export class RestApiTool extends BaseTool {
       }
     }
     if (!response.ok) {
-      return { error: `HTTP ${response.status} ${response.statusText} from ${operation.method.toUpperCase()} ${url.pathname}`, status: response.status, body: data };
+      return {
+        error: `HTTP ${response.status} ${response.statusText} from ${operation.method.toUpperCase()} ${url.pathname}`,
+        status: response.status,
+        body: data,
+      };
     }
     return isObject(data) ? data : { result: data };
   }

@@ -1,4 +1,10 @@
-import { BaseTool, validateToolName, type FunctionDeclaration, type ToolContext, type ToolRunRequest } from "@agentkit/core";
+import {
+  BaseTool,
+  validateToolName,
+  type FunctionDeclaration,
+  type ToolContext,
+  type ToolRunRequest,
+} from "@agentkit/core";
 
 export interface BaseRetrievalToolOptions {
   name: string;
@@ -29,7 +35,8 @@ export abstract class BaseRetrievalTool extends BaseTool {
 
   override async runAsync({ args, toolContext }: ToolRunRequest): Promise<unknown> {
     const query = args?.query;
-    if (typeof query !== "string" || query.trim() === "") return { error: `Tool ${this.name} needs a non-empty string argument "query".` };
+    if (typeof query !== "string" || query.trim() === "")
+      return { error: `Tool ${this.name} needs a non-empty string argument "query".` };
     return this.retrieve(query, toolContext);
   }
 

@@ -13,9 +13,12 @@ export interface ChunkOptions {
  * and overlaps start after a space, when there is one, so words are not cut.
  */
 export function chunkText(text: string, { chunkSize = 1000, chunkOverlap = 100 }: ChunkOptions = {}): string[] {
-  if (!Number.isInteger(chunkSize) || chunkSize <= 0) throw new ConfigurationError(`chunkSize must be a positive integer; got ${chunkSize}.`);
+  if (!Number.isInteger(chunkSize) || chunkSize <= 0)
+    throw new ConfigurationError(`chunkSize must be a positive integer; got ${chunkSize}.`);
   if (!Number.isInteger(chunkOverlap) || chunkOverlap < 0 || chunkOverlap >= chunkSize) {
-    throw new ConfigurationError(`chunkOverlap must be an integer in [0, chunkSize); got ${chunkOverlap} with chunkSize ${chunkSize}.`);
+    throw new ConfigurationError(
+      `chunkOverlap must be an integer in [0, chunkSize); got ${chunkOverlap} with chunkSize ${chunkSize}.`,
+    );
   }
   const chunks: string[] = [];
   let start = 0;
@@ -36,7 +39,6 @@ export function chunkText(text: string, { chunkSize = 1000, chunkOverlap = 100 }
       const before = text.lastIndexOf(" ", next);
       if (after !== -1 && after < end) next = after + 1;
       else if (before > start) next = before + 1; // the overlap is inside one long word: keep it whole
-
     }
     start = Math.max(next, start + 1);
   }

@@ -41,12 +41,18 @@ export class InMemoryVectorStore implements VectorStore {
   async upsert(records: VectorRecord[]): Promise<void> {
     for (const record of records) {
       this.checkVector(record.vector, `record ${record.id}`);
-      this.records.set(record.id, { ...record, vector: [...record.vector], metadata: { ...record.metadata }, norm: norm(record.vector) });
+      this.records.set(record.id, {
+        ...record,
+        vector: [...record.vector],
+        metadata: { ...record.metadata },
+        norm: norm(record.vector),
+      });
     }
   }
 
   async search(vector: number[], { topK = 5, filter, minScore }: VectorSearchOptions = {}): Promise<VectorMatch[]> {
-    if (!Number.isInteger(topK) || topK <= 0) throw new ConfigurationError(`topK must be a positive integer; got ${topK}.`);
+    if (!Number.isInteger(topK) || topK <= 0)
+      throw new ConfigurationError(`topK must be a positive integer; got ${topK}.`);
     if (this.records.size === 0) return [];
     this.checkVector(vector, "query");
     const queryNorm = norm(vector);
@@ -76,7 +82,9 @@ export class InMemoryVectorStore implements VectorStore {
     }
     this.dimension ??= vector.length;
     if (vector.length !== this.dimension) {
-      throw new ConfigurationError(`The ${label} vector has ${vector.length} dimensions; this store holds ${this.dimension}-dimensional vectors.`);
+      throw new ConfigurationError(
+        `The ${label} vector has ${vector.length} dimensions; this store holds ${this.dimension}-dimensional vectors.`,
+      );
     }
   }
 }

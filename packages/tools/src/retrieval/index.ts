@@ -18,4 +18,7 @@ export {
 export { chunkText, type ChunkOptions } from "./chunk-text.js";
 export { VertexAiRagRetrieval, type VertexAiRagRetrievalOptions, type RagResource } from "./vertex-ai-rag-retrieval.js";
 export { RetrievalError } from "./retrieval-error.js";
-export { vertexAiRagRetrievalFromConfig, type VertexAiRagRetrievalFromConfigOptions } from "./vertex-ai-rag-retrieval-from-config.js";
+export {
+  vertexAiRagRetrievalFromConfig,
+  type VertexAiRagRetrievalFromConfigOptions,
+} from "./vertex-ai-rag-retrieval-from-config.js";

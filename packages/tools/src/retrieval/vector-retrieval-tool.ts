@@ -26,9 +26,15 @@ const optionsSchema = z
     description: z.string().min(1),
     embed: z.union([
       z.custom<EmbedFunction>((v) => typeof v === "function"),
-      z.custom<EmbeddingModel>((v) => typeof v === "object" && v !== null && typeof (v as EmbeddingModel).embed === "function"),
+      z.custom<EmbeddingModel>(
+        (v) => typeof v === "object" && v !== null && typeof (v as EmbeddingModel).embed === "function",
+      ),
     ]),
-    store: z.custom<VectorStore>((v) => typeof v === "object" && v !== null && typeof (v as VectorStore).search === "function").optional(),
+    store: z
+      .custom<VectorStore>(
+        (v) => typeof v === "object" && v !== null && typeof (v as VectorStore).search === "function",
+      )
+      .optional(),
     topK: z.number().int().positive().default(5),
     minScore: z.number().min(-1).max(1).optional(),
     filter: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
@@ -61,21 +67,32 @@ export class VectorRetrievalTool extends BaseRetrievalTool {
   }
 
   /** Chunks, embeds and stores documents; returns the ids of the stored chunks. */
-  async addDocuments(documents: RetrievalDocument[], options: ChunkOptions & { signal?: AbortSignal } = {}): Promise<string[]> {
+  async addDocuments(
+    documents: RetrievalDocument[],
+    options: ChunkOptions & { signal?: AbortSignal } = {},
+  ): Promise<string[]> {
     const records: { id: string; text: string; metadata: Metadata }[] = [];
     for (const doc of documents) {
       if (typeof doc?.text !== "string") throw new ConfigurationError("Every document needs a string `text`.");
       const base = doc.id ?? `doc-${++this.nextId}`;
-      chunkText(doc.text, options).forEach((text, n) => records.push({ id: `${base}#${n}`, text, metadata: { ...doc.metadata, source: base, chunk: n } }));
+      chunkText(doc.text, options).forEach((text, n) =>
+        records.push({ id: `${base}#${n}`, text, metadata: { ...doc.metadata, source: base, chunk: n } }),
+      );
     }
     if (records.length === 0) return [];
-    const vectors = await this.embed(records.map((r) => r.text), options.signal);
+    const vectors = await this.embed(
+      records.map((r) => r.text),
+      options.signal,
+    );
     await this.store.upsert(records.map((r, i) => ({ ...r, vector: vectors[i]! })));
     return records.map((r) => r.id);
   }
 
   /** The best matching chunks for a query (also usable without a runner). */
-  async search(query: string, { signal, topK, filter }: { signal?: AbortSignal; topK?: number; filter?: Metadata } = {}): Promise<VectorMatch[]> {
+  async search(
+    query: string,
+    { signal, topK, filter }: { signal?: AbortSignal; topK?: number; filter?: Metadata } = {},
+  ): Promise<VectorMatch[]> {
     const [vector] = await this.embed([query], signal);
     return this.store.search(vector!, {
       topK: topK ?? this.o.topK,
@@ -85,8 +102,12 @@ export class VectorRetrievalTool extends BaseRetrievalTool {
   }
 
   override async retrieve(query: string, toolContext?: ToolContext): Promise<unknown> {
-    const matches = await this.search(query, { ...(toolContext?.invocation.signal ? { signal: toolContext.invocation.signal } : {}) });
-    return { results: matches.map((m) => ({ text: m.text, source: m.metadata.source, score: Number(m.score.toFixed(4)) })) };
+    const matches = await this.search(query, {
+      ...(toolContext?.invocation.signal ? { signal: toolContext.invocation.signal } : {}),
+    });
+    return {
+      results: matches.map((m) => ({ text: m.text, source: m.metadata.source, score: Number(m.score.toFixed(4)) })),
+    };
   }
 
   private async embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
@@ -96,10 +117,14 @@ export class VectorRetrievalTool extends BaseRetrievalTool {
       vectors = await this.embedFn(texts, signal ? { signal } : {});
     } catch (error) {
       if (signal?.aborted) throw error;
-      throw new RetrievalError(`Embedding ${texts.length} text(s) failed: ${(error as Error).message}`, { cause: error });
+      throw new RetrievalError(`Embedding ${texts.length} text(s) failed: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     if (!Array.isArray(vectors) || vectors.length !== texts.length || !vectors.every((v) => Array.isArray(v))) {
-      throw new RetrievalError(`The embedder must return one vector per text (${texts.length}); it returned ${Array.isArray(vectors) ? vectors.length : typeof vectors}.`);
+      throw new RetrievalError(
+        `The embedder must return one vector per text (${texts.length}); it returned ${Array.isArray(vectors) ? vectors.length : typeof vectors}.`,
+      );
     }
     return vectors as number[][];
   }

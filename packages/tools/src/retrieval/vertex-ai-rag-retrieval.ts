@@ -6,7 +6,12 @@ import { RetrievalError } from "./retrieval-error.js";
 
 const CORPUS = /^projects\/([^/]+)\/locations\/([^/]+)\/ragCorpora\/[^/]+$/;
 
-const ragResourceSchema = z.object({ ragCorpus: z.string().regex(CORPUS, "projects/P/locations/L/ragCorpora/ID"), ragFileIds: z.array(z.string().min(1)).optional() }).strict();
+const ragResourceSchema = z
+  .object({
+    ragCorpus: z.string().regex(CORPUS, "projects/P/locations/L/ragCorpora/ID"),
+    ragFileIds: z.array(z.string().min(1)).optional(),
+  })
+  .strict();
 
 const optionsSchema = z
   .object({
@@ -19,7 +24,9 @@ const optionsSchema = z
     /** REST base URL for non-Gemini models; default `https://{location}-aiplatform.googleapis.com`. */
     endpoint: z.url().optional(),
     /** Access token (or a function returning a current one) for the REST call. */
-    accessToken: z.union([z.string().min(1), z.custom<() => Promise<string>>((v) => typeof v === "function")]).optional(),
+    accessToken: z
+      .union([z.string().min(1), z.custom<() => Promise<string>>((v) => typeof v === "function")])
+      .optional(),
     fetch: z.custom<typeof globalThis.fetch>((v) => typeof v === "function").optional(),
     timeoutMs: z.number().int().positive().default(30_000),
   })
@@ -48,9 +55,11 @@ export class VertexAiRagRetrieval extends BaseRetrievalTool {
     const o = parsed.data;
     super({ name: o.name, description: o.description });
     this.ragResources = [...(o.ragResources ?? []), ...(o.ragCorpora ?? []).map((ragCorpus) => ({ ragCorpus }))];
-    if (this.ragResources.length === 0) throw new ConfigurationError("VertexAiRagRetrieval needs `ragCorpora` or `ragResources`.");
+    if (this.ragResources.length === 0)
+      throw new ConfigurationError("VertexAiRagRetrieval needs `ragCorpora` or `ragResources`.");
     const locations = new Set(this.ragResources.map((r) => CORPUS.exec(r.ragCorpus)![2]));
-    if (locations.size > 1) throw new ConfigurationError(`All RAG corpora must be in one location; got ${[...locations].join(", ")}.`);
+    if (locations.size > 1)
+      throw new ConfigurationError(`All RAG corpora must be in one location; got ${[...locations].join(", ")}.`);
     this.similarityTopK = o.similarityTopK;
     this.vectorDistanceThreshold = o.vectorDistanceThreshold;
     this.o = o;
@@ -82,7 +91,9 @@ export class VertexAiRagRetrieval extends BaseRetrievalTool {
     const body = {
       vertexRagStore: {
         ragResources: this.vertexRagStore.ragResources,
-        ...(this.vectorDistanceThreshold !== undefined ? { vectorDistanceThreshold: this.vectorDistanceThreshold } : {}),
+        ...(this.vectorDistanceThreshold !== undefined
+          ? { vectorDistanceThreshold: this.vectorDistanceThreshold }
+          : {}),
       },
       query: { text: query, ...(this.similarityTopK !== undefined ? { similarityTopK: this.similarityTopK } : {}) },
     };
@@ -113,6 +124,12 @@ export class VertexAiRagRetrieval extends BaseRetrievalTool {
     }
     const contexts = data.contexts?.contexts ?? [];
     if (contexts.length === 0) return { results: [], note: `No matching passages for: ${query}` };
-    return { results: contexts.map((c) => ({ text: c.text ?? "", ...(c.sourceUri ? { source: c.sourceUri } : {}), ...(c.score !== undefined ? { score: c.score } : {}) })) };
+    return {
+      results: contexts.map((c) => ({
+        text: c.text ?? "",
+        ...(c.sourceUri ? { source: c.sourceUri } : {}),
+        ...(c.score !== undefined ? { score: c.score } : {}),
+      })),
+    };
   }
 }

@@ -33,14 +33,19 @@ afterAll(async () => {
 
 /** Live (non-zombie) processes whose command line names `text`. */
 function processesUsing(text: string): number[] {
-  return readdirSync("/proc").filter((entry) => {
-    if (!/^\d+$/.test(entry)) return false;
-    try {
-      return readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text) && !/^State:\s+Z/m.test(readFileSync(`/proc/${entry}/status`, "utf8"));
-    } catch {
-      return false;
-    }
-  }).map(Number);
+  return readdirSync("/proc")
+    .filter((entry) => {
+      if (!/^\d+$/.test(entry)) return false;
+      try {
+        return (
+          readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text) &&
+          !/^State:\s+Z/m.test(readFileSync(`/proc/${entry}/status`, "utf8"))
+        );
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 function pngSize(base64: string): [number, number] {
@@ -78,7 +83,9 @@ describe("computerUseToolsetFromConfig (YAML agent configs)", () => {
     try {
       const events = await send("press the button");
       expect(model.requests[0]!.toolNames.sort()).toEqual(["click_at", "open_web_browser"]);
-      const responses = events.flatMap((e) => e.content?.parts ?? []).flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
+      const responses = events
+        .flatMap((e) => e.content?.parts ?? [])
+        .flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
       expect(responses.map((r) => r.response?.url)).toEqual([`${base}/`, `${base}/#clicked`]);
       expect(pngSize((responses[0]!.response?.image as { data: string }).data)).toEqual([640, 480]);
       expect((toolset.computer as PlaywrightComputer).userDataDir).toBe(join(dir, "profile"));
@@ -90,7 +97,11 @@ describe("computerUseToolsetFromConfig (YAML agent configs)", () => {
   });
 
   it("accepts camelCase args and screen_size", async () => {
-    const toolset = await computerUseToolsetFromConfig({ screenSize: [800, 600], initialUrl: `${base}/`, browserArgs: ["--no-sandbox", "--disable-gpu"] });
+    const toolset = await computerUseToolsetFromConfig({
+      screenSize: [800, 600],
+      initialUrl: `${base}/`,
+      browserArgs: ["--no-sandbox", "--disable-gpu"],
+    });
     expect(await toolset.computer.screenSize()).toEqual([800, 600]);
     await toolset.close();
   });
@@ -104,10 +115,16 @@ describe("computerUseToolsetFromConfig (YAML agent configs)", () => {
       expect(error).toBeInstanceOf(ConfigurationError);
       expect((error as Error).message).toMatch(pattern);
     };
-    await fails({ executable_path: join(dir, "no-such-chromium") }, /executable_path: no executable browser at .*no-such-chromium/);
+    await fails(
+      { executable_path: join(dir, "no-such-chromium") },
+      /executable_path: no executable browser at .*no-such-chromium/,
+    );
     await fails({ executable_path: dir }, /executable_path: no executable browser/);
     await fails({ environment: "ENVIRONMENT_UNSPECIFIED" }, /environment: only ENVIRONMENT_BROWSER/);
-    await fails({ screen_size: [640, 480], viewport: { width: 640, height: 480 } }, /screen_size or viewport, not both/);
+    await fails(
+      { screen_size: [640, 480], viewport: { width: 640, height: 480 } },
+      /screen_size or viewport, not both/,
+    );
     await fails({ screen_size: [640] }, /screen_size/);
     await fails({ viewport: { width: -1, height: 480 } }, /viewport\.width/);
     await fails({ headless: "yes" }, /headless/);

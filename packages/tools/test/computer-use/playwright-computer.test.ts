@@ -130,17 +130,34 @@ test("ComputerUseToolset through a runner: normalized coordinates, native comput
   const { runner, send } = await startRunner(agent);
   try {
     const events = await send("click the button");
-    const responses = events.flatMap((e) => e.content?.parts ?? []).flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
+    const responses = events
+      .flatMap((e) => e.content?.parts ?? [])
+      .flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
     expect(responses.map((r) => r.name)).toEqual(["navigate", "click_at", "key_combination"]);
     expect(responses[1]!.response?.url).toBe(`${base}/#clicked`);
 
     const first = model.requests[0]!;
-    expect(first.config.tools?.some((t) => (t.computerUse as { environment?: string } | undefined)?.environment === "ENVIRONMENT_BROWSER")).toBe(true);
-    expect(first.toolNames).toEqual(expect.arrayContaining(["click_at", "type_text_at", "scroll_document", "navigate", "key_combination", "drag_and_drop"]));
+    expect(
+      first.config.tools?.some(
+        (t) => (t.computerUse as { environment?: string } | undefined)?.environment === "ENVIRONMENT_BROWSER",
+      ),
+    ).toBe(true);
+    expect(first.toolNames).toEqual(
+      expect.arrayContaining([
+        "click_at",
+        "type_text_at",
+        "scroll_document",
+        "navigate",
+        "key_combination",
+        "drag_and_drop",
+      ]),
+    );
 
     // The model sees the screenshot as an inline PNG part, not base64 inside the JSON.
     const last = model.requests[3]!;
-    const sent = last.contents.flatMap((c) => c.parts ?? []).flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
+    const sent = last.contents
+      .flatMap((c) => c.parts ?? [])
+      .flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
     expect(sent).toHaveLength(3);
     for (const fr of sent) {
       expect(fr.response?.image).toBeUndefined();
@@ -161,6 +178,8 @@ test("ComputerUseToolset through a runner: normalized coordinates, native comput
 
 test("ComputerUseToolset rejects a missing computer and a bad screen size", () => {
   expect(() => new ComputerUseToolset({} as never)).toThrow(/needs a `computer`/);
-  expect(() => new ComputerUseToolset({ computer: new PlaywrightComputer(), screenSize: [0, 10] })).toThrow(/screenSize/);
+  expect(() => new ComputerUseToolset({ computer: new PlaywrightComputer(), screenSize: [0, 10] })).toThrow(
+    /screenSize/,
+  );
   expect(() => new PlaywrightComputer({ screenSize: [-1, 5] } as never)).toThrow(/Invalid PlaywrightComputer options/);
 });

@@ -23,25 +23,36 @@ beforeAll(async () => {
   // Issues a token only for an assertion signed with the service account's key.
   tokens = await startServer((req, res) => {
     const [h, c, s] = (new URLSearchParams(req.body).get("assertion") ?? "").split(".");
-    const signed = h && c && s && verify("RSA-SHA256", Buffer.from(`${h}.${c}`), publicKey, Buffer.from(s, "base64url"));
+    const signed =
+      h && c && s && verify("RSA-SHA256", Buffer.from(`${h}.${c}`), publicKey, Buffer.from(s, "base64url"));
     if (!signed) return json(res, 400, { error: "invalid_grant" });
     json(res, 200, { access_token: "sa-token", expires_in: 3600, token_type: "Bearer" });
   });
   api = await startServer((req, res) => {
-    if (!/^Bearer (sa-token|env-token)$/.test(req.headers.authorization ?? "")) return json(res, 401, { error: "no token" });
+    if (!/^Bearer (sa-token|env-token)$/.test(req.headers.authorization ?? ""))
+      return json(res, 401, { error: "no token" });
     if (req.url === "/v1/projects/proj/locations/us-central1:generateOpenApiSpec") {
       return json(res, 200, {
         openApiSpec: JSON.stringify({
           openapi: "3.0.1",
           servers: [{ url: api.url }],
-          paths: { "/v1/projects/proj/locations/us-central1/integrations/orders:execute": { post: { operationId: "execute_orders", summary: "Creates an order." } } },
+          paths: {
+            "/v1/projects/proj/locations/us-central1/integrations/orders:execute": {
+              post: { operationId: "execute_orders", summary: "Creates an order." },
+            },
+          },
         }),
       });
     }
     if (req.url === "/v1/projects/proj/locations/us-central1/connections/crm?view=BASIC") {
-      return json(res, 200, { name: "projects/proj/locations/us-central1/connections/crm", serviceDirectory: "sd", host: "crm.internal" });
+      return json(res, 200, {
+        name: "projects/proj/locations/us-central1/connections/crm",
+        serviceDirectory: "sd",
+        host: "crm.internal",
+      });
     }
-    if (req.method === "POST" && req.url.includes(":execute")) return json(res, 200, { executed: req.url, input: JSON.parse(req.body || "{}") });
+    if (req.method === "POST" && req.url.includes(":execute"))
+      return json(res, 200, { executed: req.url, input: JSON.parse(req.body || "{}") });
     json(res, 404, { error: "not found" });
   });
   dir = mkdtempSync(join(tmpdir(), "agentkit-integration-config-"));
@@ -59,27 +70,61 @@ const urls = () => ({ token_url: `${tokens.url}/token`, integrations_base_url: a
 describe("applicationIntegrationToolsetFromConfig (YAML agent configs, ADK's ApplicationIntegrationToolset args)", () => {
   it("builds an integration's tools with a key file (sa_key_file, relative to baseDir) and tool_instructions, and calls the integration", async () => {
     const toolset = applicationIntegrationToolsetFromConfig(
-      { project: "proj", location: "us-central1", integration: "orders", triggers: ["api_trigger/new_order"], sa_key_file: "sa.json", tool_instructions: "Use for orders.", ...urls() },
+      {
+        project: "proj",
+        location: "us-central1",
+        integration: "orders",
+        triggers: ["api_trigger/new_order"],
+        sa_key_file: "sa.json",
+        tool_instructions: "Use for orders.",
+        ...urls(),
+      },
       { baseDir: dir },
     );
     const tools = (await toolset.getTools()) as RestApiTool[];
     expect(tools.map((t) => t.name)).toEqual(["execute_orders"]);
     expect(tools[0]!.description).toBe("Creates an order.\n\nUse for orders.");
-    expect(await tools[0]!.call({})).toEqual({ executed: "/v1/projects/proj/locations/us-central1/integrations/orders:execute", input: {} });
+    expect(await tools[0]!.call({})).toEqual({
+      executed: "/v1/projects/proj/locations/us-central1/integrations/orders:execute",
+      input: {},
+    });
     expect(api.requests.at(-1)!.headers.authorization).toBe("Bearer sa-token");
   });
 
   it("builds a connection's tools from camelCase args (entity names kept as written), with an inline key mapping or a token from the environment", async () => {
-    const connection = { project: "proj", location: "us-central1", connection: "crm", entityOperations: { SalesContacts: ["GET"] }, actions: ["SendEmail"], toolNamePrefix: "crm" };
-    const withKey = applicationIntegrationToolsetFromConfig({ ...connection, serviceAccountJson: SERVICE_ACCOUNT, tokenUrl: `${tokens.url}/token`, integrationsBaseUrl: api.url, connectorsBaseUrl: api.url });
+    const connection = {
+      project: "proj",
+      location: "us-central1",
+      connection: "crm",
+      entityOperations: { SalesContacts: ["GET"] },
+      actions: ["SendEmail"],
+      toolNamePrefix: "crm",
+    };
+    const withKey = applicationIntegrationToolsetFromConfig({
+      ...connection,
+      serviceAccountJson: SERVICE_ACCOUNT,
+      tokenUrl: `${tokens.url}/token`,
+      integrationsBaseUrl: api.url,
+      connectorsBaseUrl: api.url,
+    });
     expect((await withKey.getTools()).map((t) => t.name)).toEqual(["crm_get_sales_contacts", "crm_send_email"]);
 
     process.env[ENV] = "env-token";
-    const withEnv = applicationIntegrationToolsetFromConfig({ ...connection, access_token_env: ENV, tool_filter: ["crm_get_sales_contacts"], ...urls() });
+    const withEnv = applicationIntegrationToolsetFromConfig({
+      ...connection,
+      access_token_env: ENV,
+      tool_filter: ["crm_get_sales_contacts"],
+      ...urls(),
+    });
     const tools = (await withEnv.getTools()) as RestApiTool[];
     expect(tools.map((t) => t.name)).toEqual(["crm_get_sales_contacts"]);
     const answer = (await tools[0]!.call({ entityId: "c-1" })) as { input: Record<string, unknown> };
-    expect(answer.input).toMatchObject({ entity: "SalesContacts", operation: "GET_ENTITY", entityId: "c-1", connectionName: "projects/proj/locations/us-central1/connections/crm" });
+    expect(answer.input).toMatchObject({
+      entity: "SalesContacts",
+      operation: "GET_ENTITY",
+      entityId: "c-1",
+      connectionName: "projects/proj/locations/us-central1/connections/crm",
+    });
     expect(api.requests.at(-1)!.headers.authorization).toBe("Bearer env-token");
   });
 
@@ -102,13 +147,25 @@ describe("applicationIntegrationToolsetFromConfig (YAML agent configs, ADK's App
     fails({ location: "l", integration: "i", access_token: "t" }, /project:/);
     fails({ ...base, access_token: "t", colour: "red" }, /Unrecognized key: "colour"/);
     fails({ ...base, access_token: "t", actions: ["X"] }, /entity_operations and actions apply to a connection/);
-    fails({ ...base, integration: undefined, connection: "crm", access_token: "t", entity_operations: { A: ["PATCH"] } }, /entity_operations\.A\.0:/);
-    fails({ ...base, integration: undefined, connection: "crm", access_token: "t" }, /A `connection` toolset needs `entity_operations`/);
+    fails(
+      { ...base, integration: undefined, connection: "crm", access_token: "t", entity_operations: { A: ["PATCH"] } },
+      /entity_operations\.A\.0:/,
+    );
+    fails(
+      { ...base, integration: undefined, connection: "crm", access_token: "t" },
+      /A `connection` toolset needs `entity_operations`/,
+    );
     fails({ ...base, connection: "crm", access_token: "t" }, /exactly one of `integration` or `connection`/);
     fails({ ...base, service_account_json: "{nope" }, /service_account_json is not valid JSON/);
-    fails({ ...base, service_account_json: { type: "authorized_user" } }, /service_account_json is not a service-account key/);
+    fails(
+      { ...base, service_account_json: { type: "authorized_user" } },
+      /service_account_json is not a service-account key/,
+    );
     fails({ ...base, sa_key_file: "missing.json" }, /sa_key_file: cannot read .*missing\.json/);
-    fails({ ...base, access_token_env: "AGENTKIT_TEST_UNSET_VARIABLE" }, /access_token_env: environment variable AGENTKIT_TEST_UNSET_VARIABLE is not set/);
+    fails(
+      { ...base, access_token_env: "AGENTKIT_TEST_UNSET_VARIABLE" },
+      /access_token_env: environment variable AGENTKIT_TEST_UNSET_VARIABLE is not set/,
+    );
     fails({ ...base, access_token: "t", tool_name_prefix: "bad prefix" }, /tool_name_prefix/);
   });
 });

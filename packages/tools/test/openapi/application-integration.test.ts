@@ -1,7 +1,13 @@
 import { generateKeyPairSync, verify } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { ConfigurationError } from "@agentkit/core";
-import { ApplicationIntegrationToolset, CredentialsError, CredentialsHelper, IntegrationError, type RestApiTool } from "../../src/openapi/index.js";
+import {
+  ApplicationIntegrationToolset,
+  CredentialsError,
+  CredentialsHelper,
+  IntegrationError,
+  type RestApiTool,
+} from "../../src/openapi/index.js";
 import { json, startServer, type RecordedRequest } from "./http-test-server.js";
 
 const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
@@ -25,7 +31,10 @@ function verifyAssertion(jwt: string): Assertion | undefined {
   if (!h || !c || !s) return undefined;
   const ok = verify("RSA-SHA256", Buffer.from(`${h}.${c}`), publicKey, Buffer.from(s, "base64url"));
   if (!ok) return undefined;
-  return { header: JSON.parse(Buffer.from(h, "base64url").toString()), claims: JSON.parse(Buffer.from(c, "base64url").toString()) };
+  return {
+    header: JSON.parse(Buffer.from(h, "base64url").toString()),
+    claims: JSON.parse(Buffer.from(c, "base64url").toString()),
+  };
 }
 
 let tokens: Awaited<ReturnType<typeof startServer>>;
@@ -42,7 +51,9 @@ const INTEGRATION_SPEC = (serverUrl: string) =>
         post: {
           operationId: "execute_api_trigger/new_order",
           summary: "Creates an order.",
-          requestBody: { content: { "application/json": { schema: { type: "object", properties: { item: { type: "string" } } } } } },
+          requestBody: {
+            content: { "application/json": { schema: { type: "object", properties: { item: { type: "string" } } } } },
+          },
         },
       },
     },
@@ -52,7 +63,8 @@ beforeAll(async () => {
   tokens = await startServer((req, res) => {
     const form = new URLSearchParams(req.body);
     const assertion = verifyAssertion(form.get("assertion") ?? "");
-    if (form.get("grant_type") !== "urn:ietf:params:oauth:grant-type:jwt-bearer" || !assertion) return json(res, 400, { error: "invalid_grant" });
+    if (form.get("grant_type") !== "urn:ietf:params:oauth:grant-type:jwt-bearer" || !assertion)
+      return json(res, 400, { error: "invalid_grant" });
     assertions.push(assertion);
     json(res, 200, { access_token: `access-${++issued}`, expires_in: 3600, token_type: "Bearer" });
   });
@@ -63,10 +75,15 @@ beforeAll(async () => {
       return json(res, 200, { openApiSpec: INTEGRATION_SPEC(api.url) });
     }
     if (req.method === "GET" && path === "/v1/projects/proj/locations/us-central1/connections/crm?view=BASIC") {
-      return json(res, 200, { name: "projects/proj/locations/us-central1/connections/crm", serviceDirectory: "sd-crm", host: "crm.internal" });
+      return json(res, 200, {
+        name: "projects/proj/locations/us-central1/connections/crm",
+        serviceDirectory: "sd-crm",
+        host: "crm.internal",
+      });
     }
     if (req.method === "GET" && path.includes("/connections/")) return json(res, 404, { error: "no such connection" });
-    if (req.method === "POST" && path.includes(":execute")) return json(res, 200, { executed: path, input: JSON.parse(req.body || "{}") });
+    if (req.method === "POST" && path.includes(":execute"))
+      return json(res, 200, { executed: path, input: JSON.parse(req.body || "{}") });
     json(res, 404, { error: "not found" });
   });
 });
@@ -77,7 +94,9 @@ afterAll(async () => {
 
 describe("CredentialsHelper", () => {
   it("exchanges a signed JWT assertion for an access token and caches it", async () => {
-    const helper = CredentialsHelper.fromServiceAccountJson(JSON.stringify(SERVICE_ACCOUNT), { tokenUrl: `${tokens.url}/token` });
+    const helper = CredentialsHelper.fromServiceAccountJson(JSON.stringify(SERVICE_ACCOUNT), {
+      tokenUrl: `${tokens.url}/token`,
+    });
     const before = assertions.length;
     const first = await helper.getAccessToken();
     expect(first).toMatch(/^access-\d+$/);
@@ -95,9 +114,16 @@ describe("CredentialsHelper", () => {
 
   it("rejects what is not a service-account key, and reports a refused assertion", async () => {
     expect(() => CredentialsHelper.fromServiceAccountJson("{nope")).toThrow(ConfigurationError);
-    expect(() => CredentialsHelper.fromServiceAccountJson(JSON.stringify({ type: "authorized_user" }))).toThrow(/not a service-account key/);
-    const other = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
-    const forged = CredentialsHelper.fromServiceAccountJson(JSON.stringify({ ...SERVICE_ACCOUNT, private_key: other }), { tokenUrl: `${tokens.url}/token` });
+    expect(() => CredentialsHelper.fromServiceAccountJson(JSON.stringify({ type: "authorized_user" }))).toThrow(
+      /not a service-account key/,
+    );
+    const other = generateKeyPairSync("rsa", { modulusLength: 2048 })
+      .privateKey.export({ type: "pkcs8", format: "pem" })
+      .toString();
+    const forged = CredentialsHelper.fromServiceAccountJson(
+      JSON.stringify({ ...SERVICE_ACCOUNT, private_key: other }),
+      { tokenUrl: `${tokens.url}/token` },
+    );
     await expect(forged.getAccessToken()).rejects.toBeInstanceOf(CredentialsError);
   });
 });
@@ -113,7 +139,12 @@ describe("ApplicationIntegrationToolset", () => {
   });
 
   it("builds an integration's tools from the generated OpenAPI spec and calls its execute endpoint", async () => {
-    const toolset = new ApplicationIntegrationToolset({ ...base(), integration: "orders", triggers: ["api_trigger/new_order"], toolInstructions: "Use for orders." });
+    const toolset = new ApplicationIntegrationToolset({
+      ...base(),
+      integration: "orders",
+      triggers: ["api_trigger/new_order"],
+      toolInstructions: "Use for orders.",
+    });
     const tools = await toolset.getTools();
     expect(tools.map((t) => t.name)).toEqual(["execute_api_trigger_new_order"]);
     expect(tools[0]!.description).toBe("Creates an order.\n\nUse for orders.");
@@ -123,7 +154,10 @@ describe("ApplicationIntegrationToolset", () => {
       fileFormat: "JSON",
     });
     const answer = await (tools[0] as RestApiTool).call({ item: "book" });
-    expect(answer).toEqual({ executed: "/v1/projects/proj/locations/us-central1/integrations/orders:execute", input: { item: "book" } });
+    expect(answer).toEqual({
+      executed: "/v1/projects/proj/locations/us-central1/integrations/orders:execute",
+      input: { item: "book" },
+    });
     expect(api.requests.at(-1)!.headers.authorization).toMatch(/^Bearer access-\d+$/);
     await toolset.close();
   });
@@ -154,7 +188,9 @@ describe("ApplicationIntegrationToolset", () => {
       required: ["entityId"],
     });
     const answer = (await get.call({ entityId: "c-7" })) as { executed: string; input: unknown };
-    expect(answer.executed).toBe("/v1/projects/proj/locations/us-central1/integrations/ExecuteConnection:execute?triggerId=api_trigger/ExecuteConnection");
+    expect(answer.executed).toBe(
+      "/v1/projects/proj/locations/us-central1/integrations/ExecuteConnection:execute?triggerId=api_trigger/ExecuteConnection",
+    );
     expect(answer.input).toEqual({
       connectionName: "projects/proj/locations/us-central1/connections/crm",
       serviceName: "sd-crm",
@@ -163,19 +199,37 @@ describe("ApplicationIntegrationToolset", () => {
       operation: "GET_ENTITY",
       entityId: "c-7",
     });
-    const action = (await tools[7]!.call({ connectorInputPayload: { to: "a@b.c" } })) as { input: Record<string, unknown> };
-    expect(action.input).toMatchObject({ action: "SendEmail", operation: "EXECUTE_ACTION", connectorInputPayload: { to: "a@b.c" } });
+    const action = (await tools[7]!.call({ connectorInputPayload: { to: "a@b.c" } })) as {
+      input: Record<string, unknown>;
+    };
+    expect(action.input).toMatchObject({
+      action: "SendEmail",
+      operation: "EXECUTE_ACTION",
+      connectorInputPayload: { to: "a@b.c" },
+    });
     expect(await toolset.getTools({} as never).then((t) => t.length)).toBe(8); // cached
   });
 
   it("validates its options and surfaces setup failures as IntegrationError", async () => {
-    expect(() => new ApplicationIntegrationToolset({ ...base() })).toThrow(/exactly one of `integration` or `connection`/);
+    expect(() => new ApplicationIntegrationToolset({ ...base() })).toThrow(
+      /exactly one of `integration` or `connection`/,
+    );
     expect(() => new ApplicationIntegrationToolset({ ...base(), connection: "crm" })).toThrow(/entityOperations/);
-    expect(() => new ApplicationIntegrationToolset({ project: "p", location: "l", integration: "i" })).toThrow(/serviceAccountJson/);
-    expect(() => new ApplicationIntegrationToolset({ ...base(), integration: "i", entityOperations: { A: ["PATCH" as never] } })).toThrow(ConfigurationError);
+    expect(() => new ApplicationIntegrationToolset({ project: "p", location: "l", integration: "i" })).toThrow(
+      /serviceAccountJson/,
+    );
+    expect(
+      () =>
+        new ApplicationIntegrationToolset({ ...base(), integration: "i", entityOperations: { A: ["PATCH" as never] } }),
+    ).toThrow(ConfigurationError);
     const missing = new ApplicationIntegrationToolset({ ...base(), connection: "nope", actions: ["X"] });
     await expect(missing.getTools()).rejects.toBeInstanceOf(IntegrationError);
-    const noAuth = new ApplicationIntegrationToolset({ ...base(), serviceAccountJson: undefined, accessToken: "wrong", integration: "orders" });
+    const noAuth = new ApplicationIntegrationToolset({
+      ...base(),
+      serviceAccountJson: undefined,
+      accessToken: "wrong",
+      integration: "orders",
+    });
     await expect(noAuth.getTools()).rejects.toThrow(/HTTP 401/);
   });
 });

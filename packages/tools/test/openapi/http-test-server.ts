@@ -16,7 +16,12 @@ export async function startServer(handler: Handler) {
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const recorded = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+    const recorded = {
+      method: req.method ?? "",
+      url: req.url ?? "",
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString("utf8"),
+    };
     requests.push(recorded);
     try {
       await handler(recorded, res);

@@ -4,7 +4,12 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { ConfigurationError } from "@agentkit/core";
-import { OpenApiSpecError, openApiToolsetFromConfig, type OpenApiToolset, type RestApiTool } from "../../src/openapi/index.js";
+import {
+  OpenApiSpecError,
+  openApiToolsetFromConfig,
+  type OpenApiToolset,
+  type RestApiTool,
+} from "../../src/openapi/index.js";
 import { json, startServer } from "./http-test-server.js";
 
 const SPEC_YAML = readFileSync(fileURLToPath(new URL("./petstore.yaml", import.meta.url)), "utf8");
@@ -28,9 +33,17 @@ const jsonSpec = () =>
     openapi: "3.0.0",
     info: { title: "t", version: "1" },
     servers: [{ url: `${server.url}/v2` }],
-    paths: { "/items/{id}": { get: { operationId: "getItem", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }] } } },
+    paths: {
+      "/items/{id}": {
+        get: {
+          operationId: "getItem",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+        },
+      },
+    },
   });
-const tool = async (ts: OpenApiToolset, name: string) => (await ts.getTools()).find((t) => t.name === name) as RestApiTool | undefined;
+const tool = async (ts: OpenApiToolset, name: string) =>
+  (await ts.getTools()).find((t) => t.name === name) as RestApiTool | undefined;
 
 describe("openApiToolsetFromConfig (YAML agent configs, ADK's OpenAPIToolset args)", () => {
   it("builds tools from an inline YAML spec_str that call the server with base_url, headers, filter, prefix and bearer auth from the environment", async () => {
@@ -47,20 +60,30 @@ describe("openApiToolsetFromConfig (YAML agent configs, ADK's OpenAPIToolset arg
     });
     expect((await ts.getTools()).map((t) => t.name)).toEqual(["pets_get_pet_by_id"]);
     const before = server.requests.length;
-    expect(await (await tool(ts, "pets_get_pet_by_id"))!.call({ petId: "7" })).toEqual({ method: "GET", url: "/api/pets/7" });
+    expect(await (await tool(ts, "pets_get_pet_by_id"))!.call({ petId: "7" })).toEqual({
+      method: "GET",
+      url: "/api/pets/7",
+    });
     const req = server.requests[before]!;
     expect(req.headers.authorization).toBe("Bearer env-token");
     expect(req.headers["x-client-id"]).toBe("agentkit");
   });
 
   it("accepts a JSON spec_str using the document's server, camelCase keys, and api-key auth", async () => {
-    const ts = openApiToolsetFromConfig({ specStr: jsonSpec(), specStrType: "json", auth: { type: "api_key", name: "key", value: "k1", in: "query" } });
+    const ts = openApiToolsetFromConfig({
+      specStr: jsonSpec(),
+      specStrType: "json",
+      auth: { type: "api_key", name: "key", value: "k1", in: "query" },
+    });
     expect(await (await tool(ts, "get_item"))!.call({ id: "a" })).toEqual({ method: "GET", url: "/v2/items/a?key=k1" });
   });
 
   it("reads spec_path relative to baseDir (and to the working directory without it), and takes spec_dict", async () => {
     writeFileSync(join(dir, "api.json"), jsonSpec());
-    const fromBase = openApiToolsetFromConfig({ spec_path: "api.json", auth: { type: "basic", username: "u", password: "p" } }, { baseDir: dir });
+    const fromBase = openApiToolsetFromConfig(
+      { spec_path: "api.json", auth: { type: "basic", username: "u", password: "p" } },
+      { baseDir: dir },
+    );
     await (await tool(fromBase, "get_item"))!.call({ id: "b" });
     expect(server.requests.at(-1)!.headers.authorization).toBe(`Basic ${Buffer.from("u:p").toString("base64")}`);
     const fromCwd = openApiToolsetFromConfig({ spec_path: relative(process.cwd(), join(dir, "api.json")) });
@@ -84,17 +107,28 @@ describe("openApiToolsetFromConfig (YAML agent configs, ADK's OpenAPIToolset arg
     fails({ spec_str: jsonSpec(), spec_path: "x.yaml" }, /exactly one .*got spec_str, spec_path/);
     fails({ spec_str: jsonSpec(), tools: ["x"] }, /OpenAPIToolset args: .*"tools"/);
     fails({ spec_str: jsonSpec(), spec_str_type: "xml" }, /spec_str_type:/);
-    fails({ spec_str: "openapi: 3.0.0\npaths: {}", spec_str_type: "json" }, /spec_str: spec_str_type is json but the text is not valid JSON/);
+    fails(
+      { spec_str: "openapi: 3.0.0\npaths: {}", spec_str_type: "json" },
+      /spec_str: spec_str_type is json but the text is not valid JSON/,
+    );
     fails({ spec_path: "missing.yaml" }, /spec_path: cannot read .*missing\.yaml/, { baseDir: dir });
     fails({ spec_str: jsonSpec(), base_url: "ftp://x" }, /base_url:/);
     fails({ spec_str: jsonSpec(), auth: { type: "bearer" } }, /auth: needs exactly one of token or token_env/);
-    fails({ spec_str: jsonSpec(), auth: { type: "bearer", token_env: "AGENTKIT_TEST_UNSET_VARIABLE" } }, /auth\.token_env: environment variable AGENTKIT_TEST_UNSET_VARIABLE is not set/);
+    fails(
+      { spec_str: jsonSpec(), auth: { type: "bearer", token_env: "AGENTKIT_TEST_UNSET_VARIABLE" } },
+      /auth\.token_env: environment variable AGENTKIT_TEST_UNSET_VARIABLE is not set/,
+    );
     fails({ spec_str: jsonSpec(), auth: { type: "digest" } }, /auth\.type:/);
-    fails({ spec_str: jsonSpec(), auth_credential: { auth_type: "oauth2" } }, /auth_credential: not supported by agentkit; use `auth`/);
+    fails(
+      { spec_str: jsonSpec(), auth_credential: { auth_type: "oauth2" } },
+      /auth_credential: not supported by agentkit; use `auth`/,
+    );
     fails({ spec_str: jsonSpec(), tool_name_prefix: "bad prefix" }, /tool_name_prefix:/);
   });
 
   it("reports a document that is not OpenAPI 3 as an OpenApiSpecError", () => {
-    expect(() => openApiToolsetFromConfig({ spec_str: "swagger: '2.0'\npaths: {}", spec_str_type: "yaml" })).toThrow(OpenApiSpecError);
+    expect(() => openApiToolsetFromConfig({ spec_str: "swagger: '2.0'\npaths: {}", spec_str_type: "yaml" })).toThrow(
+      OpenApiSpecError,
+    );
   });
 });

@@ -26,8 +26,10 @@ beforeAll(async () => {
       return;
     }
     if (url.pathname === "/api/pets/missing") return json(res, 404, { message: "no such pet" });
-    if (url.pathname === "/api/pets/boom") return void res.writeHead(500, { "content-type": "text/plain" }).end("kaput");
-    if (url.pathname === "/api/pets" && req.method === "GET") return void res.writeHead(200, { "content-type": "text/plain" }).end(`list:${url.searchParams.get("q")}`);
+    if (url.pathname === "/api/pets/boom")
+      return void res.writeHead(500, { "content-type": "text/plain" }).end("kaput");
+    if (url.pathname === "/api/pets" && req.method === "GET")
+      return void res.writeHead(200, { "content-type": "text/plain" }).end(`list:${url.searchParams.get("q")}`);
     json(res, 200, { method: req.method, path: url.pathname });
   });
 });
@@ -35,7 +37,8 @@ afterAll(() => server.close());
 
 const toolset = (extra: Partial<ConstructorParameters<typeof OpenApiToolset>[0]> = {}) =>
   new OpenApiToolset({ spec: SPEC, baseUrl: `${server.url}/api`, timeoutMs: 500, ...extra });
-const tool = async (ts: OpenApiToolset, name: string) => (await ts.getTools()).find((t) => t.name === name) as RestApiTool;
+const tool = async (ts: OpenApiToolset, name: string) =>
+  (await ts.getTools()).find((t) => t.name === name) as RestApiTool;
 
 describe("OpenApiToolset", () => {
   it("names tools from operationIds (snake_case) or method+path and resolves $refs in the schemas", async () => {
@@ -52,7 +55,10 @@ describe("OpenApiToolset", () => {
       },
       required: ["petId"],
     });
-    const create = (await tool(ts, "create_pet")).getDeclaration().parametersJsonSchema as { properties: Record<string, any>; required: string[] };
+    const create = (await tool(ts, "create_pet")).getDeclaration().parametersJsonSchema as {
+      properties: Record<string, any>;
+      required: string[];
+    };
     expect(create.required).toEqual(["name"]);
     expect(create.properties.name).toEqual({ type: "string" }); // `example` dropped
     // NewPet → owner → pets → NewPet is a cycle: cut as a plain object.
@@ -60,9 +66,16 @@ describe("OpenApiToolset", () => {
   });
 
   it("encodes path and query values, sends header params and the JSON body, with API-key auth", async () => {
-    const ts = toolset({ auth: { type: "apiKey", name: "X-Api-Key", value: "k-123" }, headers: { "x-client": "agentkit" } });
+    const ts = toolset({
+      auth: { type: "apiKey", name: "X-Api-Key", value: "k-123" },
+      headers: { "x-client": "agentkit" },
+    });
     const before = server.requests.length;
-    const answer = await (await tool(ts, "get_pet_by_id")).call({ petId: "a b/c?", include: ["x&y", "z"], "X-Trace": "t1" });
+    const answer = await (await tool(ts, "get_pet_by_id")).call({
+      petId: "a b/c?",
+      include: ["x&y", "z"],
+      "X-Trace": "t1",
+    });
     expect(answer).toEqual({ method: "GET", path: "/api/pets/a%20b%2Fc%3F" });
     const req = server.requests[before]!;
     expect(req.url).toBe("/api/pets/a%20b%2Fc%3F?include=x%26y&include=z");
@@ -79,9 +92,18 @@ describe("OpenApiToolset", () => {
 
   it("supports bearer (static or provider), basic and query API-key auth", async () => {
     const cases: [Parameters<typeof toolset>[0], (r: (typeof server.requests)[number]) => void][] = [
-      [{ auth: { type: "bearer", token: async () => "dyn" } }, (r) => expect(r.headers.authorization).toBe("Bearer dyn")],
-      [{ auth: { type: "basic", username: "u", password: "p:w" } }, (r) => expect(r.headers.authorization).toBe(`Basic ${Buffer.from("u:p:w").toString("base64")}`)],
-      [{ auth: { type: "apiKey", name: "key", value: "v 1", in: "query" } }, (r) => expect(r.url).toBe("/api/pets/1?key=v+1")],
+      [
+        { auth: { type: "bearer", token: async () => "dyn" } },
+        (r) => expect(r.headers.authorization).toBe("Bearer dyn"),
+      ],
+      [
+        { auth: { type: "basic", username: "u", password: "p:w" } },
+        (r) => expect(r.headers.authorization).toBe(`Basic ${Buffer.from("u:p:w").toString("base64")}`),
+      ],
+      [
+        { auth: { type: "apiKey", name: "key", value: "v 1", in: "query" } },
+        (r) => expect(r.url).toBe("/api/pets/1?key=v+1"),
+      ],
     ];
     for (const [options, check] of cases) {
       await (await tool(toolset(options), "get_pet_by_id")).call({ petId: "1" });
@@ -97,9 +119,14 @@ describe("OpenApiToolset", () => {
       status: 404,
       body: { message: "no such pet" },
     });
-    expect(await (await tool(ts, "get_pet_by_id")).call({ petId: "boom" })).toMatchObject({ status: 500, body: "kaput" });
+    expect(await (await tool(ts, "get_pet_by_id")).call({ petId: "boom" })).toMatchObject({
+      status: 500,
+      body: "kaput",
+    });
     expect(await (await tool(ts, "slow")).call({})).toEqual({ error: "GET /api/slow timed out after 500 ms." });
-    expect(await (await tool(ts, "get_pets")).call({})).toEqual({ error: "Missing required argument(s) for get_pets: q." });
+    expect(await (await tool(ts, "get_pets")).call({})).toEqual({
+      error: "Missing required argument(s) for get_pets: q.",
+    });
   });
 
   it("throws when the caller's signal aborts", async () => {
@@ -127,10 +154,17 @@ describe("OpenApiToolset", () => {
     };
     bad("openapi: [unclosed", "OPENAPI_SPEC_ERROR");
     bad({ swagger: "2.0", paths: {} }, "OPENAPI_SPEC_ERROR");
-    bad({ openapi: "3.1.0", paths: { "/a": { get: { parameters: [{ $ref: "#/components/parameters/Nope" }] } } } }, "OPENAPI_SPEC_ERROR");
+    bad(
+      { openapi: "3.1.0", paths: { "/a": { get: { parameters: [{ $ref: "#/components/parameters/Nope" }] } } } },
+      "OPENAPI_SPEC_ERROR",
+    );
     bad(42, "CONFIGURATION_ERROR");
-    expect(() => new OpenApiToolset({ spec: { openapi: "3.0.0", paths: {}, servers: [{ url: "/relative" }] } })).toThrow(OpenApiSpecError);
-    expect(() => new OpenApiToolset({ spec: SPEC, baseUrl: "http://x", auth: { type: "digest" } as never })).toThrow(ConfigurationError);
+    expect(
+      () => new OpenApiToolset({ spec: { openapi: "3.0.0", paths: {}, servers: [{ url: "/relative" }] } }),
+    ).toThrow(OpenApiSpecError);
+    expect(() => new OpenApiToolset({ spec: SPEC, baseUrl: "http://x", auth: { type: "digest" } as never })).toThrow(
+      ConfigurationError,
+    );
   });
 
   it("is called by an LlmAgent through a runner, and an HTTP error reaches the model", async () => {
@@ -141,15 +175,23 @@ describe("OpenApiToolset", () => {
         ScriptedModel.text("Created Tom; the other pet does not exist."),
       ],
     });
-    const agent = new LlmAgent({ name: "pets", model, tools: [toolset({ auth: { type: "bearer", token: "run-token" } })] });
+    const agent = new LlmAgent({
+      name: "pets",
+      model,
+      tools: [toolset({ auth: { type: "bearer", token: "run-token" } })],
+    });
     const { runner, send } = await startRunner(agent);
     try {
       const events = await send("make a pet");
-      const responses = events.flatMap((e) => e.content?.parts ?? []).flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
+      const responses = events
+        .flatMap((e) => e.content?.parts ?? [])
+        .flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
       expect(responses[0]!.response).toEqual({ method: "POST", path: "/api/pets" });
       expect(responses[1]!.response).toMatchObject({ status: 404, body: { message: "no such pet" } });
       // The model's third request carries the error result.
-      const last = model.requests[2]!.contents.flatMap((c) => c.parts ?? []).flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
+      const last = model.requests[2]!.contents.flatMap((c) => c.parts ?? []).flatMap((p) =>
+        p.functionResponse ? [p.functionResponse] : [],
+      );
       expect(last.at(-1)!.response?.error).toBe("HTTP 404 Not Found from GET /api/pets/missing");
       expect(model.requests[0]!.toolNames).toEqual(expect.arrayContaining(["create_pet", "get_pet_by_id"]));
       expect(server.requests.at(-1)!.headers.authorization).toBe("Bearer run-token");

@@ -6,7 +6,12 @@ import type { VectorMatch, VectorRecord, VectorStore } from "../../src/retrieval
 
 export type Observation = [step: string, result: unknown];
 
-const R = (id: string, vector: number[], metadata: VectorRecord["metadata"] = {}): VectorRecord => ({ id, text: `text of ${id}`, vector, metadata });
+const R = (id: string, vector: number[], metadata: VectorRecord["metadata"] = {}): VectorRecord => ({
+  id,
+  text: `text of ${id}`,
+  vector,
+  metadata,
+});
 
 /** id and score rounded far below any real difference (the raw scores are compared separately). */
 const ranked = (matches: VectorMatch[]) => matches.map((m) => [m.id, Number(m.score.toFixed(9))]);
@@ -14,7 +19,8 @@ const ranked = (matches: VectorMatch[]) => matches.map((m) => [m.id, Number(m.sc
 export async function vectorStoreScenario(store: VectorStore): Promise<Observation[]> {
   const log: Observation[] = [];
   const see = <T>(step: string, result: T): T => (log.push([step, result]), result);
-  const search = async (step: string, ...args: Parameters<VectorStore["search"]>) => see(step, await store.search(...args));
+  const search = async (step: string, ...args: Parameters<VectorStore["search"]>) =>
+    see(step, await store.search(...args));
 
   expect(see("empty size", await store.size())).toBe(0);
   expect(await search("empty search", [1, 0, 0])).toEqual([]);
@@ -30,41 +36,99 @@ export async function vectorStoreScenario(store: VectorStore): Promise<Observati
   expect(see("size after upsert", await store.size())).toBe(6);
 
   const top = await search("default topK", [1, 0, 0]);
-  expect(ranked(top)).toEqual([["a", 1], ["d", 1], ["b", 0.707106781], ["c", 0], ["z", 0]]);
+  expect(ranked(top)).toEqual([
+    ["a", 1],
+    ["d", 1],
+    ["b", 0.707106781],
+    ["c", 0],
+    ["z", 0],
+  ]);
   expect(top[0]).toEqual({ id: "a", text: "text of a", metadata: { topic: "x", n: 1, flag: true }, score: 1 });
-  expect(ranked(await search("topK 2", [1, 0, 0], { topK: 2 }))).toEqual([["a", 1], ["d", 1]]);
-  expect(ranked(await search("topK beyond size", [1, 0, 0], { topK: 50 })).map(([id]) => id)).toEqual(["a", "d", "b", "c", "z", "e"]);
+  expect(ranked(await search("topK 2", [1, 0, 0], { topK: 2 }))).toEqual([
+    ["a", 1],
+    ["d", 1],
+  ]);
+  expect(ranked(await search("topK beyond size", [1, 0, 0], { topK: 50 })).map(([id]) => id)).toEqual([
+    "a",
+    "d",
+    "b",
+    "c",
+    "z",
+    "e",
+  ]);
   expect((await search("scaled query", [3, 0.5, 0], { topK: 3 })).map((m) => m.id)).toEqual(["a", "d", "b"]);
 
-  expect((await search("filter topic", [1, 0, 0], { filter: { topic: "x" } })).map((m) => m.id)).toEqual(["a", "c", "z"]);
-  expect((await search("filter two keys", [1, 0, 0], { filter: { topic: "x", n: 1 } })).map((m) => m.id)).toEqual(["a"]);
+  expect((await search("filter topic", [1, 0, 0], { filter: { topic: "x" } })).map((m) => m.id)).toEqual([
+    "a",
+    "c",
+    "z",
+  ]);
+  expect((await search("filter two keys", [1, 0, 0], { filter: { topic: "x", n: 1 } })).map((m) => m.id)).toEqual([
+    "a",
+  ]);
   expect((await search("filter boolean", [1, 0, 0], { filter: { flag: false } })).map((m) => m.id)).toEqual(["e"]);
   expect((await search("filter float", [1, 0, 0], { filter: { n: 1.5 } })).map((m) => m.id)).toEqual(["d"]);
   expect(await search("filter string is not number", [1, 0, 0], { filter: { n: "1" } })).toEqual([]);
   expect(await search("filter no match", [1, 0, 0], { filter: { topic: "none" } })).toEqual([]);
   expect((await search("empty filter", [1, 0, 0], { filter: {}, topK: 10 })).length).toBe(6);
 
-  expect(ranked(await search("minScore 0.5", [1, 0, 0], { minScore: 0.5 }))).toEqual([["a", 1], ["d", 1], ["b", 0.707106781]]);
-  expect((await search("minScore 0 keeps zeros", [1, 0, 0], { minScore: 0, topK: 10 })).map((m) => m.id)).toEqual(["a", "d", "b", "c", "z"]);
-  expect((await search("minScore -1 keeps all", [1, 0, 0], { minScore: -1, topK: 10 })).map((m) => m.id)).toEqual(["a", "d", "b", "c", "z", "e"]);
+  expect(ranked(await search("minScore 0.5", [1, 0, 0], { minScore: 0.5 }))).toEqual([
+    ["a", 1],
+    ["d", 1],
+    ["b", 0.707106781],
+  ]);
+  expect((await search("minScore 0 keeps zeros", [1, 0, 0], { minScore: 0, topK: 10 })).map((m) => m.id)).toEqual([
+    "a",
+    "d",
+    "b",
+    "c",
+    "z",
+  ]);
+  expect((await search("minScore -1 keeps all", [1, 0, 0], { minScore: -1, topK: 10 })).map((m) => m.id)).toEqual([
+    "a",
+    "d",
+    "b",
+    "c",
+    "z",
+    "e",
+  ]);
   expect(await search("minScore above all", [1, 0, 0], { minScore: 1.5 })).toEqual([]);
-  expect((await search("filter + minScore + topK", [0, 1, 0], { filter: { topic: "x" }, minScore: -0.5, topK: 2 })).map((m) => m.id)).toEqual(["c", "a"]);
+  expect(
+    (await search("filter + minScore + topK", [0, 1, 0], { filter: { topic: "x" }, minScore: -0.5, topK: 2 })).map(
+      (m) => m.id,
+    ),
+  ).toEqual(["c", "a"]);
 
   // A zero query vector scores everything 0: ties in id order.
-  expect(ranked(await search("zero query", [0, 0, 0]))).toEqual([["a", 0], ["b", 0], ["c", 0], ["d", 0], ["e", 0]]);
+  expect(ranked(await search("zero query", [0, 0, 0]))).toEqual([
+    ["a", 0],
+    ["b", 0],
+    ["c", 0],
+    ["d", 0],
+    ["e", 0],
+  ]);
 
   // Upsert replaces text, vector and metadata of an existing id.
   await store.upsert([{ id: "a", text: "new a", vector: [0, 1, 0], metadata: { topic: "y" } }]);
   expect(see("size after replace", await store.size())).toBe(6);
   const replaced = await search("after replace", [0, 1, 0], { topK: 3 });
-  expect(ranked(replaced)).toEqual([["a", 1], ["c", 1], ["b", 0.707106781]]);
+  expect(ranked(replaced)).toEqual([
+    ["a", 1],
+    ["c", 1],
+    ["b", 0.707106781],
+  ]);
   expect(replaced[0]).toMatchObject({ text: "new a", metadata: { topic: "y" } });
-  expect((await search("replaced metadata", [1, 0, 0], { filter: { topic: "x" } })).map((m) => m.id)).toEqual(["c", "z"]);
+  expect((await search("replaced metadata", [1, 0, 0], { filter: { topic: "x" } })).map((m) => m.id)).toEqual([
+    "c",
+    "z",
+  ]);
 
   // A repeated id in one batch: the last record wins.
   await store.upsert([R("f", [0, 0, 1], { v: 1 }), R("f", [0, 0, -1], { v: 2 })]);
   expect(see("size after repeated id", await store.size())).toBe(7);
-  expect(await search("repeated id", [0, 0, -1], { topK: 1 })).toEqual([{ id: "f", text: "text of f", metadata: { v: 2 }, score: 1 }]);
+  expect(await search("repeated id", [0, 0, -1], { topK: 1 })).toEqual([
+    { id: "f", text: "text of f", metadata: { v: 2 }, score: 1 },
+  ]);
 
   // The store keeps its own copies: mutating inputs or results changes nothing.
   const input = R("g", [0, 0, 2], { tag: "orig" });

@@ -4,7 +4,13 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { ConfigurationError, LlmAgent } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
-import { chunkText, InMemoryVectorStore, RetrievalError, VectorRetrievalTool, VertexAiRagRetrieval } from "../../src/retrieval/index.js";
+import {
+  chunkText,
+  InMemoryVectorStore,
+  RetrievalError,
+  VectorRetrievalTool,
+  VertexAiRagRetrieval,
+} from "../../src/retrieval/index.js";
 import { startRunner } from "../helpers.js";
 
 /** Deterministic local embedding: hashed bag of lower-cased words, 64 dimensions. */
@@ -12,7 +18,8 @@ const DIM = 64;
 async function hashedBagOfWords(texts: string[]): Promise<number[][]> {
   return texts.map((text) => {
     const v = new Array<number>(DIM).fill(0);
-    for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) v[createHash("sha256").update(word).digest()[0]! % DIM]! += 1;
+    for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? [])
+      v[createHash("sha256").update(word).digest()[0]! % DIM]! += 1;
     return v;
   });
 }
@@ -20,7 +27,11 @@ async function hashedBagOfWords(texts: string[]): Promise<number[][]> {
 const DOCS = [
   { id: "tea", text: "Green tea is brewed at eighty degrees for two minutes.", metadata: { topic: "drinks" } },
   { id: "bike", text: "Inflate bicycle tyres to the pressure printed on the sidewall.", metadata: { topic: "bikes" } },
-  { id: "coffee", text: "Espresso coffee needs finely ground beans and nine bar of pressure.", metadata: { topic: "drinks" } },
+  {
+    id: "coffee",
+    text: "Espresso coffee needs finely ground beans and nine bar of pressure.",
+    metadata: { topic: "drinks" },
+  },
 ];
 
 describe("chunkText", () => {
@@ -31,7 +42,12 @@ describe("chunkText", () => {
     // Whole words only; each chunk repeats the previous chunk's last word.
     expect(chunks).toEqual(["alpha beta gamma", "gamma delta epsilon", "epsilon zeta eta", "eta theta iota kappa"]);
     // Text without spaces is cut by size, still overlapping and always progressing.
-    expect(chunkText("abcdefghijklmnopqrstuvwxy", { chunkSize: 10, chunkOverlap: 3 })).toEqual(["abcdefghij", "hijklmnopq", "opqrstuvwx", "vwxy"]);
+    expect(chunkText("abcdefghijklmnopqrstuvwxy", { chunkSize: 10, chunkOverlap: 3 })).toEqual([
+      "abcdefghij",
+      "hijklmnopq",
+      "opqrstuvwx",
+      "vwxy",
+    ]);
     expect(chunkText("short")).toEqual(["short"]);
     expect(() => chunkText("x", { chunkSize: 10, chunkOverlap: 10 })).toThrow(ConfigurationError);
   });
@@ -47,7 +63,10 @@ describe("InMemoryVectorStore", () => {
     ]);
     expect((await store.search([1, 0.1], { topK: 2 })).map((m) => m.id)).toEqual(["a", "b"]);
     expect((await store.search([1, 0.1], { filter: { k: "x" } })).map((m) => m.id)).toEqual(["a", "c"]);
-    expect((await store.search([0, 1], { minScore: 0.5 })).map((m) => [m.id, Number(m.score.toFixed(3))])).toEqual([["c", 1], ["b", 0.707]]);
+    expect((await store.search([0, 1], { minScore: 0.5 })).map((m) => [m.id, Number(m.score.toFixed(3))])).toEqual([
+      ["c", 1],
+      ["b", 0.707],
+    ]);
     await expect(store.search([1, 0, 0])).rejects.toThrow(/3 dimensions/);
     await store.delete(["a"]);
     expect(await store.size()).toBe(2);
@@ -56,21 +75,32 @@ describe("InMemoryVectorStore", () => {
 
 describe("VectorRetrievalTool", () => {
   it("retrieves the relevant chunk through an LlmAgent run", async () => {
-    const tool = new VectorRetrievalTool({ name: "search_notes", description: "Searches the notes.", embed: hashedBagOfWords, topK: 1 });
+    const tool = new VectorRetrievalTool({
+      name: "search_notes",
+      description: "Searches the notes.",
+      embed: hashedBagOfWords,
+      topK: 1,
+    });
     expect(await tool.addDocuments(DOCS)).toEqual(["tea#0", "bike#0", "coffee#0"]);
     const model = new ScriptedModel({
-      steps: [ScriptedModel.functionCall("search_notes", { query: "how hot to brew green tea" }), ScriptedModel.text("Eighty degrees.")],
+      steps: [
+        ScriptedModel.functionCall("search_notes", { query: "how hot to brew green tea" }),
+        ScriptedModel.text("Eighty degrees."),
+      ],
     });
     const { runner, send } = await startRunner(new LlmAgent({ name: "notes", model, tools: [tool] }));
     try {
       const events = await send("tea temperature?");
-      const response = events.flatMap((e) => e.content?.parts ?? []).find((p) => p.functionResponse)!.functionResponse!.response as {
+      const response = events.flatMap((e) => e.content?.parts ?? []).find((p) => p.functionResponse)!.functionResponse!
+        .response as {
         results: { text: string; source: string; score: number }[];
       };
       expect(response.results).toHaveLength(1);
       expect(response.results[0]!.source).toBe("tea");
       expect(response.results[0]!.text).toBe(DOCS[0]!.text);
-      expect(model.requests[0]!.config.tools?.[0]?.functionDeclarations?.[0]?.parametersJsonSchema).toMatchObject({ required: ["query"] });
+      expect(model.requests[0]!.config.tools?.[0]?.functionDeclarations?.[0]?.parametersJsonSchema).toMatchObject({
+        required: ["query"],
+      });
     } finally {
       await runner.close();
     }
@@ -92,8 +122,12 @@ describe("VectorRetrievalTool", () => {
 
     const broken = new VectorRetrievalTool({ name: "kb2", description: "kb", embed: async () => [[1, 2]] });
     await expect(broken.addDocuments([{ text: "one" }, { text: "two" }])).rejects.toBeInstanceOf(RetrievalError);
-    expect(await broken.runAsync({ args: {}, toolContext: undefined as never })).toEqual({ error: 'Tool kb2 needs a non-empty string argument "query".' });
-    expect(() => new VectorRetrievalTool({ name: "bad name!", description: "x", embed: hashedBagOfWords })).toThrow(ConfigurationError);
+    expect(await broken.runAsync({ args: {}, toolContext: undefined as never })).toEqual({
+      error: 'Tool kb2 needs a non-empty string argument "query".',
+    });
+    expect(() => new VectorRetrievalTool({ name: "bad name!", description: "x", embed: hashedBagOfWords })).toThrow(
+      ConfigurationError,
+    );
     expect(() => new VectorRetrievalTool({ name: "x", description: "x" } as never)).toThrow(/embed/);
   });
 });
@@ -106,9 +140,11 @@ describe("VertexAiRagRetrieval", () => {
     for await (const chunk of req) body += chunk;
     seen.push({ url: req.url ?? "", headers: req.headers, body: JSON.parse(body) });
     if (seen.at(-1)!.body.query.text === "fail") return void res.writeHead(403).end("denied");
-    res.writeHead(200, { "content-type": "application/json" }).end(
-      JSON.stringify({ contexts: { contexts: [{ sourceUri: "gs://b/doc.pdf", text: "RAG passage", score: 0.12 }] } }),
-    );
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(
+        JSON.stringify({ contexts: { contexts: [{ sourceUri: "gs://b/doc.pdf", text: "RAG passage", score: 0.12 }] } }),
+      );
   });
   beforeAll(async () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -128,7 +164,11 @@ describe("VertexAiRagRetrieval", () => {
     try {
       await send("hi");
       expect(model.requests[0]!.config.tools).toEqual([
-        { retrieval: { vertexRagStore: { ragResources: [{ ragCorpus: corpus }], similarityTopK: 3, vectorDistanceThreshold: 0.6 } } },
+        {
+          retrieval: {
+            vertexRagStore: { ragResources: [{ ragCorpus: corpus }], similarityTopK: 3, vectorDistanceThreshold: 0.6 },
+          },
+        },
       ]);
       expect(model.requests[0]!.toolNames).not.toContain("retrieve_rag_documentation");
     } finally {
@@ -145,12 +185,16 @@ describe("VertexAiRagRetrieval", () => {
     });
     const model = new ScriptedModel({
       model: "claude-sonnet-4",
-      steps: [ScriptedModel.functionCall("retrieve_rag_documentation", { query: "what is RAG" }), ScriptedModel.text("done")],
+      steps: [
+        ScriptedModel.functionCall("retrieve_rag_documentation", { query: "what is RAG" }),
+        ScriptedModel.text("done"),
+      ],
     });
     const { runner, send } = await startRunner(new LlmAgent({ name: "rag", model, tools: [rag] }));
     try {
       const events = await send("q");
-      const response = events.flatMap((e) => e.content?.parts ?? []).find((p) => p.functionResponse)!.functionResponse!.response;
+      const response = events.flatMap((e) => e.content?.parts ?? []).find((p) => p.functionResponse)!
+        .functionResponse!.response;
       expect(response).toEqual({ results: [{ text: "RAG passage", source: "gs://b/doc.pdf", score: 0.12 }] });
       const request = seen.at(-1)!;
       expect(request.url).toBe("/v1/projects/p1/locations/europe-west4:retrieveContexts");
@@ -169,6 +213,8 @@ describe("VertexAiRagRetrieval", () => {
   it("validates corpus names", () => {
     expect(() => new VertexAiRagRetrieval({})).toThrow(/ragCorpora/);
     expect(() => new VertexAiRagRetrieval({ ragCorpora: ["corpus-1"] })).toThrow(ConfigurationError);
-    expect(() => new VertexAiRagRetrieval({ ragCorpora: [corpus, "projects/p/locations/us/ragCorpora/1"] })).toThrow(/one location/);
+    expect(() => new VertexAiRagRetrieval({ ragCorpora: [corpus, "projects/p/locations/us/ragCorpora/1"] })).toThrow(
+      /one location/,
+    );
   });
 });

@@ -10,7 +10,9 @@ const corpus = (id: string, location = "europe-west4") => `projects/p1/locations
 
 let server: Awaited<ReturnType<typeof startServer>>;
 beforeAll(async () => {
-  server = await startServer((_req, res) => json(res, 200, { contexts: { contexts: [{ sourceUri: "gs://b/doc.pdf", text: "RAG passage", score: 0.2 }] } }));
+  server = await startServer((_req, res) =>
+    json(res, 200, { contexts: { contexts: [{ sourceUri: "gs://b/doc.pdf", text: "RAG passage", score: 0.2 }] } }),
+  );
 });
 afterAll(async () => {
   delete process.env[ENV];
@@ -33,11 +35,15 @@ describe("vertexAiRagRetrievalFromConfig (YAML agent configs, ADK's VertexAiRagR
     });
     expect(rag).toBeInstanceOf(VertexAiRagRetrieval);
     expect(rag.getDeclaration()?.description).toBe("Searches the manuals.");
-    const model = new ScriptedModel({ model: "local-model", steps: [ScriptedModel.functionCall("search_manuals", { query: "reset" }), ScriptedModel.text("ok")] });
+    const model = new ScriptedModel({
+      model: "local-model",
+      steps: [ScriptedModel.functionCall("search_manuals", { query: "reset" }), ScriptedModel.text("ok")],
+    });
     const { runner, send } = await startRunner(new LlmAgent({ name: "rag", model, tools: [rag] }));
     try {
       const events = await send("how do I reset it?");
-      const response = events.flatMap((e) => e.content?.parts ?? []).find((p) => p.functionResponse)?.functionResponse?.response;
+      const response = events.flatMap((e) => e.content?.parts ?? []).find((p) => p.functionResponse)
+        ?.functionResponse?.response;
       expect(response).toEqual({ results: [{ text: "RAG passage", source: "gs://b/doc.pdf", score: 0.2 }] });
     } finally {
       await runner.close();
@@ -46,7 +52,10 @@ describe("vertexAiRagRetrievalFromConfig (YAML agent configs, ADK's VertexAiRagR
     expect(req.url).toBe("/v1/projects/p1/locations/europe-west4:retrieveContexts");
     expect(req.headers.authorization).toBe("Bearer rag-token");
     expect(JSON.parse(req.body)).toEqual({
-      vertexRagStore: { ragResources: [{ ragCorpus: corpus("1"), ragFileIds: ["f1"] }, { ragCorpus: corpus("2") }], vectorDistanceThreshold: 0.5 },
+      vertexRagStore: {
+        ragResources: [{ ragCorpus: corpus("1"), ragFileIds: ["f1"] }, { ragCorpus: corpus("2") }],
+        vectorDistanceThreshold: 0.5,
+      },
       query: { text: "reset", similarityTopK: 4 },
     });
   });
@@ -71,11 +80,20 @@ describe("vertexAiRagRetrievalFromConfig (YAML agent configs, ADK's VertexAiRagR
     fails({}, /need rag_corpora or rag_resources/);
     fails({ rag_corpora: ["my-corpus"] }, /rag_corpora\.0: a full resource name/);
     fails({ rag_resources: [{ rag_corpus: corpus("1"), files: [] }] }, /rag_resources\.0: Unrecognized key: "files"/);
-    fails({ rag_corpora: [corpus("1"), corpus("2", "us-central1")] }, /rag_corpora\/rag_resources: all corpora must be in one location; got europe-west4, us-central1/);
+    fails(
+      { rag_corpora: [corpus("1"), corpus("2", "us-central1")] },
+      /rag_corpora\/rag_resources: all corpora must be in one location; got europe-west4, us-central1/,
+    );
     fails({ rag_corpora: [corpus("1")], similarity_top_k: 0 }, /similarity_top_k:/);
     fails({ rag_corpora: [corpus("1")], name: "bad name" }, /name:/);
-    fails({ rag_corpora: [corpus("1")], access_token: "a", access_token_env: ENV }, /access_token or access_token_env, not both/);
-    fails({ rag_corpora: [corpus("1")], access_token_env: "AGENTKIT_TEST_UNSET_VARIABLE" }, /access_token_env: environment variable/);
+    fails(
+      { rag_corpora: [corpus("1")], access_token: "a", access_token_env: ENV },
+      /access_token or access_token_env, not both/,
+    );
+    fails(
+      { rag_corpora: [corpus("1")], access_token_env: "AGENTKIT_TEST_UNSET_VARIABLE" },
+      /access_token_env: environment variable/,
+    );
     fails({ rag_corpora: [corpus("1")], endpoint: "not a url" }, /endpoint:/);
     fails({ rag_corpora: [corpus("1")], top_k: 3 }, /Unrecognized key: "top_k"/);
   });

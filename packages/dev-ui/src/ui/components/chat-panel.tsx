@@ -23,8 +23,20 @@ export function ChatPanel({ api, app, chat, selectedEvent, onSelectEvent, onErro
   const bottom = useRef<HTMLDivElement>(null);
   const pending = useMemo(() => (chat.running ? [] : pendingCalls(chat.events)), [chat.events, chat.running]);
   const usage = useMemo(() => sessionUsage(chat.events), [chat.events]);
-  useEffect(() => bottom.current?.scrollIntoView?.({ block: "end" }), [chat.events.length, chat.events[chat.events.length - 1]]);
-  const shown = chat.events.filter((e) => hasVisibleParts(e) || e.inputTranscription?.text || e.outputTranscription?.text || e.errorCode || e.errorMessage || e.actions?.transferToAgent || Object.keys(e.actions?.artifactDelta ?? {}).length);
+  useEffect(
+    () => bottom.current?.scrollIntoView?.({ block: "end" }),
+    [chat.events.length, chat.events[chat.events.length - 1]],
+  );
+  const shown = chat.events.filter(
+    (e) =>
+      hasVisibleParts(e) ||
+      e.inputTranscription?.text ||
+      e.outputTranscription?.text ||
+      e.errorCode ||
+      e.errorMessage ||
+      e.actions?.transferToAgent ||
+      Object.keys(e.actions?.artifactDelta ?? {}).length,
+  );
 
   return (
     <main class="chat" aria-label="Chat">
@@ -38,11 +50,22 @@ export function ChatPanel({ api, app, chat, selectedEvent, onSelectEvent, onErro
       </div>
       <div class="messages" aria-live="polite">
         {shown.map((event, i) => (
-          <EventMessage key={event.id} event={event} previousAuthor={shown[i - 1]?.author} selected={event.id === selectedEvent} onSelect={() => onSelectEvent(event.id)} />
+          <EventMessage
+            key={event.id}
+            event={event}
+            previousAuthor={shown[i - 1]?.author}
+            selected={event.id === selectedEvent}
+            onSelect={() => onSelectEvent(event.id)}
+          />
         ))}
         {chat.running ? <div class="muted typing">{app} is working…</div> : null}
         {pending.map((p) => (
-          <PendingAction key={p.call.id} pending={p} disabled={chat.running} onAnswer={(parts, eventId) => void chat.send(parts, { functionCallEventId: eventId })} />
+          <PendingAction
+            key={p.call.id}
+            pending={p}
+            disabled={chat.running}
+            onAnswer={(parts, eventId) => void chat.send(parts, { functionCallEventId: eventId })}
+          />
         ))}
         <div ref={bottom} />
       </div>

@@ -58,7 +58,12 @@ export function Composer({ running, onSend, onStop, onError, extra }: Props) {
           {files.map((f, i) => (
             <span class="chip" key={i}>
               {f.inlineData?.displayName}
-              <button type="button" class="ghost" aria-label={`Remove ${f.inlineData?.displayName}`} onClick={() => setFiles((l) => l.filter((_, j) => j !== i))}>
+              <button
+                type="button"
+                class="ghost"
+                aria-label={`Remove ${f.inlineData?.displayName}`}
+                onClick={() => setFiles((l) => l.filter((_, j) => j !== i))}
+              >
                 ×
               </button>
             </span>
@@ -79,7 +84,14 @@ export function Composer({ running, onSend, onStop, onError, extra }: Props) {
             }
           }}
         />
-        <input ref={input} type="file" multiple hidden aria-label="Attach files" onChange={(e) => void addFiles((e.currentTarget as HTMLInputElement).files)} />
+        <input
+          ref={input}
+          type="file"
+          multiple
+          hidden
+          aria-label="Attach files"
+          onChange={(e) => void addFiles((e.currentTarget as HTMLInputElement).files)}
+        />
         <button type="button" aria-label="Attach files" title="Attach files" onClick={() => input.current?.click()}>
           + File
         </button>

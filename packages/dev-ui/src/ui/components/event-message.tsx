@@ -20,10 +20,16 @@ export function EventMessage({ event, previousAuthor, selected, onSelect }: Prop
   const artifacts = Object.entries(event.actions?.artifactDelta ?? {});
   const stateKeys = Object.keys(event.actions?.stateDelta ?? {});
   return (
-    <article class={`message ${isUser ? "from-user" : "from-agent"}${selected ? " selected" : ""}${event.partial ? " partial" : ""}`} data-event-id={event.id} data-author={author}>
+    <article
+      class={`message ${isUser ? "from-user" : "from-agent"}${selected ? " selected" : ""}${event.partial ? " partial" : ""}`}
+      data-event-id={event.id}
+      data-author={author}
+    >
       <div class="message-head">
         <span class="author">{author}</span>
-        {previousAuthor && previousAuthor !== author && author !== "user" && previousAuthor !== "user" ? <span class="muted"> (took over from {previousAuthor})</span> : null}
+        {previousAuthor && previousAuthor !== author && author !== "user" && previousAuthor !== "user" ? (
+          <span class="muted"> (took over from {previousAuthor})</span>
+        ) : null}
         {!event.id.startsWith("local-") ? (
           <button type="button" class="ghost inspect" aria-label={`Inspect event ${event.id}`} onClick={onSelect}>
             {"{ }"}
@@ -40,7 +46,11 @@ export function EventMessage({ event, previousAuthor, selected, onSelect }: Prop
           <strong>{event.errorCode ?? "Error"}</strong>: {event.errorMessage ?? ""}
         </div>
       ) : null}
-      {transfer ? <div class="note">→ transferred to <strong>{transfer}</strong></div> : null}
+      {transfer ? (
+        <div class="note">
+          → transferred to <strong>{transfer}</strong>
+        </div>
+      ) : null}
       {artifacts.length > 0 ? (
         <div class="note">
           Saved artifact{artifacts.length > 1 ? "s" : ""}: {artifacts.map(([name, v]) => `${name} (v${v})`).join(", ")}
@@ -58,8 +68,13 @@ function PartView({ part }: { part: Part }) {
   if (part.inlineData) {
     const { mimeType, data, displayName } = part.inlineData;
     if (mimeType.startsWith("audio/pcm")) return null; // live audio: played, not listed
-    if (mimeType.startsWith("image/")) return <img class="inline-image" alt={displayName ?? "image"} src={`data:${mimeType};base64,${data}`} />;
-    return <div class="attachment">File: {displayName ?? "file"} <span class="muted">({mimeType})</span></div>;
+    if (mimeType.startsWith("image/"))
+      return <img class="inline-image" alt={displayName ?? "image"} src={`data:${mimeType};base64,${data}`} />;
+    return (
+      <div class="attachment">
+        File: {displayName ?? "file"} <span class="muted">({mimeType})</span>
+      </div>
+    );
   }
   if (part.fileData) return <div class="attachment">Link: {part.fileData.displayName ?? part.fileData.fileUri}</div>;
   if (part.executableCode) return <pre class="code">{part.executableCode.code}</pre>;

@@ -20,7 +20,11 @@ export function HeaderBar(props: Props) {
       {props.version ? <span class="muted">v{props.version}</span> : null}
       <label>
         App{" "}
-        <select aria-label="App" value={props.app ?? ""} onChange={(e) => props.onApp((e.currentTarget as HTMLSelectElement).value)}>
+        <select
+          aria-label="App"
+          value={props.app ?? ""}
+          onChange={(e) => props.onApp((e.currentTarget as HTMLSelectElement).value)}
+        >
           <option value="" disabled>
             Select an app
           </option>
@@ -45,7 +49,13 @@ export function HeaderBar(props: Props) {
       </label>
       <span class="spacer" />
       <label title="Stream the reply token by token">
-        <input type="checkbox" aria-label="Streaming" checked={props.streaming} onChange={(e) => props.onStreaming((e.currentTarget as HTMLInputElement).checked)} /> Streaming
+        <input
+          type="checkbox"
+          aria-label="Streaming"
+          checked={props.streaming}
+          onChange={(e) => props.onStreaming((e.currentTarget as HTMLInputElement).checked)}
+        />{" "}
+        Streaming
       </label>
       <button type="button" class="ghost" aria-label="Toggle theme" onClick={props.onTheme} title="Light / dark">
         {props.theme === "dark" ? "☀" : "☾"}

@@ -55,7 +55,14 @@ export function LiveButton({ api, app, chat, onError }: Props) {
   };
 
   return (
-    <button type="button" aria-pressed={active} aria-label={active ? "Stop live audio" : "Talk (live audio)"} title="Live audio over /run_live" onClick={() => void toggle()} class={active ? "live on" : "live"}>
+    <button
+      type="button"
+      aria-pressed={active}
+      aria-label={active ? "Stop live audio" : "Talk (live audio)"}
+      title="Live audio over /run_live"
+      onClick={() => void toggle()}
+      class={active ? "live on" : "live"}
+    >
       {active ? "■ Stop mic" : "Mic"}
     </button>
   );

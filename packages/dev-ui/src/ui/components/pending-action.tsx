@@ -13,7 +13,8 @@ interface Props {
 export function PendingAction({ pending, disabled, onAnswer }: Props) {
   const [text, setText] = useState("");
   const { call, eventId } = pending;
-  const answer = (response: Record<string, unknown>) => onAnswer([{ functionResponse: { id: call.id, name: call.name, response } }], eventId);
+  const answer = (response: Record<string, unknown>) =>
+    onAnswer([{ functionResponse: { id: call.id, name: call.name, response } }], eventId);
 
   if (pending.kind === "confirmation") {
     const details = confirmationDetails(call);
@@ -51,7 +52,12 @@ export function PendingAction({ pending, disabled, onAnswer }: Props) {
       </p>
       <JsonView value={call.args ?? {}} />
       <div class="row">
-        <input aria-label={`Response for ${call.name}`} value={text} onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)} placeholder='e.g. approved or {"status": "done"}' />
+        <input
+          aria-label={`Response for ${call.name}`}
+          value={text}
+          onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)}
+          placeholder='e.g. approved or {"status": "done"}'
+        />
         <button type="submit" class="primary" disabled={disabled || !text.trim()}>
           Send response
         </button>

@@ -35,11 +35,22 @@ export function SessionList(props: Props) {
                   if (name) props.onRename(s, name);
                 }}
               >
-                <input name="name" aria-label="Session name" defaultValue={displayName(s)} autoFocus onKeyDown={(e) => e.key === "Escape" && setEditing(undefined)} />
+                <input
+                  name="name"
+                  aria-label="Session name"
+                  defaultValue={displayName(s)}
+                  autoFocus
+                  onKeyDown={(e) => e.key === "Escape" && setEditing(undefined)}
+                />
                 <button type="submit">Save</button>
               </form>
             ) : (
-              <button type="button" class="session-open" onClick={() => props.onOpen(s.id)} aria-current={s.id === props.current ? "page" : undefined}>
+              <button
+                type="button"
+                class="session-open"
+                onClick={() => props.onOpen(s.id)}
+                aria-current={s.id === props.current ? "page" : undefined}
+              >
                 <span class="session-name">{displayName(s)}</span>
                 <time class="muted" dateTime={new Date(lastUpdateMs(s.lastUpdateTime)).toISOString()}>
                   {formatTime(lastUpdateMs(s.lastUpdateTime))}
@@ -47,7 +58,13 @@ export function SessionList(props: Props) {
               </button>
             )}
             <span class="session-actions">
-              <button type="button" class="ghost" aria-label={`Rename ${displayName(s)}`} title="Rename" onClick={() => setEditing(s.id)}>
+              <button
+                type="button"
+                class="ghost"
+                aria-label={`Rename ${displayName(s)}`}
+                title="Rename"
+                onClick={() => setEditing(s.id)}
+              >
                 ✎
               </button>
               <button
@@ -65,7 +82,9 @@ export function SessionList(props: Props) {
           </li>
         ))}
       </ul>
-      {props.sessions.length === 0 && !props.disabled ? <p class="muted">No sessions yet: send a message or press New.</p> : null}
+      {props.sessions.length === 0 && !props.disabled ? (
+        <p class="muted">No sessions yet: send a message or press New.</p>
+      ) : null}
     </nav>
   );
 }

@@ -10,7 +10,10 @@ export function ToolCard({ call, response }: { call?: FunctionCall; response?: F
       <summary>
         <span aria-hidden="true">{isCall ? "⚙" : "↩"}</span> {isCall ? "Call" : "Result of"} <code>{name}</code>
       </summary>
-      <JsonView value={isCall ? call.args ?? {} : response?.response ?? {}} label={isCall ? `Arguments of ${name}` : `Result of ${name}`} />
+      <JsonView
+        value={isCall ? (call.args ?? {}) : (response?.response ?? {})}
+        label={isCall ? `Arguments of ${name}` : `Result of ${name}`}
+      />
     </details>
   );
 }

@@ -29,7 +29,13 @@ export interface Chat {
  * on the first message when none is open), merges streamed events, and reports errors through
  * `onError` (HTTP failures and error frames alike, never swallowed).
  */
-export function useChat(api: Api, target: ChatTarget, streaming: boolean, onError: (message: string) => void, onCreated: (session: Session) => void): Chat {
+export function useChat(
+  api: Api,
+  target: ChatTarget,
+  streaming: boolean,
+  onError: (message: string) => void,
+  onCreated: (session: Session) => void,
+): Chat {
   const [session, setSessionState] = useState<Session | undefined>();
   const [events, setEvents] = useState<AgentEvent[]>([]);
   const [running, setRunning] = useState(false);
@@ -76,8 +82,15 @@ export function useChat(api: Api, target: ChatTarget, streaming: boolean, onErro
       let current = session;
       try {
         if (!current) {
-          const text = parts.map((p) => p.text ?? "").join(" ").trim();
-          current = await api.createSession(app, userId, text ? { [SESSION_METADATA_KEY]: { displayName: nameFromMessage(text) } } : undefined);
+          const text = parts
+            .map((p) => p.text ?? "")
+            .join(" ")
+            .trim();
+          current = await api.createSession(
+            app,
+            userId,
+            text ? { [SESSION_METADATA_KEY]: { displayName: nameFromMessage(text) } } : undefined,
+          );
           shownId.current = current.id;
           setSessionState(current);
           setEvents([]);

@@ -6,7 +6,9 @@ export type Theme = "light" | "dark";
 export function useTheme(): [Theme, () => void] {
   const media = typeof matchMedia === "function" ? matchMedia("(prefers-color-scheme: dark)") : undefined;
   const stored = localStorage.getItem("agentkit.theme");
-  const [theme, setTheme] = useState<Theme>(stored === "dark" || stored === "light" ? stored : media?.matches ? "dark" : "light");
+  const [theme, setTheme] = useState<Theme>(
+    stored === "dark" || stored === "light" ? stored : media?.matches ? "dark" : "light",
+  );
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;

@@ -26,17 +26,26 @@ export function base64ToText(data: string): string {
 /** An artifact answer as `{mimeType, data}` (section 2.3), or undefined when it has neither form. */
 export function artifactPayload(body: unknown): { mimeType: string; data: string } | undefined {
   if (typeof body !== "object" || body === null) return undefined;
-  const r = body as { mimeType?: unknown; data?: unknown; inlineData?: { mimeType?: unknown; data?: unknown }; text?: unknown };
+  const r = body as {
+    mimeType?: unknown;
+    data?: unknown;
+    inlineData?: { mimeType?: unknown; data?: unknown };
+    text?: unknown;
+  };
   if (typeof r.mimeType === "string" && typeof r.data === "string") return { mimeType: r.mimeType, data: r.data };
   if (r.inlineData && typeof r.inlineData.mimeType === "string" && typeof r.inlineData.data === "string") {
     return { mimeType: r.inlineData.mimeType, data: r.inlineData.data };
   }
-  if (typeof r.text === "string") return { mimeType: "text/plain", data: bytesToBase64(new TextEncoder().encode(r.text)) };
+  if (typeof r.text === "string")
+    return { mimeType: "text/plain", data: bytesToBase64(new TextEncoder().encode(r.text)) };
   return undefined;
 }
 
 /** The data URL of a file read by FileReader, split into the inlineData fields. */
-export function inlineDataFromDataUrl(dataUrl: string, displayName: string): { mimeType: string; data: string; displayName: string } {
+export function inlineDataFromDataUrl(
+  dataUrl: string,
+  displayName: string,
+): { mimeType: string; data: string; displayName: string } {
   const match = /^data:([^;,]*)(;[^,]*)?,(.*)$/s.exec(dataUrl);
   if (!match) throw new Error(`Not a data URL: ${dataUrl.slice(0, 30)}`);
   return { mimeType: match[1] || "application/octet-stream", data: match[3] ?? "", displayName };

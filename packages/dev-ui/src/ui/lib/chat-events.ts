@@ -11,13 +11,24 @@ export function applyEvent(events: readonly AgentEvent[], event: AgentEvent): Ag
   const same = next.findIndex((e) => e.id === event.id && !e.partial);
   if (same >= 0 && !event.partial) {
     const old = next[same]!;
-    next[same] = { ...old, ...event, content: event.content ?? old.content, actions: { ...old.actions, ...event.actions } };
+    next[same] = {
+      ...old,
+      ...event,
+      content: event.content ?? old.content,
+      actions: { ...old.actions, ...event.actions },
+    };
     return next;
   }
   const last = next[next.length - 1];
   if (last?.partial && last.author === event.author) {
     if (event.partial) {
-      next[next.length - 1] = { ...last, content: { role: last.content?.role ?? "model", parts: appendParts(last.content?.parts ?? [], event.content?.parts ?? []) } };
+      next[next.length - 1] = {
+        ...last,
+        content: {
+          role: last.content?.role ?? "model",
+          parts: appendParts(last.content?.parts ?? [], event.content?.parts ?? []),
+        },
+      };
       return next;
     }
     next[next.length - 1] = event;
@@ -32,7 +43,8 @@ function appendParts(parts: readonly Part[], added: readonly Part[]): Part[] {
   const out = parts.map((p) => ({ ...p }));
   for (const part of added) {
     const tail = out[out.length - 1];
-    if (part.text !== undefined && tail?.text !== undefined && Boolean(tail.thought) === Boolean(part.thought)) tail.text += part.text;
+    if (part.text !== undefined && tail?.text !== undefined && Boolean(tail.thought) === Boolean(part.thought))
+      tail.text += part.text;
     else out.push({ ...part });
   }
   return out;
@@ -79,7 +91,11 @@ export function pendingCalls(events: readonly AgentEvent[]): PendingCall[] {
       const call = p.functionCall;
       if (!call?.id || !ids.has(call.id) || answered.has(call.id)) continue;
       if (call.name === "adk_request_credential") continue; // OAuth is not supported by this UI
-      pending.push({ eventId: e.id, call: { ...call, id: call.id }, kind: call.name === "adk_request_confirmation" ? "confirmation" : "long-running" });
+      pending.push({
+        eventId: e.id,
+        call: { ...call, id: call.id },
+        kind: call.name === "adk_request_confirmation" ? "confirmation" : "long-running",
+      });
     }
   }
   return pending;

@@ -7,7 +7,10 @@ export function dotFromResponse(body: unknown): string | undefined {
   if (typeof body !== "object" || body === null) return undefined;
   const record = body as Record<string, unknown>;
   if (typeof record.dotSrc === "string" && record.dotSrc.trim()) return record.dotSrc;
-  const fromEntry = (v: unknown) => (typeof v === "object" && v !== null && typeof (v as { dotSrc?: unknown }).dotSrc === "string" ? (v as { dotSrc: string }).dotSrc : undefined);
+  const fromEntry = (v: unknown) =>
+    typeof v === "object" && v !== null && typeof (v as { dotSrc?: unknown }).dotSrc === "string"
+      ? (v as { dotSrc: string }).dotSrc
+      : undefined;
   const root = fromEntry(record[""]);
   if (root) return root;
   for (const value of Object.values(record)) {

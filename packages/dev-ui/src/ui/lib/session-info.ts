@@ -49,7 +49,11 @@ export function formatTime(ms: number, now: number = Date.now()): string {
   const date = new Date(ms);
   const today = new Date(now);
   const sameDay = date.toDateString() === today.toDateString();
-  const time = date.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", ...(sameDay ? { second: "2-digit" } : {}) });
+  const time = date.toLocaleTimeString(undefined, {
+    hour: "2-digit",
+    minute: "2-digit",
+    ...(sameDay ? { second: "2-digit" } : {}),
+  });
   if (sameDay) return time;
   return `${date.toLocaleDateString(undefined, { month: "short", day: "numeric", ...(date.getFullYear() !== today.getFullYear() ? { year: "numeric" } : {}) })}, ${time}`;
 }

@@ -16,7 +16,11 @@ export function isSpanList(value: unknown): value is Span[] {
     Array.isArray(value) &&
     value.every(
       (s) =>
-        typeof s === "object" && s !== null && typeof s.name === "string" && typeof s.start_time === "number" && typeof s.end_time === "number" &&
+        typeof s === "object" &&
+        s !== null &&
+        typeof s.name === "string" &&
+        typeof s.start_time === "number" &&
+        typeof s.end_time === "number" &&
         (typeof s.span_id === "string" || typeof s.span_id === "number"),
     )
   );
@@ -46,7 +50,12 @@ export function timeline(spans: readonly Span[]): TimelineRow[] {
     const id = String(span.span_id);
     if (seen.has(id)) return;
     seen.add(id);
-    rows.push({ span, depth, startMs: (span.start_time - origin) / NS_PER_MS, durationMs: Math.max(0, span.end_time - span.start_time) / NS_PER_MS });
+    rows.push({
+      span,
+      depth,
+      startMs: (span.start_time - origin) / NS_PER_MS,
+      durationMs: Math.max(0, span.end_time - span.start_time) / NS_PER_MS,
+    });
     for (const child of (children.get(id) ?? []).sort(byStart)) visit(child, depth + 1, seen);
   };
   const seen = new Set<string>();
@@ -72,5 +81,8 @@ export function llmExchange(trace: Record<string, unknown>): { request?: unknown
   };
   const request = trace["gcp.vertex.agent.llm_request"];
   const response = trace["gcp.vertex.agent.llm_response"];
-  return { ...(request !== undefined ? { request: parse(request) } : {}), ...(response !== undefined ? { response: parse(response) } : {}) };
+  return {
+    ...(request !== undefined ? { request: parse(request) } : {}),
+    ...(response !== undefined ? { response: parse(response) } : {}),
+  };
 }

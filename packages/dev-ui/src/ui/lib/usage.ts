@@ -32,7 +32,9 @@ export function usageRows(usage: Record<string, unknown> | undefined): [string, 
   if (!usage) return [];
   return Object.entries(usage).map(([key, value]) => {
     if (Array.isArray(value)) {
-      const parts = value.map((d: { modality?: string; tokenCount?: number }) => `${d.modality ?? "?"}: ${d.tokenCount ?? 0}`);
+      const parts = value.map(
+        (d: { modality?: string; tokenCount?: number }) => `${d.modality ?? "?"}: ${d.tokenCount ?? 0}`,
+      );
       return [key, parts.join(", ")];
     }
     return [key, typeof value === "object" ? JSON.stringify(value) : String(value)];

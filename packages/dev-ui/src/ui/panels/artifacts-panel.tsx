@@ -19,7 +19,9 @@ export function ArtifactsPanel({ api, app, userId, sessionId, revision, onError 
     let live = true;
     (async () => {
       const names = await api.listArtifacts(app, userId, sessionId);
-      const list = await Promise.all(names.map(async (name) => ({ name, versions: await api.artifactVersions(app, userId, sessionId, name) })));
+      const list = await Promise.all(
+        names.map(async (name) => ({ name, versions: await api.artifactVersions(app, userId, sessionId, name) })),
+      );
       if (live) setArtifacts(list);
     })().catch((e: Error) => live && onError(`Could not list artifacts: ${e.message}`));
     return () => {
@@ -37,14 +39,29 @@ export function ArtifactsPanel({ api, app, userId, sessionId, revision, onError 
           <li key={a.name}>
             <span class="artifact-name">{a.name}</span>{" "}
             {a.versions.map((v) => (
-              <button key={v} type="button" class={picked?.name === a.name && picked.version === v ? "chip active" : "chip"} onClick={() => setPicked({ name: a.name, version: v })} aria-label={`${a.name} version ${v}`}>
+              <button
+                key={v}
+                type="button"
+                class={picked?.name === a.name && picked.version === v ? "chip active" : "chip"}
+                onClick={() => setPicked({ name: a.name, version: v })}
+                aria-label={`${a.name} version ${v}`}
+              >
                 v{v}
               </button>
             ))}
           </li>
         ))}
       </ul>
-      {picked ? <ArtifactPreview key={`${picked.name}@${picked.version}`} api={api} app={app} userId={userId} sessionId={sessionId} {...picked} /> : null}
+      {picked ? (
+        <ArtifactPreview
+          key={`${picked.name}@${picked.version}`}
+          api={api}
+          app={app}
+          userId={userId}
+          sessionId={sessionId}
+          {...picked}
+        />
+      ) : null}
     </section>
   );
 }

@@ -87,7 +87,12 @@ export function EvalPanel({ api, app, session, onError }: Props) {
           });
         }}
       >
-        <input aria-label="New eval set id" placeholder="new eval set id" value={newSet} onInput={(e) => setNewSet((e.currentTarget as HTMLInputElement).value)} />
+        <input
+          aria-label="New eval set id"
+          placeholder="new eval set id"
+          value={newSet}
+          onInput={(e) => setNewSet((e.currentTarget as HTMLInputElement).value)}
+        />
         <button type="submit" disabled={busy || !newSet.trim()}>
           Create
         </button>
@@ -144,7 +149,10 @@ export function EvalPanel({ api, app, session, onError }: Props) {
             disabled={busy || cases.length === 0 || chosen.size === 0}
             onClick={() =>
               void act("The eval run failed", async () => {
-                const evalMetrics = [...chosen].map((metricName) => ({ metricName, threshold: DEFAULT_THRESHOLDS[metricName] ?? 0.5 }));
+                const evalMetrics = [...chosen].map((metricName) => ({
+                  metricName,
+                  threshold: DEFAULT_THRESHOLDS[metricName] ?? 0.5,
+                }));
                 setResults(await api.runEval(app, current, { evalIds: cases, evalMetrics }));
               })
             }

@@ -69,11 +69,21 @@ export function EventPanel({ api, app, userId, session, event }: Props) {
       </details>
       <details open={exchange.request !== undefined}>
         <summary>Model request</summary>
-        {trace === undefined ? <p class="muted">Loading…</p> : exchange.request === undefined ? <p class="muted">No model call recorded for this event.</p> : <JsonView value={exchange.request} label="Model request" />}
+        {trace === undefined ? (
+          <p class="muted">Loading…</p>
+        ) : exchange.request === undefined ? (
+          <p class="muted">No model call recorded for this event.</p>
+        ) : (
+          <JsonView value={exchange.request} label="Model request" />
+        )}
       </details>
       <details open={exchange.response !== undefined}>
         <summary>Model response</summary>
-        {exchange.response === undefined ? <p class="muted">No model response recorded.</p> : <JsonView value={exchange.response} label="Model response" />}
+        {exchange.response === undefined ? (
+          <p class="muted">No model response recorded.</p>
+        ) : (
+          <JsonView value={exchange.response} label="Model response" />
+        )}
       </details>
       {trace ? (
         <details>

@@ -4,7 +4,17 @@ import type { Api } from "../services/api.js";
 import { GraphView } from "./graph-view.js";
 
 /** The app's agent graph from GET /dev/apps/{app}/build_graph_image. */
-export function GraphPanel({ api, app, dark, onError }: { api: Api; app: string; dark: boolean; onError(m: string): void }) {
+export function GraphPanel({
+  api,
+  app,
+  dark,
+  onError,
+}: {
+  api: Api;
+  app: string;
+  dark: boolean;
+  onError(m: string): void;
+}) {
   const [dot, setDot] = useState<string | undefined>();
   useEffect(() => {
     let live = true;

@@ -66,9 +66,23 @@ export function Inspector(props: Props) {
         ) : tab === "trace" ? (
           <TracePanel api={api} app={app} sessionId={session.id} revision={chat.revision} />
         ) : tab === "state" ? (
-          <StatePanel api={api} app={app} userId={userId} session={session} onUpdated={chat.setSession} onError={onError} />
+          <StatePanel
+            api={api}
+            app={app}
+            userId={userId}
+            session={session}
+            onUpdated={chat.setSession}
+            onError={onError}
+          />
         ) : (
-          <ArtifactsPanel api={api} app={app} userId={userId} sessionId={session.id} revision={chat.revision} onError={onError} />
+          <ArtifactsPanel
+            api={api}
+            app={app}
+            userId={userId}
+            sessionId={session.id}
+            revision={chat.revision}
+            onError={onError}
+          />
         )}
       </div>
     </aside>

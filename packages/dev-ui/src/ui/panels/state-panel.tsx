@@ -49,8 +49,18 @@ export function StatePanel({ api, app, userId, session, onUpdated, onError }: Pr
           void save();
         }}
       >
-        <input aria-label="State key" placeholder="key" value={key} onInput={(e) => setKey((e.currentTarget as HTMLInputElement).value)} />
-        <input aria-label="State value" placeholder='value (JSON or text), e.g. 42 or {"a": 1}' value={value} onInput={(e) => setValue((e.currentTarget as HTMLInputElement).value)} />
+        <input
+          aria-label="State key"
+          placeholder="key"
+          value={key}
+          onInput={(e) => setKey((e.currentTarget as HTMLInputElement).value)}
+        />
+        <input
+          aria-label="State value"
+          placeholder='value (JSON or text), e.g. 42 or {"a": 1}'
+          value={value}
+          onInput={(e) => setValue((e.currentTarget as HTMLInputElement).value)}
+        />
         <button type="submit" disabled={busy || !key.trim()}>
           Set
         </button>

@@ -4,7 +4,17 @@ import { formatDuration, isSpanList, timeline, type TimelineRow } from "../lib/t
 import type { Api } from "../services/api.js";
 
 /** The session's spans as a nested timeline (invocation → agent → model / tool calls) with durations. */
-export function TracePanel({ api, app, sessionId, revision }: { api: Api; app: string; sessionId: string; revision: number }) {
+export function TracePanel({
+  api,
+  app,
+  sessionId,
+  revision,
+}: {
+  api: Api;
+  app: string;
+  sessionId: string;
+  revision: number;
+}) {
   const [rows, setRows] = useState<TimelineRow[] | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [open, setOpen] = useState<string | undefined>();
@@ -36,12 +46,22 @@ export function TracePanel({ api, app, sessionId, revision }: { api: Api; app: s
           const id = String(row.span.span_id);
           return (
             <li key={id} class="span" data-span={row.span.name}>
-              <button type="button" class="span-row ghost" onClick={() => setOpen(open === id ? undefined : id)} aria-expanded={open === id}>
+              <button
+                type="button"
+                class="span-row ghost"
+                onClick={() => setOpen(open === id ? undefined : id)}
+                aria-expanded={open === id}
+              >
                 <span class="span-name" style={{ paddingLeft: `${row.depth * 14}px` }}>
                   {row.span.name}
                 </span>
                 <span class="span-bar">
-                  <span style={{ left: `${(row.startMs / end) * 100}%`, width: `${Math.max((row.durationMs / end) * 100, 0.5)}%` }} />
+                  <span
+                    style={{
+                      left: `${(row.startMs / end) * 100}%`,
+                      width: `${Math.max((row.durationMs / end) * 100, 0.5)}%`,
+                    }}
+                  />
                 </span>
                 <span class="span-duration muted">{formatDuration(row.durationMs)}</span>
               </button>

@@ -4,7 +4,10 @@ import type { AgentEvent, Content, Session, Span } from "../lib/types.js";
 
 /** An HTTP failure with the server's message (`{detail}` or `{error}`) when it gave one. */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
     this.name = "ApiError";
   }
@@ -40,21 +43,25 @@ export class Api {
 
   listApps = () => this.call<string[]>("GET", "/list-apps?relative_path=./");
   version = () => this.call<{ version?: string }>("GET", "/version");
-  listSessions = async (app: string, user: string) => sessionsFromList(await this.call<unknown>("GET", this.session(app, user)));
+  listSessions = async (app: string, user: string) =>
+    sessionsFromList(await this.call<unknown>("GET", this.session(app, user)));
   getSession = (app: string, user: string, id: string) => this.call<Session>("GET", this.session(app, user, id));
   createSession = (app: string, user: string, state?: Record<string, unknown>) =>
     this.call<Session>("POST", this.session(app, user), state ? { state } : undefined);
   deleteSession = (app: string, user: string, id: string) => this.call<void>("DELETE", this.session(app, user, id));
   patchState = (app: string, user: string, id: string, stateDelta: Record<string, unknown>) =>
     this.call<Session>("PATCH", this.session(app, user, id), { stateDelta });
-  listArtifacts = (app: string, user: string, id: string) => this.call<string[]>("GET", `${this.session(app, user, id)}/artifacts`);
+  listArtifacts = (app: string, user: string, id: string) =>
+    this.call<string[]>("GET", `${this.session(app, user, id)}/artifacts`);
   artifactVersions = (app: string, user: string, id: string, name: string) =>
     this.call<number[]>("GET", `${this.session(app, user, id)}/artifacts/${encodePath(name)}/versions`);
   artifact = (app: string, user: string, id: string, name: string, version: number) =>
     this.call<unknown>("GET", `${this.session(app, user, id)}/artifacts/${encodePath(name)}/versions/${version}`);
-  eventTrace = (app: string, eventId: string) => this.call<Record<string, unknown>>("GET", `/dev/apps/${app}/debug/trace/${eventId}`);
+  eventTrace = (app: string, eventId: string) =>
+    this.call<Record<string, unknown>>("GET", `/dev/apps/${app}/debug/trace/${eventId}`);
   sessionTrace = (app: string, id: string) => this.call<Span[]>("GET", `/dev/apps/${app}/debug/trace/session/${id}`);
-  appGraph = (app: string, dark: boolean) => this.call<unknown>("GET", `/dev/apps/${app}/build_graph_image?dark_mode=${dark}`);
+  appGraph = (app: string, dark: boolean) =>
+    this.call<unknown>("GET", `/dev/apps/${app}/build_graph_image?dark_mode=${dark}`);
   eventGraph = (app: string, user: string, id: string, eventId: string) =>
     this.call<unknown>("GET", `/apps/${app}/users/${user}/sessions/${id}/events/${eventId}/graph`);
   listEvalSets = (app: string) => this.call<string[]>("GET", `/dev/apps/${app}/eval_sets`);
@@ -62,12 +69,17 @@ export class Api {
     this.call<unknown>("POST", `/dev/apps/${app}/eval-sets`, {
       eval_set: { eval_set_id: id, model_execution_mode: "live", tool_execution_mode: "live", eval_cases: [] },
     });
-  listEvalCases = (app: string, setId: string) => this.call<string[]>("GET", `/dev/apps/${app}/eval_sets/${setId}/evals`);
+  listEvalCases = (app: string, setId: string) =>
+    this.call<string[]>("GET", `/dev/apps/${app}/eval_sets/${setId}/evals`);
   addSessionToEvalSet = (app: string, setId: string, body: { evalId: string; sessionId: string; userId: string }) =>
     this.call<unknown>("POST", `/dev/apps/${app}/eval_sets/${setId}/add_session`, body);
-  metricsInfo = (app: string) => this.call<{ metricsInfo: { metricName: string; description?: string }[] }>("GET", `/dev/apps/${app}/metrics-info`);
-  runEval = (app: string, setId: string, body: { evalIds: string[]; evalMetrics: { metricName: string; threshold: number }[] }) =>
-    this.call<EvalRunResult[]>("POST", `/dev/apps/${app}/eval_sets/${setId}/run_eval`, body);
+  metricsInfo = (app: string) =>
+    this.call<{ metricsInfo: { metricName: string; description?: string }[] }>("GET", `/dev/apps/${app}/metrics-info`);
+  runEval = (
+    app: string,
+    setId: string,
+    body: { evalIds: string[]; evalMetrics: { metricName: string; threshold: number }[] },
+  ) => this.call<EvalRunResult[]>("POST", `/dev/apps/${app}/eval_sets/${setId}/run_eval`, body);
 
   /**
    * POST /run_sse and hands each event to `onEvent` as its frame completes (section 5). A
@@ -125,7 +137,8 @@ async function errorMessage(response: Response): Promise<string> {
   const text = await response.text().catch(() => "");
   try {
     const body = JSON.parse(text) as { detail?: unknown; error?: unknown };
-    const message = typeof body.detail === "string" ? body.detail : typeof body.error === "string" ? body.error : undefined;
+    const message =
+      typeof body.detail === "string" ? body.detail : typeof body.error === "string" ? body.error : undefined;
     if (message) return `${message} (HTTP ${response.status})`;
   } catch {
     // not JSON

@@ -18,7 +18,9 @@ export interface LiveOptions {
 }
 
 export function liveSupported(): boolean {
-  return typeof WebSocket === "function" && typeof AudioWorkletNode === "function" && !!navigator.mediaDevices?.getUserMedia;
+  return (
+    typeof WebSocket === "function" && typeof AudioWorkletNode === "function" && !!navigator.mediaDevices?.getUserMedia
+  );
 }
 
 /** The WebSocket URL of /run_live for a backend URL (http-api.md 4.12, 6). */
@@ -88,7 +90,8 @@ export class LiveSession {
     }
     if (event.interrupted) this.stopPlayback();
     for (const part of event.content?.parts ?? []) {
-      if (part.inlineData?.mimeType.startsWith("audio/pcm")) this.play(part.inlineData.data, pcmRate(part.inlineData.mimeType));
+      if (part.inlineData?.mimeType.startsWith("audio/pcm"))
+        this.play(part.inlineData.data, pcmRate(part.inlineData.mimeType));
     }
     this.options.onEvent(event);
   }

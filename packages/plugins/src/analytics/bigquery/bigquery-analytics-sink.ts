@@ -48,12 +48,23 @@ export class BigQueryAnalyticsSink implements AnalyticsSink {
     if (!options?.datasetId) throw new TypeError("BigQueryAnalyticsSink needs a datasetId.");
     this.options = options;
     this.client = options.client ?? new BigQuery(options.clientOptions ?? {});
-    this.dataset = this.client.dataset(options.datasetId, { ...(options.projectId ? { projectId: options.projectId } : {}), ...(options.location ? { location: options.location } : {}) });
+    this.dataset = this.client.dataset(options.datasetId, {
+      ...(options.projectId ? { projectId: options.projectId } : {}),
+      ...(options.location ? { location: options.location } : {}),
+    });
     this.table = this.dataset.table(options.tableId ?? "agent_events");
   }
 
   /** An aborted `signal` (AnalyticsPlugin's close timeout) ends the wait at once. */
-  prepare({ autoSchemaUpgrade, clusteringFields, signal }: { autoSchemaUpgrade: boolean; clusteringFields: readonly string[]; signal?: AbortSignal }): Promise<void> {
+  prepare({
+    autoSchemaUpgrade,
+    clusteringFields,
+    signal,
+  }: {
+    autoSchemaUpgrade: boolean;
+    clusteringFields: readonly string[];
+    signal?: AbortSignal;
+  }): Promise<void> {
     return abortable(this.prepareTable(autoSchemaUpgrade, clusteringFields), signal);
   }
 
@@ -61,10 +72,15 @@ export class BigQueryAnalyticsSink implements AnalyticsSink {
     try {
       const [datasetExists] = await this.dataset.exists();
       if (!datasetExists) {
-        if (this.options.createDataset === false) throw new BigQuerySinkError(`BigQuery dataset ${this.options.datasetId} does not exist (createDataset is false).`);
-        await this.dataset.create(this.options.location ? { location: this.options.location } : {}).catch((error: { code?: number }) => {
-          if (error.code !== 409) throw error;
-        });
+        if (this.options.createDataset === false)
+          throw new BigQuerySinkError(
+            `BigQuery dataset ${this.options.datasetId} does not exist (createDataset is false).`,
+          );
+        await this.dataset
+          .create(this.options.location ? { location: this.options.location } : {})
+          .catch((error: { code?: number }) => {
+            if (error.code !== 409) throw error;
+          });
       }
       const [tableExists] = await this.table.exists();
       if (!tableExists) {
@@ -84,11 +100,16 @@ export class BigQueryAnalyticsSink implements AnalyticsSink {
       const [metadata] = (await this.table.getMetadata()) as unknown as [{ schema?: { fields?: { name: string }[] } }];
       const existing = metadata.schema?.fields ?? [];
       const names = new Set(existing.map((f) => f.name));
-      const missing = expectedFields().filter((f) => !names.has(f.name)).map((f) => ({ ...f, mode: "NULLABLE" }));
+      const missing = expectedFields()
+        .filter((f) => !names.has(f.name))
+        .map((f) => ({ ...f, mode: "NULLABLE" }));
       if (missing.length > 0) await this.table.setMetadata({ schema: { fields: [...existing, ...missing] } });
     } catch (error) {
       if (error instanceof BigQuerySinkError) throw error;
-      throw new BigQuerySinkError(`Cannot prepare BigQuery table ${this.options.datasetId}.${this.options.tableId ?? "agent_events"}: ${(error as Error).message}`, { cause: error });
+      throw new BigQuerySinkError(
+        `Cannot prepare BigQuery table ${this.options.datasetId}.${this.options.tableId ?? "agent_events"}: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   }
 
@@ -116,5 +137,9 @@ export class BigQueryAnalyticsSink implements AnalyticsSink {
 }
 
 function expectedFields(): { name: string; type: string; mode: "REQUIRED" | "NULLABLE" }[] {
-  return ANALYTICS_COLUMNS.map((c) => ({ name: c.name, type: BIGQUERY_TYPES[c.type], mode: c.required ? "REQUIRED" : "NULLABLE" }));
+  return ANALYTICS_COLUMNS.map((c) => ({
+    name: c.name,
+    type: BIGQUERY_TYPES[c.type],
+    mode: c.required ? "REQUIRED" : "NULLABLE",
+  }));
 }

@@ -1,1 +1,5 @@
-export { BigQueryAnalyticsSink, BigQuerySinkError, type BigQueryAnalyticsSinkOptions } from "./bigquery-analytics-sink.js";
+export {
+  BigQueryAnalyticsSink,
+  BigQuerySinkError,
+  type BigQueryAnalyticsSinkOptions,
+} from "./bigquery-analytics-sink.js";

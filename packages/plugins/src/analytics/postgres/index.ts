@@ -1,1 +1,5 @@
-export { PostgresAnalyticsSink, PostgresSinkError, type PostgresAnalyticsSinkOptions } from "./postgres-analytics-sink.js";
+export {
+  PostgresAnalyticsSink,
+  PostgresSinkError,
+  type PostgresAnalyticsSinkOptions,
+} from "./postgres-analytics-sink.js";

@@ -45,11 +45,20 @@ export class PostgresAnalyticsSink implements AnalyticsSink {
 
   constructor(options: PostgresAnalyticsSinkOptions) {
     const given = [options?.connectionString, options?.poolConfig, options?.pool].filter((v) => v !== undefined).length;
-    if (given !== 1) throw new ConfigurationError("PostgresAnalyticsSink needs exactly one of { connectionString }, { poolConfig } or { pool }.");
+    if (given !== 1)
+      throw new ConfigurationError(
+        "PostgresAnalyticsSink needs exactly one of { connectionString }, { poolConfig } or { pool }.",
+      );
     const table = options.tableName ?? "agent_events";
     const schema = options.schema ?? "public";
-    for (const [what, name] of [["tableName", table], ["schema", schema]] as const) {
-      if (!IDENTIFIER.test(name)) throw new ConfigurationError(`PostgresAnalyticsSink: ${what} must be letters, digits and underscores (got ${JSON.stringify(name)}).`);
+    for (const [what, name] of [
+      ["tableName", table],
+      ["schema", schema],
+    ] as const) {
+      if (!IDENTIFIER.test(name))
+        throw new ConfigurationError(
+          `PostgresAnalyticsSink: ${what} must be letters, digits and underscores (got ${JSON.stringify(name)}).`,
+        );
     }
     this.table = table;
     this.schema = schema;
@@ -64,23 +73,38 @@ export class PostgresAnalyticsSink implements AnalyticsSink {
     return `"${this.schema}"."${this.table}"`;
   }
 
-  async prepare({ autoSchemaUpgrade, clusteringFields, signal }: { autoSchemaUpgrade: boolean; clusteringFields: readonly string[]; signal?: AbortSignal }): Promise<void> {
+  async prepare({
+    autoSchemaUpgrade,
+    clusteringFields,
+    signal,
+  }: {
+    autoSchemaUpgrade: boolean;
+    clusteringFields: readonly string[];
+    signal?: AbortSignal;
+  }): Promise<void> {
     const columns = ANALYTICS_COLUMNS.map((c) => `"${c.name}" ${PG_TYPES[c.type]}${c.required ? " NOT NULL" : ""}`);
     const statements = [
       `CREATE SCHEMA IF NOT EXISTS "${this.schema}"`,
       `CREATE TABLE IF NOT EXISTS ${this.qualifiedName} (row_id UUID PRIMARY KEY, ${columns.join(", ")})`,
     ];
     if (autoSchemaUpgrade) {
-      for (const c of ANALYTICS_COLUMNS) statements.push(`ALTER TABLE ${this.qualifiedName} ADD COLUMN IF NOT EXISTS "${c.name}" ${PG_TYPES[c.type]}`);
+      for (const c of ANALYTICS_COLUMNS)
+        statements.push(`ALTER TABLE ${this.qualifiedName} ADD COLUMN IF NOT EXISTS "${c.name}" ${PG_TYPES[c.type]}`);
     }
     const known = new Set<string>(ANALYTICS_COLUMNS.map((c) => c.name));
     const indexed = clusteringFields.filter((f) => known.has(f));
-    if (indexed.length) statements.push(`CREATE INDEX IF NOT EXISTS "${this.table}_clustering_idx" ON ${this.qualifiedName} (${indexed.map((f) => `"${f}"`).join(", ")})`);
+    if (indexed.length)
+      statements.push(
+        `CREATE INDEX IF NOT EXISTS "${this.table}_clustering_idx" ON ${this.qualifiedName} (${indexed.map((f) => `"${f}"`).join(", ")})`,
+      );
     try {
       for (const sql of statements) await abortable(this.pool.query(sql), signal);
     } catch (error) {
       if (signal?.aborted) throw error;
-      throw new PostgresSinkError(`Cannot prepare PostgreSQL table ${this.qualifiedName}: ${(error as Error).message}`, { cause: error });
+      throw new PostgresSinkError(
+        `Cannot prepare PostgreSQL table ${this.qualifiedName}: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   }
 
@@ -102,7 +126,10 @@ export class PostgresAnalyticsSink implements AnalyticsSink {
         await abortable(this.pool.query(sql, values), signal);
       } catch (error) {
         if (signal?.aborted) throw error;
-        throw new PostgresSinkError(`PostgreSQL insert into ${this.qualifiedName} failed: ${(error as Error).message}`, { cause: error });
+        throw new PostgresSinkError(
+          `PostgreSQL insert into ${this.qualifiedName} failed: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
     }
   }

@@ -13,7 +13,10 @@ const argumentSchema = z.strictObject({ name: z.string().min(1).optional(), valu
  * or ADK's dotted module path `app.module.export` (relative to the agents directory).
  * `args`, when given, calls the export (a factory) with them.
  */
-export const codeConfigSchema = z.union([z.string().min(1), z.strictObject({ name: z.string().min(1), args: z.array(argumentSchema).optional() })]);
+export const codeConfigSchema = z.union([
+  z.string().min(1),
+  z.strictObject({ name: z.string().min(1), args: z.array(argumentSchema).optional() }),
+]);
 export type CodeConfig = z.infer<typeof codeConfigSchema>;
 
 /** A tool: a built-in name (`exit_loop`) or a code reference; `args` go to a factory or class as one object. */
@@ -37,7 +40,10 @@ export const codeExecutorConfigSchema = z.union([
 export type CodeExecutorConfig = z.infer<typeof codeExecutorConfigSchema>;
 
 /** A sub-agent: another YAML file, an agent exported by code, or an inline config (checked separately). */
-export const agentRefSchema = z.union([z.strictObject({ config_path: z.string().min(1) }), z.strictObject({ code: codeConfigSchema })]);
+export const agentRefSchema = z.union([
+  z.strictObject({ config_path: z.string().min(1) }),
+  z.strictObject({ code: codeConfigSchema }),
+]);
 export type AgentRef = z.infer<typeof agentRefSchema>;
 
 const thinkingConfigSchema = z.strictObject({

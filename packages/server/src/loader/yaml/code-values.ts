@@ -1,6 +1,22 @@
-import { AgentTool, BaseAgent, BaseCodeExecutor, BaseLlm, BaseTool, isToolset, type BaseToolset, type OutputSchema } from "@agentkit/core";
+import {
+  AgentTool,
+  BaseAgent,
+  BaseCodeExecutor,
+  BaseLlm,
+  BaseTool,
+  isToolset,
+  type BaseToolset,
+  type OutputSchema,
+} from "@agentkit/core";
 import type { z } from "zod";
-import { callWithArgs, describeValue, importReference, isClass, ReferenceProblem, type LoadContext } from "../load-context.js";
+import {
+  callWithArgs,
+  describeValue,
+  importReference,
+  isClass,
+  ReferenceProblem,
+  type LoadContext,
+} from "../load-context.js";
 import type { CodeConfig } from "./agent-config-schema.js";
 
 // Turns code references of a YAML config into the values an agent takes. Each function throws
@@ -12,7 +28,11 @@ function normalize(config: CodeConfig): { name: string; args?: { name?: string |
 }
 
 /** The referenced export, called with `args` when they are given. */
-export async function resolveCode(ctx: LoadContext, config: CodeConfig, fromFile: string): Promise<{ value: unknown; name: string; called: boolean }> {
+export async function resolveCode(
+  ctx: LoadContext,
+  config: CodeConfig,
+  fromFile: string,
+): Promise<{ value: unknown; name: string; called: boolean }> {
   const { name, args } = normalize(config);
   const value = await importReference(ctx, name, fromFile);
   if (args === undefined) return { value, name, called: false };
@@ -20,28 +40,46 @@ export async function resolveCode(ctx: LoadContext, config: CodeConfig, fromFile
     return { value: await callWithArgs(value, args, name), name, called: true };
   } catch (error) {
     if (error instanceof ReferenceProblem) throw error;
-    throw new ReferenceProblem(`"${name}" threw when called with its args: ${(error as Error).message ?? String(error)}`, error);
+    throw new ReferenceProblem(
+      `"${name}" threw when called with its args: ${(error as Error).message ?? String(error)}`,
+      error,
+    );
   }
 }
 
 /** A callback: the exported function itself, or what a factory returned when `args` are given. */
-export async function resolveCallback(ctx: LoadContext, config: CodeConfig, fromFile: string): Promise<(...a: never[]) => unknown> {
+export async function resolveCallback(
+  ctx: LoadContext,
+  config: CodeConfig,
+  fromFile: string,
+): Promise<(...a: never[]) => unknown> {
   const { value, name } = await resolveCode(ctx, config, fromFile);
-  if (typeof value !== "function" || isClass(value)) throw new ReferenceProblem(`"${name}" is ${describeValue(value)}, expected a callback function`);
+  if (typeof value !== "function" || isClass(value))
+    throw new ReferenceProblem(`"${name}" is ${describeValue(value)}, expected a callback function`);
   return value as (...a: never[]) => unknown;
 }
 
 /** A model: a BaseLlm instance, a BaseLlm class (constructed), or a factory returning a BaseLlm or a model name. */
-export async function resolveModelCode(ctx: LoadContext, config: CodeConfig, fromFile: string): Promise<BaseLlm | string> {
+export async function resolveModelCode(
+  ctx: LoadContext,
+  config: CodeConfig,
+  fromFile: string,
+): Promise<BaseLlm | string> {
   const resolved = await resolveCode(ctx, config, fromFile);
   let value = resolved.value;
   if (!resolved.called && typeof value === "function") value = await callWithArgs(value, [], resolved.name);
   if (value instanceof BaseLlm || (typeof value === "string" && value !== "")) return value;
-  throw new ReferenceProblem(`"${resolved.name}" gave ${describeValue(value)}, expected a model (a BaseLlm instance or a model name)`);
+  throw new ReferenceProblem(
+    `"${resolved.name}" gave ${describeValue(value)}, expected a model (a BaseLlm instance or a model name)`,
+  );
 }
 
 /** A code executor: a BaseCodeExecutor instance, or a factory (or class) giving one. */
-export async function resolveCodeExecutorCode(ctx: LoadContext, config: CodeConfig, fromFile: string): Promise<BaseCodeExecutor> {
+export async function resolveCodeExecutorCode(
+  ctx: LoadContext,
+  config: CodeConfig,
+  fromFile: string,
+): Promise<BaseCodeExecutor> {
   const resolved = await resolveCode(ctx, config, fromFile);
   let value = resolved.value;
   if (!resolved.called && typeof value === "function") value = await callWithArgs(value, [], resolved.name);
@@ -51,7 +89,9 @@ export async function resolveCodeExecutorCode(ctx: LoadContext, config: CodeConf
 /** `value` when it is a code executor; a `ReferenceProblem` starting with `what` otherwise. */
 export function checkCodeExecutor(value: unknown, what: string): BaseCodeExecutor {
   if (isCodeExecutor(value)) return value;
-  throw new ReferenceProblem(`${what} ${describeValue(value)}, expected a code executor (a BaseCodeExecutor such as new LocalCodeExecutor({...}) from @agentkit/tools)`);
+  throw new ReferenceProblem(
+    `${what} ${describeValue(value)}, expected a code executor (a BaseCodeExecutor such as new LocalCodeExecutor({...}) from @agentkit/tools)`,
+  );
 }
 
 /** instanceof, or the executor's shape when it comes from another copy of @agentkit/core. */
@@ -59,35 +99,68 @@ export function isCodeExecutor(value: unknown): value is BaseCodeExecutor {
   if (value instanceof BaseCodeExecutor) return true;
   if (typeof value !== "object" || value === null) return false;
   const v = value as Partial<Record<keyof BaseCodeExecutor, unknown>>;
-  return typeof v.executeCode === "function" && typeof v.processLlmRequest === "function" && typeof v.errorRetryAttempts === "number" && Array.isArray(v.codeBlockDelimiters);
+  return (
+    typeof v.executeCode === "function" &&
+    typeof v.processLlmRequest === "function" &&
+    typeof v.errorRetryAttempts === "number" &&
+    Array.isArray(v.codeBlockDelimiters)
+  );
 }
 
 /** A zod schema (input_schema) or a zod/JSON object schema (output_schema). */
-export async function resolveSchema(ctx: LoadContext, config: CodeConfig, fromFile: string, allowJson: boolean): Promise<OutputSchema> {
+export async function resolveSchema(
+  ctx: LoadContext,
+  config: CodeConfig,
+  fromFile: string,
+  allowJson: boolean,
+): Promise<OutputSchema> {
   const { value, name } = await resolveCode(ctx, config, fromFile);
   if (isZod(value)) return value;
-  if (allowJson && typeof value === "object" && value !== null && !Array.isArray(value) && (value as { type?: unknown }).type === "object") {
+  if (
+    allowJson &&
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    (value as { type?: unknown }).type === "object"
+  ) {
     return value as Record<string, unknown>;
   }
-  throw new ReferenceProblem(`"${name}" is ${describeValue(value)}, expected a zod schema${allowJson ? ' or a JSON Schema with type "object"' : ""}`);
+  throw new ReferenceProblem(
+    `"${name}" is ${describeValue(value)}, expected a zod schema${allowJson ? ' or a JSON Schema with type "object"' : ""}`,
+  );
 }
 
 export function isZod(value: unknown): value is z.ZodType {
-  return typeof value === "object" && value !== null && "_zod" in value && typeof (value as { safeParse?: unknown }).safeParse === "function";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "_zod" in value &&
+    typeof (value as { safeParse?: unknown }).safeParse === "function"
+  );
 }
 
 /**
  * Tools from a code reference: a tool or toolset instance, a list of them, a BaseTool/BaseToolset
  * class (constructed with `args`), or a factory function (called with `args`) returning any of these.
  */
-export async function resolveTools(ctx: LoadContext, name: string, args: Record<string, unknown> | undefined, fromFile: string): Promise<(BaseTool | BaseToolset)[]> {
+export async function resolveTools(
+  ctx: LoadContext,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  fromFile: string,
+): Promise<(BaseTool | BaseToolset)[]> {
   const exported = await importReference(ctx, name, fromFile);
   let value: unknown = exported;
   if (typeof exported === "function") {
     try {
-      value = isClass(exported) ? new (exported as new (a?: unknown) => unknown)(args) : await (exported as (a?: unknown) => unknown)(args);
+      value = isClass(exported)
+        ? new (exported as new (a?: unknown) => unknown)(args)
+        : await (exported as (a?: unknown) => unknown)(args);
     } catch (error) {
-      throw new ReferenceProblem(`"${name}" threw when ${isClass(exported) ? "constructed" : "called"}: ${(error as Error).message ?? String(error)}`, error);
+      throw new ReferenceProblem(
+        `"${name}" threw when ${isClass(exported) ? "constructed" : "called"}: ${(error as Error).message ?? String(error)}`,
+        error,
+      );
     }
   } else if (args !== undefined) {
     throw new ReferenceProblem(`"${name}" has args but is ${describeValue(exported)}, not a tool factory or class`);
@@ -95,8 +168,13 @@ export async function resolveTools(ctx: LoadContext, name: string, args: Record<
   const list = Array.isArray(value) ? value : [value];
   for (const item of list) {
     if (!(item instanceof BaseTool) && !isToolset(item)) {
-      const what = typeof exported === "function" ? `a ${isClass(exported) ? "class" : "function"} that gave ${describeValue(item)}` : describeValue(item);
-      throw new ReferenceProblem(`"${name}" is ${what}, expected a tool (e.g. new FunctionTool({...})), a toolset, or a factory returning them`);
+      const what =
+        typeof exported === "function"
+          ? `a ${isClass(exported) ? "class" : "function"} that gave ${describeValue(item)}`
+          : describeValue(item);
+      throw new ReferenceProblem(
+        `"${name}" is ${what}, expected a tool (e.g. new FunctionTool({...})), a toolset, or a factory returning them`,
+      );
     }
   }
   return list as (BaseTool | BaseToolset)[];
@@ -108,7 +186,9 @@ export async function resolveAgentCode(ctx: LoadContext, config: CodeConfig, fro
   let value = resolved.value;
   if (!resolved.called && typeof value === "function") value = await callWithArgs(value, [], resolved.name);
   if (value instanceof BaseAgent) return value;
-  throw new ReferenceProblem(`"${resolved.name}" gave ${describeValue(value)}, expected an agent (a BaseAgent such as new LlmAgent({...}))`);
+  throw new ReferenceProblem(
+    `"${resolved.name}" gave ${describeValue(value)}, expected an agent (a BaseAgent such as new LlmAgent({...}))`,
+  );
 }
 
 /** `AgentTool` as a built-in tool: `{ name: AgentTool, args: { agent: <agent>, skip_summarization? } }`. */

@@ -65,11 +65,19 @@ class YamlAgentBuilder {
   /** `modelAbove`: an LlmAgent ancestor names a model, so this agent may inherit it. */
   async build(node: unknown, file: string, path: Path, files: string[], modelAbove = false): Promise<BaseAgent> {
     if (typeof node !== "object" || node === null || Array.isArray(node)) {
-      throw this.error(file, path, `expected an agent config (a mapping), got ${Array.isArray(node) ? "a list" : String(node)}`);
+      throw this.error(
+        file,
+        path,
+        `expected an agent config (a mapping), got ${Array.isArray(node) ? "a list" : String(node)}`,
+      );
     }
     const agentClass = (node as { agent_class?: unknown }).agent_class ?? "LlmAgent";
     if (typeof agentClass !== "string" || !(agentClass in AGENT_CLASS_SCHEMAS)) {
-      throw this.error(file, [...path, "agent_class"], `unknown agent class ${JSON.stringify(agentClass)}; expected one of ${Object.keys(AGENT_CLASS_SCHEMAS).join(", ")}`);
+      throw this.error(
+        file,
+        [...path, "agent_class"],
+        `unknown agent class ${JSON.stringify(agentClass)}; expected one of ${Object.keys(AGENT_CLASS_SCHEMAS).join(", ")}`,
+      );
     }
     const parsed = AGENT_CLASS_SCHEMAS[agentClass as AgentClassName].safeParse(node);
     if (!parsed.success) {
@@ -92,8 +100,14 @@ class YamlAgentBuilder {
       name: config.name,
       description: config.description,
       subAgents,
-      beforeAgentCallback: await this.callbacks<BeforeAgentCallback>(config.before_agent_callbacks, file, [...path, "before_agent_callbacks"]),
-      afterAgentCallback: await this.callbacks<AfterAgentCallback>(config.after_agent_callbacks, file, [...path, "after_agent_callbacks"]),
+      beforeAgentCallback: await this.callbacks<BeforeAgentCallback>(config.before_agent_callbacks, file, [
+        ...path,
+        "before_agent_callbacks",
+      ]),
+      afterAgentCallback: await this.callbacks<AfterAgentCallback>(config.after_agent_callbacks, file, [
+        ...path,
+        "after_agent_callbacks",
+      ]),
     };
     const construct = async (): Promise<BaseAgent> => {
       switch (config.agent_class) {
@@ -128,11 +142,17 @@ class YamlAgentBuilder {
       throw this.error(file, [...path, "model_code"], "give either model or model_code, not both");
     }
     let model: BaseLlm | string | undefined = config.model;
-    if (config.model_code !== undefined) model = await this.code(file, [...path, "model_code"], () => resolveModelCode(this.ctx, config.model_code as CodeConfig, file));
-    if (typeof model === "string") this.checkModelName(model, file, [...path, config.model_code ? "model_code" : "model"]);
+    if (config.model_code !== undefined)
+      model = await this.code(file, [...path, "model_code"], () =>
+        resolveModelCode(this.ctx, config.model_code as CodeConfig, file),
+      );
+    if (typeof model === "string")
+      this.checkModelName(model, file, [...path, config.model_code ? "model_code" : "model"]);
     const tools: (BaseTool | BaseToolset)[] = [];
-    for (const [i, tool] of (config.tools ?? []).entries()) tools.push(...(await this.tools(tool, file, [...path, "tools", i], files)));
-    const cb = <F>(key: keyof LlmAgentConfig) => this.callbacks<F>(config[key] as CodeConfig[] | undefined, file, [...path, key]);
+    for (const [i, tool] of (config.tools ?? []).entries())
+      tools.push(...(await this.tools(tool, file, [...path, "tools", i], files)));
+    const cb = <F>(key: keyof LlmAgentConfig) =>
+      this.callbacks<F>(config[key] as CodeConfig[] | undefined, file, [...path, key]);
     const inputSchema = config.input_schema;
     const outputSchema = config.output_schema;
     const options: LlmAgentOptions = {
@@ -144,12 +164,21 @@ class YamlAgentBuilder {
       tools,
       outputKey: config.output_key,
       includeContents: config.include_contents,
-      generateContentConfig: config.generate_content_config ? toGenerateContentConfig(config.generate_content_config) : undefined,
-      inputSchema: inputSchema
-        ? ((await this.code(file, [...path, "input_schema"], () => resolveSchema(this.ctx, inputSchema, file, false))) as LlmAgent["inputSchema"])
+      generateContentConfig: config.generate_content_config
+        ? toGenerateContentConfig(config.generate_content_config)
         : undefined,
-      outputSchema: outputSchema ? await this.code(file, [...path, "output_schema"], () => resolveSchema(this.ctx, outputSchema, file, true)) : undefined,
-      codeExecutor: config.code_executor !== undefined ? await this.codeExecutor(config.code_executor, file, [...path, "code_executor"]) : undefined,
+      inputSchema: inputSchema
+        ? ((await this.code(file, [...path, "input_schema"], () =>
+            resolveSchema(this.ctx, inputSchema, file, false),
+          )) as LlmAgent["inputSchema"])
+        : undefined,
+      outputSchema: outputSchema
+        ? await this.code(file, [...path, "output_schema"], () => resolveSchema(this.ctx, outputSchema, file, true))
+        : undefined,
+      codeExecutor:
+        config.code_executor !== undefined
+          ? await this.codeExecutor(config.code_executor, file, [...path, "code_executor"])
+          : undefined,
       disallowTransferToParent: config.disallow_transfer_to_parent,
       disallowTransferToPeers: config.disallow_transfer_to_peers,
       beforeModelCallback: await cb<BeforeModelCallback>("before_model_callbacks"),
@@ -161,14 +190,25 @@ class YamlAgentBuilder {
     };
     // Checked after the references, so a broken reference is reported first.
     if (model === undefined && !modelAbove) {
-      throw this.error(file, [...path, "model"], "required: an LlmAgent needs a model (or model_code), unless an LlmAgent above it has one");
+      throw this.error(
+        file,
+        [...path, "model"],
+        "required: an LlmAgent needs a model (or model_code), unless an LlmAgent above it has one",
+      );
     }
     return new LlmAgent(options);
   }
 
   /** `{ config_path }` (another YAML file, relative to this one), `{ code }`, or an inline config. */
-  private async subAgent(item: unknown, file: string, path: Path, files: string[], modelAbove: boolean): Promise<BaseAgent> {
-    const isRef = typeof item === "object" && item !== null && ("config_path" in item || "code" in item) && !("name" in item);
+  private async subAgent(
+    item: unknown,
+    file: string,
+    path: Path,
+    files: string[],
+    modelAbove: boolean,
+  ): Promise<BaseAgent> {
+    const isRef =
+      typeof item === "object" && item !== null && ("config_path" in item || "code" in item) && !("name" in item);
     if (!isRef) return this.build(item, file, path, files, modelAbove);
     const parsed = agentRefSchema.safeParse(item);
     if (!parsed.success) {
@@ -182,12 +222,18 @@ class YamlAgentBuilder {
       const chain = [...files, target].map((f) => displayPath(this.ctx.agentsDir, f)).join(" -> ");
       throw this.error(file, [...path, "config_path"], `circular config_path: ${chain}`);
     }
-    if (!existsSync(target)) throw this.error(file, [...path, "config_path"], `no such file: ${ref.config_path} (resolved to ${target})`);
+    if (!existsSync(target))
+      throw this.error(file, [...path, "config_path"], `no such file: ${ref.config_path} (resolved to ${target})`);
     const doc = await readYamlFile(this.ctx, target);
     return this.build(doc, target, [], [...files, target], modelAbove);
   }
 
-  private async tools(tool: ToolConfig, file: string, path: Path, files: string[]): Promise<(BaseTool | BaseToolset)[]> {
+  private async tools(
+    tool: ToolConfig,
+    file: string,
+    path: Path,
+    files: string[],
+  ): Promise<(BaseTool | BaseToolset)[]> {
     const { name, args } = typeof tool === "string" ? { name: tool, args: undefined } : tool;
     const namePath = typeof tool === "string" ? path : [...path, "name"];
     if (name === "AgentTool") return [await this.agentTool(args, file, [...path, "args"], files)];
@@ -195,7 +241,11 @@ class YamlAgentBuilder {
       const builtIn = this.ctx.builtInTools.get(name);
       if (!builtIn) {
         const known = [...this.ctx.builtInTools.keys(), "AgentTool"].join(", ");
-        throw this.error(file, namePath, `unknown built-in tool "${name}" (built-in tools: ${known}); for your own tools use a code reference such as "./tools.ts#${name}"`);
+        throw this.error(
+          file,
+          namePath,
+          `unknown built-in tool "${name}" (built-in tools: ${known}); for your own tools use a code reference such as "./tools.ts#${name}"`,
+        );
       }
       if (typeof builtIn !== "function") {
         if (args !== undefined) throw this.error(file, [...path, "args"], `the built-in tool "${name}" takes no args`);
@@ -213,37 +263,67 @@ class YamlAgentBuilder {
     const argsPath = [...path, "args"];
     if (!/^[A-Za-z_][\w]*$/.test(name)) {
       // A mapping of args is the same as ADK's list of named entries.
-      const list = args === undefined || Array.isArray(args) ? args : Object.entries(args).map(([key, value]) => ({ name: key, value }));
-      return this.code(file, namePath, () => resolveCodeExecutorCode(this.ctx, list === undefined ? name : { name, args: list }, file));
+      const list =
+        args === undefined || Array.isArray(args)
+          ? args
+          : Object.entries(args).map(([key, value]) => ({ name: key, value }));
+      return this.code(file, namePath, () =>
+        resolveCodeExecutorCode(this.ctx, list === undefined ? name : { name, args: list }, file),
+      );
     }
     const builtIn = this.ctx.builtInCodeExecutors.get(name);
     if (!builtIn) {
       const known = [...this.ctx.builtInCodeExecutors.keys()].join(", ") || "none were given to the loader";
-      throw this.error(file, namePath, `unknown built-in code executor "${name}" (built-in code executors: ${known}); for your own executor use a code reference such as "./executors.ts#${name}"`);
+      throw this.error(
+        file,
+        namePath,
+        `unknown built-in code executor "${name}" (built-in code executors: ${known}); for your own executor use a code reference such as "./executors.ts#${name}"`,
+      );
     }
     if (typeof builtIn !== "function") {
       if (args !== undefined) throw this.error(file, argsPath, `the built-in code executor "${name}" takes no args`);
-      return this.code(file, namePath, async () => checkCodeExecutor(builtIn, `the built-in code executor "${name}" is`));
+      return this.code(file, namePath, async () =>
+        checkCodeExecutor(builtIn, `the built-in code executor "${name}" is`),
+      );
     }
     let record: Record<string, unknown> | undefined;
     if (Array.isArray(args)) {
       const positional = args.findIndex((a) => a.name === undefined);
-      if (positional >= 0) throw this.error(file, [...argsPath, positional, "name"], `required: the args of the built-in code executor "${name}" are named`);
+      if (positional >= 0)
+        throw this.error(
+          file,
+          [...argsPath, positional, "name"],
+          `required: the args of the built-in code executor "${name}" are named`,
+        );
       record = Object.fromEntries(args.map((a) => [a.name, a.value]));
     } else {
       record = args;
     }
     // Bad args are the factory's to report: name the args (or the name, when there are none).
-    const made = await this.code(file, args === undefined ? namePath : argsPath, async () => builtIn(record, { baseDir: dirname(file) }));
+    const made = await this.code(file, args === undefined ? namePath : argsPath, async () =>
+      builtIn(record, { baseDir: dirname(file) }),
+    );
     return this.code(file, namePath, async () => checkCodeExecutor(made, `the built-in code executor "${name}" gave`));
   }
 
-  private async agentTool(args: Record<string, unknown> | undefined, file: string, path: Path, files: string[]): Promise<BaseTool> {
+  private async agentTool(
+    args: Record<string, unknown> | undefined,
+    file: string,
+    path: Path,
+    files: string[],
+  ): Promise<BaseTool> {
     const { agent, skip_summarization: skip, ...rest } = args ?? {};
     const extra = Object.keys(rest)[0];
-    if (extra !== undefined) throw this.error(file, [...path, extra], "unknown field (AgentTool takes agent and skip_summarization)");
-    if (agent === undefined) throw this.error(file, [...path, "agent"], "required: the agent to call ({ config_path }, { code } or an inline config)");
-    if (skip !== undefined && typeof skip !== "boolean") throw this.error(file, [...path, "skip_summarization"], "expected boolean");
+    if (extra !== undefined)
+      throw this.error(file, [...path, extra], "unknown field (AgentTool takes agent and skip_summarization)");
+    if (agent === undefined)
+      throw this.error(
+        file,
+        [...path, "agent"],
+        "required: the agent to call ({ config_path }, { code } or an inline config)",
+      );
+    if (skip !== undefined && typeof skip !== "boolean")
+      throw this.error(file, [...path, "skip_summarization"], "expected boolean");
     // An agent called as a tool runs on its own: it inherits no model.
     return makeAgentTool(await this.subAgent(agent, file, [...path, "agent"], files, false), skip);
   }

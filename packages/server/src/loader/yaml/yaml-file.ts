@@ -21,9 +21,20 @@ export async function readYamlFile(ctx: LoadContext, file: string): Promise<unkn
     throw loadError(ctx, file, undefined, `YAML syntax error${where}: ${first.message.split("\n")[0]}`, first);
   }
   const value: unknown = doc.toJS();
-  if (value === null || value === undefined) throw loadError(ctx, file, undefined, "the file is empty: expected an agent config (name, model, instruction, ...)");
+  if (value === null || value === undefined)
+    throw loadError(
+      ctx,
+      file,
+      undefined,
+      "the file is empty: expected an agent config (name, model, instruction, ...)",
+    );
   if (typeof value !== "object" || Array.isArray(value)) {
-    throw loadError(ctx, file, undefined, `expected a mapping (an agent config), got ${Array.isArray(value) ? "a list" : typeof value}`);
+    throw loadError(
+      ctx,
+      file,
+      undefined,
+      `expected a mapping (an agent config), got ${Array.isArray(value) ? "a list" : typeof value}`,
+    );
   }
   return value;
 }

@@ -9,7 +9,8 @@ export class Catalog {
 
   /** The named collection, created (with its database) when `create` is set. */
   collection(db: string, name: unknown, create: boolean): InMemoryCollection | undefined {
-    if (typeof name !== "string" || name === "") throw new CommandError(73, "InvalidNamespace", `invalid collection name: ${String(name)}`);
+    if (typeof name !== "string" || name === "")
+      throw new CommandError(73, "InvalidNamespace", `invalid collection name: ${String(name)}`);
     let database = this.databases.get(db);
     if (!database) {
       if (!create) return undefined;

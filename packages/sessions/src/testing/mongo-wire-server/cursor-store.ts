@@ -14,7 +14,13 @@ export class CursorStore {
   private nextCursorId = 1;
 
   /** The reply carrying the first batch; keeps a cursor open when more documents remain. */
-  open(ns: string, docs: Document[], batchSize: number, singleBatch: boolean, field: "firstBatch" | "nextBatch"): Document {
+  open(
+    ns: string,
+    docs: Document[],
+    batchSize: number,
+    singleBatch: boolean,
+    field: "firstBatch" | "nextBatch",
+  ): Document {
     const batch = docs.slice(0, batchSize).map(cloneDocument);
     let id = 0;
     if (!singleBatch && docs.length > batchSize) {
@@ -40,6 +46,12 @@ export class CursorStore {
     const ids = ((cmd.cursors as unknown[] | undefined) ?? []).map((c) => Number(c));
     const killed = ids.filter((id) => this.cursors.delete(id));
     const notFound = ids.filter((id) => !killed.includes(id));
-    return { cursorsKilled: killed.map((id) => Long.fromNumber(id)), cursorsNotFound: notFound.map((id) => Long.fromNumber(id)), cursorsAlive: [], cursorsUnknown: [], ok: 1 };
+    return {
+      cursorsKilled: killed.map((id) => Long.fromNumber(id)),
+      cursorsNotFound: notFound.map((id) => Long.fromNumber(id)),
+      cursorsAlive: [],
+      cursorsUnknown: [],
+      ok: 1,
+    };
   }
 }

@@ -39,10 +39,15 @@ function valueAt(doc: Document, path: string): unknown {
 export function duplicateKeyError(ns: string, index: IndexSpec, doc: Document): CommandError {
   const keyValue: Document = {};
   for (const field of Object.keys(index.key)) keyValue[field] = valueAt(doc, field) ?? null;
-  return new CommandError(11000, "DuplicateKey", `E11000 duplicate key error collection: ${ns} index: ${index.name} dup key: ${EJSON.stringify(keyValue)}`, {
-    keyPattern: index.key,
-    keyValue,
-  });
+  return new CommandError(
+    11000,
+    "DuplicateKey",
+    `E11000 duplicate key error collection: ${ns} index: ${index.name} dup key: ${EJSON.stringify(keyValue)}`,
+    {
+      keyPattern: index.key,
+      keyValue,
+    },
+  );
 }
 
 /**
@@ -61,7 +66,10 @@ export class InMemoryCollection {
     if (index.partialFilterExpression && !new Query(index.partialFilterExpression).test(doc)) return undefined;
     const values = Object.keys(index.key).map((field) => valueAt(doc, field));
     if (index.sparse && values.every((v) => v === undefined)) return undefined;
-    return EJSON.stringify(values.map((v) => v ?? null), { relaxed: false });
+    return EJSON.stringify(
+      values.map((v) => v ?? null),
+      { relaxed: false },
+    );
   }
 
   private uniqueIndexes(): IndexSpec[] {
@@ -106,7 +114,11 @@ export class InMemoryCollection {
     const at = this.docs.indexOf(current);
     if (at < 0) throw new CommandError(8, "UnknownError", "document vanished during update");
     if (EJSON.stringify(current._id, { relaxed: false }) !== EJSON.stringify(next._id, { relaxed: false })) {
-      throw new CommandError(66, "ImmutableField", "Performing an update on the path '_id' would modify the immutable field '_id'");
+      throw new CommandError(
+        66,
+        "ImmutableField",
+        "Performing an update on the path '_id' would modify the immutable field '_id'",
+      );
     }
     this.checkUnique(next, current);
     this.untrack(current);
@@ -127,9 +139,16 @@ export class InMemoryCollection {
     const sameKey = this.indexes.find((i) => EJSON.stringify(i.key) === EJSON.stringify(spec.key));
     if (existing || sameKey) {
       const other = (existing ?? sameKey)!;
-      const same = EJSON.stringify(other.key) === EJSON.stringify(spec.key) && Boolean(other.unique) === Boolean(spec.unique) && other.name === spec.name;
+      const same =
+        EJSON.stringify(other.key) === EJSON.stringify(spec.key) &&
+        Boolean(other.unique) === Boolean(spec.unique) &&
+        other.name === spec.name;
       if (same) return "exists";
-      throw new CommandError(85, "IndexOptionsConflict", `An existing index has the same name or key as the requested index: ${other.name}`);
+      throw new CommandError(
+        85,
+        "IndexOptionsConflict",
+        `An existing index has the same name or key as the requested index: ${other.name}`,
+      );
     }
     if (spec.unique) {
       const map = new Map<string, Document>();

@@ -60,7 +60,14 @@ export class InMemoryDatabase {
       ismaster: hello,
       isMaster: hello,
       ping: () => ({ ok: 1 }),
-      buildInfo: () => ({ version: "7.0.0", versionArray: [7, 0, 0, 0], gitVersion: "agentkit-mongo-wire-server", bits: 64, maxBsonObjectSize: 16 * 1024 * 1024, ok: 1 }),
+      buildInfo: () => ({
+        version: "7.0.0",
+        versionArray: [7, 0, 0, 0],
+        gitVersion: "agentkit-mongo-wire-server",
+        bits: 64,
+        maxBsonObjectSize: 16 * 1024 * 1024,
+        ok: 1,
+      }),
       buildinfo: () => this.handlers.buildInfo!("admin", {}),
       getParameter: () => ({ ok: 1 }),
       endSessions: () => ({ ok: 1 }),
@@ -79,7 +86,11 @@ export class InMemoryDatabase {
       listIndexes: (db, cmd) => this.listIndexes(db, cmd),
       dropIndexes: (db, cmd) => this.dropIndexes(db, cmd),
       listCollections: (db, cmd) => this.listCollections(db, cmd),
-      listDatabases: () => ({ databases: [...this.catalog.databases.keys()].map((name) => ({ name, sizeOnDisk: 0, empty: false })), totalSize: 0, ok: 1 }),
+      listDatabases: () => ({
+        databases: [...this.catalog.databases.keys()].map((name) => ({ name, sizeOnDisk: 0, empty: false })),
+        totalSize: 0,
+        ok: 1,
+      }),
       create: (db, cmd) => this.create(db, cmd),
       drop: (db, cmd) => this.drop(db, cmd),
       dropDatabase: (db) => {
@@ -101,7 +112,14 @@ export class InMemoryDatabase {
       failPoint.remaining -= 1;
       if (failPoint.remaining <= 0) this.failPoint = undefined;
       if (failPoint.closeConnection) return { closeConnection: true };
-      return { reply: { ok: 0, code: failPoint.errorCode ?? 8, codeName: "FailPoint", errmsg: failPoint.errmsg ?? `failCommand fail point on ${name}` } };
+      return {
+        reply: {
+          ok: 0,
+          code: failPoint.errorCode ?? 8,
+          codeName: "FailPoint",
+          errmsg: failPoint.errmsg ?? `failCommand fail point on ${name}`,
+        },
+      };
     }
     try {
       if (cmd.txnNumber !== undefined || cmd.startTransaction !== undefined) this.noTransactions();
@@ -109,13 +127,25 @@ export class InMemoryDatabase {
       if (!handler) throw new CommandError(59, "CommandNotFound", `no such command: '${name}'`);
       return { reply: handler(db, cmd) };
     } catch (error) {
-      if (error instanceof CommandError) return { reply: { ok: 0, errmsg: error.message, code: error.code, codeName: error.codeName, ...error.extra } };
-      return { reply: { ok: 0, errmsg: error instanceof Error ? error.message : String(error), code: 8, codeName: "UnknownError" } };
+      if (error instanceof CommandError)
+        return { reply: { ok: 0, errmsg: error.message, code: error.code, codeName: error.codeName, ...error.extra } };
+      return {
+        reply: {
+          ok: 0,
+          errmsg: error instanceof Error ? error.message : String(error),
+          code: 8,
+          codeName: "UnknownError",
+        },
+      };
     }
   }
 
   private noTransactions(): never {
-    throw new CommandError(20, "IllegalOperation", "Transaction numbers are only allowed on a replica set member or mongos (the agentkit test server is a standalone without transactions)");
+    throw new CommandError(
+      20,
+      "IllegalOperation",
+      "Transaction numbers are only allowed on a replica set member or mongos (the agentkit test server is a standalone without transactions)",
+    );
   }
 
   private collection(db: string, name: unknown, create: boolean): InMemoryCollection | undefined {
@@ -126,14 +156,24 @@ export class InMemoryDatabase {
     return this.catalog.matching(collection, filter);
   }
 
-  private openCursor(ns: string, docs: Document[], batchSize: number, singleBatch: boolean, field: "firstBatch" | "nextBatch"): Document {
+  private openCursor(
+    ns: string,
+    docs: Document[],
+    batchSize: number,
+    singleBatch: boolean,
+    field: "firstBatch" | "nextBatch",
+  ): Document {
     return this.cursors.open(ns, docs, batchSize, singleBatch, field);
   }
 
   private find(db: string, cmd: Document): Document {
     const collection = this.collection(db, cmd.find, false);
     const ns = `${db}.${String(cmd.find)}`;
-    const cursor = find(collection?.docs ?? [], hasKeys(cmd.filter) ? cmd.filter : {}, hasKeys(cmd.projection) ? cmd.projection : undefined);
+    const cursor = find(
+      collection?.docs ?? [],
+      hasKeys(cmd.filter) ? cmd.filter : {},
+      hasKeys(cmd.projection) ? cmd.projection : undefined,
+    );
     // mingo rejects an empty sort specification.
     if (hasKeys(cmd.sort)) cursor.sort(cmd.sort as Record<string, 1 | -1>);
     if (typeof cmd.skip === "number" && cmd.skip > 0) cursor.skip(cmd.skip);
@@ -152,16 +192,24 @@ export class InMemoryDatabase {
   }
 
   private distinct(db: string, cmd: Document): Document {
-    const values = aggregate(this.matching(this.collection(db, cmd.distinct, false), cmd.query), [{ $group: { _id: `$${String(cmd.key)}` } }]).map((d) => d._id);
+    const values = aggregate(this.matching(this.collection(db, cmd.distinct, false), cmd.query), [
+      { $group: { _id: `$${String(cmd.key)}` } },
+    ]).map((d) => d._id);
     return { values, ok: 1 };
   }
 
   private aggregate(db: string, cmd: Document): Document {
-    if (typeof cmd.aggregate !== "string") throw new CommandError(115, "CommandNotSupported", "database-level aggregate is not supported by the agentkit test server");
+    if (typeof cmd.aggregate !== "string")
+      throw new CommandError(
+        115,
+        "CommandNotSupported",
+        "database-level aggregate is not supported by the agentkit test server",
+      );
     const pipeline = (cmd.pipeline as Document[] | undefined) ?? [];
     for (const stage of pipeline) {
       const op = Object.keys(stage)[0];
-      if (op === "$out" || op === "$merge" || op === "$changeStream") throw new CommandError(115, "CommandNotSupported", `${op} is not supported by the agentkit test server`);
+      if (op === "$out" || op === "$merge" || op === "$changeStream")
+        throw new CommandError(115, "CommandNotSupported", `${op} is not supported by the agentkit test server`);
     }
     const collection = this.collection(db, cmd.aggregate, false);
     const docs = aggregate(collection?.docs ?? [], pipeline, {
@@ -176,42 +224,69 @@ export class InMemoryDatabase {
     const collection = this.collection(db, cmd.createIndexes, true)!;
     const before = collection.indexes.length;
     for (const raw of (cmd.indexes as Document[] | undefined) ?? []) {
-      if (!hasKeys(raw.key) || typeof raw.name !== "string") throw new CommandError(67, "CannotCreateIndex", "an index needs a key and a name");
+      if (!hasKeys(raw.key) || typeof raw.name !== "string")
+        throw new CommandError(67, "CannotCreateIndex", "an index needs a key and a name");
       const spec: IndexSpec = { name: raw.name, key: raw.key as IndexSpec["key"] };
       if (raw.unique === true) spec.unique = true;
       if (raw.sparse === true) spec.sparse = true;
       if (hasKeys(raw.partialFilterExpression)) spec.partialFilterExpression = raw.partialFilterExpression;
       collection.createIndex(spec);
     }
-    return { createdCollectionAutomatically: !existed, numIndexesBefore: before, numIndexesAfter: collection.indexes.length, ok: 1 };
+    return {
+      createdCollectionAutomatically: !existed,
+      numIndexesBefore: before,
+      numIndexesAfter: collection.indexes.length,
+      ok: 1,
+    };
   }
 
   private listIndexes(db: string, cmd: Document): Document {
     const collection = this.collection(db, cmd.listIndexes, false);
-    if (!collection) throw new CommandError(26, "NamespaceNotFound", `ns does not exist: ${db}.${String(cmd.listIndexes)}`);
+    if (!collection)
+      throw new CommandError(26, "NamespaceNotFound", `ns does not exist: ${db}.${String(cmd.listIndexes)}`);
     const docs = collection.indexes.map((i) => ({ v: 2, ...i }));
-    return this.openCursor(`${db}.$cmd.listIndexes.${cmd.listIndexes}`, docs, batchSizeOf((cmd.cursor as Document | undefined)?.batchSize), false, "firstBatch");
+    return this.openCursor(
+      `${db}.$cmd.listIndexes.${cmd.listIndexes}`,
+      docs,
+      batchSizeOf((cmd.cursor as Document | undefined)?.batchSize),
+      false,
+      "firstBatch",
+    );
   }
 
   private dropIndexes(db: string, cmd: Document): Document {
     const collection = this.collection(db, cmd.dropIndexes, false);
     if (!collection) throw new CommandError(26, "NamespaceNotFound", `ns not found: ${db}.${String(cmd.dropIndexes)}`);
     const before = collection.indexes.length;
-    const names = cmd.index === "*" ? collection.indexes.filter((i) => i.name !== "_id_").map((i) => i.name) : [cmd.index].flat();
+    const names =
+      cmd.index === "*" ? collection.indexes.filter((i) => i.name !== "_id_").map((i) => i.name) : [cmd.index].flat();
     for (const name of names) collection.dropIndex(String(name));
     return { nIndexesWas: before, ok: 1 };
   }
 
   private listCollections(db: string, cmd: Document): Document {
     const names = [...(this.catalog.databases.get(db)?.keys() ?? [])];
-    const infos = names.map((name) => ({ name, type: "collection", options: {}, info: { readOnly: false }, idIndex: { v: 2, key: { _id: 1 }, name: "_id_" } }));
+    const infos = names.map((name) => ({
+      name,
+      type: "collection",
+      options: {},
+      info: { readOnly: false },
+      idIndex: { v: 2, key: { _id: 1 }, name: "_id_" },
+    }));
     const filtered = hasKeys(cmd.filter) ? infos.filter((i) => new Query(cmd.filter as Document).test(i)) : infos;
     const docs = cmd.nameOnly ? filtered.map((i) => ({ name: i.name, type: i.type })) : filtered;
-    return this.openCursor(`${db}.$cmd.listCollections`, docs, batchSizeOf((cmd.cursor as Document | undefined)?.batchSize), false, "firstBatch");
+    return this.openCursor(
+      `${db}.$cmd.listCollections`,
+      docs,
+      batchSizeOf((cmd.cursor as Document | undefined)?.batchSize),
+      false,
+      "firstBatch",
+    );
   }
 
   private create(db: string, cmd: Document): Document {
-    if (this.collection(db, cmd.create, false)) throw new CommandError(48, "NamespaceExists", `Collection ${db}.${String(cmd.create)} already exists.`);
+    if (this.collection(db, cmd.create, false))
+      throw new CommandError(48, "NamespaceExists", `Collection ${db}.${String(cmd.create)} already exists.`);
     this.collection(db, cmd.create, true);
     return { ok: 1 };
   }
@@ -224,13 +299,19 @@ export class InMemoryDatabase {
   }
 
   private configureFailPoint(cmd: Document): Document {
-    if (cmd.configureFailPoint !== "failCommand") throw new CommandError(72, "InvalidOptions", `unknown fail point ${String(cmd.configureFailPoint)}`);
+    if (cmd.configureFailPoint !== "failCommand")
+      throw new CommandError(72, "InvalidOptions", `unknown fail point ${String(cmd.configureFailPoint)}`);
     if (cmd.mode === "off") {
       this.failPoint = undefined;
       return { count: 0, ok: 1 };
     }
     const mode = cmd.mode as Document | string | undefined;
-    const times = typeof mode === "object" && mode !== null && typeof mode.times === "number" ? mode.times : mode === "alwaysOn" ? Number.POSITIVE_INFINITY : 1;
+    const times =
+      typeof mode === "object" && mode !== null && typeof mode.times === "number"
+        ? mode.times
+        : mode === "alwaysOn"
+          ? Number.POSITIVE_INFINITY
+          : 1;
     const data = (cmd.data as Document | undefined) ?? {};
     this.failPoint = {
       commands: (data.failCommands as string[] | undefined) ?? [],

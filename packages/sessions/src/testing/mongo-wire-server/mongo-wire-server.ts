@@ -71,7 +71,8 @@ export class MongoWireServer {
 
   private handle(socket: Socket, message: Buffer): void {
     const request = decodeRequest(message);
-    const db = request.kind === "msg" ? String(request.command.$db ?? "admin") : request.collection.replace(/\.\$cmd$/, "");
+    const db =
+      request.kind === "msg" ? String(request.command.$db ?? "admin") : request.collection.replace(/\.\$cmd$/, "");
     const outcome = this.database.run(db, stripEnvelope(request.command));
     if ("closeConnection" in outcome) {
       socket.destroy();

@@ -43,7 +43,8 @@ export class MessageFramer {
     const messages: Buffer[] = [];
     while (this.buffered.length >= 4) {
       const length = this.buffered.readInt32LE(0);
-      if (length < HEADER_SIZE || length > MAX_MESSAGE_SIZE) throw new WireProtocolError(`invalid message length ${length}`);
+      if (length < HEADER_SIZE || length > MAX_MESSAGE_SIZE)
+        throw new WireProtocolError(`invalid message length ${length}`);
       if (this.buffered.length < length) break;
       messages.push(this.buffered.subarray(0, length));
       this.buffered = this.buffered.subarray(length);

@@ -41,7 +41,24 @@ export class WriteCommands {
       const next = cloneDocument(doc);
       const { $setOnInsert, ...operators } = u;
       for (const op of Object.keys(operators)) {
-        if (!["$set", "$unset", "$inc", "$mul", "$min", "$max", "$push", "$pull", "$pullAll", "$pop", "$addToSet", "$rename", "$currentDate", "$bit"].includes(op)) {
+        if (
+          ![
+            "$set",
+            "$unset",
+            "$inc",
+            "$mul",
+            "$min",
+            "$max",
+            "$push",
+            "$pull",
+            "$pullAll",
+            "$pop",
+            "$addToSet",
+            "$rename",
+            "$currentDate",
+            "$bit",
+          ].includes(op)
+        ) {
           throw new CommandError(9, "FailedToParse", `Unknown modifier: ${op}`);
         }
       }
@@ -49,7 +66,8 @@ export class WriteCommands {
       if (inserting && hasKeys($setOnInsert)) applyUpdate(next, { $set: $setOnInsert });
       return next;
     }
-    if (typeof u !== "object" || u === null) throw new CommandError(9, "FailedToParse", "update must be a document or a pipeline");
+    if (typeof u !== "object" || u === null)
+      throw new CommandError(9, "FailedToParse", "update must be a document or a pipeline");
     return { ...cloneDocument(u as Document), _id: doc._id };
   }
 
@@ -59,12 +77,18 @@ export class WriteCommands {
     spec: { q: Document; u: unknown; upsert?: boolean; multi?: boolean; arrayFilters?: Document[]; sort?: Document },
   ): { matched: number; modified: number; upsertedId?: unknown; before?: Document; after?: Document } {
     let targets = this.catalog.matching(collection, spec.q);
-    if (hasKeys(spec.sort) && targets.length > 1) targets = find(targets, {}).sort(spec.sort as Record<string, 1 | -1>).all() as Document[];
+    if (hasKeys(spec.sort) && targets.length > 1)
+      targets = find(targets, {})
+        .sort(spec.sort as Record<string, 1 | -1>)
+        .all() as Document[];
     if (!spec.multi) targets = targets.slice(0, 1);
     if (targets.length === 0) {
       if (!spec.upsert) return { matched: 0, modified: 0 };
       const seed = upsertSeed(spec.q);
-      const created = isOperatorUpdate(spec.u) || Array.isArray(spec.u) ? this.updated(seed, spec.u, spec.arrayFilters, true) : { ...(spec.u as Document), ...(seed._id !== undefined ? { _id: seed._id } : {}) };
+      const created =
+        isOperatorUpdate(spec.u) || Array.isArray(spec.u)
+          ? this.updated(seed, spec.u, spec.arrayFilters, true)
+          : { ...(spec.u as Document), ...(seed._id !== undefined ? { _id: seed._id } : {}) };
       const inserted = collection.insert(created);
       return { matched: 0, modified: 0, upsertedId: inserted._id, after: inserted };
     }
@@ -102,7 +126,13 @@ export class WriteCommands {
         if (ordered) break;
       }
     }
-    return { n, nModified, ...(upserted.length ? { upserted } : {}), ...(writeErrors.length ? { writeErrors } : {}), ok: 1 };
+    return {
+      n,
+      nModified,
+      ...(upserted.length ? { upserted } : {}),
+      ...(writeErrors.length ? { writeErrors } : {}),
+      ok: 1,
+    };
   }
 
   delete(db: string, cmd: Document): Document {
@@ -123,16 +153,22 @@ export class WriteCommands {
     const project = (doc: Document | undefined) => {
       if (!doc) return null;
       const copy = cloneDocument(doc);
-      return hasKeys(cmd.fields) ? ((find([copy], {}, cmd.fields as Document).all()[0] as Document | undefined) ?? null) : copy;
+      return hasKeys(cmd.fields)
+        ? ((find([copy], {}, cmd.fields as Document).all()[0] as Document | undefined) ?? null)
+        : copy;
     };
     if (cmd.remove) {
       let matches = this.catalog.matching(collection, query);
-      if (hasKeys(cmd.sort)) matches = find(matches, {}).sort(cmd.sort as Record<string, 1 | -1>).all() as Document[];
+      if (hasKeys(cmd.sort))
+        matches = find(matches, {})
+          .sort(cmd.sort as Record<string, 1 | -1>)
+          .all() as Document[];
       const victim = matches[0];
       if (victim) collection.remove(victim);
       return { lastErrorObject: { n: victim ? 1 : 0 }, value: project(victim), ok: 1 };
     }
-    if (cmd.update === undefined) throw new CommandError(9, "FailedToParse", "Either an update or remove=true must be specified");
+    if (cmd.update === undefined)
+      throw new CommandError(9, "FailedToParse", "Either an update or remove=true must be specified");
     const result = this.updateOne(collection, {
       q: query,
       u: cmd.update,
@@ -140,7 +176,10 @@ export class WriteCommands {
       arrayFilters: cmd.arrayFilters as Document[] | undefined,
       sort: cmd.sort as Document | undefined,
     });
-    const lastErrorObject: Document = { n: result.matched || (result.upsertedId !== undefined ? 1 : 0), updatedExisting: result.matched > 0 };
+    const lastErrorObject: Document = {
+      n: result.matched || (result.upsertedId !== undefined ? 1 : 0),
+      updatedExisting: result.matched > 0,
+    };
     if (result.upsertedId !== undefined) lastErrorObject.upserted = result.upsertedId;
     const value = cmd.new ? project(result.after) : project(result.before);
     return { lastErrorObject, value, ok: 1 };

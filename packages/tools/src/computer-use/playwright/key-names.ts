@@ -42,5 +42,7 @@ export function toPlaywrightKey(key: string): string {
   if (ALIASES[lower]) return ALIASES[lower];
   if (/^f([1-9]|1[0-9]|2[0-4])$/.test(lower)) return lower.toUpperCase();
   if ([...trimmed].length === 1) return trimmed;
-  throw new ComputerUseError(`Unknown key "${key}": use a single character or a key name such as Control, Shift, Enter, ArrowUp, F5.`);
+  throw new ComputerUseError(
+    `Unknown key "${key}": use a single character or a key name such as Control, Shift, Enter, ArrowUp, F5.`,
+  );
 }

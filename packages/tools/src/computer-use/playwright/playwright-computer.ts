@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { ConfigurationError } from "@agentkit/core";
 import type { BrowserContext, Page } from "playwright-core";
 import { z } from "zod";
-import { ComputerEnvironment, type BaseComputer, type ComputerState, type ScrollDirection, type TypeTextOptions } from "../base-computer.js";
+import {
+  ComputerEnvironment,
+  type BaseComputer,
+  type ComputerState,
+  type ScrollDirection,
+  type TypeTextOptions,
+} from "../base-computer.js";
 import { ComputerUseError } from "../computer-use-error.js";
 import { toPlaywrightKey } from "./key-names.js";
 
@@ -99,7 +105,12 @@ export class PlaywrightComputer implements BaseComputer {
     return this.currentState();
   }
 
-  async typeTextAt(x: number, y: number, text: string, { pressEnter = true, clearBeforeTyping = true }: TypeTextOptions = {}): Promise<ComputerState> {
+  async typeTextAt(
+    x: number,
+    y: number,
+    text: string,
+    { pressEnter = true, clearBeforeTyping = true }: TypeTextOptions = {},
+  ): Promise<ComputerState> {
     const page = await this.getPage();
     await page.mouse.click(x, y);
     if (clearBeforeTyping) {
@@ -113,7 +124,12 @@ export class PlaywrightComputer implements BaseComputer {
 
   async scrollDocument(direction: ScrollDirection): Promise<ComputerState> {
     const [width, height] = this.options.screenSize;
-    return this.scrollAt(Math.floor(width / 2), Math.floor(height / 2), direction, direction === "left" || direction === "right" ? width / 2 : height / 2);
+    return this.scrollAt(
+      Math.floor(width / 2),
+      Math.floor(height / 2),
+      direction,
+      direction === "left" || direction === "right" ? width / 2 : height / 2,
+    );
   }
 
   async scrollAt(x: number, y: number, direction: ScrollDirection, magnitude: number): Promise<ComputerState> {
@@ -226,9 +242,12 @@ export class PlaywrightComputer implements BaseComputer {
           timeout: o.timeoutMs,
         });
       } catch (error) {
-        throw new ComputerUseError(`Could not start Chromium at ${o.executablePath} (install it, or set executablePath): ${(error as Error).message}`, {
-          cause: error,
-        });
+        throw new ComputerUseError(
+          `Could not start Chromium at ${o.executablePath} (install it, or set executablePath): ${(error as Error).message}`,
+          {
+            cause: error,
+          },
+        );
       }
       if (this.closed) {
         await this.context.close().catch(() => {});

@@ -1,7 +1,13 @@
 import pg from "pg";
 import { z } from "zod";
 import { AgentKitError, ConfigurationError } from "@agentkit/core";
-import type { Metadata, VectorMatch, VectorRecord, VectorSearchOptions, VectorStore } from "../in-memory-vector-store.js";
+import type {
+  Metadata,
+  VectorMatch,
+  VectorRecord,
+  VectorSearchOptions,
+  VectorStore,
+} from "../in-memory-vector-store.js";
 import { RetrievalError } from "../retrieval-error.js";
 import {
   addDimensionSql,
@@ -17,12 +23,18 @@ import {
 
 // 48 characters leave room for the "_metadata_idx" suffix within PostgreSQL's 63-byte names.
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,47}$/;
-const identifier = (what: string) => z.string().regex(IDENTIFIER, `${what} must be 1-48 letters, digits or underscores, not starting with a digit`);
+const identifier = (what: string) =>
+  z.string().regex(IDENTIFIER, `${what} must be 1-48 letters, digits or underscores, not starting with a digit`);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const optionsSchema = z
   .object({
-    pool: z.custom<pg.Pool>((v) => isObject(v) && typeof v.connect === "function" && typeof v.query === "function", "must be a pg Pool").optional(),
+    pool: z
+      .custom<pg.Pool>(
+        (v) => isObject(v) && typeof v.connect === "function" && typeof v.query === "function",
+        "must be a pg Pool",
+      )
+      .optional(),
     connectionString: z.string().min(1).optional(),
     poolConfig: z.custom<Omit<pg.PoolConfig, "connectionString">>(isObject, "must be an object").optional(),
     table: identifier("table").default("agentkit_vectors"),
@@ -30,7 +42,10 @@ const optionsSchema = z
     createTable: z.boolean().default(true),
   })
   .strict()
-  .refine((o) => (o.pool === undefined) !== (o.connectionString === undefined), "give exactly one of pool or connectionString")
+  .refine(
+    (o) => (o.pool === undefined) !== (o.connectionString === undefined),
+    "give exactly one of pool or connectionString",
+  )
   .refine((o) => o.pool === undefined || o.poolConfig === undefined, "poolConfig applies only with connectionString");
 
 export type PostgresVectorStoreOptions = z.input<typeof optionsSchema>;
@@ -77,7 +92,11 @@ export class PostgresVectorStore implements VectorStore {
       this.pool = o.pool;
       this.ownsPool = false;
     } else {
-      this.pool = new pg.Pool({ connectionTimeoutMillis: 10_000, ...o.poolConfig, connectionString: o.connectionString });
+      this.pool = new pg.Pool({
+        connectionTimeoutMillis: 10_000,
+        ...o.poolConfig,
+        connectionString: o.connectionString,
+      });
       this.ownsPool = true;
       // An idle client losing its connection must not crash the process; the next query reports it.
       this.pool.on("error", () => undefined);
@@ -98,7 +117,13 @@ export class PostgresVectorStore implements VectorStore {
       if (vector.length !== dimension) throw dimensionError(`record ${record.id}`, vector.length, dimension);
       const metadata = checkMetadata(record.metadata ?? {}, `metadata of record ${record.id}`);
       rows.delete(record.id);
-      rows.set(record.id, { id: record.id, text: record.text, metadata: JSON.stringify(metadata), vector: [...vector], norm: norm(vector) });
+      rows.set(record.id, {
+        id: record.id,
+        text: record.text,
+        metadata: JSON.stringify(metadata),
+        vector: [...vector],
+        norm: norm(vector),
+      });
     }
     if (rows.size === 0 || dimension === undefined) return;
     const batchDimension = dimension;
@@ -109,7 +134,10 @@ export class PostgresVectorStore implements VectorStore {
       const all = [...rows.values()];
       for (let i = 0; i < all.length; i += ROWS_PER_INSERT) {
         const chunk = all.slice(i, i + ROWS_PER_INSERT);
-        await client.query(upsertSql(this.qualifiedName, chunk.length), chunk.flatMap((r) => [r.id, r.text, r.metadata, r.vector, r.norm]));
+        await client.query(
+          upsertSql(this.qualifiedName, chunk.length),
+          chunk.flatMap((r) => [r.id, r.text, r.metadata, r.vector, r.norm]),
+        );
       }
       return stored;
     });
@@ -118,7 +146,8 @@ export class PostgresVectorStore implements VectorStore {
   }
 
   async search(vector: number[], { topK = 5, filter, minScore }: VectorSearchOptions = {}): Promise<VectorMatch[]> {
-    if (!Number.isInteger(topK) || topK <= 0) throw new ConfigurationError(`topK must be a positive integer; got ${topK}.`);
+    if (!Number.isInteger(topK) || topK <= 0)
+      throw new ConfigurationError(`topK must be a positive integer; got ${topK}.`);
     if (minScore !== undefined && (typeof minScore !== "number" || Number.isNaN(minScore))) {
       throw new ConfigurationError(`minScore must be a number; got ${String(minScore)}.`);
     }
@@ -133,20 +162,32 @@ export class PostgresVectorStore implements VectorStore {
     const params: unknown[] = [query, norm(query)];
     if (filterJson !== undefined) params.push(filterJson);
     params.push(minScore ?? null, Math.min(topK, 2 ** 31 - 1));
-    const { rows } = await this.run("search", (client) => client.query(searchSql(this.qualifiedName, filterJson !== undefined), params));
-    return rows.map((r: { id: string; text: string; metadata: Metadata; score: number }) => ({ id: r.id, text: r.text, metadata: r.metadata, score: r.score }));
+    const { rows } = await this.run("search", (client) =>
+      client.query(searchSql(this.qualifiedName, filterJson !== undefined), params),
+    );
+    return rows.map((r: { id: string; text: string; metadata: Metadata; score: number }) => ({
+      id: r.id,
+      text: r.text,
+      metadata: r.metadata,
+      score: r.score,
+    }));
   }
 
   async delete(ids: string[]): Promise<void> {
-    if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) throw new ConfigurationError("delete expects an array of string ids.");
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string"))
+      throw new ConfigurationError("delete expects an array of string ids.");
     if (ids.length === 0) return;
     await this.ensureTable();
-    await this.run("delete", (client) => client.query(`DELETE FROM ${this.qualifiedName} WHERE id = ANY($1::text[])`, [ids]));
+    await this.run("delete", (client) =>
+      client.query(`DELETE FROM ${this.qualifiedName} WHERE id = ANY($1::text[])`, [ids]),
+    );
   }
 
   async size(): Promise<number> {
     await this.ensureTable();
-    const { rows } = await this.run("size", (client) => client.query(`SELECT count(*) AS n FROM ${this.qualifiedName}`));
+    const { rows } = await this.run("size", (client) =>
+      client.query(`SELECT count(*) AS n FROM ${this.qualifiedName}`),
+    );
     return Number(rows[0].n);
   }
 
@@ -188,7 +229,8 @@ export class PostgresVectorStore implements VectorStore {
 
   private async readDimension(client: pg.PoolClient): Promise<number | undefined> {
     const { rows } = await client.query(READ_DIMENSION_SQL, [this.qualifiedName, DIMENSION_CONSTRAINT]);
-    if (!rows[0]?.exists) throw new RetrievalError(`The vector table ${this.qualifiedName} does not exist (createTable is false).`);
+    if (!rows[0]?.exists)
+      throw new RetrievalError(`The vector table ${this.qualifiedName} does not exist (createTable is false).`);
     return parseDimension(rows[0].def);
   }
 
@@ -208,20 +250,27 @@ export class PostgresVectorStore implements VectorStore {
   }
 
   /** Runs `fn` on a pooled connection, mapping driver errors to RetrievalError / ConfigurationError. */
-  private async run<T>(what: string, fn: (client: pg.PoolClient, connection: { broken?: Error }) => Promise<T>): Promise<T> {
+  private async run<T>(
+    what: string,
+    fn: (client: pg.PoolClient, connection: { broken?: Error }) => Promise<T>,
+  ): Promise<T> {
     if (this.closed) throw new RetrievalError(`PostgresVectorStore ${this.qualifiedName} is closed.`);
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
     } catch (cause) {
-      throw new RetrievalError(`PostgresVectorStore ${what}: cannot connect to PostgreSQL: ${(cause as Error).message}`, { cause });
+      throw new RetrievalError(
+        `PostgresVectorStore ${what}: cannot connect to PostgreSQL: ${(cause as Error).message}`,
+        { cause },
+      );
     }
     const connection: { broken?: Error } = {};
     try {
       return await fn(client, connection);
     } catch (error) {
       // A connection-level failure poisons the client; release(err) destroys it instead of reusing it.
-      if (!(error instanceof AgentKitError) && !(error instanceof pg.DatabaseError)) connection.broken ??= error as Error;
+      if (!(error instanceof AgentKitError) && !(error instanceof pg.DatabaseError))
+        connection.broken ??= error as Error;
       throw this.wrap(what, error);
     } finally {
       client.release(connection.broken);
@@ -232,33 +281,51 @@ export class PostgresVectorStore implements VectorStore {
     if (error instanceof AgentKitError) return error;
     const e = error as pg.DatabaseError;
     if (e?.code === "23514" && e.constraint === DIMENSION_CONSTRAINT) {
-      return new ConfigurationError(`The vectors do not match the dimension fixed for ${this.qualifiedName}: ${e.message}`, { cause: error });
+      return new ConfigurationError(
+        `The vectors do not match the dimension fixed for ${this.qualifiedName}: ${e.message}`,
+        { cause: error },
+      );
     }
     const state = typeof e?.code === "string" ? ` (SQLSTATE ${e.code})` : "";
-    return new RetrievalError(`PostgresVectorStore ${what} on ${this.qualifiedName} failed: ${e?.message ?? String(error)}${state}`, { cause: error });
+    return new RetrievalError(
+      `PostgresVectorStore ${what} on ${this.qualifiedName} failed: ${e?.message ?? String(error)}${state}`,
+      { cause: error },
+    );
   }
 }
 
 function checkVector(vector: unknown, label: string): number[] {
-  if (!Array.isArray(vector) || vector.length === 0 || !vector.every((x) => typeof x === "number" && Number.isFinite(x))) {
+  if (
+    !Array.isArray(vector) ||
+    vector.length === 0 ||
+    !vector.every((x) => typeof x === "number" && Number.isFinite(x))
+  ) {
     throw new ConfigurationError(`The ${label} vector must be a non-empty array of finite numbers.`);
   }
   // A finite vector whose norm overflows would make every score NaN.
-  if (!Number.isFinite(norm(vector))) throw new ConfigurationError(`The ${label} vector is too large (its norm overflows).`);
+  if (!Number.isFinite(norm(vector)))
+    throw new ConfigurationError(`The ${label} vector is too large (its norm overflows).`);
   return vector;
 }
 
 function checkMetadata(metadata: unknown, label: string): Metadata {
-  if (!isObject(metadata)) throw new ConfigurationError(`The ${label} must be an object of string, number or boolean values.`);
+  if (!isObject(metadata))
+    throw new ConfigurationError(`The ${label} must be an object of string, number or boolean values.`);
   for (const [key, value] of Object.entries(metadata)) {
-    const ok = typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value));
-    if (!ok) throw new ConfigurationError(`The ${label} has a bad value at ${JSON.stringify(key)}: use strings, finite numbers or booleans.`);
+    const ok =
+      typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value));
+    if (!ok)
+      throw new ConfigurationError(
+        `The ${label} has a bad value at ${JSON.stringify(key)}: use strings, finite numbers or booleans.`,
+      );
   }
   return metadata as Metadata;
 }
 
 function dimensionError(label: string, got: number, expected: number): ConfigurationError {
-  return new ConfigurationError(`The ${label} vector has ${got} dimensions; this store holds ${expected}-dimensional vectors.`);
+  return new ConfigurationError(
+    `The ${label} vector has ${got} dimensions; this store holds ${expected}-dimensional vectors.`,
+  );
 }
 
 function norm(v: number[]): number {
