@@ -10,7 +10,13 @@ export {
   SessionAlreadyExistsError,
   StaleSessionError,
 } from "./errors/session-errors.js";
-export { LlmCallsLimitExceededError, RunAbortedError, ModelError, ToolError } from "./errors/run-errors.js";
+export {
+  LlmCallsLimitExceededError,
+  RunAbortedError,
+  ModelError,
+  ToolError,
+  InvalidUserMessageError,
+} from "./errors/run-errors.js";
 
 // Content
 export {
@@ -95,6 +101,15 @@ export {
   type ReadonlyState,
   type StateScope,
 } from "./sessions/state.js";
+export { setOwn, assignOwn, getOwn, hasOwnKey } from "./sessions/own-keys.js";
+export {
+  checkClientState,
+  isInternalStateKey,
+  StateKeyNotAllowedError,
+  INTERNAL_STATE_PREFIXES,
+  type ClientStatePolicy,
+} from "./sessions/client-state-policy.js";
+export { checkIncomingMessage } from "./flows/incoming-message-check.js";
 export {
   BaseSessionService,
   applyEventToSession,
@@ -272,7 +287,14 @@ export {
   type HandleFunctionCallsOptions,
   type FunctionCallsOutcome,
 } from "./flows/function-calling.js";
-export { getContents, getCurrentTurnContents, isEventInBranch, isInternalRequestEvent } from "./flows/contents.js";
+export {
+  getContents,
+  getCurrentTurnContents,
+  isEventInBranch,
+  isInternalRequestEvent,
+  PENDING_CALL_RESPONSE,
+  UNANSWERED_CALL_RESPONSE,
+} from "./flows/contents.js";
 export { injectSessionState, isValidStateName, identityInstruction } from "./flows/instructions.js";
 export {
   buildConfirmationRequestEvent,
@@ -282,6 +304,8 @@ export {
 export {
   REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
   REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
+  REQUEST_INPUT_FUNCTION_CALL_NAME,
+  RESERVED_FUNCTION_CALL_NAMES,
   CLIENT_FUNCTION_CALL_ID_PREFIX,
 } from "./flows/confirmation-names.js";
 export {

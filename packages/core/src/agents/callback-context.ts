@@ -2,6 +2,7 @@ import type { Part } from "../content/content.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { createEventActions, type EventActions } from "../events/event-actions.js";
 import type { SearchMemoryResponse } from "../memory/base-memory-service.js";
+import { setOwn } from "../sessions/own-keys.js";
 import { State } from "../sessions/state.js";
 import type { InvocationContext } from "./invocation-context.js";
 import { ReadonlyContext } from "./readonly-context.js";
@@ -51,7 +52,7 @@ export class CallbackContext extends ReadonlyContext {
       artifact,
       customMetadata,
     });
-    this.actions.artifactDelta[filename] = version;
+    setOwn(this.actions.artifactDelta, filename, version);
     return version;
   }
 

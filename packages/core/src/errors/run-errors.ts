@@ -34,3 +34,17 @@ export class ToolError extends AgentKitError {
     super(options.code ?? "TOOL_ERROR", message, options);
   }
 }
+
+/**
+ * A message from outside (a runner caller, an HTTP client, an A2A peer, a live socket) was
+ * refused before anything was stored: it tried to call a function, to answer a call that is
+ * not pending, or to use a name the framework reserves. `partIndex` names the offending part.
+ */
+export class InvalidUserMessageError extends AgentKitError {
+  readonly partIndex?: number;
+
+  constructor(message: string, options: AgentKitErrorOptions & { partIndex?: number } = {}) {
+    super("INVALID_USER_MESSAGE", message, options);
+    if (options.partIndex !== undefined) this.partIndex = options.partIndex;
+  }
+}

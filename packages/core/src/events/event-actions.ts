@@ -1,3 +1,4 @@
+import { assignOwn } from "../sessions/own-keys.js";
 import type { Content } from "../content/content.js";
 
 /** Replaces a range of history with a summary (honoured when building model requests). */
@@ -68,7 +69,7 @@ export function mergeEventActions(...list: (Partial<EventActions> | undefined)[]
         k === "requestedAuthConfigs" ||
         k === "requestedToolConfirmations"
       ) {
-        Object.assign(merged[k], v);
+        assignOwn(merged[k] as Record<string, unknown>, v as Record<string, unknown>);
       } else if (k === "deletedArtifactIds") {
         merged.deletedArtifactIds = [...new Set([...(merged.deletedArtifactIds ?? []), ...(v as string[])])];
       } else {

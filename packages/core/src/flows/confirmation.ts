@@ -84,6 +84,12 @@ export function parseToolConfirmation(response: Record<string, unknown> | undefi
  * re-runs the original tool calls with `toolContext.toolConfirmation` set and returns their
  * response event (under the original call ids). Calls answered since are not re-run, so this
  * is a no-op on later steps of the invocation.
+ *
+ * Only what this agent's own flow wrote is trusted: the request event must be authored by this
+ * agent and carry the confirmation record (`actions.requestedToolConfirmations`) for the original
+ * call, and the call that runs is the one the model made (found in this agent's own earlier
+ * event), never the copy inside the request's arguments. The runner has already refused answers
+ * to requests that are unknown, answered or not pending (`checkIncomingMessage`).
  */
 export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: LlmAgent): Promise<Event | undefined> {
   // Walk back from the end: the newest user event decides, so this step costs O(1) per
@@ -106,16 +112,21 @@ export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: Ll
   if (!answers) return undefined;
 
   for (let i = answerIndex - 1; i >= 0; i--) {
-    if (!inBranch(events[i]!)) continue;
-    const requestCalls = getFunctionCalls(events[i]!).filter((c) => c.id && c.id in answers!);
+    const requestEvent = events[i]!;
+    if (!inBranch(requestEvent)) continue;
+    const requestCalls = getFunctionCalls(requestEvent).filter((c) => c.id && Object.hasOwn(answers!, c.id));
     if (requestCalls.length === 0) continue;
+    if (requestEvent.author !== agent.name) return undefined; // not this agent's request
+    const recorded = requestEvent.actions.requestedToolConfirmations;
     const confirmations: Record<string, ToolConfirmation> = {};
     const originals: FunctionCall[] = [];
     for (const call of requestCalls) {
-      const original = (call.args ?? {}).originalFunctionCall as FunctionCall | undefined;
-      if (!original?.id) continue;
-      confirmations[original.id] = answers[call.id!]!;
-      originals.push({ id: original.id, name: original.name, args: original.args ?? {} });
+      const originalId = ((call.args ?? {}).originalFunctionCall as { id?: unknown } | undefined)?.id;
+      if (typeof originalId !== "string" || !Object.hasOwn(recorded, originalId)) continue;
+      const original = findModelCall(events, i, agent.name, originalId);
+      if (!original) continue;
+      confirmations[originalId] = answers[call.id!]!;
+      originals.push({ id: originalId, name: original.name, args: original.args ?? {} });
     }
     const answered = new Set(
       events
@@ -129,6 +140,22 @@ export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: Ll
     for (const tool of await agent.canonicalTools(new ReadonlyContext(ctx))) toolsDict[tool.name] = tool;
     const outcome = await executeFunctionCalls(ctx, agent, pending, toolsDict, { confirmations });
     return outcome.event;
+  }
+  return undefined;
+}
+
+/** The function call `id` as the model made it: in an event of this agent before `before`. */
+function findModelCall(
+  events: readonly Event[],
+  before: number,
+  agentName: string,
+  id: string,
+): FunctionCall | undefined {
+  for (let i = before - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.author !== agentName) continue;
+    const call = getFunctionCalls(event).find((c) => c.id === id);
+    if (call) return call;
   }
   return undefined;
 }

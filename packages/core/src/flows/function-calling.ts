@@ -119,7 +119,8 @@ export async function executeFunctionCalls(
   return { event, structuredOutput };
 }
 
-function hasEffects(actions: EventActions): boolean {
+/** True when the actions change anything (a non-empty map, a flag, a compaction...). */
+export function hasEffects(actions: EventActions): boolean {
   return Object.entries(actions).some(
     ([, v]) =>
       v !== undefined &&

@@ -69,7 +69,8 @@ async function replacement(raw: string, ctx: InvocationContext): Promise<string>
   }
   if (!isValidStateName(name)) return raw;
   const state = ctx.session.state;
-  if (name in state) {
+  // Own keys only: `{constructor}` is a missing key, not Object's constructor.
+  if (Object.hasOwn(state, name)) {
     const value = state[name];
     if (value === undefined || value === null) return "";
     return typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);

@@ -6,7 +6,9 @@ import { ConfigurationError } from "../errors/agentkit-error.js";
 import { createEvent, getFunctionCalls, type Event } from "../events/event.js";
 import type { BaseLlmConnection } from "../models/base-llm.js";
 import type { LlmResponse } from "../models/llm-response.js";
-import { executeFunctionCalls } from "./function-calling.js";
+import { createEventActions } from "../events/event-actions.js";
+import { checkIncomingMessage } from "./incoming-message-check.js";
+import { executeFunctionCalls, hasEffects } from "./function-calling.js";
 import { createModelResponseEvent } from "./llm-flow.js";
 import { afterModel } from "./model-call.js";
 import { buildLlmRequest } from "./request-builder.js";
@@ -27,7 +29,17 @@ export async function* runLiveFlow(ctx: InvocationContext, agent: LlmAgent): Asy
       `Agent "${agent.name}": a live run needs a LiveRequestQueue; start it with runner.runLive().`,
     );
   ctx.throwIfAborted();
-  const request = await buildLlmRequest(ctx, agent);
+  const requestActions = createEventActions();
+  const request = await buildLlmRequest(ctx, agent, requestActions);
+  // State tools wrote while the request was built is stored like any other write.
+  if (hasEffects(requestActions)) {
+    yield createEvent({
+      invocationId: ctx.invocationId,
+      author: agent.name,
+      branch: ctx.branch,
+      actions: requestActions,
+    });
+  }
   ctx.incrementLlmCallCount();
   const model = agent.resolveModel(ctx);
   const connection = await model.connect(request, { signal: ctx.signal });
@@ -109,7 +121,12 @@ async function forwardRequests(
     }
     if (request.blob) await connection.sendRealtime(request.blob);
     if (request.content) {
-      const content: Content = request.content.role ? request.content : { ...request.content, role: "user" };
+      // Client data: refused (ending the live run) if it calls a function or answers a call the
+      // flow is not waiting for, before it is stored or reaches the model.
+      const content: Content = checkIncomingMessage(
+        request.content.role ? request.content : { ...request.content, role: "user" },
+        ctx.session.events,
+      );
       // The user's words are history (as in text mode); tool responses are recorded by the flow.
       if (!(content.parts ?? []).some((p) => p.functionResponse)) {
         const event = createEvent({

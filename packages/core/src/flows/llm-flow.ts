@@ -7,7 +7,12 @@ import { createEvent, getFunctionCalls, isFinalResponse, type Event } from "../e
 import type { LlmResponse } from "../models/llm-response.js";
 import type { BaseTool } from "../tools/base-tool.js";
 import { buildConfirmationRequestEvent, resumeConfirmedToolCalls } from "./confirmation.js";
-import { executeFunctionCalls, getLongRunningCallIds, populateFunctionCallIds } from "./function-calling.js";
+import {
+  executeFunctionCalls,
+  getLongRunningCallIds,
+  hasEffects,
+  populateFunctionCallIds,
+} from "./function-calling.js";
 import { executeCodeInResponse, preprocessCodeExecution, saveModelSideImages } from "./code-execution.js";
 import { callModel } from "./model-call.js";
 import { buildLlmRequest } from "./request-builder.js";
@@ -37,10 +42,13 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
   if (resumed) yield resumed;
   if (ctx.isEnded) return;
 
-  const request = await buildLlmRequest(ctx, agent);
-  const inputFiles = await preprocessCodeExecution(agent, request);
+  // One actions object for the step: state written while building the request (tools'
+  // processLlmRequest) or by model callbacks is stored with the step's model event.
   const actions = createEventActions();
+  const request = await buildLlmRequest(ctx, agent, actions);
+  const inputFiles = await preprocessCodeExecution(agent, request);
   const context = new CallbackContext(ctx, actions);
+  let stored = false;
   for await (const modelResponse of callModel(ctx, agent, request, actions, context)) {
     let response = modelResponse;
     if (agent.codeExecutor?.modelSide)
@@ -63,8 +71,18 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
     );
     yield event;
     if (event.partial) continue;
+    stored = true;
     const calls = getFunctionCalls(event);
     if (calls.length > 0) yield* afterFunctionCalls(ctx, agent, calls, request.toolsDict);
+  }
+  // The model said nothing worth an event, but the step changed state: keep the change.
+  if (!stored && hasEffects(actions)) {
+    yield createEvent({
+      invocationId: ctx.invocationId,
+      author: agent.name,
+      branch: ctx.branch,
+      actions: structuredClone(actions),
+    });
   }
 }
 

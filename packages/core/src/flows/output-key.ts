@@ -1,6 +1,7 @@
 import type { LlmAgent } from "../agents/llm-agent.js";
 import { isFinalResponse, type Event } from "../events/event.js";
 import { AgentKitError } from "../errors/agentkit-error.js";
+import { setOwn } from "../sessions/own-keys.js";
 import { parseStructuredOutput } from "./output-schema.js";
 
 /**
@@ -17,13 +18,13 @@ export function saveOutputToState(agent: LlmAgent, event: Event): void {
   if (textParts.length === 0) return;
   const text = textParts.map((p) => p.text).join("");
   if (!agent.outputSchema) {
-    event.actions.stateDelta[agent.outputKey] = text;
+    setOwn(event.actions.stateDelta, agent.outputKey, text);
     return;
   }
   // An empty closing chunk of a stream is not an answer.
   if (text.trim() === "") return;
   try {
-    event.actions.stateDelta[agent.outputKey] = parseStructuredOutput(agent.outputSchema, text);
+    setOwn(event.actions.stateDelta, agent.outputKey, parseStructuredOutput(agent.outputSchema, text));
   } catch (error) {
     if (!(error instanceof AgentKitError)) throw error;
     event.errorCode = error.code;

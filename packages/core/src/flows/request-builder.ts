@@ -2,6 +2,7 @@ import type { InvocationContext } from "../agents/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import { ReadonlyContext } from "../agents/readonly-context.js";
 import type { GenerateContentConfig } from "../content/generate-content-config.js";
+import { createEventActions, type EventActions } from "../events/event-actions.js";
 import type { Event } from "../events/event.js";
 import {
   appendInstructions,
@@ -22,8 +23,16 @@ import { buildTransferInstructions, getTransferTargets, TransferToAgentTool } fr
  * Builds the model request for one step of an LlmAgent (ADK's request processors, in order):
  * model and config, instructions (global, static, agent, identity), contents from history,
  * the agent's tools (toolsets expanded), structured output, and agent transfer.
+ *
+ * Tools' `processLlmRequest` may write state or artifacts through their `ToolContext`: those
+ * writes land in `actions`, which the caller must carry on the event it stores for this step
+ * (as every other state write is persisted), so live and stored state never disagree.
  */
-export async function buildLlmRequest(ctx: InvocationContext, agent: LlmAgent): Promise<LlmRequest> {
+export async function buildLlmRequest(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  actions: EventActions = createEventActions(),
+): Promise<LlmRequest> {
   const model = agent.canonicalModel;
   const request = createLlmRequest({
     model: typeof model === "string" ? model : model.model,
@@ -49,7 +58,7 @@ export async function buildLlmRequest(ctx: InvocationContext, agent: LlmAgent): 
 
   const readonly = new ReadonlyContext(ctx);
   for (const union of agent.tools) {
-    const toolContext = new ToolContext(ctx);
+    const toolContext = new ToolContext(ctx, { actions });
     if (isToolset(union)) {
       await union.processLlmRequest({ toolContext, llmRequest: request });
       for (const tool of await union.getTools(readonly))

@@ -19,6 +19,8 @@ import { validateAppName, type App, type EventsCompactionConfig, type EventsSumm
 import { closeAgentTree } from "./close-agents.js";
 import { compactAfterRun } from "./compact-after-run.js";
 import { findAgentToRun } from "./find-agent-to-run.js";
+import { checkIncomingMessage } from "../flows/incoming-message-check.js";
+import { closeInterruptedCalls } from "./interrupted-calls.js";
 import { AbortWatch, applyCustomMetadata, saveInputBlobsAsArtifacts } from "./run-helpers.js";
 
 interface RunnerServices {
@@ -134,7 +136,13 @@ export class Runner {
         invocationId: request.invocationId,
       });
 
-      let message = request.newMessage === undefined ? undefined : withUserRole(createUserContent(request.newMessage));
+      // The caller's message is data from outside: refused before anything is stored if it calls
+      // a function or answers a call the flow is not waiting for.
+      let message =
+        request.newMessage === undefined
+          ? undefined
+          : checkIncomingMessage(withUserRole(createUserContent(request.newMessage)), session.events);
+      await this.closeInterruptedCalls(session, watch);
       let artifactDelta: Record<string, number> = {};
       if (message) {
         const replaced = await this.pluginManager.run("onUserMessageCallback", {
@@ -210,6 +218,7 @@ export class Runner {
         signal: request.signal,
         liveRequestQueue: request.liveRequestQueue,
       });
+      await this.closeInterruptedCalls(session, watch);
       const ctx = rootContext.withAgent(findAgentToRun(session, this.agent));
       yield* this.execute(ctx, session, watch, (c) => c.agent.runLive(c));
     } finally {
@@ -319,6 +328,14 @@ export class Runner {
       await this.sessionService.appendEvent({ session, event: out });
     }
     return out;
+  }
+
+  /** Records error responses for calls an earlier run left unanswered (see `closeInterruptedCalls`). */
+  private async closeInterruptedCalls(session: Session, watch: AbortWatch): Promise<void> {
+    for (const event of closeInterruptedCalls(session.events)) {
+      watch.throwIfAborted();
+      await this.sessionService.appendEvent({ session, event });
+    }
   }
 
   private async loadSession(userId: string, sessionId: string, autoCreate: boolean): Promise<Session> {

@@ -1,5 +1,6 @@
 import type { Event } from "../events/event.js";
 import type { GetSessionConfig, ListEventsResponse, ListSessionsResponse, Session } from "./session.js";
+import { setOwn } from "./own-keys.js";
 import { TEMP_PREFIX, withoutTempKeys } from "./state.js";
 
 export interface CreateSessionRequest {
@@ -91,7 +92,7 @@ export abstract class BaseSessionService {
 export function applyEventToSession(session: Session, event: Event): void {
   const delta = event.actions?.stateDelta;
   if (delta && Object.keys(delta).length > 0) {
-    for (const [k, v] of Object.entries(delta)) session.state[k] = v;
+    for (const [k, v] of Object.entries(delta)) setOwn(session.state, k, v);
     if (Object.keys(delta).some((k) => k.startsWith(TEMP_PREFIX))) event.actions.stateDelta = withoutTempKeys(delta);
   }
   session.events.push(event);

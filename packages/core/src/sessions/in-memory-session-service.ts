@@ -11,6 +11,7 @@ import {
   type ListSessionsRequest,
 } from "./base-session-service.js";
 import { filterEvents, type ListSessionsResponse, type Session } from "./session.js";
+import { assignOwn } from "./own-keys.js";
 import { mergeState, splitStateDelta, withoutTempKeys } from "./state.js";
 
 /** What the store keeps per session: only session-scoped state; app/user state live apart. */
@@ -49,8 +50,8 @@ export class InMemorySessionService extends BaseSessionService {
     const byUser = this.userSessions(appName, userId);
     if (byUser.has(id)) throw new SessionAlreadyExistsError(id);
     const split = splitStateDelta(structuredClone(state ?? {}));
-    Object.assign(this.appStateOf(appName), split.app);
-    Object.assign(this.userStateOf(appName, userId), split.user);
+    assignOwn(this.appStateOf(appName), split.app);
+    assignOwn(this.userStateOf(appName, userId), split.user);
     const stored: StoredSession = {
       id,
       appName,
@@ -119,9 +120,9 @@ export class InMemorySessionService extends BaseSessionService {
     const delta = withoutTempKeys(persisted.actions?.stateDelta ?? {});
     if (persisted.actions) persisted.actions.stateDelta = delta;
     const split = splitStateDelta(structuredClone(delta));
-    Object.assign(this.appStateOf(stored.appName), split.app);
-    Object.assign(this.userStateOf(stored.appName, stored.userId), split.user);
-    Object.assign(stored.state, split.session);
+    assignOwn(this.appStateOf(stored.appName), split.app);
+    assignOwn(this.userStateOf(stored.appName, stored.userId), split.user);
+    assignOwn(stored.state, split.session);
     // Stored events are immutable, so reads can share them instead of copying the history.
     stored.events.push(deepFreeze(persisted));
     // Strictly increasing, so a second holder of the previous version is always detected.

@@ -1,3 +1,5 @@
+import { hasOwnKey, setOwn } from "./own-keys.js";
+
 /** State key prefixes and their scope. */
 export const StatePrefix = {
   /** Shared by every user and session of the app. */
@@ -47,18 +49,19 @@ export class State implements ReadonlyState {
   get<T = unknown>(key: string): T | undefined;
   get<T>(key: string, defaultValue: T): T;
   get<T>(key: string, defaultValue?: T): T | undefined {
-    if (key in this.delta) return this.delta[key] as T;
-    if (key in this.value) return this.value[key] as T;
+    // Own keys only: an inherited name such as `constructor` is not state.
+    if (hasOwnKey(this.delta, key)) return this.delta[key] as T;
+    if (hasOwnKey(this.value, key)) return this.value[key] as T;
     return defaultValue;
   }
 
   set(key: string, value: unknown): void {
-    this.value[key] = value;
-    this.delta[key] = value;
+    setOwn(this.value, key, value);
+    setOwn(this.delta, key, value);
   }
 
   has(key: string): boolean {
-    return key in this.delta || key in this.value;
+    return hasOwnKey(this.delta, key) || hasOwnKey(this.value, key);
   }
 
   /** True when writes are pending. */
@@ -68,7 +71,7 @@ export class State implements ReadonlyState {
 
   /** Applies several writes at once. */
   update(values: Record<string, unknown>): void {
-    for (const [k, v] of Object.entries(values)) this.set(k, v);
+    for (const key of Object.keys(values)) this.set(key, values[key]);
   }
 
   /** The merged state as a plain object (a copy). */
@@ -85,7 +88,7 @@ export class State implements ReadonlyState {
 /** Drops `temp:` keys: what of a state delta may be persisted. */
 export function withoutTempKeys(delta: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(delta)) if (!k.startsWith(TEMP_PREFIX)) out[k] = v;
+  for (const [k, v] of Object.entries(delta)) if (!k.startsWith(TEMP_PREFIX)) setOwn(out, k, v);
   return out;
 }
 
@@ -101,13 +104,13 @@ export function splitStateDelta(delta: Record<string, unknown>): {
   for (const [k, v] of Object.entries(delta)) {
     switch (scopeOfKey(k)) {
       case "app":
-        app[k.slice(APP_PREFIX.length)] = v;
+        setOwn(app, k.slice(APP_PREFIX.length), v);
         break;
       case "user":
-        user[k.slice(USER_PREFIX.length)] = v;
+        setOwn(user, k.slice(USER_PREFIX.length), v);
         break;
       case "session":
-        session[k] = v;
+        setOwn(session, k, v);
         break;
       case "temp":
         break;
@@ -123,7 +126,7 @@ export function mergeState(
   session: Record<string, unknown>,
 ): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...session };
-  for (const [k, v] of Object.entries(app)) merged[APP_PREFIX + k] = v;
-  for (const [k, v] of Object.entries(user)) merged[USER_PREFIX + k] = v;
+  for (const [k, v] of Object.entries(app)) setOwn(merged, APP_PREFIX + k, v);
+  for (const [k, v] of Object.entries(user)) setOwn(merged, USER_PREFIX + k, v);
   return merged;
 }

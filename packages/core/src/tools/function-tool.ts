@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { FunctionDeclaration } from "../content/generate-content-config.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
+import { RESERVED_FUNCTION_CALL_NAMES } from "../flows/confirmation-names.js";
 import { BaseTool, type ToolRunRequest } from "./base-tool.js";
 import type { ToolContext } from "./tool-context.js";
 
@@ -47,6 +48,11 @@ export function validateToolName(name: unknown): asserts name is string {
   if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
     throw new ConfigurationError(
       `Invalid tool name ${JSON.stringify(name)}: use 1 to 64 letters, digits, underscores or hyphens (model providers reject other names).`,
+    );
+  }
+  if (RESERVED_FUNCTION_CALL_NAMES.has(name)) {
+    throw new ConfigurationError(
+      `Invalid tool name "${name}": the framework's flow uses it to ask the client for confirmation, credentials or input; pick another name.`,
     );
   }
 }
