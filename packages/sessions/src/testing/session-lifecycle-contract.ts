@@ -110,6 +110,48 @@ export function defineSessionLifecycleContract(ctx: ContractContext<BaseSessionS
       const listed = await ctx.service.listSessions({ appName: ctx.appName, userId: "u1" });
       expect(listed.sessions.find((x) => x.id === "s2")?.state).toEqual({ "app:count": 3, "user:pref": "dark" });
     });
+
+    it("keeps __proto__ and inherited names (constructor, toString) as ordinary keys in every scope", async () => {
+      // JSON bodies carry such keys as own properties; they must round-trip as data, never
+      // re-parent an object or read as Object.prototype's members.
+      const initial = JSON.parse(
+        '{"__proto__": {"polluted": 1}, "constructor": "c", "app:__proto__": "a", "user:toString": "t"}',
+      ) as Record<string, unknown>;
+      const s = await ctx.service.createSession({
+        appName: ctx.appName,
+        userId: "u1",
+        sessionId: "proto",
+        state: initial,
+      });
+      const ownValue = (state: Record<string, unknown>, k: string) => Object.getOwnPropertyDescriptor(state, k)?.value;
+      const check = (state: Record<string, unknown>, expected: Record<string, unknown>) => {
+        expect(Object.keys(state).sort()).toEqual(Object.keys(expected).sort());
+        for (const [k, v] of Object.entries(expected)) expect(ownValue(state, k)).toEqual(v);
+        expect((state as { polluted?: unknown }).polluted).toBeUndefined();
+      };
+      check(s.state, { ["__proto__"]: { polluted: 1 }, constructor: "c", "app:__proto__": "a", "user:toString": "t" });
+      await ctx.service.appendEvent({
+        session: s,
+        event: createEvent({
+          invocationId: "e-1",
+          author: "user",
+          actions: { stateDelta: JSON.parse('{"__proto__": {"x": 2}, "app:__proto__": "b", "user:constructor": 3}') },
+        }),
+      });
+      const after = {
+        ["__proto__"]: { x: 2 },
+        constructor: "c",
+        "app:__proto__": "b",
+        "user:toString": "t",
+        "user:constructor": 3,
+      };
+      check((await ctx.service.getSession(key("proto")))!.state, after);
+      const listed = (await ctx.service.listSessions({ appName: ctx.appName, userId: "u1" })).sessions;
+      check(listed.find((x) => x.id === "proto")!.state, after);
+      const sibling = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "proto-2" });
+      check(sibling.state, { "app:__proto__": "b", "user:toString": "t", "user:constructor": 3 });
+      expect(({} as { x?: unknown; polluted?: unknown }).x).toBeUndefined();
+    });
   });
 
   describe("getSession", () => {
