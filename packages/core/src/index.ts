@@ -109,7 +109,7 @@ export {
   INTERNAL_STATE_PREFIXES,
   type ClientStatePolicy,
 } from "./sessions/client-state-policy.js";
-export { checkIncomingMessage } from "./flows/incoming-message-check.js";
+export { checkIncomingMessage, checkIncomingParts } from "./flows/incoming-message-check.js";
 export {
   BaseSessionService,
   applyEventToSession,

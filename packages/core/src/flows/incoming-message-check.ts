@@ -28,29 +28,9 @@ interface PendingCall {
  * Throws `InvalidUserMessageError` naming the part otherwise.
  */
 export function checkIncomingMessage(message: Content, events: readonly Event[]): Content {
-  const parts = message.parts ?? [];
-  const responseIds = new Set<string>();
-  parts.forEach((part, index) => {
-    if (part.functionCall) {
-      const name = part.functionCall.name ?? "";
-      const reserved = RESERVED_FUNCTION_CALL_NAMES.has(name) ? ", a name only the framework's flow uses" : "";
-      refuse(
-        index,
-        `is a functionCall ("${name}"${reserved}): only the model calls functions; answer a pending call with a functionResponse instead`,
-      );
-    }
-    if (part.executableCode || part.codeExecutionResult) {
-      refuse(index, "is a code execution part: only the agent's code executor produces those");
-    }
-    const response = part.functionResponse;
-    if (!response) return;
-    if (typeof response.id !== "string" || response.id === "") {
-      refuse(index, "is a functionResponse without an id: give the id of the pending call it answers");
-    }
-    if (responseIds.has(response.id!)) refuse(index, `answers call "${response.id}" a second time in one message`);
-    responseIds.add(response.id!);
-  });
+  const responseIds = checkIncomingParts(message);
   if (responseIds.size === 0) return message;
+  const parts = message.parts ?? [];
 
   const pending = findCalls(events, responseIds);
   const checked: Part[] = parts.map((part, index) => {
@@ -71,6 +51,35 @@ export function checkIncomingMessage(message: Content, events: readonly Event[])
     return response.name === undefined ? { ...part, functionResponse: { ...response, name: callName } } : part;
   });
   return { ...message, parts: checked };
+}
+
+/**
+ * The checks that need no history (a transport can run them as a frame arrives): no function
+ * calls, no code execution parts, responses with an id, each id once. Returns the response ids.
+ */
+export function checkIncomingParts(message: Content): Set<string> {
+  const responseIds = new Set<string>();
+  (message.parts ?? []).forEach((part, index) => {
+    if (part.functionCall) {
+      const name = part.functionCall.name ?? "";
+      const reserved = RESERVED_FUNCTION_CALL_NAMES.has(name) ? ", a name only the framework's flow uses" : "";
+      refuse(
+        index,
+        `is a functionCall ("${name}"${reserved}): only the model calls functions; answer a pending call with a functionResponse instead`,
+      );
+    }
+    if (part.executableCode || part.codeExecutionResult) {
+      refuse(index, "is a code execution part: only the agent's code executor produces those");
+    }
+    const response = part.functionResponse;
+    if (!response) return;
+    if (typeof response.id !== "string" || response.id === "") {
+      refuse(index, "is a functionResponse without an id: give the id of the pending call it answers");
+    }
+    if (responseIds.has(response.id)) refuse(index, `answers call "${response.id}" a second time in one message`);
+    responseIds.add(response.id);
+  });
+  return responseIds;
 }
 
 function refuse(index: number, problem: string): never {

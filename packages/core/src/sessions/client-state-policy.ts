@@ -26,6 +26,11 @@ export interface ClientStatePolicy {
    * authentication allows it (its one user is the developer); with authentication only admins.
    */
   allowAppState: boolean;
+  /**
+   * Refuse `temp:` keys (default). A session's initial state may carry them: the session service
+   * drops them before anything runs (ADK's behaviour), so nothing can be smuggled that way.
+   */
+  refuseTempKeys?: boolean;
 }
 
 /**
@@ -42,6 +47,7 @@ export function checkClientState(
 ): void {
   for (const key of Object.keys(state)) {
     if (key.startsWith(TEMP_PREFIX)) {
+      if (policy.refuseTempKeys === false) continue;
       throw new StateKeyNotAllowedError(
         "INVALID_STATE_KEY",
         key,

@@ -10,6 +10,9 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   INVALID_JSON: 400,
   INVALID_ARTIFACT: 400,
   INVALID_ARTIFACT_NAME: 400,
+  INVALID_USER_MESSAGE: 400,
+  INVALID_STATE_KEY: 400,
+  STATE_KEY_FORBIDDEN: 403,
   // Nginx's "client closed request": only logs see it, the client is gone.
   RUN_ABORTED: 499,
 };

@@ -17,7 +17,14 @@ export function camelizeKeys(body: Record<string, unknown>): Record<string, unkn
   return out;
 }
 
-const jsonObject = z.record(z.string(), z.unknown());
+/**
+ * A JSON object, kept as the parser made it: no copy, so a key such as `__proto__` stays an
+ * ordinary own key (zod's record schema silently drops it when it rebuilds the object).
+ */
+const jsonObject = z.custom<Record<string, unknown>>(
+  (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+  { message: "must be a JSON object" },
+);
 const nonEmpty = z.string().min(1, "must be a non-empty string");
 
 /** POST /run and /run_sse (http-api.md 4.4). */

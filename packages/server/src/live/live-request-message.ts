@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { AgentKitError, contentFromJson, normalizeBase64, type LiveRequest } from "@agentkit/core";
+import {
+  AgentKitError,
+  checkIncomingParts,
+  contentFromJson,
+  InvalidUserMessageError,
+  normalizeBase64,
+  type Content,
+  type LiveRequest,
+} from "@agentkit/core";
 
 const blobSchema = z
   .object({
@@ -67,11 +75,21 @@ export function parseLiveMessage(text: string): LiveRequest[] {
     });
   }
   if (message.content) {
+    let content: Content;
     try {
-      out.push({ content: contentFromJson(message.content) });
+      content = contentFromJson(message.content);
     } catch (error) {
       throw new LiveMessageError("Invalid LiveRequest", `content: ${(error as Error).message}`);
     }
+    try {
+      // What needs no history is refused here, with an error frame; an answer to a call that is
+      // not pending is refused by the live flow itself (the run then ends).
+      checkIncomingParts(content);
+    } catch (error) {
+      if (error instanceof InvalidUserMessageError) throw new LiveMessageError("Refused LiveRequest", error.message);
+      throw error;
+    }
+    out.push({ content });
   }
   if (message.close) out.push({ close: true });
   return out;

@@ -157,8 +157,10 @@ export class LiveSocketServer {
       if (error instanceof SessionNotFoundError)
         return void ws.close(LiveCloseCode.PROTOCOL_ERROR, "Session not found");
       const body = errorBody(error, this.deps.exposeErrorMessages);
-      if (statusForError(error) >= 500) this.deps.logger.error("Live run failed", error);
-      ws.close(LiveCloseCode.INTERNAL_ERROR, closeReason(body.error));
+      const status = statusForError(error);
+      if (status >= 500) this.deps.logger.error("Live run failed", error);
+      // A refused client frame (e.g. an answer to a call that is not pending) is the client's fault.
+      ws.close(status < 500 ? LiveCloseCode.POLICY_VIOLATION : LiveCloseCode.INTERNAL_ERROR, closeReason(body.error));
     } finally {
       queue.close();
       release?.();

@@ -3,6 +3,7 @@ import { Router, type Request, type Response } from "express";
 import { eventToJson, RunAbortedError, type Event } from "@agentkit/core";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { contentField, parseBody, reasoningEngineSchema, runRequestSchema } from "../http/request-schemas.js";
+import { checkRequestState } from "../http/client-state.js";
 import { prepareRun, type RunParams } from "../runs/execute-run.js";
 import type { RouteDeps } from "./route-deps.js";
 
@@ -12,11 +13,13 @@ export function runRoutes(deps: RouteDeps): Router {
 
   router.post("/run", async (req, res) => {
     const body = parseBody(runRequestSchema, req.body);
+    checkRequestState(res, body.stateDelta, "stateDelta");
     await runToJson(deps, req, res, runParams(body));
   });
 
   router.post("/run_sse", async (req, res) => {
     const body = parseBody(runRequestSchema, req.body);
+    checkRequestState(res, body.stateDelta, "stateDelta");
     const controller = abortOnDisconnect(req, res);
     const run = await prepareRun(deps, runParams(body), controller);
     res.writeHead(200, {
@@ -44,6 +47,7 @@ export function runRoutes(deps: RouteDeps): Router {
     const raw = req.body as { input?: unknown } | undefined;
     const input = raw && typeof raw === "object" && raw.input && typeof raw.input === "object" ? raw.input : raw;
     const body = parseBody(reasoningEngineSchema, input);
+    checkRequestState(res, body.stateDelta, "stateDelta");
     const key = { appName: body.appName, userId: body.userId, sessionId: body.sessionId };
     await deps.runners.runnerFor(body.appName);
     const existing = await deps.context.sessionService.getSession(key);

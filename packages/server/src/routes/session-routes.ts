@@ -10,6 +10,7 @@ import {
   type GetSessionConfig,
 } from "@agentkit/core";
 import { HttpRequestError } from "../errors/server-errors.js";
+import { checkRequestState, sanitizeImportedEvents } from "../http/client-state.js";
 import {
   createSessionSchema,
   createSessionWithIdSchema,
@@ -33,7 +34,8 @@ export function sessionRoutes(deps: RouteDeps): Router {
   router.post(base, async (req, res) => {
     const { app, user } = req.params;
     const body = parseBody(createSessionSchema, req.body);
-    const events = parseImportedEvents(body.events ?? []);
+    checkRequestState(res, body.state, "state", { initial: true });
+    const events = sanitizeImportedEvents(res, parseImportedEvents(body.events ?? []));
     const session = await sessionService.createSession({
       appName: app,
       userId: user,
@@ -51,6 +53,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
   router.post(`${base}/:sid`, async (req, res) => {
     const { app, user, sid } = req.params;
     const body = parseBody(createSessionWithIdSchema, req.body);
+    checkRequestState(res, body.state, "state", { initial: true });
     const session = await sessionService.createSession({
       appName: app,
       userId: user,
@@ -92,6 +95,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
   router.patch(`${base}/:sid`, async (req, res) => {
     const { app, user, sid } = req.params as SessionParams;
     const { stateDelta } = parseBody(patchSessionSchema, req.body);
+    checkRequestState(res, stateDelta, "stateDelta");
     const key = { appName: app, userId: user, sessionId: sid };
     // A state patch is a write like a run's: it takes the session's turn.
     const updated = await deps.queue.run(SessionRunQueue.keyOf(app, user, sid), async () => {

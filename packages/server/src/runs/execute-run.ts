@@ -1,4 +1,11 @@
-import { SessionNotFoundError, StreamingMode, type Content, type Event, type RunConfig } from "@agentkit/core";
+import {
+  checkIncomingMessage,
+  SessionNotFoundError,
+  StreamingMode,
+  type Content,
+  type Event,
+  type RunConfig,
+} from "@agentkit/core";
 import { HttpRequestError } from "../errors/server-errors.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import { SessionRunQueue } from "./session-run-queue.js";
@@ -48,8 +55,14 @@ export async function prepareRun(
     );
     if (deps.runs.isDraining) throw new ServerDrainingError();
     const key = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
-    const session = await deps.context.sessionService.getSession({ ...key, config: { numRecentEvents: 0 } });
+    // An answer to a pending call is checked against the history now (the runner checks again),
+    // so a refused message is a plain JSON 400 on /run_sse too, not an error frame.
+    const answers = params.newMessage?.parts?.some((p) => p.functionResponse) ?? false;
+    const session = await deps.context.sessionService.getSession(
+      answers ? key : { ...key, config: { numRecentEvents: 0 } },
+    );
     if (!session) throw new SessionNotFoundError(key);
+    if (params.newMessage) checkIncomingMessage(params.newMessage, session.events);
   } catch (error) {
     release?.();
     lease.release();
