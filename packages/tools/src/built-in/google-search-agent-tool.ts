@@ -1,5 +1,5 @@
 import { AgentTool, LlmAgent, type BaseLlm } from "@agentkit/core";
-import { GoogleSearchTool } from "./google-search-tool.js";
+import { NativeGoogleSearchTool } from "./native-google-search.js";
 
 export interface GoogleSearchAgentToolOptions {
   /** A Gemini model (instance or name) that runs the searches. */
@@ -33,7 +33,7 @@ export class GoogleSearchAgentTool extends AgentTool {
       description: "Searches Google and answers with a grounded summary of the results.",
       instruction,
       // A plain search tool: no fallback, so the sub-agent never nests another sub-agent.
-      tools: [new GoogleSearchTool()],
+      tools: [new NativeGoogleSearchTool()],
     });
     super({ agent: searchAgent });
     this.searchAgent = searchAgent;
