@@ -160,9 +160,9 @@ export { ModelRegistry, type ModelFactory } from "./models/model-registry.js";
 
 // Agents and contexts
 export { BaseAgent, validateAgentName, type BaseAgentOptions } from "./agents/base-agent.js";
-export { InvocationContext, type InvocationContextInit } from "./agents/invocation-context.js";
-export { ReadonlyContext } from "./agents/readonly-context.js";
-export { CallbackContext } from "./agents/callback-context.js";
+export { InvocationContext, type InvocationContextInit } from "./context/invocation-context.js";
+export { ReadonlyContext } from "./context/readonly-context.js";
+export { CallbackContext } from "./context/callback-context.js";
 export {
   callbackList,
   runCallbackSlot,
@@ -197,7 +197,7 @@ export {
   type BaseToolsetOptions,
   type ToolUnion,
 } from "./tools/base-toolset.js";
-export { ToolContext } from "./tools/tool-context.js";
+export { ToolContext } from "./context/tool-context.js";
 
 // Code executors (implementations live in @agentkit/tools)
 export {

@@ -1,9 +1,9 @@
 import type { Content } from "../content/content.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { createEvent, type Event } from "../events/event.js";
-import { CallbackContext } from "./callback-context.js";
+import { CallbackContext } from "../context/callback-context.js";
 import { runCallbackSlot, type AfterAgentCallback, type BeforeAgentCallback, type CallbackSlot } from "./callbacks.js";
-import type { InvocationContext } from "./invocation-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 
 export interface BaseAgentOptions {
   /** A JavaScript-identifier-like name, unique in the agent tree; not `user`. */

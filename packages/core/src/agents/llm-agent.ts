@@ -22,8 +22,8 @@ import type {
   OnModelErrorCallback,
   OnToolErrorCallback,
 } from "./callbacks.js";
-import type { InvocationContext } from "./invocation-context.js";
-import { ReadonlyContext } from "./readonly-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
+import { ReadonlyContext } from "../context/readonly-context.js";
 
 /** An instruction: text (with `{state}` templating) or a function of the context (used as is). */
 export type InstructionProvider = (context: ReadonlyContext) => string | Promise<string>;

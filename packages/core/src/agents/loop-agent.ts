@@ -1,7 +1,7 @@
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import type { Event } from "../events/event.js";
 import { BaseAgent, type BaseAgentOptions } from "./base-agent.js";
-import type { InvocationContext } from "./invocation-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 
 export interface LoopAgentOptions extends BaseAgentOptions {
   /** Rounds over the sub-agents before stopping; unlimited when omitted (stop with escalate). */

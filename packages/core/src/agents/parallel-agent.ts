@@ -1,6 +1,6 @@
 import type { Event } from "../events/event.js";
 import { BaseAgent, type BaseAgentOptions } from "./base-agent.js";
-import type { InvocationContext } from "./invocation-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 
 export type ParallelAgentOptions = BaseAgentOptions;
 

@@ -1,6 +1,6 @@
-import type { InvocationContext } from "../agents/invocation-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
-import { ReadonlyContext } from "../agents/readonly-context.js";
+import { ReadonlyContext } from "../context/readonly-context.js";
 import type { FunctionCall, Part } from "../content/content.js";
 import type { ToolConfirmation } from "../events/event-actions.js";
 import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";

@@ -1,6 +1,6 @@
-import type { InvocationContext } from "../agents/invocation-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
-import { ReadonlyContext } from "../agents/readonly-context.js";
+import { ReadonlyContext } from "../context/readonly-context.js";
 import type { Content, Part } from "../content/content.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { appendInstructions, type LlmRequest } from "../models/llm-request.js";

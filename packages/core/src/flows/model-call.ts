@@ -1,6 +1,6 @@
-import { CallbackContext } from "../agents/callback-context.js";
+import { CallbackContext } from "../context/callback-context.js";
 import { runCallbackSlot } from "../agents/callbacks.js";
-import type { InvocationContext } from "../agents/invocation-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import { StreamingMode } from "../agents/run-config.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";

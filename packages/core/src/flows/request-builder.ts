@@ -1,6 +1,6 @@
-import type { InvocationContext } from "../agents/invocation-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
-import { ReadonlyContext } from "../agents/readonly-context.js";
+import { ReadonlyContext } from "../context/readonly-context.js";
 import type { GenerateContentConfig } from "../content/generate-content-config.js";
 import { createEventActions, type EventActions } from "../events/event-actions.js";
 import type { Event } from "../events/event.js";
@@ -13,7 +13,7 @@ import {
   type LlmRequest,
 } from "../models/llm-request.js";
 import { isToolset } from "../tools/base-toolset.js";
-import { ToolContext } from "../tools/tool-context.js";
+import { ToolContext } from "../context/tool-context.js";
 import { getContents, getCurrentTurnContents, insertInstructionContents } from "./contents.js";
 import { applyInstructions } from "./instructions.js";
 import { outputSchemaToJson, SET_MODEL_RESPONSE_INSTRUCTION, SetModelResponseTool } from "./output-schema.js";

@@ -1,13 +1,13 @@
 import type { BaseAgent } from "../agents/base-agent.js";
-import type { CallbackContext } from "../agents/callback-context.js";
+import type { CallbackContext } from "../context/callback-context.js";
 import type { MaybePromise } from "../agents/callbacks.js";
-import type { InvocationContext } from "../agents/invocation-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 import type { Content } from "../content/content.js";
 import type { Event } from "../events/event.js";
 import type { LlmRequest } from "../models/llm-request.js";
 import type { LlmResponse } from "../models/llm-response.js";
 import type { BaseTool } from "../tools/base-tool.js";
-import type { ToolContext } from "../tools/tool-context.js";
+import type { ToolContext } from "../context/tool-context.js";
 
 type Maybe<T> = MaybePromise<T | undefined | void>;
 

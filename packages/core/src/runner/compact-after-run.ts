@@ -1,5 +1,5 @@
 import type { BaseAgent } from "../agents/base-agent.js";
-import type { InvocationContext } from "../agents/invocation-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 import { createEvent, type Event } from "../events/event.js";
 import { isLlmAgent } from "../flows/llm-agent-kind.js";
 import type { BaseSessionService } from "../sessions/base-session-service.js";

@@ -1,5 +1,5 @@
 import type { BaseAgent } from "../agents/base-agent.js";
-import { InvocationContext } from "../agents/invocation-context.js";
+import { InvocationContext } from "../context/invocation-context.js";
 import type { LiveRequestQueue } from "../agents/live-request-queue.js";
 import { resolveRunConfig, StreamingMode, type RunConfig } from "../agents/run-config.js";
 import type { BaseArtifactService } from "../artifacts/base-artifact-service.js";

@@ -17,7 +17,7 @@ import { Runner } from "../runner/runner.js";
 import { InMemorySessionService } from "../sessions/in-memory-session-service.js";
 import { withoutTempKeys } from "../sessions/state.js";
 import { BaseTool, type ToolRunRequest } from "./base-tool.js";
-import type { ToolContext } from "./tool-context.js";
+import type { ToolContext } from "../context/tool-context.js";
 
 export interface AgentToolOptions {
   /** The agent to call; the tool takes its name and description. */

@@ -3,7 +3,7 @@ import type { FunctionDeclaration } from "../content/generate-content-config.js"
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { RESERVED_FUNCTION_CALL_NAMES } from "../flows/confirmation-names.js";
 import { BaseTool, type ToolRunRequest } from "./base-tool.js";
-import type { ToolContext } from "./tool-context.js";
+import type { ToolContext } from "../context/tool-context.js";
 
 /**
  * A plain JSON Schema for tool arguments (e.g. from MCP or OpenAPI). It must describe an

@@ -1,7 +1,7 @@
 import type { EventActions, ToolConfirmation } from "../events/event-actions.js";
 import { AgentKitError } from "../errors/agentkit-error.js";
-import { CallbackContext } from "../agents/callback-context.js";
-import type { InvocationContext } from "../agents/invocation-context.js";
+import { CallbackContext } from "./callback-context.js";
+import type { InvocationContext } from "./invocation-context.js";
 
 /** The context a tool runs with: a callback context plus the call it answers. */
 export class ToolContext extends CallbackContext {

@@ -7,9 +7,9 @@ import type { ModelRegistry } from "../models/model-registry.js";
 import type { PluginManager } from "../plugins/plugin-manager.js";
 import type { BaseSessionService } from "../sessions/base-session-service.js";
 import type { Session } from "../sessions/session.js";
-import type { BaseAgent } from "./base-agent.js";
-import type { LiveRequestQueue } from "./live-request-queue.js";
-import { resolveRunConfig, type ResolvedRunConfig, type RunConfig } from "./run-config.js";
+import type { BaseAgent } from "../agents/base-agent.js";
+import type { LiveRequestQueue } from "../agents/live-request-queue.js";
+import { resolveRunConfig, type ResolvedRunConfig, type RunConfig } from "../agents/run-config.js";
 
 export interface InvocationContextInit {
   invocationId: string;
