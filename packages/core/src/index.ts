@@ -94,25 +94,14 @@ export {
   APP_PREFIX,
   USER_PREFIX,
   TEMP_PREFIX,
-  scopeOfKey,
-  withoutTempKeys,
-  splitStateDelta,
-  mergeState,
   type ReadonlyState,
   type StateScope,
 } from "./sessions/state.js";
-export { setOwn, assignOwn, getOwn, hasOwnKey } from "./sessions/own-keys.js";
-export {
-  checkClientState,
-  isInternalStateKey,
-  StateKeyNotAllowedError,
-  INTERNAL_STATE_PREFIXES,
-  type ClientStatePolicy,
-} from "./sessions/client-state-policy.js";
-export { checkIncomingMessage, checkIncomingParts } from "./flows/incoming-message-check.js";
+
+export { StateKeyNotAllowedError } from "./sessions/client-state-policy.js";
+
 export {
   BaseSessionService,
-  applyEventToSession,
   type CreateSessionRequest,
   type GetSessionRequest,
   type ListSessionsRequest,
@@ -159,15 +148,11 @@ export type { LlmResponse } from "./models/llm-response.js";
 export { ModelRegistry, type ModelFactory } from "./models/model-registry.js";
 
 // Agents and contexts
-export { BaseAgent, validateAgentName, type BaseAgentOptions } from "./agents/base-agent.js";
-export { InvocationContext, type InvocationContextInit } from "./context/invocation-context.js";
+export { BaseAgent, type BaseAgentOptions } from "./agents/base-agent.js";
+export { InvocationContext } from "./context/invocation-context.js";
 export { ReadonlyContext } from "./context/readonly-context.js";
 export { CallbackContext } from "./context/callback-context.js";
 export {
-  callbackList,
-  runCallbackSlot,
-  type MaybePromise,
-  type CallbackSlot,
   type BeforeAgentCallback,
   type AfterAgentCallback,
   type BeforeModelCallback,
@@ -180,8 +165,6 @@ export {
 export {
   StreamingMode,
   ToolExecutionMode,
-  DEFAULT_MAX_LLM_CALLS,
-  resolveRunConfig,
   type RunConfig,
   type ResolvedRunConfig,
   type AudioTranscriptionConfig,
@@ -202,26 +185,12 @@ export { ToolContext } from "./context/tool-context.js";
 // Code executors (implementations live in @agentkit/tools)
 export {
   BaseCodeExecutor,
-  DEFAULT_CODE_BLOCK_DELIMITERS,
-  DEFAULT_EXECUTION_RESULT_DELIMITERS,
   type BaseCodeExecutorOptions,
   type CodeExecutionFile,
   type CodeExecutionInput,
   type CodeExecutorResult,
   type Delimiters,
 } from "./code-executors/base-code-executor.js";
-export {
-  extractCodeAndTruncateContent,
-  buildCodeExecutionResultPart,
-  convertCodeExecutionParts,
-  extractInputFiles,
-} from "./code-executors/code-execution-utils.js";
-export {
-  CODE_EXECUTION_CONTEXT_KEY,
-  readCodeExecutionContext,
-  getErrorCount,
-  type CodeExecutionContextState,
-} from "./code-executors/code-executor-context.js";
 
 // Plugins
 export { BasePlugin, type PluginHookName } from "./plugins/base-plugin.js";
@@ -230,35 +199,28 @@ export { PluginManager, PluginError } from "./plugins/plugin-manager.js";
 // In-memory services (re-exported by @agentkit/sessions and @agentkit/artifacts)
 export { InMemorySessionService } from "./sessions/in-memory-session-service.js";
 export { InMemoryArtifactService } from "./artifacts/in-memory-artifact-service.js";
-export { validateArtifactFilename, validateArtifactPart, artifactMimeType } from "./artifacts/artifact-validation.js";
+
 export { InMemoryMemoryService } from "./memory/in-memory-memory-service.js";
 
 // Function tools (FunctionTool, LongRunningFunctionTool, exitLoopTool)
 export {
   FunctionTool,
-  validateToolName,
   type FunctionToolOptions,
   type ToolParameters,
   type ToolArgs,
   type JsonObjectSchema,
   type ConfirmationPredicate,
 } from "./tools/function-tool.js";
-export { LongRunningFunctionTool, LONG_RUNNING_NOTE } from "./tools/long-running-function-tool.js";
+export { LongRunningFunctionTool } from "./tools/long-running-function-tool.js";
 export { exitLoopTool } from "./tools/exit-loop-tool.js";
 
 // Runner, App, workflow agents, AgentTool
 export { Runner, type RunnerOptions, type RunAsyncRequest, type RunLiveRequest } from "./runner/runner.js";
-export {
-  App,
-  validateAppName,
-  type AppOptions,
-  type EventsCompactionConfig,
-  type EventsSummarizer,
-} from "./runner/app.js";
+export { App, type AppOptions, type EventsCompactionConfig, type EventsSummarizer } from "./runner/app.js";
 export { LlmEventSummarizer, type LlmEventSummarizerOptions } from "./runner/llm-event-summarizer.js";
-export { selectCompactionWindow } from "./runner/events-compaction.js";
+
 export { InMemoryRunner, type InMemoryRunnerOptions } from "./runner/in-memory-runner.js";
-export { findAgentToRun } from "./runner/find-agent-to-run.js";
+
 export { SequentialAgent, type SequentialAgentOptions } from "./agents/sequential-agent.js";
 export { ParallelAgent, type ParallelAgentOptions } from "./agents/parallel-agent.js";
 export { LoopAgent, type LoopAgentOptions } from "./agents/loop-agent.js";
@@ -273,50 +235,13 @@ export {
   type InstructionProvider,
 } from "./agents/llm-agent.js";
 export { isLlmAgent } from "./flows/llm-agent-kind.js";
-export { runLlmFlow, createModelResponseEvent } from "./flows/llm-flow.js";
-export { buildLlmRequest } from "./flows/request-builder.js";
-export { preprocessCodeExecution, executeCodeInResponse, saveModelSideImages } from "./flows/code-execution.js";
-export { callModel, afterModel, errorResponse } from "./flows/model-call.js";
-export {
-  handleFunctionCalls,
-  executeFunctionCalls,
-  generateFunctionCallId,
-  populateFunctionCallIds,
-  getLongRunningCallIds,
-  ToolNotFoundError,
-  type HandleFunctionCallsOptions,
-  type FunctionCallsOutcome,
-} from "./flows/function-calling.js";
-export {
-  getContents,
-  getCurrentTurnContents,
-  isEventInBranch,
-  isInternalRequestEvent,
-  PENDING_CALL_RESPONSE,
-  UNANSWERED_CALL_RESPONSE,
-} from "./flows/contents.js";
-export { injectSessionState, isValidStateName, identityInstruction } from "./flows/instructions.js";
-export {
-  buildConfirmationRequestEvent,
-  parseToolConfirmation,
-  resumeConfirmedToolCalls,
-} from "./flows/confirmation.js";
+
+export { ToolNotFoundError } from "./flows/function-calling.js";
+
 export {
   REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
   REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
   REQUEST_INPUT_FUNCTION_CALL_NAME,
-  RESERVED_FUNCTION_CALL_NAMES,
-  CLIENT_FUNCTION_CALL_ID_PREFIX,
 } from "./flows/confirmation-names.js";
-export {
-  getTransferTargets,
-  isTransferableAcrossAgentTree,
-  TransferToAgentTool,
-  TRANSFER_TO_AGENT_TOOL_NAME,
-} from "./flows/transfer.js";
-export {
-  SetModelResponseTool,
-  SET_MODEL_RESPONSE_TOOL_NAME,
-  OutputValidationError,
-  type OutputSchema,
-} from "./flows/output-schema.js";
+
+export { OutputValidationError, type OutputSchema } from "./flows/output-schema.js";

@@ -1,15 +1,10 @@
 import { describe, expect, it } from "@jest/globals";
 import {
   BaseCodeExecutor,
-  CODE_EXECUTION_CONTEXT_KEY,
   ConfigurationError,
   InMemoryRunner,
   LlmAgent,
   StreamingMode,
-  buildCodeExecutionResultPart,
-  convertCodeExecutionParts,
-  extractCodeAndTruncateContent,
-  extractInputFiles,
   type CodeExecutionInput,
   type CodeExecutorResult,
   type Content,
@@ -17,6 +12,13 @@ import {
   type InvocationContext,
   type LlmRequest,
 } from "../src/index.js";
+import {
+  CODE_EXECUTION_CONTEXT_KEY,
+  buildCodeExecutionResultPart,
+  convertCodeExecutionParts,
+  extractCodeAndTruncateContent,
+  extractInputFiles,
+} from "../src/internal.js";
 import { ScriptedModel } from "../src/testing/index.js";
 
 /** Records its inputs and answers with scripted results (the real executors live in @agentkit/tools). */

@@ -33,13 +33,11 @@ function open(dbName: string): MongoSessionService {
 const set = (delta: Record<string, unknown>) => createEvent({ author: "agent", actions: { stateDelta: delta } });
 /** The next `update` command drops its connection, as if the writer died right after inserting its event. */
 const dieOnNextUpdate = () =>
-  raw
-    .db("admin")
-    .command({
-      configureFailPoint: "failCommand",
-      mode: { times: 1 },
-      data: { failCommands: ["update"], closeConnection: true },
-    });
+  raw.db("admin").command({
+    configureFailPoint: "failCommand",
+    mode: { times: 1 },
+    data: { failCommands: ["update"], closeConnection: true },
+  });
 
 describe("MongoSessionService shared state ordering", () => {
   it("does not let a rolled-forward old append overwrite a newer app: or user: value from another session", async () => {

@@ -247,13 +247,11 @@ describe("MongoWireServer through the official driver", () => {
   });
 
   it("fails commands on demand through the failCommand fail point", async () => {
-    await db
-      .admin()
-      .command({
-        configureFailPoint: "failCommand",
-        mode: { times: 1 },
-        data: { failCommands: ["insert"], errorCode: 91, errmsg: "shutting down" },
-      });
+    await db.admin().command({
+      configureFailPoint: "failCommand",
+      mode: { times: 1 },
+      data: { failCommands: ["insert"], errorCode: 91, errmsg: "shutting down" },
+    });
     await expect(db.collection("fp").insertOne({ a: 1 })).rejects.toMatchObject({ code: 91 });
     await db.collection("fp").insertOne({ a: 2 });
     expect(await db.collection("fp").countDocuments()).toBe(1);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
-import { CODE_EXECUTION_CONTEXT_KEY, LlmAgent, RunAbortedError, isFinalResponse, type Event } from "@agentkit/core";
+import { LlmAgent, RunAbortedError, isFinalResponse, type Event } from "@agentkit/core";
+import { CODE_EXECUTION_CONTEXT_KEY } from "@agentkit/core/internal";
 import { ScriptedModel, type RecordedRequest } from "@agentkit/core/testing";
 import { LocalCodeExecutor } from "../src/index.js";
 import { findOnPath } from "../src/code-executors/interpreter.js";

@@ -5,9 +5,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   BaseArtifactService,
   ConfigurationError,
-  artifactMimeType,
   nowSeconds,
-  validateArtifactPart,
   type ArtifactRequest,
   type ArtifactScope,
   type ArtifactVersion,
@@ -15,6 +13,7 @@ import {
   type Part,
   type SaveArtifactRequest,
 } from "@agentkit/core";
+import { artifactMimeType, validateArtifactPart } from "@agentkit/core/internal";
 import { ArtifactStoreError, ArtifactStoreErrorCode, InvalidArtifactUriError } from "../errors/artifact-errors.js";
 import {
   USER_SCOPE_SEGMENT,

@@ -1,10 +1,5 @@
-import {
-  AgentKitError,
-  isUserScopedFilename,
-  validateArtifactFilename,
-  type ArtifactRequest,
-  type ArtifactScope,
-} from "@agentkit/core";
+import { AgentKitError, isUserScopedFilename, type ArtifactRequest, type ArtifactScope } from "@agentkit/core";
+import { validateArtifactFilename } from "@agentkit/core/internal";
 import { InvalidArtifactNameError, InvalidArtifactScopeError } from "../errors/artifact-errors.js";
 import { encodeSegment } from "./path-segment.js";
 

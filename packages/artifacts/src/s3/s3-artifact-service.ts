@@ -12,9 +12,7 @@ import { Upload } from "@aws-sdk/lib-storage";
 import {
   BaseArtifactService,
   ConfigurationError,
-  artifactMimeType,
   nowSeconds,
-  validateArtifactPart,
   type ArtifactRequest,
   type ArtifactScope,
   type ArtifactVersion,
@@ -22,6 +20,7 @@ import {
   type Part,
   type SaveArtifactRequest,
 } from "@agentkit/core";
+import { artifactMimeType, validateArtifactPart } from "@agentkit/core/internal";
 import { ArtifactStoreError, ArtifactStoreErrorCode, InvalidArtifactUriError } from "../errors/artifact-errors.js";
 import {
   USER_SCOPE_SEGMENT,

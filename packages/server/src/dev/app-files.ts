@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { validateAppName } from "@agentkit/core";
+import { validateAppName } from "@agentkit/core/internal";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { isIgnoredFolderName } from "../loader/app-discovery.js";
 

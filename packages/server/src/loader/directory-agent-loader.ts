@@ -4,10 +4,10 @@ import {
   ConfigurationError,
   exitLoopTool,
   isLlmAgent,
-  validateAppName,
   type BaseAgent,
   type ModelRegistry,
 } from "@agentkit/core";
+import { validateAppName } from "@agentkit/core/internal";
 import type { AgentLoader, LoadedApp } from "../agent-loader.js";
 import { AppNotFoundError } from "../errors/server-errors.js";
 import { describeError } from "./agent-load-error.js";

@@ -1,11 +1,5 @@
-import {
-  checkIncomingMessage,
-  SessionNotFoundError,
-  StreamingMode,
-  type Content,
-  type Event,
-  type RunConfig,
-} from "@agentkit/core";
+import { SessionNotFoundError, StreamingMode, type Content, type Event, type RunConfig } from "@agentkit/core";
+import { checkIncomingMessage } from "@agentkit/core/internal";
 import { HttpRequestError } from "../errors/server-errors.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import { SessionRunQueue } from "./session-run-queue.js";

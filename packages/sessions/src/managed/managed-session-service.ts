@@ -4,14 +4,11 @@ import {
   ConfigurationError,
   createEvent,
   filterEvents,
-  mergeState,
   nowSeconds,
   SessionAlreadyExistsError,
   SessionError,
   SessionNotFoundError,
-  splitStateDelta,
   StaleSessionError,
-  withoutTempKeys,
   type AppendEventRequest,
   type CreateSessionRequest,
   type DeleteSessionRequest,
@@ -23,6 +20,7 @@ import {
   type ListSessionsResponse,
   type Session,
 } from "@agentkit/core";
+import { mergeState, splitStateDelta, withoutTempKeys } from "@agentkit/core/internal";
 import { ManagedHttpClient, ManagedSessionApiError, type Operation } from "./managed-http-client.js";
 import { rfc3339ToSeconds, secondsToRfc3339 } from "./rfc3339.js";
 import { fromSessionEvent, toSessionEvent, type SessionEventResource } from "./session-event-mapping.js";

@@ -3,14 +3,11 @@ import {
   BaseSessionService,
   eventFromJson,
   eventToJson,
-  mergeState,
   nowSeconds,
   SessionAlreadyExistsError,
   SessionError,
   SessionNotFoundError,
-  splitStateDelta,
   StaleSessionError,
-  withoutTempKeys,
   type AppendEventRequest,
   type CreateSessionRequest,
   type DeleteSessionRequest,
@@ -22,6 +19,7 @@ import {
   type ListSessionsResponse,
   type Session,
 } from "@agentkit/core";
+import { mergeState, splitStateDelta, withoutTempKeys } from "@agentkit/core/internal";
 import type { Collection, Db, Document, Filter, ObjectId } from "mongodb";
 import {
   APP_STATE_COLLECTION,

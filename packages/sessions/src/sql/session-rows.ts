@@ -1,4 +1,5 @@
-import { eventFromJson, mergeState, type Event, type Session } from "@agentkit/core";
+import { eventFromJson, type Event, type Session } from "@agentkit/core";
+import { mergeState } from "@agentkit/core/internal";
 import { EVENT_FORMAT_VERSION } from "./schema.js";
 import { SessionStoreError } from "./session-store-error.js";
 import type { SqlRow } from "./sql-plan.js";

@@ -5,8 +5,6 @@ import {
   eventToJson,
   nowSeconds,
   SessionError,
-  splitStateDelta,
-  withoutTempKeys,
   type AppendEventRequest,
   type CreateSessionRequest,
   type DeleteSessionRequest,
@@ -18,6 +16,7 @@ import {
   type ListSessionsResponse,
   type Session,
 } from "@agentkit/core";
+import { splitStateDelta, withoutTempKeys } from "@agentkit/core/internal";
 import { migratePlan, type MigrationResult } from "./schema.js";
 import {
   appendEventPlan,

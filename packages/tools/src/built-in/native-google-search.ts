@@ -28,7 +28,12 @@ export class NativeGoogleSearchTool extends BaseTool {
     super({ name: "google_search", description: "Google Search, run by the model (Gemini built-in tool)." });
   }
 
-  override async processLlmRequest({ llmRequest }: { toolContext: ToolContext; llmRequest: LlmRequest }): Promise<void> {
+  override async processLlmRequest({
+    llmRequest,
+  }: {
+    toolContext: ToolContext;
+    llmRequest: LlmRequest;
+  }): Promise<void> {
     addNativeGoogleSearch(llmRequest);
   }
 }

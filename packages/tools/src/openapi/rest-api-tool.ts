@@ -1,4 +1,5 @@
-import { BaseTool, validateToolName, type FunctionDeclaration, type ToolRunRequest } from "@agentkit/core";
+import { BaseTool, type FunctionDeclaration, type ToolRunRequest } from "@agentkit/core";
+import { validateToolName } from "@agentkit/core/internal";
 import { applyAuth, type openApiAuthSchema } from "./openapi-auth.js";
 import { isObject, type OperationParameter, type ParsedOperation } from "./openapi-spec.js";
 import type { z } from "zod";
