@@ -32,3 +32,11 @@ export interface BuilderPolicy {
 
 /** The default: no code executor, and of the built-in tools only `exit_loop`. */
 export const DEFAULT_BUILDER_POLICY: BuilderPolicy = { codeExecutors: [], tools: ["exit_loop"] };
+
+/** Why a builder-written config may not name this code executor. */
+export function builderExecutorProblem(name: string, allowed: readonly string[]): string {
+  const why = /^[A-Za-z_][\w]*$/.test(name)
+    ? `the code executor "${name}" is not allowed`
+    : `a code reference ("${name}") as code executor is not allowed`;
+  return `${why} in configs written through the agent builder: it could run processes on the server (allowed: ${allowed.join(", ") || "none"}; write the config as a file to use another executor)`;
+}

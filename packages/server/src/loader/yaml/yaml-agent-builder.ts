@@ -23,6 +23,7 @@ import {
   type LlmAgentOptions,
 } from "@agentkit/core";
 import { AgentLoadError, describeError } from "../agent-load-error.js";
+import { builderExecutorProblem } from "../builder-policy.js";
 import { configPathProblem } from "../code-reference.js";
 import {
   displayPath,
@@ -384,10 +385,9 @@ class YamlAgentBuilder {
    * toolset starting a process, with arguments of the writer's choice).
    */
   refuseArgs(node: unknown, file: string, path: Path): void {
-    if (Array.isArray(node)) return node.forEach((item, i) => this.refuseArgs(item, file, [...path, i]));
     if (typeof node !== "object" || node === null) return;
-    for (const [key, value] of Object.entries(node)) {
-      if (key === "args")
+    for (const [key, value] of Array.isArray(node) ? node.entries() : Object.entries(node)) {
+      if (key === "args" && !Array.isArray(node))
         throw this.error(
           file,
           [...path, key],
@@ -419,14 +419,6 @@ class YamlAgentBuilder {
   private error(file: string, path: Path, problem: string, cause?: unknown): AgentLoadError {
     return loadError(this.ctx, file, path.length ? formatFieldPath(path) : undefined, problem, cause);
   }
-}
-
-/** Why a builder-written config may not name this code executor. */
-export function builderExecutorProblem(name: string, allowed: readonly string[]): string {
-  const why = /^[A-Za-z_][\w]*$/.test(name)
-    ? `the code executor "${name}" is not allowed`
-    : `a code reference ("${name}") as code executor is not allowed`;
-  return `${why} in configs written through the agent builder: it could run processes on the server (allowed: ${allowed.join(", ") || "none"}; write the config as a file to use another executor)`;
 }
 
 /** Settings that belong to the agent, not to generate_content_config: say where they go. */
