@@ -72,16 +72,14 @@ describe("dev UI in Chromium against the dev server", () => {
     "turns streaming off, sends a file as inlineData, renames the session, and a reload reopens it",
     async () => {
       await page.getByRole("checkbox", { name: "Streaming" }).uncheck();
-      await page
-        .locator('input[type="file"]')
-        .setInputFiles({
-          name: "dot.png",
-          mimeType: "image/png",
-          buffer: Buffer.from(
-            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
-            "base64",
-          ),
-        });
+      await page.locator('input[type="file"]').setInputFiles({
+        name: "dot.png",
+        mimeType: "image/png",
+        buffer: Buffer.from(
+          "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+          "base64",
+        ),
+      });
       await seeText(page.locator(".chip"), "dot.png");
       const { request, body } = await sendMessage(h, "see attached");
       expect(request.streaming).toBe(false);

@@ -137,7 +137,7 @@ function walk(
           ? target.policy.tools.includes(reference)
             ? undefined
             : `the built-in tool "${reference}" is not allowed in configs written through the agent builder (allowed: ${target.policy.tools.join(", ") || "none"})`
-          : codeReferenceProblem(reference, target.finalPath, scope);
+          : prefixed(codeReferenceProblem(reference, target.finalPath, scope));
         if (problem) throw invalid(target, field, problem);
       }
     if (key === "code_executor")
@@ -151,6 +151,10 @@ function walk(
     }
     walk(value, here, target, configPaths);
   }
+}
+
+function prefixed(problem: string | undefined): string | undefined {
+  return problem && `code reference ${problem}`;
 }
 
 /** The names a code field carries: a string, `{name}`, or lists of those. */

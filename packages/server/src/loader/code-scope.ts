@@ -50,7 +50,7 @@ export function fileProblem(file: string, scope: CodeScope, extensions: readonly
   const realRoot = realOrSelf(join(scope.agentsDir, top));
   const real = realOrSelf(file);
   const rel = relative(realRoot, real);
-  const through = `resolves through a symbolic link to ${real}, which`;
+  const through = `resolves through a symbolic link to ${shownPath(real, scope.agentsDir)}, which`;
   if (isOutside(rel)) return `${through} is outside ${top}/`;
   const problem = segmentsProblem([top, ...rel.split(sep)], scope, `${through} `);
   if (problem) return problem;
@@ -77,7 +77,13 @@ export function packageProblem(specifier: string, scope: CodeScope): string | un
 export function resolvedPackageProblem(file: string, agentsDir: string): string | undefined {
   const rel = relative(realOrSelf(agentsDir), realOrSelf(file));
   if (isOutside(rel) || rel.split(sep)[0] === "node_modules") return undefined;
-  return `resolves to ${file}, which is not an installed package`;
+  return `resolves to ${shownPath(file, agentsDir)}, which is not an installed package`;
+}
+
+/** A real path for messages: relative to the agents directory, never an absolute path of this machine. */
+function shownPath(real: string, agentsDir: string): string {
+  const rel = relative(realOrSelf(agentsDir), real);
+  return isOutside(rel) ? "a file outside the agents directory" : rel.split(sep).join("/");
 }
 
 // A package name (`zod`, `@scope/pkg`), maybe followed by a subpath: no scheme, no leading `.` or `/`.

@@ -134,7 +134,7 @@ describe("agent builder: save", () => {
       ],
       [
         { "pipeline/root_agent.yaml": "name: p\nmodel: m\ntools:\n  - some-package#tool\n" },
-        /tools: "some-package#tool" names a package: configs written through the agent builder may only reference files of their app folder/,
+        /tools: code reference "some-package#tool" names a package: configs written through the agent builder may only reference files of their app folder/,
       ],
       [
         { "pipeline/root_agent.yaml": "name: p\nmodel_code: ../../outside.ts#m\n" },
