@@ -144,6 +144,18 @@ describe("agent builder: save", () => {
         { "pipeline/root_agent.yaml": "name: p\nmodel: m\nsub_agents:\n  - config_path: /etc/agent.yaml\n" },
         /config_path "\/etc\/agent.yaml" is an absolute path/,
       ],
+      [
+        { "pipeline/root_agent.yaml": "name: p\nmodel: m\ncode_executor: UnsafeLocalCodeExecutor\n" },
+        /code_executor: the code executor "UnsafeLocalCodeExecutor" is not allowed in configs written through the agent builder/,
+      ],
+      [
+        { "pipeline/root_agent.yaml": "name: p\nmodel: m\nbefore_model_callbacks:\n  - ../.agentkit/x.ts#y\n" },
+        /before_model_callbacks: code reference "..\/.agentkit\/x.ts#y" is inside the hidden folder ".agentkit"/,
+      ],
+      [
+        { "pipeline/root_agent.yaml": "name: p\nmodel: m\ntools:\n  - McpToolset\n" },
+        /tools: the built-in tool "McpToolset" is not allowed in configs written through the agent builder \(allowed: exit_loop\)/,
+      ],
       [{ "pipeline/root_agent.yaml": "name: p\n  model: [\n" }, /YAML syntax error at line/],
       [{ "pipeline/root_agent.yaml": "- a list\n" }, /expected an agent config/],
     ];
@@ -152,7 +164,12 @@ describe("agent builder: save", () => {
       expect(res.status).toBe(400);
       expect((await json(res)).error).toMatch(message);
     }
-    for (const name of ["pipeline/tools.ts", "../escape.yaml", "pipeline/tmp/pipeline/x.yaml"]) {
+    for (const name of [
+      "pipeline/tools.ts",
+      "../escape.yaml",
+      "pipeline/tmp/pipeline/x.yaml",
+      "pipeline/.github/x.yaml",
+    ]) {
       const res = await save("pipeline", { [name]: "name: p\nmodel: m\n" });
       expect(res.status).toBe(400);
       expect((await json(res)).code).toBe("INVALID_PATH");
