@@ -1,5 +1,5 @@
 import { createBuiltInTools } from "@agentkit/tools";
-import type { BuiltInTool } from "@agentkit/server";
+import type { BuilderPolicy, BuiltInTool } from "@agentkit/server";
 
 /**
  * The tools YAML agent configs may name bare in the dev server: @agentkit/tools' built-ins
@@ -30,4 +30,14 @@ export function devServerBuiltInTools(): Record<string, BuiltInTool> {
     ComputerUseToolset: computerUseToolset,
     VertexAiRagRetrieval: vertexAiRagRetrieval,
   };
+}
+
+/**
+ * What configs written through the dev UI's agent builder may name in the dev server: the
+ * executor that runs code on Gemini's side, and @agentkit/tools' built-in tools. Not the local
+ * code executors (child processes here), MCP (it may start a command), the computer-use
+ * toolset (a browser here) or the OpenAPI toolsets (they need args, which the builder refuses).
+ */
+export function devServerBuilderPolicy(): BuilderPolicy {
+  return { codeExecutors: ["BuiltInCodeExecutor"], tools: Object.keys(createBuiltInTools()) };
 }

@@ -15,7 +15,7 @@ import { createA2aRoutes } from "./a2a-routes.js";
 import { CliUsageError } from "./cli-usage-error.js";
 import { createServices } from "./create-services.js";
 import { devServerBuiltInCodeExecutors } from "./dev-server-code-executors.js";
-import { devServerBuiltInTools } from "./dev-server-tools.js";
+import { devServerBuilderPolicy, devServerBuiltInTools } from "./dev-server-tools.js";
 import { createLogger } from "./create-logger.js";
 import type { ServeOptions } from "./parse-cli-args.js";
 
@@ -34,8 +34,9 @@ export interface RunningDevServer {
 
 /**
  * The composition root: the only place that knows concrete backends. Loads the agents
- * directory, opens the services named by URIs, builds the server with tracing, graphs and
- * evals, listens, and prints the URL and the apps.
+ * directory, opens the services named by URIs, builds the server with graphs (and, for
+ * `agentkit web`, the dev tooling: traces and evals behind the server's dev tooling gate),
+ * listens, and prints the URL and the apps.
  */
 export async function startDevServer(options: StartDevServerOptions): Promise<RunningDevServer> {
   const started = performance.now();
@@ -48,10 +49,12 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
     modelRegistry,
     builtInTools: devServerBuiltInTools(),
     builtInCodeExecutors: devServerBuiltInCodeExecutors(),
+    builderPolicy: devServerBuilderPolicy(),
   });
   const services = await createServices(options, { agentsDir });
-  const traces = createTraceRecorder();
-  const evalStore = createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });
+  // Traces and evals are dev tooling: `agentkit api-server` neither records nor serves them.
+  const web = options.mode === "web";
+  const traces = web ? createTraceRecorder() : undefined;
   try {
     const server = createAgentServer({
       loader,
@@ -59,7 +62,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       artifactService: services.artifactService,
       memoryService: services.memoryService,
       modelRegistry,
-      plugins: [traces.plugin],
+      plugins: traces ? [traces.plugin] : [],
       mode: options.mode,
       // The developer at the dev UI needs to see why a run failed (ADK's dev servers send the message too).
       exposeErrorMessages: options.mode === "web",
@@ -68,9 +71,12 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       logger: createLogger(options.logLevel),
       ...(options.allowOrigins.length > 0 ? { cors: { allowOrigins: options.allowOrigins } } : {}),
     });
-    server.mount(createDebugRouter({ traces }));
     server.mount(createGraphRouter(server.context));
-    server.mount(createEvalRouter({ ...server.context, evalStore }));
+    if (traces) {
+      server.mountDevTools(createDebugRouter({ traces }));
+      const evalStore = createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });
+      server.mountDevTools(createEvalRouter({ ...server.context, evalStore }));
+    }
     if (options.a2a) server.mount(createA2aRoutes(server.context));
     const { url, port } = await server.listen({ host: options.host, port: options.port });
     const apps = await loader.listApps();
@@ -88,13 +94,13 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       apps,
       async close() {
         await server.close();
-        await traces.shutdown();
+        await traces?.shutdown();
         await loader.close();
         await services.close();
       },
     };
   } catch (error) {
-    await traces.shutdown();
+    await traces?.shutdown();
     await loader.close();
     await services.close();
     throw error;

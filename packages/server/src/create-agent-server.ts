@@ -18,6 +18,7 @@ import { createBuilderRouter } from "./dev/builder-router.js";
 import { createTelemetryRouter, fileTelemetryConsent, memoryTelemetryConsent } from "./dev/telemetry-consent.js";
 import { corsMiddlewareOptions, originMatcher, type ServerCorsOptions } from "./http/cors-options.js";
 import { errorHandler, notFoundHandler } from "./http/error-handlers.js";
+import { DevToolsMount, devToolsGate } from "./http/dev-tools-gate.js";
 import { hostGuard, type HostGuardOptions } from "./http/host-guard.js";
 import { LiveSocketServer } from "./live/live-socket-server.js";
 import { appRoutes } from "./routes/app-routes.js";
@@ -72,13 +73,20 @@ export interface AgentServerOptions {
    * dev server turns it on for its local developer. Stacks are never sent.
    */
   exposeErrorMessages?: boolean;
-  /** Routers mounted after the built-in routes and before the JSON 404 (debug, graph, eval ...). */
+  /** Routers mounted after the built-in routes and before the JSON 404 (graph, A2A ...). */
   extraRouters?: readonly Router[];
   /**
-   * The dev routes of http-api.md 4.11 (web mode only, default on there): `/config/telemetry`,
-   * and, when the loader reads an agents directory, the agent builder
-   * (`/dev/apps/{app}/builder…`) and agent tests (`/dev/apps/{app}/tests…`), which read and
-   * write files in that directory.
+   * Dev tooling routers of the caller (traces, evals: `createDebugRouter`, `createEvalRouter`),
+   * served like the built-in dev routes: behind the dev tooling gate, in web mode only.
+   */
+  devRouters?: readonly Router[];
+  /**
+   * The dev tooling routes (web mode only, default on there): `/config/telemetry`, and, when
+   * the loader reads an agents directory, the agent builder (`/dev/apps/{app}/builder…`) and
+   * agent tests (`/dev/apps/{app}/tests…`) of http-api.md 4.11, which read and write files in
+   * that directory, plus `devRouters`. They answer 403 unless the request comes from an admin
+   * principal, or the server has no authentication and is bound to loopback
+   * (docs/security-devtools.md). `mode: "api"` never serves them.
    */
   devRoutes?: boolean;
   /** On close, how long running runs may finish before they are aborted. Default 5000 ms. */
@@ -104,6 +112,12 @@ export interface AgentServer {
   readonly context: ServerContext;
   /** Mounts a router before the JSON 404 (same slot as `extraRouters`). */
   mount(router: Router): void;
+  /**
+   * Mounts a dev tooling router (same slot as `devRouters`): behind the dev tooling gate, and
+   * only when the server serves dev routes (web mode, `devRoutes` not false); ignored otherwise.
+   * Returns whether it was mounted.
+   */
+  mountDevTools(router: Router): boolean;
   /** For a server the caller owns: hand it HTTP upgrades so `/run_live` works there too. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Starts an HTTP server (with the `/run_live` WebSocket) on host and port. */
@@ -168,11 +182,24 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     : memoryTelemetryConsent();
   if (web) app.use(devUiRoutes(options.devUi, () => telemetry.read()));
   else app.get("/", (_req, res) => res.type("text").send("OK"));
-  if (web && options.devRoutes !== false) {
-    app.use(createTelemetryRouter(telemetry));
+  const extra = Router();
+  for (const router of options.extraRouters ?? []) extra.use(router);
+  app.use(extra);
+  // Every dev tooling router goes through this one mount, behind the gate (never in api mode).
+  const devTools =
+    web && options.devRoutes !== false
+      ? new DevToolsMount(devToolsGate({ boundHost: () => boundHost, authConfigured: () => authConfigured(options) }))
+      : undefined;
+  if (devTools) {
+    devTools.add(createTelemetryRouter(telemetry));
     if (agentsDir) {
-      app.use(createBuilderRouter({ agentsDir }));
-      app.use(
+      devTools.add(
+        createBuilderRouter({
+          agentsDir,
+          ...(options.loader.builderPolicy ? { policy: options.loader.builderPolicy } : {}),
+        }),
+      );
+      devTools.add(
         createAgentTestsRouter({
           agentsDir,
           loader: options.loader,
@@ -180,10 +207,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
         }),
       );
     }
+    for (const router of options.devRouters ?? []) devTools.add(router);
+    app.use(devTools.router);
   }
-  const extra = Router();
-  for (const router of options.extraRouters ?? []) extra.use(router);
-  app.use(extra);
   app.use(notFoundHandler);
   app.use(errorHandler((error) => logger.error("Request failed", error), exposeErrorMessages));
 
@@ -204,6 +230,10 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     context,
     mount(router) {
       extra.use(router);
+    },
+    mountDevTools(router) {
+      devTools?.add(router);
+      return devTools !== undefined;
     },
     handleUpgrade(req, socket, head) {
       live.handleUpgrade(req, socket, head);
@@ -238,6 +268,14 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       return closing;
     },
   };
+}
+
+/**
+ * Whether requests are authenticated: the `auth` option of the authentication work (read
+ * structurally, so this file does not depend on its types).
+ */
+function authConfigured(options: AgentServerOptions): boolean {
+  return (options as { auth?: unknown }).auth !== undefined;
 }
 
 function checkOptions(options: AgentServerOptions): void {

@@ -88,4 +88,7 @@ export {
   type BuiltInToolContext,
   type BuiltInCodeExecutorEntry,
   type ImportModule,
+  BUILDER_MARKER,
+  DEFAULT_BUILDER_POLICY,
+  type BuilderPolicy,
 } from "./loader/index.js";

@@ -11,6 +11,7 @@ import { validateAppName } from "@agentkit/core/internal";
 import type { AgentLoader, LoadedApp } from "../agent-loader.js";
 import { AppNotFoundError } from "../errors/server-errors.js";
 import { describeError } from "./agent-load-error.js";
+import { DEFAULT_BUILDER_POLICY, type BuilderPolicy } from "./builder-policy.js";
 import { findAppEntry, isIgnoredFolderName, listAppFolders, type AppEntry } from "./app-discovery.js";
 import { listSourceFiles, sameSnapshot, takeSnapshot, type FileSnapshot } from "./file-snapshot.js";
 import {
@@ -52,6 +53,12 @@ export interface DirectoryAgentLoaderOptions {
    * `UnsafeLocalCodeExecutor`, …); none by default, since they live outside the server package.
    */
   builtInCodeExecutors?: Readonly<Record<string, BuiltInCodeExecutorEntry>>;
+  /**
+   * What configs written through HTTP (the dev UI's agent builder, see builder-policy.ts) may
+   * name: built-in code executors and tools that run nothing on this machine. Default: no code
+   * executor, and `exit_loop` as the only built-in tool.
+   */
+  builderPolicy?: Partial<BuilderPolicy>;
   logger?: LoaderLogger;
   /** Imports a module URL; defaults to the runtime's `import()`. */
   importModule?: ImportModule;
@@ -73,6 +80,7 @@ export function createDirectoryAgentLoader(options: DirectoryAgentLoaderOptions)
 class DirectoryAgentLoader implements AgentLoader {
   /** The agents directory (absolute); the dev server's builder and tests routes edit files in it. */
   readonly agentsDir: string;
+  readonly builderPolicy: BuilderPolicy;
   private readonly reload: boolean;
   private readonly importer: ModuleImporter;
   private readonly builtInTools: ReadonlyMap<string, BuiltInTool>;
@@ -99,6 +107,10 @@ class DirectoryAgentLoader implements AgentLoader {
       ...Object.entries(options.builtInTools ?? {}),
     ]);
     this.builtInCodeExecutors = new Map(Object.entries(options.builtInCodeExecutors ?? {}));
+    this.builderPolicy = {
+      codeExecutors: [...(options.builderPolicy?.codeExecutors ?? DEFAULT_BUILDER_POLICY.codeExecutors)],
+      tools: [...(options.builderPolicy?.tools ?? DEFAULT_BUILDER_POLICY.tools)],
+    };
     // The hook is needed without reload too: it lets `./x.js` imports find `./x.ts` sources under
     // Node's type stripping. With reload it also re-imports the local modules of a reloaded app.
     const client: ModuleHooksClient = {
@@ -177,11 +189,13 @@ class DirectoryAgentLoader implements AgentLoader {
     if (tag) this.resolvedByTag.set(tag, resolved);
     const ctx: LoadContext = {
       agentsDir: this.agentsDir,
+      appDir,
       tag,
       importer: this.importer,
       builtInTools: this.builtInTools,
       builtInCodeExecutors: this.builtInCodeExecutors,
       modelRegistry: this.options.modelRegistry,
+      builderPolicy: this.builderPolicy,
       track: (file) => extraFiles.add(file),
     };
     for (const file of entry.shadowed)
