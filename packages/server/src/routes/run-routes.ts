@@ -1,6 +1,8 @@
 import { once } from "node:events";
 import { Router, type Request, type Response } from "express";
 import { eventToJson, RunAbortedError, type Event } from "@agentkit/core";
+import { principalOf } from "../auth/principal.js";
+import { reasoningEngineUserOf } from "../auth/route-access.js";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { contentField, parseBody, reasoningEngineSchema, runRequestSchema } from "../http/request-schemas.js";
 import { prepareRun, type RunParams } from "../runs/execute-run.js";
@@ -44,7 +46,10 @@ export function runRoutes(deps: RouteDeps): Router {
     const raw = req.body as { input?: unknown } | undefined;
     const input = raw && typeof raw === "object" && raw.input && typeof raw.input === "object" ? raw.input : raw;
     const body = parseBody(reasoningEngineSchema, input);
-    const key = { appName: body.appName, userId: body.userId, sessionId: body.sessionId };
+    // Without a userId the run is the authenticated principal's (else the "default-user" of the schema).
+    const principal = principalOf(res);
+    const userId = principal && reasoningEngineUserOf(req.body) === undefined ? principal.userId : body.userId;
+    const key = { appName: body.appName, userId, sessionId: body.sessionId };
     await deps.runners.runnerFor(body.appName);
     const existing = await deps.context.sessionService.getSession(key);
     if (!existing) {
