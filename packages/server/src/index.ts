@@ -11,6 +11,7 @@ export {
 } from "./create-agent-server.js";
 export { createStaticAgentLoader, type StaticAgentLoaderOptions } from "./static-agent-loader.js";
 export type { ServerCorsOptions } from "./http/cors-options.js";
+export { isLoopbackHost } from "./http/host-guard.js";
 export {
   ADMIN_SCOPE,
   isAdmin,
