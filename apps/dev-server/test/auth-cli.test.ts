@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CliUsageError } from "../src/cli-usage-error.js";
 import { HELP_TEXT } from "../src/help-text.js";
+import { main } from "../src/main.js";
 import { parseCliArgs, type ServeOptions } from "../src/parse-cli-args.js";
 import { devServerAuth } from "../src/server-auth.js";
 import { EXAMPLES_DIR as examples, OFFLINE_ENV, startCli, type CliProcess } from "./support/cli-process.js";
@@ -152,6 +153,24 @@ describe("auth flags", () => {
       "AGENTKIT_INSECURE_NO_AUTH",
     ])
       expect(HELP_TEXT).toContain(text);
+  });
+});
+
+describe("keys in the environment", () => {
+  it("are removed from the environment once read (agents' subprocesses do not inherit them)", async () => {
+    const env: NodeJS.ProcessEnv = { AGENTKIT_API_KEYS: "too-short alice", KEEP: "1" };
+    let err = "";
+    const sink = (write: (s: string) => void) =>
+      ({ write: (chunk: string) => (write(String(chunk)), true) }) as unknown as NodeJS.WritableStream;
+    const code = await main(["api-server", examples, "--port", "0", "--auth", "api-key"], {
+      stdout: sink(() => {}),
+      stderr: sink((s) => (err += s)),
+      env,
+    });
+    expect(code).toBe(1);
+    expect(err).toContain("API keys: AGENTKIT_API_KEYS line 1: the key is shorter than 16 characters.");
+    expect(err).not.toContain("too-short");
+    expect(env).toEqual({ KEEP: "1" });
   });
 });
 
