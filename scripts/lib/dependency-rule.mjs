@@ -45,6 +45,9 @@ export const VENDOR_ZONES = {
     "google-auth-library": "src/openapi/",
     pg: "src/retrieval/postgres/",
   },
+  "@agentkit/server": {
+    jose: "src/auth/",
+  },
   "@agentkit/artifacts": {
     "@aws-sdk/client-s3": "src/s3/",
     "@aws-sdk/lib-storage": "src/s3/",

@@ -26,6 +26,21 @@ Flags (web, api-server):
                                  /a2a/{app}/.well-known/agent-card.json; env AGENTKIT_A2A=1)
   --dev-ui-dir <dir>             web: serve this built dev UI instead of agentkit's (for ADK's own:
                                  node_modules/@google/adk-devtools/dist/browser; env AGENTKIT_DEV_UI_DIR)
+  --allowed-hosts <h1,h2>        Host header names accepted besides the bound address: the names clients
+                                 use to reach the server (repeatable; env AGENTKIT_ALLOWED_HOSTS)
+Authentication (web, api-server; a non-loopback --host refuses to start without it):
+  --auth none|api-key|jwt        who may call the server (default none; env AGENTKIT_AUTH); clients send
+                                 Authorization: Bearer <key or JWT>; a principal may only touch its own
+                                 user's sessions and runs unless it has the "admin" scope
+  --api-keys-file <file>         api-key: one "<key> <userId> [scope…]" per line, # comments (env
+                                 AGENTKIT_API_KEYS_FILE; or the entries in AGENTKIT_API_KEYS, ";" between them)
+  --jwt-jwks-url <url>           jwt: the issuer's JWKS (https; env AGENTKIT_JWT_JWKS_URL), or
+  --jwt-public-key-file <pem>    jwt: one PEM public key (env AGENTKIT_JWT_PUBLIC_KEY_FILE)
+  --jwt-issuer <iss>             jwt: accepted iss, required (env AGENTKIT_JWT_ISSUER)
+  --jwt-audience <aud>           jwt: accepted aud, required (env AGENTKIT_JWT_AUDIENCE)
+  --jwt-user-claim <claim>       jwt: the claim holding the user id (default sub; env AGENTKIT_JWT_USER_CLAIM)
+  --insecure-no-auth             listen on a non-loopback host without authentication anyway
+                                 (env AGENTKIT_INSECURE_NO_AUTH=1)
 Service flags (web, api-server, run):
   --session-service-uri <uri>    memory:// | sqlite:///abs/file.db | postgres://… | mongodb://… | agentengine://…
                                  (default: sqlite under <agents_dir>/.agentkit/; run: memory://; env AGENTKIT_SESSION_SERVICE_URI)

@@ -13,13 +13,15 @@ import {
   type ModelRegistry,
 } from "@agentkit/core";
 import type { AgentLoader } from "./agent-loader.js";
+import { AccessControl, type ServerAuthOptions } from "./auth/access-control.js";
+import type { Authenticator } from "./auth/authenticator.js";
 import { createAgentTestsRouter } from "./dev/agent-tests-router.js";
 import { createBuilderRouter } from "./dev/builder-router.js";
 import { createTelemetryRouter, fileTelemetryConsent, memoryTelemetryConsent } from "./dev/telemetry-consent.js";
 import { corsMiddlewareOptions, originMatcher, type ServerCorsOptions } from "./http/cors-options.js";
 import { errorHandler, notFoundHandler } from "./http/error-handlers.js";
 import { DevToolsMount, devToolsGate } from "./http/dev-tools-gate.js";
-import { hostGuard, type HostGuardOptions } from "./http/host-guard.js";
+import { hostGuard, isLoopbackHost, type HostGuardOptions } from "./http/host-guard.js";
 import { LiveSocketServer } from "./live/live-socket-server.js";
 import { appRoutes } from "./routes/app-routes.js";
 import { artifactRoutes } from "./routes/artifact-routes.js";
@@ -53,11 +55,24 @@ export interface AgentServerOptions {
   cors?: ServerCorsOptions;
   /**
    * The address the server will be bound to, for the DNS-rebinding check (loopback binds only
-   * accept loopback Host headers). `listen({ host })` sets it too. Default 127.0.0.1.
+   * accept loopback Host headers, other binds the bound address and `allowedHosts`).
+   * `listen({ host })` sets it too. Default 127.0.0.1.
    */
   host?: string;
-  /** Host names accepted besides loopback ones while bound to loopback. */
+  /**
+   * Host names (the Host header's name) accepted besides the bound address and, when loopback
+   * is reachable, loopback names: the server's DNS names, a tunnel's name.
+   */
   allowedHosts?: readonly string[];
+  /**
+   * Authentication and authorization (off when absent: every request is served, as on a local
+   * dev server). An `Authenticator` (`apiKeyAuthenticator`, `jwtAuthenticator`, or a function
+   * `(req) => Principal | undefined`) or `{ authenticate, routes?, realm? }`. With it, every
+   * route but the public ones (health, the dev UI's files) needs credentials (401), and a
+   * principal may only touch its own user's sessions, artifacts, memory and runs unless it has
+   * the admin scope (403). docs/server.md lists the rule of every route.
+   */
+  auth?: Authenticator | ServerAuthOptions;
   /** Largest JSON body (bytes or a string like "50mb"); larger gets 413. Default "50mb" (as ADK JS). */
   bodyLimit?: number | string;
   /** Static dev UI (web mode). Without it `/dev-ui/` is a page saying the UI is not installed. */
@@ -169,11 +184,18 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     isAllowedOrigin: originMatcher(options.cors?.allowOrigins ?? []),
   };
 
+  const access = options.auth
+    ? new AccessControl(typeof options.auth === "function" ? { authenticate: options.auth } : options.auth, logger)
+    : undefined;
+
   const app = express();
   app.disable("x-powered-by");
   app.use(hostGuard(guard));
   if (options.cors) app.use(cors(corsMiddlewareOptions(options.cors)));
+  // Credentials are checked before a body is read; the rule needs the body (`/run` names its user there).
+  if (access) app.use(access.identify);
   app.use(express.json({ limit: options.bodyLimit ?? "50mb", strict: true }));
+  if (access) app.use(access.authorize);
   app.use(appRoutes(deps), sessionRoutes(deps), artifactRoutes(deps), memoryRoutes(deps), runRoutes(deps));
   const web = (options.mode ?? "web") === "web";
   const agentsDir = options.loader.agentsDir;
@@ -188,7 +210,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   // Every dev tooling router goes through this one mount, behind the gate (never in api mode).
   const devTools =
     web && options.devRoutes !== false
-      ? new DevToolsMount(devToolsGate({ boundHost: () => boundHost, authConfigured: () => authConfigured(options) }))
+      ? new DevToolsMount(devToolsGate({ boundHost: () => boundHost, authConfigured: () => access !== undefined }))
       : undefined;
   if (devTools) {
     devTools.add(createTelemetryRouter(telemetry));
@@ -213,7 +235,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   app.use(notFoundHandler);
   app.use(errorHandler((error) => logger.error("Request failed", error), exposeErrorMessages));
 
-  const live = new LiveSocketServer(deps, guard);
+  const live = new LiveSocketServer(deps, guard, access);
   let server: Server | undefined;
   let closing: Promise<void> | undefined;
 
@@ -260,6 +282,10 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
         });
       });
       const { port } = http.address() as AddressInfo;
+      if (!access && !isLoopbackHost(host))
+        logger.warn(
+          `Listening on ${host} without authentication: anyone who can reach it can read and change every user's sessions (pass the auth option).`,
+        );
       const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? DEFAULT_HOST : host;
       return { url: `http://${urlHost}:${port}`, port };
     },
@@ -274,10 +300,6 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
  * Whether requests are authenticated: the `auth` option of the authentication work (read
  * structurally, so this file does not depend on its types).
  */
-function authConfigured(options: AgentServerOptions): boolean {
-  return (options as { auth?: unknown }).auth !== undefined;
-}
-
 function checkOptions(options: AgentServerOptions): void {
   if (!options || typeof options !== "object")
     throw new ConfigurationError("createAgentServer needs an options object.");
@@ -288,6 +310,14 @@ function checkOptions(options: AgentServerOptions): void {
     throw new ConfigurationError(
       `createAgentServer: mode must be "web" or "api", got ${JSON.stringify(options.mode)}.`,
     );
+  }
+  if (options.auth !== undefined && typeof options.auth !== "function" && typeof options.auth !== "object") {
+    throw new ConfigurationError(
+      "createAgentServer: auth must be an authenticator function or { authenticate, routes? }.",
+    );
+  }
+  if (options.allowedHosts !== undefined && !Array.isArray(options.allowedHosts)) {
+    throw new ConfigurationError("createAgentServer: allowedHosts must be an array of host names.");
   }
   if (options.cors && !Array.isArray(options.cors.allowOrigins)) {
     throw new ConfigurationError("createAgentServer: cors.allowOrigins must be an array of origins.");

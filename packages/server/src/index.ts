@@ -11,6 +11,37 @@ export {
 } from "./create-agent-server.js";
 export { createStaticAgentLoader, type StaticAgentLoaderOptions } from "./static-agent-loader.js";
 export type { ServerCorsOptions } from "./http/cors-options.js";
+export { isLoopbackHost } from "./http/host-guard.js";
+export {
+  ADMIN_SCOPE,
+  isAdmin,
+  principalOf,
+  setPrincipal,
+  BUILT_IN_ROUTE_RULES,
+  bodyUserOf,
+  liveUserOf,
+  reasoningEngineUserOf,
+  apiKeyAuthenticator,
+  parseApiKeyText,
+  MIN_API_KEY_LENGTH,
+  jwtAuthenticator,
+  ASYMMETRIC_JWT_ALGORITHMS,
+  AuthenticationError,
+  AuthenticationUnavailableError,
+  ForbiddenError,
+  bearerTokenOf,
+  WEBSOCKET_BEARER_PREFIX,
+  WEBSOCKET_PROTOCOL,
+  type Principal,
+  type Authenticator,
+  type ServerAuthOptions,
+  type RouteAccess,
+  type RouteRule,
+  type ApiKeyAuthOptions,
+  type ApiKeyEntry,
+  type JwtAuthOptions,
+  type AuthFailure,
+} from "./auth/index.js";
 export type { DevUiOptions } from "./routes/dev-ui-routes.js";
 export type { AppInfo } from "./routes/app-routes.js";
 export { consoleLogger, type ServerLogger } from "./server-logger.js";
@@ -24,6 +55,7 @@ export {
   type TraceRecorder,
   type TraceRecorderOptions,
   type TraceSource,
+  type TraceOwner,
   type TraceStoreOptions,
   type EventTraceAttributes,
   type DebugRouterOptions,

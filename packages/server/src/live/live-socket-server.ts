@@ -1,7 +1,11 @@
-import type { IncomingMessage } from "node:http";
+import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { RawData, WebSocket, WebSocketServer } from "ws";
 import { eventToJson, LiveRequestQueue, RunAbortedError, SessionNotFoundError, type RunConfig } from "@agentkit/core";
+import type { AccessControl } from "../auth/access-control.js";
+import { AuthenticationError } from "../auth/auth-errors.js";
+import { selectWebSocketProtocol } from "../auth/bearer-token.js";
+import { liveUserOf } from "../auth/route-access.js";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { rejectReason, type HostGuardOptions } from "../http/host-guard.js";
 import type { RouteDeps } from "../routes/route-deps.js";
@@ -53,6 +57,8 @@ export class LiveSocketServer {
   constructor(
     private readonly deps: RouteDeps,
     private readonly guard: HostGuardOptions,
+    /** With auth on: the upgrade is authenticated and `user_id` must be the principal's. */
+    private readonly access?: AccessControl,
   ) {}
 
   /** Handles an HTTP upgrade of the server; anything but `/run_live` is refused. */
@@ -63,16 +69,36 @@ export class LiveSocketServer {
     if (rejectReason(req, this.guard, true)) return refuse(socket, 403, "Forbidden");
     if (this.deps.runs.isDraining || this.closed) return refuse(socket, 503, "Service Unavailable");
     this.wss ??= import("ws").then(
-      ({ WebSocketServer }) => new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES }),
+      ({ WebSocketServer }) =>
+        new WebSocketServer({
+          noServer: true,
+          maxPayload: MAX_FRAME_BYTES,
+          // A token offered as a sub-protocol is never selected (never echoed back).
+          ...(this.access ? { handleProtocols: selectWebSocketProtocol } : {}),
+        }),
     );
-    this.wss.then(
-      (wss) => {
-        if (this.closed || socket.destroyed) return void socket.destroy();
-        wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, url.searchParams));
-      },
+    const upgrade = (wss: Promise<WebSocketServer>) =>
+      wss.then(
+        (server) => {
+          if (this.closed || socket.destroyed) return void socket.destroy();
+          server.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, url.searchParams));
+        },
+        (error: unknown) => {
+          this.deps.logger.error("Cannot start the WebSocket server", error);
+          refuse(socket, 500, "Internal Server Error");
+        },
+      );
+    if (!this.access) return void upgrade(this.wss);
+    const wss = this.wss;
+    this.access.checkLiveUpgrade(req, liveUserOf(url.searchParams)).then(
+      () => upgrade(wss),
       (error: unknown) => {
-        this.deps.logger.error("Cannot start the WebSocket server", error);
-        refuse(socket, 500, "Internal Server Error");
+        if (socket.destroyed) return;
+        const status = statusForError(error);
+        if (status >= 500 && status !== 503) this.deps.logger.error("Authentication failed unexpectedly", error);
+        const challenge: Record<string, string> =
+          error instanceof AuthenticationError ? { "WWW-Authenticate": this.access!.challenge(error) } : {};
+        refuseWith(socket, status, errorBody(error), challenge);
       },
     );
   }
@@ -172,7 +198,7 @@ export class LiveSocketServer {
 
 function liveParams(query: URLSearchParams): LiveParams | string {
   const appName = query.get("app_name") ?? query.get("appName");
-  const userId = query.get("user_id") ?? query.get("userId");
+  const userId = liveUserOf(query);
   const sessionId = query.get("session_id") ?? query.get("sessionId");
   if (!appName) return "Missing query parameter app_name";
   if (!userId) return "Missing query parameter user_id";
@@ -203,9 +229,22 @@ function sendJson(ws: WebSocket, payload: unknown): void {
 }
 
 function refuse(socket: Duplex, status: number, text: string): void {
-  const body = JSON.stringify({ error: text, detail: text, code: text.toUpperCase().replace(/ /g, "_") });
+  refuseWith(socket, status, { error: text, detail: text, code: text.toUpperCase().replace(/ /g, "_") });
+}
+
+/** Answers an upgrade with a plain HTTP response (JSON body) and closes the socket. */
+function refuseWith(
+  socket: Duplex,
+  status: number,
+  payload: { error: string; detail: string; code: string },
+  headers: Record<string, string> = {},
+): void {
+  const body = JSON.stringify(payload);
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
   socket.end(
-    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
 }
 

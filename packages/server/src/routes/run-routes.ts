@@ -1,6 +1,8 @@
 import { once } from "node:events";
 import { Router, type Request, type Response } from "express";
 import { eventToJson, RunAbortedError, type Event } from "@agentkit/core";
+import { principalOf } from "../auth/principal.js";
+import { reasoningEngineUserOf } from "../auth/route-access.js";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { contentField, parseBody, reasoningEngineSchema, runRequestSchema } from "../http/request-schemas.js";
 import { checkRequestState } from "../http/client-state.js";
@@ -48,7 +50,10 @@ export function runRoutes(deps: RouteDeps): Router {
     const input = raw && typeof raw === "object" && raw.input && typeof raw.input === "object" ? raw.input : raw;
     const body = parseBody(reasoningEngineSchema, input);
     checkRequestState(res, body.stateDelta, "stateDelta");
-    const key = { appName: body.appName, userId: body.userId, sessionId: body.sessionId };
+    // Without a userId the run is the authenticated principal's (else the "default-user" of the schema).
+    const principal = principalOf(res);
+    const userId = principal && reasoningEngineUserOf(req.body) === undefined ? principal.userId : body.userId;
+    const key = { appName: body.appName, userId, sessionId: body.sessionId };
     await deps.runners.runnerFor(body.appName);
     const existing = await deps.context.sessionService.getSession(key);
     if (!existing) {

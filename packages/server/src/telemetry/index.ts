@@ -3,6 +3,7 @@ export {
   type TraceRecorder,
   type TraceRecorderOptions,
   type TraceSource,
+  type TraceOwner,
 } from "./trace-recorder.js";
 export { TracingPlugin } from "./tracing-plugin.js";
 export { TraceStore, type TraceStoreOptions, type EventTraceAttributes } from "./trace-store.js";

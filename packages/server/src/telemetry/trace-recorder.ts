@@ -13,10 +13,19 @@ export type TraceRecorderOptions = TraceStoreOptions & {
   maxAttributeChars?: number;
 };
 
-/** What the debug routes read; the trace recorder is one. */
+/** Restricts a trace lookup to the runs of one user. */
+export interface TraceOwner {
+  userId: string;
+}
+
+/**
+ * What the debug routes read; the trace recorder is one. With `owner`, only traces of that
+ * user's runs count (the debug routes pass it for non-admin principals when auth is on): an
+ * implementation must honour it, or another user's traces leak.
+ */
 export interface TraceSource {
-  spansForSession(sessionId: string): SpanJson[];
-  attributesForEvent(eventId: string): EventTraceAttributes | undefined;
+  spansForSession(sessionId: string, owner?: TraceOwner): SpanJson[];
+  attributesForEvent(eventId: string, owner?: TraceOwner): EventTraceAttributes | undefined;
 }
 
 export interface TraceRecorder extends TraceSource {
@@ -57,8 +66,8 @@ export function createTraceRecorder(options: TraceRecorderOptions = {}): TraceRe
   );
   return {
     plugin,
-    spansForSession: (sessionId) => store.spansForSession(sessionId),
-    attributesForEvent: (eventId) => store.attributesForEvent(eventId),
+    spansForSession: (sessionId, owner) => store.spansForSession(sessionId, owner),
+    attributesForEvent: (eventId, owner) => store.attributesForEvent(eventId, owner),
     shutdown: () => (shutting ??= provider ? provider.then((p) => p.shutdown()) : store.shutdown()),
   };
 }

@@ -15,6 +15,8 @@ interface StoredTrace {
   spans: SpanJson[];
   sessionIds: Set<string>;
   eventIds: string[];
+  /** The `user.id` of its spans: whose run it was. */
+  userId?: string;
 }
 
 /** The attributes of the span that produced an event, plus its ids (the single-event trace answer). */
@@ -53,6 +55,8 @@ export class TraceStore implements SpanProcessor {
     }
     trace.spans.push(span);
     this.spanCount += 1;
+    const userId = span.attributes[TraceAttr.userId];
+    if (typeof userId === "string" && trace.userId === undefined) trace.userId = userId;
     for (const key of [TraceAttr.sessionId, TraceAttr.conversationId]) {
       const sessionId = span.attributes[key];
       if (typeof sessionId === "string" && !trace.sessionIds.has(sessionId)) {
@@ -70,20 +74,28 @@ export class TraceStore implements SpanProcessor {
     this.enforceBounds(span.trace_id);
   }
 
-  /** Every span of every trace of the session, by start time; `[]` when none is known. */
-  spansForSession(sessionId: string): SpanJson[] {
+  /**
+   * Every span of every trace of the session (of `owner`'s runs only, when given), by start
+   * time; `[]` when none is known. Session ids are unique per app and user only, so two users'
+   * sessions may share one: `owner` keeps them apart.
+   */
+  spansForSession(sessionId: string, owner?: { userId: string }): SpanJson[] {
     const ids = this.bySession.get(sessionId);
     if (!ids) return [];
     const out: SpanJson[] = [];
-    for (const id of ids) out.push(...(this.traces.get(id)?.spans ?? []));
+    for (const id of ids) {
+      const trace = this.traces.get(id);
+      if (trace && (!owner || trace.userId === owner.userId)) out.push(...trace.spans);
+    }
     // Equal starts: the enclosing (longer) span first, so parents precede children.
     return out.sort((a, b) => a.start_time - b.start_time || b.end_time - a.end_time).map(copySpan);
   }
 
-  /** The attributes of the model-call span that produced the event, or `undefined`. */
-  attributesForEvent(eventId: string): EventTraceAttributes | undefined {
+  /** The attributes of the model-call span that produced the event (of `owner`'s runs, when given), or `undefined`. */
+  attributesForEvent(eventId: string, owner?: { userId: string }): EventTraceAttributes | undefined {
     const found = this.byEvent.get(eventId);
     if (!found) return undefined;
+    if (owner && this.traces.get(found.traceId)?.userId !== owner.userId) return undefined;
     return { ...found.span.attributes, trace_id: found.span.trace_id, span_id: found.span.span_id };
   }
 

@@ -15,6 +15,8 @@ import { DEFAULT_MAX_ATTRIBUTE_CHARS, toJsonString } from "./trace-json.js";
 interface InvocationSpans {
   root: Span;
   sessionId: string;
+  /** The invocation's user, on every span: the debug routes show a user only its own traces. */
+  userId: string;
   /** Open `invoke_agent` spans by agent name (a stack: a loop may re-enter an agent). */
   agents: Map<string, Span[]>;
   /** Open `call_llm` spans by agent name (one model call at a time per agent). */
@@ -81,14 +83,22 @@ export class TracingPlugin extends BasePlugin {
   }): Promise<undefined> {
     await this.load();
     const sessionId = invocationContext.session.id;
+    const userId = invocationContext.session.userId;
     const root = this.tracer.startSpan(
       "invocation",
-      { attributes: { [TraceAttr.invocationId]: invocationContext.invocationId, [TraceAttr.sessionId]: sessionId } },
+      {
+        attributes: {
+          [TraceAttr.invocationId]: invocationContext.invocationId,
+          [TraceAttr.sessionId]: sessionId,
+          [TraceAttr.userId]: userId,
+        },
+      },
       this.otel.ROOT_CONTEXT,
     );
     this.invocations.set(invocationContext.invocationId, {
       root,
       sessionId,
+      userId,
       agents: new Map(),
       models: new Map(),
       tools: new Map(),
@@ -119,6 +129,7 @@ export class TracingPlugin extends BasePlugin {
           [TraceAttr.agentDescription]: agent.description,
           [TraceAttr.conversationId]: spans.sessionId,
           [TraceAttr.invocationId]: context.invocationId,
+          [TraceAttr.userId]: spans.userId,
         },
       },
       this.otel.trace.setSpan(this.otel.ROOT_CONTEXT, this.parentOfAgent(spans, agent)),
@@ -158,6 +169,7 @@ export class TracingPlugin extends BasePlugin {
           [TraceAttr.agentName]: context.agentName,
           [TraceAttr.invocationId]: context.invocationId,
           [TraceAttr.sessionId]: spans.sessionId,
+          [TraceAttr.userId]: spans.userId,
           // Filled in after-model; a string from the start so every generate_content span is valid.
           [TraceAttr.eventId]: "",
           [TraceAttr.llmRequest]: this.json(requestForTrace(request)),
@@ -226,6 +238,7 @@ export class TracingPlugin extends BasePlugin {
           [TraceAttr.toolCallArgs]: this.json(args),
           [TraceAttr.invocationId]: context.invocationId,
           [TraceAttr.sessionId]: spans.sessionId,
+          [TraceAttr.userId]: spans.userId,
         },
       },
       this.otel.trace.setSpan(this.otel.ROOT_CONTEXT, this.agentSpan(spans, context.agentName)),
