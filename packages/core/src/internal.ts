@@ -74,3 +74,5 @@ export {
 } from "./flows/transfer.js";
 export { SetModelResponseTool, SET_MODEL_RESPONSE_TOOL_NAME } from "./flows/output-schema.js";
 export { KeyedQueue, type ReleaseSlot } from "./concurrency/keyed-queue.js";
+export { ContentsCache, type ContentsCacheOptions } from "./flows/contents-cache.js";
+export type { ContentsMemo, ContentsMemoSlot } from "./flows/contents.js";

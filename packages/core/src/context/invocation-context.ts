@@ -10,6 +10,7 @@ import type { Session } from "../sessions/session.js";
 import type { BaseAgent } from "../agents/base-agent.js";
 import type { LiveRequestQueue } from "../agents/live-request-queue.js";
 import { resolveRunConfig, type ResolvedRunConfig, type RunConfig } from "../agents/run-config.js";
+import type { ContentsCache } from "../flows/contents-cache.js";
 
 export interface InvocationContextInit {
   invocationId: string;
@@ -22,6 +23,8 @@ export interface InvocationContextInit {
   modelRegistry?: ModelRegistry;
   /** The app's context-cache settings; the flow copies them into every model request. */
   contextCacheConfig?: ContextCacheConfig;
+  /** The runner's memos of request contents (see `getContents`); none means a full build per request. */
+  contentsCache?: ContentsCache;
   userContent?: Content;
   branch?: string;
   runConfig?: RunConfig;
@@ -50,6 +53,7 @@ export class InvocationContext {
   readonly pluginManager: PluginManager;
   readonly modelRegistry?: ModelRegistry;
   readonly contextCacheConfig?: ContextCacheConfig;
+  readonly contentsCache?: ContentsCache;
   readonly userContent?: Content;
   readonly branch?: string;
   readonly runConfig: ResolvedRunConfig;
@@ -73,6 +77,7 @@ export class InvocationContext {
     this.pluginManager = init.pluginManager;
     this.modelRegistry = init.modelRegistry;
     this.contextCacheConfig = init.contextCacheConfig;
+    this.contentsCache = init.contentsCache;
     this.userContent = init.userContent;
     this.branch = init.branch;
     this.runConfig = resolveRunConfig(init.runConfig);
@@ -147,6 +152,7 @@ export class InvocationContext {
       pluginManager: this.pluginManager,
       modelRegistry: this.modelRegistry,
       contextCacheConfig: this.contextCacheConfig,
+      contentsCache: this.contentsCache,
       userContent: this.userContent,
       branch: this.branch,
       runConfig: this.runConfig,

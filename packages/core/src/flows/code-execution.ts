@@ -44,8 +44,9 @@ export async function preprocessCodeExecution(agent: LlmAgent, request: LlmReque
     }
   }
   const codeDelimiters = executor.codeBlockDelimiters[0] ?? (["", ""] as const);
-  for (const content of request.contents)
-    convertCodeExecutionParts(content, codeDelimiters, executor.executionResultDelimiters);
+  request.contents = request.contents.map((content) =>
+    convertCodeExecutionParts(content, codeDelimiters, executor.executionResultDelimiters),
+  );
   return files;
 }
 

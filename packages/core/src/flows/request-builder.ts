@@ -14,7 +14,7 @@ import {
 } from "../models/llm-request.js";
 import { isToolset } from "../tools/base-toolset.js";
 import { ToolContext } from "../context/tool-context.js";
-import { getContents, getCurrentTurnContents, insertInstructionContents } from "./contents.js";
+import { getContents, getCurrentTurnContents, insertInstructionContents, type ContentsMemoSlot } from "./contents.js";
 import { applyInstructions } from "./instructions.js";
 import { outputSchemaToJson, SET_MODEL_RESPONSE_INSTRUCTION, SetModelResponseTool } from "./output-schema.js";
 import { buildTransferInstructions, getTransferTargets, TransferToAgentTool } from "./transfer.js";
@@ -53,7 +53,7 @@ export async function buildLlmRequest(
   request.contents =
     agent.includeContents === "none"
       ? getCurrentTurnContents(ctx.branch, ctx.session.events, agent.name)
-      : getContents(ctx.branch, ctx.session.events, agent.name);
+      : getContents(ctx.branch, ctx.session.events, agent.name, contentsSlot(ctx, agent));
   insertInstructionContents(request.contents, instructionContents);
 
   const readonly = new ReadonlyContext(ctx);
@@ -84,6 +84,13 @@ export async function buildLlmRequest(
     appendTools(request, [new TransferToAgentTool(agent, targets)]);
   }
   return request;
+}
+
+/** The memo slot of this session, branch and agent in the runner's cache (none without a cache). */
+function contentsSlot(ctx: InvocationContext, agent: LlmAgent): ContentsMemoSlot | undefined {
+  return ctx.contentsCache?.slot(
+    JSON.stringify([ctx.appName, ctx.userId, ctx.session.id, ctx.branch ?? "", agent.name]),
+  );
 }
 
 /** A deep copy of the agent's config (so per-request changes never leak into the agent). */

@@ -16,6 +16,7 @@ import { PluginManager } from "../plugins/plugin-manager.js";
 import type { BaseSessionService } from "../sessions/base-session-service.js";
 import type { Session } from "../sessions/session.js";
 import { validateAppName, type App, type EventsCompactionConfig, type EventsSummarizer } from "./app.js";
+import { ContentsCache } from "../flows/contents-cache.js";
 import { closeAgentTree } from "./close-agents.js";
 import { compactAfterRun } from "./compact-after-run.js";
 import { findAgentToRun } from "./find-agent-to-run.js";
@@ -80,6 +81,8 @@ export class Runner {
   readonly pluginManager: PluginManager;
   readonly eventsCompactionConfig?: EventsCompactionConfig;
   readonly contextCacheConfig?: ContextCacheConfig;
+  /** Memos of request contents per session, so a request costs what was appended, not the history. */
+  readonly contentsCache = new ContentsCache();
   /** The summarizer made on the root agent's model when the compaction config names none. */
   private readonly compactionFallback: { summarizer?: EventsSummarizer } = {};
   private closing?: Promise<void>;
@@ -241,6 +244,7 @@ export class Runner {
   }
 
   private async closeNow(): Promise<void> {
+    this.contentsCache.clear();
     const results = await Promise.allSettled([this.pluginManager.close(), closeAgentTree(this.agent)]);
     const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
     if (failures.length === 1) throw failures[0];
@@ -371,6 +375,7 @@ export class Runner {
       pluginManager: this.pluginManager,
       modelRegistry: this.modelRegistry,
       contextCacheConfig: this.contextCacheConfig,
+      contentsCache: this.contentsCache,
       runConfig: init.runConfig,
       liveRequestQueue: init.liveRequestQueue,
       signal: init.signal,
