@@ -9,7 +9,9 @@ export {
   SessionNotFoundError,
   SessionAlreadyExistsError,
   StaleSessionError,
+  InvalidSessionKeyError,
 } from "./errors/session-errors.js";
+export { InvalidArtifactNameError, InvalidArtifactScopeError } from "./errors/artifact-errors.js";
 export { LlmCallsLimitExceededError, RunAbortedError, ModelError, ToolError } from "./errors/run-errors.js";
 
 // Content
@@ -95,6 +97,13 @@ export {
   type ReadonlyState,
   type StateScope,
 } from "./sessions/state.js";
+export {
+  MAX_SESSION_KEY_BYTES,
+  sessionKeyProblem,
+  validateSessionKey,
+  validateSessionKeyPart,
+  type SessionKeyField,
+} from "./sessions/session-key-validation.js";
 export {
   BaseSessionService,
   applyEventToSession,
@@ -215,7 +224,14 @@ export { PluginManager, PluginError } from "./plugins/plugin-manager.js";
 // In-memory services (re-exported by @agentkit/sessions and @agentkit/artifacts)
 export { InMemorySessionService } from "./sessions/in-memory-session-service.js";
 export { InMemoryArtifactService } from "./artifacts/in-memory-artifact-service.js";
-export { validateArtifactFilename, validateArtifactPart, artifactMimeType } from "./artifacts/artifact-validation.js";
+export {
+  MAX_ARTIFACT_FILENAME_BYTES,
+  validateArtifactFilename,
+  validateArtifactScope,
+  validateArtifactRequest,
+  validateArtifactPart,
+  artifactMimeType,
+} from "./artifacts/artifact-validation.js";
 export { InMemoryMemoryService } from "./memory/in-memory-memory-service.js";
 
 // Function tools (FunctionTool, LongRunningFunctionTool, exitLoopTool)

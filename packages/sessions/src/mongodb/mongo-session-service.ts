@@ -10,6 +10,8 @@ import {
   SessionNotFoundError,
   splitStateDelta,
   StaleSessionError,
+  validateSessionKey,
+  validateSessionKeyPart,
   withoutTempKeys,
   type AppendEventRequest,
   type CreateSessionRequest,
@@ -67,12 +69,6 @@ interface EventDoc {
 
 /** Smallest step that still changes a float-seconds time near now (see InMemorySessionService). */
 const TIME_STEP = 1e-6;
-
-function requireName(value: unknown, field: string): string {
-  if (typeof value !== "string" || value === "")
-    throw new SessionError(`${field} must be a non-empty string`, { code: "INVALID_ARGUMENT" });
-  return value;
-}
 
 /** `$set` paths for a state delta under `prefix` (keys escaped, values JSON-normal). */
 function setPaths(prefix: string, delta: Record<string, unknown>): Document {
@@ -138,9 +134,8 @@ export class MongoSessionService extends BaseSessionService {
   }
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
-    requireName(appName, "appName");
-    requireName(userId, "userId");
     const id = typeof sessionId === "string" && sessionId.trim() ? sessionId.trim() : randomUUID();
+    validateSessionKey({ appName, userId, sessionId: id });
     return this.guard("createSession", async () => {
       const c = await this.collections();
       const split = splitStateDelta(toJsonValue(state ?? {}));
@@ -174,6 +169,7 @@ export class MongoSessionService extends BaseSessionService {
   }
 
   override async getSession({ appName, userId, sessionId, config }: GetSessionRequest): Promise<Session | undefined> {
+    validateSessionKey({ appName, userId, sessionId });
     return this.guard("getSession", async () => {
       const c = await this.collections();
       for (let attempt = 0; ; attempt++) {
@@ -222,6 +218,8 @@ export class MongoSessionService extends BaseSessionService {
   }
 
   override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
+    validateSessionKeyPart(appName, "appName");
+    if (userId !== undefined) validateSessionKeyPart(userId, "userId");
     return this.guard("listSessions", async () => {
       const c = await this.collections();
       const docs = await c.sessions
@@ -244,6 +242,7 @@ export class MongoSessionService extends BaseSessionService {
   }
 
   override async deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
+    validateSessionKey({ appName, userId, sessionId });
     await this.guard("deleteSession", async () => {
       const c = await this.collections();
       // The session document first: once it is gone nobody can append, then its events go.
