@@ -8,14 +8,22 @@ export {
   type AgentServerOptions,
   type ListenOptions,
   type ListeningAddress,
+  type ServerStats,
 } from "./create-agent-server.js";
+export {
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_SERVER_LIMITS,
+  type LiveLimits,
+  type ResolvedServerLimits,
+  type ServerLimits,
+} from "./http/server-limits.js";
 export { createStaticAgentLoader, type StaticAgentLoaderOptions } from "./static-agent-loader.js";
 export type { ServerCorsOptions } from "./http/cors-options.js";
 export type { DevUiOptions } from "./routes/dev-ui-routes.js";
 export type { AppInfo } from "./routes/app-routes.js";
 export { consoleLogger, type ServerLogger } from "./server-logger.js";
 export { SessionRunQueue, type ReleaseRun } from "./runs/session-run-queue.js";
-export { LiveCloseCode } from "./live/live-socket-server.js";
+export { LiveCloseCode, type LiveStats } from "./live/live-socket-server.js";
 export {
   createTraceRecorder,
   createDebugRouter,

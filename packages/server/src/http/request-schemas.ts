@@ -12,7 +12,11 @@ export function camelizeKeys(body: Record<string, unknown>): Record<string, unkn
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     const camel = snakeToCamel(key);
-    if (camel === key || !(camel in body)) out[camel] = value;
+    // Own properties only, defined rather than assigned: a `__proto__` key stays a plain key
+    // instead of replacing the object's prototype (whose fields validation would then read).
+    if (camel === key || !Object.hasOwn(body, camel)) {
+      Object.defineProperty(out, camel, { value, enumerable: true, writable: true, configurable: true });
+    }
   }
   return out;
 }

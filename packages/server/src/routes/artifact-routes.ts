@@ -3,10 +3,11 @@ import { contentFromJson, InvalidJsonError, type Part } from "@agentkit/core";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { parseBody, saveArtifactSchema } from "../http/request-schemas.js";
 import type { RouteDeps } from "./route-deps.js";
+import { checkSessionKeyParams } from "../http/session-key-params.js";
 
 /** Artifact routes of http-api.md 4.7. Names may contain `/`, so they are wildcards. */
 export function artifactRoutes(deps: RouteDeps): Router {
-  const router = Router();
+  const router = checkSessionKeyParams(Router());
   const { artifactService } = deps.context;
   const base = "/apps/:app/users/:user/sessions/:sid/artifacts";
 

@@ -54,13 +54,11 @@ export function devUiRoutes(
   router.get("/dev-ui/assets/config/runtime-config.json", async (_req, res) => {
     // The telemetry answer, once given, so the UI does not ask again (as ADK Python writes it).
     const telemetry = (await telemetryConsent?.()) ?? null;
-    res
-      .set("Cache-Control", "no-store")
-      .json({
-        backendUrl: "",
-        ...(options?.logo ? { logo: options.logo } : {}),
-        ...(telemetry !== null ? { telemetry } : {}),
-      });
+    res.set("Cache-Control", "no-store").json({
+      backendUrl: "",
+      ...(options?.logo ? { logo: options.logo } : {}),
+      ...(telemetry !== null ? { telemetry } : {}),
+    });
   });
   router.get("/dev-ui/config", (_req, res) => {
     res.json({ logo_text: options?.logo?.text ?? null, logo_image_url: options?.logo?.imageUrl ?? null });

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { Router, type Request, type Response } from "express";
-import { eventToJson, RunAbortedError, type Event } from "@agentkit/core";
+import { eventToJson, RunAbortedError, validateSessionKey, type Event } from "@agentkit/core";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { contentField, parseBody, reasoningEngineSchema, runRequestSchema } from "../http/request-schemas.js";
 import { prepareRun, type RunParams } from "../runs/execute-run.js";
@@ -45,6 +45,7 @@ export function runRoutes(deps: RouteDeps): Router {
     const input = raw && typeof raw === "object" && raw.input && typeof raw.input === "object" ? raw.input : raw;
     const body = parseBody(reasoningEngineSchema, input);
     const key = { appName: body.appName, userId: body.userId, sessionId: body.sessionId };
+    validateSessionKey(key);
     await deps.runners.runnerFor(body.appName);
     const existing = await deps.context.sessionService.getSession(key);
     if (!existing) {
@@ -64,6 +65,7 @@ export function runRoutes(deps: RouteDeps): Router {
 
 function runParams(body: ReturnType<typeof parseBody<typeof runRequestSchema>>): RunParams {
   const params: RunParams = { appName: body.appName, userId: body.userId, sessionId: body.sessionId };
+  validateSessionKey(params);
   const message = contentField(body.newMessage, "newMessage");
   if (message) params.newMessage = message;
   if (body.stateDelta) params.stateDelta = body.stateDelta;
