@@ -138,6 +138,8 @@ export interface AgentServer {
 
 /** A snapshot of what the resource limits bound (see `AgentServer.stats`). */
 export interface ServerStats {
+  /** Open connections counted by the per-client cap (0 when the cap is off, or before `listen`). */
+  connectionsOpen: number;
   /** Bytes of large request bodies being read or handled. */
   bodyBytesInFlight: number;
   live: LiveStats;
@@ -251,7 +253,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       live.handleUpgrade(req, socket, head);
     },
     stats() {
-      return { bodyBytesInFlight: bodyBudget.inFlight, live: live.stats() };
+      return { connectionsOpen: connections.total, bodyBytesInFlight: bodyBudget.inFlight, live: live.stats() };
     },
     async listen(listenOptions = {}) {
       if (server) throw new ConfigurationError("This server is already listening; create another one to listen twice.");
@@ -270,8 +272,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
         if (connections.isRefused(req.socket)) return void socket.destroy();
         live.handleUpgrade(req, socket, head);
       });
-      http.on("clientError", (_error, socket) => {
-        if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+      http.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+        if (socket.writable) socket.end(clientErrorResponse(error.code));
         else socket.destroy();
       });
       await new Promise<void>((resolve, reject) => {
@@ -290,6 +292,17 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       return closing;
     },
   };
+}
+
+/** What a connection whose request Node could not read is told before it is closed. */
+function clientErrorResponse(code: string | undefined): string {
+  const [status, text] =
+    code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "Request Timeout"]
+      : code === "HPE_HEADER_OVERFLOW"
+        ? [431, "Request Header Fields Too Large"]
+        : [400, "Bad Request"];
+  return `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\n\r\n`;
 }
 
 /**

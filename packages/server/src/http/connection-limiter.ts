@@ -24,9 +24,11 @@ export class ConnectionLimiter {
 
   constructor(private readonly maxPerClient: number) {}
 
-  /** Open connections of an address (for tests and diagnostics). */
-  countOf(address: string): number {
-    return this.open.get(address) ?? 0;
+  /** Open connections counted, over every address. */
+  get total(): number {
+    let sum = 0;
+    for (const count of this.open.values()) sum += count;
+    return sum;
   }
 
   /** Starts counting the connections of `server` (before Node's own connection handling). */
