@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { devUiDir } from "@agentkit/dev-ui";
 import { createModelRegistry } from "@agentkit/models";
 import {
@@ -65,7 +65,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       exposeErrorMessages: options.mode === "web",
       ...devUi,
       host: options.host,
-      logger: createLogger(options.logLevel),
+      logger: createLogger(options.logLevel, undefined, dirname(agentsDir)),
       ...(options.allowOrigins.length > 0 ? { cors: { allowOrigins: options.allowOrigins } } : {}),
     });
     server.mount(createDebugRouter({ traces }));

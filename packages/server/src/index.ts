@@ -88,6 +88,7 @@ export {
 export {
   createDirectoryAgentLoader,
   AgentLoadError,
+  relativizePaths,
   MODULE_ENTRY_FILES,
   YAML_ENTRY_FILES,
   type DirectoryAgentLoaderOptions,

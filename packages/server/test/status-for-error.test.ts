@@ -45,6 +45,11 @@ describe("statusForError / errorBody", () => {
     });
     expect(errorBody("a thrown string", true).error).toBe("Internal server error");
   });
+
+  it("with exposeMessages, absolute paths in a message are cut to their file name", () => {
+    const error = new Error("ENOENT: no such file or directory, open '/var/lib/agentkit/.agentkit/sessions.db'");
+    expect(errorBody(error, true).error).toBe("Error: ENOENT: no such file or directory, open '…/sessions.db'");
+  });
 });
 
 describe("every error code has a status", () => {

@@ -1,4 +1,5 @@
 import { AgentKitError } from "@agentkit/core";
+import { relativizePaths } from "../loader/agent-load-error.js";
 import { HttpRequestError } from "./server-errors.js";
 
 /**
@@ -91,7 +92,9 @@ export function errorBody(error: unknown, exposeMessages = false): { error: stri
     return { error: error.message, detail: error.message, code: error.code };
   }
   if (exposeMessages && error instanceof Error && error.message) {
-    const message = error instanceof AgentKitError ? error.message : `${error.name}: ${error.message}`;
+    // Driver and file system messages name files of the server's machine: keep only their names.
+    const text = error instanceof AgentKitError ? error.message : `${error.name}: ${error.message}`;
+    const message = relativizePaths(text, undefined);
     return { error: message, detail: message, code: error instanceof AgentKitError ? error.code : "INTERNAL" };
   }
   return { error: "Internal server error", detail: "Internal server error", code: "INTERNAL" };
