@@ -12,11 +12,8 @@ export function camelizeKeys(body: Record<string, unknown>): Record<string, unkn
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     const camel = snakeToCamel(key);
-    // Own properties only, defined rather than assigned: a `__proto__` key stays a plain key
-    // instead of replacing the object's prototype (whose fields validation would then read).
-    if (camel === key || !Object.hasOwn(body, camel)) {
-      Object.defineProperty(out, camel, { value, enumerable: true, writable: true, configurable: true });
-    }
+    // Own keys only: an inherited name (`toString`) must not hide the snake_case spelling.
+    if (camel === key || !Object.hasOwn(body, camel)) out[camel] = value;
   }
   return out;
 }
