@@ -1,5 +1,7 @@
 import { parseArgs } from "node:util";
+import type { ServerLimits } from "@agentkit/server";
 import { CliUsageError } from "./cli-usage-error.js";
+import { LIMIT_FLAG_SPECS, parseLimitFlags } from "./limit-flags.js";
 
 export type LogLevel = "error" | "warn" | "info" | "debug";
 const LOG_LEVELS: readonly LogLevel[] = ["error", "warn", "info", "debug"];
@@ -19,6 +21,10 @@ export interface ServeOptions {
   a2a?: boolean;
   /** web: serve this built dev UI at /dev-ui instead of @agentkit/dev-ui (e.g. ADK's own, from @google/adk-devtools). */
   devUiDir?: string;
+  /** Largest JSON body in bytes (`--body-limit`); the server's default when absent. */
+  bodyLimit?: number;
+  /** Resource limits given as flags (`--headers-timeout-ms`, `--live-max-sockets`, …); defaults for the rest. */
+  limits?: ServerLimits;
 }
 
 export type CliCommand =
@@ -47,6 +53,7 @@ const SERVE_FLAGS: FlagSpec = {
   "log-level": { type: "string" },
   a2a: { type: "boolean" },
   "dev-ui-dir": { type: "string" },
+  ...LIMIT_FLAG_SPECS,
 };
 
 /**
@@ -95,6 +102,7 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
           logLevel: parseLogLevel(str(values, "log-level") ?? env.AGENTKIT_LOG_LEVEL ?? "info"),
           a2a: values.a2a === true || env.AGENTKIT_A2A === "1" || env.AGENTKIT_A2A === "true",
           ...(devUiDir !== undefined ? { devUiDir } : {}),
+          ...parseLimitFlags(values, env),
         },
       };
     }
@@ -107,8 +115,12 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
         "allow-origins": _o,
         a2a: _a,
         "dev-ui-dir": _d,
-        ...runFlags
+        ...serveAndRunFlags
       } = SERVE_FLAGS;
+      // The limit flags are the server's: `run` has none.
+      const runFlags = Object.fromEntries(
+        Object.entries(serveAndRunFlags).filter(([flag]) => !(flag in LIMIT_FLAG_SPECS)),
+      );
       const { values, positionals } = parse(rest, runFlags, command);
       if (positionals.length !== 1)
         throw new CliUsageError("agentkit run takes exactly one agent directory: agentkit run <agent_dir>");

@@ -67,6 +67,8 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       host: options.host,
       logger: createLogger(options.logLevel, undefined, dirname(agentsDir)),
       ...(options.allowOrigins.length > 0 ? { cors: { allowOrigins: options.allowOrigins } } : {}),
+      ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
     });
     server.mount(createDebugRouter({ traces }));
     server.mount(createGraphRouter(server.context));

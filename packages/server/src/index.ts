@@ -13,6 +13,7 @@ export {
 export {
   DEFAULT_BODY_LIMIT,
   DEFAULT_SERVER_LIMITS,
+  parseByteSize,
   type LiveLimits,
   type ResolvedServerLimits,
   type ServerLimits,
