@@ -58,7 +58,7 @@ export class BoundedLiveRequestQueue extends LiveRequestQueue {
     ) {
       return "full";
     }
-    requests.forEach((request, i) => this.push(request, i === 0 ? bytes : 0));
+    for (const [i, request] of requests.entries()) this.push(request, i === 0 ? bytes : 0);
     return "queued";
   }
 

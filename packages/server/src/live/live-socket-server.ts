@@ -1,7 +1,14 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { RawData, WebSocket, WebSocketServer } from "ws";
-import { eventToJson, RunAbortedError, SessionNotFoundError, sessionKeyProblem, type RunConfig } from "@agentkit/core";
+import {
+  eventToJson,
+  RunAbortedError,
+  SessionNotFoundError,
+  sessionKeyProblem,
+  type LiveRequest,
+  type RunConfig,
+} from "@agentkit/core";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { rejectReason, type HostGuardOptions } from "../http/host-guard.js";
 import type { LiveLimits } from "../http/server-limits.js";
@@ -111,19 +118,24 @@ export class LiveSocketServer {
     try {
       url = new URL(req.url ?? "/", "http://localhost");
     } catch {
-      return refuse(socket, 400, "Bad Request");
+      refuse(socket, 400, "Bad Request");
+      return;
     }
     if (url.pathname !== "/run_live") return refuse(socket, 404, "Not Found");
     if (rejectReason(req, this.guard, true)) return refuse(socket, 403, "Forbidden");
     if (this.deps.runs.isDraining || this.closed) return refuse(socket, 503, "Service Unavailable");
     const keys = this.socketKeys(req, url.searchParams);
     const { maxSockets, maxSocketsPerClient, maxSocketsPerUser } = this.limits;
-    if (maxSockets > 0 && this.counts.get(TOTAL) >= maxSockets) return refuse(socket, 503, "Service Unavailable", 2);
+    if (maxSockets > 0 && this.counts.get(TOTAL) >= maxSockets) {
+      refuse(socket, 503, "Service Unavailable", 2);
+      return;
+    }
     if (
       (maxSocketsPerClient > 0 && keys.client !== undefined && this.counts.get(keys.client) >= maxSocketsPerClient) ||
       (maxSocketsPerUser > 0 && keys.user !== undefined && this.counts.get(keys.user) >= maxSocketsPerUser)
     ) {
-      return refuse(socket, 429, "Too Many Requests", 2);
+      refuse(socket, 429, "Too Many Requests", 2);
+      return;
     }
     // Counted from now until the TCP socket closes, whatever happens to the upgrade.
     const uncount = this.counts.add([TOTAL, ...(keys.client ? [keys.client] : []), ...(keys.user ? [keys.user] : [])]);
@@ -187,7 +199,7 @@ export class LiveSocketServer {
       if (queue.isClosed) return sendJson(ws, { error: "The live session is closing; the frame was not taken." });
       if (isBinary)
         return sendJson(ws, { error: "Binary frames are not part of the protocol; send JSON text frames." });
-      let requests;
+      let requests: LiveRequest[];
       try {
         requests = parseLiveMessage(rawText(data));
       } catch (error) {

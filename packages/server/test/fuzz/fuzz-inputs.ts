@@ -46,6 +46,7 @@ const ODD_STRINGS = [
   "../../../../etc/passwd",
   "'; DROP TABLE sessions; --",
   '{"$ne": null}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log4shell probe, sent as plain text.
   "${jndi:ldap://x}",
   "<script>alert(1)</script>",
   "null",
@@ -164,7 +165,7 @@ export class FuzzInputs {
     const parts = () =>
       r.pick<unknown>([
         [{ text: r.chance(0.8) ? "hello" : this.id() }],
-        [{ text: "save " + this.id() }],
+        [{ text: `save ${this.id()}` }],
         [{ inlineData: { mimeType: "text/plain", data: r.pick(["aGVsbG8=", "not base64!", "", "aGVsbG8"]) } }],
         [{ inline_data: { mime_type: 7, data: "x" } }],
         [{ functionResponse: { name: "save", response: this.value(), id: this.id() } }],

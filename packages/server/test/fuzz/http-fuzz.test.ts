@@ -248,7 +248,7 @@ async function concurrentRuns(server: FuzzServer, agent: Agent, rng: SeededRando
     headers: { Host: "127.0.0.1" },
   });
   const answers = await Promise.all(runs.map((sent) => send(server, agent, sent)));
-  answers.forEach((answer, i) => answer && check(server, runs[i]!, answer));
+  for (const [i, answer] of answers.entries()) if (answer) check(server, runs[i]!, answer);
 }
 
 /** Raw connections: truncated bodies, garbage request lines, oversized headers. */

@@ -29,6 +29,7 @@ class GatedLiveModel extends BaseLlm {
     this.open();
   }
 
+  // biome-ignore lint/correctness/useYield: a live-only model has no text calls.
   override async *generateContentAsync(): AsyncGenerator<never, void, void> {
     throw new Error("live only");
   }
