@@ -1,4 +1,4 @@
-import type { RequestHandler } from "express";
+import type { RequestHandler, Response } from "express";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { sendError } from "./error-handlers.js";
 
@@ -52,12 +52,19 @@ export function bodyGuard(options: BodyGuardOptions, budget: BodyBudget): Reques
     const length = declaredLength(req.headers);
     if (length === 0) return next();
     const size = length ?? options.bodyLimitBytes;
-    // A declared body over the limit is refused by the JSON parser (413) before it is read.
+    if (length !== undefined && length > options.bodyLimitBytes && req.is("application/json")) {
+      // Refused at once: the JSON parser would first read (and discard) the whole body.
+      refuseUnread(
+        res,
+        new HttpRequestError(413, "PAYLOAD_TOO_LARGE", "The request body is larger than the server's limit."),
+      );
+      return;
+    }
     if (size >= LARGE_BODY_BYTES && size <= options.bodyLimitBytes) {
       const release = budget.reserve(size);
       if (!release) {
-        res.set({ "Retry-After": String(RETRY_AFTER_SECONDS), Connection: "close" });
-        sendError(
+        res.set("Retry-After", String(RETRY_AFTER_SECONDS));
+        refuseUnread(
           res,
           new HttpRequestError(
             413,
@@ -88,6 +95,13 @@ export function bodyGuard(options: BodyGuardOptions, budget: BodyBudget): Reques
     }
     next();
   };
+}
+
+/** Answers a request whose body is not wanted, and closes the connection instead of reading it. */
+function refuseUnread(res: Response, error: HttpRequestError): void {
+  res.set("Connection", "close");
+  sendError(res, error);
+  res.once("finish", () => res.req.socket.destroySoon());
 }
 
 /** The Content-Length of a request: `undefined` for a chunked body, 0 for none. */

@@ -82,6 +82,15 @@ describe("body limits", () => {
     });
     expect(r.status).toBe(413);
     expect(await json(r)).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+    // Refused before a byte of it is read, and the connection is not kept to drain it.
+    const client = await rawClient(t.port);
+    client.socket.write(
+      `POST /run HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${100 * MIB}\r\n\r\n{`,
+    );
+    await client.closed(BOUND_MS);
+    expect(client.received()).toMatch(/^HTTP\/1\.1 413 /);
+    expect(client.received()).toMatch(/connection: close/i);
+    expect(client.received()).toContain('"code":"PAYLOAD_TOO_LARGE"');
   });
 
   it("JSON nested deeper than maxJsonDepth is 400 JSON_TOO_DEEP; brackets inside strings do not count", async () => {
