@@ -1,5 +1,7 @@
 import { parseArgs } from "node:util";
+import type { ServerLimits } from "@agentkit/server";
 import { CliUsageError } from "./cli-usage-error.js";
+import { LIMIT_FLAG_SPECS, parseLimitFlags } from "./limit-flags.js";
 
 export type LogLevel = "error" | "warn" | "info" | "debug";
 const LOG_LEVELS: readonly LogLevel[] = ["error", "warn", "info", "debug"];
@@ -25,6 +27,10 @@ export interface ServeOptions {
   auth?: ServeAuth;
   /** Bind a non-loopback host without authentication, knowingly. */
   insecureNoAuth?: boolean;
+  /** Largest JSON body in bytes (`--body-limit`); the server's default when absent. */
+  bodyLimit?: number;
+  /** Resource limits given as flags (`--headers-timeout-ms`, `--live-max-sockets`, …); defaults for the rest. */
+  limits?: ServerLimits;
 }
 
 /** `--auth` and the flags of its mode. */
@@ -80,6 +86,7 @@ const SERVE_FLAGS: FlagSpec = {
   "jwt-audience": { type: "string" },
   "jwt-user-claim": { type: "string" },
   "insecure-no-auth": { type: "boolean" },
+  ...LIMIT_FLAG_SPECS,
 };
 
 /**
@@ -141,6 +148,7 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
           ...(allowedHosts.length > 0 ? { allowedHosts } : {}),
           ...(auth ? { auth } : {}),
           ...(insecureNoAuth ? { insecureNoAuth } : {}),
+          ...parseLimitFlags(values, env),
         },
       };
     }
@@ -162,8 +170,12 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
         "jwt-audience": _j4,
         "jwt-user-claim": _j5,
         "insecure-no-auth": _i,
-        ...runFlags
+        ...serveAndRunFlags
       } = SERVE_FLAGS;
+      // The limit flags are the server's: `run` has none.
+      const runFlags = Object.fromEntries(
+        Object.entries(serveAndRunFlags).filter(([flag]) => !(flag in LIMIT_FLAG_SPECS)),
+      );
       const { values, positionals } = parse(rest, runFlags, command);
       if (positionals.length !== 1)
         throw new CliUsageError("agentkit run takes exactly one agent directory: agentkit run <agent_dir>");

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { devUiDir } from "@agentkit/dev-ui";
 import { createModelRegistry } from "@agentkit/models";
 import {
@@ -78,8 +78,10 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       host: options.host,
       ...(options.allowedHosts?.length ? { allowedHosts: options.allowedHosts } : {}),
       ...(auth.options ? { auth: auth.options } : {}),
-      logger: createLogger(options.logLevel),
+      logger: createLogger(options.logLevel, undefined, dirname(agentsDir)),
       ...(options.allowOrigins.length > 0 ? { cors: { allowOrigins: options.allowOrigins } } : {}),
+      ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
     });
     server.mount(createGraphRouter(server.context));
     if (traces) {

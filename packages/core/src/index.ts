@@ -9,6 +9,7 @@ export {
   SessionNotFoundError,
   SessionAlreadyExistsError,
   StaleSessionError,
+  InvalidSessionKeyError,
 } from "./errors/session-errors.js";
 export {
   LlmCallsLimitExceededError,
@@ -17,6 +18,7 @@ export {
   ToolError,
   InvalidUserMessageError,
 } from "./errors/run-errors.js";
+export { InvalidArtifactNameError, InvalidArtifactScopeError } from "./errors/artifact-errors.js";
 
 // Content
 export {

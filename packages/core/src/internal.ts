@@ -32,7 +32,21 @@ export {
   getErrorCount,
   type CodeExecutionContextState,
 } from "./code-executors/code-executor-context.js";
-export { validateArtifactFilename, validateArtifactPart, artifactMimeType } from "./artifacts/artifact-validation.js";
+export {
+  MAX_ARTIFACT_FILENAME_BYTES,
+  validateArtifactFilename,
+  validateArtifactScope,
+  validateArtifactRequest,
+  validateArtifactPart,
+  artifactMimeType,
+} from "./artifacts/artifact-validation.js";
+export {
+  MAX_SESSION_KEY_BYTES,
+  sessionKeyProblem,
+  validateSessionKey,
+  validateSessionKeyPart,
+  type SessionKeyField,
+} from "./sessions/session-key-validation.js";
 export { validateToolName } from "./tools/function-tool.js";
 export { LONG_RUNNING_NOTE } from "./tools/long-running-function-tool.js";
 export { validateAppName } from "./runner/app.js";

@@ -18,11 +18,20 @@ import type { Authenticator } from "./auth/authenticator.js";
 import { createAgentTestsRouter } from "./dev/agent-tests-router.js";
 import { createBuilderRouter } from "./dev/builder-router.js";
 import { createTelemetryRouter, fileTelemetryConsent, memoryTelemetryConsent } from "./dev/telemetry-consent.js";
+import { BodyBudget, bodyGuard, jsonDepthVerifier } from "./http/body-guard.js";
+import { ConnectionLimiter } from "./http/connection-limiter.js";
 import { corsMiddlewareOptions, originMatcher, type ServerCorsOptions } from "./http/cors-options.js";
 import { errorHandler, notFoundHandler } from "./http/error-handlers.js";
 import { DevToolsMount, devToolsGate } from "./http/dev-tools-gate.js";
 import { hostGuard, isLoopbackHost, type HostGuardOptions } from "./http/host-guard.js";
-import { LiveSocketServer } from "./live/live-socket-server.js";
+import {
+  DEFAULT_BODY_LIMIT,
+  parseByteSize,
+  resolveServerLimits,
+  type ResolvedServerLimits,
+  type ServerLimits,
+} from "./http/server-limits.js";
+import { LiveSocketServer, type LiveStats } from "./live/live-socket-server.js";
 import { appRoutes } from "./routes/app-routes.js";
 import { artifactRoutes } from "./routes/artifact-routes.js";
 import { devUiRoutes, type DevUiOptions } from "./routes/dev-ui-routes.js";
@@ -73,8 +82,17 @@ export interface AgentServerOptions {
    * the admin scope (403). docs/server.md lists the rule of every route.
    */
   auth?: Authenticator | ServerAuthOptions;
-  /** Largest JSON body (bytes or a string like "50mb"); larger gets 413. Default "50mb" (as ADK JS). */
+  /**
+   * Largest JSON body (bytes or a string like "20mb"); larger gets 413. Default "20mb": a 15 MB
+   * file attached in the dev UI (sent as base64 inside the run request) still fits.
+   */
   bodyLimit?: number | string;
+  /**
+   * Resource limits for a server that faces the public (bytes of large bodies in flight, JSON
+   * depth, header/body/request/keep-alive timeouts, connections per client, `/run_live`
+   * sockets and their queues). Defaults in `DEFAULT_SERVER_LIMITS`; docs/security-limits.md.
+   */
+  limits?: ServerLimits;
   /** Static dev UI (web mode). Without it `/dev-ui/` is a page saying the UI is not installed. */
   devUi?: DevUiOptions;
   /** "web" (default) serves the dev UI; "api" only the API (`/` answers "OK"). */
@@ -137,6 +155,8 @@ export interface AgentServer {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Starts an HTTP server (with the `/run_live` WebSocket) on host and port. */
   listen(options?: ListenOptions): Promise<ListeningAddress>;
+  /** What the limits currently hold: large-body bytes in flight and live sockets with their queues. */
+  stats(): ServerStats;
   /**
    * Graceful shutdown: stops accepting, refuses new runs (503), lets running runs finish for
    * `shutdownGraceMs` then aborts them, closes live sockets (1001) and the runners. The
@@ -145,11 +165,22 @@ export interface AgentServer {
   close(): Promise<void>;
 }
 
+/** A snapshot of what the resource limits bound (see `AgentServer.stats`). */
+export interface ServerStats {
+  /** Open connections counted by the per-client cap (0 when the cap is off, or before `listen`). */
+  connectionsOpen: number;
+  /** Bytes of large request bodies being read or handled. */
+  bodyBytesInFlight: number;
+  live: LiveStats;
+}
+
 const DEFAULT_HOST = "127.0.0.1";
 
 /** The agentkit web server of http-api.md: an Express app plus `ws` for `/run_live`. */
 export function createAgentServer(options: AgentServerOptions): AgentServer {
   checkOptions(options);
+  const bodyLimitBytes = parseByteSize(options.bodyLimit ?? DEFAULT_BODY_LIMIT, "bodyLimit");
+  const limits = resolveServerLimits(options.limits, bodyLimitBytes);
   const logger = options.logger ?? consoleLogger;
   const runners = new RunnerCache({
     loader: options.loader,
@@ -188,13 +219,26 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     ? new AccessControl(typeof options.auth === "function" ? { authenticate: options.auth } : options.auth, logger)
     : undefined;
 
+  const connections = new ConnectionLimiter(limits.maxConnectionsPerClient);
+  const bodyBudget = new BodyBudget(limits.maxBodyBytesInFlight);
   const app = express();
   app.disable("x-powered-by");
+  app.use(connections.guard);
   app.use(hostGuard(guard));
   if (options.cors) app.use(cors(corsMiddlewareOptions(options.cors)));
   // Credentials are checked before a body is read; the rule needs the body (`/run` names its user there).
   if (access) app.use(access.identify);
-  app.use(express.json({ limit: options.bodyLimit ?? "50mb", strict: true }));
+  app.use(
+    bodyGuard(
+      {
+        bodyLimitBytes,
+        maxBytesInFlight: limits.maxBodyBytesInFlight,
+        bodyTimeoutMs: limits.bodyTimeoutMs,
+      },
+      bodyBudget,
+    ),
+  );
+  app.use(express.json({ limit: bodyLimitBytes, strict: true, verify: jsonDepthVerifier(limits.maxJsonDepth) }));
   if (access) app.use(access.authorize);
   app.use(appRoutes(deps), sessionRoutes(deps), artifactRoutes(deps), memoryRoutes(deps), runRoutes(deps));
   const web = (options.mode ?? "web") === "web";
@@ -235,7 +279,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   app.use(notFoundHandler);
   app.use(errorHandler((error) => logger.error("Request failed", error), exposeErrorMessages));
 
-  const live = new LiveSocketServer(deps, guard, access);
+  const live = new LiveSocketServer(deps, guard, limits.live, access);
   let server: Server | undefined;
   let closing: Promise<void> | undefined;
 
@@ -260,6 +304,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     handleUpgrade(req, socket, head) {
       live.handleUpgrade(req, socket, head);
     },
+    stats() {
+      return { connectionsOpen: connections.total, bodyBytesInFlight: bodyBudget.inFlight, live: live.stats() };
+    },
     async listen(listenOptions = {}) {
       if (server) throw new ConfigurationError("This server is already listening; create another one to listen twice.");
       if (closing) throw new ConfigurationError("This server is closed.");
@@ -267,11 +314,18 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       boundHost = host;
       // Not a static `import … from "node:http"`: Node's ESM wrapper of a built-in reads every
       // export, and node:http's lazy ones load the whole fetch implementation (~50 ms of start-up).
-      const http = process.getBuiltinModule("node:http").createServer(app);
+      const http = process.getBuiltinModule("node:http").createServer(httpServerOptions(limits), app);
+      http.headersTimeout = limits.headersTimeoutMs;
+      http.requestTimeout = limits.requestTimeoutMs;
+      http.keepAliveTimeout = limits.keepAliveTimeoutMs;
       server = http;
-      http.on("upgrade", (req, socket, head) => live.handleUpgrade(req, socket, head));
-      http.on("clientError", (_error, socket) => {
-        if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+      connections.attach(http);
+      http.on("upgrade", (req, socket, head) => {
+        if (connections.isRefused(req.socket)) return void socket.destroy();
+        live.handleUpgrade(req, socket, head);
+      });
+      http.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+        if (socket.writable) socket.end(clientErrorResponse(error.code));
         else socket.destroy();
       });
       await new Promise<void>((resolve, reject) => {
@@ -296,10 +350,28 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   };
 }
 
+/** What a connection whose request Node could not read is told before it is closed. */
+function clientErrorResponse(code: string | undefined): string {
+  const [status, text] =
+    code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "Request Timeout"]
+      : code === "HPE_HEADER_OVERFLOW"
+        ? [431, "Request Header Fields Too Large"]
+        : [400, "Bad Request"];
+  return `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\n\r\n`;
+}
+
 /**
- * Whether requests are authenticated: the `auth` option of the authentication work (read
- * structurally, so this file does not depend on its types).
+ * Node checks header and request deadlines every `connectionsCheckingInterval` (30 s by
+ * default, which would let a slow client overrun them by as much): check at a quarter of the
+ * shortest one, at most every second.
  */
+function httpServerOptions(limits: ResolvedServerLimits): { connectionsCheckingInterval: number } {
+  const deadlines = [limits.headersTimeoutMs, limits.requestTimeoutMs].filter((ms) => ms > 0);
+  const shortest = deadlines.length > 0 ? Math.min(...deadlines) : 4000;
+  return { connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(shortest / 4))) };
+}
+
 function checkOptions(options: AgentServerOptions): void {
   if (!options || typeof options !== "object")
     throw new ConfigurationError("createAgentServer needs an options object.");

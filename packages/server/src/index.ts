@@ -8,7 +8,16 @@ export {
   type AgentServerOptions,
   type ListenOptions,
   type ListeningAddress,
+  type ServerStats,
 } from "./create-agent-server.js";
+export {
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_SERVER_LIMITS,
+  parseByteSize,
+  type LiveLimits,
+  type ResolvedServerLimits,
+  type ServerLimits,
+} from "./http/server-limits.js";
 export { createStaticAgentLoader, type StaticAgentLoaderOptions } from "./static-agent-loader.js";
 export type { ServerCorsOptions } from "./http/cors-options.js";
 export { isLoopbackHost } from "./http/host-guard.js";
@@ -46,7 +55,7 @@ export type { DevUiOptions } from "./routes/dev-ui-routes.js";
 export type { AppInfo } from "./routes/app-routes.js";
 export { consoleLogger, type ServerLogger } from "./server-logger.js";
 export { SessionRunQueue, type ReleaseRun } from "./runs/session-run-queue.js";
-export { LiveCloseCode } from "./live/live-socket-server.js";
+export { LiveCloseCode, type LiveStats } from "./live/live-socket-server.js";
 export {
   createTraceRecorder,
   createDebugRouter,
@@ -112,6 +121,7 @@ export {
 export {
   createDirectoryAgentLoader,
   AgentLoadError,
+  relativizePaths,
   MODULE_ENTRY_FILES,
   YAML_ENTRY_FILES,
   type DirectoryAgentLoaderOptions,

@@ -63,7 +63,7 @@ describe("SqliteSessionService options and URIs", () => {
   it("rejects empty keys with a typed error and refuses work after close", async () => {
     const service = new SqliteSessionService({ path: ":memory:" });
     await expect(service.getSession({ appName: "", userId: "u", sessionId: "s" })).rejects.toMatchObject({
-      code: "INVALID_SESSION_REQUEST",
+      code: "INVALID_SESSION_KEY",
     });
     await expect(service.getSession({ appName: "a", userId: "u", sessionId: "s" })).resolves.toBeUndefined();
     await service.close();

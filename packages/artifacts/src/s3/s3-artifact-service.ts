@@ -12,6 +12,7 @@ import { Upload } from "@aws-sdk/lib-storage";
 import {
   BaseArtifactService,
   ConfigurationError,
+  InvalidArtifactNameError,
   nowSeconds,
   type ArtifactRequest,
   type ArtifactScope,
@@ -39,6 +40,10 @@ import type { S3ArtifactServiceOptions, S3ArtifactServiceUriOptions } from "./s3
 import { decodeMeta, encodeMeta, metaBytesOf, type StoredMeta } from "./stored-meta.js";
 
 const MIB = 1024 * 1024;
+/** S3's longest object key, in bytes of UTF-8. */
+const MAX_KEY_BYTES = 1024;
+/** Room kept for `/<version>` after a filename's key (15 digits, as `parseVersion` allows). */
+const VERSION_SUFFIX_BYTES = 16;
 /** S3 deletes at most 1000 keys per DeleteObjects call. */
 const DELETE_BATCH = 1000;
 /** Give up after this many lost races for a version number. */
@@ -321,8 +326,20 @@ export class S3ArtifactService extends BaseArtifactService {
     }
   }
 
+  /**
+   * The key of encoded segments under the prefix. Refuses (`InvalidArtifactNameError`) one that
+   * could not take a version and stay within S3's 1024-byte keys: percent-encoding can triple
+   * a name, so names core accepts may still not fit together.
+   */
   private keyOf(...segments: string[]): string {
-    return (this.prefix === "" ? segments : [this.prefix, ...segments]).join("/");
+    const key = (this.prefix === "" ? segments : [this.prefix, ...segments]).join("/");
+    const bytes = Buffer.byteLength(key, "utf8") + VERSION_SUFFIX_BYTES;
+    if (bytes > MAX_KEY_BYTES) {
+      throw new InvalidArtifactNameError(
+        `The artifact's S3 key would be ${bytes} bytes once its names are encoded; S3 allows ${MAX_KEY_BYTES}. Use shorter names or ids.`,
+      );
+    }
+    return key;
   }
 
   /** Every key under a prefix, across ListObjectsV2 pages. */

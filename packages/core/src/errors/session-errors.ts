@@ -55,3 +55,18 @@ export class StaleSessionError extends SessionError {
     this.sessionId = sessionId;
   }
 }
+
+/**
+ * An app name, user id or session id that no session store accepts (empty, too long, control
+ * characters, lone surrogates, `.` or `..`; see `sessionKeyProblem`). `code` is
+ * `INVALID_SESSION_KEY`; the server answers it with 400.
+ */
+export class InvalidSessionKeyError extends SessionError {
+  /** Which part of the key is wrong. */
+  readonly field: "appName" | "userId" | "sessionId";
+
+  constructor(field: "appName" | "userId" | "sessionId", message: string, options: AgentKitErrorOptions = {}) {
+    super(message, { ...options, code: "INVALID_SESSION_KEY" });
+    this.field = field;
+  }
+}

@@ -10,6 +10,7 @@ import {
   type GetSessionRequest,
   type ListSessionsRequest,
 } from "./base-session-service.js";
+import { validateSessionKey, validateSessionKeyPart } from "./session-key-validation.js";
 import { filterEvents, type ListSessionsResponse, type Session } from "./session.js";
 import { assignOwn } from "./own-keys.js";
 import { mergeState, splitStateDelta, withoutTempKeys } from "./state.js";
@@ -47,6 +48,7 @@ export class InMemorySessionService extends BaseSessionService {
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
     const id = sessionId && sessionId.trim() ? sessionId.trim() : randomUUID();
+    validateSessionKey({ appName, userId, sessionId: id });
     const byUser = this.userSessions(appName, userId);
     if (byUser.has(id)) throw new SessionAlreadyExistsError(id);
     const split = splitStateDelta(structuredClone(state ?? {}));
@@ -65,6 +67,7 @@ export class InMemorySessionService extends BaseSessionService {
   }
 
   override async getSession({ appName, userId, sessionId, config }: GetSessionRequest): Promise<Session | undefined> {
+    validateSessionKey({ appName, userId, sessionId });
     const stored = this.find(appName, userId, sessionId);
     if (!stored) return undefined;
     // Filter before copying: a long history is copied only as far as the caller asked.
@@ -72,6 +75,8 @@ export class InMemorySessionService extends BaseSessionService {
   }
 
   override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
+    validateSessionKeyPart(appName, "appName");
+    if (userId !== undefined) validateSessionKeyPart(userId, "userId");
     const byApp = this.sessions.get(appName);
     if (!byApp) return { sessions: [] };
     const users = userId === undefined ? [...byApp.values()] : [byApp.get(userId) ?? new Map<string, StoredSession>()];
@@ -81,6 +86,7 @@ export class InMemorySessionService extends BaseSessionService {
   }
 
   override async deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
+    validateSessionKey({ appName, userId, sessionId });
     const byApp = this.sessions.get(appName);
     const byUser = byApp?.get(userId);
     if (!byApp || !byUser) return;

@@ -3,6 +3,7 @@ import { Router, type Request, type Response } from "express";
 import { eventToJson, RunAbortedError, type Event } from "@agentkit/core";
 import { principalOf } from "../auth/principal.js";
 import { reasoningEngineUserOf } from "../auth/route-access.js";
+import { validateSessionKey } from "@agentkit/core/internal";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { contentField, parseBody, reasoningEngineSchema, runRequestSchema } from "../http/request-schemas.js";
 import { checkRequestState } from "../http/client-state.js";
@@ -54,6 +55,7 @@ export function runRoutes(deps: RouteDeps): Router {
     const principal = principalOf(res);
     const userId = principal && reasoningEngineUserOf(req.body) === undefined ? principal.userId : body.userId;
     const key = { appName: body.appName, userId, sessionId: body.sessionId };
+    validateSessionKey(key);
     await deps.runners.runnerFor(body.appName);
     const existing = await deps.context.sessionService.getSession(key);
     if (!existing) {
@@ -73,6 +75,7 @@ export function runRoutes(deps: RouteDeps): Router {
 
 function runParams(body: ReturnType<typeof parseBody<typeof runRequestSchema>>): RunParams {
   const params: RunParams = { appName: body.appName, userId: body.userId, sessionId: body.sessionId };
+  validateSessionKey(params);
   const message = contentField(body.newMessage, "newMessage");
   if (message) params.newMessage = message;
   if (body.stateDelta) params.stateDelta = body.stateDelta;

@@ -19,6 +19,7 @@ import {
 } from "../http/request-schemas.js";
 import { SessionRunQueue } from "../runs/session-run-queue.js";
 import type { RouteDeps } from "./route-deps.js";
+import { checkSessionKeyParams } from "../http/session-key-params.js";
 
 /** Sessions created by evaluation runs; hidden from the list like ADK does. */
 export const EVAL_SESSION_PREFIX = "___eval___session___";
@@ -27,7 +28,7 @@ type SessionParams = { app: string; user: string; sid: string };
 
 /** Session routes of http-api.md 4.2 and 4.3. */
 export function sessionRoutes(deps: RouteDeps): Router {
-  const router = Router();
+  const router = checkSessionKeyParams(Router());
   const { sessionService } = deps.context;
   const base = "/apps/:app/users/:user/sessions";
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { basename } from "node:path";
 import { ConfigurationError, ModelRegistry, type BaseLlm } from "@agentkit/core";
 import { AgentLoadError, createDirectoryAgentLoader } from "../../src/loader/index.js";
+import { relativizePaths } from "../../src/loader/agent-load-error.js";
 import { agentModule, makeAgentsDir, type TempAgentsDir } from "./agents-dir.js";
 
 const TOOLS = `import { FunctionTool } from "@agentkit/core";
@@ -231,6 +232,21 @@ const MODULE_CASES: { app: string; files: Record<string, string>; file: string; 
     message: /cannot load the module: [\s\S]*gone\.js/,
   },
   {
+    app: "ts_throws_paths",
+    files: {
+      "agent.ts":
+        'import { readFileSync } from "node:fs";\nreadFileSync("/nonexistent-agentkit/secret.txt");\nexport const rootAgent = 1;\n',
+    },
+    file: "agent.ts",
+    message: /cannot load the module: .*ENOENT: no such file or directory, open '…\/secret\.txt'/,
+  },
+  {
+    app: "ts_throws_url",
+    files: { "agent.ts": 'throw new Error("broken at " + import.meta.url);\n' },
+    file: "agent.ts",
+    message: /cannot load the module: broken at agentkit-loader-\w+\/ts_throws_url\/agent\.ts/,
+  },
+  {
     app: "bad-folder",
     files: { "agent.ts": agentModule("ok", `"x"`) },
     file: "agent.ts",
@@ -299,6 +315,26 @@ describe("module errors name the file", () => {
       expect(error.file).toBe(`${t.dir}/${c.app}/${c.file}`);
       expect(error.message.startsWith(`${basename(t.dir)}/${c.app}/${c.file}: `)).toBe(true);
       expect(error.message).toMatch(c.message);
+      // The message reaches HTTP clients: no absolute path of this machine in it.
+      expect(error.message).not.toContain(t.dir);
+      expect(error.message).not.toContain("file://");
     });
   }
+});
+
+describe("relativizePaths", () => {
+  it("rewrites absolute paths and file URLs, and leaves relative paths, URLs and regexes alone", () => {
+    const base = "/srv/app";
+    expect(
+      relativizePaths("Cannot find module '/srv/app/agents/a/gone.js' imported from /srv/app/agents/a/agent.ts", base),
+    ).toBe("Cannot find module 'agents/a/gone.js' imported from agents/a/agent.ts");
+    expect(relativizePaths("at file:///srv/app/agents/a/agent.ts:3:7", base)).toBe("at agents/a/agent.ts:3:7");
+    expect(relativizePaths("in /home/me/.pnpm/node_modules/.pnpm/x@1/node_modules/x/index.js:1", base)).toBe(
+      "in node_modules/x/index.js:1",
+    );
+    expect(relativizePaths("open '/etc/secrets/key.pem'", base)).toBe("open '…/key.pem'");
+    const untouched = "see ./tools.ts#x, ../shared/a.ts, https://example.com/docs/x and /^gemini-/ in agents/a/b.yaml";
+    expect(relativizePaths(untouched, base)).toBe(untouched);
+    expect(relativizePaths("/srv/app/agents/a.ts", undefined)).toBe("…/a.ts");
+  });
 });

@@ -20,7 +20,13 @@ import {
   type ListSessionsResponse,
   type Session,
 } from "@agentkit/core";
-import { mergeState, splitStateDelta, withoutTempKeys } from "@agentkit/core/internal";
+import {
+  validateSessionKey,
+  validateSessionKeyPart,
+  withoutTempKeys,
+  mergeState,
+  splitStateDelta,
+} from "@agentkit/core/internal";
 import { ManagedHttpClient, ManagedSessionApiError, type Operation } from "./managed-http-client.js";
 import { rfc3339ToSeconds, secondsToRfc3339 } from "./rfc3339.js";
 import { fromSessionEvent, toSessionEvent, type SessionEventResource } from "./session-event-mapping.js";
@@ -126,8 +132,7 @@ export class ManagedSessionService extends BaseSessionService {
 
   /** The engine resource name an app's sessions live under. */
   private engine(appName: string): string {
-    if (typeof appName !== "string" || appName === "")
-      throw new SessionError("appName must be a non-empty string", { code: "INVALID_ARGUMENT" });
+    validateSessionKeyPart(appName, "appName");
     const { project, location, reasoningEngineId } = this.options;
     if (reasoningEngineId) return `projects/${project}/locations/${location}/reasoningEngines/${reasoningEngineId}`;
     if (appName.startsWith("projects/")) return appName;
@@ -246,9 +251,9 @@ export class ManagedSessionService extends BaseSessionService {
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
     return this.guard(async () => {
-      if (typeof userId !== "string" || userId === "")
-        throw new SessionError("userId must be a non-empty string", { code: "INVALID_ARGUMENT" });
+      validateSessionKeyPart(userId, "userId");
       const id = typeof sessionId === "string" && sessionId.trim() ? sessionId.trim() : randomUUID();
+      validateSessionKeyPart(id, "sessionId");
       const split = splitStateDelta(JSON.parse(JSON.stringify(state ?? {})) as Record<string, unknown>);
       let created: SessionResource;
       try {
@@ -272,6 +277,7 @@ export class ManagedSessionService extends BaseSessionService {
 
   override async getSession({ appName, userId, sessionId, config }: GetSessionRequest): Promise<Session | undefined> {
     return this.guard(async () => {
+      validateSessionKey({ appName, userId, sessionId });
       const managedId = managedSessionId(userId, sessionId);
       const resource = await this.fetchSession(appName, managedId);
       if (!resource || resource.userId !== userId) return undefined;
@@ -300,6 +306,7 @@ export class ManagedSessionService extends BaseSessionService {
 
   override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
     return this.guard(async () => {
+      if (userId !== undefined) validateSessionKeyPart(userId, "userId");
       const query = userId === undefined ? {} : { filter: `user_id="${userId.replace(/["\\]/g, "\\$&")}"` };
       let resources: SessionResource[];
       try {
@@ -317,6 +324,7 @@ export class ManagedSessionService extends BaseSessionService {
   }
 
   override async deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
+    validateSessionKey({ appName, userId, sessionId });
     await this.guard(async () => {
       const managedId = managedSessionId(userId, sessionId);
       try {

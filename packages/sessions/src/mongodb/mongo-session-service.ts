@@ -19,7 +19,13 @@ import {
   type ListSessionsResponse,
   type Session,
 } from "@agentkit/core";
-import { mergeState, splitStateDelta, withoutTempKeys } from "@agentkit/core/internal";
+import {
+  validateSessionKey,
+  validateSessionKeyPart,
+  withoutTempKeys,
+  mergeState,
+  splitStateDelta,
+} from "@agentkit/core/internal";
 import type { Collection, Db, Document, Filter, ObjectId } from "mongodb";
 import {
   APP_STATE_COLLECTION,
@@ -65,12 +71,6 @@ interface EventDoc {
 
 /** Smallest step that still changes a float-seconds time near now (see InMemorySessionService). */
 const TIME_STEP = 1e-6;
-
-function requireName(value: unknown, field: string): string {
-  if (typeof value !== "string" || value === "")
-    throw new SessionError(`${field} must be a non-empty string`, { code: "INVALID_ARGUMENT" });
-  return value;
-}
 
 /** `$set` paths for a state delta under `prefix` (keys escaped, values JSON-normal). */
 function setPaths(prefix: string, delta: Record<string, unknown>): Document {
@@ -136,9 +136,8 @@ export class MongoSessionService extends BaseSessionService {
   }
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
-    requireName(appName, "appName");
-    requireName(userId, "userId");
     const id = typeof sessionId === "string" && sessionId.trim() ? sessionId.trim() : randomUUID();
+    validateSessionKey({ appName, userId, sessionId: id });
     return this.guard("createSession", async () => {
       const c = await this.collections();
       const split = splitStateDelta(toJsonValue(state ?? {}));
@@ -172,6 +171,7 @@ export class MongoSessionService extends BaseSessionService {
   }
 
   override async getSession({ appName, userId, sessionId, config }: GetSessionRequest): Promise<Session | undefined> {
+    validateSessionKey({ appName, userId, sessionId });
     return this.guard("getSession", async () => {
       const c = await this.collections();
       for (let attempt = 0; ; attempt++) {
@@ -220,6 +220,8 @@ export class MongoSessionService extends BaseSessionService {
   }
 
   override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
+    validateSessionKeyPart(appName, "appName");
+    if (userId !== undefined) validateSessionKeyPart(userId, "userId");
     return this.guard("listSessions", async () => {
       const c = await this.collections();
       const docs = await c.sessions
@@ -242,6 +244,7 @@ export class MongoSessionService extends BaseSessionService {
   }
 
   override async deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
+    validateSessionKey({ appName, userId, sessionId });
     await this.guard("deleteSession", async () => {
       const c = await this.collections();
       // The session document first: once it is gone nobody can append, then its events go.

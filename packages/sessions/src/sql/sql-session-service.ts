@@ -16,7 +16,7 @@ import {
   type ListSessionsResponse,
   type Session,
 } from "@agentkit/core";
-import { splitStateDelta, withoutTempKeys } from "@agentkit/core/internal";
+import { splitStateDelta, validateSessionKey, validateSessionKeyPart, withoutTempKeys } from "@agentkit/core/internal";
 import { migratePlan, type MigrationResult } from "./schema.js";
 import {
   appendEventPlan,
@@ -82,8 +82,8 @@ export abstract class SqlSessionService extends BaseSessionService {
   }
 
   override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
-    checkName(appName, "appName");
-    if (userId !== undefined) checkName(userId, "userId");
+    validateSessionKeyPart(appName, "appName");
+    if (userId !== undefined) validateSessionKeyPart(userId, "userId");
     return { sessions: await this.execute(listSessionsPlan(appName, userId), "read") };
   }
 
@@ -171,18 +171,9 @@ export abstract class SqlSessionService extends BaseSessionService {
   }
 }
 
-function checkName(value: unknown, field: string): void {
-  if (typeof value !== "string" || value === "") {
-    throw new SessionError(`${field} must be a non-empty string, got ${JSON.stringify(value)}.`, {
-      code: "INVALID_SESSION_REQUEST",
-    });
-  }
-}
-
+/** Core's session key rules (`InvalidSessionKeyError`), then only the three fields. */
 function checkKey(key: SessionKeyArgs): SessionKeyArgs {
-  checkName(key.appName, "appName");
-  checkName(key.userId, "userId");
-  checkName(key.sessionId, "sessionId");
+  validateSessionKey(key);
   return { appName: key.appName, userId: key.userId, sessionId: key.sessionId };
 }
 
