@@ -7,6 +7,7 @@ import type { ModelRegistry } from "../models/model-registry.js";
 import type { PluginManager } from "../plugins/plugin-manager.js";
 import type { BaseSessionService } from "../sessions/base-session-service.js";
 import type { Session } from "../sessions/session.js";
+import { UsageTracker } from "../usage/usage-tracker.js";
 import type { BaseAgent } from "./base-agent.js";
 import type { LiveRequestQueue } from "./live-request-queue.js";
 import { resolveRunConfig, type ResolvedRunConfig, type RunConfig } from "./run-config.js";
@@ -28,6 +29,8 @@ export interface InvocationContextInit {
   liveRequestQueue?: LiveRequestQueue;
   signal?: AbortSignal;
   appName?: string;
+  /** The invocation's usage and budget (the runner makes one; a bare context gets an unlimited one). */
+  usage?: UsageTracker;
 }
 
 /** Counts model calls across every agent of one invocation. */
@@ -55,6 +58,8 @@ export class InvocationContext {
   readonly runConfig: ResolvedRunConfig;
   readonly liveRequestQueue?: LiveRequestQueue;
   readonly signal?: AbortSignal;
+  /** Usage of the invocation so far and its budget, shared by every agent of it. */
+  readonly usage: UsageTracker;
   /** Set to stop the invocation after the current step (e.g. a callback answered). */
   endInvocation = false;
   private readonly counter: LlmCallCounter;
@@ -78,6 +83,7 @@ export class InvocationContext {
     this.runConfig = resolveRunConfig(init.runConfig);
     this.liveRequestQueue = init.liveRequestQueue;
     this.signal = init.signal;
+    this.usage = init.usage ?? new UsageTracker();
     this.counter = internals?.counter ?? new LlmCallCounter();
     this.shared = internals?.shared ?? { endInvocation: false };
   }
@@ -152,6 +158,7 @@ export class InvocationContext {
       runConfig: this.runConfig,
       liveRequestQueue: this.liveRequestQueue,
       signal: this.signal,
+      usage: this.usage,
     };
   }
 }
