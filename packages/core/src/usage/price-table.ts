@@ -16,36 +16,50 @@ export interface ModelPrice {
 export const DEFAULT_PRICES_AS_OF = "2026-11-25";
 
 /**
- * List prices of current Gemini, OpenAI and Anthropic models as of `DEFAULT_PRICES_AS_OF`
- * (standard tier, text, prompts up to 200k tokens; long-prompt tiers, batch discounts and
- * cache-write surcharges are not modelled). Prices change: override them with your own.
+ * List prices of current Gemini, OpenAI and Anthropic models, compiled on
+ * `DEFAULT_PRICES_AS_OF` from the providers' public pricing pages: standard tier, text, the
+ * lowest prompt-length tier (Gemini Pro models and Claude Haiku 5.5 charge more for long
+ * prompts); batch discounts, regional surcharges and cache-write or cache-storage fees are not
+ * modelled. Prices change: override them (`prices` on the App or Runner) with your own.
  */
 export const DEFAULT_MODEL_PRICES: Readonly<Record<string, Readonly<ModelPrice>>> = Object.freeze({
-  // Google Gemini API (ai.google.dev/gemini-api/docs/pricing)
-  "gemini-3-pro-preview": { inputPerMillion: 2, outputPerMillion: 12, cachedInputPerMillion: 0.2 },
-  "gemini-3-flash-preview": { inputPerMillion: 0.5, outputPerMillion: 3, cachedInputPerMillion: 0.05 },
-  "gemini-2.5-pro": { inputPerMillion: 1.25, outputPerMillion: 10, cachedInputPerMillion: 0.125 },
-  "gemini-2.5-flash": { inputPerMillion: 0.3, outputPerMillion: 2.5, cachedInputPerMillion: 0.03 },
-  "gemini-2.5-flash-lite": { inputPerMillion: 0.1, outputPerMillion: 0.4, cachedInputPerMillion: 0.01 },
+  // Google Gemini API (ai.google.dev/gemini-api/docs/pricing), prompts up to 200k tokens
+  "gemini-3.1-pro-preview": price(2, 12, 0.2),
+  "gemini-3.1-flash-lite-preview": price(0.25, 1.5, 0.025),
+  "gemini-3-pro-preview": price(2, 12, 0.2),
+  "gemini-3-flash-preview": price(0.5, 3, 0.05),
+  "gemini-2.5-pro": price(1.25, 10, 0.125),
+  "gemini-2.5-flash": price(0.3, 2.5, 0.03),
+  "gemini-2.5-flash-lite": price(0.1, 0.4, 0.01),
   // OpenAI (openai.com/api/pricing)
-  "gpt-5": { inputPerMillion: 1.25, outputPerMillion: 10, cachedInputPerMillion: 0.125 },
-  "gpt-5-mini": { inputPerMillion: 0.25, outputPerMillion: 2, cachedInputPerMillion: 0.025 },
-  "gpt-5-nano": { inputPerMillion: 0.05, outputPerMillion: 0.4, cachedInputPerMillion: 0.005 },
-  "gpt-4.1": { inputPerMillion: 2, outputPerMillion: 8, cachedInputPerMillion: 0.5 },
-  "gpt-4.1-mini": { inputPerMillion: 0.4, outputPerMillion: 1.6, cachedInputPerMillion: 0.1 },
-  "gpt-4.1-nano": { inputPerMillion: 0.1, outputPerMillion: 0.4, cachedInputPerMillion: 0.025 },
-  "gpt-4o": { inputPerMillion: 2.5, outputPerMillion: 10, cachedInputPerMillion: 1.25 },
-  "gpt-4o-mini": { inputPerMillion: 0.15, outputPerMillion: 0.6, cachedInputPerMillion: 0.075 },
-  o3: { inputPerMillion: 2, outputPerMillion: 8, cachedInputPerMillion: 0.5 },
-  "o4-mini": { inputPerMillion: 1.1, outputPerMillion: 4.4, cachedInputPerMillion: 0.275 },
-  // Anthropic (platform.claude.com/docs/en/about-claude/pricing; cache hits as cached input)
-  "claude-opus-4-5": { inputPerMillion: 5, outputPerMillion: 25, cachedInputPerMillion: 0.5 },
-  "claude-opus-4-1": { inputPerMillion: 15, outputPerMillion: 75, cachedInputPerMillion: 1.5 },
-  "claude-sonnet-4-5": { inputPerMillion: 3, outputPerMillion: 15, cachedInputPerMillion: 0.3 },
-  "claude-sonnet-4": { inputPerMillion: 3, outputPerMillion: 15, cachedInputPerMillion: 0.3 },
-  "claude-haiku-4-5": { inputPerMillion: 1, outputPerMillion: 5, cachedInputPerMillion: 0.1 },
-  "claude-3-5-haiku": { inputPerMillion: 0.8, outputPerMillion: 4, cachedInputPerMillion: 0.08 },
+  "gpt-5": price(1.25, 10, 0.125),
+  "gpt-5-mini": price(0.25, 2, 0.025),
+  "gpt-5-nano": price(0.05, 0.4, 0.005),
+  "gpt-4.1": price(2, 8, 0.5),
+  "gpt-4.1-mini": price(0.4, 1.6, 0.1),
+  "gpt-4.1-nano": price(0.1, 0.4, 0.025),
+  "gpt-4o": price(2.5, 10, 1.25),
+  "gpt-4o-mini": price(0.15, 0.6, 0.075),
+  o3: price(2, 8, 0.5),
+  "o4-mini": price(1.1, 4.4, 0.275),
+  // Anthropic (platform.claude.com/docs/en/about-claude/pricing); cache hits are the cached input
+  "claude-opus-5-5": price(4, 20, 0.2),
+  "claude-opus-5": price(5, 25, 0.5),
+  "claude-opus-4-8": price(5, 25, 0.5),
+  "claude-opus-4-7": price(5, 25, 0.5),
+  "claude-opus-4-6": price(5, 25, 0.5),
+  "claude-opus-4-5": price(5, 25, 0.5),
+  "claude-sonnet-5-5": price(2, 10, 0.1),
+  "claude-sonnet-5": price(2, 10, 0.2),
+  "claude-sonnet-4-6": price(3, 15, 0.3),
+  "claude-sonnet-4-5": price(3, 15, 0.3),
+  "claude-haiku-5-5": price(0.1, 0.5, 0.01),
+  "claude-haiku-4-5": price(1, 5, 0.1),
 });
+
+function price(inputPerMillion: number, outputPerMillion: number, cachedInputPerMillion: number): ModelPrice {
+  return Object.freeze({ inputPerMillion, outputPerMillion, cachedInputPerMillion });
+}
 
 export interface PriceTableOptions {
   /** Prices by model name; they win over the shipped ones. */

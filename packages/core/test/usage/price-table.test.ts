@@ -8,7 +8,7 @@ describe("PriceTable", () => {
     expect(table.get("gpt-4o-mini-2024-07-18")).toEqual(DEFAULT_MODEL_PRICES["gpt-4o-mini"]);
     expect(table.get("openai/gpt-4o")).toEqual(DEFAULT_MODEL_PRICES["gpt-4o"]);
     expect(table.get("claude-sonnet-4-5-20250929")).toEqual(DEFAULT_MODEL_PRICES["claude-sonnet-4-5"]);
-    expect(table.get("claude-sonnet-4-20250514")).toEqual(DEFAULT_MODEL_PRICES["claude-sonnet-4"]);
+    expect(table.get("claude-haiku-4-5-20251001")).toEqual(DEFAULT_MODEL_PRICES["claude-haiku-4-5"]);
     expect(table.get("models/gemini-2.5-flash")).toEqual(DEFAULT_MODEL_PRICES["gemini-2.5-flash"]);
     // Unknown variants stay unknown: no guessing from a prefix.
     expect(table.get("o3-mini")).toBeUndefined();
