@@ -162,7 +162,7 @@ export {
   type ContextCacheConfig,
 } from "./models/llm-request.js";
 export type { LlmResponse } from "./models/llm-response.js";
-export { ModelRegistry, type ModelFactory } from "./models/model-registry.js";
+export { ModelRegistry, type ModelFactory, type ModelRegistrationOptions } from "./models/model-registry.js";
 
 // Agents and contexts
 export { BaseAgent, validateAgentName, type BaseAgentOptions } from "./agents/base-agent.js";

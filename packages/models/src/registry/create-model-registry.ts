@@ -144,21 +144,25 @@ export function createModelRegistry(options: CreateModelRegistryOptions = {}): M
     );
   }
   for (const pattern of DEFAULT_MODEL_PATTERNS.fallback) {
-    registry.register(pattern, (name) => {
-      const names = parseFallbackName(name) ?? [];
-      // Each name resolves here, so it shares the registry's instance (and its retries) and may use
-      // patterns registered after this one.
-      const models = names.map((inner) => {
-        try {
-          return registry.resolve(inner);
-        } catch (error) {
-          if (error instanceof ConfigurationError)
-            throw new ConfigurationError(`In "${name}": ${error.message}`, { cause: error });
-          throw error;
-        }
-      });
-      return new FallbackModel({ ...options.fallback, models, name });
-    });
+    registry.register(
+      pattern,
+      (name) => {
+        const names = parseFallbackName(name) ?? [];
+        // Each name resolves here, so it shares the registry's instance (and its retries) and may use
+        // patterns registered after this one.
+        const models = names.map((inner) => {
+          try {
+            return registry.resolve(inner);
+          } catch (error) {
+            if (error instanceof ConfigurationError)
+              throw new ConfigurationError(`In "${name}": ${error.message}`, { cause: error });
+            throw error;
+          }
+        });
+        return new FallbackModel({ ...options.fallback, models, name });
+      },
+      { dependencies: (name) => parseFallbackName(name) ?? [] },
+    );
   }
   return registry;
 }

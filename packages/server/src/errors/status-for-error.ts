@@ -13,6 +13,11 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   INVALID_USER_MESSAGE: 400,
   INVALID_STATE_KEY: 400,
   STATE_KEY_FORBIDDEN: 403,
+  // A used-up budget (RunConfig.budget / App.budget): the quota kind of "too many requests".
+  BUDGET_TOKENS_EXCEEDED: 429,
+  BUDGET_COST_EXCEEDED: 429,
+  BUDGET_MODEL_CALLS_EXCEEDED: 429,
+  BUDGET_DURATION_EXCEEDED: 429,
   // Nginx's "client closed request": only logs see it, the client is gone.
   RUN_ABORTED: 499,
 };
