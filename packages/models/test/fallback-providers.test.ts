@@ -108,7 +108,7 @@ describe("FallbackModel against the fake provider servers", () => {
         ["claude-sonnet-4-6", "SERVER_ERROR", "gemini-2.5-flash"],
       ]);
       // Usage and cost are the answering model's (shipped Gemini 2.5 Flash price: $0.30 in, $2.50 out).
-      const { invocation } = answer.customMetadata?.[USAGE_METADATA_KEY] as UsageSnapshot;
+      const { invocation } = answer.customMetadata![USAGE_METADATA_KEY] as UsageSnapshot;
       expect(Object.keys(invocation.models)).toEqual(["gemini-2.5-flash"]);
       expect(invocation.costUsd).toBeCloseTo((10 * 0.3 + 5 * 2.5) / 1e6, 12);
       // The registry gives the fallback the same instances as the plain names.
