@@ -19,6 +19,12 @@ export {
   InvalidUserMessageError,
 } from "./errors/run-errors.js";
 export { InvalidArtifactNameError, InvalidArtifactScopeError } from "./errors/artifact-errors.js";
+export {
+  BudgetExceededError,
+  BUDGET_ERROR_CODES,
+  type BudgetKind,
+  type BudgetScope,
+} from "./errors/budget-errors.js";
 
 // Content
 export {
@@ -147,7 +153,7 @@ export {
   type ContextCacheConfig,
 } from "./models/llm-request.js";
 export type { LlmResponse } from "./models/llm-response.js";
-export { ModelRegistry, type ModelFactory } from "./models/model-registry.js";
+export { ModelRegistry, type ModelFactory, type ModelRegistrationOptions } from "./models/model-registry.js";
 
 // Agents and contexts
 export { BaseAgent, type BaseAgentOptions } from "./agents/base-agent.js";
@@ -215,6 +221,37 @@ export {
 } from "./tools/function-tool.js";
 export { LongRunningFunctionTool } from "./tools/long-running-function-tool.js";
 export { exitLoopTool } from "./tools/exit-loop-tool.js";
+
+// Usage, cost and budgets
+export {
+  emptyRollup,
+  tokensOf,
+  readRollup,
+  type TokenUsage,
+  type ModelUsage,
+  type UsageRollup,
+} from "./usage/usage-rollup.js";
+export {
+  PriceTable,
+  DEFAULT_MODEL_PRICES,
+  DEFAULT_PRICES_AS_OF,
+  type ModelPrice,
+  type PriceTableOptions,
+} from "./usage/price-table.js";
+export { resolveBudget, type Budget, type UsageLimits } from "./usage/budget.js";
+export {
+  UsageTracker,
+  type UsageTrackerOptions,
+  type UsageSnapshot,
+  type ModelCallRecorder,
+} from "./usage/usage-tracker.js";
+export {
+  sessionUsageFromEvents,
+  readInvocationUsage,
+  type SessionUsage,
+  type InvocationUsage,
+} from "./usage/session-usage.js";
+export { USAGE_METADATA_KEY, MODEL_METADATA_KEY, FAILOVER_METADATA_KEY } from "./usage/usage-metadata-keys.js";
 
 // Runner, App, workflow agents, AgentTool
 export { Runner, type RunnerOptions, type RunAsyncRequest, type RunLiveRequest } from "./runner/runner.js";

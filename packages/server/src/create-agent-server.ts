@@ -39,6 +39,7 @@ import { memoryRoutes } from "./routes/memory-routes.js";
 import type { RouteDeps } from "./routes/route-deps.js";
 import { runRoutes } from "./routes/run-routes.js";
 import { sessionRoutes } from "./routes/session-routes.js";
+import { usageRoutes } from "./routes/usage-routes.js";
 import { RunnerCache } from "./runs/runner-cache.js";
 import { RunTracker } from "./runs/run-tracker.js";
 import { SessionRunQueue } from "./runs/session-run-queue.js";
@@ -241,6 +242,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   app.use(express.json({ limit: bodyLimitBytes, strict: true, verify: jsonDepthVerifier(limits.maxJsonDepth) }));
   if (access) app.use(access.authorize);
   app.use(appRoutes(deps), sessionRoutes(deps), artifactRoutes(deps), memoryRoutes(deps), runRoutes(deps));
+  app.use(usageRoutes(deps));
   const web = (options.mode ?? "web") === "web";
   const agentsDir = options.loader.agentsDir;
   const telemetry = agentsDir

@@ -11,6 +11,7 @@ import type { BaseAgent } from "../agents/base-agent.js";
 import type { LiveRequestQueue } from "../agents/live-request-queue.js";
 import { resolveRunConfig, type ResolvedRunConfig, type RunConfig } from "../agents/run-config.js";
 import type { ContentsCache } from "../flows/contents-cache.js";
+import { UsageTracker } from "../usage/usage-tracker.js";
 
 export interface InvocationContextInit {
   invocationId: string;
@@ -31,6 +32,8 @@ export interface InvocationContextInit {
   liveRequestQueue?: LiveRequestQueue;
   signal?: AbortSignal;
   appName?: string;
+  /** The invocation's usage and budget (the runner makes one; a bare context gets an unlimited one). */
+  usage?: UsageTracker;
 }
 
 /** Counts model calls across every agent of one invocation. */
@@ -59,6 +62,8 @@ export class InvocationContext {
   readonly runConfig: ResolvedRunConfig;
   readonly liveRequestQueue?: LiveRequestQueue;
   readonly signal?: AbortSignal;
+  /** Usage of the invocation so far and its budget, shared by every agent of it. */
+  readonly usage: UsageTracker;
   /** Set to stop the invocation after the current step (e.g. a callback answered). */
   endInvocation = false;
   private readonly counter: LlmCallCounter;
@@ -83,6 +88,7 @@ export class InvocationContext {
     this.runConfig = resolveRunConfig(init.runConfig);
     this.liveRequestQueue = init.liveRequestQueue;
     this.signal = init.signal;
+    this.usage = init.usage ?? new UsageTracker();
     this.counter = internals?.counter ?? new LlmCallCounter();
     this.shared = internals?.shared ?? { endInvocation: false };
   }
@@ -158,6 +164,7 @@ export class InvocationContext {
       runConfig: this.runConfig,
       liveRequestQueue: this.liveRequestQueue,
       signal: this.signal,
+      usage: this.usage,
     };
   }
 }

@@ -4,6 +4,8 @@ import type { Event } from "../events/event.js";
 import type { ContextCacheConfig } from "../models/llm-request.js";
 import type { ModelRegistry } from "../models/model-registry.js";
 import type { BasePlugin } from "../plugins/base-plugin.js";
+import { resolveBudget, type Budget } from "../usage/budget.js";
+import { PriceTable, type ModelPrice } from "../usage/price-table.js";
 
 /** Turns a run of events into one compaction event (see `EventsCompactionConfig`). */
 export interface EventsSummarizer {
@@ -45,6 +47,10 @@ export interface AppOptions {
   contextCacheConfig?: ContextCacheConfig;
   /** Resolves string model names of the app's agents. */
   modelRegistry?: ModelRegistry;
+  /** Default usage limits of every run (a run's `RunConfig.budget` wins field by field). */
+  budget?: Budget;
+  /** Model prices for usage costs: a table, or prices over the shipped ones (`DEFAULT_MODEL_PRICES`). */
+  prices?: PriceTable | Record<string, ModelPrice>;
 }
 
 const APP_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -57,6 +63,8 @@ export class App {
   readonly eventsCompactionConfig?: EventsCompactionConfig;
   readonly contextCacheConfig?: ContextCacheConfig;
   readonly modelRegistry?: ModelRegistry;
+  readonly budget?: Budget;
+  readonly prices: PriceTable;
 
   constructor(options: AppOptions) {
     validateAppName(options.name);
@@ -96,6 +104,9 @@ export class App {
     this.eventsCompactionConfig = compaction;
     this.contextCacheConfig = options.contextCacheConfig;
     this.modelRegistry = options.modelRegistry;
+    const budget = resolveBudget(options.budget);
+    if (budget) this.budget = budget;
+    this.prices = PriceTable.from(options.prices);
   }
 }
 

@@ -63,6 +63,11 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   CONFIRMATION_UNAVAILABLE: 500,
   OUTPUT_SCHEMA_VALIDATION_FAILED: 500,
   SCRIPT_ERROR: 500,
+  // A used-up budget (RunConfig.budget / App.budget): the quota kind of "too many requests".
+  BUDGET_TOKENS_EXCEEDED: 429,
+  BUDGET_COST_EXCEEDED: 429,
+  BUDGET_MODEL_CALLS_EXCEEDED: 429,
+  BUDGET_DURATION_EXCEEDED: 429,
   // Nginx's "client closed request": only logs see it, the client is gone.
   RUN_ABORTED: 499,
 };

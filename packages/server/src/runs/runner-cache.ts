@@ -118,6 +118,8 @@ export class RunnerCache {
               eventsCompactionConfig: app.eventsCompactionConfig,
               contextCacheConfig: app.contextCacheConfig,
               modelRegistry: app.modelRegistry,
+              budget: app.budget,
+              prices: app.prices,
             });
       return new Runner({
         app: withPlugins,

@@ -48,6 +48,7 @@ export const TABLE: Record<string, Access> = {
   "GET /apps/:app/users/:user/sessions/:sid": "own-user",
   "DELETE /apps/:app/users/:user/sessions/:sid": "own-user",
   "PATCH /apps/:app/users/:user/sessions/:sid": "own-user",
+  "GET /apps/:app/users/:user/sessions/:sid/usage": "own-user",
   // artifacts
   [`GET ${artifacts}`]: "own-user",
   [`POST ${artifacts}`]: "own-user",

@@ -262,6 +262,7 @@ beforeAll(async () => {
   files["fine/agent.ts"] = agentModule("fine", `"still fine"`);
   files["unknown_model/root_agent.yaml"] =
     "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - name: a\n    model: gpt-9\n";
+  files["unknown_fallback/root_agent.yaml"] = "name: a\nmodel: fallback:some-model, gpt-9\n";
   t = await makeAgentsDir(files);
 });
 afterAll(() => t.cleanup());
@@ -305,6 +306,22 @@ describe("YAML config errors name the file and the field", () => {
     expect(error.message).toMatch(
       /unknown_model\/root_agent\.yaml: sub_agents\[0\]\.model: no model is registered for "gpt-9" \(known patterns: \/\^gemini-\/, \/\^some-model\$\/\)/,
     );
+  });
+
+  it("a failover name whose models are not all known (the registry's dependencies)", async () => {
+    const registry = new ModelRegistry()
+      .register("some-model", () => ({}) as BaseLlm)
+      .register(/^fallback:/, () => ({}) as BaseLlm, {
+        dependencies: (name) =>
+          name
+            .slice("fallback:".length)
+            .split(",")
+            .map((n) => n.trim()),
+      });
+    expect(registry.has("fallback:some-model")).toBe(true);
+    const error = await loadError("unknown_fallback", { modelRegistry: registry });
+    expect(error.field).toBe("model");
+    expect(error.message).toContain('no model is registered for "fallback:some-model, gpt-9"');
   });
 });
 
