@@ -42,7 +42,7 @@ Authentication (web, api-server; a non-loopback --host refuses to start without 
   --insecure-no-auth             listen on a non-loopback host without authentication anyway
                                  (env AGENTKIT_INSECURE_NO_AUTH=1)
 Limit flags (web, api-server; sizes in bytes or like 20mb; 0 turns a count or timeout off;
-env AGENTKIT_<FLAG>, e.g. AGENTKIT_BODY_LIMIT; docs/security-limits.md):
+env AGENTKIT_<FLAG>, e.g. AGENTKIT_BODY_LIMIT; docs/security.md#client-input-and-resource-limits):
   --body-limit <size>                  largest JSON body (default 20mb; larger is 413)
   --body-bytes-in-flight <size>        large bodies read at once, all requests (default 64mb; past it 413 + Retry-After)
   --max-json-depth <n>                 deepest JSON nesting of a body (default 64)

@@ -91,7 +91,7 @@ export interface AgentServerOptions {
   /**
    * Resource limits for a server that faces the public (bytes of large bodies in flight, JSON
    * depth, header/body/request/keep-alive timeouts, connections per client, `/run_live`
-   * sockets and their queues). Defaults in `DEFAULT_SERVER_LIMITS`; docs/security-limits.md.
+   * sockets and their queues). Defaults in `DEFAULT_SERVER_LIMITS`; docs/security.md#client-input-and-resource-limits.
    */
   limits?: ServerLimits;
   /** Static dev UI (web mode). Without it `/dev-ui/` is a page saying the UI is not installed. */
@@ -120,7 +120,7 @@ export interface AgentServerOptions {
    * agent tests (`/dev/apps/{app}/tests…`) of http-api.md 4.11, which read and write files in
    * that directory, plus `devRouters`. They answer 403 unless the request comes from an admin
    * principal, or the server has no authentication and is bound to loopback
-   * (docs/security-devtools.md). `mode: "api"` never serves them.
+   * (docs/security.md#dev-tooling). `mode: "api"` never serves them.
    */
   devRoutes?: boolean;
   /** On close, how long running runs may finish before they are aborted. Default 5000 ms. */

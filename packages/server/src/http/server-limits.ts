@@ -1,6 +1,6 @@
 import { ConfigurationError } from "@agentkit/core";
 
-/** Limits of `/run_live` WebSockets (see docs/security-limits.md). */
+/** Limits of `/run_live` WebSockets (see docs/security.md#client-input-and-resource-limits). */
 export interface LiveLimits {
   /** Open live sockets in the whole server; more are refused with 503. Default 100. */
   maxSockets?: number;
