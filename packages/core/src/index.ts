@@ -116,6 +116,7 @@ export {
   type DeleteSessionRequest,
   type ListEventsRequest,
   type AppendEventRequest,
+  type EventWrite,
 } from "./sessions/base-session-service.js";
 
 // Artifacts and memory

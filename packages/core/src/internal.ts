@@ -11,7 +11,7 @@ export {
   type ClientStatePolicy,
 } from "./sessions/client-state-policy.js";
 export { checkIncomingMessage, checkIncomingParts } from "./flows/incoming-message-check.js";
-export { applyEventToSession } from "./sessions/base-session-service.js";
+export { applyEventToSession, SessionQueueKey } from "./sessions/base-session-service.js";
 export { validateAgentName } from "./agents/base-agent.js";
 export { type InvocationContextInit } from "./context/invocation-context.js";
 export { callbackList, runCallbackSlot, type MaybePromise, type CallbackSlot } from "./agents/callbacks.js";
@@ -90,3 +90,4 @@ export { SetModelResponseTool, SET_MODEL_RESPONSE_TOOL_NAME } from "./flows/outp
 export { KeyedQueue, type ReleaseSlot } from "./concurrency/keyed-queue.js";
 export { ContentsCache, type ContentsCacheOptions } from "./flows/contents-cache.js";
 export type { ContentsMemo, ContentsMemoSlot } from "./flows/contents.js";
+export { deepCopy, deepFreeze } from "./content/deep-copy.js";

@@ -21,7 +21,7 @@ import {
   type Part,
   type SaveArtifactRequest,
 } from "@agentkit/core";
-import { artifactMimeType, validateArtifactPart } from "@agentkit/core/internal";
+import { artifactMimeType, KeyedQueue, validateArtifactPart } from "@agentkit/core/internal";
 import { ArtifactStoreError, ArtifactStoreErrorCode, InvalidArtifactUriError } from "../errors/artifact-errors.js";
 import {
   USER_SCOPE_SEGMENT,
@@ -33,7 +33,7 @@ import {
 import { joinPart, splitPart } from "../internal/part-codec.js";
 import { decodeSegment } from "../internal/path-segment.js";
 import type { ArtifactCallOptions } from "../internal/artifact-call-options.js";
-import { KeyedLock } from "./keyed-lock.js";
+
 import { normalizePrefix, parseS3Uri, validateBucketName } from "./parse-s3-uri.js";
 import { isS3NotFound, isS3PreconditionFailed, mapS3Error } from "./s3-error-mapping.js";
 import type { S3ArtifactServiceOptions, S3ArtifactServiceUriOptions } from "./s3-options.js";
@@ -66,7 +66,7 @@ export class S3ArtifactService extends BaseArtifactService {
   private readonly multipartThreshold: number;
   private readonly partSize: number;
   private readonly queueSize: number;
-  private readonly saves = new KeyedLock();
+  private readonly saves = new KeyedQueue();
   private closed = false;
 
   constructor(options: S3ArtifactServiceOptions) {

@@ -5,10 +5,9 @@ import {
   eventToJson,
   nowSeconds,
   SessionError,
-  type AppendEventRequest,
+  type EventWrite,
   type CreateSessionRequest,
   type DeleteSessionRequest,
-  type Event,
   type GetSessionRequest,
   type ListEventsRequest,
   type ListEventsResponse,
@@ -16,7 +15,7 @@ import {
   type ListSessionsResponse,
   type Session,
 } from "@agentkit/core";
-import { splitStateDelta, validateSessionKey, validateSessionKeyPart, withoutTempKeys } from "@agentkit/core/internal";
+import { splitStateDelta, validateSessionKey, validateSessionKeyPart } from "@agentkit/core/internal";
 import { migratePlan, type MigrationResult } from "./schema.js";
 import {
   appendEventPlan,
@@ -41,8 +40,6 @@ export type SqlPlanMode = "read" | "write";
 export abstract class SqlSessionService extends BaseSessionService {
   private initializing: Promise<MigrationResult> | undefined;
   private closed = false;
-  /** Tail of each session's append queue (key: JSON of app, user, id). */
-  private readonly appendQueues = new Map<string, Promise<unknown>>();
 
   protected constructor(protected readonly dialect: SqlDialect) {
     super();
@@ -101,48 +98,26 @@ export abstract class SqlSessionService extends BaseSessionService {
       : { events: page.events };
   }
 
-  override async appendEvent(request: AppendEventRequest): Promise<Event> {
-    if (request.event.partial) return request.event;
-    const { session } = request;
-    // One holder's concurrent appends (parallel agents share a session object) run in call
-    // order, each seeing the lastUpdateTime the previous one left behind.
-    const queueKey = JSON.stringify([session.appName, session.userId, session.id]);
-    const previous = this.appendQueues.get(queueKey) ?? Promise.resolve();
-    const result = previous.then(() => this.appendNow(request));
-    const tail = result.catch(() => undefined);
-    this.appendQueues.set(queueKey, tail);
-    void tail.then(() => {
-      if (this.appendQueues.get(queueKey) === tail) this.appendQueues.delete(queueKey);
-    });
-    return result;
-  }
-
   override async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.allSettled([this.initializing, ...this.appendQueues.values()]);
+    await Promise.allSettled([this.initializing, super.close()]);
     await this.closeDriver();
   }
 
-  private async appendNow({ session, event }: AppendEventRequest): Promise<Event> {
-    const key = checkKey({ appName: session.appName, userId: session.userId, sessionId: session.id });
-    const stored = eventToJson(event);
-    const delta = withoutTempKeys((stored.actions as { stateDelta?: Record<string, unknown> }).stateDelta ?? {});
-    (stored.actions as { stateDelta: Record<string, unknown> }).stateDelta = delta;
-    const lastUpdateTime = await this.execute(
+  /** One plan (see session-plans.ts): insert the event, apply the delta, advance the session, or refuse a stale writer. */
+  protected override async storeEvent(write: EventWrite): Promise<number> {
+    return this.execute(
       appendEventPlan(this.dialect, {
-        key,
-        seenLastUpdateTime: session.lastUpdateTime,
-        eventId: event.id,
-        eventTime: event.timestamp,
-        eventJson: JSON.stringify(stored),
-        delta: splitStateDelta(delta),
+        key: { appName: write.appName, userId: write.userId, sessionId: write.sessionId },
+        seenLastUpdateTime: write.seenLastUpdateTime,
+        eventId: write.event.id,
+        eventTime: write.event.timestamp,
+        eventJson: JSON.stringify(eventToJson(write.event)),
+        delta: write.delta,
       }),
       "write",
     );
-    await super.appendEvent({ session, event });
-    session.lastUpdateTime = lastUpdateTime;
-    return event;
   }
 
   /** Runs a plan after start-up, turning driver failures into SessionStoreError. */
