@@ -26,6 +26,9 @@ export {
   type BudgetScope,
 } from "./errors/budget-errors.js";
 
+// Retries (the loop is in @agentkit/core/internal; models and plugins take a policy)
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./concurrency/retry.js";
+
 // Content
 export {
   createTextContent,

@@ -91,3 +91,12 @@ export { KeyedQueue, type ReleaseSlot } from "./concurrency/keyed-queue.js";
 export { ContentsCache, type ContentsCacheOptions } from "./flows/contents-cache.js";
 export type { ContentsMemo, ContentsMemoSlot } from "./flows/contents.js";
 export { deepCopy, deepFreeze } from "./content/deep-copy.js";
+export {
+  abortableSleep,
+  backoffDelay,
+  resolveRetryPolicy,
+  retry,
+  retryStream,
+  type RetryDecision,
+  type RetryOptions,
+} from "./concurrency/retry.js";

@@ -24,6 +24,7 @@ export {
   DEFAULT_RETRY_POLICY,
   resolveRetryPolicy,
   withRetries,
+  providerRetryOptions,
   type FailureDecision,
   type RetryEvent,
   type RetryPolicy,
