@@ -16,15 +16,13 @@ export function runRoutes(deps: RouteDeps): Router {
 
   router.post("/run", async (req, res) => {
     const body = parseBody(runRequestSchema, req.body);
-    checkRequestState(res, body.stateDelta, "stateDelta");
-    await runToJson(deps, req, res, runParams(body));
+    await runToJson(deps, req, res, runParams(res, body));
   });
 
   router.post("/run_sse", async (req, res) => {
     const body = parseBody(runRequestSchema, req.body);
-    checkRequestState(res, body.stateDelta, "stateDelta");
     const controller = abortOnDisconnect(req, res);
-    const run = await prepareRun(deps, runParams(body), controller);
+    const run = await prepareRun(deps, runParams(res, body), controller);
     res.writeHead(200, {
       "Content-Type": "text/event-stream",
       "Cache-Control": "no-cache",
@@ -50,32 +48,32 @@ export function runRoutes(deps: RouteDeps): Router {
     const raw = req.body as { input?: unknown } | undefined;
     const input = raw && typeof raw === "object" && raw.input && typeof raw.input === "object" ? raw.input : raw;
     const body = parseBody(reasoningEngineSchema, input);
-    checkRequestState(res, body.stateDelta, "stateDelta");
     // Without a userId the run is the authenticated principal's (else the "default-user" of the schema).
     const principal = principalOf(res);
     const userId = principal && reasoningEngineUserOf(req.body) === undefined ? principal.userId : body.userId;
-    const key = { appName: body.appName, userId, sessionId: body.sessionId };
-    validateSessionKey(key);
-    await deps.runners.runnerFor(body.appName);
-    const existing = await deps.context.sessionService.getSession(key);
-    if (!existing) {
-      await deps.context.sessionService.createSession(key).catch((error: unknown) => {
-        if ((error as { code?: string }).code !== "SESSION_ALREADY_EXISTS") throw error;
-      });
-    }
-    const params: RunParams = { ...key };
-    const message = contentField(body.newMessage, "newMessage");
-    if (message) params.newMessage = message;
-    if (body.stateDelta) params.stateDelta = body.stateDelta;
+    const params = { ...runParams(res, { ...body, userId }), createSessionIfMissing: true };
     await runToJson(deps, req, res, params, (events) => ({ output: events }));
   });
 
   return router;
 }
 
-function runParams(body: ReturnType<typeof parseBody<typeof runRequestSchema>>): RunParams {
+/** The one mapping of a run request body (`/run`, `/run_sse`, `/api/reasoning_engine`) to a run. */
+function runParams(
+  res: Response,
+  body: {
+    appName: string;
+    userId: string;
+    sessionId: string;
+    newMessage?: Record<string, unknown> | null | undefined;
+    stateDelta?: Record<string, unknown> | null | undefined;
+    streaming?: boolean | null | undefined;
+    customMetadata?: Record<string, unknown> | null | undefined;
+  },
+): RunParams {
   const params: RunParams = { appName: body.appName, userId: body.userId, sessionId: body.sessionId };
   validateSessionKey(params);
+  checkRequestState(res, body.stateDelta, "stateDelta");
   const message = contentField(body.newMessage, "newMessage");
   if (message) params.newMessage = message;
   if (body.stateDelta) params.stateDelta = body.stateDelta;
