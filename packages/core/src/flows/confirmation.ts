@@ -8,6 +8,7 @@ import type { BaseTool } from "../tools/base-tool.js";
 import { REQUEST_CONFIRMATION_FUNCTION_CALL_NAME } from "./confirmation-names.js";
 import { isEventInBranch } from "./contents.js";
 import { executeFunctionCalls, generateFunctionCallId } from "./function-calling.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /**
  * The event asking the client to confirm tool calls (http-api.md 7.2): one
@@ -36,7 +37,7 @@ export function buildConfirmationRequestEvent(
         name: REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
         args: {
           originalFunctionCall: { id: original.id, name: original.name, args: original.args ?? {} },
-          toolConfirmation: structuredClone(confirmation),
+          toolConfirmation: deepCopy(confirmation),
         },
       },
     });

@@ -1,6 +1,7 @@
 import type { Content, FunctionCall, Part } from "../content/content.js";
 import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
 import { RESERVED_FUNCTION_CALL_NAMES } from "./confirmation-names.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /**
  * What `getContents` remembers of one (session, branch, agent) between calls: the contents it
@@ -398,7 +399,7 @@ function presentOtherAgentMessage(event: Event): Event | undefined {
 
 /** One event with the first event's parts, later responses replacing same-id ones. */
 function mergeFunctionResponseEvents(events: Event[]): Event {
-  const base = structuredClone(events[0]!);
+  const base = deepCopy(events[0]!);
   const parts = base.content?.parts ?? [];
   const index = new Map<string | undefined, number>();
   parts.forEach((p, i) => {

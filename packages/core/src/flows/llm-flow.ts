@@ -16,6 +16,7 @@ import {
 import { executeCodeInResponse, preprocessCodeExecution, saveModelSideImages } from "./code-execution.js";
 import { callModel } from "./model-call.js";
 import { buildLlmRequest } from "./request-builder.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /**
  * The text-mode loop of an LlmAgent: steps (build request, call model, run tools) until a
@@ -81,7 +82,7 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
       invocationId: ctx.invocationId,
       author: agent.name,
       branch: ctx.branch,
-      actions: structuredClone(actions),
+      actions: deepCopy(actions),
     });
   }
 }
@@ -109,7 +110,7 @@ export function createModelResponseEvent(
     invocationId: ctx.invocationId,
     author: agent.name,
     branch: ctx.branch,
-    content: response.content ? structuredClone(response.content) : undefined,
+    content: response.content ? deepCopy(response.content) : undefined,
     partial: response.partial,
     turnComplete: response.turnComplete,
     finishReason: response.finishReason,
@@ -127,7 +128,7 @@ export function createModelResponseEvent(
     inputTranscription: response.inputTranscription,
     outputTranscription: response.outputTranscription,
     liveSessionResumptionUpdate: response.liveSessionResumptionUpdate,
-    actions: actions ? structuredClone(actions) : undefined,
+    actions: actions ? deepCopy(actions) : undefined,
   });
   const longRunning = getLongRunningCallIds(populateFunctionCallIds(event), toolsDict);
   if (longRunning.length > 0) event.longRunningToolIds = longRunning;

@@ -3,6 +3,7 @@ import type { FunctionDeclaration } from "../content/generate-content-config.js"
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { AgentKitError } from "../errors/agentkit-error.js";
 import { BaseTool, type ToolRunRequest } from "../tools/base-tool.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /** What `outputSchema` accepts: a zod 4 object schema or a JSON Schema with type "object". */
 export type OutputSchema = z.ZodType | Record<string, unknown>;
@@ -42,7 +43,7 @@ export function outputSchemaToJson(agentName: string, schema: OutputSchema): Rec
     }
     delete json.$schema;
   } else if (typeof schema === "object" && schema !== null && !Array.isArray(schema)) {
-    const { $schema: _ignored, ...rest } = structuredClone(schema);
+    const { $schema: _ignored, ...rest } = deepCopy(schema);
     json = rest;
   } else {
     json = {};
@@ -107,7 +108,7 @@ export class SetModelResponseTool extends BaseTool {
   }
 
   override getDeclaration(): FunctionDeclaration {
-    return { name: this.name, description: this.description, parametersJsonSchema: structuredClone(this.jsonSchema) };
+    return { name: this.name, description: this.description, parametersJsonSchema: deepCopy(this.jsonSchema) };
   }
 
   override async runAsync({ args }: ToolRunRequest): Promise<unknown> {

@@ -4,6 +4,7 @@ import { ConfigurationError } from "../errors/agentkit-error.js";
 import { RESERVED_FUNCTION_CALL_NAMES } from "../flows/confirmation-names.js";
 import { BaseTool, type ToolRunRequest } from "./base-tool.js";
 import type { ToolContext } from "../context/tool-context.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /**
  * A plain JSON Schema for tool arguments (e.g. from MCP or OpenAPI). It must describe an
@@ -96,7 +97,7 @@ export class FunctionTool<P extends ToolParameters | undefined = undefined> exte
 
   /** `{ name, description, parametersJsonSchema }`; the schema is a fresh copy each time. */
   override getDeclaration(): FunctionDeclaration {
-    return { name: this.name, description: this.description, parametersJsonSchema: structuredClone(this.jsonSchema) };
+    return { name: this.name, description: this.description, parametersJsonSchema: deepCopy(this.jsonSchema) };
   }
 
   override async runAsync({ args, toolContext }: ToolRunRequest): Promise<unknown> {
@@ -179,7 +180,7 @@ function plainParametersSchema(toolName: string, schema: unknown): Record<string
       `The parameters of tool "${toolName}" must be a zod 4 object schema (z.object({ ... })) or a JSON Schema with type "object".`,
     );
   }
-  const { $schema: _ignored, ...rest } = structuredClone(schema) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = deepCopy(schema) as Record<string, unknown>;
   return rest;
 }
 

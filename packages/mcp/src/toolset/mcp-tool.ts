@@ -10,6 +10,7 @@ import { McpToolCallError, McpToolsetError } from "../errors/mcp-errors.js";
 import type { McpSessionManager } from "./mcp-session-manager.js";
 import { toToolResponse, type McpToolResponse } from "./result-conversion.js";
 import { toModelToolName, toParametersSchema } from "./schema-conversion.js";
+import { deepCopy } from "@agentkit/core/internal";
 
 /** A progress notification of a running MCP tool call. */
 export interface McpProgress {
@@ -68,7 +69,7 @@ export class McpTool extends BaseTool {
     return {
       name: this.name,
       description: this.description,
-      parametersJsonSchema: structuredClone(this.parametersJsonSchema),
+      parametersJsonSchema: deepCopy(this.parametersJsonSchema),
     };
   }
 

@@ -3,6 +3,7 @@ import { validateToolName } from "@agentkit/core/internal";
 import { applyAuth, type openApiAuthSchema } from "./openapi-auth.js";
 import { isObject, type OperationParameter, type ParsedOperation } from "./openapi-spec.js";
 import type { z } from "zod";
+import { deepCopy } from "@agentkit/core/internal";
 
 /** What a tool needs to call its endpoint (shared by every tool of one toolset). */
 export interface RestCallConfig {
@@ -124,7 +125,7 @@ export class RestApiTool extends BaseTool {
   }
 
   override getDeclaration(): FunctionDeclaration {
-    return { name: this.name, description: this.description, parametersJsonSchema: structuredClone(this.schema) };
+    return { name: this.name, description: this.description, parametersJsonSchema: deepCopy(this.schema) };
   }
 
   override async runAsync({ args, toolContext }: ToolRunRequest): Promise<unknown> {
