@@ -137,6 +137,58 @@ export function* getSessionPlan(
   return rowToSession(row, events);
 }
 
+/** The tail of a session's history after a known prefix (see `SessionEventsCache`). */
+export interface HistoryTail {
+  /** The session row read in the same plan, or undefined when the session is gone. */
+  session: Session | undefined;
+  /** False when the known prefix is no longer the start of the stored history (read it all). */
+  prefixHolds: boolean;
+  /** Events after the prefix, in order, with their sequence numbers. */
+  events: Event[];
+  lastSeq: number;
+  lastId: string | undefined;
+}
+
+/**
+ * The session and only the events stored after event `#afterSeq` (whose id must still be
+ * `afterId`: a deleted and re-created session may reuse sequence numbers), so a reader that
+ * already holds the first events parses only what was appended since.
+ */
+export function* historyTailPlan(
+  key: SessionKeyArgs,
+  afterSeq: number,
+  afterId: string | undefined,
+): SqlPlan<HistoryTail> {
+  const row = yield* readSessionRow(key);
+  if (!row) return { session: undefined, prefixHolds: false, events: [], lastSeq: 0, lastId: undefined };
+  if (afterSeq > 0) {
+    const { rows } = yield sql(
+      `SELECT id FROM ${TABLES.events} WHERE ${EVENT_KEY} AND seq = ?`,
+      key.appName,
+      key.userId,
+      key.sessionId,
+      afterSeq,
+    );
+    if (rows[0]?.id !== afterId)
+      return { session: rowToSession(row, []), prefixHolds: false, events: [], lastSeq: 0, lastId: undefined };
+  }
+  const { rows } = yield sql(
+    `SELECT seq, ${EVENT_COLUMNS} FROM ${TABLES.events} WHERE ${EVENT_KEY} AND seq > ? ORDER BY seq`,
+    key.appName,
+    key.userId,
+    key.sessionId,
+    afterSeq,
+  );
+  const last = rows[rows.length - 1];
+  return {
+    session: rowToSession(row, []),
+    prefixHolds: true,
+    events: rows.map(rowToEvent),
+    lastSeq: last ? Number(last.seq) : afterSeq,
+    lastId: last ? String(last.id) : afterId,
+  };
+}
+
 export function* listSessionsPlan(appName: string, userId: string | undefined): SqlPlan<Session[]> {
   const { rows } =
     userId === undefined
