@@ -79,6 +79,7 @@ export {
 } from "./events/event-actions.js";
 export {
   eventToJson,
+  eventToJsonText,
   eventFromJson,
   contentFromJson,
   toSeconds,
@@ -89,6 +90,7 @@ export {
 // Sessions and state
 export {
   sessionToJson,
+  sessionToJsonText,
   sessionFromJson,
   sessionKeyToJson,
   sessionKeyFromJson,

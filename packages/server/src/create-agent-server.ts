@@ -224,6 +224,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   const bodyBudget = new BodyBudget(limits.maxBodyBytesInFlight);
   const app = express();
   app.disable("x-powered-by");
+  // No ETag on API answers: hashing every body costs CPU and nobody revalidates a run (the dev
+  // UI's static files keep theirs: serve-static sets its own).
+  app.set("etag", false);
   app.use(connections.guard);
   app.use(hostGuard(guard));
   if (options.cors) app.use(cors(corsMiddlewareOptions(options.cors)));

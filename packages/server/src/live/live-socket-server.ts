@@ -1,7 +1,13 @@
 import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { RawData, WebSocket, WebSocketServer } from "ws";
-import { eventToJson, RunAbortedError, SessionNotFoundError, type LiveRequest, type RunConfig } from "@agentkit/core";
+import {
+  eventToJsonText,
+  RunAbortedError,
+  SessionNotFoundError,
+  type LiveRequest,
+  type RunConfig,
+} from "@agentkit/core";
 import { sessionKeyProblem } from "@agentkit/core/internal";
 import type { AccessControl } from "../auth/access-control.js";
 import { AuthenticationError } from "../auth/auth-errors.js";
@@ -273,7 +279,7 @@ export class LiveSocketServer {
         runConfig: params.runConfig,
         signal: controller.signal,
       });
-      for await (const event of events) sendJson(ws, eventToJson(event));
+      for await (const event of events) if (ws.readyState === ws.OPEN) ws.send(eventToJsonText(event));
       ws.close(LiveCloseCode.NORMAL, "Live run ended");
     } catch (error) {
       if (controller.signal.aborted && (error instanceof RunAbortedError || ws.readyState !== ws.OPEN)) return;
