@@ -268,6 +268,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
         createBuilderRouter({
           agentsDir,
           ...(options.loader.builderPolicy ? { policy: options.loader.builderPolicy } : {}),
+          afterSave: async () => {
+            await options.loader.settled?.();
+          },
         }),
       );
       devTools.add(

@@ -31,6 +31,7 @@ describe("hot reload in process (YAML apps)", () => {
     expect(first.rootAgent).toMatchObject({ instruction: "one" });
     expect(await loader.loadApp("y")).toBe(first);
     await t.write("y/root_agent.yaml", yamlAgent("two"));
+    await loader.settled!();
     const second = await loader.loadApp("y");
     expect(second).not.toBe(first);
     expect(second.rootAgent).toMatchObject({ instruction: "two" });
@@ -38,6 +39,7 @@ describe("hot reload in process (YAML apps)", () => {
     // Another app is untouched by y's reload.
     const other = await loader.loadApp("other");
     await t.write("y/root_agent.yaml", yamlAgent("three"));
+    await loader.settled!();
     await loader.loadApp("y");
     expect(await loader.loadApp("other")).toBe(other);
     await loader.close();
@@ -53,12 +55,15 @@ describe("hot reload in process (YAML apps)", () => {
     const a = await loader.loadApp("y");
     expect(a.rootAgent.subAgents[0]?.description).toBe("first");
     await t.write("_common/step.yaml", "name: step\nmodel: m\ndescription: second\n");
+    await loader.settled!();
     const b = await loader.loadApp("y");
     expect(b.rootAgent.subAgents[0]?.description).toBe("second");
     await t.write("y/notes.json", "{}");
+    await loader.settled!();
     const c = await loader.loadApp("y");
     expect(c).not.toBe(b);
     await t.remove("y/notes.json");
+    await loader.settled!();
     const d = await loader.loadApp("y");
     expect(d).not.toBe(c);
     expect(await loader.loadApp("y")).toBe(d);
@@ -73,12 +78,14 @@ describe("hot reload in process (YAML apps)", () => {
     const loader = createDirectoryAgentLoader({ agentsDir: t.dir, reload: true });
     await loader.loadApp("y");
     await t.write("y/root_agent.yaml", "name: y\nmodel: 3\n");
+    await loader.settled!();
     const broken = await loader.loadApp("y").catch((e: unknown) => e);
     expect(broken).toBeInstanceOf(AgentLoadError);
     expect((broken as Error).message).toMatch(/y\/root_agent\.yaml: model: expected string, received number/);
     expect(await loader.loadApp("y").catch((e: unknown) => e)).toBe(broken);
     expect((await loader.loadApp("ok")).rootAgent.name).toBe("ok");
     await t.write("y/root_agent.yaml", yamlAgent("fixed"));
+    await loader.settled!();
     expect((await loader.loadApp("y")).rootAgent).toMatchObject({ instruction: "fixed" });
     await loader.close();
   });
@@ -88,12 +95,15 @@ describe("hot reload in process (YAML apps)", () => {
     const loader = createDirectoryAgentLoader({ agentsDir: t.dir, reload: true });
     expect(await loader.listApps()).toEqual(["y"]);
     await t.write("later/root_agent.yaml", "name: later\nmodel: m\n");
+    await loader.settled!();
     expect(await loader.listApps()).toEqual(["later", "y"]);
     expect((await loader.loadApp("later")).rootAgent.name).toBe("later");
     await t.remove("later/root_agent.yaml");
+    await loader.settled!();
     expect(await loader.listApps()).toEqual(["y"]);
     await expect(loader.loadApp("later")).rejects.toBeInstanceOf(AppNotFoundError);
     await t.write("later/agent.ts", agentModule("later_ts", `"now a module"`));
+    await loader.settled!();
     expect((await loader.loadApp("later")).rootAgent.name).toBe("later_ts");
     await loader.close();
   });
