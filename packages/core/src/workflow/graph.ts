@@ -59,6 +59,8 @@ export interface GraphEdge {
 export interface GraphBuildOptions {
   /** Allow cycles of unconditional, unbounded edges (a `LoopAgent` with no `maxIterations`). */
   allowUnboundedCycles?: boolean;
+  /** Allow a graph without nodes (a workflow agent without sub-agents). */
+  allowEmpty?: boolean;
 }
 
 /** A validated workflow graph: its nodes by name and its edges. */
@@ -109,6 +111,7 @@ export class WorkflowGraph {
       graph.edges.push(edge);
     };
 
+    if (options.allowEmpty && Array.isArray(items) && items.length === 0) return graph;
     if (!Array.isArray(items) || items.length === 0)
       fail("edges must be a non-empty list (e.g. [['START', firstNode]]).");
     items.forEach((item, i) => {
