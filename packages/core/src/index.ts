@@ -69,6 +69,8 @@ export {
   hasTrailingCodeExecutionResult,
   type Event,
   type EventInit,
+  type NodeInfo,
+  type NodeRunStatus,
 } from "./events/event.js";
 export {
   createEventActions,
@@ -76,6 +78,8 @@ export {
   type EventActions,
   type EventCompaction,
   type ToolConfirmation,
+  type InputRequest,
+  type RouteValue,
 } from "./events/event-actions.js";
 export {
   eventToJson,
@@ -270,6 +274,44 @@ export { SequentialAgent, type SequentialAgentOptions } from "./agents/sequentia
 export { ParallelAgent, type ParallelAgentOptions } from "./agents/parallel-agent.js";
 export { LoopAgent, type LoopAgentOptions } from "./agents/loop-agent.js";
 export { AgentTool, type AgentToolOptions } from "./tools/agent-tool.js";
+
+// Workflows (graph of nodes) and resumable runs
+export { Workflow, isWorkflow, type WorkflowOptions, type DynamicEntry } from "./workflow/workflow.js";
+export {
+  BaseNode,
+  isBaseNode,
+  type BaseNodeOptions,
+  type NodeRetryConfig,
+  type ErrorMatcher,
+  type NodeYield,
+} from "./workflow/base-node.js";
+export { FunctionNode, type FunctionNodeHandler, type FunctionNodeOptions } from "./workflow/function-node.js";
+export { JoinNode, type JoinNodeOptions, type JoinWaitFor } from "./workflow/join-node.js";
+export { AgentNode, type AgentNodeOptions } from "./workflow/agent-node.js";
+export { ToolNode, type ToolNodeOptions } from "./workflow/tool-node.js";
+export { node, type NodeLike } from "./workflow/build-node.js";
+export { NodeContext, type RunNodeOptions } from "./workflow/node-context.js";
+export { RequestInput, isRequestInput, type RequestInputParams } from "./workflow/request-input.js";
+export {
+  Edge,
+  WorkflowGraph,
+  START,
+  DEFAULT_ROUTE,
+  ERROR_ROUTE,
+  type EdgeOptions,
+  type EdgeItem,
+  type ChainElement,
+  type RoutingMap,
+  type GraphEdge,
+} from "./workflow/graph.js";
+export {
+  NodeTimeoutError,
+  NodeSchemaValidationError,
+  NodeInterruptedError,
+  WorkflowResumeError,
+} from "./workflow/workflow-errors.js";
+export type { SchemaLike } from "./workflow/schema-like.js";
+export type { ResumabilityConfig } from "./context/invocation-context.js";
 
 // LlmAgent and the LLM flow
 export {

@@ -3,6 +3,7 @@ import { ConfigurationError } from "../errors/agentkit-error.js";
 import type { Event } from "../events/event.js";
 import type { ContextCacheConfig } from "../models/llm-request.js";
 import type { ModelRegistry } from "../models/model-registry.js";
+import type { ResumabilityConfig } from "../context/invocation-context.js";
 import type { BasePlugin } from "../plugins/base-plugin.js";
 import { resolveBudget, type Budget } from "../usage/budget.js";
 import { PriceTable, type ModelPrice } from "../usage/price-table.js";
@@ -51,6 +52,12 @@ export interface AppOptions {
   budget?: Budget;
   /** Model prices for usage costs: a table, or prices over the shipped ones (`DEFAULT_MODEL_PRICES`). */
   prices?: PriceTable | Record<string, ModelPrice>;
+  /**
+   * `{ isResumable: true }`: a run that pauses anywhere in a tree of workflows, workflow agents and
+   * agent tools is checkpointed in the session and continues where it stopped when the answer
+   * arrives; an interrupted run can be resumed (`runner.resume`). See docs/workflows.md.
+   */
+  resumability?: ResumabilityConfig;
 }
 
 const APP_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -65,6 +72,7 @@ export class App {
   readonly modelRegistry?: ModelRegistry;
   readonly budget?: Budget;
   readonly prices: PriceTable;
+  readonly resumability?: ResumabilityConfig;
 
   constructor(options: AppOptions) {
     validateAppName(options.name);
@@ -107,6 +115,11 @@ export class App {
     const budget = resolveBudget(options.budget);
     if (budget) this.budget = budget;
     this.prices = PriceTable.from(options.prices);
+    if (options.resumability !== undefined) {
+      if (typeof options.resumability !== "object" || typeof options.resumability.isResumable !== "boolean")
+        throw new ConfigurationError(`App "${options.name}": resumability must be { isResumable: boolean }.`);
+      this.resumability = { isResumable: options.resumability.isResumable };
+    }
   }
 }
 
