@@ -9,8 +9,8 @@ import { ConfigurationError, createEvent } from "@agentkit/core";
 import { S3ArtifactService } from "@agentkit/artifacts/s3";
 import { MongoMemoryService, MongoSessionService } from "@agentkit/sessions/mongodb";
 import { ManagedSessionService } from "@agentkit/sessions/managed";
-import { MongoWireServer } from "@agentkit/sessions/testing/mongodb";
-import { ManagedSessionServer } from "@agentkit/sessions/testing/managed";
+import { MongoWireServer } from "@agentkit/test-support/mongodb";
+import { ManagedSessionServer } from "@agentkit/test-support/managed-sessions";
 import { createServices, type Services } from "../src/create-services.js";
 
 // Each remote backend, selected by its URI through createServices, against a real local

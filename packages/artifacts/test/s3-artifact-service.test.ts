@@ -16,6 +16,9 @@ import { recordCommands } from "./support/command-recorder.js";
 import { startConditionalWriteProxy } from "./support/conditional-write-proxy.js";
 import { startS3rver, type TestS3Server } from "./support/s3rver-server.js";
 
+// The contract suites register their tests with jest's functions.
+const testApi = { describe, it, expect, beforeEach, afterEach };
+
 const BUCKET = "agentkit-artifacts";
 let s3: TestS3Server;
 
@@ -27,10 +30,14 @@ afterAll(async () => {
   await s3?.close();
 });
 
-runArtifactServiceContract("S3ArtifactService", async () => {
-  const service = new S3ArtifactService({ bucket: BUCKET, prefix: "contract", clientConfig: s3.clientConfig });
-  return { service };
-});
+runArtifactServiceContract(
+  "S3ArtifactService",
+  async () => {
+    const service = new S3ArtifactService({ bucket: BUCKET, prefix: "contract", clientConfig: s3.clientConfig });
+    return { service };
+  },
+  testApi,
+);
 
 describe("S3ArtifactService", () => {
   let client: S3Client;

@@ -1,8 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/globals";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import { ConfigurationError, createEvent, SessionError, SessionNotFoundError, StaleSessionError } from "@agentkit/core";
 import { ManagedSessionApiError, ManagedSessionService, managedSessionId } from "../src/managed/index.js";
 import { runSessionServiceContract } from "../src/testing/index.js";
-import { ManagedSessionServer } from "../src/testing/managed-session-server.js";
+import { ManagedSessionServer } from "@agentkit/test-support/managed-sessions";
+
+// The contract suites register their tests with jest's functions.
+const testApi = { describe, it, expect, beforeEach, afterEach };
 
 let server: ManagedSessionServer;
 const services: ManagedSessionService[] = [];
@@ -31,6 +34,7 @@ function service(extra: Partial<ConstructorParameters<typeof ManagedSessionServi
 runSessionServiceContract(
   "ManagedSessionService (local Agent Engine sessions API)",
   async () => ({ service: service() }),
+  testApi,
   { manyEvents: 60 },
 );
 

@@ -10,7 +10,7 @@ import {
   SESSION_COLLECTION_NAME,
   USER_STATE_COLLECTION,
 } from "../src/mongodb/index.js";
-import { MongoWireServer } from "../src/testing/mongo-wire-server/index.js";
+import { MongoWireServer } from "@agentkit/test-support/mongodb";
 
 let server: MongoWireServer;
 let raw: MongoClient;
@@ -113,16 +113,14 @@ describe("MongoSessionService layout and start", () => {
     const dbName = freshDb();
     const db = raw.db(dbName);
     await db.collection(SCHEMA_COLLECTION).insertOne({ _id: "sessions" as never, version: 1, updatedAt: new Date() });
-    await db
-      .collection(SESSION_COLLECTION_NAME)
-      .insertOne({
-        appName: "app",
-        userId: "u1",
-        id: "s1",
-        state: { old: true },
-        updateTime: 1_700_000_010,
-        createTime: 1_700_000_000,
-      });
+    await db.collection(SESSION_COLLECTION_NAME).insertOne({
+      appName: "app",
+      userId: "u1",
+      id: "s1",
+      state: { old: true },
+      updateTime: 1_700_000_010,
+      createTime: 1_700_000_000,
+    });
     const stored = (id: string, timestamp: number) => ({
       appName: "app",
       userId: "u1",
@@ -250,13 +248,11 @@ describe("MongoSessionService across instances", () => {
     await writer.appendEvent({ session: s, event: say("one", { n: 1 }) });
     // The connection drops on the session update (the second half of an append), as if the
     // writer's process died right after committing its event.
-    await raw
-      .db("admin")
-      .command({
-        configureFailPoint: "failCommand",
-        mode: { times: 1 },
-        data: { failCommands: ["update"], closeConnection: true },
-      });
+    await raw.db("admin").command({
+      configureFailPoint: "failCommand",
+      mode: { times: 1 },
+      data: { failCommands: ["update"], closeConnection: true },
+    });
     await expect(
       writer.appendEvent({ session: s, event: say("two", { n: 2, "user:seen": true }) }),
     ).rejects.toBeInstanceOf(SessionError);
@@ -279,13 +275,11 @@ describe("MongoSessionService across instances", () => {
     const writer = open(dbName);
     const s = await writer.createSession({ ...key, appName: "app" });
     const copy = structuredClone(s);
-    await raw
-      .db("admin")
-      .command({
-        configureFailPoint: "failCommand",
-        mode: { times: 1 },
-        data: { failCommands: ["update"], closeConnection: true },
-      });
+    await raw.db("admin").command({
+      configureFailPoint: "failCommand",
+      mode: { times: 1 },
+      data: { failCommands: ["update"], closeConnection: true },
+    });
     await expect(writer.appendEvent({ session: s, event: say("lost?", { k: 1 }) })).rejects.toBeInstanceOf(
       SessionError,
     );
@@ -299,13 +293,11 @@ describe("MongoSessionService across instances", () => {
     const dbName = freshDb();
     const service = open(dbName);
     const s = await service.createSession({ ...key, appName: "app" });
-    await raw
-      .db("admin")
-      .command({
-        configureFailPoint: "failCommand",
-        mode: { times: 1 },
-        data: { failCommands: ["update"], closeConnection: true },
-      });
+    await raw.db("admin").command({
+      configureFailPoint: "failCommand",
+      mode: { times: 1 },
+      data: { failCommands: ["update"], closeConnection: true },
+    });
     await expect(service.appendEvent({ session: s, event: say("orphan") })).rejects.toBeInstanceOf(SessionError);
     // Simulate a delete that raced with the half-finished append: only the session document goes.
     await raw.db(dbName).collection(SESSION_COLLECTION_NAME).deleteOne({ id: "s1" });

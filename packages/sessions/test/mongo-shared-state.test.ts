@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/glob
 import { createEvent, SessionError } from "@agentkit/core";
 import { MongoClient } from "mongodb";
 import { APP_STATE_COLLECTION, MongoSessionService, USER_STATE_COLLECTION } from "../src/mongodb/index.js";
-import { MongoWireServer } from "../src/testing/mongo-wire-server/index.js";
+import { MongoWireServer } from "@agentkit/test-support/mongodb";
 
 // `app:` and `user:` keys are shared by sessions. A half-finished append completed later (by a
 // reader rolling it forward, or by its own slow writer) must not overwrite a newer value that
@@ -33,13 +33,11 @@ function open(dbName: string): MongoSessionService {
 const set = (delta: Record<string, unknown>) => createEvent({ author: "agent", actions: { stateDelta: delta } });
 /** The next `update` command drops its connection, as if the writer died right after inserting its event. */
 const dieOnNextUpdate = () =>
-  raw
-    .db("admin")
-    .command({
-      configureFailPoint: "failCommand",
-      mode: { times: 1 },
-      data: { failCommands: ["update"], closeConnection: true },
-    });
+  raw.db("admin").command({
+    configureFailPoint: "failCommand",
+    mode: { times: 1 },
+    data: { failCommands: ["update"], closeConnection: true },
+  });
 
 describe("MongoSessionService shared state ordering", () => {
   it("does not let a rolled-forward old append overwrite a newer app: or user: value from another session", async () => {

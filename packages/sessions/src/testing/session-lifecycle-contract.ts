@@ -1,9 +1,11 @@
-import { describe, expect, it } from "@jest/globals";
 import { createEvent, nowSeconds, SessionAlreadyExistsError, type BaseSessionService } from "@agentkit/core";
-import type { ContractContext } from "./contract-harness.js";
+import type { ContractContext, ContractTestApi } from "./contract-harness.js";
 
 /** create / get / list / delete and state scoping. */
-export function defineSessionLifecycleContract(ctx: ContractContext<BaseSessionService>): void {
+export function defineSessionLifecycleContract(
+  ctx: ContractContext<BaseSessionService>,
+  { describe, it, expect }: ContractTestApi,
+): void {
   const key = (sessionId: string, userId = "u1") => ({ appName: ctx.appName, userId, sessionId });
 
   describe("createSession", () => {

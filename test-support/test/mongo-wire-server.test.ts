@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { connect } from "node:net";
 import { deserialize, serialize } from "bson";
 import { Long, MongoClient, MongoServerError, ObjectId, type Db } from "mongodb";
-import { MongoWireServer } from "../src/testing/mongo-wire-server/index.js";
+import { MongoWireServer } from "../src/mongo-wire-server/index.js";
 import {
   decodeRequest,
   encodeMsgReply,
   MessageFramer,
   MsgFlag,
   OpCode,
-} from "../src/testing/mongo-wire-server/wire-protocol.js";
+} from "../src/mongo-wire-server/wire-protocol.js";
 
 describe("MongoWireServer through the official driver", () => {
   let server: MongoWireServer;
@@ -247,13 +247,11 @@ describe("MongoWireServer through the official driver", () => {
   });
 
   it("fails commands on demand through the failCommand fail point", async () => {
-    await db
-      .admin()
-      .command({
-        configureFailPoint: "failCommand",
-        mode: { times: 1 },
-        data: { failCommands: ["insert"], errorCode: 91, errmsg: "shutting down" },
-      });
+    await db.admin().command({
+      configureFailPoint: "failCommand",
+      mode: { times: 1 },
+      data: { failCommands: ["insert"], errorCode: 91, errmsg: "shutting down" },
+    });
     await expect(db.collection("fp").insertOne({ a: 1 })).rejects.toMatchObject({ code: 91 });
     await db.collection("fp").insertOne({ a: 2 });
     expect(await db.collection("fp").countDocuments()).toBe(1);
