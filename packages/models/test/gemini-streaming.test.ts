@@ -175,10 +175,9 @@ describe("Gemini streaming", () => {
   it("times out a stalled call with a retryable TIMEOUT error", async () => {
     server.reply({ kind: "hang" });
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl, timeoutMs: 150 });
-    const started = Date.now();
+    // The server never answers: only the timeout ends the call.
     const error = await collect(model.generateContentAsync(request())).catch((e: unknown) => e);
     expect(error).toMatchObject({ category: "TIMEOUT", retryable: true });
-    expect(Date.now() - started).toBeLessThan(3000);
     await server.stalledClosed;
   });
 
