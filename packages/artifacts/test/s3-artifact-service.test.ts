@@ -375,13 +375,20 @@ describe("S3ArtifactService", () => {
       ).rejects.toMatchObject({ code: "ARTIFACT_STORE_ABORTED" });
       const multipart = new S3ArtifactService({ bucket: BUCKET, prefix, client, multipartThreshold: 1 });
       const late = new AbortController();
+      // Abort as the first part goes out: the multipart upload has begun.
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (context.commandName === "UploadPartCommand") late.abort();
+          return next(args);
+        },
+        { step: "finalizeRequest", name: "abortOnFirstPart" },
+      );
       const pending = multipart.saveArtifact({
         ...scope,
         filename: "big",
         artifact: { inlineData: { data: randomBytes(11 * 1024 * 1024).toString("base64") } },
         signal: late.signal,
       });
-      setTimeout(() => late.abort(), 5);
       await expect(pending).rejects.toMatchObject({ code: "ARTIFACT_STORE_ABORTED" });
       expect(await service.listVersions({ ...scope, filename: "big" })).toEqual([]);
     });
