@@ -1,5 +1,6 @@
 // Runs on one session are serialized; a client that disconnects aborts its run.
-import { request as httpRequest } from "node:http";
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { BaseLlm, LlmAgent, type LlmRequest, type LlmResponse } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
@@ -56,9 +57,6 @@ async function loaded(n: number): Promise<void> {
   if (loads < n) await new Promise<void>((resolve) => loadWaiters.push({ n, resolve }));
   await settle();
 }
-
-/** TCP sockets of this process (both ends of every connection to the test server). */
-const tcpSockets = () => process.getActiveResourcesInfo().filter((r) => r === "TCPSocketWrap").length;
 
 /**
  * A model whose calls wait at a gate: each gated call answers only once the gate opens
@@ -194,25 +192,35 @@ describe("per-session serialization", () => {
       body: body("kept"),
     });
     await firstCalled; // the first run holds the session
-    // The second request on its own connection (no pool), so its sockets can be counted.
-    const sockets = tcpSockets();
-    const queued = loaded(loads + 1);
-    const second = new Promise<void>((resolve, reject) => {
-      const req = httpRequest(`${t.url}/run`, {
-        method: "POST",
-        agent: false,
-        headers: { "Content-Type": "application/json" },
-      });
-      req.on("error", () => undefined); // "socket hang up": we hung up
-      req.on("response", () => reject(new Error("the queued run answered")));
-      req.on("close", () => resolve());
-      req.end(body("dropped"));
-      void queued.then(() => req.destroy()); // leave while waiting for the session
+    // The second request goes to the same app through a listener of our own, whose connections
+    // we can see close on the server side.
+    const side = createServer(t.server.app);
+    let serverSockets = 0;
+    side.on("connection", (socket) => {
+      serverSockets += 1;
+      socket.once("close", () => (serverSockets -= 1));
     });
-    await second;
-    // The server noticed the disconnect once it closed its end too.
-    while (tcpSockets() > sockets) await settle();
-    await settle();
+    await new Promise<void>((resolve) => side.listen(0, "127.0.0.1", resolve));
+    try {
+      const queued = loaded(loads + 1);
+      await new Promise<void>((resolve, reject) => {
+        const req = httpRequest(`http://127.0.0.1:${(side.address() as AddressInfo).port}/run`, {
+          method: "POST",
+          agent: false,
+          headers: { "Content-Type": "application/json" },
+        });
+        req.on("error", () => undefined); // "socket hang up": we hung up
+        req.on("response", () => reject(new Error("the queued run answered")));
+        req.on("close", () => resolve());
+        req.end(body("dropped"));
+        void queued.then(() => req.destroy()); // leave while waiting for the session
+      });
+      // The server noticed the disconnect once its end of the connection closed.
+      while (serverSockets > 0) await settle();
+      await settle();
+    } finally {
+      side.close();
+    }
     release.resolve();
     expect((await first).status).toBe(200);
     expect(texts(await getSession(sid))).toEqual(["user:kept", "slowpoke:only answer"]);
