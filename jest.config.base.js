@@ -26,6 +26,8 @@ export default function config(pkgDir, options = {}) {
     transform: { "^.+\\.ts$": ["ts-jest", { useESM: true, tsconfig: "<rootDir>/tsconfig.test.json" }] },
     testMatch: ["<rootDir>/test/**/*.test.ts"],
     maxWorkers: workers(options.waiting ?? false),
-    testTimeout: 20000,
+    // Only a hang detector: no test waits on a clock, so a slow (loaded) machine must never fail
+    // one. A contract suite's 1000-event history takes ~3 s alone and went past 20 s under load.
+    testTimeout: 120_000,
   };
 }
