@@ -178,7 +178,8 @@ describe("Gemini streaming", () => {
     // The server never answers: only the timeout ends the call.
     const error = await collect(model.generateContentAsync(request())).catch((e: unknown) => e);
     expect(error).toMatchObject({ category: "TIMEOUT", retryable: true });
-    await server.stalledClosed;
+    // The held request is released (on a loaded machine the timeout can expire before it arrives).
+    if (server.requests.length > 0) await server.stalledClosed;
   });
 
   it("aborts a non-streaming call that is waiting for its response", async () => {
