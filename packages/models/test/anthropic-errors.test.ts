@@ -200,7 +200,8 @@ describe("AnthropicModel cancellation", () => {
     server.reply({ kind: "hang" });
     const slow = new AnthropicModel({ model: "claude-test", apiKey: "sk-test", baseURL, timeoutMs: 100 });
     expect(await failure(collect(slow))).toMatchObject({ category: "TIMEOUT", retryable: true });
-    expect(server.requests).toHaveLength(1);
+    // One attempt, no retry (on a loaded machine the timeout can even expire before it arrives).
+    expect(server.requests.length).toBeLessThanOrEqual(1);
   });
 
   it("aborts a stream mid-way, after partial chunks", async () => {

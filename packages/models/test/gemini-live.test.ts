@@ -180,7 +180,7 @@ describe("Gemini live connection", () => {
       { liveSessionResumptionUpdate: { newHandle: "handle-2", resumable: true } },
     ]);
     await connection.sendRealtime({ mimeType: "image/jpeg", data: pcm });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    while (server.sessions[0]!.messages.length < 2) await new Promise((resolve) => setImmediate(resolve));
     expect(server.sessions[0]!.messages[1]).toEqual({
       realtimeInput: { video: { mimeType: "image/jpeg", data: pcm } },
     });

@@ -7,7 +7,7 @@ import { findOnPath } from "../src/code-executors/interpreter.js";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { pidAlive, startRunner, textOf } from "./helpers.js";
+import { exited, startRunner, textOf } from "./helpers.js";
 
 const js = (code: string) => `\`\`\`javascript\n${code}\n\`\`\``;
 const partsOf = (events: Event[]) => events.map((e) => e.content?.parts ?? []);
@@ -210,7 +210,6 @@ describe("code execution in the LLM flow (LocalCodeExecutor)", () => {
     const { runner, session } = await startRunner(agent);
     const controller = new AbortController();
     const seen: Event[] = [];
-    const started = Date.now();
     const run = (async () => {
       for await (const e of runner.runAsync({
         userId: "u",
@@ -230,11 +229,9 @@ describe("code execution in the LLM flow (LocalCodeExecutor)", () => {
       }
     })();
     await expect(run).rejects.toBeInstanceOf(RunAbortedError);
-    expect(Date.now() - started).toBeLessThan(15_000);
     expect(seen.some((e) => e.content?.parts?.some((p) => p.codeExecutionResult))).toBe(false);
     const pid = Number(readFileSync(pidFile, "utf8"));
-    await new Promise((r) => setTimeout(r, 200));
-    expect(pidAlive(pid)).toBe(false);
+    await exited(pid); // the code never ends by itself
     rmSync(dirname(pidFile), { recursive: true, force: true });
   }, 30_000);
 });

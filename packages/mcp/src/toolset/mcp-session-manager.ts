@@ -13,6 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { McpSessionInitError } from "../errors/mcp-errors.js";
 import { describeServer, type McpConnectionParameters } from "./connection-params.js";
+import { ProgressListeners, ProgressTap } from "./progress-tap.js";
 
 export interface McpSessionManagerOptions {
   connection: McpConnectionParameters;
@@ -35,6 +36,8 @@ export interface McpElicitationOptions {
  */
 export class McpSessionManager {
   readonly serverName: string;
+  /** Progress of running tool calls, delivered in arrival order (see ProgressListeners). */
+  readonly progress = new ProgressListeners();
   private readonly connection: McpConnectionParameters;
   private readonly timeoutMs: number;
   private readonly elicitation?: McpElicitationOptions;
@@ -102,7 +105,7 @@ export class McpSessionManager {
   }
 
   private async connect(): Promise<Client> {
-    const transport = this.createTransport();
+    const transport = this.progress.tap(this.createTransport());
     const elicitation = this.elicitation;
     const capabilities = elicitation
       ? { elicitation: { form: { applyDefaults: elicitation.applyDefaults ?? true } } }
@@ -164,7 +167,7 @@ export class McpSessionManager {
 
 /** Closes a client, first ending its HTTP session on the server when asked; never throws. */
 async function closeQuietly(client: Client, terminateHttpSession = false): Promise<void> {
-  const transport = client.transport;
+  const transport = client.transport instanceof ProgressTap ? client.transport.inner : client.transport;
   if (terminateHttpSession && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
     const timer = new Promise<void>((resolve) => setTimeout(resolve, 1000).unref());
     await Promise.race([transport.terminateSession().catch(() => undefined), timer]);

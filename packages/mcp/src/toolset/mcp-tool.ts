@@ -77,22 +77,26 @@ export class McpTool extends BaseTool {
     const signal = toolContext.signal;
     signal?.throwIfAborted();
     const onProgress = this.onProgress;
+    // Progress arrives through the session's listeners, every notification before the result;
+    // the SDK's `onprogress` (a no-op here) only makes it send a progress token and restart the
+    // call's timer on progress.
+    const progress = onProgress
+      ? this.session.progress.subscribe((p) => onProgress({ toolName: this.name, ...p }, toolContext))
+      : undefined;
     let result: Record<string, unknown>;
     try {
       result = await this.session.run(
         (client) =>
-          client.callTool({ name: this.mcpName, arguments: args ?? {} }, undefined, {
-            signal,
-            timeout: this.timeoutMs,
-            resetTimeoutOnProgress: true,
-            onprogress: onProgress
-              ? (p) =>
-                  onProgress(
-                    { toolName: this.name, progress: p.progress, total: p.total, message: p.message },
-                    toolContext,
-                  )
-              : undefined,
-          }),
+          client.callTool(
+            { name: this.mcpName, arguments: args ?? {}, ...(progress ? { _meta: progress.meta } : {}) },
+            undefined,
+            {
+              signal,
+              timeout: this.timeoutMs,
+              resetTimeoutOnProgress: true,
+              onprogress: progress ? () => undefined : undefined,
+            },
+          ),
         signal,
       );
     } catch (error) {
@@ -104,6 +108,8 @@ export class McpTool extends BaseTool {
           cause: error,
         },
       );
+    } finally {
+      progress?.stop();
     }
     const response = toToolResponse(result);
     if (result.isError === true) {

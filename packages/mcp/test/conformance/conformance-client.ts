@@ -1,6 +1,6 @@
 // The client under test for `conformance client`: an McpToolset against the scenario server.
 // Usage: node --conditions=@agentkit/source --import tsx conformance-client.ts <server-url>
-// (the scenario name comes in MCP_CONFORMANCE_SCENARIO).
+// (the scenario name comes in MCP_CONFORMANCE_SCENARIO); conformance.test.ts runs a bundle of it.
 import { McpToolset } from "../../src/index.js";
 import { makeToolContext } from "../helpers.js";
 

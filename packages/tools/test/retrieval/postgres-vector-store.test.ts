@@ -288,7 +288,7 @@ describe("PostgresVectorStore in PostgreSQL", () => {
       expect(await connections()).toBeGreaterThan(0);
       await owned.close();
       // The backend exits just after the client disconnects.
-      for (let i = 0; i < 50 && (await connections()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+      while ((await connections()) > 0) await new Promise((r) => setTimeout(r, 100));
       expect(await connections()).toBe(0);
       await expect(owned.search([1])).rejects.toThrow(RetrievalError);
     },
