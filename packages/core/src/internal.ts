@@ -90,3 +90,8 @@ export { SetModelResponseTool, SET_MODEL_RESPONSE_TOOL_NAME } from "./flows/outp
 export { KeyedQueue, type ReleaseSlot } from "./concurrency/keyed-queue.js";
 export { ContentsCache, type ContentsCacheOptions } from "./flows/contents-cache.js";
 export type { ContentsMemo, ContentsMemoSlot } from "./flows/contents.js";
+export { resolveCredential, withoutClientSecret } from "./auth/credential-manager.js";
+export { resolveOAuth2Endpoints } from "./auth/credential-exchangers.js";
+export { requestOAuth2Token, safeUrl } from "./auth/oauth2-token-client.js";
+export { oauth2Endpoints } from "./auth/auth-scheme.js";
+export { CREDENTIAL_STATE_PREFIX } from "./auth/session-state-credential-service.js";
