@@ -32,8 +32,10 @@ export interface StartOAuthProviderOptions {
   defaultAccount?: string;
   /** Enable dynamic client registration (RFC 7591), open to anyone. */
   registration?: boolean;
-  /** Enable resource indicators (RFC 8707): tokens for these resource URLs are JWTs with that audience. */
+  /** Enable resource indicators (RFC 8707): tokens are issued for these resource URLs (opaque, introspectable). */
   resources?: string[];
+  /** The same, read when a token is requested (for resource servers started after this one). */
+  resourcesFrom?: () => string[];
 }
 
 export interface OAuthTestProvider {
@@ -132,7 +134,8 @@ export async function startOAuthProvider(options: StartOAuthProviderOptions = {}
     grant_types: [],
     response_types: [],
   });
-  const resources = options.resources ?? [];
+  const resourceList = (): string[] => options.resourcesFrom?.() ?? options.resources ?? [];
+  const resourcesEnabled = Boolean(options.resources?.length || options.resourcesFrom);
 
   const provider = new Provider(issuer, {
     adapter: memoryAdapter(),
@@ -158,12 +161,12 @@ export async function startOAuthProvider(options: StartOAuthProviderOptions = {}
       revocation: { enabled: true, allowedPolicy: async () => true },
       registration: { enabled: options.registration ?? false },
       resourceIndicators: {
-        enabled: resources.length > 0,
-        defaultResource: () => resources[0],
+        enabled: resourcesEnabled,
+        defaultResource: () => resourceList()[0],
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx: unknown, resource: string) => {
-          if (!resources.includes(resource)) throw new Error(`unknown resource ${resource}`);
-          return { scope: scopes.join(" "), audience: resource, accessTokenFormat: "jwt" };
+          if (!resourceList().includes(resource)) throw new Error(`unknown resource ${resource}`);
+          return { scope: scopes.join(" "), audience: resource, accessTokenFormat: "opaque" };
         },
       },
     },
@@ -183,8 +186,9 @@ export async function startOAuthProvider(options: StartOAuthProviderOptions = {}
       const grant = new p.Grant({ clientId: client.clientId, accountId: session.accountId });
       const requested = params.scope ?? "openid";
       grant.addOIDCScope(requested);
-      const resourceList = params.resource ? [params.resource].flat() : resources.slice(0, 1);
-      for (const r of resourceList) if (resources.includes(r)) grant.addResourceScope(r, requested);
+      const known = resourceList();
+      const asked = params.resource ? [params.resource].flat() : known.slice(0, 1);
+      for (const r of asked) if (known.includes(r)) grant.addResourceScope(r, requested);
       const id = await grant.save();
       return p.Grant.find(id);
     },

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { CallbackContext } from "../context/callback-context.js";
 import type { InvocationContext } from "../context/invocation-context.js";
+import type { ReadonlyContext } from "../context/readonly-context.js";
 import type { FunctionCall, Part } from "../content/content.js";
 import { CredentialError } from "../errors/auth-errors.js";
 import { createEventActions } from "../events/event-actions.js";
@@ -95,6 +96,8 @@ async function prepareAuthorization(
   const scheme = config.authScheme;
   const raw = config.rawAuthCredential;
   if (scheme.type !== "oauth2" && scheme.type !== "openIdConnect") return redactAuthConfig(config);
+  const prepared = config.exchangedAuthCredential?.oauth2?.authUri;
+  if (prepared) return preparedByTool(config, prepared, requestCallId, context, deps);
   const endpoints = await resolveOAuth2Endpoints(scheme, { signal: deps.signal });
   if (!endpoints || endpoints.grantType !== OAuthGrantType.AUTHORIZATION_CODE || !endpoints.authorizationEndpoint) {
     throw new CredentialError(
@@ -129,6 +132,39 @@ async function prepareAuthorization(
       authType,
       oauth2: { clientId: raw?.oauth2?.clientId, authUri, state, redirectUri: raw?.oauth2?.redirectUri },
     },
+  });
+}
+
+/**
+ * An authorization the tool started itself (e.g. the MCP SDK's, which keeps its own PKCE verifier
+ * and client registration): the flow records the URL's `state`, and on the answer checks it and
+ * stores the authorization code (`oauth2.authCode`) under the config's key for the tool to redeem.
+ */
+async function preparedByTool(
+  config: KeyedAuthConfig,
+  authUri: string,
+  requestCallId: string,
+  context: CallbackContext,
+  deps: CredentialDependencies,
+): Promise<AuthConfig> {
+  let state = config.exchangedAuthCredential?.oauth2?.state;
+  try {
+    state ??= new URL(authUri).searchParams.get("state") ?? undefined;
+  } catch {
+    throw new CredentialError("AUTH_RESPONSE_INVALID", "The tool's authorization URL is not a URL.");
+  }
+  if (!state) {
+    throw new CredentialError("AUTH_SCHEME_UNSUPPORTED", "A tool-prepared authorization URL must carry a state.");
+  }
+  const authType = config.exchangedAuthCredential?.authType ?? AuthCredentialTypes.OAUTH2;
+  const redirectUri = config.exchangedAuthCredential?.oauth2?.redirectUri;
+  await deps.credentialService.saveCredential(
+    { ...pendingConfig(config, requestCallId), exchangedAuthCredential: { authType, oauth2: { state, authUri } } },
+    context,
+  );
+  return redactAuthConfig({
+    ...config,
+    exchangedAuthCredential: { authType, oauth2: { authUri, state, ...(redirectUri ? { redirectUri } : {}) } },
   });
 }
 
@@ -202,6 +238,17 @@ export async function completeAuthorization(
     );
   }
   const redirectUri = typeof answer.redirectUri === "string" ? answer.redirectUri : pending.oauth2.redirectUri;
+  if (!pending.oauth2.codeVerifier) {
+    // Prepared by the tool: it redeems the code itself.
+    await deps.credentialService.saveCredential(
+      {
+        ...config,
+        exchangedAuthCredential: { authType: pending.authType, oauth2: { authCode: code, state, redirectUri } },
+      },
+      context,
+    );
+    return;
+  }
   const exchanger = deps.exchangers.exchangerFor(scheme);
   const exchanged = await exchanger?.exchange({
     authScheme: scheme,
@@ -230,4 +277,9 @@ function sameString(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The credential service and exchangers behind a tool's or callback's context. */
+export function credentialDependenciesOfContext(context: ReadonlyContext): CredentialDependencies {
+  return credentialDependenciesOf((context as unknown as { invocationContext: InvocationContext }).invocationContext);
 }

@@ -48,6 +48,10 @@ export class ToolContext extends CallbackContext {
    * Asks the user for a credential (OAuth2 consent, an API key...). The flow then emits an
    * `adk_request_credential` call and pauses; once the user answers, the flow exchanges and
    * stores the credential and runs this call again, where `getCredential` returns it.
+   *
+   * A tool that runs its own OAuth client (keeping the PKCE verifier itself) passes the
+   * authorization URL it built in `exchangedAuthCredential.oauth2.authUri`: the flow then checks
+   * the answer's `state` and stores the authorization code (`oauth2.authCode`) for the tool to redeem.
    */
   requestCredential(authConfig: AuthConfig): void {
     if (!this.functionCallId) {

@@ -8,6 +8,7 @@ import {
 import type { Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { McpToolCallError, McpToolsetError } from "../errors/mcp-errors.js";
 import type { McpSessionManager } from "./mcp-session-manager.js";
+import { isUnauthorized, type McpUserAuth } from "./mcp-user-auth.js";
 import { toToolResponse, type McpToolResponse } from "./result-conversion.js";
 import { toModelToolName, toParametersSchema } from "./schema-conversion.js";
 
@@ -28,6 +29,8 @@ export interface McpToolOptions {
   toolNamePrefix?: string;
   timeoutMs: number;
   onProgress?: McpProgressHandler;
+  /** Per-user authorization: each call runs on the calling user's session. */
+  userAuth?: McpUserAuth;
 }
 
 /**
@@ -43,6 +46,7 @@ export class McpTool extends BaseTool {
   private readonly session: McpSessionManager;
   private readonly timeoutMs: number;
   private readonly onProgress?: McpProgressHandler;
+  private readonly userAuth?: McpUserAuth;
   private schema?: JsonObjectSchema;
 
   constructor(options: McpToolOptions) {
@@ -56,6 +60,7 @@ export class McpTool extends BaseTool {
     this.session = options.session;
     this.timeoutMs = options.timeoutMs;
     this.onProgress = options.onProgress;
+    this.userAuth = options.userAuth;
   }
 
   /** The converted input schema; throws `McpToolDeclarationError` when it cannot be declared. */
@@ -72,13 +77,15 @@ export class McpTool extends BaseTool {
     };
   }
 
-  override async runAsync({ args, toolContext }: ToolRunRequest): Promise<McpToolResponse> {
+  override async runAsync({ args, toolContext }: ToolRunRequest): Promise<McpToolResponse | Record<string, unknown>> {
     const signal = toolContext.signal;
     signal?.throwIfAborted();
     const onProgress = this.onProgress;
+    const userSession = this.userAuth ? await this.userAuth.completePending(toolContext) : undefined;
+    const session = userSession?.manager ?? this.session;
     let result: Record<string, unknown>;
     try {
-      result = await this.session.run(
+      result = await session.run(
         (client) =>
           client.callTool({ name: this.mcpName, arguments: args ?? {} }, undefined, {
             signal,
@@ -95,6 +102,9 @@ export class McpTool extends BaseTool {
         signal,
       );
     } catch (error) {
+      // Not authorized (yet, or for this scope): ask the user; the call runs again afterwards.
+      if (userSession && !signal?.aborted && isUnauthorized(error))
+        return this.userAuth!.requestAuthorization(toolContext, userSession);
       if (signal?.aborted || error instanceof McpToolsetError) throw error;
       throw new McpToolCallError(
         this.name,
