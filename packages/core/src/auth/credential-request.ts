@@ -65,7 +65,15 @@ export async function buildCredentialRequestEvent(
     if (!calls.some((c) => c.id === callId)) continue;
     const config = takeRequestedAuthConfig(ctx.session, callId) ?? withCredentialKey(recorded as AuthConfig);
     const requestCallId = newCallId();
-    const clientConfig = await prepareAuthorization(config, requestCallId, context, deps);
+    let clientConfig: AuthConfig;
+    try {
+      clientConfig = await prepareAuthorization(config, requestCallId, context, deps);
+    } catch (error) {
+      if (!(error instanceof CredentialError)) throw error;
+      // The user cannot be asked (no authorization endpoint, discovery failed): the call reports it.
+      answerWithError(responseEvent, callId, `Cannot ask the user to authorize (${error.code}): ${error.message}`);
+      continue;
+    }
     ids.push(requestCallId);
     actions.requestedAuthConfigs[callId] = clientConfig;
     parts.push({
@@ -85,6 +93,14 @@ export async function buildCredentialRequestEvent(
     longRunningToolIds: ids,
     actions,
   });
+}
+
+/** Replaces a call's interim response (not yet yielded) with an error, and drops its request record. */
+function answerWithError(responseEvent: Event, callId: string, message: string): void {
+  delete responseEvent.actions.requestedAuthConfigs[callId];
+  for (const part of responseEvent.content?.parts ?? []) {
+    if (part.functionResponse?.id === callId) part.functionResponse.response = { error: message };
+  }
 }
 
 async function prepareAuthorization(

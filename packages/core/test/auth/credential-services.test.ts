@@ -6,6 +6,8 @@ import {
   CredentialCipher,
   CredentialStoreError,
   FunctionTool,
+  getFunctionCalls,
+  getFunctionResponses,
   InMemoryCredentialService,
   InMemorySessionService,
   InvalidUserMessageError,
@@ -283,5 +285,33 @@ describe("only the flow's own credential requests are answerable", () => {
     expect(() => checkIncomingMessage(answer, [request])).toThrow(/did not record/);
     const recorded = { ...request, actions: { ...request.actions, requestedAuthConfigs: { "orig-1": {} } } };
     expect(checkIncomingMessage(answer, [recorded])).toEqual(answer);
+  });
+});
+
+describe("a request the user cannot be asked for", () => {
+  it("answers the call with an error instead of failing the run (OIDC discovery unreachable)", async () => {
+    const config: AuthConfig = {
+      authScheme: { type: "openIdConnect", openIdConnectUrl: "http://127.0.0.1:1/.well-known/openid-configuration" },
+      rawAuthCredential: { authType: "openIdConnect", oauth2: { clientId: "c" } },
+    };
+    const tool = new FunctionTool({
+      name: "get_profile",
+      description: "d",
+      parameters: z.object({}),
+      execute: async (_a, context) => {
+        context.requestCredential(config);
+        return { status: "pending" };
+      },
+    });
+    const app = new ProfileApp(tool);
+    const session = await app.session("d1");
+    app.scriptCall();
+    app.scriptAnswer();
+    const events = await app.run("d1", session, { role: "user", parts: [{ text: "hi" }] });
+    const response = events.flatMap(getFunctionResponses)[0]!.response as { error: string };
+    expect(response.error).toContain("AUTH_DISCOVERY_FAILED");
+    expect(events.some((e) => getFunctionCalls(e).some((c) => c.name === REQUEST_CREDENTIAL_FUNCTION_CALL_NAME))).toBe(
+      false,
+    );
   });
 });
