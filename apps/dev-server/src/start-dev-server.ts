@@ -68,6 +68,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       sessionService: services.sessionService,
       artifactService: services.artifactService,
       memoryService: services.memoryService,
+      credentialService: services.credentialService,
       modelRegistry,
       plugins: traces ? [traces.plugin] : [],
       mode: options.mode,
@@ -99,7 +100,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
         `  agents: ${agentsDir} (${apps.length ? apps.join(", ") : "no apps found"})${options.reload ? ", reload on" : ""}\n` +
         (options.a2a ? `  a2a: ${url}/a2a/{app} (agent cards at ${url}/a2a/{app}/.well-known/agent-card.json)\n` : "") +
         (auth.banner ? `  ${auth.banner}\n` : "") +
-        `  sessions: ${services.describe.sessions}\n  artifacts: ${services.describe.artifacts}\n  memory: ${services.describe.memory}\n`,
+        `  sessions: ${services.describe.sessions}\n  artifacts: ${services.describe.artifacts}\n  memory: ${services.describe.memory}\n  credentials: ${services.describe.credentials}\n`,
     );
     return {
       app: server.app,

@@ -99,5 +99,6 @@ function servicesOf(services: Awaited<ReturnType<typeof createServices>>) {
     sessionService: services.sessionService,
     artifactService: services.artifactService,
     memoryService: services.memoryService,
+    credentialService: services.credentialService,
   };
 }

@@ -186,6 +186,27 @@ tools:
     }
   });
 
+  it("loads SkillToolset from skill folders next to the YAML file (skills_dir discovery)", async () => {
+    app(
+      "skills_app",
+      "name: skills_agent\nmodel: gemini-2.5-flash\ntools:\n  - name: SkillToolset\n    args: { skills_dir: skills }\n",
+    );
+    mkdirSync(join(dir, "skills_app", "skills", "release-notes"), { recursive: true });
+    writeFileSync(
+      join(dir, "skills_app", "skills", "release-notes", "SKILL.md"),
+      "---\nname: release-notes\ndescription: Writes release notes.\n---\nGroup changes by package.\n",
+    );
+    const loader = createDirectoryAgentLoader({ agentsDir: dir, reload: false, builtInTools: devServerBuiltInTools() });
+    try {
+      const agent = (await loader.loadApp("skills_app")).rootAgent as LlmAgent;
+      const [skills] = agent.tools as [BaseToolset & { skills: Record<string, unknown> }];
+      expect(Object.keys(skills.skills)).toEqual(["release-notes"]);
+      expect((await skills.getTools()).map((t) => t.name)).toContain("load_skill");
+    } finally {
+      await loader.close();
+    }
+  });
+
   it("reports bad args of each toolset as a load error naming the file and the field", async () => {
     const cases: [string, string, RegExp][] = [
       [

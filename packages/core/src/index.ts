@@ -332,3 +332,59 @@ export {
 } from "./flows/confirmation-names.js";
 
 export { OutputValidationError, type OutputSchema } from "./flows/output-schema.js";
+
+// Auth: credentials for tools that act for a user (docs/auth.md)
+export {
+  AuthCredentialTypes,
+  type AuthCredentialType,
+  type AuthCredential,
+  type HttpAuth,
+  type HttpCredentials,
+  type OAuth2Auth,
+  type ServiceAccount,
+  type ServiceAccountCredential,
+} from "./auth/auth-credential.js";
+export {
+  OAuthGrantType,
+  getOAuthGrantTypeFromFlow,
+  type AuthScheme,
+  type ApiKeySecurityScheme,
+  type HttpSecurityScheme,
+  type OAuth2SecurityScheme,
+  type OpenIdSecurityScheme,
+  type OpenIdConnectWithConfig,
+  type ServiceAccountScheme,
+  type OAuthFlows,
+  type OAuthFlow,
+  type OAuthGrantTypeValue,
+} from "./auth/auth-scheme.js";
+export {
+  withCredentialKey,
+  redactAuthConfig,
+  redactCredential,
+  type AuthConfig,
+  type KeyedAuthConfig,
+  type AuthToolArguments,
+} from "./auth/auth-config.js";
+export {
+  BaseCredentialService,
+  InMemoryCredentialService,
+  type CredentialContext,
+} from "./auth/base-credential-service.js";
+export { SessionStateCredentialService } from "./auth/session-state-credential-service.js";
+export {
+  StoredCredentialService,
+  type CredentialStore,
+  type CredentialScope,
+} from "./auth/stored-credential-service.js";
+export { CredentialCipher, CREDENTIAL_KEY_ENV, CREDENTIAL_OLD_KEYS_ENV } from "./auth/credential-cipher.js";
+export {
+  CredentialExchangerRegistry,
+  OAuth2CredentialExchanger,
+  OAuth2CredentialRefresher,
+  type CredentialExchanger,
+  type CredentialRefresher,
+  type CredentialExchangeInput,
+} from "./auth/credential-exchangers.js";
+export { discoverOpenIdConfig, type OAuth2Tokens } from "./auth/oauth2-token-client.js";
+export { CredentialError, CredentialStoreError } from "./errors/auth-errors.js";

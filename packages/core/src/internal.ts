@@ -100,3 +100,10 @@ export {
   type RetryDecision,
   type RetryOptions,
 } from "./concurrency/retry.js";
+export { resolveCredential, withoutClientSecret } from "./auth/credential-manager.js";
+export { resolveOAuth2Endpoints } from "./auth/credential-exchangers.js";
+export { requestOAuth2Token, safeUrl } from "./auth/oauth2-token-client.js";
+export { oauth2Endpoints } from "./auth/auth-scheme.js";
+export { CREDENTIAL_STATE_PREFIX } from "./auth/session-state-credential-service.js";
+export { credentialDependenciesOfContext } from "./auth/credential-request.js";
+export type { CredentialDependencies } from "./auth/credential-manager.js";

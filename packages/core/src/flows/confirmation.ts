@@ -146,7 +146,7 @@ export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: Ll
 }
 
 /** The function call `id` as the model made it: in an event of this agent before `before`. */
-function findModelCall(
+export function findModelCall(
   events: readonly Event[],
   before: number,
   agentName: string,

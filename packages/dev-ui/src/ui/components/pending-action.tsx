@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { confirmationDetails, parseToolAnswer, type PendingCall } from "../lib/chat-events.js";
 import type { Part } from "../lib/types.js";
+import { CredentialRequest } from "./credential-request.js";
 import { JsonView } from "./json-view.js";
 
 interface Props {
@@ -15,6 +16,9 @@ export function PendingAction({ pending, disabled, onAnswer }: Props) {
   const { call, eventId } = pending;
   const answer = (response: Record<string, unknown>) =>
     onAnswer([{ functionResponse: { id: call.id, name: call.name, response } }], eventId);
+
+  if (pending.kind === "credential")
+    return <CredentialRequest pending={pending} disabled={disabled} onAnswer={onAnswer} />;
 
   if (pending.kind === "confirmation") {
     const details = confirmationDetails(call);
