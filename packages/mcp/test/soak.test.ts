@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, jest } from "@jest/globals";
-import { McpTool, McpToolset } from "../src/index.js";
+import { type McpTool, McpToolset } from "../src/index.js";
 import { startFixtureHttpServer } from "./fixtures/http-server.js";
 import { activeResources, childPids, makeToolContext, stdioFixture, waitFor } from "./helpers.js";
 

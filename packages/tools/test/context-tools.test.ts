@@ -22,7 +22,7 @@ import {
   loadMemoryTool,
   preloadMemoryTool,
   toolNamePredicate,
-  VertexAiSearchTool,
+  type VertexAiSearchTool,
   type Example,
   type ToolPredicate,
 } from "../src/index.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Role, type AgentCard, type SendMessageRequest } from "@a2a-js/sdk";
 import {
-  Client,
+  type Client,
   ClientFactory,
   ClientFactoryOptions,
   JsonRpcTransportFactory,

@@ -1,5 +1,5 @@
 import type { Part as A2aPart } from "@a2a-js/sdk";
-import { type Event, type InvocationContext, type Part } from "@agentkit/core";
+import type { Event, InvocationContext, Part } from "@agentkit/core";
 import { isEventInBranch } from "@agentkit/core/internal";
 import { contentToA2aParts } from "../converters/message-converter.js";
 import { AdkMetadataKey } from "../converters/metadata.js";

@@ -23,7 +23,7 @@ import type {
   OnToolErrorCallback,
 } from "./callbacks.js";
 import type { InvocationContext } from "../context/invocation-context.js";
-import { ReadonlyContext } from "../context/readonly-context.js";
+import type { ReadonlyContext } from "../context/readonly-context.js";
 
 /** An instruction: text (with `{state}` templating) or a function of the context (used as is). */
 export type InstructionProvider = (context: ReadonlyContext) => string | Promise<string>;

@@ -11,7 +11,7 @@ import type {
 import { getSystemInstructionText, type Content, type LlmRequest, type Part } from "@agentkit/core";
 import { CallIdPairer } from "../framework/call-id-pairer.js";
 import { decodeThoughtSignature } from "./thought-signature.js";
-import { ConversionIssues, partKind } from "../framework/conversion-issues.js";
+import { type ConversionIssues, partKind } from "../framework/conversion-issues.js";
 import type { SamplingSettings } from "../framework/framework-options.js";
 import {
   builtInToolsOf,

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import {
   AgentKitError,
-  BaseAgent,
+  type BaseAgent,
   LlmAgent,
   LoopAgent,
   ParallelAgent,
