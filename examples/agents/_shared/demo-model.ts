@@ -14,7 +14,7 @@ export class DemoModel extends BaseLlm {
   async *generateContentAsync(request: LlmRequest, stream = false): AsyncGenerator<LlmResponse, void, void> {
     const last = request.contents[request.contents.length - 1];
     const response = last?.parts?.find((p) => p.functionResponse)?.functionResponse;
-    const text = response ? answerFromTool(response.name ?? "", response.response ?? {}) + " (demo model)" : undefined;
+    const text = response ? `${answerFromTool(response.name ?? "", response.response ?? {})} (demo model)` : undefined;
     if (text === undefined) {
       const call = pickToolCall(getTextOf(last), Object.keys(request.toolsDict));
       if (call) {

@@ -130,6 +130,7 @@ describe("ParallelAgent", () => {
 
   it("stops the other sub-agents and propagates when one fails", async () => {
     class Failing extends ScriptAgent {
+      // biome-ignore lint/correctness/useYield: an agent that fails before its first event
       protected override async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
         await sleep(20, ctx.signal);
         throw new ConfigurationError("sub-agent failed");

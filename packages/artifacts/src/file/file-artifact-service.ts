@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
@@ -390,7 +390,7 @@ async function writeDurably(path: string, data: string | Uint8Array, signal: Abo
 
 /** Makes a rename durable; some platforms cannot open directories, which is harmless to skip. */
 async function syncDirectory(dir: string): Promise<void> {
-  let handle;
+  let handle: FileHandle | undefined;
   try {
     handle = await open(dir, "r");
     await handle.sync();

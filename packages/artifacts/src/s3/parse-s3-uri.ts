@@ -18,6 +18,7 @@ export function normalizePrefix(prefix: string | undefined, uri = prefix ?? ""):
   const trimmed = (prefix ?? "").replace(/^\/+|\/+$/g, "");
   if (trimmed === "") return "";
   for (const segment of trimmed.split("/")) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
     if (segment === "" || segment === "." || segment === ".." || /[\u0000-\u001f\u007f\\]/.test(segment)) {
       throw new InvalidArtifactUriError(
         uri,

@@ -226,7 +226,7 @@ export class S3ArtifactService extends BaseArtifactService {
     try {
       const names = new Set<string>();
       for (const [scope, namePrefix] of scopes) {
-        const scopeKey = this.keyOf(app, user, scope) + "/";
+        const scopeKey = `${this.keyOf(app, user, scope)}/`;
         for await (const key of this.listKeys(scopeKey, request.signal)) {
           // <filename>/<version>, and nothing else, is ours.
           const rest = key.slice(scopeKey.length);

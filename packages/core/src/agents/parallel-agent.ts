@@ -73,7 +73,7 @@ export async function* mergeAgentRuns<T>(
   };
   let finished = false;
   try {
-    runs.forEach((_, i) => pull(i));
+    for (let i = 0; i < runs.length; i++) pull(i);
     while (done.size < runs.length) {
       if (ready.length === 0) await new Promise<void>((resolve) => (wake = resolve));
       const next = ready.shift()!;

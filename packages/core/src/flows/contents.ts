@@ -263,7 +263,7 @@ export function isEventInBranch(branch: string | undefined, event: Pick<Event, "
 function isEmptyContent(event: Event): boolean {
   if (event.actions.compaction) return false;
   const c = event.content;
-  const empty = !c || !c.role || !c.parts || c.parts.length === 0 || c.parts[0]!.text === "";
+  const empty = !c?.role || !c.parts || c.parts.length === 0 || c.parts[0]!.text === "";
   return empty && !event.inputTranscription?.text && !event.outputTranscription?.text;
 }
 

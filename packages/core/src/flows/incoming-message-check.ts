@@ -114,7 +114,7 @@ function findCalls(events: readonly Event[], ids: ReadonlySet<string>): Map<stri
 
 /** The confirmation request carries the original call id the flow recorded as awaiting confirmation. */
 function isRecordedConfirmation({ call, event }: PendingCall): boolean {
-  const original = (call.args ?? {}).originalFunctionCall as { id?: unknown } | undefined;
+  const original = call.args?.originalFunctionCall as { id?: unknown } | undefined;
   const originalId = typeof original?.id === "string" ? original.id : undefined;
   return originalId !== undefined && Object.hasOwn(event.actions.requestedToolConfirmations, originalId);
 }

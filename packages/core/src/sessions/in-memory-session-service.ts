@@ -47,7 +47,7 @@ export class InMemorySessionService extends BaseSessionService {
   private readonly appendQueues = new Map<string, Promise<unknown>>();
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
-    const id = sessionId && sessionId.trim() ? sessionId.trim() : randomUUID();
+    const id = sessionId?.trim() ? sessionId.trim() : randomUUID();
     validateSessionKey({ appName, userId, sessionId: id });
     const byUser = this.userSessions(appName, userId);
     if (byUser.has(id)) throw new SessionAlreadyExistsError(id);

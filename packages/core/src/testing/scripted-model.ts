@@ -107,7 +107,8 @@ export class ScriptedModel extends BaseLlm {
         `ScriptedModel "${this.model}" got call #${this.requests.length} but its script is empty. Last content: ${JSON.stringify(last)}`,
       );
     }
-    const step = isChecked(next) ? (next.expect(request), next.step) : next;
+    if (isChecked(next)) next.expect(request);
+    const step = isChecked(next) ? next.step : next;
     if (this.delayMs > 0) await delay(this.delayMs, options.signal ?? request.config.abortSignal);
     if (typeof step === "function") {
       yield await step(request);

@@ -97,8 +97,10 @@ export function toAiSdkPrompt(
   const system = getSystemInstructionText(request);
   if (system.length > 0) prompt.push({ role: "system", content: system });
   const ids = new CallIdPairer();
-  request.contents.forEach((content, index) =>
-    prompt.push(...contentToMessages(content, `contents[${index}]`, ids, issues, version)),
+  prompt.push(
+    ...request.contents.flatMap((content, index) =>
+      contentToMessages(content, `contents[${index}]`, ids, issues, version),
+    ),
   );
   return prompt;
 }
@@ -118,7 +120,10 @@ function contentToMessages(
       const at = `${where}.parts[${i}]`;
       if (part.functionCall) {
         const name = part.functionCall.name;
-        if (!name) return issues.report(at, "a function call without a name");
+        if (!name) {
+          issues.report(at, "a function call without a name");
+          return;
+        }
         out.push({
           type: "tool-call",
           toolCallId: ids.forCall(part.functionCall.id, name),

@@ -11,6 +11,7 @@ import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { rejectReason, type HostGuardOptions } from "../http/host-guard.js";
 import type { LiveLimits } from "../http/server-limits.js";
 import type { RouteDeps } from "../routes/route-deps.js";
+import type { RunnerLease } from "../runs/runner-cache.js";
 import { SessionRunQueue } from "../runs/session-run-queue.js";
 import { BoundedLiveRequestQueue } from "./bounded-live-request-queue.js";
 import { LiveMessageError, parseLiveMessage } from "./live-request-message.js";
@@ -121,9 +122,9 @@ export class LiveSocketServer {
       refuse(socket, 400, "Bad Request");
       return;
     }
-    if (url.pathname !== "/run_live") return refuse(socket, 404, "Not Found");
-    if (rejectReason(req, this.guard, true)) return refuse(socket, 403, "Forbidden");
-    if (this.deps.runs.isDraining || this.closed) return refuse(socket, 503, "Service Unavailable");
+    if (url.pathname !== "/run_live") return void refuse(socket, 404, "Not Found");
+    if (rejectReason(req, this.guard, true)) return void refuse(socket, 403, "Forbidden");
+    if (this.deps.runs.isDraining || this.closed) return void refuse(socket, 503, "Service Unavailable");
     const keys = this.socketKeys(req, url.searchParams);
     const { maxSockets, maxSocketsPerClient, maxSocketsPerUser } = this.limits;
     if (maxSockets > 0 && this.counts.get(TOTAL) >= maxSockets) {
@@ -248,7 +249,7 @@ export class LiveSocketServer {
     let lease: { release(): void } | undefined;
     const finished = this.deps.runs.start(controller);
     try {
-      let runnerLease;
+      let runnerLease: RunnerLease;
       try {
         runnerLease = await this.deps.runners.acquire(params.appName);
       } catch (error) {

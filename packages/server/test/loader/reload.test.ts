@@ -183,6 +183,7 @@ const toolModule = (name: string) =>
 describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, runtime) => {
   it("re-imports a changed agent module and a changed sibling module; a broken file fails alone and loads again once fixed", async () => {
     const t = await temp(runtime.coreDir, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: source of the agent module, a template literal
       "a/agent.ts": agentModule("a", "`${label}-v1`", 'import { label } from "./label.js";'),
       "a/label.ts": label("L1"),
       "b/agent.ts": agentModule("b", `"b1"`),
@@ -193,6 +194,7 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
       {
         op: "write",
         path: "a/agent.ts",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: source of the agent module, a template literal
         content: agentModule("a", "`${label}-v2`", 'import { label } from "./label.js";'),
       },
       { op: "load", app: "a" },
@@ -205,6 +207,7 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
       {
         op: "write",
         path: "a/agent.ts",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: source of the agent module, a template literal
         content: agentModule("a", "`${label}-v3`", 'import { label } from "./label.js";'),
       },
       { op: "load", app: "a" },
@@ -263,6 +266,7 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
 describe("plain node on compiled packages, without reload", () => {
   it("loads a .ts agent importing its .ts sibling as ./x.js, and keeps serving the first load", async () => {
     const t = await temp(builtRuntime.coreDir, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: source of the agent module, a template literal
       "a/agent.ts": agentModule("a", "`${label}-v1`", 'import { label } from "./label.js";'),
       "a/label.ts": label("L1"),
     });

@@ -216,7 +216,7 @@ export class ManagedSessionService extends BaseSessionService {
       ...userIds.map((u) => this.fetchSession(appName, userStateSessionId(u))),
     ]);
     const byUser = new Map<string, Record<string, unknown>>();
-    userIds.forEach((u, i) => byUser.set(u, users[i]?.sessionState ?? {}));
+    for (const [i, u] of userIds.entries()) byUser.set(u, users[i]?.sessionState ?? {});
     return [app?.sessionState ?? {}, byUser];
   }
 

@@ -70,7 +70,7 @@ export abstract class SqlSessionService extends BaseSessionService {
   }
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
-    const id = sessionId && sessionId.trim() ? sessionId.trim() : randomUUID();
+    const id = sessionId?.trim() ? sessionId.trim() : randomUUID();
     const key = checkKey({ appName, userId, sessionId: id });
     // JSON round trip: the stored state is exactly what will be read back, and the input stays the caller's.
     const delta = splitStateDelta(jsonCopy(state ?? {}, "state"));

@@ -75,9 +75,8 @@ export class VectorRetrievalTool extends BaseRetrievalTool {
     for (const doc of documents) {
       if (typeof doc?.text !== "string") throw new ConfigurationError("Every document needs a string `text`.");
       const base = doc.id ?? `doc-${++this.nextId}`;
-      chunkText(doc.text, options).forEach((text, n) =>
-        records.push({ id: `${base}#${n}`, text, metadata: { ...doc.metadata, source: base, chunk: n } }),
-      );
+      for (const [n, text] of chunkText(doc.text, options).entries())
+        records.push({ id: `${base}#${n}`, text, metadata: { ...doc.metadata, source: base, chunk: n } });
     }
     if (records.length === 0) return [];
     const vectors = await this.embed(

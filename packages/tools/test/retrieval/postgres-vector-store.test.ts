@@ -91,7 +91,7 @@ describe("PostgresVectorStore agrees with InMemoryVectorStore", () => {
         const expected = await memory.search(query, options);
         const actual = await store.search(query, options);
         expect(actual.map((m) => m.id)).toEqual(expected.map((m) => m.id));
-        actual.forEach((m, i) => expect(m.score).toBeCloseTo(expected[i]!.score, 12));
+        for (const [i, m] of actual.entries()) expect(m.score).toBeCloseTo(expected[i]!.score, 12);
       }
     },
     SLOW,
