@@ -197,6 +197,9 @@ export class LocalCodeExecutor extends BaseCodeExecutor {
   }
 }
 
-/** ADK's name for the local executor. */
+/**
+ * ADK's name for the local executor.
+ * @alias
+ */
 export const UnsafeLocalCodeExecutor = LocalCodeExecutor;
 export type UnsafeLocalCodeExecutor = LocalCodeExecutor;
