@@ -60,7 +60,8 @@ function defaultAnswer(userText: string, tools: string[]): string {
     ? ` I can use these tools: ${tools.join(", ")}. Try "what time is it in Europe/Paris?" or "roll a 20-sided die".`
     : "";
   const demo =
-    " (I am the offline demo model: set GOOGLE_API_KEY or GEMINI_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST for a real one.)";
+    " (I am the offline demo model: set GOOGLE_API_KEY or GEMINI_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY or " +
+    "OLLAMA_HOST for a real one.)";
   return (userText ? `You said: "${userText}".${offer}` : `Hello!${offer}`) + demo;
 }
 

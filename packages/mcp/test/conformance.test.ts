@@ -82,7 +82,9 @@ function checksByScenario(dir: string): Record<string, string[]> {
   return out;
 }
 
-const clientCommand = `${process.execPath} --conditions=@agentkit/source --import tsx ${join(testDir, "conformance", "conformance-client.ts")}`;
+const clientCommand =
+  `${process.execPath} --conditions=@agentkit/source --import ` +
+  `tsx ${join(testDir, "conformance", "conformance-client.ts")}`;
 const NON_AUTH_CLIENT_SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"];
 const hasUnshare = unshareAvailable();
 const itWithUnshare = hasUnshare ? it : it.skip;
@@ -97,7 +99,8 @@ describe("MCP conformance, client mode (McpToolset)", () => {
       "ip link set lo up",
       ...NON_AUTH_CLIENT_SCENARIOS.map(
         (s) =>
-          `${shellQuote(conformanceBin)} client --command ${shellQuote(clientCommand)} --scenario ${s} -o ${shellQuote(dir)} || echo "SCENARIO-FAILED ${s}"`,
+          `${shellQuote(conformanceBin)} client --command ${shellQuote(clientCommand)} --scenario ${s} ` +
+          `-o ${shellQuote(dir)} || echo "SCENARIO-FAILED ${s}"`,
       ),
     ].join("\n");
     const { code, output } = await run("unshare", ["--net", "bash", "-c", script]);
@@ -123,7 +126,9 @@ describe("MCP conformance, client mode (McpToolset)", () => {
       // A suite exits non-zero on a failure missing from the baseline and on a baselined scenario that passes.
       ...["auth", "backcompat", "draft", "extensions"].map(
         (suite) =>
-          `${shellQuote(conformanceBin)} client --command ${shellQuote(clientCommand)} --suite ${suite} --expected-failures ${shellQuote(baseline)} -o ${shellQuote(join(dir, suite))} || echo "SUITE-FAILED ${suite}"`,
+          `${shellQuote(conformanceBin)} client --command ${shellQuote(clientCommand)} --suite ${suite} ` +
+          `--expected-failures ${shellQuote(baseline)} -o ${shellQuote(join(dir, suite))} || echo ` +
+          `"SUITE-FAILED ${suite}"`,
       ),
     ].join("\n");
     const { code, output } = await run("unshare", ["--net", "bash", "-c", script]);

@@ -21,7 +21,9 @@ async function hammer(set: McpToolset, total: number, concurrency: number): Prom
   }
 }
 
-/** Resource counts may wobble by a few (sockets in keep-alive, a pending timer) but must not grow with the call count. */
+/**
+ * Resource counts may wobble by a few (sockets in keep-alive, a pending timer) but must not grow with the call count.
+ */
 function expectNoGrowth(before: Record<string, number>, after: Record<string, number>): void {
   const grown = Object.entries(after).filter(([type, count]) => count > (before[type] ?? 0) + 3);
   expect(grown).toEqual([]);

@@ -64,11 +64,15 @@ function presentOtherAgent(event: Event): Part[] {
     if (typeof part.text === "string" && part.text.trim()) out.push({ text: `[${event.author}] said: ${part.text}` });
     else if (part.functionCall) {
       out.push({
-        text: `[${event.author}] called tool \`${part.functionCall.name}\` with parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
+        text:
+          `[${event.author}] called tool \`${part.functionCall.name}\` with ` +
+          `parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
       });
     } else if (part.functionResponse) {
       out.push({
-        text: `[${event.author}] \`${part.functionResponse.name}\` tool returned result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
+        text:
+          `[${event.author}] \`${part.functionResponse.name}\` tool returned ` +
+          `result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
       });
     } else if (part.inlineData || part.fileData) out.push(part);
   }

@@ -92,7 +92,8 @@ export class FileArtifactService extends BaseArtifactService {
     if (url.host !== "" && url.host !== "localhost") {
       throw new InvalidArtifactUriError(
         uri,
-        `File URI ${JSON.stringify(uri)} names host ${JSON.stringify(url.host)}; write an absolute path with three slashes: file:///abs/dir.`,
+        `File URI ${JSON.stringify(uri)} names host ${JSON.stringify(url.host)}; write an absolute path with three ` +
+          `slashes: file:///abs/dir.`,
       );
     }
     if (url.search !== "" || url.hash !== "") {
@@ -264,7 +265,9 @@ export class FileArtifactService extends BaseArtifactService {
       const bytes = Buffer.byteLength(segment, "utf8");
       if (bytes > MAX_SEGMENT_BYTES) {
         throw new InvalidArtifactNameError(
-          `The artifact ${SEGMENT_LABELS[i] ?? "name"} is ${bytes} bytes once encoded for the file store, which allows ${MAX_SEGMENT_BYTES} per name; use a shorter one (every character outside A-Z a-z 0-9 _ - . ~ and space takes 3 bytes per UTF-8 byte).`,
+          `The artifact ${SEGMENT_LABELS[i] ?? "name"} is ${bytes} bytes once encoded for the file store, which ` +
+            `allows ${MAX_SEGMENT_BYTES} per name; use a shorter one (every character outside A-Z a-z 0-9 _ - . ~ ` +
+            `and space takes 3 bytes per UTF-8 byte).`,
         );
       }
     });

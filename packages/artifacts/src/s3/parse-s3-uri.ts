@@ -8,7 +8,8 @@ export function validateBucketName(bucket: string, uri = bucket): void {
   if (!BUCKET.test(bucket) || bucket.includes("..") || /^\d+\.\d+\.\d+\.\d+$/.test(bucket)) {
     throw new InvalidArtifactUriError(
       uri,
-      `Invalid S3 bucket name ${JSON.stringify(bucket)}: use 3-63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit.`,
+      `Invalid S3 bucket name ${JSON.stringify(bucket)}: use 3-63 lowercase letters, digits, dots and hyphens, ` +
+        `starting and ending with a letter or digit.`,
     );
   }
 }

@@ -384,11 +384,15 @@ function presentOtherAgentMessage(event: Event): Event | undefined {
     if (part.text) parts.push({ text: `[${event.author}] said: ${part.text}` });
     else if (part.functionCall) {
       parts.push({
-        text: `[${event.author}] called tool \`${part.functionCall.name}\` with parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
+        text:
+          `[${event.author}] called tool \`${part.functionCall.name}\` with ` +
+          `parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
       });
     } else if (part.functionResponse) {
       parts.push({
-        text: `[${event.author}] \`${part.functionResponse.name}\` tool returned result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
+        text:
+          `[${event.author}] \`${part.functionResponse.name}\` tool returned ` +
+          `result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
       });
     } else if (part.text === undefined) parts.push(part);
   }

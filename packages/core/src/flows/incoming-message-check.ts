@@ -65,7 +65,8 @@ export function checkIncomingParts(message: Content): Set<string> {
       const reserved = RESERVED_FUNCTION_CALL_NAMES.has(name) ? ", a name only the framework's flow uses" : "";
       refuse(
         index,
-        `is a functionCall ("${name}"${reserved}): only the model calls functions; answer a pending call with a functionResponse instead`,
+        `is a functionCall ("${name}"${reserved}): only the model calls functions; answer a pending call with a ` +
+          `functionResponse instead`,
       );
     }
     if (part.executableCode || part.codeExecutionResult) {

@@ -104,7 +104,8 @@ export class ScriptedModel extends BaseLlm {
     if (next === undefined) {
       const last = request.contents[request.contents.length - 1];
       throw new ScriptError(
-        `ScriptedModel "${this.model}" got call #${this.requests.length} but its script is empty. Last content: ${JSON.stringify(last)}`,
+        `ScriptedModel "${this.model}" got call #${this.requests.length} but its script is empty. Last ` +
+          `content: ${JSON.stringify(last)}`,
       );
     }
     if (isChecked(next)) next.expect(request);

@@ -17,7 +17,10 @@ export interface McpToolsetOptions {
   timeoutMs?: number;
   /** Receives progress notifications of running tool calls. */
   onProgress?: McpProgressHandler;
-  /** Lets the server ask the user for input during a call (`elicitation/create`); without it the capability is not offered. */
+  /**
+   * Lets the server ask the user for input during a call
+   * (`elicitation/create`); without it the capability is not offered.
+   */
   elicitation?: McpElicitationOptions;
 }
 
@@ -107,7 +110,8 @@ export class McpToolset extends BaseToolset {
       if (other !== undefined) {
         throw new McpToolDeclarationError(
           tool.mcpName,
-          `MCP tools "${other}" and "${tool.mcpName}" of ${this.serverName} both become "${tool.name}"; exclude one with toolFilter.`,
+          `MCP tools "${other}" and "${tool.mcpName}" of ${this.serverName} both become "${tool.name}"; exclude one ` +
+            `with toolFilter.`,
         );
       }
       seen.set(tool.name, tool.mcpName);

@@ -45,7 +45,8 @@ export function resolveApiKey(options: ResolvedAnthropicModelOptions, env: NodeJ
   const key = options.apiKey ?? nonEmpty(env.ANTHROPIC_API_KEY);
   if (key) return key;
   throw new ConfigurationError(
-    "No Anthropic API key: pass the `apiKey` option to AnthropicModel or set the ANTHROPIC_API_KEY environment variable.",
+    "No Anthropic API key: pass the `apiKey` option to AnthropicModel or set the ANTHROPIC_API_KEY environment " +
+      "variable.",
   );
 }
 

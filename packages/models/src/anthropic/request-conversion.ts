@@ -150,7 +150,8 @@ function toMediaBlock(part: Part): ContentBlockParam | undefined {
       };
     }
     throw new ConfigurationError(
-      `Anthropic models accept inline images (jpeg, png, gif, webp) and PDFs, not "${mimeType}". Convert the data or drop the part.`,
+      `Anthropic models accept inline images (jpeg, png, gif, webp) and PDFs, not "${mimeType}". Convert the data or ` +
+        `drop the part.`,
     );
   }
   if (part.fileData?.fileUri) {

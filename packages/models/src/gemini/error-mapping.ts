@@ -66,7 +66,9 @@ export function toProviderError(error: unknown, facts: FailedResponseFacts = {})
       category: ErrorCategory.CONTEXT_LENGTH,
       provider: "gemini",
       status,
-      message: `The request is too long for the Gemini model: ${detail}. Shorten the history (e.g. ContextFilterPlugin) or use a model with a larger context window.`,
+      message:
+        `The request is too long for the Gemini model: ${detail}. Shorten the history (e.g. ` +
+        `ContextFilterPlugin) or use a model with a larger context window.`,
       cause: error,
     });
   }

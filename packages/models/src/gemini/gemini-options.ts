@@ -93,7 +93,8 @@ export function resolveBackend(
   const apiKey = options.apiKey ?? nonEmpty(env.GOOGLE_API_KEY) ?? nonEmpty(env.GEMINI_API_KEY);
   if (apiKey) return { kind: "gemini-api", apiKey, ...withBase };
   throw new ConfigurationError(
-    "No Gemini API key: pass the `apiKey` option to Gemini or set the GOOGLE_API_KEY (or GEMINI_API_KEY) environment variable; for Vertex AI set `vertexai: true` (or GOOGLE_GENAI_USE_VERTEXAI=true) with a project and location.",
+    "No Gemini API key: pass the `apiKey` option to Gemini or set the GOOGLE_API_KEY (or GEMINI_API_KEY) environment " +
+      "variable; for Vertex AI set `vertexai: true` (or GOOGLE_GENAI_USE_VERTEXAI=true) with a project and location.",
   );
 }
 

@@ -75,7 +75,8 @@ export function parseFallbackName(name: string): string[] | undefined {
     .map((n) => n.trim());
   if (names.some((n) => n === ""))
     throw new ConfigurationError(
-      `Invalid model name "${name}": write fallback:<model>,<model>,… with at least one model name and no empty entries.`,
+      `Invalid model name "${name}": write fallback:<model>,<model>,… with at least one model name and no empty ` +
+        `entries.`,
     );
   return names;
 }

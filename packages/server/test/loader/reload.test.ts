@@ -178,7 +178,8 @@ async function drive(
 
 const label = (text: string) => `export const label: string = ${JSON.stringify(text)};\n`;
 const toolModule = (name: string) =>
-  `import { FunctionTool } from "@agentkit/core";\nexport const tool = new FunctionTool({ name: "${name}", description: "d", execute: () => ({}) });\n`;
+  `import { FunctionTool } from "@agentkit/core";\nexport const tool = new FunctionTool({ name: "${name}", ` +
+  `description: "d", execute: () => ({}) });\n`;
 
 describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, runtime) => {
   it("re-imports a changed agent module and a changed sibling module; a broken file fails alone and loads again once fixed", async () => {
@@ -229,7 +230,8 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
     // Node: "SyntaxError: Expression expected (at line 1)"; tsx: "TransformError: ... agent.ts:1:29: ERROR: ...".
     expect(error?.message).toMatch(
       new RegExp(
-        `^${t.dir.split("/").pop()}/a/agent\\.ts: cannot load the module: (SyntaxError|TransformError): [\\s\\S]*(line 1|agent\\.ts:1:)`,
+        `^${t.dir.split("/").pop()}/a/agent\\.ts: cannot load the module: (SyntaxError|TransformError): ` +
+          `[\\s\\S]*(line 1|agent\\.ts:1:)`,
       ),
     );
   }, 60_000);

@@ -298,7 +298,8 @@ export class ManagedSessionService extends BaseSessionService {
             ),
         this.readShared(appName, [userId]),
       ]);
-      // The filter already ran on the server; filterEvents repeats it exactly (float seconds) and applies numRecentEvents.
+      // The filter already ran on the server; filterEvents repeats
+      // it exactly (float seconds) and applies numRecentEvents.
       const events = filterEvents(eventResources.map(fromSessionEvent), config);
       return this.toSession(resource, appName, app, users.get(userId) ?? {}, events);
     });

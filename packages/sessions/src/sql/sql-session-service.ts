@@ -30,7 +30,10 @@ import {
 import { SessionStoreError } from "./session-store-error.js";
 import type { SqlDialect, SqlPlan } from "./sql-plan.js";
 
-/** How a plan runs: "write" takes the store's write lock for the whole transaction, "read" reads one consistent snapshot. */
+/**
+ * How a plan runs: "write" takes the store's write lock for
+ * the whole transaction, "read" reads one consistent snapshot.
+ */
 export type SqlPlanMode = "read" | "write";
 
 /**

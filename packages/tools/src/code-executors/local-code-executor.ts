@@ -150,7 +150,8 @@ export class LocalCodeExecutor extends BaseCodeExecutor {
       const found = configured.includes("/") ? configured : findOnPath(configured);
       if (!found)
         throw new ConfigurationError(
-          `LocalCodeExecutor: "${configured}" is not on PATH. Install Python 3, set pythonPath, or use language: "javascript".`,
+          `LocalCodeExecutor: "${configured}" is not on PATH. Install Python 3, set pythonPath, or use language: ` +
+            `"javascript".`,
         );
       return resolvePythonExecutable(found);
     })();

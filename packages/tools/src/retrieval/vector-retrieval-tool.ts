@@ -122,7 +122,8 @@ export class VectorRetrievalTool extends BaseRetrievalTool {
     }
     if (!Array.isArray(vectors) || vectors.length !== texts.length || !vectors.every((v) => Array.isArray(v))) {
       throw new RetrievalError(
-        `The embedder must return one vector per text (${texts.length}); it returned ${Array.isArray(vectors) ? vectors.length : typeof vectors}.`,
+        `The embedder must return one vector per text (${texts.length}); it ` +
+          `returned ${Array.isArray(vectors) ? vectors.length : typeof vectors}.`,
       );
     }
     return vectors as number[][];

@@ -144,7 +144,8 @@ export class InMemoryDatabase {
     throw new CommandError(
       20,
       "IllegalOperation",
-      "Transaction numbers are only allowed on a replica set member or mongos (the agentkit test server is a standalone without transactions)",
+      "Transaction numbers are only allowed on a replica set member or mongos (the agentkit test server is a " +
+        "standalone without transactions)",
     );
   }
 
