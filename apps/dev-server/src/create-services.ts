@@ -157,7 +157,8 @@ async function createManagedSessionService(uri: string): Promise<BaseSessionServ
   const match = /^agentengine:\/\/projects\/([^/]+)\/locations\/([^/]+)(?:\/reasoningEngines\/([^/]+))?\/?$/.exec(uri);
   if (!match) {
     throw new ConfigurationError(
-      `Invalid managed session service URI "${uri}": expected agentengine://projects/<project>/locations/<location>[/reasoningEngines/<id>].`,
+      `Invalid managed session service URI "${uri}": expected ` +
+        `agentengine://projects/<project>/locations/<location>[/reasoningEngines/<id>].`,
     );
   }
   const { ManagedSessionService } = await import("@agentkit/sessions/managed");

@@ -171,7 +171,8 @@ tools:
   it("resolves a relative spec_path against the folder of the YAML file, not the working directory", async () => {
     app(
       "spec_file_app",
-      "name: spec_file_agent\nmodel: gemini-2.5-flash\ntools:\n  - name: OpenAPIToolset\n    args: { spec_path: specs/pets.json }\n",
+      "name: spec_file_agent\nmodel: gemini-2.5-flash\ntools:\n  - name: OpenAPIToolset\n    args: { spec_path: " +
+        "specs/pets.json }\n",
     );
     mkdirSync(join(dir, "spec_file_app", "specs"), { recursive: true });
     writeFileSync(join(dir, "spec_file_app", "specs", "pets.json"), petSpec());

@@ -170,15 +170,15 @@ export { BaseAgent, type BaseAgentOptions } from "./agents/base-agent.js";
 export { InvocationContext } from "./context/invocation-context.js";
 export { ReadonlyContext } from "./context/readonly-context.js";
 export { CallbackContext } from "./context/callback-context.js";
-export {
-  type BeforeAgentCallback,
-  type AfterAgentCallback,
-  type BeforeModelCallback,
-  type AfterModelCallback,
-  type OnModelErrorCallback,
-  type BeforeToolCallback,
-  type AfterToolCallback,
-  type OnToolErrorCallback,
+export type {
+  BeforeAgentCallback,
+  AfterAgentCallback,
+  BeforeModelCallback,
+  AfterModelCallback,
+  OnModelErrorCallback,
+  BeforeToolCallback,
+  AfterToolCallback,
+  OnToolErrorCallback,
 } from "./agents/callbacks.js";
 export {
   StreamingMode,

@@ -353,7 +353,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       const { port } = http.address() as AddressInfo;
       if (!access && !isLoopbackHost(host))
         logger.warn(
-          `Listening on ${host} without authentication: anyone who can reach it can read and change every user's sessions (pass the auth option).`,
+          `Listening on ${host} without authentication: anyone who can reach it can read and change every user's ` +
+            `sessions (pass the auth option).`,
         );
       const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? DEFAULT_HOST : host;
       return { url: `http://${urlHost}:${port}`, port };

@@ -72,7 +72,8 @@ export function checkIncomingParts(message: Content): Set<string> {
       const reserved = RESERVED_FUNCTION_CALL_NAMES.has(name) ? ", a name only the framework's flow uses" : "";
       refuse(
         index,
-        `is a functionCall ("${name}"${reserved}): only the model calls functions; answer a pending call with a functionResponse instead`,
+        `is a functionCall ("${name}"${reserved}): only the model calls functions; answer a pending call with a ` +
+          `functionResponse instead`,
       );
     }
     if (part.executableCode || part.codeExecutionResult) {
@@ -121,7 +122,7 @@ function findCalls(events: readonly Event[], ids: ReadonlySet<string>): Map<stri
 
 /** The confirmation request carries the original call id the flow recorded as awaiting confirmation. */
 function isRecordedConfirmation({ call, event }: PendingCall): boolean {
-  const original = (call.args ?? {}).originalFunctionCall as { id?: unknown } | undefined;
+  const original = call.args?.originalFunctionCall as { id?: unknown } | undefined;
   const originalId = typeof original?.id === "string" ? original.id : undefined;
   return originalId !== undefined && Object.hasOwn(event.actions.requestedToolConfirmations, originalId);
 }

@@ -186,7 +186,10 @@ async function closeQuietly(client: Client, terminateHttpSession = false): Promi
   await client.close().catch(() => undefined);
 }
 
-/** Failures that mean the session is gone (as opposed to a tool or protocol error). Duck-typed: errors may come from another realm. */
+/**
+ * Failures that mean the session is gone (as opposed to a tool or
+ * protocol error). Duck-typed: errors may come from another realm.
+ */
 export function isConnectionError(error: unknown): boolean {
   if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
   if (error instanceof StreamableHTTPError || error instanceof SseError) return true;

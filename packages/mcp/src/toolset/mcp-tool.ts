@@ -113,7 +113,8 @@ export class McpTool extends BaseTool {
       if (signal?.aborted || error instanceof McpToolsetError) throw error;
       throw new McpToolCallError(
         this.name,
-        `MCP tool "${this.mcpName}" failed on ${this.session.serverName}: ${error instanceof Error ? error.message : String(error)}`,
+        `MCP tool "${this.mcpName}" failed ` +
+          `on ${this.session.serverName}: ${error instanceof Error ? error.message : String(error)}`,
         {
           cause: error,
         },

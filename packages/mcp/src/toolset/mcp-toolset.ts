@@ -22,7 +22,10 @@ export interface McpToolsetOptions {
   timeoutMs?: number;
   /** Receives progress notifications of running tool calls. */
   onProgress?: McpProgressHandler;
-  /** Lets the server ask the user for input during a call (`elicitation/create`); without it the capability is not offered. */
+  /**
+   * Lets the server ask the user for input during a call
+   * (`elicitation/create`); without it the capability is not offered.
+   */
   elicitation?: McpElicitationOptions;
   /** MCP authorization (OAuth 2.1): per user, or client credentials (see docs/auth.md). */
   auth?: McpAuthOptions;
@@ -133,7 +136,8 @@ export class McpToolset extends BaseToolset {
       if (other !== undefined) {
         throw new McpToolDeclarationError(
           tool.mcpName,
-          `MCP tools "${other}" and "${tool.mcpName}" of ${this.serverName} both become "${tool.name}"; exclude one with toolFilter.`,
+          `MCP tools "${other}" and "${tool.mcpName}" of ${this.serverName} both become "${tool.name}"; exclude one ` +
+            `with toolFilter.`,
         );
       }
       seen.set(tool.name, tool.mcpName);

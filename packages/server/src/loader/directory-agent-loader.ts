@@ -133,7 +133,8 @@ class DirectoryAgentLoader implements AgentLoader {
     else if (this.reload)
       this.log(
         "warn",
-        "module.registerHooks is unavailable: a reloaded app re-imports its entry module but not the modules it imports",
+        "module.registerHooks is unavailable: a reloaded app re-imports its entry module but not the modules it " +
+          "imports",
       );
   }
 
@@ -229,7 +230,8 @@ class DirectoryAgentLoader implements AgentLoader {
     for (const file of entry.shadowed)
       this.log(
         "warn",
-        `${displayPath(this.agentsDir, file)} is ignored: app "${appName}" loads ${displayPath(this.agentsDir, entry.file)}`,
+        `${displayPath(this.agentsDir, file)} is ignored: app "${appName}" ` +
+          `loads ${displayPath(this.agentsDir, entry.file)}`,
       );
     let outcome: AppState["outcome"];
     try {
@@ -247,7 +249,8 @@ class DirectoryAgentLoader implements AgentLoader {
       if (loaded.app && loaded.app.name !== appName) {
         this.log(
           "warn",
-          `app "${appName}": its App is named "${loaded.app.name}"; the server serves it as "${appName}" (the folder name)`,
+          `app "${appName}": its App is named "${loaded.app.name}"; the server serves it as "${appName}" (the folder ` +
+            `name)`,
         );
       }
       const app: LoadedApp = loaded.app
@@ -281,7 +284,8 @@ class DirectoryAgentLoader implements AgentLoader {
           ctx,
           source,
           undefined,
-          `agent "${agent.name}" uses model "${agent.model}", which no registered pattern matches (known patterns: ${known})`,
+          `agent "${agent.name}" uses model "${agent.model}", which no registered pattern matches (known ` +
+            `patterns: ${known})`,
         );
       }
       agent.subAgents.forEach(visit);

@@ -188,11 +188,13 @@ async function drive(
 
 const label = (text: string) => `export const label: string = ${JSON.stringify(text)};\n`;
 const toolModule = (name: string) =>
-  `import { FunctionTool } from "@agentkit/core";\nexport const tool = new FunctionTool({ name: "${name}", description: "d", execute: () => ({}) });\n`;
+  `import { FunctionTool } from "@agentkit/core";\nexport const tool = new FunctionTool({ name: "${name}", ` +
+  `description: "d", execute: () => ({}) });\n`;
 
 describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, runtime) => {
   it("re-imports a changed agent module and a changed sibling module; a broken file fails alone and loads again once fixed", async () => {
     const t = await temp(runtime.coreDir, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: source of the agent module, a template literal
       "a/agent.ts": agentModule("a", "`${label}-v1`", 'import { label } from "./label.js";'),
       "a/label.ts": label("L1"),
       "b/agent.ts": agentModule("b", `"b1"`),
@@ -203,6 +205,7 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
       {
         op: "write",
         path: "a/agent.ts",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: source of the agent module, a template literal
         content: agentModule("a", "`${label}-v2`", 'import { label } from "./label.js";'),
       },
       { op: "load", app: "a" },
@@ -215,6 +218,7 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
       {
         op: "write",
         path: "a/agent.ts",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: source of the agent module, a template literal
         content: agentModule("a", "`${label}-v3`", 'import { label } from "./label.js";'),
       },
       { op: "load", app: "a" },
@@ -236,7 +240,8 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
     // Node: "SyntaxError: Expression expected (at line 1)"; tsx: "TransformError: ... agent.ts:1:29: ERROR: ...".
     expect(error?.message).toMatch(
       new RegExp(
-        `^${t.dir.split("/").pop()}/a/agent\\.ts: cannot load the module: (SyntaxError|TransformError): [\\s\\S]*(line 1|agent\\.ts:1:)`,
+        `^${t.dir.split("/").pop()}/a/agent\\.ts: cannot load the module: (SyntaxError|TransformError): ` +
+          `[\\s\\S]*(line 1|agent\\.ts:1:)`,
       ),
     );
   }, 60_000);
@@ -273,6 +278,7 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
 describe("plain node on compiled packages, without reload", () => {
   it("loads a .ts agent importing its .ts sibling as ./x.js, and keeps serving the first load", async () => {
     const t = await temp(builtRuntime.coreDir, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: source of the agent module, a template literal
       "a/agent.ts": agentModule("a", "`${label}-v1`", 'import { label } from "./label.js";'),
       "a/label.ts": label("L1"),
     });

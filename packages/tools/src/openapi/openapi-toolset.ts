@@ -74,7 +74,8 @@ export class OpenApiToolset extends BaseToolset {
     const baseUrl = o.baseUrl ?? serverUrl(this.document);
     if (!baseUrl || !/^https?:\/\//.test(baseUrl) || /\{[^}]+\}/.test(baseUrl)) {
       throw new OpenApiSpecError(
-        `No usable server URL: the document's first server is ${JSON.stringify(baseUrl ?? null)}. Pass baseUrl (an absolute http(s) URL).`,
+        `No usable server URL: the document's first server is ${JSON.stringify(baseUrl ?? null)}. Pass baseUrl (an ` +
+          `absolute http(s) URL).`,
       );
     }
     const schemes = toAuthSchemes(securitySchemes(this.document));

@@ -10,7 +10,10 @@ interface Props {
   onAnswer(parts: Part[], functionCallEventId: string): void;
 }
 
-/** Answers a call waiting for the client (http-api.md 7): approve/deny a confirmation, or type a long-running tool's result. */
+/**
+ * Answers a call waiting for the client (http-api.md 7):
+ * approve/deny a confirmation, or type a long-running tool's result.
+ */
 export function PendingAction({ pending, disabled, onAnswer }: Props) {
   const [text, setText] = useState("");
   const { call, eventId } = pending;
