@@ -65,7 +65,7 @@ export async function resumeAuthorizedToolCalls(ctx: InvocationContext, agent: L
     const rerun: FunctionCall[] = [];
     const failures: Part[] = [];
     for (const call of requestCalls) {
-      const originalId = (call.args ?? {}).functionCallId;
+      const originalId = call.args?.functionCallId;
       if (typeof originalId !== "string" || !Object.hasOwn(recorded, originalId) || answered.has(originalId)) continue;
       const original = findModelCall(events, i, agent.name, originalId);
       if (!original) continue;

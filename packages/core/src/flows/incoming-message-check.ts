@@ -129,6 +129,6 @@ function isRecordedConfirmation({ call, event }: PendingCall): boolean {
 
 /** The credential request carries the original call id the flow recorded in `requestedAuthConfigs`. */
 function isRecordedCredentialRequest({ call, event }: PendingCall): boolean {
-  const originalId = (call.args ?? {}).functionCallId;
+  const originalId = call.args?.functionCallId;
   return typeof originalId === "string" && Object.hasOwn(event.actions.requestedAuthConfigs, originalId);
 }

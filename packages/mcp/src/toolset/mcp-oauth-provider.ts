@@ -38,7 +38,7 @@ export class McpUserOAuthProvider implements OAuthClientProvider {
 
   constructor(
     private readonly options: McpAuthOptions,
-    private readonly serverUrl: string,
+    serverUrl: string,
     private readonly service: BaseCredentialService,
     context: ReadonlyContext,
   ) {
