@@ -32,7 +32,6 @@ export {
   liveUserOf,
   reasoningEngineUserOf,
   apiKeyAuthenticator,
-  parseApiKeyText,
   MIN_API_KEY_LENGTH,
   jwtAuthenticator,
   ASYMMETRIC_JWT_ALGORITHMS,
@@ -55,24 +54,17 @@ export {
 export type { DevUiOptions } from "./routes/dev-ui-routes.js";
 export type { AppInfo } from "./routes/app-routes.js";
 export { consoleLogger, type ServerLogger } from "./server-logger.js";
-export { SessionRunQueue, type ReleaseRun } from "./runs/session-run-queue.js";
 export { LiveCloseCode, type LiveStats } from "./live/live-socket-server.js";
 export {
   createGraphRouter,
   buildAgentDot,
   highlightPairsForEvent,
-  describeApp,
-  describeAgent,
   type AgentDotOptions,
-  type AppStructure,
-  type StructureNode,
 } from "./graph/index.js";
 export {
   createDirectoryAgentLoader,
   AgentLoadError,
   relativizePaths,
-  MODULE_ENTRY_FILES,
-  YAML_ENTRY_FILES,
   type DirectoryAgentLoaderOptions,
   type LoaderLogger,
   type BuiltInTool,
