@@ -96,10 +96,18 @@ export class JudgePool {
         ) as GenerateContentConfig,
       });
       let last: LlmResponse | undefined;
-      for await (const response of model.generateContentAsync(request, false, { signal }))
-        if (!response.partial) last = response;
+      try {
+        for await (const response of model.generateContentAsync(request, false, { signal }))
+          if (!response.partial) last = response;
+      } catch (error) {
+        signal?.throwIfAborted();
+        throw new Error(`the judge model ${model.model} failed: ${(error as Error).message ?? String(error)}`, {
+          cause: error,
+        });
+      }
       signal?.throwIfAborted();
-      if (last?.errorCode) throw new Error(`the judge model failed: ${last.errorMessage ?? last.errorCode}`);
+      if (last?.errorCode)
+        throw new Error(`the judge model ${model.model} failed: ${last.errorMessage ?? last.errorCode}`);
       const raw = last?.content ? getTextOf(last.content) : "";
       return { raw: raw.length > RAW_LIMIT ? `${raw.slice(0, RAW_LIMIT)}…` : raw };
     } finally {
