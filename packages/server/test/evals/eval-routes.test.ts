@@ -256,6 +256,28 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
       "Unknown eval metric",
     );
     await expectError(
+      sendJson("POST", `${base}/eval-sets/smoke/run`, {
+        eval_metrics: [{ metric_name: "tool_trajectory_avg_score", criterion: { threshold: 1, match_type: "LOOSE" } }],
+      }),
+      400,
+      "eval_metrics.tool_trajectory_avg_score.match_type",
+    );
+    await expectError(
+      sendJson("POST", `${base}/eval-sets/smoke/run`, {
+        eval_metrics: [{ metric_name: "response_match_score", threshold: 7 }],
+      }),
+      400,
+      "outside the metric's range [0, 1]",
+    );
+    // A request is data: it may not name code to run.
+    await expectError(
+      sendJson("POST", `${base}/eval-sets/smoke/run`, {
+        eval_metrics: [{ metric_name: "mine", threshold: 1, custom_function_path: "weather.metrics.score" }],
+      }),
+      400,
+      "custom_function_path",
+    );
+    await expectError(
       sendJson("POST", `${base}/eval_sets/smoke/run_eval`, { evalIds: ["ghost"] }),
       404,
       "Eval case not found: ghost",
