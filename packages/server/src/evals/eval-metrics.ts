@@ -17,7 +17,6 @@ import { toolTrajectoryMetric } from "./metrics/tool-trajectory.js";
 export type {
   EvalMetricDefinition,
   InvocationScore,
-  MetricInfo,
   MetricInput,
   MetricOutput,
 } from "./metrics/metric-definition.js";

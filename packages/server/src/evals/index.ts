@@ -7,7 +7,6 @@ export {
   type EvalMetricRegistry,
   type EvalMetricDefinition,
   type InvocationScore,
-  type MetricInfo,
   type MetricInput,
   type MetricOutput,
 } from "./eval-metrics.js";
@@ -16,7 +15,6 @@ export {
   loadEvalConfig,
   evalMetricsFromConfig,
   withCustomMetrics,
-  resolveCriterion,
   DEFAULT_EVAL_CONFIG,
   type EvalConfig,
   type CustomMetricConfig,
@@ -24,26 +22,15 @@ export {
   type ParseEvalConfigOptions,
 } from "./eval-config.js";
 export { scoreEvalCase, checkEvalMetrics, type ScoreEvalCaseOptions, type EvalCaseScores } from "./score-eval-case.js";
-export { loadCustomMetric, type CustomMetricFunction, type CustomMetricScope } from "./metrics/custom-metric.js";
-export type {
-  ArgMatcher,
-  JudgeCriterion,
-  JudgeModelOptions,
-  MatchType,
-  RubricsCriterion,
-  HallucinationsCriterion,
-  TrajectoryCriterion,
-  TrajectoryScoring,
-  UserSimulatorCriterion,
-} from "./metrics/criteria.js";
+export type { CustomMetricFunction, CustomMetricScope } from "./metrics/custom-metric.js";
+export type { ArgMatcher, JudgeModelOptions, TrajectoryCriterion } from "./metrics/criteria.js";
 export type { BaseCriterion } from "./metrics/metric-definition.js";
-export type { JudgeOptions } from "./metrics/judge-pool.js";
 export type { RubricScore } from "./metrics/rubric-verdicts.js";
 export { splitSentences } from "./metrics/hallucinations-v1.js";
 export { rouge1F1, tokenize } from "./rouge.js";
 export { runEvalSet, EVAL_SESSION_PREFIX } from "./run-eval-set.js";
 export { invocationsFromSession } from "./invocations-from-events.js";
-export { toolUsesOf, toolResponsesOf } from "./invocation-data.js";
+export { toolUsesOf } from "./invocation-data.js";
 export {
   EvalStatus,
   parseEvalSet,
@@ -53,9 +40,7 @@ export {
   type ConversationScenario,
   type Invocation,
   type IntermediateData,
-  type InvocationEvents,
   type Rubric,
-  type SessionInput,
   type EvalMetric,
   type EvalMetricResult,
   type EvalMetricResultPerInvocation,
