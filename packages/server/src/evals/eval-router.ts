@@ -261,7 +261,10 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
 
   const metricsInfo: Handler = async (req, res) => {
     await app(req);
-    res.json({ metricsInfo: [...definitions.values()].filter((d) => !d.unavailableReason).map((d) => d.info) });
+    // The UIs send a threshold for every metric they offer, which would turn an informational
+    // figure (efficiency) into a gate: the catalogue lists the metrics that can run and gate.
+    const offered = [...definitions.values()].filter((d) => !d.unavailableReason && !d.informational);
+    res.json({ metricsInfo: offered.map((d) => d.info) });
   };
 
   for (const prefix of ["/dev/apps/:app", "/apps/:app"]) {

@@ -197,16 +197,9 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
         metricsInfo: { metricName: string; metricValueInfo: { interval: { minValue: number; maxValue: number } } }[];
       }
     ).metricsInfo;
-    // Without a judge model: the deterministic metrics and the efficiency figures.
-    expect(info.map((m) => m.metricName).sort()).toEqual([
-      "cost_usd",
-      "latency_seconds",
-      "model_call_count",
-      "response_match_score",
-      "token_count",
-      "tool_call_count",
-      "tool_trajectory_avg_score",
-    ]);
+    // Without a judge model: the deterministic metrics. The efficiency figures are informational
+    // (a UI would send them a threshold), so they are run from test_config.json, not offered here.
+    expect(info.map((m) => m.metricName).sort()).toEqual(["response_match_score", "tool_trajectory_avg_score"]);
     expect(info[0]!.metricValueInfo.interval).toMatchObject({ minValue: 0, maxValue: 1 });
   });
 
