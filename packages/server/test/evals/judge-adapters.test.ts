@@ -82,7 +82,8 @@ describe("judges through the model adapters (fake provider servers)", () => {
           metricName: "rubric_based_final_response_quality_v1",
           criterion: {
             threshold: 1,
-            judge_model_options: { judge_model: "gemini-2.5-flash", num_samples: 1 },
+            // No judge_model: ADK's default judge, gemini-2.5-flash, through the registry.
+            judge_model_options: { num_samples: 1 },
             rubrics: [{ rubric_id: "mentions_city", rubric_content: { text_property: "The answer names the city." } }],
           },
         },

@@ -24,6 +24,9 @@ export interface JudgeSample {
 
 const RAW_LIMIT = 4000;
 
+/** ADK's judge when a criterion names none and no default judge is configured. */
+const DEFAULT_JUDGE_MODEL = "gemini-2.5-flash";
+
 function snakeToCamel(key: string): string {
   return key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 }
@@ -49,9 +52,12 @@ export class JudgePool {
       : "needs a judge model: pass judgeModel (or modelRegistry, for criteria naming judge_model) to createEvalRouter or the eval run";
   }
 
-  /** The judge for a criterion: its `judge_model` through the registry, else the default judge. */
+  /**
+   * The judge for a criterion: its `judge_model` through the registry, else the default judge,
+   * else (with a registry only) ADK's default judge model.
+   */
   resolve(options: JudgeModelOptions | undefined): BaseLlm | { unavailable: string } {
-    const name = options?.judgeModel;
+    const name = options?.judgeModel ?? (this.options.judgeModel ? undefined : DEFAULT_JUDGE_MODEL);
     if (name && this.options.modelRegistry) {
       try {
         return this.options.modelRegistry.resolve(name);
