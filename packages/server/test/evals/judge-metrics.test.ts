@@ -99,7 +99,7 @@ describe("rubric-based metrics", () => {
           metricName: "rubric_based_final_response_quality_v1",
           criterion: {
             threshold: 0.5,
-            judge_model_options: { num_samples: 3 },
+            judge_model_options: { num_samples: 3, judge_model_config: { temperature: 0, max_output_tokens: 256 } },
             rubrics: [rubric("concise", "The answer is one or two sentences.")],
           },
         },
@@ -116,6 +116,12 @@ describe("rubric-based metrics", () => {
     expect(perTurn.details!.rubricScores).toEqual([
       { rubricId: "concise", score: 1, rationale: "one sentence" },
       { rubricId: "cites_tool", score: 0, rationale: "no number" },
+    ]);
+    // ADK's judge_model_config (snake_case GenerateContentConfig) reaches every judge request.
+    expect(judge.requests.map((r) => [r.config.temperature, r.config.maxOutputTokens])).toEqual([
+      [0, 256],
+      [0, 256],
+      [0, 256],
     ]);
     expect(promptOf(judge, 0)).toContain("- concise: The answer is one or two sentences.");
     expect(promptOf(judge, 0)).toContain("- cites_tool: The answer uses the tool's temperature.");
