@@ -1,6 +1,5 @@
-import { textOf } from "../invocation-data.js";
 import type { Invocation } from "../eval-types.js";
-import { intermediateTextsOf } from "../invocation-data.js";
+import { intermediateTextsOf, textOf } from "../invocation-data.js";
 import { hallucinationsCriterionSchema, type HallucinationsCriterion } from "./criteria.js";
 import { judged, type JudgePool } from "./judge-pool.js";
 import { conversationTranscript, toolActivity } from "./judge-prompts.js";
