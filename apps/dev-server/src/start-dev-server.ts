@@ -91,6 +91,8 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       server.mountDevTools(createEvalRouter({ ...server.context, evalStore }));
     }
     if (options.a2a) server.mount(createA2aRoutes(server.context, { authenticated: auth.options !== undefined }));
+    // Apps, their models' SDKs and the framework's code paths load now, not during the first request.
+    const warm = options.warmUp === false ? undefined : await server.warmUp();
     const { url, port } = await server.listen({ host: options.host, port: options.port });
     const apps = await loader.listApps();
     const log = options.log ?? process.stdout;
@@ -99,7 +101,8 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       `agentkit ${options.mode === "web" ? "web" : "api-server"} ` +
         `on ${url}${options.mode === "web" ? ` (dev UI: ${url}/dev-ui/)` : ""} in ${ms} ms\n` +
         `  agents: ${agentsDir} ` +
-        `(${apps.length ? apps.join(", ") : "no apps found"})${options.reload ? ", reload on" : ""}\n` +
+        `(${apps.length ? apps.join(", ") : "no apps found"})${options.reload ? ", reload on" : ""}` +
+        `${warm ? `, warmed up in ${warm.ms} ms` : ""}\n` +
         (options.a2a ? `  a2a: ${url}/a2a/{app} (agent cards at ${url}/a2a/{app}/.well-known/agent-card.json)\n` : "") +
         (auth.banner ? `  ${auth.banner}\n` : "") +
         `  sessions: ${services.describe.sessions}\n  artifacts: ${services.describe.artifacts}\n  ` +

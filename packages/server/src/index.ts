@@ -10,6 +10,7 @@ export {
   type ListeningAddress,
   type ServerStats,
 } from "./create-agent-server.js";
+export type { AppWarmUp, ServerWarmUp } from "./runs/warm-up-apps.js";
 export {
   DEFAULT_BODY_LIMIT,
   DEFAULT_SERVER_LIMITS,
