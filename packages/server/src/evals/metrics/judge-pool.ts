@@ -53,24 +53,20 @@ export class JudgePool {
   }
 
   /**
-   * The judge for a criterion: its `judge_model` through the registry, else the default judge,
-   * else (with a registry only) ADK's default judge model.
+   * The judge for a criterion: with a registry, its `judge_model` (else the default judge, else
+   * ADK's default judge model); without one, the default judge.
    */
   resolve(options: JudgeModelOptions | undefined): BaseLlm | { unavailable: string } {
+    const registry = this.options.modelRegistry;
     const name = options?.judgeModel ?? (this.options.judgeModel ? undefined : DEFAULT_JUDGE_MODEL);
-    if (name && this.options.modelRegistry) {
+    if (registry && name) {
       try {
-        return this.options.modelRegistry.resolve(name);
+        return registry.resolve(name);
       } catch (error) {
         return { unavailable: `judge model "${name}" cannot be resolved: ${(error as Error).message}` };
       }
     }
-    if (this.options.judgeModel) return this.options.judgeModel;
-    return {
-      unavailable: name
-        ? `judge model "${name}" needs a model registry: pass modelRegistry to createEvalRouter or the eval run`
-        : (this.unavailableReason ?? "no judge model"),
-    };
+    return this.options.judgeModel ?? { unavailable: this.unavailableReason ?? "no judge model" };
   }
 
   /** `samples` answers of the judge to one prompt (calls run concurrently, within the bound). */
