@@ -1,0 +1,35 @@
+// One line per target of the performance issue: the measured figure, the target and PASS/FAIL.
+// Informational only: a missed target never changes the exit code. `run-all.ts` collects the
+// lines (they start with "TARGET ") into one summary.
+
+export interface Target {
+  /** What is measured, e.g. "in-process invocations/s, agentkit / ADK". */
+  name: string;
+  /** The figure (the median of the rounds). */
+  value: number;
+  /** "at least" (higher is better) or "at most". */
+  bound: "at least" | "at most";
+  limit: number;
+  /** How the figure is written, e.g. `x` for ratios (default), `ms`. */
+  unit?: string;
+  /** The spread or a short note, printed after the figure. */
+  detail?: string;
+}
+
+const format = (v: number, unit: string) =>
+  unit === "x" ? `${v >= 10 ? v.toFixed(1) : v.toFixed(3)}x` : `${v >= 100 ? v.toFixed(0) : v.toFixed(3)} ${unit}`;
+
+/** Prints `TARGET <name>: <value> [detail] (target ≥|≤ limit): PASS|FAIL` and returns it. */
+export function reportTarget(target: Target): string {
+  const unit = target.unit ?? "x";
+  const pass = Number.isFinite(target.value)
+    ? target.bound === "at least"
+      ? target.value >= target.limit
+      : target.value <= target.limit
+    : false;
+  const line =
+    `TARGET ${target.name}: ${format(target.value, unit)}${target.detail ? ` ${target.detail}` : ""} ` +
+    `(target ${target.bound === "at least" ? "≥" : "≤"} ${format(target.limit, unit)}): ${pass ? "PASS" : "FAIL"}`;
+  console.log(line);
+  return line;
+}
