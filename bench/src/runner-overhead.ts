@@ -19,7 +19,7 @@ import { reportTarget } from "./targets.js";
 
 const ROUNDS = numberArg("rounds", 3);
 const SECONDS = numberArg("seconds", 2);
-const WARM_UP = numberArg("warm-up", 200);
+const WARM_UP = numberArg("warm-up", 500);
 const ONLY = stringArg("only", "");
 const PROFILE_DIR = stringArg("profile", "");
 const BATCH = 100;
