@@ -100,17 +100,12 @@ async function warm(): Promise<Map<WarmKey, Cell[]>> {
 }
 
 /** Table rows for one set of cells; ratios per round against the same round's bare and ADK cells. */
-function printRows(
-  prefix: string,
-  rows: { kind: ServerKind; route: Route; cells: Cell[] }[],
-  bare?: Cell[],
-  adk?: Cell[],
-) {
+function printRows(rows: { kind: ServerKind; route: Route; cells: Cell[] }[], bare?: Cell[], adk?: Cell[]) {
   for (const { kind, route, cells } of rows) {
     const cpuVsBare = bare ? cells.map((c, i) => c.cpuUsPerFlow / (bare[i]!.cpuUsPerFlow / 2)) : [];
     const rateVsAdk = adk && kind !== "adk" ? cells.map((c, i) => c.flowsPerSecond / adk[i]!.flowsPerSecond) : [];
     console.log(
-      `| ${prefix}${LABEL[kind]}${route === "/run" ? "" : `, ${route}`} | ${spread(cells.map((c) => c.flowsPerSecond))} | ` +
+      `| ${LABEL[kind]}${route === "/run" ? "" : `, ${route}`} | ${spread(cells.map((c) => c.flowsPerSecond))} | ` +
         `${rateVsAdk.length ? spread(rateVsAdk, 2) : ""} | ${spread(cells.map((c) => c.cpuUsPerFlow))} | ` +
         `${cpuVsBare.length ? spread(cpuVsBare, 2) : ""} | ${median(cells.map((c) => c.p50Ms)).toFixed(1)} | ` +
         `${median(cells.map((c) => c.p99Ms)).toFixed(1)} |`,
@@ -180,7 +175,6 @@ async function main(): Promise<void> {
   );
   console.log(HEADER);
   printRows(
-    "",
     KINDS.map((kind) => ({ kind, route: "/run" as Route, cells: freshCells.get(kind)! })),
     freshCells.get("bare"),
     freshCells.get("adk"),
@@ -198,7 +192,6 @@ async function main(): Promise<void> {
     );
     for (const route of ROUTES)
       printRows(
-        "",
         rows.filter((r) => r.route === route),
         warmCells.get(`${concurrency} /run bare`),
         warmCells.get(`${concurrency} ${route} adk`),

@@ -124,39 +124,34 @@ export function summariseProfile(profile: CpuProfile): ProfileSummary {
 }
 
 /**
- * The summary as Markdown: top functions by self time; the same with Node's internals and
- * native code charged to their caller; time by owner.
+ * The summary as Markdown: top functions by self time; the callers that Node's internals and
+ * native code (a structuredClone, a socket write) are charged to, where they change the
+ * picture; time by owner.
  */
 export function formatSummary(summary: ProfileSummary, top: number): string {
   const busy = summary.totalMs - summary.idleMs;
   const pct = (ms: number) => `${((100 * ms) / busy).toFixed(1)}%`;
-  const table = (rows: SelfTime[], head: string) => [
-    `| ${head} ms | % | function (file:line) | in |`,
-    "| ---: | ---: | --- | --- |",
-    ...rows
-      .filter((f) => f.owner !== "(idle)")
-      .slice(0, top)
-      .map((f) => `| ${f.ms.toFixed(0)} | ${pct(f.ms)} | ${f.name.replaceAll("|", "\\|")} | ${f.owner} |`),
-  ];
-  const lines = [
+  const listed = summary.functions.filter((f) => f.owner !== "(idle)").slice(0, top);
+  const selfNames = new Set(listed.map((f) => f.name));
+  const charged = summary.callers
+    .filter((f) => !f.owner.startsWith("(") && !selfNames.has(f.name))
+    .slice(0, 5)
+    .map((f) => `${f.name} ${pct(f.ms)}`);
+  const owners = summary.owners
+    .filter((o) => o.owner !== "(idle)")
+    .slice(0, top)
+    .map((o) => `${o.owner} ${pct(o.ms)}`);
+  return [
     `${summary.totalMs.toFixed(0)} ms sampled, ${summary.idleMs.toFixed(0)} ms idle; percentages of the ${busy.toFixed(0)} ms busy`,
     "",
-    ...table(summary.functions, "self"),
+    "| self ms | % | function (file:line) | in |",
+    "| ---: | ---: | --- | --- |",
+    ...listed.map((f) => `| ${f.ms.toFixed(0)} | ${pct(f.ms)} | ${f.name.replaceAll("|", "\\|")} | ${f.owner} |`),
     "",
-    "Node's internals and native code charged to their nearest caller in a package:",
+    `With Node's internals and native code charged to their caller, also: ${charged.join(", ") || "-"}.`,
     "",
-    ...table(summary.callers, "self"),
-  ];
-  lines.push(
-    "",
-    "By where the code lives: " +
-      summary.owners
-        .filter((o) => o.owner !== "(idle)")
-        .slice(0, top)
-        .map((o) => `${o.owner} ${pct(o.ms)}`)
-        .join(", "),
-  );
-  return lines.join("\n");
+    `By where the code lives: ${owners.join(", ")}.`,
+  ].join("\n");
 }
 
 if (import.meta.main) {

@@ -5,7 +5,8 @@
 // Each round runs each framework for --seconds after a warm-up (the order alternates between
 // rounds); the ratios are taken within a round and the table gives their median (min-max).
 // Targets: invocations/s ≥ 5x ADK's; CPU per invocation ≤ 0.2x ADK's.
-// Usage: pnpm bench:runner [-- --rounds 3 --seconds 2 --only agentkit --profile DIR]
+// Usage: pnpm bench:runner [-- --rounds 5 --seconds 2 --warm-up 500 --only agentkit|adk --profile DIR]
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { cpuUsage, hrtime } from "node:process";
 import { InMemoryRunner } from "@agentkit/core";
@@ -17,7 +18,7 @@ import { startCpuProfile } from "./cpu-profile.js";
 import { median, spread } from "./stats.js";
 import { reportTarget } from "./targets.js";
 
-const ROUNDS = numberArg("rounds", 3);
+const ROUNDS = numberArg("rounds", 5);
 const SECONDS = numberArg("seconds", 2);
 const WARM_UP = numberArg("warm-up", 500);
 const ONLY = stringArg("only", "");
@@ -103,7 +104,7 @@ async function throughput(framework: Framework, seconds: number, profileFile?: s
 async function main(): Promise<void> {
   console.log(
     `in-process runner overhead, agentkit vs @google/adk 2.0.0, Node ${process.version}, ${new Date().toISOString()}, ` +
-      `${ROUNDS} rounds of ${SECONDS}s per framework`,
+      `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores, ${ROUNDS} rounds of ${SECONDS}s per framework`,
   );
   if (PROFILE_DIR) {
     const file = join(PROFILE_DIR, "in-process.cpuprofile");
@@ -111,7 +112,8 @@ async function main(): Promise<void> {
     console.log(`agentkit: ${r.invocationsPerSecond.toFixed(0)} invocations/s while profiling; profile: ${file}`);
     return;
   }
-  const frameworks: Framework[] = ONLY ? [ONLY as Framework] : ["agentkit", "adk"];
+  if (ONLY !== "" && ONLY !== "agentkit" && ONLY !== "adk") throw new Error(`--only agentkit|adk, got ${ONLY}`);
+  const frameworks: Framework[] = ONLY === "" ? ["agentkit", "adk"] : [ONLY];
   const results: Record<Framework, Throughput[]> = { agentkit: [], adk: [] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 ? [...frameworks].reverse() : frameworks;

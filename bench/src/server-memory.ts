@@ -14,7 +14,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { flag, listArg, numberArg } from "./args.js";
 import { createSession, flow, runLoad } from "./http-load.js";
-import type { ServerKind } from "./server-child.js";
+import type { ChildStats, ServerKind } from "./server-child.js";
 import { startServer, type ServerProcess } from "./server-process.js";
 import { reportTarget } from "./targets.js";
 
@@ -62,16 +62,18 @@ async function withServer<T>(subject: Subject, fn: (server: ServerProcess) => Pr
   }
 }
 
-async function longSession(subject: Subject): Promise<{ after100: number; afterAll: number; fresh: number }> {
+async function longSession(
+  subject: Subject,
+): Promise<{ fresh: ChildStats; after100: ChildStats; afterAll: ChildStats }> {
   return withServer(subject, async (server) => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      const fresh = (await server.gc()).rss;
+      const fresh = await server.gc();
       const sessionId = await createSession(agent, server.url);
       for (let turn = 1; turn <= FIRST; turn++) await flow(agent, server.url, "/run", sessionId);
-      const after100 = (await server.gc()).rss;
+      const after100 = await server.gc();
       for (let turn = FIRST + 1; turn <= TURNS; turn++) await flow(agent, server.url, "/run", sessionId);
-      const afterAll = (await server.gc()).rss;
+      const afterAll = await server.gc();
       return { fresh, after100, afterAll };
     } finally {
       agent.destroy();
@@ -97,15 +99,20 @@ async function main(): Promise<void> {
   );
   const all = subjects();
   console.log(`\n1. One session growing to ${TURNS} turns over /run (4 events per turn)`);
-  console.log(`| server | fresh RSS | RSS after ${FIRST} turns | RSS after ${TURNS} turns | ratio |`);
-  console.log("| --- | ---: | ---: | ---: | ---: |");
+  console.log(
+    `| server | fresh RSS | RSS after ${FIRST} turns | RSS after ${TURNS} turns | ratio | heap used after ${FIRST} / ${TURNS} turns |`,
+  );
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
   const ratios: { label: string; ratio: number }[] = [];
   for (const subject of all) {
     if (subject.kind === "adk" && !ADK_LONG) continue;
     const r = await longSession(subject);
-    const ratio = r.afterAll / r.after100;
+    const ratio = r.afterAll.rss / r.after100.rss;
     ratios.push({ label: subject.label, ratio });
-    console.log(`| ${subject.label} | ${mb(r.fresh)} | ${mb(r.after100)} | ${mb(r.afterAll)} | ${ratio.toFixed(2)} |`);
+    console.log(
+      `| ${subject.label} | ${mb(r.fresh.rss)} | ${mb(r.after100.rss)} | ${mb(r.afterAll.rss)} | ${ratio.toFixed(2)} | ` +
+        `${mb(r.after100.heapUsed)} / ${mb(r.afterAll.heapUsed)} |`,
+    );
   }
   console.log(`\n2. ${SESSIONS} one-turn sessions (create + /run, concurrency 16), then idle`);
   console.log("| server | fresh RSS | RSS once idle | heap used once idle | load took |");
