@@ -117,9 +117,10 @@ async function main(): Promise<void> {
       process.send!({ op: message.op, ...stats() });
     })();
   });
-  process.on("SIGTERM", () => {
-    void close().then(() => process.exit(0));
-  });
+  const stop = () => void close().then(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  // The benchmark process is gone (crashed or killed): no orphaned server.
+  process.on("disconnect", stop);
   process.stdout.write(`LISTENING ${url} ${performance.now().toFixed(1)}\n`);
 }
 

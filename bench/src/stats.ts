@@ -33,6 +33,3 @@ export function logLogSlope(xs: readonly number[], ys: readonly number[]): numbe
   }
   return num / den;
 }
-
-/** Nanoseconds of a `process.hrtime.bigint()` difference as milliseconds. */
-export const msSince = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e6;
