@@ -12,7 +12,7 @@
 // Each is measured --rounds times, servers in rotating order; ratios are taken within a round
 // and reported as median (min-max). Targets at concurrency 64: flows/s ≥ 10x ADK's; server CPU
 // per flow ≤ 5x the bare server's CPU per request (2 requests per flow).
-// Usage: pnpm bench:http [-- --rounds 3 --seconds 2 --fresh-flows 500 --concurrency 1,16,64
+// Usage: pnpm bench:http [-- --rounds 3 --seconds 2 --warm-up-seconds 2 --fresh-flows 500 --concurrency 1,16,64
 //   --routes /run,/run_sse --servers bare,agentkit,adk --profile DIR]
 import { join } from "node:path";
 import { availableParallelism, loadavg } from "node:os";
@@ -25,7 +25,7 @@ import { reportTarget } from "./targets.js";
 
 const ROUNDS = numberArg("rounds", 3);
 const SECONDS = numberArg("seconds", 2);
-const WARM_UP_SECONDS = numberArg("warm-up", 2);
+const WARM_UP_SECONDS = numberArg("warm-up-seconds", 2);
 const FRESH_FLOWS = numberArg("fresh-flows", 500);
 const CONCURRENCY = listArg("concurrency", ["64"]).map(Number);
 const ROUTES = listArg("routes", ["/run"]) as Route[];

@@ -13,7 +13,7 @@
 //     are medians; the exponent is the least-squares slope of log(ms per invocation) against
 //     log(turns) over the checkpoints (0 = flat, 1 = linear in the session's length).
 // Targets (agentkit): exponent ≤ 0.1; at 5,000 turns ≤ 1 ms in memory, ≤ 3 ms on SQLite.
-// Usage: pnpm bench:long-session [-- --turns 100,300,1000,2000,5000 --timed 20 --budget-ms 1000
+// Usage: pnpm bench:long-session [-- --checkpoints 100,300,1000,2000,5000 --timed 20 --budget-ms 1000
 //   --subjects agentkit-memory,agentkit-sqlite,adk-memory,agentkit-memory-none --grow real --profile DIR]
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -34,11 +34,11 @@ import { startCpuProfile } from "./cpu-profile.js";
 import { logLogSlope, median } from "./stats.js";
 import { reportTarget } from "./targets.js";
 
-const CHECKPOINTS = listArg("turns", ["100", "300", "1000", "2000", "5000"]).map(Number);
+const CHECKPOINTS = listArg("checkpoints", ["100", "300", "1000", "2000", "5000"]).map(Number);
 const TIMED = numberArg("timed", 20);
 const BUDGET_MS = numberArg("budget-ms", 1000);
 const MIN_TIMED = 3;
-const WARM_UP = numberArg("warm-up", 20);
+const WARM_UP = numberArg("warm-up-turns", 20);
 /** The scratch session's length for the warm-up on a long history. */
 const WARM_UP_TURNS = 500;
 const SUBJECTS = listArg("subjects", ["agentkit-memory", "agentkit-sqlite", "adk-memory"]);

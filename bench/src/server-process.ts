@@ -32,7 +32,7 @@ const resolveHook = new URL("./ts-resolve-hook.ts", import.meta.url).href;
 /**
  * agentkit's sources need tsx (this process's flags, with the source condition); the bare and
  * ADK servers are plain JavaScript plus bench files Node can type-strip itself, so they load
- * without tsx's module hooks (ADK loads about 2,000 modules).
+ * without tsx's module hooks (ADK loads about 2,500 modules).
  */
 const nodeFlags = (kind: ServerKind) =>
   kind === "agentkit" ? process.execArgv : ["--disable-warning=ExperimentalWarning", "--import", resolveHook];

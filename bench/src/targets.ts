@@ -10,14 +10,16 @@ export interface Target {
   /** "at least" (higher is better) or "at most". */
   bound: "at least" | "at most";
   limit: number;
-  /** How the figure is written, e.g. `x` for ratios (default), `ms`. */
+  /** How the figure is written: `x` for ratios (default), `ms`, `` for a bare number. */
   unit?: string;
   /** The spread or a short note, printed after the figure. */
   detail?: string;
 }
 
-const format = (v: number, unit: string) =>
-  unit === "x" ? `${v >= 10 ? v.toFixed(1) : v.toFixed(3)}x` : `${v >= 100 ? v.toFixed(0) : v.toFixed(3)} ${unit}`;
+const format = (v: number, unit: string) => {
+  const digits = v >= 100 ? v.toFixed(0) : v >= 10 && unit === "x" ? v.toFixed(1) : v.toFixed(3);
+  return unit === "x" ? `${digits}x` : unit === "" ? digits : `${digits} ${unit}`;
+};
 
 /** Prints `TARGET <name>: <value> [detail] (target ≥|≤ limit): PASS|FAIL` and returns it. */
 export function reportTarget(target: Target): string {
