@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { devUiDir } from "@agentkit/dev-ui";
 import { createModelRegistry } from "@agentkit/models";
 import {
@@ -10,6 +10,8 @@ import {
   createFileEvalStore,
   createGraphRouter,
   createTraceRecorder,
+  isLoopbackHost,
+  type AgentServer,
 } from "@agentkit/server";
 import { createA2aRoutes } from "./a2a-routes.js";
 import { CliUsageError } from "./cli-usage-error.js";
@@ -18,6 +20,7 @@ import { devServerBuiltInCodeExecutors } from "./dev-server-code-executors.js";
 import { devServerBuilderPolicy, devServerBuiltInTools } from "./dev-server-tools.js";
 import { createLogger } from "./create-logger.js";
 import type { ServeOptions } from "./parse-cli-args.js";
+import { devServerAuth } from "./server-auth.js";
 
 export interface StartDevServerOptions extends ServeOptions {
   mode: "web" | "api";
@@ -26,6 +29,8 @@ export interface StartDevServerOptions extends ServeOptions {
 }
 
 export interface RunningDevServer {
+  /** The server's Express app (its router stack is what the route-table tests enumerate). */
+  app: AgentServer["app"];
   url: string;
   port: number;
   apps: string[];
@@ -40,6 +45,8 @@ export interface RunningDevServer {
  */
 export async function startDevServer(options: StartDevServerOptions): Promise<RunningDevServer> {
   const started = performance.now();
+  // First: a server that would be open to the network, or bad keys, fail before anything starts.
+  const auth = devServerAuth(options, options.mode === "web" ? "web" : "api-server");
   const agentsDir = resolve(options.agentsDir);
   const devUi = options.mode === "web" ? devUiOption(options.devUiDir) : {};
   const modelRegistry = createModelRegistry();
@@ -61,15 +68,21 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       sessionService: services.sessionService,
       artifactService: services.artifactService,
       memoryService: services.memoryService,
+      credentialService: services.credentialService,
       modelRegistry,
       plugins: traces ? [traces.plugin] : [],
       mode: options.mode,
-      // The developer at the dev UI needs to see why a run failed (ADK's dev servers send the message too).
-      exposeErrorMessages: options.mode === "web",
+      // The developer at the dev UI needs to see why a run failed (ADK's dev servers send the message too);
+      // a server shared over a network or with authentication keeps internals to its log.
+      exposeErrorMessages: options.mode === "web" && !auth.options && isLoopbackHost(options.host),
       ...devUi,
       host: options.host,
-      logger: createLogger(options.logLevel),
+      ...(options.allowedHosts?.length ? { allowedHosts: options.allowedHosts } : {}),
+      ...(auth.options ? { auth: auth.options } : {}),
+      logger: createLogger(options.logLevel, undefined, dirname(agentsDir)),
       ...(options.allowOrigins.length > 0 ? { cors: { allowOrigins: options.allowOrigins } } : {}),
+      ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
     });
     server.mount(createGraphRouter(server.context));
     if (traces) {
@@ -77,18 +90,23 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       const evalStore = createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });
       server.mountDevTools(createEvalRouter({ ...server.context, evalStore }));
     }
-    if (options.a2a) server.mount(createA2aRoutes(server.context));
+    if (options.a2a) server.mount(createA2aRoutes(server.context, { authenticated: auth.options !== undefined }));
     const { url, port } = await server.listen({ host: options.host, port: options.port });
     const apps = await loader.listApps();
     const log = options.log ?? process.stdout;
     const ms = Math.round(performance.now() - started);
     log.write(
-      `agentkit ${options.mode === "web" ? "web" : "api-server"} on ${url}${options.mode === "web" ? ` (dev UI: ${url}/dev-ui/)` : ""} in ${ms} ms\n` +
-        `  agents: ${agentsDir} (${apps.length ? apps.join(", ") : "no apps found"})${options.reload ? ", reload on" : ""}\n` +
+      `agentkit ${options.mode === "web" ? "web" : "api-server"} ` +
+        `on ${url}${options.mode === "web" ? ` (dev UI: ${url}/dev-ui/)` : ""} in ${ms} ms\n` +
+        `  agents: ${agentsDir} ` +
+        `(${apps.length ? apps.join(", ") : "no apps found"})${options.reload ? ", reload on" : ""}\n` +
         (options.a2a ? `  a2a: ${url}/a2a/{app} (agent cards at ${url}/a2a/{app}/.well-known/agent-card.json)\n` : "") +
-        `  sessions: ${services.describe.sessions}\n  artifacts: ${services.describe.artifacts}\n  memory: ${services.describe.memory}\n`,
+        (auth.banner ? `  ${auth.banner}\n` : "") +
+        `  sessions: ${services.describe.sessions}\n  artifacts: ${services.describe.artifacts}\n  ` +
+        `memory: ${services.describe.memory}\n  credentials: ${services.describe.credentials}\n`,
     );
     return {
+      app: server.app,
       url,
       port,
       apps,
@@ -117,7 +135,8 @@ function devUiOption(dir: string | undefined): { devUi?: { dir: string } } {
     const absolute = resolve(dir);
     if (!existsSync(join(absolute, "index.html")))
       throw new CliUsageError(
-        `--dev-ui-dir: no index.html in ${absolute} (point it at a built dev UI, e.g. node_modules/@google/adk-devtools/dist/browser).`,
+        `--dev-ui-dir: no index.html in ${absolute} (point it at a built dev UI, e.g. ` +
+          `node_modules/@google/adk-devtools/dist/browser).`,
       );
     return { devUi: { dir: absolute } };
   }

@@ -9,6 +9,7 @@ export {
   SessionNotFoundError,
   SessionAlreadyExistsError,
   StaleSessionError,
+  InvalidSessionKeyError,
 } from "./errors/session-errors.js";
 export {
   LlmCallsLimitExceededError,
@@ -17,6 +18,16 @@ export {
   ToolError,
   InvalidUserMessageError,
 } from "./errors/run-errors.js";
+export { InvalidArtifactNameError, InvalidArtifactScopeError } from "./errors/artifact-errors.js";
+export {
+  BudgetExceededError,
+  BUDGET_ERROR_CODES,
+  type BudgetKind,
+  type BudgetScope,
+} from "./errors/budget-errors.js";
+
+// Retries (the loop is in @agentkit/core/internal; models and plugins take a policy)
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./concurrency/retry.js";
 
 // Content
 export {
@@ -58,6 +69,8 @@ export {
   hasTrailingCodeExecutionResult,
   type Event,
   type EventInit,
+  type NodeInfo,
+  type NodeRunStatus,
 } from "./events/event.js";
 export {
   createEventActions,
@@ -65,9 +78,12 @@ export {
   type EventActions,
   type EventCompaction,
   type ToolConfirmation,
+  type InputRequest,
+  type RouteValue,
 } from "./events/event-actions.js";
 export {
   eventToJson,
+  eventToJsonText,
   eventFromJson,
   contentFromJson,
   toSeconds,
@@ -78,6 +94,7 @@ export {
 // Sessions and state
 export {
   sessionToJson,
+  sessionToJsonText,
   sessionFromJson,
   sessionKeyToJson,
   sessionKeyFromJson,
@@ -108,6 +125,7 @@ export {
   type DeleteSessionRequest,
   type ListEventsRequest,
   type AppendEventRequest,
+  type EventWrite,
 } from "./sessions/base-session-service.js";
 
 // Artifacts and memory
@@ -145,22 +163,22 @@ export {
   type ContextCacheConfig,
 } from "./models/llm-request.js";
 export type { LlmResponse } from "./models/llm-response.js";
-export { ModelRegistry, type ModelFactory } from "./models/model-registry.js";
+export { ModelRegistry, type ModelFactory, type ModelRegistrationOptions } from "./models/model-registry.js";
 
 // Agents and contexts
 export { BaseAgent, type BaseAgentOptions } from "./agents/base-agent.js";
 export { InvocationContext } from "./context/invocation-context.js";
 export { ReadonlyContext } from "./context/readonly-context.js";
 export { CallbackContext } from "./context/callback-context.js";
-export {
-  type BeforeAgentCallback,
-  type AfterAgentCallback,
-  type BeforeModelCallback,
-  type AfterModelCallback,
-  type OnModelErrorCallback,
-  type BeforeToolCallback,
-  type AfterToolCallback,
-  type OnToolErrorCallback,
+export type {
+  BeforeAgentCallback,
+  AfterAgentCallback,
+  BeforeModelCallback,
+  AfterModelCallback,
+  OnModelErrorCallback,
+  BeforeToolCallback,
+  AfterToolCallback,
+  OnToolErrorCallback,
 } from "./agents/callbacks.js";
 export {
   StreamingMode,
@@ -214,6 +232,37 @@ export {
 export { LongRunningFunctionTool } from "./tools/long-running-function-tool.js";
 export { exitLoopTool } from "./tools/exit-loop-tool.js";
 
+// Usage, cost and budgets
+export {
+  emptyRollup,
+  tokensOf,
+  readRollup,
+  type TokenUsage,
+  type ModelUsage,
+  type UsageRollup,
+} from "./usage/usage-rollup.js";
+export {
+  PriceTable,
+  DEFAULT_MODEL_PRICES,
+  DEFAULT_PRICES_AS_OF,
+  type ModelPrice,
+  type PriceTableOptions,
+} from "./usage/price-table.js";
+export { resolveBudget, type Budget, type UsageLimits } from "./usage/budget.js";
+export {
+  UsageTracker,
+  type UsageTrackerOptions,
+  type UsageSnapshot,
+  type ModelCallRecorder,
+} from "./usage/usage-tracker.js";
+export {
+  sessionUsageFromEvents,
+  readInvocationUsage,
+  type SessionUsage,
+  type InvocationUsage,
+} from "./usage/session-usage.js";
+export { USAGE_METADATA_KEY, MODEL_METADATA_KEY, FAILOVER_METADATA_KEY } from "./usage/usage-metadata-keys.js";
+
 // Runner, App, workflow agents, AgentTool
 export { Runner, type RunnerOptions, type RunAsyncRequest, type RunLiveRequest } from "./runner/runner.js";
 export { App, type AppOptions, type EventsCompactionConfig, type EventsSummarizer } from "./runner/app.js";
@@ -225,6 +274,44 @@ export { SequentialAgent, type SequentialAgentOptions } from "./agents/sequentia
 export { ParallelAgent, type ParallelAgentOptions } from "./agents/parallel-agent.js";
 export { LoopAgent, type LoopAgentOptions } from "./agents/loop-agent.js";
 export { AgentTool, type AgentToolOptions } from "./tools/agent-tool.js";
+
+// Workflows (graph of nodes) and resumable runs
+export { Workflow, isWorkflow, type WorkflowOptions, type DynamicEntry } from "./workflow/workflow.js";
+export {
+  BaseNode,
+  isBaseNode,
+  type BaseNodeOptions,
+  type NodeRetryConfig,
+  type ErrorMatcher,
+  type NodeYield,
+} from "./workflow/base-node.js";
+export { FunctionNode, type FunctionNodeHandler, type FunctionNodeOptions } from "./workflow/function-node.js";
+export { JoinNode, type JoinNodeOptions, type JoinWaitFor } from "./workflow/join-node.js";
+export { AgentNode, type AgentNodeOptions } from "./workflow/agent-node.js";
+export { ToolNode, type ToolNodeOptions } from "./workflow/tool-node.js";
+export { node, type NodeLike } from "./workflow/build-node.js";
+export { NodeContext, type RunNodeOptions } from "./workflow/node-context.js";
+export { RequestInput, isRequestInput, type RequestInputParams } from "./workflow/request-input.js";
+export {
+  Edge,
+  WorkflowGraph,
+  START,
+  DEFAULT_ROUTE,
+  ERROR_ROUTE,
+  type EdgeOptions,
+  type EdgeItem,
+  type ChainElement,
+  type RoutingMap,
+  type GraphEdge,
+} from "./workflow/graph.js";
+export {
+  NodeTimeoutError,
+  NodeSchemaValidationError,
+  NodeInterruptedError,
+  WorkflowResumeError,
+} from "./workflow/workflow-errors.js";
+export type { SchemaLike } from "./workflow/schema-like.js";
+export type { ResumabilityConfig } from "./context/invocation-context.js";
 
 // LlmAgent and the LLM flow
 export {
@@ -245,3 +332,59 @@ export {
 } from "./flows/confirmation-names.js";
 
 export { OutputValidationError, type OutputSchema } from "./flows/output-schema.js";
+
+// Auth: credentials for tools that act for a user (docs/auth.md)
+export {
+  AuthCredentialTypes,
+  type AuthCredentialType,
+  type AuthCredential,
+  type HttpAuth,
+  type HttpCredentials,
+  type OAuth2Auth,
+  type ServiceAccount,
+  type ServiceAccountCredential,
+} from "./auth/auth-credential.js";
+export {
+  OAuthGrantType,
+  getOAuthGrantTypeFromFlow,
+  type AuthScheme,
+  type ApiKeySecurityScheme,
+  type HttpSecurityScheme,
+  type OAuth2SecurityScheme,
+  type OpenIdSecurityScheme,
+  type OpenIdConnectWithConfig,
+  type ServiceAccountScheme,
+  type OAuthFlows,
+  type OAuthFlow,
+  type OAuthGrantTypeValue,
+} from "./auth/auth-scheme.js";
+export {
+  withCredentialKey,
+  redactAuthConfig,
+  redactCredential,
+  type AuthConfig,
+  type KeyedAuthConfig,
+  type AuthToolArguments,
+} from "./auth/auth-config.js";
+export {
+  BaseCredentialService,
+  InMemoryCredentialService,
+  type CredentialContext,
+} from "./auth/base-credential-service.js";
+export { SessionStateCredentialService } from "./auth/session-state-credential-service.js";
+export {
+  StoredCredentialService,
+  type CredentialStore,
+  type CredentialScope,
+} from "./auth/stored-credential-service.js";
+export { CredentialCipher, CREDENTIAL_KEY_ENV, CREDENTIAL_OLD_KEYS_ENV } from "./auth/credential-cipher.js";
+export {
+  CredentialExchangerRegistry,
+  OAuth2CredentialExchanger,
+  OAuth2CredentialRefresher,
+  type CredentialExchanger,
+  type CredentialRefresher,
+  type CredentialExchangeInput,
+} from "./auth/credential-exchangers.js";
+export { discoverOpenIdConfig, type OAuth2Tokens } from "./auth/oauth2-token-client.js";
+export { CredentialError, CredentialStoreError } from "./errors/auth-errors.js";

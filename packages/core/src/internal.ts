@@ -11,9 +11,9 @@ export {
   type ClientStatePolicy,
 } from "./sessions/client-state-policy.js";
 export { checkIncomingMessage, checkIncomingParts } from "./flows/incoming-message-check.js";
-export { applyEventToSession } from "./sessions/base-session-service.js";
+export { applyEventToSession, SessionQueueKey } from "./sessions/base-session-service.js";
 export { validateAgentName } from "./agents/base-agent.js";
-export { type InvocationContextInit } from "./context/invocation-context.js";
+export type { InvocationContextInit } from "./context/invocation-context.js";
 export { callbackList, runCallbackSlot, type MaybePromise, type CallbackSlot } from "./agents/callbacks.js";
 export { DEFAULT_MAX_LLM_CALLS, resolveRunConfig } from "./agents/run-config.js";
 export {
@@ -32,7 +32,21 @@ export {
   getErrorCount,
   type CodeExecutionContextState,
 } from "./code-executors/code-executor-context.js";
-export { validateArtifactFilename, validateArtifactPart, artifactMimeType } from "./artifacts/artifact-validation.js";
+export {
+  MAX_ARTIFACT_FILENAME_BYTES,
+  validateArtifactFilename,
+  validateArtifactScope,
+  validateArtifactRequest,
+  validateArtifactPart,
+  artifactMimeType,
+} from "./artifacts/artifact-validation.js";
+export {
+  MAX_SESSION_KEY_BYTES,
+  sessionKeyProblem,
+  validateSessionKey,
+  validateSessionKeyPart,
+  type SessionKeyField,
+} from "./sessions/session-key-validation.js";
 export { validateToolName } from "./tools/function-tool.js";
 export { LONG_RUNNING_NOTE } from "./tools/long-running-function-tool.js";
 export { validateAppName } from "./runner/app.js";
@@ -74,3 +88,22 @@ export {
 } from "./flows/transfer.js";
 export { SetModelResponseTool, SET_MODEL_RESPONSE_TOOL_NAME } from "./flows/output-schema.js";
 export { KeyedQueue, type ReleaseSlot } from "./concurrency/keyed-queue.js";
+export { ContentsCache, type ContentsCacheOptions } from "./flows/contents-cache.js";
+export type { ContentsMemo, ContentsMemoSlot } from "./flows/contents.js";
+export { deepCopy, deepFreeze } from "./content/deep-copy.js";
+export {
+  abortableSleep,
+  backoffDelay,
+  resolveRetryPolicy,
+  retry,
+  retryStream,
+  type RetryDecision,
+  type RetryOptions,
+} from "./concurrency/retry.js";
+export { resolveCredential, withoutClientSecret } from "./auth/credential-manager.js";
+export { resolveOAuth2Endpoints } from "./auth/credential-exchangers.js";
+export { requestOAuth2Token, safeUrl } from "./auth/oauth2-token-client.js";
+export { oauth2Endpoints } from "./auth/auth-scheme.js";
+export { CREDENTIAL_STATE_PREFIX } from "./auth/session-state-credential-service.js";
+export { credentialDependenciesOfContext } from "./auth/credential-request.js";
+export type { CredentialDependencies } from "./auth/credential-manager.js";

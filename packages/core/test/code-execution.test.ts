@@ -114,11 +114,15 @@ describe("code execution utilities", () => {
       codeExecutionResult: { outcome: "OUTCOME_OK", output: "Saved artifacts:\n`a.png`,`b.csv`" },
     });
     const code: Content = { role: "model", parts: [{ text: "t" }, { executableCode: { code: "print(1)" } }] };
-    convertCodeExecutionParts(code, ["```py\n", "\n```"], ["```out\n", "\n```"]);
-    expect(code).toEqual({ role: "model", parts: [{ text: "t" }, { text: "```py\nprint(1)\n```" }] });
+    expect(convertCodeExecutionParts(code, ["```py\n", "\n```"], ["```out\n", "\n```"])).toEqual({
+      role: "model",
+      parts: [{ text: "t" }, { text: "```py\nprint(1)\n```" }],
+    });
     const result: Content = { role: "model", parts: [{ codeExecutionResult: { outcome: "OUTCOME_OK", output: "1" } }] };
-    convertCodeExecutionParts(result, ["```py\n", "\n```"], ["```out\n", "\n```"]);
-    expect(result).toEqual({ role: "user", parts: [{ text: "```out\n1\n```" }] });
+    expect(convertCodeExecutionParts(result, ["```py\n", "\n```"], ["```out\n", "\n```"])).toEqual({
+      role: "user",
+      parts: [{ text: "```out\n1\n```" }],
+    });
   });
 
   it("names inline files of user contents and can replace them by placeholders", () => {

@@ -1,15 +1,22 @@
-import { describe, expect, it } from "@jest/globals";
 import { AgentKitError, nowSeconds, type BaseArtifactService, type Part } from "@agentkit/core";
-import { useContractSubject, type ContractFactory } from "./contract-harness.js";
+import { checkContractTestApi, useContractSubject } from "@agentkit/core/testing";
+import type { ContractFactory, ContractTestApi } from "./contract-harness.js";
 
 /**
- * The behaviour every `BaseArtifactService` must have. Call it at the top level of a test
- * file; `factory` runs before each test and `cleanup` (or `service.close()`) after it. Each
- * test uses its own unique app name, so backends may share one store across tests.
+ * The behaviour every `BaseArtifactService` must have. Call it at the top level of a test file
+ * with your framework's test functions (`{ describe, it, expect, beforeEach, afterEach }`: jest,
+ * vitest, or node:test with `assertExpect`); `factory` runs before each test and `cleanup` (or
+ * `service.close()`) after it. Each test uses its own unique app name, so backends may share
+ * one store across tests.
  */
-export function runArtifactServiceContract(name: string, factory: ContractFactory<BaseArtifactService>): void {
+export function runArtifactServiceContract(
+  name: string,
+  factory: ContractFactory<BaseArtifactService>,
+  test: ContractTestApi,
+): void {
+  const { describe, it, expect } = checkContractTestApi("runArtifactServiceContract", test);
   describe(`${name} (artifact service contract)`, () => {
-    const ctx = useContractSubject(factory);
+    const ctx = useContractSubject(factory, test);
     const scope = (sessionId = "s1", userId = "u1") => ({ appName: ctx.appName, userId, sessionId });
     const png = (bytes: number[]): Part => ({
       inlineData: { mimeType: "image/png", data: Buffer.from(bytes).toString("base64") },
@@ -282,21 +289,43 @@ export function runArtifactServiceContract(name: string, factory: ContractFactor
         expect(await ctx.service.listArtifactKeys(scope())).toEqual([]);
       });
 
-      it("rejects empty names, NUL bytes and '..' path segments with INVALID_ARTIFACT_NAME", async () => {
+      it("rejects empty, reserved, absolute, too long and control-character names with INVALID_ARTIFACT_NAME", async () => {
         for (const filename of [
           "",
           "../escape.txt",
           "a/../../b.txt",
           "..",
+          ".",
+          "./x",
+          "a/./b",
           "dir\\..\\x",
           "user:../x",
           "user:",
           "nul\0.txt",
+          "tab\there",
+          "\ud800.txt",
+          "/etc/passwd",
+          "C:\\x",
+          "n".repeat(256),
         ]) {
           await expectCode(save(filename, { text: "x" }), "INVALID_ARTIFACT_NAME");
           await expectCode(ctx.service.loadArtifact({ ...scope(), filename }), "INVALID_ARTIFACT_NAME");
         }
         expect(await ctx.service.listArtifactKeys(scope())).toEqual([]);
+      });
+
+      it("rejects invalid app names, user ids and session ids with INVALID_ARTIFACT_NAME", async () => {
+        for (const bad of ["", ".", "..", "a\0b", "x".repeat(129), "\udc00"]) {
+          for (const key of ["appName", "userId", "sessionId"] as const) {
+            const request = { ...scope(), [key]: bad || "\n", filename: "f.txt" };
+            await expectCode(
+              ctx.service.saveArtifact({ ...request, artifact: { text: "x" } }),
+              "INVALID_ARTIFACT_NAME",
+            );
+            await expectCode(ctx.service.loadArtifact(request), "INVALID_ARTIFACT_NAME");
+            await expectCode(ctx.service.listArtifactKeys(request), "INVALID_ARTIFACT_NAME");
+          }
+        }
       });
 
       it("accepts ordinary names with dots and spaces", async () => {

@@ -18,6 +18,8 @@ interface Waiter {
 export class KeyedQueue {
   /** Key → the waiters behind the current holder (present while the key is held). */
   private readonly lines = new Map<string, Waiter[]>();
+  /** Resolved when no key is held any more (see `idle`). */
+  private idleWaiters: (() => void)[] = [];
 
   /** Keys currently held or waited for. */
   get size(): number {
@@ -50,6 +52,12 @@ export class KeyedQueue {
     return this.releaser(key);
   }
 
+  /** Resolves once nothing is held or waiting (e.g. before closing what the tasks use). */
+  idle(): Promise<void> {
+    if (this.lines.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
   /** Runs `task` holding the key's slot (released when it settles, also on failure). */
   async run<T>(key: string, task: () => Promise<T> | T, signal?: AbortSignal): Promise<T> {
     const release = await this.acquire(key, signal);
@@ -66,8 +74,9 @@ export class KeyedQueue {
       if (released) return;
       released = true;
       const next = this.lines.get(key)?.shift();
-      if (next) next.grant();
-      else this.lines.delete(key);
+      if (next) return next.grant();
+      this.lines.delete(key);
+      if (this.lines.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     };
   }
 }
