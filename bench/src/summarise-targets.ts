@@ -1,5 +1,6 @@
 // Summaries of repeated runs (`pnpm bench -- --repeat 3`): the lines targets.ts prints, parsed back.
 import { median } from "./stats.js";
+import { formatFigure } from "./targets.js";
 
 /** `TARGET name: 2.180x (...) (target ≥ 5.000x): FAIL` → its parts (FIGURE lines: no target). */
 function parse(line: string) {
@@ -33,11 +34,12 @@ export function summariseTargets(runs: string[][]): string[] {
       byName.set(p.name, entry);
     }
   return [...byName.values()].map(({ line, values }) => {
+    const unit = line.unit === "x" ? "x" : line.unit;
+    const f = (v: number) => formatFigure(v, unit);
     const m = median(values);
-    const unit = line.unit === "x" ? "x" : line.unit ? ` ${line.unit}` : "";
-    const range = `(${Math.min(...values)}-${Math.max(...values)} over ${values.length} runs)`;
-    if (line.limit === undefined) return `${line.kind} ${line.name}: ${m}${unit} ${range}`;
+    const range = `(${f(Math.min(...values))} to ${f(Math.max(...values))} over ${values.length} runs)`;
+    if (line.limit === undefined) return `${line.kind} ${line.name}: median ${f(m)} ${range}`;
     const pass = line.bound === "≥" ? m >= line.limit : m <= line.limit;
-    return `${line.kind} ${line.name}: median ${m}${unit} ${range} (target ${line.bound} ${line.limit}${unit}): ${pass ? "PASS" : "FAIL"}`;
+    return `${line.kind} ${line.name}: median ${f(m)} ${range} (target ${line.bound} ${f(line.limit)}): ${pass ? "PASS" : "FAIL"}`;
   });
 }

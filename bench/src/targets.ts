@@ -16,7 +16,8 @@ export interface Target {
   detail?: string;
 }
 
-const format = (v: number, unit: string) => {
+/** A figure as the TARGET lines write it: `2.180x`, `12.3x`, `0.850 ms`, `302 MB`. */
+export const formatFigure = (v: number, unit: string) => {
   const digits = v >= 100 ? v.toFixed(0) : v >= 10 && unit === "x" ? v.toFixed(1) : v.toFixed(3);
   return unit === "x" ? `${digits}x` : unit === "" ? digits : `${digits} ${unit}`;
 };
@@ -30,8 +31,8 @@ export function reportTarget(target: Target): string {
       : target.value <= target.limit
     : false;
   const line =
-    `TARGET ${target.name}: ${format(target.value, unit)}${target.detail ? ` ${target.detail}` : ""} ` +
-    `(target ${target.bound === "at least" ? "≥" : "≤"} ${format(target.limit, unit)}): ${pass ? "PASS" : "FAIL"}`;
+    `TARGET ${target.name}: ${formatFigure(target.value, unit)}${target.detail ? ` ${target.detail}` : ""} ` +
+    `(target ${target.bound === "at least" ? "≥" : "≤"} ${formatFigure(target.limit, unit)}): ${pass ? "PASS" : "FAIL"}`;
   console.log(line);
   return line;
 }
