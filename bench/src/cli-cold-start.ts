@@ -5,21 +5,25 @@
 // interleaved, and reports median / min / max, plus the child's own phases (bin/agentkit.mjs
 // with AGENTKIT_STARTUP_TIMING=1: Node bootstrap, module hooks ready, CLI modules loaded,
 // listening).
+// The baseline, in the same interleaved runs: a bare node:http server started the same way
+// (`node bench/src/bare-http-server.mjs --port 0`: plain JavaScript, Node's built-ins only),
+// its banner, then the same two requests. Target: agentkit's spawn → first answer ≤ 2.5x the
+// bare server's (ratios taken run by run, median reported), for every configuration.
 // Usage: pnpm bench:cold-start [-- --runs 7]
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { numberArg } from "./args.js";
+import { median, spread } from "./stats.js";
+import { reportTarget } from "./targets.js";
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const RUNS = arg("runs", 7);
+const RUNS = numberArg("runs", 7);
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const bin = join(root, "apps/dev-server/bin/agentkit.mjs");
 const agentsDir = join(root, "examples/agents");
+const bareServer = join(root, "bench/src/bare-http-server.mjs");
 const distBuilt = [
   "packages/core/dist/index.js",
   "packages/server/dist/index.js",
@@ -29,7 +33,11 @@ const distBuilt = [
 interface Config {
   name: string;
   env: Record<string, string>;
-  services: (dataDir: string) => string[];
+  /** The command line after `node`. */
+  args: (dataDir: string) => string[];
+  app: string;
+  /** Text the first answer must contain. */
+  expect: string;
 }
 
 const inMemory = () => ["--session-service-uri", "memory://", "--artifact-service-uri", "memory://"];
@@ -39,18 +47,27 @@ const onDisk = (dir: string) => [
   "--artifact-service-uri",
   `file://${join(dir, "artifacts")}`,
 ];
+const agentkit = (name: string, env: Record<string, string>, services: (dir: string) => string[]): Config => ({
+  name,
+  env,
+  args: (dir) => [bin, "api-server", agentsDir, "--port", "0", ...services(dir)],
+  app: "assistant",
+  expect: "demo",
+});
+const BARE: Config = {
+  name: "bare node:http (baseline), same 2 requests",
+  env: {},
+  args: () => [bareServer, "--port", "0"],
+  app: "bench",
+  expect: "The answer is 42.",
+};
 const CONFIGS: Config[] = [
-  { name: "sources + tsx, in-memory services", env: {}, services: inMemory },
-  { name: "sources + tsx, SQLite + file services (the defaults)", env: {}, services: onDisk },
+  agentkit("sources + tsx, in-memory services", {}, inMemory),
+  agentkit("sources + tsx, SQLite + file services (the defaults)", {}, onDisk),
   ...(distBuilt
-    ? [
-        {
-          name: "built dist, no tsx (AGENTKIT_RUNTIME=dist), in-memory",
-          env: { AGENTKIT_RUNTIME: "dist" },
-          services: inMemory,
-        },
-      ]
+    ? [agentkit("built dist, no tsx (AGENTKIT_RUNTIME=dist), in-memory", { AGENTKIT_RUNTIME: "dist" }, inMemory)]
     : []),
+  BARE,
 ];
 
 interface Sample {
@@ -74,7 +91,7 @@ async function once(config: Config): Promise<Sample> {
     ...config.env,
   };
   const t0 = performance.now();
-  const child = spawn(process.execPath, [bin, "api-server", agentsDir, "--port", "0", ...config.services(dataDir)], {
+  const child = spawn(process.execPath, config.args(dataDir), {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -92,21 +109,21 @@ async function once(config: Config): Promise<Sample> {
       child.once("exit", (code) => reject(new Error(`agentkit exited with ${code}: ${out}${err}`)));
     });
     const listening = performance.now() - t0;
-    const session = (await (await fetch(`${url}/apps/assistant/users/u/sessions`, { method: "POST" })).json()) as {
+    const session = (await (await fetch(`${url}/apps/${config.app}/users/u/sessions`, { method: "POST" })).json()) as {
       id: string;
     };
     const run = await fetch(`${url}/run`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
-        appName: "assistant",
+        appName: config.app,
         userId: "u",
         sessionId: session.id,
         newMessage: { role: "user", parts: [{ text: "hi" }] },
       }),
     });
     const events = (await run.json()) as { content?: unknown }[];
-    if (run.status !== 200 || !JSON.stringify(events).includes("demo"))
+    if (run.status !== 200 || !JSON.stringify(events).includes(config.expect))
       throw new Error(`unexpected first answer: ${run.status} ${JSON.stringify(events).slice(0, 200)}`);
     const firstAnswer = performance.now() - t0;
     const phases: Record<string, number> = {};
@@ -120,34 +137,45 @@ async function once(config: Config): Promise<Sample> {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-const range = (xs: number[]) =>
-  `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`;
+const range = (xs: number[]) => spread(xs, 0);
 
 async function main(): Promise<void> {
   console.log(
-    `agentkit api-server cold start, Node ${process.version}, ${new Date().toISOString()}, ${RUNS} runs per ` +
-      `configuration (interleaved)`,
+    `agentkit api-server cold start, Node ${process.version}, ${new Date().toISOString()}, ${RUNS} runs per configuration (interleaved)`,
   );
   if (!distBuilt) console.log("(no built dist: run `pnpm build` to measure AGENTKIT_RUNTIME=dist too)");
   // One throw-away run per configuration: tsx's transform cache and the OS file cache warm up.
   for (const config of CONFIGS) await once(config);
   const samples = new Map<Config, Sample[]>(CONFIGS.map((c) => [c, []]));
   for (let i = 0; i < RUNS; i++) for (const config of CONFIGS) samples.get(config)!.push(await once(config));
+  const bare = samples.get(BARE)!;
+  /** First-answer time over the bare server's in the same iteration, per run. */
+  const ratios = (config: Config) => samples.get(config)!.map((s, i) => s.firstAnswer / bare[i]!.firstAnswer);
   console.log("\nms, median (min-max)");
   console.log(
-    "| configuration | spawn → listening | spawn → first /run answered | in the child: Node bootstrap / hooks ready " +
-      "/ modules loaded / listening |",
+    "| configuration | spawn → listening | spawn → first /run answered | vs bare | in the child: Node bootstrap / hooks ready / modules loaded / listening |",
   );
-  console.log("| --- | ---: | ---: | --- |");
+  console.log("| --- | ---: | ---: | ---: | --- |");
   for (const config of CONFIGS) {
     const xs = samples.get(config)!;
-    const phase = (k: string) => median(xs.map((s) => s.phases[k] ?? NaN)).toFixed(0);
+    const phase = (k: string) => median(xs.map((s) => s.phases[k] ?? Number.NaN)).toFixed(0);
     console.log(
       `| ${config.name} | ${range(xs.map((s) => s.listening))} | ${range(xs.map((s) => s.firstAnswer))} | ` +
-        `${phase("node bootstrap")} / ${phase("hooks ready")} / ${phase("modules loaded")} / ${phase("listening")} |`,
+        `${spread(ratios(config), 2)} | ` +
+        (config === BARE
+          ? "- |"
+          : `${phase("node bootstrap")} / ${phase("hooks ready")} / ${phase("modules loaded")} / ${phase("listening")} |`),
     );
   }
+  console.log("");
+  for (const config of CONFIGS.filter((c) => c !== BARE))
+    reportTarget({
+      name: `cold start, spawn → first answer, agentkit api-server (${config.name}) / bare node:http`,
+      value: median(ratios(config)),
+      bound: "at most",
+      limit: 2.5,
+      detail: `(runs ${spread(ratios(config), 2)}; ${median(samples.get(config)!.map((s) => s.firstAnswer)).toFixed(0)} ms vs ${median(bare.map((s) => s.firstAnswer)).toFixed(0)} ms)`,
+    });
 }
 
 await main();

@@ -1,101 +1,154 @@
-// In-process runner overhead with an instant model: one tool call, then the final answer
-// (4 events per invocation: user, call, response, answer).
-//   1. throughput: invocations/s and CPU µs per invocation and per event, each on a fresh session;
-//   2. growth: time per invocation while ONE session grows to N invocations, in windows,
-//      with full history in the request (default) and with includeContents "none".
-// Usage: pnpm bench [-- --invocations 5000]
+// In-process runner overhead, agentkit against Google's ADK (@google/adk 2.0.0) in the same run:
+// the same agent (one zod-typed FunctionTool, an instant model answering a tool call then text:
+// 4 events per invocation), each framework's InMemoryRunner, every invocation on a fresh
+// session (created outside the timed batches).
+// Each round runs each framework for --seconds after a warm-up (the order alternates between
+// rounds); the ratios are taken within a round and the table gives their median (min-max).
+// Targets: invocations/s ≥ 5x ADK's; CPU per invocation ≤ 0.2x ADK's.
+// Usage: pnpm bench:runner [-- --rounds 5 --seconds 2 --warm-up 500 --only agentkit|adk --profile DIR]
+import { availableParallelism, loadavg } from "node:os";
+import { join } from "node:path";
 import { cpuUsage, hrtime } from "node:process";
-import { FunctionTool, InMemoryRunner, LlmAgent, type Event } from "@agentkit/core";
-import { z } from "zod";
-import { InstantModel } from "./instant-model.js";
+import { InMemoryRunner } from "@agentkit/core";
+import { InMemoryRunner as AdkInMemoryRunner } from "@google/adk";
+import { makeAdkBenchAgent } from "./adk-bench-agent.js";
+import { numberArg, stringArg } from "./args.js";
+import { makeBenchAgent } from "./bench-agent.js";
+import { startCpuProfile } from "./cpu-profile.js";
+import { median, spread } from "./stats.js";
+import { reportTarget } from "./targets.js";
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const GROWTH = arg("invocations", 5000);
-const THROUGHPUT = arg("throughput", 3000);
+const ROUNDS = numberArg("rounds", 5);
+const SECONDS = numberArg("seconds", 2);
+const WARM_UP = numberArg("warm-up", 500);
+const ONLY = stringArg("only", "");
+const PROFILE_DIR = stringArg("profile", "");
+const BATCH = 100;
 
-function makeAgent(includeContents: "default" | "none" = "default") {
-  const lookup = new FunctionTool({
-    name: "lookup",
-    description: "Looks something up.",
-    parameters: z.object({ q: z.string() }),
-    execute: async ({ q }) => ({ q, value: 42 }),
-  });
-  return new LlmAgent({
-    name: "bench_agent",
-    model: new InstantModel(),
-    instruction: "Answer.",
-    tools: [lookup],
-    includeContents,
-  });
+type Framework = "agentkit" | "adk";
+
+/** What both runners offer the benchmark: a session, then one invocation on it. */
+interface BenchRunner {
+  createSession(): Promise<string>;
+  /** Runs one invocation to the end; returns the events it produced (persisted user message included). */
+  invoke(sessionId: string): Promise<number>;
+  close(): Promise<void>;
 }
 
-async function invoke(runner: InMemoryRunner, sessionId: string): Promise<number> {
-  let n = 1; // the user event is persisted, not yielded
-  for await (const _e of runner.runAsync({
-    userId: "u",
-    sessionId,
-    newMessage: { role: "user", parts: [{ text: "q" }] },
-  }))
-    n++;
-  return n;
+const message = { role: "user", parts: [{ text: "q" }] };
+
+function agentkitRunner(): BenchRunner {
+  const runner = new InMemoryRunner({ agent: makeBenchAgent(), appName: "bench" });
+  return {
+    createSession: async () => (await runner.sessionService.createSession({ appName: "bench", userId: "u" })).id,
+    async invoke(sessionId) {
+      let n = 1; // the user event is persisted, not yielded
+      for await (const _e of runner.runAsync({ userId: "u", sessionId, newMessage: message })) n++;
+      return n;
+    },
+    close: () => runner.close(),
+  };
 }
 
-async function throughput(): Promise<void> {
-  const runner = new InMemoryRunner({ agent: makeAgent(), appName: "bench" });
-  const sessions = await Promise.all(
-    Array.from({ length: THROUGHPUT }, () => runner.sessionService.createSession({ appName: "bench", userId: "u" })),
-  );
-  for (let i = 0; i < 200; i++) await invoke(runner, sessions[i]!.id); // warm-up
-  const cpu0 = cpuUsage();
-  const t0 = hrtime.bigint();
-  let events = 0;
-  for (let i = 200; i < THROUGHPUT; i++) events += await invoke(runner, sessions[i]!.id);
-  const wallS = Number(hrtime.bigint() - t0) / 1e9;
-  const cpu = cpuUsage(cpu0);
-  const cpuUs = cpu.user + cpu.system;
-  const n = THROUGHPUT - 200;
-  console.log(`throughput (${n} invocations, fresh sessions, ${events} events):`);
-  console.log(
-    `  ${(n / wallS).toFixed(0)} invocations/s, ${(cpuUs / n).toFixed(1)} CPU ` +
-      `µs/invocation, ${(cpuUs / events).toFixed(1)} CPU µs/event`,
-  );
-  await runner.close();
+function adkRunner(): BenchRunner {
+  const runner = new AdkInMemoryRunner({ agent: makeAdkBenchAgent(), appName: "bench" });
+  return {
+    createSession: async () => (await runner.sessionService.createSession({ appName: "bench", userId: "u" })).id,
+    async invoke(sessionId) {
+      let n = 1;
+      for await (const _e of runner.runAsync({ userId: "u", sessionId, newMessage: message })) n++;
+      return n;
+    },
+    close: async () => {},
+  };
 }
 
-async function growth(includeContents: "default" | "none"): Promise<void> {
-  const runner = new InMemoryRunner({ agent: makeAgent(includeContents), appName: "bench" });
-  const session = await runner.sessionService.createSession({ appName: "bench", userId: "u" });
-  const window = Math.max(1, Math.floor(GROWTH / 10));
-  const rows: string[] = [];
-  let t = hrtime.bigint();
-  let first = 0;
-  for (let i = 1; i <= GROWTH; i++) {
-    await invoke(runner, session.id);
-    if (i % window === 0) {
-      const now = hrtime.bigint();
-      const perInv = Number(now - t) / 1e3 / window;
-      if (first === 0) first = perInv;
-      rows.push(
-        `  after ${String(i).padStart(5)} invocations (${String(i * 4).padStart(6)} ` +
-          `events): ${perInv.toFixed(0).padStart(6)} µs/invocation (x${(perInv / first).toFixed(2)})`,
-      );
-      t = hrtime.bigint();
+interface Throughput {
+  invocationsPerSecond: number;
+  cpuUsPerInvocation: number;
+  eventsPerInvocation: number;
+}
+
+/** Runs batches of invocations (fresh sessions made between batches) for `seconds` of timed work. */
+async function throughput(framework: Framework, seconds: number, profileFile?: string): Promise<Throughput> {
+  const runner = framework === "agentkit" ? agentkitRunner() : adkRunner();
+  try {
+    for (let i = 0; i < WARM_UP; i++) await runner.invoke(await runner.createSession());
+    const stopProfile = profileFile ? await startCpuProfile() : undefined;
+    let wallNs = 0n;
+    let cpuUs = 0;
+    let invocations = 0;
+    let events = 0;
+    while (Number(wallNs) / 1e9 < seconds) {
+      const sessions: string[] = [];
+      for (let i = 0; i < BATCH; i++) sessions.push(await runner.createSession());
+      const cpu0 = cpuUsage();
+      const t0 = hrtime.bigint();
+      for (const id of sessions) events += await runner.invoke(id);
+      wallNs += hrtime.bigint() - t0;
+      const cpu = cpuUsage(cpu0);
+      cpuUs += cpu.user + cpu.system;
+      invocations += sessions.length;
     }
+    await stopProfile?.(profileFile!);
+    return {
+      invocationsPerSecond: invocations / (Number(wallNs) / 1e9),
+      cpuUsPerInvocation: cpuUs / invocations,
+      eventsPerInvocation: events / invocations,
+    };
+  } finally {
+    await runner.close();
   }
-  const stored = await runner.sessionService.getSession({ appName: "bench", userId: "u", sessionId: session.id });
-  const events: Event[] = stored?.events ?? [];
-  console.log(
-    `growth of one session to ${GROWTH} invocations, includeContents "${includeContents}" (${events.length} events ` +
-      `stored):`,
-  );
-  for (const r of rows) console.log(r);
-  await runner.close();
 }
 
-console.log(`agentkit runner overhead, Node ${process.version}, ${new Date().toISOString()}`);
-await throughput();
-await growth("none");
-await growth("default");
+async function main(): Promise<void> {
+  console.log(
+    `in-process runner overhead, agentkit vs @google/adk 2.0.0, Node ${process.version}, ${new Date().toISOString()}, ` +
+      `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores, ${ROUNDS} rounds of ${SECONDS}s per framework`,
+  );
+  if (PROFILE_DIR) {
+    const file = join(PROFILE_DIR, "in-process.cpuprofile");
+    const r = await throughput("agentkit", SECONDS, file);
+    console.log(`agentkit: ${r.invocationsPerSecond.toFixed(0)} invocations/s while profiling; profile: ${file}`);
+    return;
+  }
+  if (ONLY !== "" && ONLY !== "agentkit" && ONLY !== "adk") throw new Error(`--only agentkit|adk, got ${ONLY}`);
+  const frameworks: Framework[] = ONLY === "" ? ["agentkit", "adk"] : [ONLY];
+  const results: Record<Framework, Throughput[]> = { agentkit: [], adk: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? [...frameworks].reverse() : frameworks;
+    for (const f of order) results[f].push(await throughput(f, SECONDS));
+  }
+  console.log("\n| framework | invocations/s | CPU µs / invocation | CPU µs / event | events / invocation |");
+  console.log("| --- | ---: | ---: | ---: | ---: |");
+  for (const f of frameworks) {
+    const rs = results[f];
+    console.log(
+      `| ${f === "adk" ? "ADK 2.0.0" : "agentkit"} | ${spread(rs.map((r) => r.invocationsPerSecond))} | ` +
+        `${spread(rs.map((r) => r.cpuUsPerInvocation))} | ${spread(rs.map((r) => r.cpuUsPerInvocation / r.eventsPerInvocation))} | ` +
+        `${median(rs.map((r) => r.eventsPerInvocation)).toFixed(1)} |`,
+    );
+  }
+  if (frameworks.length < 2) return;
+  const rate = results.agentkit.map((r, i) => r.invocationsPerSecond / results.adk[i]!.invocationsPerSecond);
+  const cpu = results.agentkit.map((r, i) => r.cpuUsPerInvocation / results.adk[i]!.cpuUsPerInvocation);
+  console.log(
+    `\nper-round ratios agentkit / ADK: invocations/s ${spread(rate, 2)}; CPU per invocation ${spread(cpu, 3)}`,
+  );
+  reportTarget({
+    name: "in-process invocations/s, agentkit / ADK",
+    value: median(rate),
+    bound: "at least",
+    limit: 5,
+    detail: `(rounds ${spread(rate, 2)})`,
+  });
+  reportTarget({
+    name: "in-process CPU per invocation, agentkit / ADK",
+    value: median(cpu),
+    bound: "at most",
+    limit: 0.2,
+    detail: `(rounds ${spread(cpu, 3)})`,
+  });
+}
+
+await main();

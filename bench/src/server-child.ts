@@ -1,0 +1,127 @@
+// A benchmark server in its own process (spawned by server-process.ts): agentkit's
+// createAgentServer, ADK's AdkApiServer or the bare node:http baseline, each serving the bench
+// agent as app "bench" on 127.0.0.1 (a free port). It prints `LISTENING <url>` and answers
+// its parent over IPC: `stats` (CPU used so far, RSS, heap), `gc` (global.gc(), needs
+// --expose-gc, then stats), `profile-start` / `profile-stop` (a CPU profile of that window).
+// Usage (by server-process.ts): server-child.ts --kind agentkit|adk|bare [--sessions memory|sqlite:<file>]
+import { performance } from "node:perf_hooks";
+import { memoryUsage } from "node:process";
+import { stringArg } from "./args.js";
+import { startBareHttpServer } from "./bare-http-server.mjs";
+import { startCpuProfile } from "./cpu-profile.js";
+
+export type ServerKind = "agentkit" | "adk" | "bare";
+
+export type ChildRequest =
+  | { op: "stats" }
+  | { op: "gc" }
+  | { op: "profile-start" }
+  | { op: "profile-stop"; file: string };
+
+export interface ChildStats {
+  /** process.cpuUsage() user + system since the process started, µs. */
+  cpuUs: number;
+  rss: number;
+  heapUsed: number;
+}
+
+/** Starts the server; resolves with its URL and how to close it. */
+async function start(kind: ServerKind, sessions: string): Promise<{ url: string; close: () => Promise<void> }> {
+  if (kind === "bare") {
+    const { server, url } = await startBareHttpServer();
+    return { url, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  }
+  if (kind === "adk") {
+    // Loaded here only, so the other servers do not pay for ADK's modules.
+    const [{ InMemorySessionService, LogLevel, setLogLevel }, { AdkApiServer }, { makeAdkBenchAgent }] =
+      await Promise.all([import("@google/adk"), import("@google/adk-devtools"), import("./adk-bench-agent.js")]);
+    if (sessions !== "memory") throw new Error("the ADK server runs on its in-memory session service only");
+    // `adk api_server` logs every request at its default level (info); warnings only here, as
+    // agentkit's server, which logs no request.
+    setLogLevel(LogLevel.WARN);
+    const agent = makeAdkBenchAgent();
+    // What `createStaticAgentLoader` is to agentkit: the agent in memory, no agents directory
+    // (AdkApiServer's own AgentLoader bundles agent files with esbuild at the first request).
+    const loaded = { load: async () => agent, [Symbol.asyncDispose]: async () => {} };
+    const agentLoader = {
+      listAgents: async () => ["bench"],
+      listApps: async () => [],
+      listLoadFailures: async () => [],
+      getAgentFile: async (name: string) => {
+        if (name !== "bench") throw new Error(`Agent '${name}' not found`);
+        return loaded;
+      },
+      getAppFile: async () => loaded,
+      preloadAgents: async () => {},
+      disposeAll: async () => {},
+    };
+    type Options = ConstructorParameters<typeof AdkApiServer>[0];
+    const server = new AdkApiServer({
+      host: "127.0.0.1",
+      port: 0,
+      sessionService: new InMemorySessionService(),
+      agentLoader: agentLoader as unknown as Options["agentLoader"],
+      logLevel: LogLevel.WARN,
+    });
+    await server.start();
+    return { url: server.url, close: () => server.stop() };
+  }
+  const [{ InMemoryArtifactService }, { InMemoryMemoryService, InMemorySessionService }, server, { makeBenchAgent }] =
+    await Promise.all([
+      import("@agentkit/artifacts"),
+      import("@agentkit/sessions"),
+      import("@agentkit/server"),
+      import("./bench-agent.js"),
+    ]);
+  const sessionService = sessions.startsWith("sqlite:")
+    ? new (await import("@agentkit/sessions/sqlite")).SqliteSessionService({ path: sessions.slice("sqlite:".length) })
+    : new InMemorySessionService();
+  const agentServer = server.createAgentServer({
+    loader: server.createStaticAgentLoader({ apps: { bench: makeBenchAgent() } }),
+    sessionService,
+    artifactService: new InMemoryArtifactService(),
+    memoryService: new InMemoryMemoryService(),
+    mode: "api",
+  });
+  const { url } = await agentServer.listen({ host: "127.0.0.1", port: 0 });
+  return {
+    url,
+    close: async () => {
+      await agentServer.close();
+      await sessionService.close();
+    },
+  };
+}
+
+function stats(): ChildStats {
+  const cpu = process.cpuUsage();
+  const mem = memoryUsage();
+  return { cpuUs: cpu.user + cpu.system, rss: mem.rss, heapUsed: mem.heapUsed };
+}
+
+async function main(): Promise<void> {
+  const kind = stringArg("kind", "agentkit") as ServerKind;
+  const { url, close } = await start(kind, stringArg("sessions", "memory"));
+  let stopProfile: ((file: string) => Promise<void>) | undefined;
+  process.on("message", (message: ChildRequest) => {
+    void (async () => {
+      if (message.op === "gc") {
+        if (typeof globalThis.gc !== "function")
+          throw new Error("gc requested, but the server runs without --expose-gc");
+        globalThis.gc();
+      } else if (message.op === "profile-start") stopProfile = await startCpuProfile();
+      else if (message.op === "profile-stop") {
+        await stopProfile?.(message.file);
+        stopProfile = undefined;
+      }
+      process.send!({ op: message.op, ...stats() });
+    })();
+  });
+  const stop = () => void close().then(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  // The benchmark process is gone (crashed or killed): no orphaned server.
+  process.on("disconnect", stop);
+  process.stdout.write(`LISTENING ${url} ${performance.now().toFixed(1)}\n`);
+}
+
+await main();

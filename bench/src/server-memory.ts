@@ -1,0 +1,140 @@
+// Server memory (RSS of the server's own process, read over IPC after global.gc(): the
+// servers run with --expose-gc):
+//   1. long session: one session grows through /run to 100 turns, then to --turns (2,000);
+//      RSS after each (target: the ratio within 1.5x);
+//   2. many sessions: --sessions-count (10,000) one-turn sessions (create + /run, concurrency
+//      16), then RSS once idle (the load finished, gc run), beside the fresh server's RSS.
+// agentkit's server on in-memory services (add SQLite with --stores memory,sqlite), ADK's
+// AdkApiServer beside it where it finishes in reasonable time (many sessions; its long
+// session only with --adk-long: every ADK turn deep-copies the whole session).
+// Usage: pnpm bench:memory [-- --turns 2000 --sessions-count 10000 --stores memory,sqlite --servers agentkit,adk --adk-long]
+import { mkdtempSync, rmSync } from "node:fs";
+import { Agent } from "node:http";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { flag, listArg, numberArg } from "./args.js";
+import { createSession, flow, runLoad } from "./http-load.js";
+import type { ChildStats, ServerKind } from "./server-child.js";
+import { startServer, type ServerProcess } from "./server-process.js";
+import { reportTarget } from "./targets.js";
+
+const TURNS = numberArg("turns", 2000);
+const FIRST = 100;
+const SESSIONS = numberArg("sessions-count", 10000);
+const STORES = listArg("stores", ["memory"]);
+const SERVERS = listArg("servers", ["agentkit", "adk"]) as ServerKind[];
+const ADK_LONG = flag("adk-long");
+
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+
+interface Subject {
+  label: string;
+  kind: ServerKind;
+  sessions: string;
+  cleanup?: () => void;
+}
+
+function subjects(): Subject[] {
+  const out: Subject[] = [];
+  for (const kind of SERVERS)
+    for (const store of STORES) {
+      if (kind === "adk" && store !== "memory") continue;
+      if (store === "sqlite") {
+        const dir = mkdtempSync(join(tmpdir(), "agentkit-mem-"));
+        out.push({
+          label: `${kind}, SQLite`,
+          kind,
+          sessions: `sqlite:${join(dir, "sessions.db")}`,
+          cleanup: () => rmSync(dir, { recursive: true, force: true }),
+        });
+      } else out.push({ label: `${kind === "adk" ? "ADK 2.0.0" : kind}, in memory`, kind, sessions: "memory" });
+    }
+  return out;
+}
+
+async function withServer<T>(subject: Subject, fn: (server: ServerProcess) => Promise<T>): Promise<T> {
+  const server = await startServer(subject.kind, { sessions: subject.sessions, exposeGc: true });
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+    subject.cleanup?.();
+  }
+}
+
+async function longSession(
+  subject: Subject,
+): Promise<{ fresh: ChildStats; after100: ChildStats; afterAll: ChildStats }> {
+  return withServer(subject, async (server) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const fresh = await server.gc();
+      const sessionId = await createSession(agent, server.url);
+      for (let turn = 1; turn <= FIRST; turn++) await flow(agent, server.url, "/run", sessionId);
+      const after100 = await server.gc();
+      for (let turn = FIRST + 1; turn <= TURNS; turn++) await flow(agent, server.url, "/run", sessionId);
+      const afterAll = await server.gc();
+      return { fresh, after100, afterAll };
+    } finally {
+      agent.destroy();
+    }
+  });
+}
+
+async function manySessions(
+  subject: Subject,
+): Promise<{ fresh: number; idle: number; heapIdle: number; seconds: number }> {
+  return withServer(subject, async (server) => {
+    const fresh = (await server.gc()).rss;
+    const load = await runLoad(server.url, { concurrency: 16, flows: SESSIONS, route: "/run" });
+    const idle = await server.gc();
+    return { fresh, idle: idle.rss, heapIdle: idle.heapUsed, seconds: load.seconds };
+  });
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `server memory (RSS after global.gc() in the server process), Node ${process.version}, ${new Date().toISOString()}, ` +
+      `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
+  );
+  const all = subjects();
+  console.log(`\n1. One session growing to ${TURNS} turns over /run (4 events per turn)`);
+  console.log(
+    `| server | fresh RSS | RSS after ${FIRST} turns | RSS after ${TURNS} turns | ratio | heap used after ${FIRST} / ${TURNS} turns |`,
+  );
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
+  const ratios: { label: string; ratio: number }[] = [];
+  for (const subject of all) {
+    if (subject.kind === "adk" && !ADK_LONG) continue;
+    const r = await longSession(subject);
+    const ratio = r.afterAll.rss / r.after100.rss;
+    ratios.push({ label: subject.label, ratio });
+    console.log(
+      `| ${subject.label} | ${mb(r.fresh.rss)} | ${mb(r.after100.rss)} | ${mb(r.afterAll.rss)} | ${ratio.toFixed(2)} | ` +
+        `${mb(r.after100.heapUsed)} / ${mb(r.afterAll.heapUsed)} |`,
+    );
+  }
+  console.log(`\n2. ${SESSIONS} one-turn sessions (create + /run, concurrency 16), then idle`);
+  console.log("| server | fresh RSS | RSS once idle | heap used once idle | load took |");
+  console.log("| --- | ---: | ---: | ---: | ---: |");
+  const idle: { label: string; rss: number }[] = [];
+  for (const subject of subjects()) {
+    const r = await manySessions(subject);
+    idle.push({ label: subject.label, rss: r.idle });
+    console.log(
+      `| ${subject.label} | ${mb(r.fresh)} | ${mb(r.idle)} | ${mb(r.heapIdle)} | ${r.seconds.toFixed(1)} s |`,
+    );
+  }
+  console.log("");
+  for (const r of ratios.filter((x) => !x.label.startsWith("ADK")))
+    reportTarget({
+      name: `server RSS after ${TURNS} turns / after ${FIRST} turns, ${r.label}`,
+      value: r.ratio,
+      bound: "at most",
+      limit: 1.5,
+    });
+  for (const r of idle)
+    console.log(`FIGURE server RSS once idle after ${SESSIONS} one-turn sessions, ${r.label}: ${mb(r.rss)}`);
+}
+
+await main();
