@@ -3,10 +3,11 @@ export { createInMemoryEvalStore, type EvalStore } from "./eval-store.js";
 export { createFileEvalStore, type FileEvalStoreOptions } from "./file-eval-store.js";
 export { createEvalMetrics, type EvalMetricDefinition } from "./eval-metrics.js";
 export { rouge1F1, tokenize } from "./rouge.js";
-export { runEvalSet, EVAL_SESSION_PREFIX } from "./run-eval-set.js";
+export { runEvalSet, EVAL_SESSION_PREFIX, type EvalProgress, type RunEvalSetOptions } from "./run-eval-set.js";
 export { invocationsFromSession } from "./invocations-from-events.js";
 export {
   EvalStatus,
+  parseEvalSet,
   type EvalSet,
   type EvalCase,
   type Invocation,

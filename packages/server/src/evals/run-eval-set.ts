@@ -13,6 +13,7 @@ import {
   type Invocation,
 } from "./eval-types.js";
 import { invocationFromEvents } from "./invocations-from-events.js";
+import { mapBounded } from "./map-bounded.js";
 
 export interface RunEvalSetOptions {
   runner: Runner;
@@ -25,8 +26,18 @@ export interface RunEvalSetOptions {
   definitions: ReadonlyMap<string, EvalMetricDefinition>;
   /** User for cases without a session input (default "eval_user"). */
   defaultUserId?: string;
+  /** Cancels the run: no new case starts, running agents are stopped, the call rejects. */
   signal?: AbortSignal;
+  /** Cases run at once (default 1); each runs on its own session. */
+  parallel?: number;
+  /** Called as cases start and finish (e.g. a progress bar); exceptions it throws are ignored. */
+  onProgress?: (progress: EvalProgress) => void;
 }
+
+/** A case started or finished; `done` of `total` cases have finished. */
+export type EvalProgress =
+  | { kind: "case_started"; evalId: string; done: number; total: number }
+  | { kind: "case_finished"; evalId: string; done: number; total: number; result: EvalCaseResult };
 
 /** Prefix of the sessions eval runs create (ADK's), so they are easy to tell apart. */
 export const EVAL_SESSION_PREFIX = "___eval___session___";
@@ -39,11 +50,24 @@ export const EVAL_SESSION_PREFIX = "___eval___session___";
 export async function runEvalSet(options: RunEvalSetOptions): Promise<EvalSetResult> {
   const wanted = options.evalCaseIds && options.evalCaseIds.length > 0 ? new Set(options.evalCaseIds) : undefined;
   const cases = options.evalSet.evalCases.filter((c) => !wanted || wanted.has(c.evalId));
-  const results: EvalCaseResult[] = [];
-  for (const evalCase of cases) {
+  const total = cases.length;
+  let done = 0;
+  const report = (progress: EvalProgress) => {
+    try {
+      options.onProgress?.(progress);
+    } catch {
+      // A broken progress display must not fail the run.
+    }
+  };
+  const results = await mapBounded(cases, options.parallel ?? 1, async (evalCase) => {
     options.signal?.throwIfAborted();
-    results.push(await runEvalCase(options, evalCase));
-  }
+    report({ kind: "case_started", evalId: evalCase.evalId, done, total });
+    const result = await runEvalCase(options, evalCase);
+    done += 1;
+    report({ kind: "case_finished", evalId: evalCase.evalId, done, total, result });
+    return result;
+  });
+  options.signal?.throwIfAborted();
   const now = Date.now() / 1000;
   const id = `${options.appName}_${options.evalSet.evalSetId}_${now.toFixed(3)}`;
   return {
