@@ -2,6 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import {
+  App,
   InMemoryArtifactService,
   InMemoryMemoryService,
   InMemorySessionService,
@@ -17,6 +18,7 @@ import {
   MODULE_ENTRY_FILES,
   parseEvalSet,
   runEvalSet,
+  ToolSimulationPlugin,
   YAML_ENTRY_FILES,
   type AgentLoader,
   type EvalMetric,
@@ -99,6 +101,7 @@ export async function runEvalCommand(options: EvalCommandOptions, io: EvalComman
   });
   const sessionService = new InMemorySessionService();
   const runners = new Map<string, Runner>();
+  const toolSimulator = new ToolSimulationPlugin();
   const bar = io.stderr.isTTY ? progressBar(io.stderr) : undefined;
   const total = plans.reduce((n, p) => n + (p.evalCaseIds?.length ?? p.evalSet.evalCases.length), 0);
   let done = 0;
@@ -107,8 +110,9 @@ export async function runEvalCommand(options: EvalCommandOptions, io: EvalComman
   try {
     bar?.update(0, total, 0);
     for (const plan of plans) {
-      const runner = await runnerFor(plan.appName, loader, modelRegistry, sessionService, runners);
+      const runner = await runnerFor(plan.appName, loader, modelRegistry, sessionService, runners, toolSimulator);
       const judgeModel = plan.criteria.judgeModel ? modelRegistry.resolve(plan.criteria.judgeModel) : undefined;
+      const simulator = plan.criteria.userSimulator;
       const started = new Map<string, number>();
       const durations: Record<string, number> = {};
       const result = await runEvalSet({
@@ -120,6 +124,15 @@ export async function runEvalCommand(options: EvalCommandOptions, io: EvalComman
         metrics: plan.criteria.metrics,
         definitions: createEvalMetrics(judgeModel ? { judgeModel } : {}),
         parallel: options.parallel,
+        toolSimulator,
+        ...(simulator
+          ? {
+              userSimulator: {
+                model: modelRegistry.resolve(simulator.model),
+                ...(simulator.maxAllowedInvocations ? { maxAllowedInvocations: simulator.maxAllowedInvocations } : {}),
+              },
+            }
+          : {}),
         ...(io.signal ? { signal: io.signal } : {}),
         onProgress: (p) => {
           if (p.kind === "case_started") {
@@ -239,6 +252,7 @@ async function runnerFor(
   modelRegistry: ModelRegistry,
   sessionService: InMemorySessionService,
   runners: Map<string, Runner>,
+  toolSimulator: ToolSimulationPlugin,
 ): Promise<Runner> {
   const existing = runners.get(appName);
   if (existing) return existing;
@@ -248,10 +262,26 @@ async function runnerFor(
     artifactService: new InMemoryArtifactService(),
     memoryService: new InMemoryMemoryService(),
   };
-  // The app's own plugins come with it, so they run inside the evals as in a normal run.
-  const runner = loaded.app
-    ? new Runner({ app: loaded.app, appName, ...services, modelRegistry: loaded.app.modelRegistry ?? modelRegistry })
-    : new Runner({ appName, agent: loaded.rootAgent, ...services, modelRegistry });
+  // The app's own plugins run inside the evals as in a normal run; the tool simulation comes
+  // first so a simulated tool answers before anything else (it acts on eval cases that ask for it only).
+  const app = loaded.app;
+  const runner = app
+    ? new Runner({
+        app: new App({
+          name: app.name,
+          rootAgent: app.rootAgent,
+          plugins: [toolSimulator, ...app.plugins],
+          eventsCompactionConfig: app.eventsCompactionConfig,
+          contextCacheConfig: app.contextCacheConfig,
+          modelRegistry: app.modelRegistry,
+          budget: app.budget,
+          prices: app.prices,
+        }),
+        appName,
+        ...services,
+        modelRegistry: app.modelRegistry ?? modelRegistry,
+      })
+    : new Runner({ appName, agent: loaded.rootAgent, plugins: [toolSimulator], ...services, modelRegistry });
   runners.set(appName, runner);
   return runner;
 }

@@ -13,6 +13,8 @@ export interface EvalCriteria {
   judgeModel?: string;
   /** Criterion fields this build reads but does not apply yet (for a warning). */
   ignored: string[];
+  /** `user_simulator_config`: the model playing the user of conversation-scenario cases. */
+  userSimulator?: { model: string; maxAllowedInvocations?: number };
 }
 
 /**
@@ -54,7 +56,23 @@ export function criteriaFromTestConfig(raw: unknown, file: string, known: readon
   if (judges.size > 1)
     fail("criteria", `one judge model per run, got ${[...judges].join(", ")}: run the judged metrics separately`);
   const [judgeModel] = judges;
-  return { metrics, ignored, ...(judgeModel ? { judgeModel } : {}) };
+  const userSimulator = userSimulatorConfig(raw.user_simulator_config ?? raw.userSimulatorConfig, fail);
+  return { metrics, ignored, ...(judgeModel ? { judgeModel } : {}), ...(userSimulator ? { userSimulator } : {}) };
+}
+
+function userSimulatorConfig(
+  raw: unknown,
+  fail: (field: string, why: string) => never,
+): EvalCriteria["userSimulator"] | undefined {
+  if (raw === undefined) return undefined;
+  if (!isObject(raw)) return fail("user_simulator_config", "expected an object");
+  const model = raw.model;
+  if (typeof model !== "string" || model === "")
+    return fail("user_simulator_config.model", "expected a model name (any model of the registry)");
+  const max = raw.max_allowed_invocations ?? raw.maxAllowedInvocations;
+  if (max !== undefined && (typeof max !== "number" || !Number.isInteger(max) || max < -1 || max === 0))
+    fail("user_simulator_config.max_allowed_invocations", "expected a positive integer, or -1 for no limit");
+  return { model, ...(typeof max === "number" ? { maxAllowedInvocations: max } : {}) };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -83,7 +83,13 @@ async function casesFromScenariosFile(file: string, set: EvalSet, now: number): 
     if (typeof conversationPlan !== "string" || conversationPlan === "")
       throw new CliUsageError(`${file}: scenarios[${i}].conversation_plan: expected a string`);
     const persona = o.user_persona ?? o.userPersona;
-    const scenario = { startingPrompt, conversationPlan, ...(persona !== undefined ? { userPersona: persona } : {}) };
+    if (persona !== undefined && typeof persona !== "string" && (typeof persona !== "object" || persona === null))
+      throw new CliUsageError(`${file}: scenarios[${i}].user_persona: expected a persona id or an object`);
+    const scenario = {
+      startingPrompt,
+      conversationPlan,
+      ...(persona !== undefined ? { userPersona: persona as string | Record<string, unknown> } : {}),
+    };
     let n = set.evalCases.length + i + 1;
     const taken = new Set(set.evalCases.map((c) => c.evalId));
     while (taken.has(`scenario_${n}`)) n += 1;

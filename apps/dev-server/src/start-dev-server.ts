@@ -8,6 +8,7 @@ import {
   createDirectoryAgentLoader,
   createEvalRouter,
   createFileEvalStore,
+  ToolSimulationPlugin,
   createGraphRouter,
   createTraceRecorder,
   isLoopbackHost,
@@ -62,6 +63,8 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
   // Traces and evals are dev tooling: `agentkit api-server` neither records nor serves them.
   const web = options.mode === "web";
   const traces = web ? createTraceRecorder() : undefined;
+  // Eval cases that simulate tools are served by this plugin in every app runner (inert for other runs).
+  const toolSimulator = web ? new ToolSimulationPlugin() : undefined;
   try {
     const server = createAgentServer({
       loader,
@@ -70,7 +73,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       memoryService: services.memoryService,
       credentialService: services.credentialService,
       modelRegistry,
-      plugins: traces ? [traces.plugin] : [],
+      plugins: [...(traces ? [traces.plugin] : []), ...(toolSimulator ? [toolSimulator] : [])],
       mode: options.mode,
       // The developer at the dev UI needs to see why a run failed (ADK's dev servers send the message too);
       // a server shared over a network or with authentication keeps internals to its log.
@@ -88,7 +91,9 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
     if (traces) {
       server.mountDevTools(createDebugRouter({ traces }));
       const evalStore = createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });
-      server.mountDevTools(createEvalRouter({ ...server.context, evalStore }));
+      server.mountDevTools(
+        createEvalRouter({ ...server.context, evalStore, ...(toolSimulator ? { toolSimulator } : {}) }),
+      );
     }
     if (options.a2a) server.mount(createA2aRoutes(server.context, { authenticated: auth.options !== undefined }));
     const { url, port } = await server.listen({ host: options.host, port: options.port });

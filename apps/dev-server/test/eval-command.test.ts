@@ -209,6 +209,13 @@ describe("agentkit eval", () => {
     const badMetric = await inProcess(["eval", appDir, setFile, "--config", join(agents.dir, "bad.json")]);
     expect(badMetric.code).toBe(2);
     expect(badMetric.err).toContain("criteria.made_up_metric: unknown metric (known: ");
+    agents.write(
+      "bad-sim.json",
+      JSON.stringify({ criteria: { response_match_score: 0.5 }, user_simulator_config: { model: "" } }),
+    );
+    const badSimulator = await inProcess(["eval", appDir, setFile, "--config", join(agents.dir, "bad-sim.json")]);
+    expect(badSimulator.code).toBe(2);
+    expect(badSimulator.err).toContain("user_simulator_config.model: expected a model name");
     const badCase = await inProcess(["eval", appDir, `${setFile}:nope`]);
     expect(badCase.code).toBe(2);
     expect(badCase.err).toContain('eval set echo_set has no case "nope"');
@@ -288,18 +295,52 @@ describe("agentkit eval", () => {
 });
 
 describe("the example eval set (CI runs it through the real CLI)", () => {
-  it("passes on the offline demo model and exits 0", async () => {
-    const { code, out, err } = await spawnCli([
+  let out: TempAgentsDir;
+  beforeAll(() => {
+    out = tempAgentsDir("agentkit-eval-example-");
+  });
+  afterAll(() => out.remove());
+
+  it("passes on the offline demo model with simulated tools and exits 0", async () => {
+    const output = join(out.dir, "results.json");
+    const {
+      code,
+      out: stdout,
+      err,
+    } = await spawnCli([
       "eval",
       join(EXAMPLES_DIR, "assistant"),
       join(EXAMPLES_DIR, "assistant", "evals", "assistant_basics.evalset.json"),
       "--parallel",
       "2",
+      "--output",
+      output,
     ]);
     expect({ code, err }).toEqual({ code: 0, err: "" });
-    expect(out).toMatch(/^PASS\s+assistant_basics\s+time_in_paris\s/m);
-    expect(out).toMatch(/^PASS\s+assistant_basics\s+roll_d20\s/m);
-    expect(out).toContain("2 cases: 2 passed, 0 failed, 0 not evaluated");
+    for (const evalId of ["time_in_paris", "roll_d20_then_d6", "greeting"])
+      expect(stdout).toMatch(
+        new RegExp(`^PASS\\s+assistant_basics\\s+${evalId}\\s+1\\.00 >= 1\\.00\\s+1\\.00 >= 0\\.80$`, "m"),
+      );
+    expect(stdout).toContain("3 cases: 3 passed, 0 failed, 0 not evaluated");
+    // The clock and the dice answered from the case's simulation, not for real.
+    const [result] = JSON.parse(readFileSync(output, "utf8")) as {
+      evalCaseResults: {
+        evalId: string;
+        evalMetricResultPerInvocation: {
+          actualInvocation: { intermediateData: { toolResponses: { response: unknown }[] } };
+        }[];
+      }[];
+    }[];
+    const responses = (evalId: string) =>
+      result!.evalCaseResults
+        .find((c) => c.evalId === evalId)!
+        .evalMetricResultPerInvocation.flatMap((r) => r.actualInvocation.intermediateData.toolResponses)
+        .map((r) => r.response);
+    expect(responses("time_in_paris")).toEqual([{ timezone: "Europe/Paris", time: "12:00:00" }]);
+    expect(responses("roll_d20_then_d6")).toEqual([
+      { sides: 20, result: 17 },
+      { sides: 6, result: 4 },
+    ]);
     expect(existsSync(join(EXAMPLES_DIR, ".agentkit", "evals", "assistant", "eval_history"))).toBe(true);
   });
 });

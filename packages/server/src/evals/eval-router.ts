@@ -24,11 +24,19 @@ import {
 } from "./eval-types.js";
 import { invocationsFromSession } from "./invocations-from-events.js";
 import { runEvalSet } from "./run-eval-set.js";
+import type { ToolSimulationPlugin } from "./tool-simulation-plugin.js";
+import type { UserSimulatorOptions } from "./user-simulator.js";
 import { KeyedQueue } from "@agentkit/core/internal";
 
 export type EvalRouterOptions = ServerContext &
   EvalMetricsOptions & {
     evalStore: EvalStore;
+    /** Cases run at once (default 1). */
+    parallel?: number;
+    /** Plays the user of conversation-scenario cases. */
+    userSimulator?: UserSimulatorOptions;
+    /** The tool simulation plugin installed in the app runners (`createAgentServer({plugins})`). */
+    toolSimulator?: ToolSimulationPlugin;
   };
 
 /** The dev UI's default metrics (used when a run names none). */
@@ -212,6 +220,9 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
         metrics,
         definitions,
         signal: controller.signal,
+        ...(options.parallel ? { parallel: options.parallel } : {}),
+        ...(options.userSimulator ? { userSimulator: options.userSimulator } : {}),
+        ...(options.toolSimulator ? { toolSimulator: options.toolSimulator } : {}),
       });
       await store.putEvalSetResult(appName, result);
       return { result, metrics };

@@ -1,5 +1,10 @@
 import { contentFromJson, type Content, type FunctionCall, type FunctionResponse, type Part } from "@agentkit/core";
 import { z } from "zod";
+import { toolSimulationSchema, type ToolSimulation } from "./tool-simulation-plugin.js";
+import { conversationScenarioSchema, type ConversationScenario } from "./user-simulator.js";
+import { wireObject } from "./wire-object.js";
+
+export { wireObject } from "./wire-object.js";
 
 /**
  * The eval data model in ADK's JSON shape (camelCase on the wire and on disk). Request bodies
@@ -10,26 +15,6 @@ import { z } from "zod";
 /** Verdicts, as ADK numbers them. */
 export const EvalStatus = { PASSED: 1, FAILED: 2, NOT_EVALUATED: 3 } as const;
 export type EvalStatus = (typeof EvalStatus)[keyof typeof EvalStatus];
-
-function snakeToCamel(key: string): string {
-  return key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
-}
-
-/** An object schema that also accepts its fields in snake_case; unknown keys are kept. */
-export function wireObject<T extends z.ZodRawShape>(shape: T) {
-  const fields = new Set(Object.keys(shape));
-  return z.preprocess((raw) => {
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(raw)) {
-      const camel = snakeToCamel(key);
-      if (camel !== key && fields.has(camel)) {
-        if (!(camel in raw)) out[camel] = value;
-      } else out[key] = value;
-    }
-    return out;
-  }, z.looseObject(shape));
-}
 
 const contentSchema = z.unknown().transform((raw, ctx): Content => {
   try {
@@ -67,6 +52,8 @@ export const evalCaseSchema = wireObject({
   conversation: z.array(invocationSchema).default([]),
   sessionInput: sessionInputSchema.optional(),
   creationTimestamp: z.number().default(0),
+  conversationScenario: conversationScenarioSchema.optional(),
+  toolSimulation: toolSimulationSchema.optional(),
 });
 
 export const evalSetSchema = wireObject({
@@ -110,6 +97,10 @@ export interface EvalCase {
   conversation: Invocation[];
   sessionInput?: SessionInput;
   creationTimestamp: number;
+  /** Instead of `conversation`: a simulated user plays this scenario (ADK's conversation_scenario). */
+  conversationScenario?: ConversationScenario;
+  /** Tools answer from rules or recordings instead of running (agentkit's extension). */
+  toolSimulation?: ToolSimulation;
 }
 
 export interface EvalSet {

@@ -5,6 +5,8 @@ export { createEvalMetrics, type EvalMetricDefinition } from "./eval-metrics.js"
 export { rouge1F1, tokenize } from "./rouge.js";
 export { runEvalSet, EVAL_SESSION_PREFIX, type EvalProgress, type RunEvalSetOptions } from "./run-eval-set.js";
 export { invocationsFromSession } from "./invocations-from-events.js";
+export { ToolSimulationPlugin, type ToolSimulation, type ToolSimulationRule } from "./tool-simulation-plugin.js";
+export { USER_SIMULATOR_STOP_SIGNAL, type ConversationScenario, type UserSimulatorOptions } from "./user-simulator.js";
 export {
   EvalStatus,
   parseEvalSet,

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { sessionToJson, type BaseSessionService, type Event, type Runner } from "@agentkit/core";
+import { sessionToJson, type BaseSessionService, type Content, type Event, type Runner } from "@agentkit/core";
 import type { EvalMetricDefinition } from "./eval-metrics.js";
 import {
   EvalStatus,
@@ -14,6 +14,8 @@ import {
 } from "./eval-types.js";
 import { invocationFromEvents } from "./invocations-from-events.js";
 import { mapBounded } from "./map-bounded.js";
+import type { ToolSimulationPlugin } from "./tool-simulation-plugin.js";
+import { nextSimulatedUserMessage, type UserSimulatorOptions } from "./user-simulator.js";
 
 export interface RunEvalSetOptions {
   runner: Runner;
@@ -32,6 +34,10 @@ export interface RunEvalSetOptions {
   parallel?: number;
   /** Called as cases start and finish (e.g. a progress bar); exceptions it throws are ignored. */
   onProgress?: (progress: EvalProgress) => void;
+  /** Plays the user of `conversationScenario` cases; without it they are not evaluated. */
+  userSimulator?: UserSimulatorOptions;
+  /** Installed in `runner`'s plugins: serves the `toolSimulation` of cases. */
+  toolSimulator?: ToolSimulationPlugin;
 }
 
 /** A case started or finished; `done` of `total` cases have finished. */
@@ -96,25 +102,64 @@ async function runEvalCase(options: RunEvalSetOptions, evalCase: EvalCase): Prom
   };
   const actual: Invocation[] = [];
   let failure: string | undefined;
+  const scenario = evalCase.conversationScenario;
+  // Why the case could not be scored at all (not a failure of the agent).
+  let notRun =
+    scenario && !options.userSimulator
+      ? "the case is a conversation scenario: running it needs a user simulator model (user_simulator_config)"
+      : evalCase.toolSimulation && !options.toolSimulator
+        ? "the case simulates tools: the runner needs the tool simulation plugin"
+        : undefined;
+  const release =
+    evalCase.toolSimulation && options.toolSimulator && !notRun
+      ? options.toolSimulator.simulate(session.id, evalCase.toolSimulation, evalCase.conversation)
+      : undefined;
+  const runTurn = async (userContent: Content) => {
+    const events: Event[] = [];
+    for await (const event of options.runner.runAsync({
+      userId,
+      sessionId: session.id,
+      newMessage: userContent,
+      signal: options.signal,
+    })) {
+      events.push(event);
+    }
+    actual.push(invocationFromEvents(userContent, events));
+  };
   try {
-    for (const expected of evalCase.conversation) {
-      const events: Event[] = [];
-      for await (const event of options.runner.runAsync({
-        userId,
-        sessionId: session.id,
-        newMessage: expected.userContent,
-        signal: options.signal,
-      })) {
-        events.push(event);
+    if (notRun) {
+      // Nothing to run.
+    } else if (scenario && options.userSimulator) {
+      const limit = options.userSimulator.maxAllowedInvocations ?? 20;
+      let next: string | undefined = scenario.startingPrompt;
+      while (next !== undefined && (limit < 0 || actual.length < limit)) {
+        await runTurn({ role: "user", parts: [{ text: next }] });
+        if (limit >= 0 && actual.length >= limit) break;
+        try {
+          next = await nextSimulatedUserMessage(options.userSimulator, scenario, actual, options.signal);
+        } catch (error) {
+          options.signal?.throwIfAborted();
+          notRun = error instanceof Error ? error.message : String(error);
+          break;
+        }
       }
-      actual.push(invocationFromEvents(expected.userContent, events));
+    } else {
+      for (const expected of evalCase.conversation) await runTurn(expected.userContent);
     }
   } catch (error) {
     options.signal?.throwIfAborted();
     failure = `the agent run failed: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    release?.();
   }
+  // A scenario has no expected turns: rows pair each played turn with its user message only.
+  const expectedTurns = scenario
+    ? actual.map((a) => ({ invocationId: "", userContent: a.userContent, creationTimestamp: a.creationTimestamp }))
+    : evalCase.conversation;
+  if (scenario && !notRun && !failure)
+    notRun = "the metric needs expected turns, which a conversation scenario case does not have";
 
-  const perInvocation: EvalMetricResultPerInvocation[] = evalCase.conversation.map((expected, i) => ({
+  const perInvocation: EvalMetricResultPerInvocation[] = expectedTurns.map((expected, i) => ({
     actualInvocation: actual[i] ?? {
       invocationId: "",
       userContent: expected.userContent,
@@ -127,7 +172,7 @@ async function runEvalCase(options: RunEvalSetOptions, evalCase: EvalCase): Prom
   for (const metric of options.metrics) {
     const definition = options.definitions.get(metric.metricName);
     const scores: number[] = [];
-    let reason = failure ?? definition?.unavailableReason;
+    let reason = failure ?? notRun ?? definition?.unavailableReason;
     if (!reason && definition) {
       for (const [i, row] of perInvocation.entries()) {
         const verdict = await definition.evaluate(actual[i]!, row.expectedInvocation, options.signal);
@@ -142,7 +187,7 @@ async function runEvalCase(options: RunEvalSetOptions, evalCase: EvalCase): Prom
     }
     if (reason || scores.length === 0) {
       overall.push(notEvaluated(metric, reason ?? "the case has no invocations to compare"));
-      if (reason && (failure || definition?.unavailableReason))
+      if (reason && (failure || notRun || definition?.unavailableReason))
         for (const row of perInvocation) row.evalMetricResults.push(notEvaluated(metric, reason));
     } else {
       overall.push(scored(metric, scores.reduce((a, b) => a + b, 0) / scores.length));
