@@ -1,4 +1,4 @@
-import type { EvalSetResult } from "@agentkit/server";
+import type { EvalSetResult } from "@agentkit/server/devtools";
 import { CliUsageError } from "./cli-usage-error.js";
 
 /** A score that fell further below the baseline's than allowed. */

@@ -10,21 +10,18 @@ import {
   type ModelRegistry,
 } from "@agentkit/core";
 import { createModelRegistry } from "@agentkit/models";
+import { createDirectoryAgentLoader, type AgentLoader } from "@agentkit/server";
 import {
-  createDirectoryAgentLoader,
   createEvalMetrics,
   createFileEvalStore,
   EvalStatus,
-  MODULE_ENTRY_FILES,
   parseEvalSet,
   runEvalSet,
   ToolSimulationPlugin,
-  YAML_ENTRY_FILES,
-  type AgentLoader,
   type EvalMetric,
   type EvalSet,
   type EvalStore,
-} from "@agentkit/server";
+} from "@agentkit/server/devtools";
 import { CliUsageError } from "./cli-usage-error.js";
 import { readJsonFile } from "./read-json-file.js";
 import { devServerBuiltInCodeExecutors } from "./dev-server-code-executors.js";
@@ -62,12 +59,20 @@ export function evalStoreDir(agentsDir: string): string {
   return join(agentsDir, ".agentkit", "evals");
 }
 
-/** Resolves `<agents_dir|app_dir>`: a folder with an entry file (agent.ts, root_agent.yaml, …) is one app. */
-export function resolveEvalTarget(target: string): Target {
+/**
+ * Resolves `<agents_dir|app_dir>`: a folder the directory loader sees as an app of its parent
+ * (agent.ts, agent.js, root_agent.yaml, …) is one app; any other folder is an agents directory.
+ */
+export async function resolveEvalTarget(target: string): Promise<Target> {
   const dir = resolve(target);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new CliUsageError(`${target}: no such directory`);
-  const isApp = [...MODULE_ENTRY_FILES, ...YAML_ENTRY_FILES].some((f) => existsSync(join(dir, f)));
-  return isApp ? { agentsDir: dirname(dir), appName: basename(dir) } : { agentsDir: dir };
+  const parent = createDirectoryAgentLoader({ agentsDir: dirname(dir) });
+  try {
+    const isApp = (await parent.listApps()).includes(basename(dir));
+    return isApp ? { agentsDir: dirname(dir), appName: basename(dir) } : { agentsDir: dir };
+  } finally {
+    await parent.close();
+  }
 }
 
 /**
@@ -78,7 +83,7 @@ export function resolveEvalTarget(target: string): Target {
  * regressed, 1 otherwise, 130 when cancelled.
  */
 export async function runEvalCommand(options: EvalCommandOptions, io: EvalCommandIo): Promise<number> {
-  const target = resolveEvalTarget(options.target);
+  const target = await resolveEvalTarget(options.target);
   const store = createFileEvalStore({ dir: evalStoreDir(target.agentsDir) });
   const baseline = options.baselineFile
     ? parseBaselineResults(await readJsonFile(options.baselineFile), options.baselineFile)

@@ -1,4 +1,4 @@
-import type { EvalMetric } from "@agentkit/server";
+import type { EvalMetric } from "@agentkit/server/devtools";
 import { CliUsageError } from "./cli-usage-error.js";
 
 /** ADK's `adk eval` defaults when no test_config.json is given. */

@@ -1,4 +1,4 @@
-import { EvalStatus, type EvalCaseResult, type EvalMetricResult, type EvalSetResult } from "@agentkit/server";
+import { EvalStatus, type EvalCaseResult, type EvalMetricResult, type EvalSetResult } from "@agentkit/server/devtools";
 import type { EvalRegression } from "./eval-baseline.js";
 
 /** One eval set's results with the app they ran against and each case's wall time. */

@@ -7,7 +7,7 @@ import {
   invocationsFromSession,
   type EvalCase,
   type EvalSet,
-} from "@agentkit/server";
+} from "@agentkit/server/devtools";
 import { CliUsageError } from "./cli-usage-error.js";
 import { readJsonFile } from "./read-json-file.js";
 import { evalStoreDir, resolveEvalTarget } from "./eval-command.js";
@@ -20,7 +20,7 @@ import type { EvalSetCommandOptions } from "./parse-cli-args.js";
  * scenario of an ADK scenarios file into a `conversationScenario` case for the user simulator.
  */
 export async function runEvalSetCommand(options: EvalSetCommandOptions, output: NodeJS.WritableStream): Promise<void> {
-  const target = resolveEvalTarget(options.appDir);
+  const target = await resolveEvalTarget(options.appDir);
   if (!target.appName)
     throw new CliUsageError(`${options.appDir}: not an app folder (no agent.ts, agent.js or root_agent.yaml in it)`);
   const appName = target.appName;
