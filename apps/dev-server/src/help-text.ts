@@ -5,6 +5,15 @@ Usage:
   agentkit web [agents_dir] [flags]         serve the agents of agents_dir with the dev UI at /dev-ui
   agentkit api-server [agents_dir] [flags]  serve the HTTP API only (no UI)
   agentkit run <agent_dir> [flags]          chat with one agent in the terminal
+  agentkit eval <agents_dir|app_dir> <evalset file or id>[:case,...]... [eval flags]
+                                            run eval sets against their app: a table of results,
+                                            exit 1 when a case does not pass or a score regresses
+  agentkit eval_set create <app_dir> <eval_set_id>
+                                            create an empty eval set in the app's eval store
+  agentkit eval_set add_case <app_dir> <eval_set_id> (--session <session.json> [--eval-id <id>] |
+                           --scenarios <scenarios.json>)
+                                            add a saved session's turns as a case, or each scenario
+                                            of an ADK scenarios file as a simulated-user case
   agentkit conformance record <cases_dir> [--agents-dir <dir>]
                                             run each case folder's spec.yaml live and write
                                             generated-recordings.yaml and generated-session.yaml
@@ -15,6 +24,19 @@ Usage:
 
 agents_dir (default "."): each subfolder is an app holding agent.ts / agent.js (exporting
 rootAgent or an App) or root_agent.yaml. Folders starting with "." or "_" are not apps.
+
+Eval flags (docs/evals.md):
+  --config <test_config.json>    metrics and thresholds (ADK's "criteria"); default: a test_config.json
+                                 beside the eval set file, else tool_trajectory_avg_score 1.0 and
+                                 response_match_score 0.8
+  --output <results.json>        write the results (ADK's EvalSetResult JSON, one per eval set)
+  --junit <results.xml>          write JUnit XML for CI test reports
+  --parallel <n>                 cases run at once (default 1)
+  --baseline <previous.json>     compare scores with a previous --output file
+  --max-regression <x>           largest allowed score drop against the baseline (default 0), or
+                                 <metric>=<x> for one metric (repeatable)
+Eval sets given by id are read from <agents_dir>/.agentkit/evals/<app>/eval_sets/ (where the dev UI
+keeps them; with an agents directory write <app>/<eval_set_id>); results are also kept there.
 
 Flags (web, api-server):
   --host <host>                  interface to bind (default 127.0.0.1; env AGENTKIT_HOST)

@@ -38,6 +38,25 @@ export async function main(
         const results = await runConformance({ ...cli, output: io.stdout });
         return results.every((r) => r.passed) ? 0 : 1;
       }
+      case "eval": {
+        const { runEvalCommand } = await import("./eval-command.js");
+        // Ctrl+C stops the running agents and exits 130 instead of leaving them half-run.
+        const abort = new AbortController();
+        const stop = () => abort.abort(new Error("cancelled"));
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+        try {
+          return await runEvalCommand(cli.options, { stdout: io.stdout, stderr: io.stderr, signal: abort.signal });
+        } finally {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+        }
+      }
+      case "eval_set": {
+        const { runEvalSetCommand } = await import("./eval-set-command.js");
+        await runEvalSetCommand(cli.options, io.stdout);
+        return 0;
+      }
       case "web":
       case "api-server": {
         // Keys given in the environment are read once: agents' subprocesses (code executors,

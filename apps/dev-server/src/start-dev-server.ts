@@ -60,6 +60,8 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
   // Loaded only for web: `api-server` never loads the dev tooling modules or OpenTelemetry.
   const devtools = web ? await import("@agentkit/server/devtools") : undefined;
   const traces = devtools?.createTraceRecorder();
+  // Eval cases that simulate tools are served by this plugin in every app runner (inert for other runs).
+  const toolSimulator = devtools ? new devtools.ToolSimulationPlugin() : undefined;
   try {
     const server = createAgentServer({
       loader,
@@ -68,7 +70,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       memoryService: services.memoryService,
       credentialService: services.credentialService,
       modelRegistry,
-      plugins: traces ? [traces.plugin] : [],
+      plugins: [...(traces ? [traces.plugin] : []), ...(toolSimulator ? [toolSimulator] : [])],
       mode: options.mode,
       // The developer at the dev UI needs to see why a run failed (ADK's dev servers send the message too);
       // a server shared over a network or with authentication keeps internals to its log.
@@ -86,7 +88,9 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
     if (devtools && traces) {
       server.mountDevTools(devtools.createDebugRouter({ traces }));
       const evalStore = devtools.createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });
-      server.mountDevTools(devtools.createEvalRouter({ ...server.context, evalStore }));
+      server.mountDevTools(
+        devtools.createEvalRouter({ ...server.context, evalStore, ...(toolSimulator ? { toolSimulator } : {}) }),
+      );
     }
     if (options.a2a) server.mount(createA2aRoutes(server.context, { authenticated: auth.options !== undefined }));
     // Apps, their models' SDKs and the framework's code paths load now, not during the first request.

@@ -187,6 +187,90 @@ describe("dev UI in Chromium against the dev server", () => {
   );
 
   it(
+    "edits a case's expected turns, runs with per-run thresholds through the progress stream, compares expected and actual, links to the run's session and trace, and lists past runs",
+    async () => {
+      const set = page.locator('[data-eval-set="smoke"]');
+      const caseId = (await set.locator("button.chip").first().textContent())!;
+      expect(caseId).toMatch(/^case_/);
+
+      // View and edit the expected turn: the change is saved to the eval set.
+      await set.getByRole("button", { name: caseId }).click();
+      const editor = page.getByRole("region", { name: `Eval case ${caseId}` });
+      await seeText(editor, "weather in Paris?");
+      const expected = editor.getByRole("textbox", { name: "Expected response of turn 1" });
+      expect(await expected.inputValue()).toBe("It is sunny in Paris.");
+      expect(await editor.getByRole("textbox", { name: "Expected tool calls of turn 1" }).inputValue()).toContain(
+        '"get_weather"',
+      );
+      await expected.fill("Paris is sunny today.");
+      const [saved] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === "PUT" && r.url().endsWith(`/evals/${caseId}`)),
+        editor.getByRole("button", { name: "Save case" }).click(),
+      ]);
+      expect(saved.status()).toBe(200);
+      const stored = (await (
+        await fetch(`${h.server.url}/dev/apps/tool_agent/eval_sets/smoke/evals/${caseId}`)
+      ).json()) as { conversation: { finalResponse: { parts: { text: string }[] } }[] };
+      expect(stored.conversation[0]!.finalResponse.parts[0]!.text).toBe("Paris is sunny today.");
+      await editor.getByRole("button", { name: "Close" }).click();
+
+      // Thresholds per run, sent through the streaming run route.
+      await page.getByRole("spinbutton", { name: "Threshold of response_match_score" }).fill("0.95");
+      const [request] = await Promise.all([
+        page.waitForRequest((r) => r.url().endsWith("/eval-sets/smoke/run-stream")),
+        page.getByRole("button", { name: "Run eval" }).click(),
+      ]);
+      expect(request.postDataJSON()).toEqual({
+        evalCaseIds: [caseId],
+        evalMetrics: expect.arrayContaining([{ metricName: "response_match_score", threshold: 0.95 }]),
+      });
+      const response = page
+        .getByRole("table", { name: "Eval results" })
+        .locator('tr[data-metric="response_match_score"]');
+      await seeText(response, "0.95");
+      await seeText(response, "failed");
+
+      // Expected and actual side by side, with links to the eval run's session and trace.
+      const detail = page.locator(`details.eval-case-detail[data-eval-id="${caseId}"]`).first();
+      await detail.locator("summary").click();
+      const turn = detail.getByRole("table", { name: `Turn 1 of ${caseId}` });
+      await seeText(turn.locator('tr[data-row="response"] td').nth(0), "Paris is sunny today.");
+      await seeText(turn.locator('tr[data-row="response"] td').nth(1), "It is sunny in Paris.");
+      await seeText(turn.locator('tr[data-row="tools"] td').nth(1), 'get_weather({"city":"Paris"})');
+      await h.screenshot("05b-eval-compare");
+      const sessionHref = await detail.getByRole("link", { name: "Open session" }).getAttribute("href");
+      const link = new URLSearchParams(sessionHref!.slice(1));
+      expect(link.get("app")).toBe("tool_agent");
+      expect(link.get("session")).toMatch(/^___eval___session___/);
+      const evalSession = (await (
+        await fetch(`${h.server.url}/apps/tool_agent/users/${link.get("userId")}/sessions/${link.get("session")}`)
+      ).json()) as { events: unknown[] };
+      expect(evalSession.events.length).toBeGreaterThan(0);
+
+      // Past runs: both runs of this test file are listed, and one opens to its results.
+      await page.getByRole("button", { name: "Past runs" }).click();
+      const past = page.getByRole("list", { name: "Past eval runs" }).getByRole("button");
+      await until(
+        () => past.count(),
+        (n) => n >= 2,
+        "two past runs listed",
+      );
+      await past.first().click();
+      await seeText(page.locator(".eval-history-run"), `${caseId} failed`);
+
+      await detail.getByRole("link", { name: "Trace" }).click();
+      await until(
+        async () => query(page).get("tab"),
+        (tab) => tab === "trace",
+        "the trace tab in the URL",
+      );
+      expect(query(page).get("session")).toBe(link.get("session"));
+      await page.locator("li.span").first().waitFor();
+    },
+    TIMEOUT,
+  );
+
+  it(
     "asks for approval of a confirmation-gated tool and runs it once approved",
     async () => {
       await openApp("confirm_agent");

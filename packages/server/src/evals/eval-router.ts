@@ -22,13 +22,21 @@ import {
   type RunEvalResult,
 } from "./eval-types.js";
 import { invocationsFromSession } from "./invocations-from-events.js";
-import { runEvalSet } from "./run-eval-set.js";
+import { runEvalSet, type EvalProgress } from "./run-eval-set.js";
 import { checkEvalMetrics } from "./score-eval-case.js";
+import type { ToolSimulationPlugin } from "./tool-simulation-plugin.js";
+import type { UserSimulatorOptions } from "./user-simulator.js";
 import { KeyedQueue } from "@agentkit/core/internal";
 
 export type EvalRouterOptions = ServerContext &
   EvalMetricsOptions & {
     evalStore: EvalStore;
+    /** Cases run at once (default 1). */
+    parallel?: number;
+    /** Plays the user of conversation-scenario cases. */
+    userSimulator?: UserSimulatorOptions;
+    /** The tool simulation plugin installed in the app runners (`createAgentServer({plugins})`). */
+    toolSimulator?: ToolSimulationPlugin;
   };
 
 /** The dev UI's default metrics (used when a run names none). */
@@ -186,7 +194,8 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
     res.json({});
   };
 
-  const run = async (req: Request) => {
+  /** Validates the run request, then (after `onStart`) runs it and stores the result. */
+  const run = async (req: Request, onProgress?: (progress: EvalProgress) => void, onStart?: () => void) => {
     const appName = await app(req);
     const body = parse(runBody, req.body ?? {});
     const metrics = (body.evalMetrics ?? DEFAULT_EVAL_METRICS) as EvalMetric[];
@@ -209,6 +218,7 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
       if (!req.res?.writableEnded) controller.abort(new Error("client disconnected"));
     };
     req.res?.on("close", onClose);
+    onStart?.();
     try {
       const result = await runEvalSet({
         runner: await options.runnerFor(appName),
@@ -219,6 +229,10 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
         metrics,
         definitions,
         signal: controller.signal,
+        ...(options.parallel ? { parallel: options.parallel } : {}),
+        ...(options.userSimulator ? { userSimulator: options.userSimulator } : {}),
+        ...(options.toolSimulator ? { toolSimulator: options.toolSimulator } : {}),
+        ...(onProgress ? { onProgress } : {}),
       });
       await store.putEvalSetResult(appName, result);
       return { result, metrics };
@@ -244,6 +258,37 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
         evalMetricResults: pairs(metrics, r.overallEvalMetricResults),
       })),
     });
+  };
+
+  /**
+   * The run as server-sent events (agentkit's, for the dev UI's progress bar): a `{progress}`
+   * frame as each case starts and ends, then `{result}` (the stored EvalSetResult), or `{error}`.
+   * Bad requests are still plain 4xx answers, checked before the stream starts.
+   */
+  const runStream: Handler = async (req, res) => {
+    const send = (frame: unknown) => res.write(`data: ${JSON.stringify(frame)}\n\n`);
+    try {
+      const { result } = await run(
+        req,
+        (p) =>
+          send({
+            progress: {
+              kind: p.kind,
+              evalId: p.evalId,
+              done: p.done,
+              total: p.total,
+              ...(p.kind === "case_finished" ? { finalEvalStatus: p.result.finalEvalStatus } : {}),
+            },
+          }),
+        () => res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" }),
+      );
+      send({ result });
+    } catch (error) {
+      if (!res.headersSent) throw error;
+      // Past the headers a failure can only be a frame; internals are not sent.
+      send({ error: error instanceof HttpRequestError ? error.message : "The eval run failed." });
+    }
+    res.end();
   };
 
   const listResults: Handler = async (req, res) => {
@@ -294,6 +339,10 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
     router.post(
       one.map((s) => `${s}/run`),
       runCurrent,
+    );
+    router.post(
+      one.flatMap((s) => [`${s}/run_stream`, `${s}/run-stream`]),
+      runStream,
     );
     router.get([`${prefix}/eval_results`, `${prefix}/eval-results`], listResults);
     router.get([`${prefix}/eval_results/:resultId`, `${prefix}/eval-results/:resultId`], getResult);

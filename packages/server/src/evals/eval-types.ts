@@ -7,6 +7,10 @@ import {
   type UsageRollup,
 } from "@agentkit/core";
 import { z } from "zod";
+import { toolSimulationSchema, type ToolSimulation } from "./tool-simulation-plugin.js";
+import { wireObject } from "./wire-object.js";
+
+export { wireObject } from "./wire-object.js";
 
 /**
  * The eval data model in ADK's JSON shape (camelCase on the wire and on disk). Files and bodies
@@ -21,31 +25,6 @@ import { z } from "zod";
  */
 export const EvalStatus = { PASSED: 1, FAILED: 2, NOT_EVALUATED: 3, INFORMATIONAL: 4 } as const;
 export type EvalStatus = (typeof EvalStatus)[keyof typeof EvalStatus];
-
-function snakeToCamel(key: string): string {
-  return key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
-}
-
-/**
- * An object schema that also accepts its fields in snake_case, and null for an absent field;
- * unknown keys are kept.
- */
-export function wireObject<T extends z.ZodRawShape>(shape: T) {
-  const fields = new Set(Object.keys(shape));
-  return z.preprocess((raw) => {
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(raw)) {
-      const camel = snakeToCamel(key);
-      // Pydantic writes unset optional fields as null (ADK Python's files): null means absent.
-      if (value === null && fields.has(camel)) continue;
-      if (camel !== key && fields.has(camel)) {
-        if (!(camel in raw)) out[camel] = value;
-      } else out[key] = value;
-    }
-    return out;
-  }, z.looseObject(shape));
-}
 
 const contentSchema = z.unknown().transform((raw, ctx): Content => {
   try {
@@ -110,6 +89,7 @@ export const evalCaseSchema = wireObject({
   creationTimestamp: z.number().default(0),
   rubrics: z.array(rubricSchema).optional(),
   finalSessionState: record.optional(),
+  toolSimulation: toolSimulationSchema.optional(),
 }).superRefine((value, ctx) => {
   // ADK's rule: a case replays a fixed conversation or plays a scenario, never both.
   const { conversation, conversationScenario } = value as { conversation?: unknown; conversationScenario?: unknown };
@@ -198,6 +178,8 @@ export interface EvalCase {
   /** Rubrics for every turn of the case. */
   rubrics?: Rubric[];
   finalSessionState?: Record<string, unknown>;
+  /** Tools answer from rules or recordings instead of running (agentkit's extension). */
+  toolSimulation?: ToolSimulation;
 }
 
 export interface EvalSet {

@@ -28,9 +28,11 @@ export type { BaseCriterion } from "./metrics/metric-definition.js";
 export type { RubricScore } from "./metrics/rubric-verdicts.js";
 export { splitSentences } from "./metrics/hallucinations-v1.js";
 export { rouge1F1, tokenize } from "./rouge.js";
-export { runEvalSet, EVAL_SESSION_PREFIX } from "./run-eval-set.js";
+export { runEvalSet, EVAL_SESSION_PREFIX, type EvalProgress, type RunEvalSetOptions } from "./run-eval-set.js";
 export { invocationsFromSession } from "./invocations-from-events.js";
 export { toolUsesOf } from "./invocation-data.js";
+export { ToolSimulationPlugin, type ToolSimulation, type ToolSimulationRule } from "./tool-simulation-plugin.js";
+export { USER_SIMULATOR_STOP_SIGNAL, type UserSimulatorOptions } from "./user-simulator.js";
 export {
   EvalStatus,
   parseEvalSet,

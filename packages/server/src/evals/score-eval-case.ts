@@ -24,6 +24,8 @@ export interface ScoreEvalCaseOptions {
   definitions: ReadonlyMap<string, EvalMetricDefinition>;
   /** Why the agent run failed: every metric is NOT_EVALUATED and the case FAILED. */
   failure?: string;
+  /** Why the case could not run at all (e.g. no user simulator): every metric and the case NOT_EVALUATED. */
+  notRun?: string;
   signal?: AbortSignal;
 }
 
@@ -70,7 +72,7 @@ export async function scoreEvalCase(options: ScoreEvalCaseOptions): Promise<Eval
     const definition = options.definitions.get(metric.metricName);
     if (!definition) throw new UnknownMetricError(metric.metricName, [...options.definitions.keys()], "eval_metrics");
     const criterion = resolveCriterion(metric, definition);
-    const reason = failure ?? definition.unavailableReason;
+    const reason = failure ?? options.notRun ?? definition.unavailableReason;
     if (reason) {
       overall.push(result(metric, criterion, definition, { notEvaluated: reason }));
       for (const row of rows)

@@ -23,6 +23,8 @@ const evalRows = (): Record<string, Access> => {
         [`POST ${one}/run_eval`]: "admin",
         [`POST ${one}/run-eval`]: "admin",
         [`POST ${one}/run`]: "admin",
+        [`POST ${one}/run_stream`]: "admin",
+        [`POST ${one}/run-stream`]: "admin",
       });
       for (const cases of [`${one}/evals/:evalCaseId`, `${one}/eval-cases/:evalCaseId`])
         Object.assign(rows, { [`GET ${cases}`]: "admin", [`PUT ${cases}`]: "admin", [`DELETE ${cases}`]: "admin" });

@@ -1,6 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Session } from "../lib/types.js";
 import { ApiError, type Api, type EvalRunResult } from "../services/api.js";
+import { EvalCaseEditor } from "./eval-case-editor.js";
+import { EvalHistory } from "./eval-history.js";
 import { EvalResults } from "./eval-results.js";
 
 interface Props {
@@ -13,13 +15,22 @@ interface Props {
 const DEFAULT_THRESHOLDS: Record<string, number> = { tool_trajectory_avg_score: 1, response_match_score: 0.7 };
 const SAFE_ID = /^[A-Za-z0-9_-]+$/;
 
-/** Eval sets of the app (http-api.md 4.10): create one, add the open session as a case, run, see the metrics. */
+/**
+ * Eval sets of the app (http-api.md 4.10): create one, add the open session as a case, view and
+ * edit a case's expected turns, pick metrics and thresholds, run with progress, see each case's
+ * expected and actual turns side by side, and browse past runs.
+ */
 export function EvalPanel({ api, app, session, onError }: Props) {
   const [sets, setSets] = useState<string[] | "unsupported" | undefined>();
   const [current, setCurrent] = useState<string | undefined>();
   const [cases, setCases] = useState<string[]>([]);
   const [metrics, setMetrics] = useState<string[]>([]);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const [thresholds, setThresholds] = useState<Record<string, number>>({ ...DEFAULT_THRESHOLDS });
+  const [progress, setProgress] = useState<{ done: number; total: number } | undefined>();
+  const [editing, setEditing] = useState<string | undefined>();
+  const [runs, setRuns] = useState(0);
+  const [showHistory, setShowHistory] = useState(false);
   const [results, setResults] = useState<EvalRunResult[] | undefined>();
   const [busy, setBusy] = useState(false);
   const [newSet, setNewSet] = useState("");
@@ -54,8 +65,28 @@ export function EvalPanel({ api, app, session, onError }: Props) {
   };
   useEffect(() => {
     setResults(undefined);
+    setEditing(undefined);
     if (current) void loadCases(current);
   }, [current]);
+
+  const runSet = async (setId: string) => {
+    const evalMetrics = [...chosen].map((metricName) => ({ metricName, threshold: thresholds[metricName] ?? 0.5 }));
+    setResults(undefined);
+    setProgress({ done: 0, total: cases.length });
+    try {
+      const result = await api.runEvalStream(app, setId, { evalCaseIds: cases, evalMetrics }, (p) =>
+        setProgress({ done: p.done, total: p.total }),
+      );
+      setResults(result.evalCaseResults);
+    } catch (e) {
+      // A server without agentkit's streaming route (ADK's) still runs through run_eval.
+      if (!(e instanceof ApiError && e.status === 404)) throw e;
+      setResults(await api.runEval(app, setId, { evalIds: cases, evalMetrics }));
+    } finally {
+      setProgress(undefined);
+      setRuns((n) => n + 1);
+    }
+  };
 
   const act = async (what: string, work: () => Promise<void>) => {
     setBusy(true);
@@ -109,7 +140,36 @@ export function EvalPanel({ api, app, session, onError }: Props) {
       {current ? (
         <div class="eval-set" data-eval-set={current}>
           <h4>{current}</h4>
-          <p>{cases.length === 0 ? <span class="muted">No cases yet.</span> : <>Cases: {cases.join(", ")}</>}</p>
+          <p>
+            {cases.length === 0 ? (
+              <span class="muted">No cases yet.</span>
+            ) : (
+              <>
+                Cases:{" "}
+                {cases.map((c) => (
+                  <button
+                    key={c}
+                    type="button"
+                    class={c === editing ? "chip active" : "chip"}
+                    title="View and edit the expected turns"
+                    onClick={() => setEditing(c === editing ? undefined : c)}
+                  >
+                    {c}
+                  </button>
+                ))}
+              </>
+            )}
+          </p>
+          {editing ? (
+            <EvalCaseEditor
+              api={api}
+              app={app}
+              setId={current}
+              evalId={editing}
+              onError={onError}
+              onClose={() => setEditing(undefined)}
+            />
+          ) : null}
           <button
             type="button"
             disabled={busy || !session}
@@ -139,7 +199,19 @@ export function EvalPanel({ api, app, session, onError }: Props) {
                     setChosen(next);
                   }}
                 />{" "}
-                {m}
+                {m}{" "}
+                <input
+                  type="number"
+                  class="threshold"
+                  aria-label={`Threshold of ${m}`}
+                  min={0}
+                  step={0.05}
+                  value={thresholds[m] ?? 0.5}
+                  onInput={(e) => {
+                    const value = Number((e.currentTarget as HTMLInputElement).value);
+                    if (Number.isFinite(value) && value >= 0) setThresholds({ ...thresholds, [m]: value });
+                  }}
+                />
               </label>
             ))}
           </fieldset>
@@ -147,21 +219,25 @@ export function EvalPanel({ api, app, session, onError }: Props) {
             type="button"
             class="primary"
             disabled={busy || cases.length === 0 || chosen.size === 0}
-            onClick={() =>
-              void act("The eval run failed", async () => {
-                const evalMetrics = [...chosen].map((metricName) => ({
-                  metricName,
-                  threshold: DEFAULT_THRESHOLDS[metricName] ?? 0.5,
-                }));
-                setResults(await api.runEval(app, current, { evalIds: cases, evalMetrics }));
-              })
-            }
+            onClick={() => void act("The eval run failed", () => runSet(current))}
           >
             {busy ? "Running…" : "Run eval"}
           </button>
-          {results ? <EvalResults results={results} /> : null}
+          {progress ? (
+            <p class="eval-progress">
+              <progress aria-label="Eval progress" value={progress.done} max={progress.total} /> {progress.done}/
+              {progress.total} cases
+            </p>
+          ) : null}
+          {results ? <EvalResults results={results} app={app} /> : null}
         </div>
       ) : null}
+      <h3>
+        <button type="button" aria-expanded={showHistory} onClick={() => setShowHistory(!showHistory)}>
+          {showHistory ? "Hide past runs" : "Past runs"}
+        </button>
+      </h3>
+      {showHistory ? <EvalHistory api={api} app={app} refresh={runs} onError={onError} /> : null}
     </section>
   );
 }

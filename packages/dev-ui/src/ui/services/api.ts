@@ -1,6 +1,6 @@
 import { SseParser, frameError } from "../lib/sse-parser.js";
 import { sessionsFromList } from "../lib/session-info.js";
-import type { AgentEvent, Content, Session, Span } from "../lib/types.js";
+import type { AgentEvent, Content, FunctionCall, Session, Span } from "../lib/types.js";
 
 /** An HTTP failure with the server's message (`{detail}` or `{error}`) when it gave one. */
 export class ApiError extends Error {
@@ -80,6 +80,55 @@ export class Api {
     setId: string,
     body: { evalIds: string[]; evalMetrics: { metricName: string; threshold: number }[] },
   ) => this.call<EvalRunResult[]>("POST", `/dev/apps/${app}/eval_sets/${setId}/run_eval`, body);
+  getEvalCase = (app: string, setId: string, evalId: string) =>
+    this.call<EvalCaseJson>("GET", `/dev/apps/${app}/eval_sets/${setId}/evals/${evalId}`);
+  updateEvalCase = (app: string, setId: string, evalCase: EvalCaseJson) =>
+    this.call<EvalCaseJson>("PUT", `/dev/apps/${app}/eval_sets/${setId}/evals/${evalCase.evalId}`, evalCase);
+  listEvalResults = (app: string) => this.call<string[]>("GET", `/dev/apps/${app}/eval_results`);
+  getEvalResult = (app: string, id: string) =>
+    this.call<EvalSetResultJson>("GET", `/dev/apps/${app}/eval_results/${id}`);
+
+  /**
+   * Runs an eval set through agentkit's run-stream route, handing each case's start and end to
+   * `onProgress`; resolves with the stored result.
+   */
+  async runEvalStream(
+    app: string,
+    setId: string,
+    body: { evalCaseIds: string[]; evalMetrics: { metricName: string; threshold: number }[] },
+    onProgress: (progress: EvalProgress) => void,
+  ): Promise<EvalSetResultJson> {
+    const response = await fetch(`${this.backendUrl}/dev/apps/${app}/eval-sets/${setId}/run-stream`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok || !response.body) throw new ApiError(response.status, await errorMessage(response));
+    const parser = new SseParser();
+    let result: EvalSetResultJson | undefined;
+    const deliver = (frames: unknown[]) => {
+      for (const frame of frames) {
+        const error = frameError(frame);
+        if (error !== undefined) throw new ApiError(200, error);
+        const f = frame as { progress?: EvalProgress; result?: EvalSetResultJson };
+        if (f.progress) onProgress(f.progress);
+        if (f.result) result = f.result;
+      }
+    };
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        deliver(parser.push(value));
+      }
+      deliver(parser.end());
+    } finally {
+      reader.releaseLock();
+    }
+    if (!result) throw new ApiError(200, "the eval run ended without a result");
+    return result;
+  }
 
   /**
    * POST /run_sse and hands each event to `onEvent` as its frame completes (section 5). A
@@ -126,6 +175,43 @@ export interface EvalRunResult {
   evalId: string;
   finalEvalStatus: number;
   overallEvalMetricResults: EvalMetricOutcome[];
+  evalMetricResultPerInvocation?: {
+    actualInvocation: EvalInvocationJson;
+    expectedInvocation: EvalInvocationJson;
+  }[];
+  sessionId?: string;
+  userId?: string;
+}
+
+/** One turn of an eval case (ADK's Invocation). */
+export interface EvalInvocationJson {
+  invocationId?: string;
+  userContent: Content;
+  finalResponse?: Content;
+  intermediateData?: { toolUses?: FunctionCall[]; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+export interface EvalCaseJson {
+  evalId: string;
+  conversation: EvalInvocationJson[];
+  [key: string]: unknown;
+}
+
+export interface EvalSetResultJson {
+  evalSetResultId: string;
+  evalSetId: string;
+  evalCaseResults: EvalRunResult[];
+  creationTimestamp: number;
+}
+
+/** A case started or finished (agentkit's run-stream frames). */
+export interface EvalProgress {
+  kind: "case_started" | "case_finished";
+  evalId: string;
+  done: number;
+  total: number;
+  finalEvalStatus?: number;
 }
 
 /** Artifact names may hold `/` (Python's `:path`): keep them, encode the rest of each segment. */
