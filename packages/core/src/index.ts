@@ -269,6 +269,8 @@ export { App, type AppOptions, type EventsCompactionConfig, type EventsSummarize
 export { LlmEventSummarizer, type LlmEventSummarizerOptions } from "./runner/llm-event-summarizer.js";
 
 export { InMemoryRunner, type InMemoryRunnerOptions } from "./runner/in-memory-runner.js";
+export { rewindSession, type RewindRequest, type SessionHistoryServices } from "./runner/rewind-session.js";
+export { forkSession, type ForkRequest } from "./runner/fork-session.js";
 
 export { SequentialAgent, type SequentialAgentOptions } from "./agents/sequential-agent.js";
 export { ParallelAgent, type ParallelAgentOptions } from "./agents/parallel-agent.js";

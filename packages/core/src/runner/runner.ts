@@ -19,6 +19,8 @@ import type { Session } from "../sessions/session.js";
 import { validateAppName, type App, type EventsCompactionConfig, type EventsSummarizer } from "./app.js";
 import { ContentsCache } from "../flows/contents-cache.js";
 import { closeAgentTree } from "./close-agents.js";
+import { forkSession, type ForkRequest } from "./fork-session.js";
+import { rewindSession, type RewindRequest } from "./rewind-session.js";
 import { compactAfterRun } from "./compact-after-run.js";
 import { findAgentToRun } from "./find-agent-to-run.js";
 import { checkIncomingMessage } from "../flows/incoming-message-check.js";
@@ -292,6 +294,23 @@ export class Runner {
     const session = await this.sessionService.getSession(key);
     if (!session) throw new SessionNotFoundError(key);
     return sessionUsageFromEvents(session.events, this.prices);
+  }
+
+  /**
+   * Rewinds a session to just before an invocation (as ADK's `rewind_async`): later model
+   * requests no longer see that invocation or any after it, session state and session artifacts
+   * are put back as they were then. The history is kept; the returned rewind event records it.
+   * See `rewindSession` for the exact rules.
+   */
+  rewind(request: RewindRequest): Promise<Event> {
+    this.assertOpen();
+    return rewindSession(this, request);
+  }
+
+  /** Copies a session, up to an event, into a new session (see `forkSession`). */
+  fork(request: ForkRequest): Promise<Session> {
+    this.assertOpen();
+    return forkSession(this, request);
   }
 
   /**
