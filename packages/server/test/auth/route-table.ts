@@ -49,6 +49,8 @@ export const TABLE: Record<string, Access> = {
   "DELETE /apps/:app/users/:user/sessions/:sid": "own-user",
   "PATCH /apps/:app/users/:user/sessions/:sid": "own-user",
   "GET /apps/:app/users/:user/sessions/:sid/usage": "own-user",
+  "POST /apps/:app/users/:user/sessions/:sid/rewind": "own-user",
+  "POST /apps/:app/users/:user/sessions/:sid/fork": "own-user",
   // artifacts
   [`GET ${artifacts}`]: "own-user",
   [`POST ${artifacts}`]: "own-user",
@@ -68,6 +70,7 @@ export const TABLE: Record<string, Access> = {
   "GET /dev-ui": "public",
   "GET /dev-ui/assets/config/runtime-config.json": "public",
   "GET /dev-ui/config": "public",
+  "GET /dev-ui/oauth/callback": "public",
   "USE /dev-ui": "public",
   // dev routes (web mode)
   "GET /config/telemetry": "admin",
