@@ -264,7 +264,13 @@ export {
 export { USAGE_METADATA_KEY, MODEL_METADATA_KEY, FAILOVER_METADATA_KEY } from "./usage/usage-metadata-keys.js";
 
 // Runner, App, workflow agents, AgentTool
-export { Runner, type RunnerOptions, type RunAsyncRequest, type RunLiveRequest } from "./runner/runner.js";
+export {
+  Runner,
+  type RunnerOptions,
+  type RunAsyncRequest,
+  type RunEphemeralRequest,
+  type RunLiveRequest,
+} from "./runner/runner.js";
 export { App, type AppOptions, type EventsCompactionConfig, type EventsSummarizer } from "./runner/app.js";
 export { LlmEventSummarizer, type LlmEventSummarizerOptions } from "./runner/llm-event-summarizer.js";
 

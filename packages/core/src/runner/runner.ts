@@ -15,6 +15,8 @@ import type { ModelRegistry } from "../models/model-registry.js";
 import type { BasePlugin } from "../plugins/base-plugin.js";
 import { PluginManager } from "../plugins/plugin-manager.js";
 import type { BaseSessionService } from "../sessions/base-session-service.js";
+import { InMemorySessionService } from "../sessions/in-memory-session-service.js";
+import { InMemoryArtifactService } from "../artifacts/in-memory-artifact-service.js";
 import type { Session } from "../sessions/session.js";
 import { validateAppName, type App, type EventsCompactionConfig, type EventsSummarizer } from "./app.js";
 import { ContentsCache } from "../flows/contents-cache.js";
@@ -86,6 +88,14 @@ export interface RunAsyncRequest {
   /** Use this invocation id instead of a new `e-<uuid>`. */
   invocationId?: string;
 }
+
+/** `runEphemeral`: a run request without a session. */
+export type RunEphemeralRequest = Omit<RunAsyncRequest, "userId" | "sessionId"> & {
+  /** Default `"ephemeral-user"` (credentials and memory are looked up for this user). */
+  userId?: string;
+  /** Initial state of the throwaway session. */
+  state?: Record<string, unknown>;
+};
 
 export interface RunLiveRequest {
   userId: string;
@@ -254,6 +264,42 @@ export class Runner {
     } finally {
       watch.dispose();
     }
+  }
+
+  /**
+   * One run with no stored session (ADK's `runEphemeral`): the agent runs on a fresh session in
+   * a private in-memory store (with `state` as its initial state) and a private artifact store,
+   * both dropped when the run ends, so nothing of it reaches this runner's session or artifact
+   * service. Plugins, the memory and credential services, budgets and the model registry are
+   * this runner's. `app:`/`user:` state of the runner's store is not visible to the run.
+   */
+  async *runEphemeral(request: RunEphemeralRequest): AsyncGenerator<Event, void, void> {
+    this.assertOpen();
+    const sessionService = new InMemorySessionService();
+    const shared = {
+      sessionService,
+      artifactService: new InMemoryArtifactService(),
+      ...(this.memoryService ? { memoryService: this.memoryService } : {}),
+      ...(this.modelRegistry ? { modelRegistry: this.modelRegistry } : {}),
+      ...(this.now ? { now: this.now } : {}),
+      credentialService: this.credentialService,
+      credentialExchangers: this.credentialExchangers,
+    };
+    // Never closed: closing would close the agents' toolsets and plugins this runner shares.
+    const runner = this.app
+      ? new Runner({ ...shared, app: this.app, appName: this.appName })
+      : new Runner({
+          ...shared,
+          agent: this.agent,
+          appName: this.appName,
+          plugins: [...this.pluginManager.plugins],
+          ...(this.budget ? { budget: this.budget } : {}),
+          prices: this.prices,
+          ...(this.resumability ? { resumability: this.resumability } : {}),
+        });
+    const { userId = "ephemeral-user", state, ...run } = request;
+    const session = await sessionService.createSession({ appName: this.appName, userId, ...(state ? { state } : {}) });
+    yield* runner.runAsync({ ...run, userId, sessionId: session.id });
   }
 
   /**
