@@ -271,6 +271,7 @@ export {
   type RunEphemeralRequest,
   type RunLiveRequest,
 } from "./runner/runner.js";
+export type { WarmUpReport } from "./runner/warm-up.js";
 export { App, type AppOptions, type EventsCompactionConfig, type EventsSummarizer } from "./runner/app.js";
 export { LlmEventSummarizer, type LlmEventSummarizerOptions } from "./runner/llm-event-summarizer.js";
 

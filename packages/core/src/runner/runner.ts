@@ -23,6 +23,7 @@ import { ContentsCache } from "../flows/contents-cache.js";
 import { closeAgentTree } from "./close-agents.js";
 import { forkSession, type ForkRequest } from "./fork-session.js";
 import { rewindSession, type RewindRequest } from "./rewind-session.js";
+import { warmUpAgentTree, type WarmUpReport } from "./warm-up.js";
 import { compactAfterRun } from "./compact-after-run.js";
 import { findAgentToRun } from "./find-agent-to-run.js";
 import { checkIncomingMessage } from "../flows/incoming-message-check.js";
@@ -357,6 +358,16 @@ export class Runner {
   fork(request: ForkRequest): Promise<Session> {
     this.assertOpen();
     return forkSession(this, request);
+  }
+
+  /**
+   * Loads, before the first run, what the first run would load: the model of every LLM agent of
+   * the tree is resolved and its adapter and SDK imported (no provider is called). Failures are
+   * reported, not thrown; the run that needs the model raises them.
+   */
+  async warmUp(): Promise<WarmUpReport> {
+    this.assertOpen();
+    return warmUpAgentTree(this.agent, this.modelRegistry);
   }
 
   /**
