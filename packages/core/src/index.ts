@@ -264,12 +264,20 @@ export {
 export { USAGE_METADATA_KEY, MODEL_METADATA_KEY, FAILOVER_METADATA_KEY } from "./usage/usage-metadata-keys.js";
 
 // Runner, App, workflow agents, AgentTool
-export { Runner, type RunnerOptions, type RunAsyncRequest, type RunLiveRequest } from "./runner/runner.js";
+export {
+  Runner,
+  type RunnerOptions,
+  type RunAsyncRequest,
+  type RunEphemeralRequest,
+  type RunLiveRequest,
+} from "./runner/runner.js";
 export type { WarmUpReport } from "./runner/warm-up.js";
 export { App, type AppOptions, type EventsCompactionConfig, type EventsSummarizer } from "./runner/app.js";
 export { LlmEventSummarizer, type LlmEventSummarizerOptions } from "./runner/llm-event-summarizer.js";
 
 export { InMemoryRunner, type InMemoryRunnerOptions } from "./runner/in-memory-runner.js";
+export { rewindSession, type RewindRequest, type SessionHistoryServices } from "./runner/rewind-session.js";
+export { forkSession, type ForkRequest } from "./runner/fork-session.js";
 
 export { SequentialAgent, type SequentialAgentOptions } from "./agents/sequential-agent.js";
 export { ParallelAgent, type ParallelAgentOptions } from "./agents/parallel-agent.js";

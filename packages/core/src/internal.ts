@@ -47,6 +47,17 @@ export {
   validateSessionKeyPart,
   type SessionKeyField,
 } from "./sessions/session-key-validation.js";
+export {
+  MAX_SESSION_PAGE_SIZE,
+  compareSessionsForList,
+  decodeSessionPageToken,
+  pageSessions,
+  sessionPageFromRows,
+  sessionPageSize,
+  type SessionListCursor,
+  type SessionPage,
+  type SessionSortKey,
+} from "./sessions/session-list-page.js";
 export { validateToolName } from "./tools/function-tool.js";
 export { LONG_RUNNING_NOTE } from "./tools/long-running-function-tool.js";
 export { validateAppName } from "./runner/app.js";

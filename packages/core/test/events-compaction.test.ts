@@ -228,3 +228,84 @@ describe("sliding-window summaries in requests", () => {
     await runner.close();
   });
 });
+
+describe("token-budget compaction (tokenThreshold)", () => {
+  const withPrompt = (events: Event[], index: number, promptTokenCount: number) => {
+    events[index] = { ...events[index]!, usageMetadata: { promptTokenCount } };
+    return events;
+  };
+
+  it("is due once the latest prompt after the last summary reaches the threshold, whatever the interval", () => {
+    const events = history([
+      ["q1", "a1"],
+      ["q2", "a2"],
+    ]);
+    const config = { compactionInterval: 10, tokenThreshold: 1000, eventRetentionSize: 1 };
+    expect(selectCompactionWindow(withPrompt(events.slice(), 3, 999), config)).toEqual([]);
+    expect(selectCompactionWindow(withPrompt(events.slice(), 3, 1000), config).map(textOf)).toEqual(["q1", "a1", "q2"]);
+    // Only the latest count matters: a big prompt earlier, a small one since.
+    const both = withPrompt(withPrompt(events.slice(), 1, 5000), 3, 10);
+    expect(selectCompactionWindow(both, config)).toEqual([]);
+    // Sliding window, no interval: the new invocations.
+    expect(selectCompactionWindow(withPrompt(events.slice(), 3, 2000), { tokenThreshold: 1000 }).map(textOf)).toEqual([
+      "q1",
+      "a1",
+      "q2",
+      "a2",
+    ]);
+  });
+
+  it("ignores counts from before the last summary, and keeps the call with its response", () => {
+    const first = history([["q1", "call:1", "resp:1", "a1"]]);
+    withPrompt(first, 3, 5000);
+    const s1 = summary(first.slice(0, 1), "S1", 4.5);
+    const events = [...first, s1];
+    expect(selectCompactionWindow(events, { tokenThreshold: 1000, eventRetentionSize: 2 })).toEqual([]);
+    // Over the budget with a tail of 2 that would start at resp:1: the cut moves before its call.
+    expect(
+      selectCompactionWindow(withPrompt(first.slice(), 3, 5000), { tokenThreshold: 1000, eventRetentionSize: 2 }).map(
+        textOf,
+      ),
+    ).toEqual(["q1"]);
+  });
+
+  it("compacts in a runner when the model reports a prompt over the budget", async () => {
+    const big = (text: string, tokens: number) => ({
+      ...ScriptedModel.text(text),
+      usageMetadata: { promptTokenCount: tokens },
+    });
+    const agentModel = new ScriptedModel({ steps: [big("a1", 100), big("a2", 5000), big("a3", 100)] });
+    const summarizerModel = new ScriptedModel({ steps: [ScriptedModel.text("S1")] });
+    const app = new App({
+      name: "budget",
+      rootAgent: new LlmAgent({ name: "root", model: agentModel }),
+      eventsCompactionConfig: {
+        tokenThreshold: 4000,
+        eventRetentionSize: 1,
+        summarizer: new LlmEventSummarizer({ model: summarizerModel }),
+      },
+    });
+    const runner = new InMemoryRunner({ app });
+    await runner.sessionService.createSession({ appName: "budget", userId: "u", sessionId: "s" });
+    const say = async (text: string) => {
+      for await (const _ of runner.runAsync({ userId: "u", sessionId: "s", newMessage: text }));
+    };
+    await say("q1");
+    expect(summarizerModel.requests).toHaveLength(0);
+    await say("q2");
+    expect(summarizerModel.requests).toHaveLength(1);
+    await say("q3");
+    const texts = agentModel.requests[2]!.contents.map((c) => c.parts?.map((p) => p.text).join(""));
+    expect(texts).toEqual(["S1", "a2", "q3"]);
+    await runner.close();
+  });
+
+  it("needs compactionInterval or tokenThreshold, each a positive integer", () => {
+    const rootAgent = new LlmAgent({ name: "a", model: new ScriptedModel() });
+    const make = (eventsCompactionConfig: Record<string, unknown>) => () =>
+      new App({ name: "x", rootAgent, eventsCompactionConfig: eventsCompactionConfig as never });
+    expect(make({})).toThrow(/compactionInterval, tokenThreshold or both/);
+    expect(make({ tokenThreshold: 0 })).toThrow(/tokenThreshold/);
+    expect(make({ tokenThreshold: 100 })).not.toThrow();
+  });
+});

@@ -7,12 +7,14 @@ import {
   FunctionTool,
   InMemorySessionService,
   InvocationContext,
+  LlmAgent,
   PluginManager,
   ToolContext,
   appendTools,
   type Event,
   type ToolConfirmation,
 } from "../src/index.js";
+import { ScriptedModel } from "../src/testing/index.js";
 
 class StubAgent extends BaseAgent {
   protected override async *runAsyncImpl(): AsyncGenerator<Event, void, void> {}
@@ -317,5 +319,42 @@ describe("FunctionTool in a request", () => {
     appendTools(request, [a, b]);
     expect(request.config.tools).toHaveLength(1);
     expect(request.config.tools?.[0]?.functionDeclarations?.map((d) => d.name)).toEqual(["a", "b"]);
+  });
+});
+
+describe("FunctionTool name inference and zod 3 schemas", () => {
+  it("takes the name of a named execute function", () => {
+    async function getWeather() {
+      return { sunny: true };
+    }
+    const lookupCity = () => ({ city: "Paris" });
+    expect(new FunctionTool({ description: "weather", execute: getWeather }).name).toBe("getWeather");
+    expect(new FunctionTool({ description: "city", execute: lookupCity }).name).toBe("lookupCity");
+    expect(new FunctionTool({ name: "explicit", description: "x", execute: getWeather }).name).toBe("explicit");
+  });
+
+  it("refuses an anonymous or method-shorthand execute without a name", () => {
+    expect(
+      () =>
+        new FunctionTool({
+          description: "x",
+          execute: (
+            () => () =>
+              1
+          )(),
+        }),
+    ).toThrow(/needs a name/);
+    expect(() => new FunctionTool({ description: "x", execute() {} })).toThrow(/needs a name/);
+  });
+
+  it("refuses a zod 3 schema with a message that says how to convert it", async () => {
+    const { z: z3 } = await import("zod/v3");
+    const schema = z3.object({ city: z3.string() });
+    expect(
+      () => new FunctionTool({ name: "t", description: "x", parameters: schema as never, execute: () => 1 }),
+    ).toThrow(/zod 3 schema.*"zod\/v4".*zod-to-json-schema/);
+    expect(() => new LlmAgent({ name: "a", model: new ScriptedModel(), outputSchema: schema as never })).toThrow(
+      /outputSchema of agent "a" is a zod 3 schema/,
+    );
   });
 });

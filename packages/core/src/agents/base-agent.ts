@@ -28,9 +28,12 @@ export abstract class BaseAgent {
   readonly beforeAgentCallback?: CallbackSlot<BeforeAgentCallback>;
   readonly afterAgentCallback?: CallbackSlot<AfterAgentCallback>;
   private parent?: BaseAgent;
+  /** What the constructor was given, for `clone` (subclasses pass their whole options to `super`). */
+  private readonly constructorOptions: BaseAgentOptions;
 
   constructor(options: BaseAgentOptions) {
     validateAgentName(options.name);
+    this.constructorOptions = options;
     this.name = options.name;
     this.description = options.description ?? "";
     this.beforeAgentCallback = options.beforeAgentCallback;
@@ -52,6 +55,20 @@ export abstract class BaseAgent {
       sub.parent = this;
       this.subAgents.push(sub);
     }
+  }
+
+  /**
+   * A new agent of the same class made from this one's constructor options with `update` over
+   * them (ADK's `clone(update)`): `agent.clone({ name: "reviewer", instruction: "…" })`. Sub-agents
+   * are cloned too (an agent has one parent) unless `update.subAgents` replaces them; tools,
+   * models and callbacks are shared. The clone has no parent. An agent whose class does not pass
+   * its whole options to `super` (or a `Workflow` built from `edges`, whose nodes have a parent
+   * already) throws `ConfigurationError` unless `update` supplies what is missing.
+   */
+  clone<T extends BaseAgent>(this: T, update: Partial<BaseAgentOptions> & Record<string, unknown> = {}): T {
+    const make = this.constructor as new (options: BaseAgentOptions) => T;
+    const subAgents = update.subAgents ?? this.subAgents.map((sub) => sub.clone());
+    return new make({ ...this.constructorOptions, ...update, subAgents });
   }
 
   /** The agent this one is a sub-agent of. */

@@ -1,4 +1,5 @@
 import type { SpeechConfig } from "../content/generate-content-config.js";
+import { ConfigurationError } from "../errors/agentkit-error.js";
 import type { Budget } from "../usage/budget.js";
 
 /** How events reach the caller. */
@@ -32,6 +33,18 @@ export interface RunConfig {
   streamingMode?: StreamingMode;
   /** Default `ToolExecutionMode.PARALLEL`. */
   toolExecutionMode?: ToolExecutionMode;
+  /**
+   * In parallel mode, at most this many tool calls of one model turn run at once (the rest wait
+   * for a slot; responses stay in call order). Default: no limit. A positive integer.
+   */
+  maxConcurrentToolCalls?: number;
+  /**
+   * Pause the run as soon as the model asks for tool calls: the event with the calls is stored
+   * and yielded, the tools are not run and the invocation ends (default false). The caller
+   * inspects the calls and continues, e.g. by answering them as function responses in the next
+   * message. For reviewing, logging or executing calls outside the process.
+   */
+  pauseOnToolCalls?: boolean;
   /** Model calls allowed per invocation (default 500); 0 or less disables the limit. */
   maxLlmCalls?: number;
   /** Create the session on first use instead of failing with `SessionNotFoundError` (default false). */
@@ -76,6 +89,10 @@ export type ResolvedRunConfig = RunConfig & {
 };
 
 export function resolveRunConfig(config: RunConfig = {}): ResolvedRunConfig {
+  const limit = config.maxConcurrentToolCalls;
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
+    throw new ConfigurationError(`RunConfig.maxConcurrentToolCalls must be a positive integer, got ${String(limit)}`);
+  }
   return {
     ...config,
     streamingMode: config.streamingMode ?? StreamingMode.NONE,

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { runCallbackSlot } from "../agents/callbacks.js";
+import { mapWithLimit } from "../concurrency/map-with-limit.js";
 import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import { ToolExecutionMode } from "../agents/run-config.js";
@@ -68,8 +69,8 @@ interface CallResult {
 }
 
 /**
- * Runs the function calls of a model event (in parallel unless `runConfig.toolExecutionMode`
- * is sequential) and merges their responses, in call order, into one event authored by the
+ * Runs the function calls of a model event (in parallel, at most `runConfig.maxConcurrentToolCalls`
+ * at once, unless `runConfig.toolExecutionMode` is sequential) and merges their responses, in call order, into one event authored by the
  * agent (role `user`), with the actions of every call merged.
  */
 export async function handleFunctionCalls(
@@ -102,7 +103,7 @@ export async function executeFunctionCalls(
       results.push(await run(call));
     }
   } else {
-    results = await Promise.all(selected.map(run));
+    results = await mapWithLimit(selected, ctx.runConfig.maxConcurrentToolCalls ?? selected.length, run);
   }
   ctx.throwIfAborted();
   const parts = results.flatMap((r) => (r.part ? [r.part] : []));

@@ -84,10 +84,18 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
       actions,
       context.modelResponseEventId,
     );
+    const calls = event.partial ? [] : getFunctionCalls(event);
+    const pause = calls.length > 0 && ctx.runConfig.pauseOnToolCalls === true;
+    // Paused calls are pending like long-running ones: the client may answer them next run.
+    if (pause)
+      event.longRunningToolIds = [...new Set([...(event.longRunningToolIds ?? []), ...calls.map((c) => c.id!)])];
     yield event;
     if (event.partial) continue;
     stored = true;
-    const calls = getFunctionCalls(event);
+    if (pause) {
+      ctx.end();
+      return;
+    }
     if (calls.length > 0) yield* afterFunctionCalls(ctx, agent, calls, request.toolsDict);
   }
   // The model said nothing worth an event, but the step changed state: keep the change.

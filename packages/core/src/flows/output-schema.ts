@@ -4,6 +4,7 @@ import { ConfigurationError } from "../errors/agentkit-error.js";
 import { AgentKitError } from "../errors/agentkit-error.js";
 import { BaseTool, type ToolRunRequest } from "../tools/base-tool.js";
 import { deepCopy } from "../content/deep-copy.js";
+import { rejectZod3Schema } from "../tools/zod3-schema-check.js";
 
 /** What `outputSchema` accepts: a zod 4 object schema or a JSON Schema with type "object". */
 export type OutputSchema = z.ZodType | Record<string, unknown>;
@@ -35,6 +36,7 @@ export function isZodSchema(value: unknown): value is z.ZodType {
 
 /** The schema as JSON Schema (what the model is asked to produce). */
 export function outputSchemaToJson(agentName: string, schema: OutputSchema): Record<string, unknown> {
+  rejectZod3Schema(schema, `The outputSchema of agent "${agentName}"`);
   let json: Record<string, unknown>;
   if (isZodSchema(schema)) {
     try {

@@ -24,8 +24,18 @@ export interface EventsSummarizer {
  *   events is folded, with the previous summary, into one summary that supersedes it.
  */
 export interface EventsCompactionConfig {
-  /** Compact after this many new invocations (at least 1). */
-  compactionInterval: number;
+  /**
+   * Compact after this many new invocations (at least 1). Optional when `tokenThreshold` is
+   * set: then only the token count triggers.
+   */
+  compactionInterval?: number;
+  /**
+   * Also compact, whatever the invocation count, once the prompt of the latest model call since
+   * the last compaction reached this many tokens (its `usageMetadata.promptTokenCount`): a
+   * token budget for the context. The compactor and its guarantees are the same (tail
+   * retention keeps `eventRetentionSize` events and never splits a call from its response).
+   */
+  tokenThreshold?: number;
   /** Sliding window: earlier invocations to include again in each window (default 0). */
   overlapSize?: number;
   /** Tail retention: the most recent events kept verbatim (0 or more); selects that compactor. */
@@ -79,9 +89,21 @@ export class App {
     if (!options.rootAgent) throw new ConfigurationError(`App "${options.name}" needs a rootAgent.`);
     const compaction = options.eventsCompactionConfig;
     if (compaction) {
-      if (!Number.isInteger(compaction.compactionInterval) || compaction.compactionInterval < 1) {
+      const interval = compaction.compactionInterval;
+      const tokens = compaction.tokenThreshold;
+      if (interval === undefined && tokens === undefined) {
+        throw new ConfigurationError(
+          `App "${options.name}": eventsCompactionConfig needs compactionInterval, tokenThreshold or both.`,
+        );
+      }
+      if (interval !== undefined && (!Number.isInteger(interval) || interval < 1)) {
         throw new ConfigurationError(
           `App "${options.name}": eventsCompactionConfig.compactionInterval must be an integer of at least 1.`,
+        );
+      }
+      if (tokens !== undefined && (!Number.isInteger(tokens) || tokens < 1)) {
+        throw new ConfigurationError(
+          `App "${options.name}": eventsCompactionConfig.tokenThreshold must be an integer of at least 1.`,
         );
       }
       if (

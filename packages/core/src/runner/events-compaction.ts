@@ -5,7 +5,7 @@ import type { EventsCompactionConfig } from "./app.js";
 
 /**
  * Runs after an invocation: once `compactionInterval` invocations happened since the last
- * compaction, the summarizer condenses the window (see `selectCompactionWindow`) into one
+ * compaction (or the latest prompt reached `tokenThreshold` tokens), the summarizer condenses the window (see `selectCompactionWindow`) into one
  * event carrying `actions.compaction`, appended to the session. Without a summarizer nothing
  * happens.
  */
@@ -33,14 +33,17 @@ export async function compactEventsIfDue(args: {
  * response whose call would be summarized, nor shares a timestamp with a summarized event.
  */
 export function selectCompactionWindow(events: readonly Event[], config: EventsCompactionConfig): Event[] {
-  if (config.eventRetentionSize !== undefined)
-    return selectTailWindow(events, config.compactionInterval, config.eventRetentionSize);
   // Compaction events are appended after the invocations they cover, so whatever follows the
   // latest one is new (positions, not timestamps: consecutive events may share a timestamp).
   let lastCompaction = -1;
   events.forEach((e, i) => {
     if (e.actions.compaction) lastCompaction = i;
   });
+  // Over the token budget, any new invocation is due: the interval drops to 1.
+  const interval = overTokenThreshold(events, lastCompaction, config.tokenThreshold)
+    ? 1
+    : (config.compactionInterval ?? Number.POSITIVE_INFINITY);
+  if (config.eventRetentionSize !== undefined) return selectTailWindow(events, interval, config.eventRetentionSize);
   const regular = events.filter((e) => !e.actions.compaction);
   const invocationIds = unique(regular.map((e) => e.invocationId));
   const newIds = unique(
@@ -49,7 +52,7 @@ export function selectCompactionWindow(events: readonly Event[], config: EventsC
       .filter((e) => !e.actions.compaction)
       .map((e) => e.invocationId),
   );
-  if (newIds.length < config.compactionInterval) return [];
+  if (newIds.length < interval) return [];
   const firstNew = invocationIds.indexOf(newIds[0]!);
   const windowIds = new Set(invocationIds.slice(Math.max(0, firstNew - (config.overlapSize ?? 0))));
   return regular.filter((e) => windowIds.has(e.invocationId));
@@ -82,6 +85,16 @@ function selectTailWindow(events: readonly Event[], interval: number, retain: nu
   if (cut === 0) return [];
   const previous = lastCompaction >= 0 ? [events[lastCompaction]!] : [];
   return [...previous, ...pending.slice(0, cut)];
+}
+
+/** True when the latest model call after the last compaction had a prompt of `threshold` tokens or more. */
+function overTokenThreshold(events: readonly Event[], lastCompaction: number, threshold: number | undefined): boolean {
+  if (threshold === undefined) return false;
+  for (let i = events.length - 1; i > lastCompaction; i--) {
+    const prompt = events[i]!.usageMetadata?.promptTokenCount;
+    if (prompt !== undefined) return prompt >= threshold;
+  }
+  return false;
 }
 
 function unique(values: string[]): string[] {

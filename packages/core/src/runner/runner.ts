@@ -15,10 +15,14 @@ import type { ModelRegistry } from "../models/model-registry.js";
 import type { BasePlugin } from "../plugins/base-plugin.js";
 import { PluginManager } from "../plugins/plugin-manager.js";
 import type { BaseSessionService } from "../sessions/base-session-service.js";
+import { InMemorySessionService } from "../sessions/in-memory-session-service.js";
+import { InMemoryArtifactService } from "../artifacts/in-memory-artifact-service.js";
 import type { Session } from "../sessions/session.js";
 import { validateAppName, type App, type EventsCompactionConfig, type EventsSummarizer } from "./app.js";
 import { ContentsCache } from "../flows/contents-cache.js";
 import { closeAgentTree } from "./close-agents.js";
+import { forkSession, type ForkRequest } from "./fork-session.js";
+import { rewindSession, type RewindRequest } from "./rewind-session.js";
 import { warmUpAgentTree, type WarmUpReport } from "./warm-up.js";
 import { compactAfterRun } from "./compact-after-run.js";
 import { findAgentToRun } from "./find-agent-to-run.js";
@@ -85,6 +89,14 @@ export interface RunAsyncRequest {
   /** Use this invocation id instead of a new `e-<uuid>`. */
   invocationId?: string;
 }
+
+/** `runEphemeral`: a run request without a session. */
+export type RunEphemeralRequest = Omit<RunAsyncRequest, "userId" | "sessionId"> & {
+  /** Default `"ephemeral-user"` (credentials and memory are looked up for this user). */
+  userId?: string;
+  /** Initial state of the throwaway session. */
+  state?: Record<string, unknown>;
+};
 
 export interface RunLiveRequest {
   userId: string;
@@ -256,6 +268,42 @@ export class Runner {
   }
 
   /**
+   * One run with no stored session (ADK's `runEphemeral`): the agent runs on a fresh session in
+   * a private in-memory store (with `state` as its initial state) and a private artifact store,
+   * both dropped when the run ends, so nothing of it reaches this runner's session or artifact
+   * service. Plugins, the memory and credential services, budgets and the model registry are
+   * this runner's. `app:`/`user:` state of the runner's store is not visible to the run.
+   */
+  async *runEphemeral(request: RunEphemeralRequest): AsyncGenerator<Event, void, void> {
+    this.assertOpen();
+    const sessionService = new InMemorySessionService();
+    const shared = {
+      sessionService,
+      artifactService: new InMemoryArtifactService(),
+      ...(this.memoryService ? { memoryService: this.memoryService } : {}),
+      ...(this.modelRegistry ? { modelRegistry: this.modelRegistry } : {}),
+      ...(this.now ? { now: this.now } : {}),
+      credentialService: this.credentialService,
+      credentialExchangers: this.credentialExchangers,
+    };
+    // Never closed: closing would close the agents' toolsets and plugins this runner shares.
+    const runner = this.app
+      ? new Runner({ ...shared, app: this.app, appName: this.appName })
+      : new Runner({
+          ...shared,
+          agent: this.agent,
+          appName: this.appName,
+          plugins: [...this.pluginManager.plugins],
+          ...(this.budget ? { budget: this.budget } : {}),
+          prices: this.prices,
+          ...(this.resumability ? { resumability: this.resumability } : {}),
+        });
+    const { userId = "ephemeral-user", state, ...run } = request;
+    const session = await sessionService.createSession({ appName: this.appName, userId, ...(state ? { state } : {}) });
+    yield* runner.runAsync({ ...run, userId, sessionId: session.id });
+  }
+
+  /**
    * Runs the agent in live (BIDI) mode: the agent reads `liveRequestQueue` and yields model
    * output as events (persisted like `runAsync`'s, complete ones only) until the queue is
    * closed, the model ends the connection or `signal` aborts (`RunAbortedError`).
@@ -293,6 +341,23 @@ export class Runner {
     const session = await this.sessionService.getSession(key);
     if (!session) throw new SessionNotFoundError(key);
     return sessionUsageFromEvents(session.events, this.prices);
+  }
+
+  /**
+   * Rewinds a session to just before an invocation (as ADK's `rewind_async`): later model
+   * requests no longer see that invocation or any after it, session state and session artifacts
+   * are put back as they were then. The history is kept; the returned rewind event records it.
+   * See `rewindSession` for the exact rules.
+   */
+  rewind(request: RewindRequest): Promise<Event> {
+    this.assertOpen();
+    return rewindSession(this, request);
+  }
+
+  /** Copies a session, up to an event, into a new session (see `forkSession`). */
+  fork(request: ForkRequest): Promise<Session> {
+    this.assertOpen();
+    return forkSession(this, request);
   }
 
   /**

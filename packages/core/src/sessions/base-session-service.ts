@@ -27,6 +27,13 @@ export interface ListSessionsRequest {
   appName: string;
   /** When omitted, sessions of every user of the app. */
   userId?: string;
+  /**
+   * At most this many sessions (a positive integer; above 1000 it is 1000). When omitted, every
+   * session. Sessions are listed most recently updated first either way.
+   */
+  pageSize?: number;
+  /** `nextPageToken` of the previous page, to read the next one. */
+  pageToken?: string;
 }
 
 export interface DeleteSessionRequest {

@@ -13,6 +13,7 @@ import {
 } from "./base-session-service.js";
 import { validateSessionKey, validateSessionKeyPart } from "./session-key-validation.js";
 import { filterEvents, type ListSessionsResponse, type Session } from "./session.js";
+import { pageSessions } from "./session-list-page.js";
 import { assignOwn } from "./own-keys.js";
 import { mergeState, splitStateDelta } from "./state.js";
 
@@ -73,15 +74,17 @@ export class InMemorySessionService extends BaseSessionService {
     return this.view(stored, filterEvents(stored.events, config));
   }
 
-  override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
+  override async listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {
+    const { appName, userId } = request;
     validateSessionKeyPart(appName, "appName");
     if (userId !== undefined) validateSessionKeyPart(userId, "userId");
-    const byApp = this.sessions.get(appName);
-    if (!byApp) return { sessions: [] };
+    const byApp = this.sessions.get(appName) ?? new Map<string, Map<string, StoredSession>>();
     const users = userId === undefined ? [...byApp.values()] : [byApp.get(userId) ?? new Map<string, StoredSession>()];
-    const sessions: Session[] = [];
-    for (const byUser of users) for (const stored of byUser.values()) sessions.push(this.view(stored, []));
-    return { sessions };
+    const stored = users.flatMap((byUser) => [...byUser.values()]);
+    // Page the stored rows first, so only the listed sessions' state is copied.
+    const { sessions, nextPageToken } = pageSessions(stored, request);
+    const page = sessions.map((s) => this.view(s, []));
+    return nextPageToken ? { sessions: page, nextPageToken } : { sessions: page };
   }
 
   override async deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {

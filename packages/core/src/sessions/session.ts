@@ -29,8 +29,10 @@ export interface GetSessionConfig {
 }
 
 export interface ListSessionsResponse {
-  /** Sessions without their events. */
+  /** Sessions without their events, most recently updated first (ties: user id, then session id). */
   sessions: Session[];
+  /** Present when `pageSize` cut the list: pass it as `pageToken` for the next page. */
+  nextPageToken?: string;
 }
 
 export interface ListEventsResponse {

@@ -5,6 +5,7 @@ import { RESERVED_FUNCTION_CALL_NAMES } from "../flows/confirmation-names.js";
 import { BaseTool, type ToolRunRequest } from "./base-tool.js";
 import type { ToolContext } from "../context/tool-context.js";
 import { deepCopy } from "../content/deep-copy.js";
+import { rejectZod3Schema } from "./zod3-schema-check.js";
 
 /**
  * A plain JSON Schema for tool arguments (e.g. from MCP or OpenAPI). It must describe an
@@ -29,8 +30,12 @@ export type ToolArgs<P> = P extends z.ZodType ? z.output<P> : Record<string, unk
 export type ConfirmationPredicate<A> = (args: A, toolContext: ToolContext) => boolean | Promise<boolean>;
 
 export interface FunctionToolOptions<P extends ToolParameters | undefined = undefined> {
-  /** Letters, digits, `_` and `-`; at most 64 characters (what every provider accepts). */
-  name: string;
+  /**
+   * Letters, digits, `_` and `-`; at most 64 characters (what every provider accepts). Default:
+   * the name of `execute` when it is a named function (`async function getWeather() {}` or
+   * `const getWeather = async () => …`).
+   */
+  name?: string;
   /** What the tool does and when to call it; the model reads it. */
   description: string;
   /** Argument schema; omitted for a tool without arguments. */
@@ -78,11 +83,13 @@ export class FunctionTool<P extends ToolParameters | undefined = undefined> exte
   private readonly requireConfirmation: boolean | AnyPredicate;
 
   constructor(options: FunctionToolOptions<P>) {
-    validateToolName(options.name);
+    const name = options.name ?? inferToolName(options.execute);
+    validateToolName(name);
     if (typeof options.execute !== "function") {
-      throw new ConfigurationError(`Tool "${options.name}" needs an execute function.`);
+      throw new ConfigurationError(`Tool "${name}" needs an execute function.`);
     }
-    super({ name: options.name, description: options.description ?? "", isLongRunning: options.isLongRunning });
+    rejectZod3Schema(options.parameters, `The parameters of tool "${name}"`);
+    super({ name, description: options.description ?? "", isLongRunning: options.isLongRunning });
     this.parameters = options.parameters;
     this.executeFn = options.execute as AnyExecute;
     this.requireConfirmation = (options.requireConfirmation ?? false) as boolean | AnyPredicate;
@@ -91,9 +98,9 @@ export class FunctionTool<P extends ToolParameters | undefined = undefined> exte
       this.jsonSchema = { type: "object", properties: {} };
     } else if (isZodSchema(params)) {
       this.zodSchema = params;
-      this.jsonSchema = zodToParametersSchema(options.name, params);
+      this.jsonSchema = zodToParametersSchema(name, params);
     } else {
-      this.jsonSchema = plainParametersSchema(options.name, params);
+      this.jsonSchema = plainParametersSchema(name, params);
     }
   }
 
@@ -141,6 +148,18 @@ export class FunctionTool<P extends ToolParameters | undefined = undefined> exte
     const rule = this.requireConfirmation;
     return typeof rule === "function" ? Boolean(await rule(args, toolContext)) : rule;
   }
+}
+
+/** The tool name a named `execute` function gives (not `execute` itself: a method shorthand's name). */
+function inferToolName(execute: unknown): string {
+  const raw = typeof execute === "function" ? execute.name.replace(/^bound /, "") : "";
+  if (raw === "" || raw === "execute") {
+    throw new ConfigurationError(
+      "FunctionTool needs a name: pass `name`, or a named function as `execute` (e.g. `async function " +
+        "getWeather(args) { … }`), whose name becomes the tool's.",
+    );
+  }
+  return raw;
 }
 
 function isZodSchema(value: unknown): value is z.ZodType {

@@ -38,6 +38,8 @@ export function corsMiddlewareOptions(options: ServerCorsOptions): CorsMiddlewar
     methods: [...(options.allowMethods ?? DEFAULT_CORS_METHODS)],
     ...(options.allowHeaders ? { allowedHeaders: [...options.allowHeaders] } : {}),
     credentials: options.allowCredentials ?? false,
+    // The session list's next-page token (GET .../sessions?pageSize=N), readable by browser clients.
+    exposedHeaders: ["X-Next-Page-Token"],
     ...(options.maxAge !== undefined ? { maxAge: options.maxAge } : {}),
     optionsSuccessStatus: 204,
   };

@@ -54,6 +54,25 @@ export const createSessionWithIdSchema = z.object({ state: jsonObject.nullish() 
 /** PATCH /apps/{app}/users/{user}/sessions/{sid}. */
 export const patchSessionSchema = z.object({ stateDelta: jsonObject });
 
+/**
+ * POST .../sessions/{sid}/rewind: the invocation to undo (`invocationId`, as ADK's web server
+ * names it; `beforeInvocationId` / `rewindBeforeInvocationId` are accepted too).
+ */
+export const rewindSessionSchema = z
+  .object({
+    invocationId: nonEmpty.optional(),
+    beforeInvocationId: nonEmpty.optional(),
+    rewindBeforeInvocationId: nonEmpty.optional(),
+  })
+  .transform((b) => ({ invocationId: b.invocationId ?? b.beforeInvocationId ?? b.rewindBeforeInvocationId }))
+  .refine((b) => b.invocationId !== undefined, { message: "invocationId is required", path: ["invocationId"] });
+
+/** POST .../sessions/{sid}/fork: copy up to `eventId` (default: all) into `newSessionId` (default: generated). */
+export const forkSessionSchema = z.object({
+  eventId: nonEmpty.nullish(),
+  newSessionId: z.string().trim().min(1, "must be a non-empty string").nullish(),
+});
+
 /** POST .../artifacts (Python's save). */
 export const saveArtifactSchema = z.object({
   filename: nonEmpty,

@@ -3,25 +3,33 @@ import { Router, type Request } from "express";
 import {
   createEvent,
   eventFromJson,
+  forkSession,
   InvalidJsonError,
+  rewindSession,
   SessionNotFoundError,
   sessionToJson,
   sessionToJsonText,
   type Event,
   type GetSessionConfig,
 } from "@agentkit/core";
+import { validateSessionKeyPart } from "@agentkit/core/internal";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { checkRequestState, sanitizeImportedEvents } from "../http/client-state.js";
 import {
   createSessionSchema,
   createSessionWithIdSchema,
+  forkSessionSchema,
   parseBody,
   patchSessionSchema,
+  rewindSessionSchema,
 } from "../http/request-schemas.js";
 import { SessionRunQueue } from "../runs/session-run-queue.js";
 import type { RouteDeps } from "./route-deps.js";
 import { checkSessionKeyParams } from "../http/session-key-params.js";
 import { sendJsonText } from "../http/send-json-text.js";
+
+/** The response header of `GET .../sessions?pageSize=N` that carries the next page's token. */
+export const NEXT_PAGE_TOKEN_HEADER = "X-Next-Page-Token";
 
 /** Sessions created by evaluation runs; hidden from the list like ADK does. */
 export const EVAL_SESSION_PREFIX = "___eval___session___";
@@ -68,10 +76,47 @@ export function sessionRoutes(deps: RouteDeps): Router {
 
   router.get(base, async (req, res) => {
     const { app, user } = req.params;
-    const { sessions } = await sessionService.listSessions({ appName: app, userId: user });
+    // Always the bare array ADK's dev UI reads; paging only when asked, the next token in a header.
+    const { sessions, nextPageToken } = await sessionService.listSessions({
+      appName: app,
+      userId: user,
+      ...listPaging(req),
+    });
+    if (nextPageToken) res.setHeader(NEXT_PAGE_TOKEN_HEADER, nextPageToken);
     res.json(
       sessions.filter((s) => !s.id.startsWith(EVAL_SESSION_PREFIX)).map((s) => sessionToJson({ ...s, events: [] })),
     );
+  });
+
+  router.post(`${base}/:sid/rewind`, async (req, res) => {
+    const { app, user, sid } = req.params as SessionParams;
+    const { invocationId } = parseBody(rewindSessionSchema, req.body);
+    const services = { appName: app, sessionService, artifactService: deps.context.artifactService };
+    // A rewind writes the session like a run: it takes the session's turn.
+    const session = await deps.queue.run(SessionRunQueue.keyOf(app, user, sid), async () => {
+      await rewindSession(services, { userId: user, sessionId: sid, beforeInvocationId: invocationId! });
+      return sessionService.getSession({ appName: app, userId: user, sessionId: sid });
+    });
+    if (!session) throw new SessionNotFoundError({ appName: app, userId: user, sessionId: sid });
+    sendJsonText(res, sessionToJsonText(session));
+  });
+
+  router.post(`${base}/:sid/fork`, async (req, res) => {
+    const { app, user, sid } = req.params as SessionParams;
+    const body = parseBody(forkSessionSchema, req.body);
+    if (body.newSessionId) validateSessionKeyPart(body.newSessionId, "sessionId");
+    const services = { appName: app, sessionService, artifactService: deps.context.artifactService };
+    // The source's turn, so the copy never sees half of a run's events.
+    const fork = await deps.queue.run(SessionRunQueue.keyOf(app, user, sid), () =>
+      forkSession(services, {
+        userId: user,
+        sessionId: sid,
+        ...(body.eventId ? { eventId: body.eventId } : {}),
+        ...(body.newSessionId ? { newSessionId: body.newSessionId } : {}),
+      }),
+    );
+    const stored = await sessionService.getSession({ appName: app, userId: user, sessionId: fork.id });
+    sendJsonText(res, sessionToJsonText(stored ?? fork));
   });
 
   router.get(`${base}/:sid`, async (req, res) => {
@@ -126,6 +171,25 @@ function parseImportedEvents(raw: Record<string, unknown>[]): Event[] {
       throw error;
     }
   });
+}
+
+/** `pageSize` / `pageToken` (either casing) from the query string; absent means the whole list. */
+function listPaging(req: Request): { pageSize?: number; pageToken?: string } {
+  const q = req.query as Record<string, unknown>;
+  const size = q.pageSize ?? q.page_size;
+  const token = q.pageToken ?? q.page_token;
+  if (token !== undefined && typeof token !== "string") {
+    throw new HttpRequestError(400, "INVALID_REQUEST", "Invalid query parameter pageToken: expected one string");
+  }
+  const paging: { pageSize?: number; pageToken?: string } = {};
+  if (size !== undefined) {
+    const n = queryNumber(size, "pageSize", true);
+    if (n < 1)
+      throw new HttpRequestError(400, "INVALID_REQUEST", "Invalid query parameter pageSize: expected at least 1");
+    paging.pageSize = n;
+  }
+  if (token) paging.pageToken = token;
+  return paging;
 }
 
 /** `afterTimestamp` / `numRecentEvents` (either casing) from the query string. */

@@ -19,7 +19,15 @@ import {
   type ListSessionsResponse,
   type Session,
 } from "@agentkit/core";
-import { validateSessionKey, validateSessionKeyPart, mergeState, splitStateDelta } from "@agentkit/core/internal";
+import {
+  decodeSessionPageToken,
+  mergeState,
+  pageSessions,
+  sessionPageSize,
+  splitStateDelta,
+  validateSessionKey,
+  validateSessionKeyPart,
+} from "@agentkit/core/internal";
 import { ManagedHttpClient, ManagedSessionApiError, type Operation } from "./managed-http-client.js";
 import { rfc3339ToSeconds, secondsToRfc3339 } from "./rfc3339.js";
 import { fromSessionEvent, toSessionEvent, type SessionEventResource } from "./session-event-mapping.js";
@@ -297,7 +305,11 @@ export class ManagedSessionService extends BaseSessionService {
     });
   }
 
-  override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
+  override async listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {
+    const { appName, userId } = request;
+    // Checked before the first call: a bad page request fails without touching the API.
+    sessionPageSize(request);
+    decodeSessionPageToken(request.pageToken);
     return this.guard(async () => {
       if (userId !== undefined) validateSessionKeyPart(userId, "userId");
       const query = userId === undefined ? {} : { filter: `user_id="${userId.replace(/["\\]/g, "\\$&")}"` };
@@ -311,8 +323,22 @@ export class ManagedSessionService extends BaseSessionService {
       const reserved = (r: SessionResource) => r.displayName === STATE_AUTHOR || r.userId === APP_STATE_USER;
       const own = resources.filter((r) => !reserved(r) && (userId === undefined || r.userId === userId));
       if (own.length === 0) return { sessions: [] };
-      const [app, users] = await this.readShared(appName, [...new Set(own.map((r) => r.userId))]);
-      return { sessions: own.map((r) => this.toSession(r, appName, app, users.get(r.userId) ?? {}, [])) };
+      // The API's own paging cannot express this order and cursor, so the list is read whole
+      // (as before) and ordered and paged here; the shared state is read for one page only.
+      const page = pageSessions(
+        own.map((r) => {
+          const session = this.toSession(r, appName, {}, {}, []);
+          return { r, lastUpdateTime: session.lastUpdateTime, userId: session.userId, id: session.id };
+        }),
+        request,
+      );
+      const next = page.nextPageToken ? { nextPageToken: page.nextPageToken } : {};
+      if (page.sessions.length === 0) return { sessions: [], ...next };
+      const [app, users] = await this.readShared(appName, [...new Set(page.sessions.map((p) => p.userId))]);
+      return {
+        ...next,
+        sessions: page.sessions.map(({ r }) => this.toSession(r, appName, app, users.get(r.userId) ?? {}, [])),
+      };
     });
   }
 

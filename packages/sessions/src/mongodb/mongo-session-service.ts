@@ -19,7 +19,15 @@ import {
   type ListSessionsResponse,
   type Session,
 } from "@agentkit/core";
-import { validateSessionKey, validateSessionKeyPart, mergeState, splitStateDelta } from "@agentkit/core/internal";
+import {
+  decodeSessionPageToken,
+  mergeState,
+  sessionPageFromRows,
+  sessionPageSize,
+  splitStateDelta,
+  validateSessionKey,
+  validateSessionKeyPart,
+} from "@agentkit/core/internal";
 import type { Collection, Db, Document, Filter, ObjectId } from "mongodb";
 import {
   APP_STATE_COLLECTION,
@@ -211,18 +219,36 @@ export class MongoSessionService extends BaseSessionService {
     });
   }
 
-  override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
+  override async listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {
+    const { appName, userId } = request;
     validateSessionKeyPart(appName, "appName");
     if (userId !== undefined) validateSessionKeyPart(userId, "userId");
+    const size = sessionPageSize(request);
+    const cursor = decodeSessionPageToken(request.pageToken);
     return this.guard("listSessions", async () => {
       const c = await this.collections();
-      const docs = await c.sessions
-        .find(userId === undefined ? { appName } : { appName, userId })
-        .sort({ createTime: 1 })
-        .toArray();
-      if (docs.length === 0) return { sessions: [] };
+      const filter: Filter<SessionDoc> = userId === undefined ? { appName } : { appName, userId };
+      if (cursor) {
+        // After the cursor in list order: older, or as old and later by (userId, id).
+        const t = cursor.lastUpdateTime;
+        filter.$or = [
+          { updateTime: { $lt: t } },
+          { updateTime: t, userId: { $gt: cursor.userId } },
+          { updateTime: t, userId: cursor.userId, id: { $gt: cursor.sessionId } },
+        ];
+      }
+      let find = c.sessions.find(filter).sort({ updateTime: -1, userId: 1, id: 1 });
+      if (size !== undefined) find = find.limit(size + 1);
+      const page = sessionPageFromRows(
+        (await find.toArray()).map((doc) => ({ doc, lastUpdateTime: doc.updateTime, userId: doc.userId, id: doc.id })),
+        size,
+      );
+      const docs = page.sessions.map((row) => row.doc);
+      const next = page.nextPageToken ? { nextPageToken: page.nextPageToken } : {};
+      if (docs.length === 0) return { sessions: [], ...next };
       const [app, users] = await this.readSharedState(c, appName, [...new Set(docs.map((d) => d.userId))]);
       return {
+        ...next,
         sessions: docs.map((doc) => ({
           id: doc.id,
           appName: doc.appName,

@@ -6,6 +6,7 @@ import {
   type GetSessionConfig,
   type Session,
 } from "@agentkit/core";
+import type { SessionListCursor } from "@agentkit/core/internal";
 import { EVENT_FORMAT_VERSION, TABLES } from "./schema.js";
 import { parseState, rowToEvent, rowToSession } from "./session-rows.js";
 import { sql, type SqlDialect, type SqlPlan, type SqlRow } from "./sql-plan.js";
@@ -191,19 +192,36 @@ export function* historyTailPlan(
   };
 }
 
-export function* listSessionsPlan(appName: string, userId: string | undefined): SqlPlan<Session[]> {
-  const { rows } =
-    userId === undefined
-      ? yield sql(
-          `SELECT ${SESSION_COLUMNS} FROM ${SESSION_FROM} WHERE s.app_name = ? ORDER BY s.create_time, s.id`,
-          appName,
-        )
-      : yield sql(
-          `SELECT ${SESSION_COLUMNS} FROM ${SESSION_FROM} WHERE s.app_name = ? AND s.user_id = ? ORDER BY ` +
-            `s.create_time, s.id`,
-          appName,
-          userId,
-        );
+/**
+ * Sessions in list order (most recently updated first, then user id, then id), those after
+ * `cursor` only, at most `limit` rows (a page plus one, to know whether another follows).
+ */
+export function* listSessionsPlan(
+  appName: string,
+  userId: string | undefined,
+  cursor: SessionListCursor | undefined,
+  limit: number | undefined,
+): SqlPlan<Session[]> {
+  const where = ["s.app_name = ?"];
+  const params: (string | number)[] = [appName];
+  if (userId !== undefined) {
+    where.push("s.user_id = ?");
+    params.push(userId);
+  }
+  if (cursor) {
+    where.push(
+      "(s.last_update_time < ? OR (s.last_update_time = ? AND (s.user_id > ? OR (s.user_id = ? AND s.id > ?))))",
+    );
+    const { lastUpdateTime: t, userId: u, sessionId: id } = cursor;
+    params.push(t, t, u, u, id);
+  }
+  // The cursor compares with the collation ORDER BY uses, so pages never skip or repeat a row.
+  let text = `SELECT ${SESSION_COLUMNS} FROM ${SESSION_FROM} WHERE ${where.join(" AND ")} ORDER BY s.last_update_time DESC, s.user_id, s.id`;
+  if (limit !== undefined) {
+    text += " LIMIT ?";
+    params.push(limit);
+  }
+  const { rows } = yield sql(text, ...params);
   return rows.map((row) => rowToSession(row, []));
 }
 

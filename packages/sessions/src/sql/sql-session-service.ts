@@ -15,7 +15,15 @@ import {
   type ListSessionsResponse,
   type Session,
 } from "@agentkit/core";
-import { SessionQueueKey, splitStateDelta, validateSessionKey, validateSessionKeyPart } from "@agentkit/core/internal";
+import {
+  decodeSessionPageToken,
+  SessionQueueKey,
+  sessionPageFromRows,
+  sessionPageSize,
+  splitStateDelta,
+  validateSessionKey,
+  validateSessionKeyPart,
+} from "@agentkit/core/internal";
 import { SessionEventsCache } from "./session-events-cache.js";
 import { migratePlan, type MigrationResult } from "./schema.js";
 import {
@@ -102,10 +110,14 @@ export abstract class SqlSessionService extends BaseSessionService {
     return { ...tail.session, events: events.slice() };
   }
 
-  override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
+  override async listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {
+    const { appName, userId } = request;
     validateSessionKeyPart(appName, "appName");
     if (userId !== undefined) validateSessionKeyPart(userId, "userId");
-    return { sessions: await this.execute(listSessionsPlan(appName, userId), "read") };
+    const size = sessionPageSize(request);
+    const cursor = decodeSessionPageToken(request.pageToken);
+    const limit = size === undefined ? undefined : size + 1;
+    return sessionPageFromRows(await this.execute(listSessionsPlan(appName, userId, cursor, limit), "read"), size);
   }
 
   override async deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {

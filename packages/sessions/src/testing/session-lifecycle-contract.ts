@@ -303,6 +303,74 @@ export function defineSessionLifecycleContract(
     });
   });
 
+  describe("listSessions order and paging", () => {
+    const list = (request: { userId?: string; pageSize?: number; pageToken?: string } = { userId: "u1" }) =>
+      ctx.service.listSessions({ appName: ctx.appName, ...request });
+    const ids = (sessions: { userId: string; id: string }[]) => sessions.map((s) => `${s.userId}/${s.id}`);
+
+    it("lists the most recently updated session first", async () => {
+      const s1 = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1" });
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s2" });
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s3" });
+      expect(ids((await list()).sessions)).toEqual(["u1/s3", "u1/s2", "u1/s1"]);
+      await ctx.service.appendEvent({ session: s1, event: createEvent({ author: "user" }) });
+      const { sessions, nextPageToken } = await list();
+      expect(ids(sessions)).toEqual(["u1/s1", "u1/s3", "u1/s2"]);
+      expect(nextPageToken).toBeUndefined();
+    });
+
+    it("pages with pageSize and pageToken: every session once, in list order, no token after the last", async () => {
+      for (const [userId, sessionId] of [
+        ["u1", "a"],
+        ["u2", "b"],
+        ["u1", "c"],
+        ["u2", "d"],
+        ["u1", "e"],
+      ] as const) {
+        await ctx.service.createSession({ appName: ctx.appName, userId, sessionId, state: { n: sessionId } });
+      }
+      const whole = await list({});
+      expect(ids(whole.sessions)).toEqual(["u1/e", "u2/d", "u1/c", "u2/b", "u1/a"]);
+      const pages: string[][] = [];
+      let token: string | undefined;
+      do {
+        const page = await list({ pageSize: 2, ...(token ? { pageToken: token } : {}) });
+        pages.push(ids(page.sessions));
+        for (const s of page.sessions) expect(s.events).toEqual([]);
+        token = page.nextPageToken;
+      } while (token);
+      expect(pages).toEqual([["u1/e", "u2/d"], ["u1/c", "u2/b"], ["u1/a"]]);
+      const first = await list({ userId: "u1", pageSize: 2 });
+      expect(ids(first.sessions)).toEqual(["u1/e", "u1/c"]);
+      expect(first.sessions[0]!.state).toEqual({ n: "e" });
+      const rest = await list({ userId: "u1", pageSize: 2, pageToken: first.nextPageToken! });
+      expect(ids(rest.sessions)).toEqual(["u1/a"]);
+      expect(rest.nextPageToken).toBeUndefined();
+      // An exact fit: no token, since no page follows.
+      expect((await list({ userId: "u2", pageSize: 2 })).nextPageToken).toBeUndefined();
+    });
+
+    it("continues after a session deleted between pages", async () => {
+      for (const id of ["a", "b", "c"])
+        await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: id });
+      const first = await list({ userId: "u1", pageSize: 1 });
+      expect(ids(first.sessions)).toEqual(["u1/c"]);
+      await ctx.service.deleteSession(key("c"));
+      const next = await list({ userId: "u1", pageSize: 5, pageToken: first.nextPageToken! });
+      expect(ids(next.sessions)).toEqual(["u1/b", "u1/a"]);
+    });
+
+    it("refuses a pageSize that is not a positive integer and a pageToken it did not make", async () => {
+      await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1" });
+      for (const pageSize of [0, -1, 1.5, Number.NaN]) {
+        await expect(list({ userId: "u1", pageSize })).rejects.toMatchObject({ code: "INVALID_SESSION_REQUEST" });
+      }
+      for (const pageToken of ["not-a-token", Buffer.from('{"a":1}').toString("base64url")]) {
+        await expect(list({ userId: "u1", pageToken })).rejects.toMatchObject({ code: "INVALID_SESSION_REQUEST" });
+      }
+    });
+  });
+
   describe("deleteSession", () => {
     it("removes the session and its events and leaves the others", async () => {
       const s1 = await ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: "s1" });

@@ -2,6 +2,7 @@ import type { BaseSessionService } from "@agentkit/core";
 import { checkContractTestApi, useContractSubject } from "@agentkit/core/testing";
 import type { ContractFactory, ContractTestApi } from "./contract-harness.js";
 import { defineSessionAppendContract, type SessionContractOptions } from "./session-append-contract.js";
+import { defineSessionHistoryContract } from "./session-history-contract.js";
 import { defineSessionLifecycleContract } from "./session-lifecycle-contract.js";
 
 /**
@@ -22,5 +23,6 @@ export function runSessionServiceContract(
     const ctx = useContractSubject(factory, test);
     defineSessionLifecycleContract(ctx, test);
     defineSessionAppendContract(ctx, test, options);
+    defineSessionHistoryContract(ctx, test);
   });
 }
