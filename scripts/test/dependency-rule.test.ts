@@ -120,6 +120,34 @@ describe("dependency rule", () => {
     );
   });
 
+  it("lets the server test against real backends (devDependencies) but never import them from src/", () => {
+    const server = (deps: Record<string, unknown>, source = "export const x = 1;\n") =>
+      tree({
+        "packages/core/package.json": corePkg,
+        "packages/server/package.json": {
+          name: "@agentkit/server",
+          sideEffects: false,
+          dependencies: { "@agentkit/core": "workspace:*" },
+          ...deps,
+        },
+        "packages/server/src/index.ts": source,
+      });
+    expect(checkDependencyRule(server({ devDependencies: { "@agentkit/sessions": "workspace:*" } }))).toEqual([]);
+    expect(
+      checkDependencyRule(
+        server(
+          { devDependencies: { "@agentkit/sessions": "workspace:*" } },
+          'import { X } from "@agentkit/sessions/sqlite";\nexport { X };\n',
+        ),
+      ),
+    ).toEqual([expect.stringContaining("@agentkit/server must not import @agentkit/sessions")]);
+    expect(
+      checkDependencyRule(
+        server({ dependencies: { "@agentkit/core": "workspace:*", "@agentkit/artifacts": "workspace:*" } }),
+      ),
+    ).toEqual([expect.stringContaining("must not depend on @agentkit/artifacts")]);
+  });
+
   it("lets composition roots (apps) use any backend", () => {
     const root = tree({
       "packages/core/package.json": corePkg,

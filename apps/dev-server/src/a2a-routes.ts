@@ -1,6 +1,15 @@
 import type { Runner } from "@agentkit/core";
-import type { ServerContext } from "@agentkit/server";
-import { Router, type RequestHandler } from "express";
+import { principalOf, type ServerContext } from "@agentkit/server";
+import { Router, type Request, type RequestHandler } from "express";
+
+export interface A2aRoutesOptions {
+  /**
+   * The server authenticates: each A2A caller is its principal, so its runs use the
+   * principal's user id (its sessions, not another caller's) and the SDK's task store keeps
+   * each caller's tasks apart (a task id of another user is not found).
+   */
+  authenticated?: boolean;
+}
 
 /**
  * `--a2a`: every app of the server also speaks A2A under `/a2a/{app}` (agent card at
@@ -8,7 +17,7 @@ import { Router, type RequestHandler } from "express";
  * so a hot-reloaded app (a new runner) gets a fresh card and executor; an unknown app is the
  * server's usual JSON 404.
  */
-export function createA2aRoutes(context: ServerContext): Router {
+export function createA2aRoutes(context: ServerContext, options: A2aRoutesOptions = {}): Router {
   const handlers = new WeakMap<Runner, RequestHandler>();
   const router = Router();
   router.use("/a2a/:app", async (req, res, next) => {
@@ -18,7 +27,9 @@ export function createA2aRoutes(context: ServerContext): Router {
       if (!handler) {
         // Imported on first use: the A2A SDK is only needed once a client calls.
         const { createA2aRouter } = await import("@agentkit/a2a");
-        handler = handlers.get(runner) ?? createA2aRouter({ runner });
+        handler =
+          handlers.get(runner) ??
+          createA2aRouter({ runner, ...(options.authenticated ? { userBuilder: principalUser } : {}) });
         handlers.set(runner, handler);
       }
       await handler(req, res, next);
@@ -27,4 +38,10 @@ export function createA2aRoutes(context: ServerContext): Router {
     }
   });
   return router;
+}
+
+/** The A2A SDK's user for a request: the authenticated principal (the auth middleware ran first). */
+async function principalUser(req: Request): Promise<{ readonly isAuthenticated: boolean; readonly userName: string }> {
+  const principal = req.res ? principalOf(req.res) : undefined;
+  return principal ? { isAuthenticated: true, userName: principal.userId } : { isAuthenticated: false, userName: "" };
 }

@@ -1,5 +1,5 @@
 import { createBuiltInTools } from "@agentkit/tools";
-import type { BuiltInTool } from "@agentkit/server";
+import type { BuilderPolicy, BuiltInTool } from "@agentkit/server";
 
 /**
  * The tools YAML agent configs may name bare in the dev server: @agentkit/tools' built-ins
@@ -7,8 +7,9 @@ import type { BuiltInTool } from "@agentkit/server";
  * toolsets of @agentkit/tools' subpaths under ADK's class names (`OpenAPIToolset`,
  * `ApplicationIntegrationToolset`, `ComputerUseToolset`, `VertexAiRagRetrieval`). Each of
  * those is imported only when a config names it, to keep start-up short (and playwright-core,
- * the MCP SDK and google-auth-library optional). Relative paths in their args (`spec_path`,
- * `sa_key_file`, `user_data_dir`) resolve against the folder of the YAML file naming them.
+ * the MCP SDK and google-auth-library optional), and `SkillToolset` (skill folders). Relative
+ * paths in their args (`spec_path`, `sa_key_file`, `user_data_dir`, `skills_dir`, `skills`)
+ * resolve against the folder of the YAML file naming them.
  */
 export function devServerBuiltInTools(): Record<string, BuiltInTool> {
   const mcpToolset: BuiltInTool = async (args) => (await import("@agentkit/mcp")).mcpToolsetFromConfig(args);
@@ -18,6 +19,8 @@ export function devServerBuiltInTools(): Record<string, BuiltInTool> {
     (await import("@agentkit/tools/openapi")).applicationIntegrationToolsetFromConfig(args, { baseDir });
   const computerUseToolset: BuiltInTool = async (args, { baseDir }) =>
     (await import("@agentkit/tools/computer-use")).computerUseToolsetFromConfig(args, { baseDir });
+  const skillToolset: BuiltInTool = async (args, { baseDir }) =>
+    (await import("@agentkit/tools/skills")).skillToolsetFromConfig(args, { baseDir });
   const vertexAiRagRetrieval: BuiltInTool = async (args) =>
     (await import("@agentkit/tools/retrieval")).vertexAiRagRetrievalFromConfig(args);
   return {
@@ -29,5 +32,16 @@ export function devServerBuiltInTools(): Record<string, BuiltInTool> {
     ApplicationIntegrationToolset: applicationIntegrationToolset,
     ComputerUseToolset: computerUseToolset,
     VertexAiRagRetrieval: vertexAiRagRetrieval,
+    SkillToolset: skillToolset,
   };
+}
+
+/**
+ * What configs written through the dev UI's agent builder may name in the dev server: the
+ * executor that runs code on Gemini's side, and @agentkit/tools' built-in tools. Not the local
+ * code executors (child processes here), MCP (it may start a command), the computer-use
+ * toolset (a browser here) or the OpenAPI toolsets (they need args, which the builder refuses).
+ */
+export function devServerBuilderPolicy(): BuilderPolicy {
+  return { codeExecutors: ["BuiltInCodeExecutor"], tools: Object.keys(createBuiltInTools()) };
 }

@@ -26,6 +26,37 @@ Flags (web, api-server):
                                  /a2a/{app}/.well-known/agent-card.json; env AGENTKIT_A2A=1)
   --dev-ui-dir <dir>             web: serve this built dev UI instead of agentkit's (for ADK's own:
                                  node_modules/@google/adk-devtools/dist/browser; env AGENTKIT_DEV_UI_DIR)
+  --allowed-hosts <h1,h2>        Host header names accepted besides the bound address: the names clients
+                                 use to reach the server (repeatable; env AGENTKIT_ALLOWED_HOSTS)
+Authentication (web, api-server; a non-loopback --host refuses to start without it):
+  --auth none|api-key|jwt        who may call the server (default none; env AGENTKIT_AUTH); clients send
+                                 Authorization: Bearer <key or JWT>; a principal may only touch its own
+                                 user's sessions and runs unless it has the "admin" scope
+  --api-keys-file <file>         api-key: one "<key> <userId> [scope…]" per line, # comments (env
+                                 AGENTKIT_API_KEYS_FILE; or the entries in AGENTKIT_API_KEYS, ";" between them)
+  --jwt-jwks-url <url>           jwt: the issuer's JWKS (https; env AGENTKIT_JWT_JWKS_URL), or
+  --jwt-public-key-file <pem>    jwt: one PEM public key (env AGENTKIT_JWT_PUBLIC_KEY_FILE)
+  --jwt-issuer <iss>             jwt: accepted iss, required (env AGENTKIT_JWT_ISSUER)
+  --jwt-audience <aud>           jwt: accepted aud, required (env AGENTKIT_JWT_AUDIENCE)
+  --jwt-user-claim <claim>       jwt: the claim holding the user id (default sub; env AGENTKIT_JWT_USER_CLAIM)
+  --insecure-no-auth             listen on a non-loopback host without authentication anyway
+                                 (env AGENTKIT_INSECURE_NO_AUTH=1)
+Limit flags (web, api-server; sizes in bytes or like 20mb; 0 turns a count or timeout off;
+env AGENTKIT_<FLAG>, e.g. AGENTKIT_BODY_LIMIT; docs/security.md#client-input-and-resource-limits):
+  --body-limit <size>                  largest JSON body (default 20mb; larger is 413)
+  --body-bytes-in-flight <size>        large bodies read at once, all requests (default 64mb; past it 413 + Retry-After)
+  --max-json-depth <n>                 deepest JSON nesting of a body (default 64)
+  --headers-timeout-ms <ms>            time to send the request headers (default 20000)
+  --body-timeout-ms <ms>               time to send a body once the headers are in (default 60000; then 408)
+  --request-timeout-ms <ms>            time to send a whole request (default 90000)
+  --keep-alive-timeout-ms <ms>         idle time of a kept-alive connection between requests (default 5000)
+  --max-connections-per-client <n>     open connections per client address (default 128; raise or 0 behind a proxy)
+  --live-max-sockets <n>               /run_live sockets in total (default 100; past it 503)
+  --live-max-sockets-per-client <n>    /run_live sockets per client address (default 16; past it 429)
+  --live-max-sockets-per-user <n>      /run_live sockets per app user (default 8; past it 429)
+  --live-max-frame-bytes <size>        largest /run_live client frame (default 4mb; larger closes with 1009)
+  --live-max-queued-frames <n>         frames a live socket holds for its run (default 64; past it closes with 1008)
+  --live-max-queued-bytes <size>       bytes of such frames (default 8mb)
 Service flags (web, api-server, run):
   --session-service-uri <uri>    memory:// | sqlite:///abs/file.db | postgres://… | mongodb://… | agentengine://…
                                  (default: sqlite under <agents_dir>/.agentkit/; run: memory://; env AGENTKIT_SESSION_SERVICE_URI)

@@ -40,6 +40,10 @@ export async function main(
       }
       case "web":
       case "api-server": {
+        // Keys given in the environment are read once: agents' subprocesses (code executors,
+        // MCP servers) must not inherit them.
+        if (cli.options.auth?.mode === "api-key" && cli.options.auth.keysText !== undefined)
+          delete io.env.AGENTKIT_API_KEYS;
         const { startDevServer } = await import("./start-dev-server.js");
         const modulesLoaded = performance.now();
         const server = await startDevServer({

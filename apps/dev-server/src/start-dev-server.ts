@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { devUiDir } from "@agentkit/dev-ui";
 import { createModelRegistry } from "@agentkit/models";
 import {
@@ -10,14 +10,17 @@ import {
   createFileEvalStore,
   createGraphRouter,
   createTraceRecorder,
+  isLoopbackHost,
+  type AgentServer,
 } from "@agentkit/server";
 import { createA2aRoutes } from "./a2a-routes.js";
 import { CliUsageError } from "./cli-usage-error.js";
 import { createServices } from "./create-services.js";
 import { devServerBuiltInCodeExecutors } from "./dev-server-code-executors.js";
-import { devServerBuiltInTools } from "./dev-server-tools.js";
+import { devServerBuilderPolicy, devServerBuiltInTools } from "./dev-server-tools.js";
 import { createLogger } from "./create-logger.js";
 import type { ServeOptions } from "./parse-cli-args.js";
+import { devServerAuth } from "./server-auth.js";
 
 export interface StartDevServerOptions extends ServeOptions {
   mode: "web" | "api";
@@ -26,6 +29,8 @@ export interface StartDevServerOptions extends ServeOptions {
 }
 
 export interface RunningDevServer {
+  /** The server's Express app (its router stack is what the route-table tests enumerate). */
+  app: AgentServer["app"];
   url: string;
   port: number;
   apps: string[];
@@ -34,11 +39,14 @@ export interface RunningDevServer {
 
 /**
  * The composition root: the only place that knows concrete backends. Loads the agents
- * directory, opens the services named by URIs, builds the server with tracing, graphs and
- * evals, listens, and prints the URL and the apps.
+ * directory, opens the services named by URIs, builds the server with graphs (and, for
+ * `agentkit web`, the dev tooling: traces and evals behind the server's dev tooling gate),
+ * listens, and prints the URL and the apps.
  */
 export async function startDevServer(options: StartDevServerOptions): Promise<RunningDevServer> {
   const started = performance.now();
+  // First: a server that would be open to the network, or bad keys, fail before anything starts.
+  const auth = devServerAuth(options, options.mode === "web" ? "web" : "api-server");
   const agentsDir = resolve(options.agentsDir);
   const devUi = options.mode === "web" ? devUiOption(options.devUiDir) : {};
   const modelRegistry = createModelRegistry();
@@ -48,53 +56,69 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
     modelRegistry,
     builtInTools: devServerBuiltInTools(),
     builtInCodeExecutors: devServerBuiltInCodeExecutors(),
+    builderPolicy: devServerBuilderPolicy(),
   });
   const services = await createServices(options, { agentsDir });
-  const traces = createTraceRecorder();
-  const evalStore = createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });
+  // Traces and evals are dev tooling: `agentkit api-server` neither records nor serves them.
+  const web = options.mode === "web";
+  const traces = web ? createTraceRecorder() : undefined;
   try {
     const server = createAgentServer({
       loader,
       sessionService: services.sessionService,
       artifactService: services.artifactService,
       memoryService: services.memoryService,
+      credentialService: services.credentialService,
       modelRegistry,
-      plugins: [traces.plugin],
+      plugins: traces ? [traces.plugin] : [],
       mode: options.mode,
-      // The developer at the dev UI needs to see why a run failed (ADK's dev servers send the message too).
-      exposeErrorMessages: options.mode === "web",
+      // The developer at the dev UI needs to see why a run failed (ADK's dev servers send the message too);
+      // a server shared over a network or with authentication keeps internals to its log.
+      exposeErrorMessages: options.mode === "web" && !auth.options && isLoopbackHost(options.host),
       ...devUi,
       host: options.host,
-      logger: createLogger(options.logLevel),
+      ...(options.allowedHosts?.length ? { allowedHosts: options.allowedHosts } : {}),
+      ...(auth.options ? { auth: auth.options } : {}),
+      logger: createLogger(options.logLevel, undefined, dirname(agentsDir)),
       ...(options.allowOrigins.length > 0 ? { cors: { allowOrigins: options.allowOrigins } } : {}),
+      ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
     });
-    server.mount(createDebugRouter({ traces }));
     server.mount(createGraphRouter(server.context));
-    server.mount(createEvalRouter({ ...server.context, evalStore }));
-    if (options.a2a) server.mount(createA2aRoutes(server.context));
+    if (traces) {
+      server.mountDevTools(createDebugRouter({ traces }));
+      const evalStore = createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });
+      server.mountDevTools(createEvalRouter({ ...server.context, evalStore }));
+    }
+    if (options.a2a) server.mount(createA2aRoutes(server.context, { authenticated: auth.options !== undefined }));
     const { url, port } = await server.listen({ host: options.host, port: options.port });
     const apps = await loader.listApps();
     const log = options.log ?? process.stdout;
     const ms = Math.round(performance.now() - started);
     log.write(
-      `agentkit ${options.mode === "web" ? "web" : "api-server"} on ${url}${options.mode === "web" ? ` (dev UI: ${url}/dev-ui/)` : ""} in ${ms} ms\n` +
-        `  agents: ${agentsDir} (${apps.length ? apps.join(", ") : "no apps found"})${options.reload ? ", reload on" : ""}\n` +
+      `agentkit ${options.mode === "web" ? "web" : "api-server"} ` +
+        `on ${url}${options.mode === "web" ? ` (dev UI: ${url}/dev-ui/)` : ""} in ${ms} ms\n` +
+        `  agents: ${agentsDir} ` +
+        `(${apps.length ? apps.join(", ") : "no apps found"})${options.reload ? ", reload on" : ""}\n` +
         (options.a2a ? `  a2a: ${url}/a2a/{app} (agent cards at ${url}/a2a/{app}/.well-known/agent-card.json)\n` : "") +
-        `  sessions: ${services.describe.sessions}\n  artifacts: ${services.describe.artifacts}\n  memory: ${services.describe.memory}\n`,
+        (auth.banner ? `  ${auth.banner}\n` : "") +
+        `  sessions: ${services.describe.sessions}\n  artifacts: ${services.describe.artifacts}\n  ` +
+        `memory: ${services.describe.memory}\n  credentials: ${services.describe.credentials}\n`,
     );
     return {
+      app: server.app,
       url,
       port,
       apps,
       async close() {
         await server.close();
-        await traces.shutdown();
+        await traces?.shutdown();
         await loader.close();
         await services.close();
       },
     };
   } catch (error) {
-    await traces.shutdown();
+    await traces?.shutdown();
     await loader.close();
     await services.close();
     throw error;
@@ -111,7 +135,8 @@ function devUiOption(dir: string | undefined): { devUi?: { dir: string } } {
     const absolute = resolve(dir);
     if (!existsSync(join(absolute, "index.html")))
       throw new CliUsageError(
-        `--dev-ui-dir: no index.html in ${absolute} (point it at a built dev UI, e.g. node_modules/@google/adk-devtools/dist/browser).`,
+        `--dev-ui-dir: no index.html in ${absolute} (point it at a built dev UI, e.g. ` +
+          `node_modules/@google/adk-devtools/dist/browser).`,
       );
     return { devUi: { dir: absolute } };
   }

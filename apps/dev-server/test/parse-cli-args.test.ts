@@ -83,6 +83,49 @@ describe("parseCliArgs", () => {
     expect(flag.command === "web" && flag.options.port).toBe(1234);
   });
 
+  it("reads the limit flags (sizes, counts, milliseconds) and their AGENTKIT_* variables; run has none", () => {
+    const cli = parseCliArgs(
+      [
+        "api-server",
+        "--body-limit",
+        "8mb",
+        "--body-bytes-in-flight",
+        "33554432",
+        "--max-json-depth",
+        "32",
+        "--headers-timeout-ms",
+        "5000",
+        "--body-timeout-ms",
+        "0",
+        "--max-connections-per-client",
+        "0",
+        "--live-max-sockets",
+        "10",
+        "--live-max-frame-bytes",
+        "64kb",
+      ],
+      { AGENTKIT_KEEP_ALIVE_TIMEOUT_MS: "2000", AGENTKIT_LIVE_MAX_QUEUED_FRAMES: "16", AGENTKIT_MAX_JSON_DEPTH: "99" },
+    );
+    expect(cli.command === "api-server" && [cli.options.bodyLimit, cli.options.limits]).toEqual([
+      8 * 1024 * 1024,
+      {
+        maxBodyBytesInFlight: 33554432,
+        maxJsonDepth: 32,
+        headersTimeoutMs: 5000,
+        bodyTimeoutMs: 0,
+        keepAliveTimeoutMs: 2000,
+        maxConnectionsPerClient: 0,
+        live: { maxSockets: 10, maxFrameBytes: 65536, maxQueuedFrames: 16 },
+      },
+    ]);
+    expect(() => parseCliArgs(["web", "--headers-timeout-ms", "soon"], {})).toThrow(
+      /--headers-timeout-ms must be a non-negative integer, got "soon"/,
+    );
+    expect(() => parseCliArgs(["web", "--body-limit", "lots"], {})).toThrow(/--body-limit must be a positive number/);
+    expect(() => parseCliArgs(["web"], { AGENTKIT_LIVE_MAX_SOCKETS: "-1" })).toThrow(CliUsageError);
+    expect(() => parseCliArgs(["run", "agent", "--body-limit", "1mb"], {})).toThrow(CliUsageError);
+  });
+
   it("--dev-ui-dir (or AGENTKIT_DEV_UI_DIR) picks another dev UI for web only", () => {
     const cli = parseCliArgs(["web", "agents", "--dev-ui-dir", "/ui"]);
     expect(cli.command === "web" && cli.options.devUiDir).toBe("/ui");

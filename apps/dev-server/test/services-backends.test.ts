@@ -148,7 +148,8 @@ describe("createServices with s3://bucket/prefix", () => {
   });
 
   it("builds an S3ArtifactService from the environment's endpoint and credentials and round-trips an artifact", async () => {
-    // No AWS_REQUEST_CHECKSUM_CALCULATION here: fromUri must choose WHEN_REQUIRED for a custom endpoint itself (toolchain.md 4c).
+    // No AWS_REQUEST_CHECKSUM_CALCULATION here: fromUri must choose
+    // WHEN_REQUIRED for a custom endpoint itself (toolchain.md 4c).
     restoreEnv = withEnv({
       AWS_ENDPOINT_URL_S3: endpoint,
       AWS_ACCESS_KEY_ID: "S3RVER",

@@ -82,6 +82,11 @@ describe("FileArtifactService", () => {
       { filename: "ok.txt", userId: "" },
       { filename: "ok.txt", sessionId: "../../s" },
       { filename: "ok.txt", sessionId: "s\0" },
+      { filename: "." },
+      { filename: "./x" },
+      { filename: "a/./b" },
+      { filename: "ok.txt", appName: "." },
+      { filename: "ok.txt", userId: "a/./b" },
     ];
     for (const request of rejected) {
       const full = { ...scope, ...request };
@@ -95,13 +100,13 @@ describe("FileArtifactService", () => {
       InvalidArtifactNameError,
     );
     // Dots, slashes and percent signs that are not escapes are encoded, and land under rootDir.
-    const odd = { appName: ".", userId: "a/./b", sessionId: "." };
-    for (const filename of [".", "./x", "...", "%2e%2e", "a/./b"]) {
+    const odd = { appName: "...", userId: "a/.../b", sessionId: ".x" };
+    for (const filename of ["...", "%2e%2e", "a/.../b", ".hidden", "..x"]) {
       expect(await service.saveArtifact({ ...odd, filename, artifact: { text: filename } })).toBe(0);
       expect(await service.loadArtifact({ ...odd, filename })).toEqual({ text: filename });
     }
     expect(await readdir(outer)).toEqual(["root"]);
-    expect(await readdir(rootDir)).toEqual(["%2E"]);
+    expect(await readdir(rootDir)).toEqual(["%2E.."]);
     expect((await walk(rootDir)).every((p) => !p.split(sep).some((s) => s === "." || s === ".."))).toBe(true);
   });
 
@@ -169,7 +174,9 @@ describe("FileArtifactService", () => {
       const kill = () => {
         watcher?.close();
         child.kill("SIGKILL");
-        resolve(done);
+        // A copy: numbers still in the pipe (written before the kill) arrive after it, and the
+        // save they report is then one more whole version, not one the test saw finish.
+        resolve([...done]);
       };
       child.stdout.on("data", (chunk: Buffer) => {
         done.push(...chunk.toString().trim().split("\n").map(Number));
@@ -242,25 +249,44 @@ describe("FileArtifactService", () => {
     expect(await service.listArtifactKeys(scope)).toEqual([]);
   });
 
-  it("maps a root that is not a directory to ARTIFACT_STORE_FAILED, never a crash", async () => {
+  it("maps a root that is not a directory to ARTIFACT_STORE_FAILED, never a crash, with paths relative to the root", async () => {
     await writeFile(join(outer, "a-file"), "not a directory");
     const broken = new FileArtifactService({ rootDir: join(outer, "a-file") });
-    await expect(broken.saveArtifact({ ...scope, filename: "a.txt", artifact: { text: "x" } })).rejects.toMatchObject({
+    const failed = broken.saveArtifact({ ...scope, filename: "a.txt", artifact: { text: "x" } });
+    await expect(failed).rejects.toMatchObject({
       name: "ArtifactStoreError",
       code: "ARTIFACT_STORE_FAILED",
       backend: "file",
-      message: expect.stringMatching(/ENOTDIR|EEXIST/),
+      message: expect.stringMatching(/(ENOTDIR|EEXIST).*'<rootDir>\/app\/u1\/s1\/a\.txt/),
     });
+    await expect(failed).rejects.not.toThrow(outer);
     expect(await broken.listArtifactKeys(scope)).toEqual([]);
   });
 
-  it("maps a name longer than the file system allows to ARTIFACT_STORE_LIMIT", async () => {
-    const filename = `${"n".repeat(300)}.txt`;
-    await expect(service.saveArtifact({ ...scope, filename, artifact: { text: "x" } })).rejects.toMatchObject({
-      code: "ARTIFACT_STORE_LIMIT",
-    });
-    await expect(service.loadArtifact({ ...scope, filename })).rejects.toMatchObject({ code: "ARTIFACT_STORE_LIMIT" });
-    expect(await service.saveArtifact({ ...scope, filename: "n".repeat(200), artifact: { text: "fits" } })).toBe(0);
+  it("refuses a name longer than a directory name once encoded with INVALID_ARTIFACT_NAME, before any I/O", async () => {
+    // Within core's 255 bytes, but 28 CJK characters are 252 bytes of `%XX`; 29 are 261.
+    for (const request of [
+      { filename: "東".repeat(29) },
+      { filename: `user:${"東".repeat(29)}` },
+      { filename: "!".repeat(86) },
+      { filename: "ok", sessionId: "!".repeat(86) },
+      { filename: "ok", userId: "東".repeat(29) },
+    ]) {
+      const full = { ...scope, ...request };
+      const refused = service.saveArtifact({ ...full, artifact: { text: "x" } });
+      await expect(refused).rejects.toBeInstanceOf(InvalidArtifactNameError);
+      await expect(refused).rejects.toThrow(/bytes once encoded for the file store, which allows 255/);
+      await expect(service.loadArtifact(full)).rejects.toMatchObject({ code: "INVALID_ARTIFACT_NAME" });
+      await expect(service.listVersions(full)).rejects.toMatchObject({ code: "INVALID_ARTIFACT_NAME" });
+      await expect(service.deleteArtifact(full)).rejects.toMatchObject({ code: "INVALID_ARTIFACT_NAME" });
+    }
+    await expect(service.listArtifactKeys({ ...scope, sessionId: "!".repeat(86) })).rejects.toBeInstanceOf(
+      InvalidArtifactNameError,
+    );
+    expect(await readdir(outer)).toEqual([]); // nothing was created
+
+    expect(await service.saveArtifact({ ...scope, filename: "東".repeat(28), artifact: { text: "fits" } })).toBe(0);
+    expect(await service.saveArtifact({ ...scope, filename: "n".repeat(255), artifact: { text: "fits" } })).toBe(0);
   });
 
   it("a save racing a delete of the same filename either lands whole or is gone, never half", async () => {

@@ -9,6 +9,7 @@ export {
   SessionNotFoundError,
   SessionAlreadyExistsError,
   StaleSessionError,
+  InvalidSessionKeyError,
 } from "./errors/session-errors.js";
 export {
   LlmCallsLimitExceededError,
@@ -17,6 +18,16 @@ export {
   ToolError,
   InvalidUserMessageError,
 } from "./errors/run-errors.js";
+export { InvalidArtifactNameError, InvalidArtifactScopeError } from "./errors/artifact-errors.js";
+export {
+  BudgetExceededError,
+  BUDGET_ERROR_CODES,
+  type BudgetKind,
+  type BudgetScope,
+} from "./errors/budget-errors.js";
+
+// Retries (the loop is in @agentkit/core/internal; models and plugins take a policy)
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./concurrency/retry.js";
 
 // Content
 export {
@@ -58,6 +69,8 @@ export {
   hasTrailingCodeExecutionResult,
   type Event,
   type EventInit,
+  type NodeInfo,
+  type NodeRunStatus,
 } from "./events/event.js";
 export {
   createEventActions,
@@ -65,9 +78,12 @@ export {
   type EventActions,
   type EventCompaction,
   type ToolConfirmation,
+  type InputRequest,
+  type RouteValue,
 } from "./events/event-actions.js";
 export {
   eventToJson,
+  eventToJsonText,
   eventFromJson,
   contentFromJson,
   toSeconds,
@@ -78,6 +94,7 @@ export {
 // Sessions and state
 export {
   sessionToJson,
+  sessionToJsonText,
   sessionFromJson,
   sessionKeyToJson,
   sessionKeyFromJson,
@@ -94,31 +111,21 @@ export {
   APP_PREFIX,
   USER_PREFIX,
   TEMP_PREFIX,
-  scopeOfKey,
-  withoutTempKeys,
-  splitStateDelta,
-  mergeState,
   type ReadonlyState,
   type StateScope,
 } from "./sessions/state.js";
-export { setOwn, assignOwn, getOwn, hasOwnKey } from "./sessions/own-keys.js";
-export {
-  checkClientState,
-  isInternalStateKey,
-  StateKeyNotAllowedError,
-  INTERNAL_STATE_PREFIXES,
-  type ClientStatePolicy,
-} from "./sessions/client-state-policy.js";
-export { checkIncomingMessage, checkIncomingParts } from "./flows/incoming-message-check.js";
+
+export { StateKeyNotAllowedError } from "./sessions/client-state-policy.js";
+
 export {
   BaseSessionService,
-  applyEventToSession,
   type CreateSessionRequest,
   type GetSessionRequest,
   type ListSessionsRequest,
   type DeleteSessionRequest,
   type ListEventsRequest,
   type AppendEventRequest,
+  type EventWrite,
 } from "./sessions/base-session-service.js";
 
 // Artifacts and memory
@@ -156,32 +163,26 @@ export {
   type ContextCacheConfig,
 } from "./models/llm-request.js";
 export type { LlmResponse } from "./models/llm-response.js";
-export { ModelRegistry, type ModelFactory } from "./models/model-registry.js";
+export { ModelRegistry, type ModelFactory, type ModelRegistrationOptions } from "./models/model-registry.js";
 
 // Agents and contexts
-export { BaseAgent, validateAgentName, type BaseAgentOptions } from "./agents/base-agent.js";
-export { InvocationContext, type InvocationContextInit } from "./agents/invocation-context.js";
-export { ReadonlyContext } from "./agents/readonly-context.js";
-export { CallbackContext } from "./agents/callback-context.js";
-export {
-  callbackList,
-  runCallbackSlot,
-  type MaybePromise,
-  type CallbackSlot,
-  type BeforeAgentCallback,
-  type AfterAgentCallback,
-  type BeforeModelCallback,
-  type AfterModelCallback,
-  type OnModelErrorCallback,
-  type BeforeToolCallback,
-  type AfterToolCallback,
-  type OnToolErrorCallback,
+export { BaseAgent, type BaseAgentOptions } from "./agents/base-agent.js";
+export { InvocationContext } from "./context/invocation-context.js";
+export { ReadonlyContext } from "./context/readonly-context.js";
+export { CallbackContext } from "./context/callback-context.js";
+export type {
+  BeforeAgentCallback,
+  AfterAgentCallback,
+  BeforeModelCallback,
+  AfterModelCallback,
+  OnModelErrorCallback,
+  BeforeToolCallback,
+  AfterToolCallback,
+  OnToolErrorCallback,
 } from "./agents/callbacks.js";
 export {
   StreamingMode,
   ToolExecutionMode,
-  DEFAULT_MAX_LLM_CALLS,
-  resolveRunConfig,
   type RunConfig,
   type ResolvedRunConfig,
   type AudioTranscriptionConfig,
@@ -197,31 +198,17 @@ export {
   type BaseToolsetOptions,
   type ToolUnion,
 } from "./tools/base-toolset.js";
-export { ToolContext } from "./tools/tool-context.js";
+export { ToolContext } from "./context/tool-context.js";
 
 // Code executors (implementations live in @agentkit/tools)
 export {
   BaseCodeExecutor,
-  DEFAULT_CODE_BLOCK_DELIMITERS,
-  DEFAULT_EXECUTION_RESULT_DELIMITERS,
   type BaseCodeExecutorOptions,
   type CodeExecutionFile,
   type CodeExecutionInput,
   type CodeExecutorResult,
   type Delimiters,
 } from "./code-executors/base-code-executor.js";
-export {
-  extractCodeAndTruncateContent,
-  buildCodeExecutionResultPart,
-  convertCodeExecutionParts,
-  extractInputFiles,
-} from "./code-executors/code-execution-utils.js";
-export {
-  CODE_EXECUTION_CONTEXT_KEY,
-  readCodeExecutionContext,
-  getErrorCount,
-  type CodeExecutionContextState,
-} from "./code-executors/code-executor-context.js";
 
 // Plugins
 export { BasePlugin, type PluginHookName } from "./plugins/base-plugin.js";
@@ -230,39 +217,101 @@ export { PluginManager, PluginError } from "./plugins/plugin-manager.js";
 // In-memory services (re-exported by @agentkit/sessions and @agentkit/artifacts)
 export { InMemorySessionService } from "./sessions/in-memory-session-service.js";
 export { InMemoryArtifactService } from "./artifacts/in-memory-artifact-service.js";
-export { validateArtifactFilename, validateArtifactPart, artifactMimeType } from "./artifacts/artifact-validation.js";
+
 export { InMemoryMemoryService } from "./memory/in-memory-memory-service.js";
 
 // Function tools (FunctionTool, LongRunningFunctionTool, exitLoopTool)
 export {
   FunctionTool,
-  validateToolName,
   type FunctionToolOptions,
   type ToolParameters,
   type ToolArgs,
   type JsonObjectSchema,
   type ConfirmationPredicate,
 } from "./tools/function-tool.js";
-export { LongRunningFunctionTool, LONG_RUNNING_NOTE } from "./tools/long-running-function-tool.js";
+export { LongRunningFunctionTool } from "./tools/long-running-function-tool.js";
 export { exitLoopTool } from "./tools/exit-loop-tool.js";
+
+// Usage, cost and budgets
+export {
+  emptyRollup,
+  tokensOf,
+  readRollup,
+  type TokenUsage,
+  type ModelUsage,
+  type UsageRollup,
+} from "./usage/usage-rollup.js";
+export {
+  PriceTable,
+  DEFAULT_MODEL_PRICES,
+  DEFAULT_PRICES_AS_OF,
+  type ModelPrice,
+  type PriceTableOptions,
+} from "./usage/price-table.js";
+export { resolveBudget, type Budget, type UsageLimits } from "./usage/budget.js";
+export {
+  UsageTracker,
+  type UsageTrackerOptions,
+  type UsageSnapshot,
+  type ModelCallRecorder,
+} from "./usage/usage-tracker.js";
+export {
+  sessionUsageFromEvents,
+  readInvocationUsage,
+  type SessionUsage,
+  type InvocationUsage,
+} from "./usage/session-usage.js";
+export { USAGE_METADATA_KEY, MODEL_METADATA_KEY, FAILOVER_METADATA_KEY } from "./usage/usage-metadata-keys.js";
 
 // Runner, App, workflow agents, AgentTool
 export { Runner, type RunnerOptions, type RunAsyncRequest, type RunLiveRequest } from "./runner/runner.js";
-export {
-  App,
-  validateAppName,
-  type AppOptions,
-  type EventsCompactionConfig,
-  type EventsSummarizer,
-} from "./runner/app.js";
+export { App, type AppOptions, type EventsCompactionConfig, type EventsSummarizer } from "./runner/app.js";
 export { LlmEventSummarizer, type LlmEventSummarizerOptions } from "./runner/llm-event-summarizer.js";
-export { selectCompactionWindow } from "./runner/events-compaction.js";
+
 export { InMemoryRunner, type InMemoryRunnerOptions } from "./runner/in-memory-runner.js";
-export { findAgentToRun } from "./runner/find-agent-to-run.js";
+
 export { SequentialAgent, type SequentialAgentOptions } from "./agents/sequential-agent.js";
 export { ParallelAgent, type ParallelAgentOptions } from "./agents/parallel-agent.js";
 export { LoopAgent, type LoopAgentOptions } from "./agents/loop-agent.js";
 export { AgentTool, type AgentToolOptions } from "./tools/agent-tool.js";
+
+// Workflows (graph of nodes) and resumable runs
+export { Workflow, isWorkflow, type WorkflowOptions, type DynamicEntry } from "./workflow/workflow.js";
+export {
+  BaseNode,
+  isBaseNode,
+  type BaseNodeOptions,
+  type NodeRetryConfig,
+  type ErrorMatcher,
+  type NodeYield,
+} from "./workflow/base-node.js";
+export { FunctionNode, type FunctionNodeHandler, type FunctionNodeOptions } from "./workflow/function-node.js";
+export { JoinNode, type JoinNodeOptions, type JoinWaitFor } from "./workflow/join-node.js";
+export { AgentNode, type AgentNodeOptions } from "./workflow/agent-node.js";
+export { ToolNode, type ToolNodeOptions } from "./workflow/tool-node.js";
+export { node, type NodeLike } from "./workflow/build-node.js";
+export { NodeContext, type RunNodeOptions } from "./workflow/node-context.js";
+export { RequestInput, isRequestInput, type RequestInputParams } from "./workflow/request-input.js";
+export {
+  Edge,
+  WorkflowGraph,
+  START,
+  DEFAULT_ROUTE,
+  ERROR_ROUTE,
+  type EdgeOptions,
+  type EdgeItem,
+  type ChainElement,
+  type RoutingMap,
+  type GraphEdge,
+} from "./workflow/graph.js";
+export {
+  NodeTimeoutError,
+  NodeSchemaValidationError,
+  NodeInterruptedError,
+  WorkflowResumeError,
+} from "./workflow/workflow-errors.js";
+export type { SchemaLike } from "./workflow/schema-like.js";
+export type { ResumabilityConfig } from "./context/invocation-context.js";
 
 // LlmAgent and the LLM flow
 export {
@@ -273,50 +322,69 @@ export {
   type InstructionProvider,
 } from "./agents/llm-agent.js";
 export { isLlmAgent } from "./flows/llm-agent-kind.js";
-export { runLlmFlow, createModelResponseEvent } from "./flows/llm-flow.js";
-export { buildLlmRequest } from "./flows/request-builder.js";
-export { preprocessCodeExecution, executeCodeInResponse, saveModelSideImages } from "./flows/code-execution.js";
-export { callModel, afterModel, errorResponse } from "./flows/model-call.js";
-export {
-  handleFunctionCalls,
-  executeFunctionCalls,
-  generateFunctionCallId,
-  populateFunctionCallIds,
-  getLongRunningCallIds,
-  ToolNotFoundError,
-  type HandleFunctionCallsOptions,
-  type FunctionCallsOutcome,
-} from "./flows/function-calling.js";
-export {
-  getContents,
-  getCurrentTurnContents,
-  isEventInBranch,
-  isInternalRequestEvent,
-  PENDING_CALL_RESPONSE,
-  UNANSWERED_CALL_RESPONSE,
-} from "./flows/contents.js";
-export { injectSessionState, isValidStateName, identityInstruction } from "./flows/instructions.js";
-export {
-  buildConfirmationRequestEvent,
-  parseToolConfirmation,
-  resumeConfirmedToolCalls,
-} from "./flows/confirmation.js";
+
+export { ToolNotFoundError } from "./flows/function-calling.js";
+
 export {
   REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
   REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
   REQUEST_INPUT_FUNCTION_CALL_NAME,
-  RESERVED_FUNCTION_CALL_NAMES,
-  CLIENT_FUNCTION_CALL_ID_PREFIX,
 } from "./flows/confirmation-names.js";
+
+export { OutputValidationError, type OutputSchema } from "./flows/output-schema.js";
+
+// Auth: credentials for tools that act for a user (docs/auth.md)
 export {
-  getTransferTargets,
-  isTransferableAcrossAgentTree,
-  TransferToAgentTool,
-  TRANSFER_TO_AGENT_TOOL_NAME,
-} from "./flows/transfer.js";
+  AuthCredentialTypes,
+  type AuthCredentialType,
+  type AuthCredential,
+  type HttpAuth,
+  type HttpCredentials,
+  type OAuth2Auth,
+  type ServiceAccount,
+  type ServiceAccountCredential,
+} from "./auth/auth-credential.js";
 export {
-  SetModelResponseTool,
-  SET_MODEL_RESPONSE_TOOL_NAME,
-  OutputValidationError,
-  type OutputSchema,
-} from "./flows/output-schema.js";
+  OAuthGrantType,
+  getOAuthGrantTypeFromFlow,
+  type AuthScheme,
+  type ApiKeySecurityScheme,
+  type HttpSecurityScheme,
+  type OAuth2SecurityScheme,
+  type OpenIdSecurityScheme,
+  type OpenIdConnectWithConfig,
+  type ServiceAccountScheme,
+  type OAuthFlows,
+  type OAuthFlow,
+  type OAuthGrantTypeValue,
+} from "./auth/auth-scheme.js";
+export {
+  withCredentialKey,
+  redactAuthConfig,
+  redactCredential,
+  type AuthConfig,
+  type KeyedAuthConfig,
+  type AuthToolArguments,
+} from "./auth/auth-config.js";
+export {
+  BaseCredentialService,
+  InMemoryCredentialService,
+  type CredentialContext,
+} from "./auth/base-credential-service.js";
+export { SessionStateCredentialService } from "./auth/session-state-credential-service.js";
+export {
+  StoredCredentialService,
+  type CredentialStore,
+  type CredentialScope,
+} from "./auth/stored-credential-service.js";
+export { CredentialCipher, CREDENTIAL_KEY_ENV, CREDENTIAL_OLD_KEYS_ENV } from "./auth/credential-cipher.js";
+export {
+  CredentialExchangerRegistry,
+  OAuth2CredentialExchanger,
+  OAuth2CredentialRefresher,
+  type CredentialExchanger,
+  type CredentialRefresher,
+  type CredentialExchangeInput,
+} from "./auth/credential-exchangers.js";
+export { discoverOpenIdConfig, type OAuth2Tokens } from "./auth/oauth2-token-client.js";
+export { CredentialError, CredentialStoreError } from "./errors/auth-errors.js";

@@ -9,12 +9,12 @@ import {
   InMemorySessionService,
   InvocationContext,
   PluginManager,
-  validateAgentName,
   type BaseAgentOptions,
   type CallbackContext,
   type Content,
   type Event,
 } from "../src/index.js";
+import { validateAgentName } from "../src/internal.js";
 
 class EchoAgent extends BaseAgent {
   runs = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it, jest } from "@jest/globals";
-import { callbackList, runCallbackSlot } from "../src/index.js";
+import { callbackList, runCallbackSlot } from "../src/internal.js";
 
 type Callback = (args: { n: number }) => string | undefined | void | Promise<string | undefined | void>;
 

@@ -1,15 +1,10 @@
 import { describe, expect, it } from "@jest/globals";
 import {
   BaseCodeExecutor,
-  CODE_EXECUTION_CONTEXT_KEY,
   ConfigurationError,
   InMemoryRunner,
   LlmAgent,
   StreamingMode,
-  buildCodeExecutionResultPart,
-  convertCodeExecutionParts,
-  extractCodeAndTruncateContent,
-  extractInputFiles,
   type CodeExecutionInput,
   type CodeExecutorResult,
   type Content,
@@ -17,6 +12,13 @@ import {
   type InvocationContext,
   type LlmRequest,
 } from "../src/index.js";
+import {
+  CODE_EXECUTION_CONTEXT_KEY,
+  buildCodeExecutionResultPart,
+  convertCodeExecutionParts,
+  extractCodeAndTruncateContent,
+  extractInputFiles,
+} from "../src/internal.js";
 import { ScriptedModel } from "../src/testing/index.js";
 
 /** Records its inputs and answers with scripted results (the real executors live in @agentkit/tools). */
@@ -112,11 +114,15 @@ describe("code execution utilities", () => {
       codeExecutionResult: { outcome: "OUTCOME_OK", output: "Saved artifacts:\n`a.png`,`b.csv`" },
     });
     const code: Content = { role: "model", parts: [{ text: "t" }, { executableCode: { code: "print(1)" } }] };
-    convertCodeExecutionParts(code, ["```py\n", "\n```"], ["```out\n", "\n```"]);
-    expect(code).toEqual({ role: "model", parts: [{ text: "t" }, { text: "```py\nprint(1)\n```" }] });
+    expect(convertCodeExecutionParts(code, ["```py\n", "\n```"], ["```out\n", "\n```"])).toEqual({
+      role: "model",
+      parts: [{ text: "t" }, { text: "```py\nprint(1)\n```" }],
+    });
     const result: Content = { role: "model", parts: [{ codeExecutionResult: { outcome: "OUTCOME_OK", output: "1" } }] };
-    convertCodeExecutionParts(result, ["```py\n", "\n```"], ["```out\n", "\n```"]);
-    expect(result).toEqual({ role: "user", parts: [{ text: "```out\n1\n```" }] });
+    expect(convertCodeExecutionParts(result, ["```py\n", "\n```"], ["```out\n", "\n```"])).toEqual({
+      role: "user",
+      parts: [{ text: "```out\n1\n```" }],
+    });
   });
 
   it("names inline files of user contents and can replace them by placeholders", () => {

@@ -105,3 +105,39 @@ describe("derived event values", () => {
     expect(hasTrailingCodeExecutionResult(text)).toBe(false);
   });
 });
+
+describe("one-pass wire text", () => {
+  it("eventToJsonText and sessionToJsonText equal JSON.stringify of the wire objects", async () => {
+    const { createEvent, eventToJson, eventToJsonText, sessionToJson, sessionToJsonText } = await import(
+      "../src/index.js"
+    );
+    const events = [
+      createEvent({ author: "user", content: { role: "user", parts: [{ text: "hi" }] } }),
+      createEvent({
+        author: "a",
+        content: {
+          role: "model",
+          parts: [{ functionCall: { id: "c1", name: "t", args: { x: [1, undefined, { y: undefined }] } } }],
+        },
+        longRunningToolIds: ["c1"],
+        actions: { stateDelta: { k: 1 }, transferToAgent: "b" },
+        usageMetadata: { totalTokenCount: 3 },
+      }),
+      { ...createEvent({ author: "a" }), longRunningToolIds: [] as string[], partial: undefined },
+      JSON.parse('{"id":"e","invocationId":"i","author":"a","timestamp":1.5,"actions":{"stateDelta":{"__proto__":1}}}'),
+    ];
+    for (const event of events) expect(eventToJsonText(event)).toBe(JSON.stringify(eventToJson(event)));
+    const session = {
+      id: "s",
+      appName: "app",
+      userId: "u",
+      state: { a: 1, "app:b": { c: [2] } },
+      events,
+      lastUpdateTime: 1234.5,
+    };
+    expect(sessionToJsonText(session)).toBe(JSON.stringify(sessionToJson(session)));
+    expect(sessionToJsonText({ ...session, events: [] })).toBe(
+      JSON.stringify(sessionToJson({ ...session, events: [] })),
+    );
+  });
+});

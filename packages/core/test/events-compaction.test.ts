@@ -6,10 +6,10 @@ import {
   LlmAgent,
   LlmEventSummarizer,
   createEvent,
-  selectCompactionWindow,
   type Event,
   type LlmRequest,
 } from "../src/index.js";
+import { selectCompactionWindow } from "../src/internal.js";
 import { ScriptedModel } from "../src/testing/index.js";
 
 const textOf = (e: Event) =>

@@ -6,7 +6,7 @@ import {
   LiveRequestQueue,
   LlmAgent,
   RunAbortedError,
-  SequentialAgent,
+  type SequentialAgent,
   type Event,
 } from "../src/index.js";
 import { ScriptedLiveModel, ScriptedModel } from "../src/testing/index.js";

@@ -373,7 +373,8 @@ describe("instructions in the request", () => {
     const si = getSystemInstructionText(model.requests[0] as unknown as LlmRequest);
     expect(
       si.startsWith(
-        'Global cats.\n\nChild rules.\n\nYou are an agent. Your internal name is "child". The description about you is "Knows things."',
+        'Global cats.\n\nChild rules.\n\nYou are an agent. Your internal name is "child". The description about you ' +
+          'is "Knows things."',
       ),
     ).toBe(true);
     expect(si).not.toContain("ignored");

@@ -83,4 +83,23 @@ describe("ModelRegistry", () => {
     // After close, a name resolves to a fresh instance.
     expect(registry.resolve("a")).not.toBe(created[0]);
   });
+
+  it("has() also checks the names a registration depends on, and refuses a name made of itself", () => {
+    const model = new ScriptedModel();
+    const registry = new ModelRegistry()
+      .register(/^base-/, () => model)
+      .register(/^pair:/, () => model, {
+        dependencies: (name) => {
+          const parts = name.slice("pair:".length).split("+");
+          if (parts.some((p) => p === "")) throw new Error("empty part");
+          return parts;
+        },
+      });
+    expect(registry.has("pair:base-a+base-b")).toBe(true);
+    expect(registry.has("pair:base-a+other")).toBe(false);
+    expect(registry.has("pair:base-a+")).toBe(false);
+    expect(registry.has("pair:pair:base-a")).toBe(true);
+    const loop = new ModelRegistry().register(/^self$/, () => model, { dependencies: () => ["self"] });
+    expect(loop.has("self")).toBe(false);
+  });
 });

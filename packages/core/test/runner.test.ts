@@ -270,7 +270,7 @@ describe("Runner.runAsync", () => {
 
   it("propagates an agent error as thrown and still runs afterRun", async () => {
     class Boom extends ScriptAgent {
-      // eslint-disable-next-line require-yield
+      // biome-ignore lint/correctness/useYield: an agent that fails before its first event
       protected override async *runAsyncImpl(): AsyncGenerator<Event, void, void> {
         throw new ConfigurationError("boom");
       }

@@ -1,15 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
-import {
-  APP_PREFIX,
-  mergeState,
-  scopeOfKey,
-  splitStateDelta,
-  State,
-  StatePrefix,
-  TEMP_PREFIX,
-  USER_PREFIX,
-  withoutTempKeys,
-} from "../src/index.js";
+import { APP_PREFIX, State, StatePrefix, TEMP_PREFIX, USER_PREFIX } from "../src/index.js";
+import { mergeState, scopeOfKey, splitStateDelta, withoutTempKeys } from "../src/internal.js";
 
 describe("state prefixes", () => {
   it("names the three prefixes", () => {

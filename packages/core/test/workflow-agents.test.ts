@@ -146,6 +146,7 @@ describe("ParallelAgent", () => {
     // The slow one would wait an hour: only being stopped ends it.
     const slow = new ScriptAgent({ name: "slow", steps: [say("late", { delayMs: FOREVER_MS })] });
     class Failing extends ScriptAgent {
+      // biome-ignore lint/correctness/useYield: an agent that fails before its first event
       protected override async *runAsyncImpl(): AsyncGenerator<Event, void, void> {
         await slow.started; // fail while the other one is running
         throw new ConfigurationError("sub-agent failed");

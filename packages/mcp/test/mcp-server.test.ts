@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { createMcpHttpHandler, createMcpServer, McpTool, McpToolset, type McpHttpHandler } from "../src/index.js";
+import { createMcpHttpHandler, createMcpServer, type McpTool, McpToolset, type McpHttpHandler } from "../src/index.js";
 import { EchoModel, fixtureAgent, fixtureTools, waitForAbortCalls } from "./fixtures/agentkit-fixtures.js";
 import { childPids, makeToolContext, packageDir, stdioFixture, testDir, waitFor } from "./helpers.js";
 

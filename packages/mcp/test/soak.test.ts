@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, jest } from "@jest/globals";
-import { McpTool, McpToolset } from "../src/index.js";
+import { type McpTool, McpToolset } from "../src/index.js";
 import { startFixtureHttpServer } from "./fixtures/http-server.js";
 import { activeResources, childPids, makeToolContext, stdioFixture, waitFor } from "./helpers.js";
 
@@ -17,7 +17,9 @@ async function hammer(set: McpToolset, total: number, concurrency: number): Prom
   for (let start = 0; start < total; start += concurrency) {
     const batch = Array.from({ length: Math.min(concurrency, total - start) }, (_, i) => start + i);
     const results = await Promise.all(batch.map((n) => add.runAsync({ args: { a: n, b: 1 }, toolContext })));
-    results.forEach((r, i) => expect(r.text).toBe(String(batch[i]! + 1)));
+    results.forEach((r, i) => {
+      expect(r.text).toBe(String(batch[i]! + 1));
+    });
   }
 }
 

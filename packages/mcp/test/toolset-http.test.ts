@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, jest } from "@jest/globals";
 import {
   McpSessionInitError,
-  McpTool,
+  type McpTool,
   McpToolCallError,
   McpToolset,
   type McpConnectionParameters,

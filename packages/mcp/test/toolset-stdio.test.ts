@@ -108,7 +108,12 @@ describe("McpToolset over stdio", () => {
     const progress: McpProgress[] = [];
     const controller = new AbortController();
     // Progress 0 ("started", with announce) means the server is running the call: cancel it then.
-    const set = toolset({ onProgress: (p) => (progress.push(p), p.progress === 0 && controller.abort()) });
+    const set = toolset({
+      onProgress: (p) => {
+        progress.push(p);
+        if (p.progress === 0) controller.abort();
+      },
+    });
     const slow = await tool(set, "slow");
     expect(
       await slow.runAsync({ args: { steps: 3, delayMs: 10 }, toolContext: await makeToolContext() }),

@@ -24,6 +24,7 @@ export {
   DEFAULT_RETRY_POLICY,
   resolveRetryPolicy,
   withRetries,
+  providerRetryOptions,
   type FailureDecision,
   type RetryEvent,
   type RetryPolicy,
@@ -31,9 +32,25 @@ export {
 } from "./retry/retry-policy.js";
 export { RetryingModel, type RetryingModelOptions } from "./retry/retrying-model.js";
 
+// Failover
+export {
+  FallbackModel,
+  type FallbackModelOptions,
+  type FailoverEvent,
+  type FallbackModelHealth,
+} from "./fallback/fallback-model.js";
+export {
+  CircuitBreaker,
+  type CircuitBreakerOptions,
+  type CircuitPermit,
+  type CircuitState,
+} from "./fallback/circuit-breaker.js";
+
 // Registry
 export {
   createModelRegistry,
+  parseFallbackName,
+  FALLBACK_PREFIX,
   DEFAULT_MODEL_PATTERNS,
   DEFAULT_OLLAMA_BASE_URL,
   openAICompatibleEndpoint,

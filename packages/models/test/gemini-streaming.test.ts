@@ -45,7 +45,7 @@ describe("Gemini streaming", () => {
       model.generateContentAsync(request({ config: { thinkingConfig: { includeThoughts: true } } }), true),
     );
     expect(server.requests[0]!.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
-    expect(server.lastBody["generationConfig"]).toMatchObject({ thinkingConfig: { includeThoughts: true } });
+    expect(server.lastBody.generationConfig).toMatchObject({ thinkingConfig: { includeThoughts: true } });
 
     const partials = responses.filter((r) => r.partial);
     const final = responses.at(-1)!;

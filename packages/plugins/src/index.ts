@@ -46,6 +46,7 @@ export {
   writeSessionSnapshotFile,
   compareSessionSnapshots,
   SESSION_IGNORED_KEYS,
+  SESSION_IGNORED_METADATA_KEYS,
   type SessionSnapshot,
 } from "./replay/session-snapshot.js";
 export { toSnakeCase, toCamelCase } from "./replay/key-case.js";

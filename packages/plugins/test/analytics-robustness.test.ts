@@ -161,7 +161,10 @@ describe("AnalyticsPlugin content options", () => {
     const seen: string[] = [];
     const plugin = new AnalyticsPlugin({
       sink,
-      contentFormatter: (content, type) => (seen.push(type), JSON.stringify(content).replaceAll("hello", "[redacted]")),
+      contentFormatter: (content, type) => {
+        seen.push(type);
+        return JSON.stringify(content).replaceAll("hello", "[redacted]");
+      },
     });
     const { runner } = await run(plugin, "hello secret");
     await runner.close();

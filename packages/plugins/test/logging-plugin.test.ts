@@ -133,7 +133,10 @@ describe("LoggingPlugin", () => {
 
     const stderr = process.stderr.write;
     const errors: string[] = [];
-    process.stderr.write = ((chunk: string) => (errors.push(String(chunk)), true)) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string) => {
+      errors.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
     try {
       const { events } = await runOnce(
         agentWithTool([ScriptedModel.text("still fine")]),
@@ -152,5 +155,28 @@ describe("LoggingPlugin", () => {
     }
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain("disk full");
+  });
+
+  it("logs which model answered, the models given up on, and the invocation's usage", async () => {
+    const records: LogRecord[] = [];
+    const agent = agentWithTool([
+      ScriptedModel.text("Hi.", {
+        usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 3, totalTokenCount: 15 },
+        // What a FallbackModel writes when its backup answered.
+        customMetadata: {
+          "agentkit:model": "gpt-4o-mini",
+          "agentkit:failover": [{ model: "gemini-2.5-flash", code: "RATE_LIMIT" }],
+        },
+      }),
+    ]);
+    await runOnce(agent, [new LoggingPlugin({ sink: (r) => records.push(r) })], "Hello");
+    expect(records.find((r) => r.point === "after_model")!.fields).toMatchObject({
+      model: "gpt-4o-mini",
+      failover: [{ model: "gemini-2.5-flash", code: "RATE_LIMIT" }],
+    });
+    const event = records.find((r) => r.point === "event")!;
+    expect(event.fields.usageRollup).toMatchObject({
+      invocation: { modelCalls: 1, tokens: { total: 15 }, models: { "gpt-4o-mini": { modelCalls: 1 } } },
+    });
   });
 });

@@ -1,4 +1,5 @@
 import type { App, BaseAgent } from "@agentkit/core";
+import type { BuilderPolicy } from "./loader/builder-policy.js";
 
 /** One app the server can run: its agent tree, plus the App when the module exported one. */
 export interface LoadedApp {
@@ -29,6 +30,16 @@ export interface AgentLoader {
    * server then serves the dev UI's builder and tests routes, which edit files there.
    */
   readonly agentsDir?: string;
+  /**
+   * With `agentsDir`: what configs written through HTTP (the agent builder) may name; the
+   * builder checks uploads against it and the loader applies it to the files it wrote.
+   */
+  readonly builderPolicy?: BuilderPolicy;
+  /**
+   * A loader that watches files: resolves once every change made before the call has been seen
+   * (so a load right after an edit serves the edited app).
+   */
+  settled?(): Promise<void>;
   /** Stops file watchers and releases what the loader holds. */
   close(): Promise<void>;
 }

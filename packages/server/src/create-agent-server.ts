@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import cors from "cors";
 import express, { Router, type Express } from "express";
 import {
+  type BaseCredentialService,
   ConfigurationError,
   type BaseArtifactService,
   type BaseMemoryService,
@@ -13,13 +14,25 @@ import {
   type ModelRegistry,
 } from "@agentkit/core";
 import type { AgentLoader } from "./agent-loader.js";
+import { AccessControl, type ServerAuthOptions } from "./auth/access-control.js";
+import type { Authenticator } from "./auth/authenticator.js";
 import { createAgentTestsRouter } from "./dev/agent-tests-router.js";
 import { createBuilderRouter } from "./dev/builder-router.js";
 import { createTelemetryRouter, fileTelemetryConsent, memoryTelemetryConsent } from "./dev/telemetry-consent.js";
+import { BodyBudget, bodyGuard, jsonDepthVerifier } from "./http/body-guard.js";
+import { ConnectionLimiter } from "./http/connection-limiter.js";
 import { corsMiddlewareOptions, originMatcher, type ServerCorsOptions } from "./http/cors-options.js";
 import { errorHandler, notFoundHandler } from "./http/error-handlers.js";
-import { hostGuard, type HostGuardOptions } from "./http/host-guard.js";
-import { LiveSocketServer } from "./live/live-socket-server.js";
+import { DevToolsMount, devToolsGate } from "./http/dev-tools-gate.js";
+import { hostGuard, isLoopbackHost, type HostGuardOptions } from "./http/host-guard.js";
+import {
+  DEFAULT_BODY_LIMIT,
+  parseByteSize,
+  resolveServerLimits,
+  type ResolvedServerLimits,
+  type ServerLimits,
+} from "./http/server-limits.js";
+import { LiveSocketServer, type LiveStats } from "./live/live-socket-server.js";
 import { appRoutes } from "./routes/app-routes.js";
 import { artifactRoutes } from "./routes/artifact-routes.js";
 import { devUiRoutes, type DevUiOptions } from "./routes/dev-ui-routes.js";
@@ -27,6 +40,7 @@ import { memoryRoutes } from "./routes/memory-routes.js";
 import type { RouteDeps } from "./routes/route-deps.js";
 import { runRoutes } from "./routes/run-routes.js";
 import { sessionRoutes } from "./routes/session-routes.js";
+import { usageRoutes } from "./routes/usage-routes.js";
 import { RunnerCache } from "./runs/runner-cache.js";
 import { RunTracker } from "./runs/run-tracker.js";
 import { SessionRunQueue } from "./runs/session-run-queue.js";
@@ -43,6 +57,11 @@ export interface AgentServerOptions {
   /** Resolves string model names of agents (an App's own registry wins). */
   modelRegistry?: ModelRegistry;
   /**
+   * Where tools' credentials are kept, per app and user (docs/auth.md): the caller's, never closed
+   * by the server. Default: each app's runner keeps its own in memory.
+   */
+  credentialService?: BaseCredentialService;
+  /**
    * Plugins added to every app's runner before the app's own (e.g. trace recording: first, so
    * no app plugin that short-circuits a hook hides a call from it). They are shared by all
    * runners and belong to the caller: runners never close them.
@@ -52,13 +71,35 @@ export interface AgentServerOptions {
   cors?: ServerCorsOptions;
   /**
    * The address the server will be bound to, for the DNS-rebinding check (loopback binds only
-   * accept loopback Host headers). `listen({ host })` sets it too. Default 127.0.0.1.
+   * accept loopback Host headers, other binds the bound address and `allowedHosts`).
+   * `listen({ host })` sets it too. Default 127.0.0.1.
    */
   host?: string;
-  /** Host names accepted besides loopback ones while bound to loopback. */
+  /**
+   * Host names (the Host header's name) accepted besides the bound address and, when loopback
+   * is reachable, loopback names: the server's DNS names, a tunnel's name.
+   */
   allowedHosts?: readonly string[];
-  /** Largest JSON body (bytes or a string like "50mb"); larger gets 413. Default "50mb" (as ADK JS). */
+  /**
+   * Authentication and authorization (off when absent: every request is served, as on a local
+   * dev server). An `Authenticator` (`apiKeyAuthenticator`, `jwtAuthenticator`, or a function
+   * `(req) => Principal | undefined`) or `{ authenticate, routes?, realm? }`. With it, every
+   * route but the public ones (health, the dev UI's files) needs credentials (401), and a
+   * principal may only touch its own user's sessions, artifacts, memory and runs unless it has
+   * the admin scope (403). docs/server.md lists the rule of every route.
+   */
+  auth?: Authenticator | ServerAuthOptions;
+  /**
+   * Largest JSON body (bytes or a string like "20mb"); larger gets 413. Default "20mb": a 15 MB
+   * file attached in the dev UI (sent as base64 inside the run request) still fits.
+   */
   bodyLimit?: number | string;
+  /**
+   * Resource limits for a server that faces the public (bytes of large bodies in flight, JSON
+   * depth, header/body/request/keep-alive timeouts, connections per client, `/run_live`
+   * sockets and their queues). Defaults in `DEFAULT_SERVER_LIMITS`; docs/security.md#client-input-and-resource-limits.
+   */
+  limits?: ServerLimits;
   /** Static dev UI (web mode). Without it `/dev-ui/` is a page saying the UI is not installed. */
   devUi?: DevUiOptions;
   /** "web" (default) serves the dev UI; "api" only the API (`/` answers "OK"). */
@@ -72,13 +113,20 @@ export interface AgentServerOptions {
    * dev server turns it on for its local developer. Stacks are never sent.
    */
   exposeErrorMessages?: boolean;
-  /** Routers mounted after the built-in routes and before the JSON 404 (debug, graph, eval ...). */
+  /** Routers mounted after the built-in routes and before the JSON 404 (graph, A2A ...). */
   extraRouters?: readonly Router[];
   /**
-   * The dev routes of http-api.md 4.11 (web mode only, default on there): `/config/telemetry`,
-   * and, when the loader reads an agents directory, the agent builder
-   * (`/dev/apps/{app}/builder…`) and agent tests (`/dev/apps/{app}/tests…`), which read and
-   * write files in that directory.
+   * Dev tooling routers of the caller (traces, evals: `createDebugRouter`, `createEvalRouter`),
+   * served like the built-in dev routes: behind the dev tooling gate, in web mode only.
+   */
+  devRouters?: readonly Router[];
+  /**
+   * The dev tooling routes (web mode only, default on there): `/config/telemetry`, and, when
+   * the loader reads an agents directory, the agent builder (`/dev/apps/{app}/builder…`) and
+   * agent tests (`/dev/apps/{app}/tests…`) of http-api.md 4.11, which read and write files in
+   * that directory, plus `devRouters`. They answer 403 unless the request comes from an admin
+   * principal, or the server has no authentication and is bound to loopback
+   * (docs/security.md#dev-tooling). `mode: "api"` never serves them.
    */
   devRoutes?: boolean;
   /** On close, how long running runs may finish before they are aborted. Default 5000 ms. */
@@ -104,10 +152,18 @@ export interface AgentServer {
   readonly context: ServerContext;
   /** Mounts a router before the JSON 404 (same slot as `extraRouters`). */
   mount(router: Router): void;
+  /**
+   * Mounts a dev tooling router (same slot as `devRouters`): behind the dev tooling gate, and
+   * only when the server serves dev routes (web mode, `devRoutes` not false); ignored otherwise.
+   * Returns whether it was mounted.
+   */
+  mountDevTools(router: Router): boolean;
   /** For a server the caller owns: hand it HTTP upgrades so `/run_live` works there too. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Starts an HTTP server (with the `/run_live` WebSocket) on host and port. */
   listen(options?: ListenOptions): Promise<ListeningAddress>;
+  /** What the limits currently hold: large-body bytes in flight and live sockets with their queues. */
+  stats(): ServerStats;
   /**
    * Graceful shutdown: stops accepting, refuses new runs (503), lets running runs finish for
    * `shutdownGraceMs` then aborts them, closes live sockets (1001) and the runners. The
@@ -116,11 +172,22 @@ export interface AgentServer {
   close(): Promise<void>;
 }
 
+/** A snapshot of what the resource limits bound (see `AgentServer.stats`). */
+export interface ServerStats {
+  /** Open connections counted by the per-client cap (0 when the cap is off, or before `listen`). */
+  connectionsOpen: number;
+  /** Bytes of large request bodies being read or handled. */
+  bodyBytesInFlight: number;
+  live: LiveStats;
+}
+
 const DEFAULT_HOST = "127.0.0.1";
 
 /** The agentkit web server of http-api.md: an Express app plus `ws` for `/run_live`. */
 export function createAgentServer(options: AgentServerOptions): AgentServer {
   checkOptions(options);
+  const bodyLimitBytes = parseByteSize(options.bodyLimit ?? DEFAULT_BODY_LIMIT, "bodyLimit");
+  const limits = resolveServerLimits(options.limits, bodyLimitBytes);
   const logger = options.logger ?? consoleLogger;
   const runners = new RunnerCache({
     loader: options.loader,
@@ -128,6 +195,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     artifactService: options.artifactService,
     memoryService: options.memoryService,
     ...(options.modelRegistry ? { modelRegistry: options.modelRegistry } : {}),
+    ...(options.credentialService ? { credentialService: options.credentialService } : {}),
     ...(options.plugins ? { plugins: options.plugins } : {}),
     onCloseError: (error, appName) => logger.warn(`Closing the previous runner of app "${appName}" failed`, error),
   });
@@ -155,12 +223,36 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     isAllowedOrigin: originMatcher(options.cors?.allowOrigins ?? []),
   };
 
+  const access = options.auth
+    ? new AccessControl(typeof options.auth === "function" ? { authenticate: options.auth } : options.auth, logger)
+    : undefined;
+
+  const connections = new ConnectionLimiter(limits.maxConnectionsPerClient);
+  const bodyBudget = new BodyBudget(limits.maxBodyBytesInFlight);
   const app = express();
   app.disable("x-powered-by");
+  // No ETag on API answers: hashing every body costs CPU and nobody revalidates a run (the dev
+  // UI's static files keep theirs: serve-static sets its own).
+  app.set("etag", false);
+  app.use(connections.guard);
   app.use(hostGuard(guard));
   if (options.cors) app.use(cors(corsMiddlewareOptions(options.cors)));
-  app.use(express.json({ limit: options.bodyLimit ?? "50mb", strict: true }));
+  // Credentials are checked before a body is read; the rule needs the body (`/run` names its user there).
+  if (access) app.use(access.identify);
+  app.use(
+    bodyGuard(
+      {
+        bodyLimitBytes,
+        maxBytesInFlight: limits.maxBodyBytesInFlight,
+        bodyTimeoutMs: limits.bodyTimeoutMs,
+      },
+      bodyBudget,
+    ),
+  );
+  app.use(express.json({ limit: bodyLimitBytes, strict: true, verify: jsonDepthVerifier(limits.maxJsonDepth) }));
+  if (access) app.use(access.authorize);
   app.use(appRoutes(deps), sessionRoutes(deps), artifactRoutes(deps), memoryRoutes(deps), runRoutes(deps));
+  app.use(usageRoutes(deps));
   const web = (options.mode ?? "web") === "web";
   const agentsDir = options.loader.agentsDir;
   const telemetry = agentsDir
@@ -168,11 +260,27 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     : memoryTelemetryConsent();
   if (web) app.use(devUiRoutes(options.devUi, () => telemetry.read()));
   else app.get("/", (_req, res) => res.type("text").send("OK"));
-  if (web && options.devRoutes !== false) {
-    app.use(createTelemetryRouter(telemetry));
+  const extra = Router();
+  for (const router of options.extraRouters ?? []) extra.use(router);
+  app.use(extra);
+  // Every dev tooling router goes through this one mount, behind the gate (never in api mode).
+  const devTools =
+    web && options.devRoutes !== false
+      ? new DevToolsMount(devToolsGate({ boundHost: () => boundHost, authConfigured: () => access !== undefined }))
+      : undefined;
+  if (devTools) {
+    devTools.add(createTelemetryRouter(telemetry));
     if (agentsDir) {
-      app.use(createBuilderRouter({ agentsDir }));
-      app.use(
+      devTools.add(
+        createBuilderRouter({
+          agentsDir,
+          ...(options.loader.builderPolicy ? { policy: options.loader.builderPolicy } : {}),
+          afterSave: async () => {
+            await options.loader.settled?.();
+          },
+        }),
+      );
+      devTools.add(
         createAgentTestsRouter({
           agentsDir,
           loader: options.loader,
@@ -180,14 +288,13 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
         }),
       );
     }
+    for (const router of options.devRouters ?? []) devTools.add(router);
+    app.use(devTools.router);
   }
-  const extra = Router();
-  for (const router of options.extraRouters ?? []) extra.use(router);
-  app.use(extra);
   app.use(notFoundHandler);
   app.use(errorHandler((error) => logger.error("Request failed", error), exposeErrorMessages));
 
-  const live = new LiveSocketServer(deps, guard);
+  const live = new LiveSocketServer(deps, guard, limits.live, access);
   let server: Server | undefined;
   let closing: Promise<void> | undefined;
 
@@ -205,8 +312,15 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     mount(router) {
       extra.use(router);
     },
+    mountDevTools(router) {
+      devTools?.add(router);
+      return devTools !== undefined;
+    },
     handleUpgrade(req, socket, head) {
       live.handleUpgrade(req, socket, head);
+    },
+    stats() {
+      return { connectionsOpen: connections.total, bodyBytesInFlight: bodyBudget.inFlight, live: live.stats() };
     },
     async listen(listenOptions = {}) {
       if (server) throw new ConfigurationError("This server is already listening; create another one to listen twice.");
@@ -215,11 +329,18 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       boundHost = host;
       // Not a static `import … from "node:http"`: Node's ESM wrapper of a built-in reads every
       // export, and node:http's lazy ones load the whole fetch implementation (~50 ms of start-up).
-      const http = process.getBuiltinModule("node:http").createServer(app);
+      const http = process.getBuiltinModule("node:http").createServer(httpServerOptions(limits), app);
+      http.headersTimeout = limits.headersTimeoutMs;
+      http.requestTimeout = limits.requestTimeoutMs;
+      http.keepAliveTimeout = limits.keepAliveTimeoutMs;
       server = http;
-      http.on("upgrade", (req, socket, head) => live.handleUpgrade(req, socket, head));
-      http.on("clientError", (_error, socket) => {
-        if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+      connections.attach(http);
+      http.on("upgrade", (req, socket, head) => {
+        if (connections.isRefused(req.socket)) return void socket.destroy();
+        live.handleUpgrade(req, socket, head);
+      });
+      http.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+        if (socket.writable) socket.end(clientErrorResponse(error.code));
         else socket.destroy();
       });
       await new Promise<void>((resolve, reject) => {
@@ -230,6 +351,11 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
         });
       });
       const { port } = http.address() as AddressInfo;
+      if (!access && !isLoopbackHost(host))
+        logger.warn(
+          `Listening on ${host} without authentication: anyone who can reach it can read and change every user's ` +
+            `sessions (pass the auth option).`,
+        );
       const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? DEFAULT_HOST : host;
       return { url: `http://${urlHost}:${port}`, port };
     },
@@ -238,6 +364,28 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       return closing;
     },
   };
+}
+
+/** What a connection whose request Node could not read is told before it is closed. */
+function clientErrorResponse(code: string | undefined): string {
+  const [status, text] =
+    code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "Request Timeout"]
+      : code === "HPE_HEADER_OVERFLOW"
+        ? [431, "Request Header Fields Too Large"]
+        : [400, "Bad Request"];
+  return `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\n\r\n`;
+}
+
+/**
+ * Node checks header and request deadlines every `connectionsCheckingInterval` (30 s by
+ * default, which would let a slow client overrun them by as much): check at a quarter of the
+ * shortest one, at most every second.
+ */
+function httpServerOptions(limits: ResolvedServerLimits): { connectionsCheckingInterval: number } {
+  const deadlines = [limits.headersTimeoutMs, limits.requestTimeoutMs].filter((ms) => ms > 0);
+  const shortest = deadlines.length > 0 ? Math.min(...deadlines) : 4000;
+  return { connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(shortest / 4))) };
 }
 
 function checkOptions(options: AgentServerOptions): void {
@@ -250,6 +398,14 @@ function checkOptions(options: AgentServerOptions): void {
     throw new ConfigurationError(
       `createAgentServer: mode must be "web" or "api", got ${JSON.stringify(options.mode)}.`,
     );
+  }
+  if (options.auth !== undefined && typeof options.auth !== "function" && typeof options.auth !== "object") {
+    throw new ConfigurationError(
+      "createAgentServer: auth must be an authenticator function or { authenticate, routes? }.",
+    );
+  }
+  if (options.allowedHosts !== undefined && !Array.isArray(options.allowedHosts)) {
+    throw new ConfigurationError("createAgentServer: allowedHosts must be an array of host names.");
   }
   if (options.cors && !Array.isArray(options.cors.allowOrigins)) {
     throw new ConfigurationError("createAgentServer: cors.allowOrigins must be an array of origins.");

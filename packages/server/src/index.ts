@@ -8,14 +8,54 @@ export {
   type AgentServerOptions,
   type ListenOptions,
   type ListeningAddress,
+  type ServerStats,
 } from "./create-agent-server.js";
+export {
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_SERVER_LIMITS,
+  parseByteSize,
+  type LiveLimits,
+  type ResolvedServerLimits,
+  type ServerLimits,
+} from "./http/server-limits.js";
 export { createStaticAgentLoader, type StaticAgentLoaderOptions } from "./static-agent-loader.js";
 export type { ServerCorsOptions } from "./http/cors-options.js";
+export { isLoopbackHost } from "./http/host-guard.js";
+export {
+  ADMIN_SCOPE,
+  isAdmin,
+  principalOf,
+  setPrincipal,
+  BUILT_IN_ROUTE_RULES,
+  bodyUserOf,
+  liveUserOf,
+  reasoningEngineUserOf,
+  apiKeyAuthenticator,
+  parseApiKeyText,
+  MIN_API_KEY_LENGTH,
+  jwtAuthenticator,
+  ASYMMETRIC_JWT_ALGORITHMS,
+  AuthenticationError,
+  AuthenticationUnavailableError,
+  ForbiddenError,
+  bearerTokenOf,
+  WEBSOCKET_BEARER_PREFIX,
+  WEBSOCKET_PROTOCOL,
+  type Principal,
+  type Authenticator,
+  type ServerAuthOptions,
+  type RouteAccess,
+  type RouteRule,
+  type ApiKeyAuthOptions,
+  type ApiKeyEntry,
+  type JwtAuthOptions,
+  type AuthFailure,
+} from "./auth/index.js";
 export type { DevUiOptions } from "./routes/dev-ui-routes.js";
 export type { AppInfo } from "./routes/app-routes.js";
 export { consoleLogger, type ServerLogger } from "./server-logger.js";
 export { SessionRunQueue, type ReleaseRun } from "./runs/session-run-queue.js";
-export { LiveCloseCode } from "./live/live-socket-server.js";
+export { LiveCloseCode, type LiveStats } from "./live/live-socket-server.js";
 export {
   createTraceRecorder,
   createDebugRouter,
@@ -24,6 +64,7 @@ export {
   type TraceRecorder,
   type TraceRecorderOptions,
   type TraceSource,
+  type TraceOwner,
   type TraceStoreOptions,
   type EventTraceAttributes,
   type DebugRouterOptions,
@@ -80,6 +121,7 @@ export {
 export {
   createDirectoryAgentLoader,
   AgentLoadError,
+  relativizePaths,
   MODULE_ENTRY_FILES,
   YAML_ENTRY_FILES,
   type DirectoryAgentLoaderOptions,
@@ -88,4 +130,8 @@ export {
   type BuiltInToolContext,
   type BuiltInCodeExecutorEntry,
   type ImportModule,
+  BUILDER_MARKER,
+  DEFAULT_BUILDER_POLICY,
+  type BuilderPolicy,
 } from "./loader/index.js";
+export { OAUTH_CALLBACK_PATH } from "./routes/dev-ui-routes.js";

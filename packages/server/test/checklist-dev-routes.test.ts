@@ -19,9 +19,9 @@ let runEvents: Json[];
 
 beforeAll(async () => {
   t = await startTestServer({ plugins: [traces.plugin], mode: "web" });
-  t.server.mount(createDebugRouter({ traces }));
+  t.server.mountDevTools(createDebugRouter({ traces }));
   t.server.mount(createGraphRouter(t.server.context));
-  t.server.mount(createEvalRouter({ ...t.server.context, evalStore: createInMemoryEvalStore() }));
+  t.server.mountDevTools(createEvalRouter({ ...t.server.context, evalStore: createInMemoryEvalStore() }));
   expect((await post(`${t.url}/apps/A/users/U/sessions`, { sessionId: "s1" })).status).toBe(200);
   t.model.push(ScriptedModel.functionCall("get_weather", { city: "Oslo" }), ScriptedModel.text("Sunny in Oslo."));
   const run = await post(`${t.url}/run`, {

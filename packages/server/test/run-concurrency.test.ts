@@ -339,10 +339,16 @@ describe("SessionRunQueue", () => {
     const queue = new SessionRunQueue();
     const order: string[] = [];
     const releaseA = await queue.acquire("k");
-    const b = queue.acquire("k").then((release) => (order.push("b"), release));
+    const b = queue.acquire("k").then((release) => {
+      order.push("b");
+      return release;
+    });
     const controller = new AbortController();
     const c = queue.acquire("k", controller.signal);
-    const d = queue.acquire("k").then((release) => (order.push("d"), release));
+    const d = queue.acquire("k").then((release) => {
+      order.push("d");
+      return release;
+    });
     const other = await queue.acquire("other"); // another key is free
     other();
     controller.abort();

@@ -236,7 +236,8 @@ describe("modes and the dev UI folder", () => {
     await mkdir(join(dir, "assets"), { recursive: true });
     await writeFile(
       join(dir, "index.html"),
-      '<!doctype html><html><head><base href="./"><script src="main-ABC.js" type="module"></script></head><body><app-root></app-root></body></html>',
+      '<!doctype html><html><head><base href="./"><script src="main-ABC.js" ' +
+        'type="module"></script></head><body><app-root></app-root></body></html>',
     );
     await writeFile(join(dir, "main-ABC.js"), "console.log('ui');");
     await writeFile(join(dir, "assets", "audio-processor.js"), "// worklet");

@@ -46,7 +46,13 @@ describe("ManagedSessionService against the local sessions API", () => {
 
   it("creates through a long-running operation, polling it until done, with a bearer token from a callback", async () => {
     let calls = 0;
-    const s = service({ accessToken: undefined, getAccessToken: async () => (calls++, "secret-token") });
+    const s = service({
+      accessToken: undefined,
+      getAccessToken: async () => {
+        calls++;
+        return "secret-token";
+      },
+    });
     const before = server.requests.length;
     await s.createSession({ appName: "engine-1", userId: "u1", sessionId: "Upper_Case id!" });
     const sent = server.requests.slice(before);

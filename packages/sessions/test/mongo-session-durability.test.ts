@@ -331,7 +331,7 @@ describe("MongoSessionService options and failures", () => {
   it("rejects invalid names with a typed error instead of writing them", async () => {
     const service = open(freshDb());
     await expect(service.createSession({ appName: "", userId: "u1" })).rejects.toMatchObject({
-      code: "INVALID_ARGUMENT",
+      code: "INVALID_SESSION_KEY",
     });
     await expect(service.createSession({ appName: "app", userId: 5 as never })).rejects.toBeInstanceOf(SessionError);
   });

@@ -214,7 +214,8 @@ describe("PostgresSessionService with two replicas", () => {
       key.sessionId,
     ]);
     await other.query(
-      "INSERT INTO agentkit_events (app_name, user_id, session_id, seq, id, event_time, event_json) VALUES ($1, $2, $3, 1, 'e1', 1, '{}')",
+      "INSERT INTO agentkit_events (app_name, user_id, session_id, seq, id, event_time, event_json) VALUES ($1, $2, " +
+        "$3, 1, 'e1', 1, '{}')",
       [key.appName, key.userId, key.sessionId],
     );
     const deleting = a.deleteSession(key);

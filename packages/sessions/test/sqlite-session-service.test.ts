@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "@jest/globals";
-import { ConfigurationError, SessionError } from "@agentkit/core";
+import { ConfigurationError, createEvent, SessionError } from "@agentkit/core";
 import { SessionStoreError, SqliteSessionService, sqlitePathFromUri } from "../src/sqlite/index.js";
 import { runSessionServiceContract } from "../src/testing/index.js";
 
@@ -28,6 +28,44 @@ runSessionServiceContract(
   }),
   testApi,
 );
+
+describe("SqliteSessionService reads only what was appended since its last read", () => {
+  const event = (id: string) =>
+    createEvent({ id, invocationId: "e", author: "a", content: { role: "model", parts: [{ text: id }] } });
+
+  it("sees appends by another connection, shares frozen events, and re-reads a re-created session", async () => {
+    const path = join(dir, "cache.db");
+    const reader = new SqliteSessionService({ path });
+    const writer = new SqliteSessionService({ path });
+    const key = { appName: "cache", userId: "u", sessionId: "s" };
+    let session = await writer.createSession(key);
+    for (const id of ["e1", "e2"]) await writer.appendEvent({ session, event: event(id) });
+    const first = (await reader.getSession(key))!;
+    expect(first.events.map((e) => e.id)).toEqual(["e1", "e2"]);
+    expect(Object.isFrozen(first.events[0])).toBe(true);
+    await writer.appendEvent({ session, event: event("e3") });
+    const second = (await reader.getSession(key))!;
+    expect(second.events.map((e) => e.id)).toEqual(["e1", "e2", "e3"]);
+    expect(second.events[0]).toBe(first.events[0]); // shared, not parsed again
+    expect(second.events).not.toBe(first.events);
+    second.events.push(event("local")); // a caller's array is its own
+    expect((await reader.getSession(key))!.events).toHaveLength(3);
+
+    await writer.deleteSession(key);
+    session = await writer.createSession(key);
+    for (const id of ["n1", "n2", "n3"]) await writer.appendEvent({ session, event: event(id) });
+    expect((await reader.getSession(key))!.events.map((e) => e.id)).toEqual(["n1", "n2", "n3"]);
+    await writer.deleteSession(key);
+    expect(await reader.getSession(key)).toBeUndefined();
+    await Promise.all([reader.close(), writer.close()]);
+  });
+
+  it("refuses an unknown synchronous setting", () => {
+    expect(() => new SqliteSessionService({ path: join(dir, "sync.db"), synchronous: "OFF" as "FULL" })).toThrow(
+      ConfigurationError,
+    );
+  });
+});
 
 describe("SqliteSessionService options and URIs", () => {
   it("maps sqlite:///abs/path to an absolute path, decoding escapes", () => {
@@ -71,7 +109,7 @@ describe("SqliteSessionService options and URIs", () => {
   it("rejects empty keys with a typed error and refuses work after close", async () => {
     const service = new SqliteSessionService({ path: ":memory:" });
     await expect(service.getSession({ appName: "", userId: "u", sessionId: "s" })).rejects.toMatchObject({
-      code: "INVALID_SESSION_REQUEST",
+      code: "INVALID_SESSION_KEY",
     });
     await expect(service.getSession({ appName: "a", userId: "u", sessionId: "s" })).resolves.toBeUndefined();
     await service.close();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
-import { CODE_EXECUTION_CONTEXT_KEY, LlmAgent, RunAbortedError, isFinalResponse, type Event } from "@agentkit/core";
+import { LlmAgent, RunAbortedError, isFinalResponse, type Event } from "@agentkit/core";
+import { CODE_EXECUTION_CONTEXT_KEY } from "@agentkit/core/internal";
 import { ScriptedModel, type RecordedRequest } from "@agentkit/core/testing";
 import { LocalCodeExecutor } from "../src/index.js";
 import { findOnPath } from "../src/code-executors/interpreter.js";
@@ -148,6 +149,7 @@ describe("code execution in the LLM flow (LocalCodeExecutor)", () => {
 
   it("hands the user's inline files to the code and saves its output files as artifacts", async () => {
     const code =
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source with a template literal, run by the executor
       "import fs from 'node:fs';\nconst n = fs.readFileSync('sales.csv', 'utf8').trim().split('\\n').length - 1;\nfs.writeFileSync('report.txt', `rows=${n}`);";
     const model = new ScriptedModel({ steps: [ScriptedModel.text(js(code)), ScriptedModel.text("Report saved.")] });
     const agent = new LlmAgent({

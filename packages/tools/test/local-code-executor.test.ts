@@ -184,7 +184,8 @@ describe(`LocalCodeExecutor (python; ${pythonReason})`, () => {
     "kills what the code left running after a normal exit",
     async () => {
       const code =
-        "import subprocess\np = subprocess.Popen(['sleep', '60'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=False)\nprint(p.pid)";
+        "import subprocess\np = subprocess.Popen(['sleep', '60'], stdout=subprocess.DEVNULL, " +
+        "stderr=subprocess.DEVNULL, start_new_session=False)\nprint(p.pid)";
       const result = await run(py, code);
       const childPid = Number(result.stdout.trim());
       expect(childPid).toBeGreaterThan(0);

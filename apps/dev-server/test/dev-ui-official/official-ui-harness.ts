@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { Writable } from "node:stream";
 import { chromium, type Browser, type ConsoleMessage, type Locator, type Page } from "playwright-core";
+import { parseCliArgs, type ServeAuth } from "../../src/parse-cli-args.js";
 import { startDevServer, type RunningDevServer } from "../../src/start-dev-server.js";
 import { CHROMIUM_ARGS } from "../dev-ui/harness.js";
 import { makeOfficialUiAgents, type FixtureAgents } from "./fixture-agents.js";
@@ -48,12 +49,21 @@ export interface OfficialUiHarness {
   close(): Promise<void>;
 }
 
+export interface OfficialUiHarnessOptions {
+  /**
+   * Run the server with `--auth api-key` over these `AGENTKIT_API_KEYS` entries, and give the
+   * page's browser context this key as `Authorization: Bearer <key>` on every request
+   * (Playwright's extraHTTPHeaders: what a proxy in front of the server does for a browser).
+   */
+  auth?: { apiKeys: string; key: string };
+}
+
 /**
  * The real dev server (web mode, port 0, in-memory services) serving ADK's own compiled dev UI
  * from @google/adk-devtools over a temp agents directory of scripted agents, and one headless
  * Chromium page that records its API calls, console errors and uncaught exceptions.
  */
-export async function startOfficialUiHarness(): Promise<OfficialUiHarness> {
+export async function startOfficialUiHarness(options: OfficialUiHarnessOptions = {}): Promise<OfficialUiHarness> {
   const devUiDir = adkDevUiDir();
   if (!existsSync(join(devUiDir, "index.html")))
     throw new Error(
@@ -65,6 +75,7 @@ export async function startOfficialUiHarness(): Promise<OfficialUiHarness> {
   let server: RunningDevServer | undefined;
   let browser: Browser | undefined;
   try {
+    const auth = options.auth ? authOptions(options.auth.apiKeys) : {};
     server = await startDevServer({
       mode: "web",
       agentsDir: agents.dir,
@@ -75,10 +86,14 @@ export async function startOfficialUiHarness(): Promise<OfficialUiHarness> {
       logLevel: "error",
       log: quiet,
       devUiDir,
+      ...auth,
     });
     const origin = server.url;
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS });
-    const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
+    const context = await browser.newContext({
+      viewport: { width: 1400, height: 860 },
+      ...(options.auth ? { extraHTTPHeaders: { Authorization: `Bearer ${options.auth.key}` } } : {}),
+    });
     // No deadline per action: a loaded machine only makes the UI slower; the test's own timeout bounds it.
     context.setDefaultTimeout(0);
     const page = await context.newPage();
@@ -166,6 +181,12 @@ export async function startOfficialUiHarness(): Promise<OfficialUiHarness> {
     await agents.cleanup();
     throw error;
   }
+}
+
+/** The `auth` options of `agentkit web --auth api-key` with the keys in AGENTKIT_API_KEYS, as the CLI parses them. */
+function authOptions(apiKeys: string): { auth?: ServeAuth } {
+  const cli = parseCliArgs(["web", "--auth", "api-key"], { AGENTKIT_API_KEYS: apiKeys });
+  return cli.command === "web" && cli.options.auth ? { auth: cli.options.auth } : {};
 }
 
 /**

@@ -54,7 +54,8 @@ export interface Harness {
 export async function startHarness(): Promise<Harness> {
   if (!existsSync(join(devUiDir(), "index.html"))) {
     throw new Error(
-      `The dev UI is not built (${devUiDir()}): run \`pnpm --filter @agentkit/dev-ui run build:ui\` (turbo does it before these tests).`,
+      `The dev UI is not built (${devUiDir()}): run \`pnpm --filter @agentkit/dev-ui run build:ui\` (turbo does it ` +
+        `before these tests).`,
     );
   }
   mkdirSync(SCREENSHOTS, { recursive: true });

@@ -1,22 +1,8 @@
 import { AgentKitError, type AgentKitErrorOptions } from "@agentkit/core";
 
-/**
- * A filename, app name, user id or session id a persistent backend refuses to store: empty,
- * NUL or other control bytes, `..` segments, absolute paths. `code` is `INVALID_ARTIFACT_NAME`,
- * the same code core's `validateArtifactFilename` uses.
- */
-export class InvalidArtifactNameError extends AgentKitError {
-  constructor(message: string, options: AgentKitErrorOptions = {}) {
-    super("INVALID_ARTIFACT_NAME", message, options);
-  }
-}
-
-/** A session-scoped filename without a sessionId. `code` is `INVALID_ARTIFACT_SCOPE`. */
-export class InvalidArtifactScopeError extends AgentKitError {
-  constructor(message: string, options: AgentKitErrorOptions = {}) {
-    super("INVALID_ARTIFACT_SCOPE", message, options);
-  }
-}
+// Name and scope errors are core's (every backend validates through core's
+// validateArtifactRequest); re-exported here with the store's own errors.
+export { InvalidArtifactNameError, InvalidArtifactScopeError } from "@agentkit/core";
 
 /** A malformed `file://` or `s3://` service URI. `code` is `INVALID_ARTIFACT_URI`. */
 export class InvalidArtifactUriError extends AgentKitError {
@@ -42,8 +28,10 @@ export const ArtifactStoreErrorCode = {
   CORRUPT: "ARTIFACT_STORE_CORRUPT",
   /** Too many writers raced for the next version number. */
   CONFLICT: "ARTIFACT_STORE_CONFLICT",
-  /** A value the store cannot hold (e.g. a name longer than the file system allows). */
+  /** A value too large for the store (a file or object over its size limit, metadata too large). */
   LIMIT: "ARTIFACT_STORE_LIMIT",
+  /** The store has no room left (disk full, quota exceeded). */
+  FULL: "ARTIFACT_STORE_FULL",
   /** Anything else the store reported. */
   FAILED: "ARTIFACT_STORE_FAILED",
 } as const;

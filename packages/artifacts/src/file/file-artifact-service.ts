@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
-import { isAbsolute, join, resolve, sep } from "node:path";
+import { type FileHandle, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   BaseArtifactService,
   ConfigurationError,
-  artifactMimeType,
+  InvalidArtifactNameError,
   nowSeconds,
-  validateArtifactPart,
   type ArtifactRequest,
   type ArtifactScope,
   type ArtifactVersion,
@@ -15,6 +14,7 @@ import {
   type Part,
   type SaveArtifactRequest,
 } from "@agentkit/core";
+import { artifactMimeType, validateArtifactPart } from "@agentkit/core/internal";
 import { ArtifactStoreError, ArtifactStoreErrorCode, InvalidArtifactUriError } from "../errors/artifact-errors.js";
 import {
   USER_SCOPE_SEGMENT,
@@ -44,6 +44,10 @@ interface StoredMeta {
 }
 
 const DATA_FILE = "data";
+/** Bytes per directory name on the usual file systems (NAME_MAX). */
+const MAX_SEGMENT_BYTES = 255;
+/** What each segment of `<app>/<user>/<session>/<filename>` is, for messages. */
+const SEGMENT_LABELS = ["app name", "user id", "session id", "filename"] as const;
 const META_FILE = "meta.json";
 /** Give up after this many lost races for a version number (each loss means another save won). */
 const MAX_CLAIM_ATTEMPTS = 10_000;
@@ -88,7 +92,8 @@ export class FileArtifactService extends BaseArtifactService {
     if (url.host !== "" && url.host !== "localhost") {
       throw new InvalidArtifactUriError(
         uri,
-        `File URI ${JSON.stringify(uri)} names host ${JSON.stringify(url.host)}; write an absolute path with three slashes: file:///abs/dir.`,
+        `File URI ${JSON.stringify(uri)} names host ${JSON.stringify(url.host)}; write an absolute path with three ` +
+          `slashes: file:///abs/dir.`,
       );
     }
     if (url.search !== "" || url.hash !== "") {
@@ -143,7 +148,7 @@ export class FileArtifactService extends BaseArtifactService {
         }
       }
     } catch (error) {
-      throw mapFsError(error, `save of ${JSON.stringify(request.filename)}`, signal);
+      throw mapFsError(error, `save of ${JSON.stringify(request.filename)}`, signal, this.rootDir);
     }
   }
 
@@ -156,7 +161,7 @@ export class FileArtifactService extends BaseArtifactService {
         request.version === undefined ? versions[versions.length - 1] : versions.find((v) => v === request.version);
       if (version === undefined) return undefined;
       const vdir = join(dir, String(version));
-      const meta = await readMeta(vdir, request.signal);
+      const meta = await readMeta(vdir, request.signal, this.rootDir);
       if (meta === undefined) return undefined;
       const payload =
         meta.kind === "none" ? Buffer.alloc(0) : await readFile(join(vdir, DATA_FILE), { signal: request.signal });
@@ -164,7 +169,7 @@ export class FileArtifactService extends BaseArtifactService {
     } catch (error) {
       // Deleted between listing and reading: the artifact is gone, as the caller would see a moment later.
       if (errnoOf(error) === "ENOENT") return undefined;
-      throw mapFsError(error, `load of ${JSON.stringify(request.filename)}`, request.signal);
+      throw mapFsError(error, `load of ${JSON.stringify(request.filename)}`, request.signal, this.rootDir);
     }
   }
 
@@ -190,7 +195,7 @@ export class FileArtifactService extends BaseArtifactService {
       }
       return [...names].sort();
     } catch (error) {
-      throw mapFsError(error, "listing", request.signal);
+      throw mapFsError(error, "listing", request.signal, this.rootDir);
     }
   }
 
@@ -199,7 +204,7 @@ export class FileArtifactService extends BaseArtifactService {
     try {
       return await listVersionDirs(this.pathOf(...location.scope, location.file));
     } catch (error) {
-      throw mapFsError(error, `version listing of ${JSON.stringify(request.filename)}`, request.signal);
+      throw mapFsError(error, `version listing of ${JSON.stringify(request.filename)}`, request.signal, this.rootDir);
     }
   }
 
@@ -208,7 +213,9 @@ export class FileArtifactService extends BaseArtifactService {
     const dir = this.pathOf(...location.scope, location.file);
     try {
       const versions = await listVersionDirs(dir);
-      const metas = await Promise.all(versions.map((version) => readMeta(join(dir, String(version)), request.signal)));
+      const metas = await Promise.all(
+        versions.map((version) => readMeta(join(dir, String(version)), request.signal, this.rootDir)),
+      );
       const out: ArtifactVersion[] = [];
       versions.forEach((version, i) => {
         const meta = metas[i];
@@ -224,37 +231,56 @@ export class FileArtifactService extends BaseArtifactService {
       });
       return out;
     } catch (error) {
-      throw mapFsError(error, `version listing of ${JSON.stringify(request.filename)}`, request.signal);
+      throw mapFsError(error, `version listing of ${JSON.stringify(request.filename)}`, request.signal, this.rootDir);
     }
   }
 
   override async deleteArtifact(request: ArtifactRequest & ArtifactCallOptions): Promise<void> {
     const location = locateArtifact(request);
+    const fileDir = this.pathOf(...location.scope, location.file);
     const scopeDir = this.pathOf(...location.scope);
     // Renamed away first, so readers see every version disappear at once, never a partial set.
     const doomed = join(scopeDir, `.deleting-${randomUUID()}`);
     try {
       request.signal?.throwIfAborted();
-      await rename(join(scopeDir, location.file), doomed);
+      await rename(fileDir, doomed);
     } catch (error) {
       if (errnoOf(error) === "ENOENT") return;
-      throw mapFsError(error, `delete of ${JSON.stringify(request.filename)}`, request.signal);
+      throw mapFsError(error, `delete of ${JSON.stringify(request.filename)}`, request.signal, this.rootDir);
     }
     try {
       await rm(doomed, { recursive: true, force: true });
     } catch (error) {
-      throw mapFsError(error, `delete of ${JSON.stringify(request.filename)}`, request.signal);
+      throw mapFsError(error, `delete of ${JSON.stringify(request.filename)}`, request.signal, this.rootDir);
     }
   }
 
-  /** Joins encoded segments under the root, and checks (defence in depth) that the result stays there. */
+  /**
+   * Joins encoded segments under the root. Refuses a segment longer than a directory name may
+   * be (`InvalidArtifactNameError`: percent-encoding can triple a name, so a name core accepts
+   * may still not fit), and checks (defence in depth) that the result stays under the root.
+   */
   private pathOf(...segments: string[]): string {
+    segments.forEach((segment, i) => {
+      const bytes = Buffer.byteLength(segment, "utf8");
+      if (bytes > MAX_SEGMENT_BYTES) {
+        throw new InvalidArtifactNameError(
+          `The artifact ${SEGMENT_LABELS[i] ?? "name"} is ${bytes} bytes once encoded for the file store, which ` +
+            `allows ${MAX_SEGMENT_BYTES} per name; use a shorter one (every character outside A-Z a-z 0-9 _ - . ~ ` +
+            `and space takes 3 bytes per UTF-8 byte).`,
+        );
+      }
+    });
     const path = join(this.rootDir, ...segments);
     const root = this.rootDir.endsWith(sep) ? this.rootDir : this.rootDir + sep;
     if (!path.startsWith(root)) {
-      throw new ArtifactStoreError(ArtifactStoreErrorCode.FAILED, `Refusing artifact path outside ${this.rootDir}.`, {
-        backend: "file",
-      });
+      throw new ArtifactStoreError(
+        ArtifactStoreErrorCode.FAILED,
+        "Refusing an artifact path outside the root directory.",
+        {
+          backend: "file",
+        },
+      );
     }
     return path;
   }
@@ -281,7 +307,7 @@ export class FileArtifactService extends BaseArtifactService {
     }
     throw new ArtifactStoreError(
       ArtifactStoreErrorCode.CONFLICT,
-      `Gave up after ${MAX_CLAIM_ATTEMPTS} concurrent saves won the next version of ${dir}.`,
+      `Gave up after ${MAX_CLAIM_ATTEMPTS} concurrent saves won the next version of this artifact.`,
       {
         backend: "file",
       },
@@ -313,7 +339,12 @@ async function listVersionDirs(dir: string): Promise<number[]> {
 }
 
 /** A version's metadata; `undefined` when it was deleted meanwhile. */
-async function readMeta(vdir: string, signal: AbortSignal | undefined): Promise<StoredMeta | undefined> {
+async function readMeta(
+  vdir: string,
+  signal: AbortSignal | undefined,
+  rootDir: string,
+): Promise<StoredMeta | undefined> {
+  const shown = relative(rootDir, join(vdir, META_FILE)).split(sep).join("/");
   let text: string;
   try {
     text = await readFile(join(vdir, META_FILE), { encoding: "utf8", signal });
@@ -327,7 +358,7 @@ async function readMeta(vdir: string, signal: AbortSignal | undefined): Promise<
   } catch (cause) {
     throw new ArtifactStoreError(
       ArtifactStoreErrorCode.CORRUPT,
-      `Artifact metadata ${join(vdir, META_FILE)} is not valid JSON.`,
+      `Artifact metadata ${shown} (under the root directory) is not valid JSON.`,
       { backend: "file", cause },
     );
   }
@@ -342,7 +373,7 @@ async function readMeta(vdir: string, signal: AbortSignal | undefined): Promise<
   ) {
     throw new ArtifactStoreError(
       ArtifactStoreErrorCode.CORRUPT,
-      `Artifact metadata ${join(vdir, META_FILE)} has an unknown shape.`,
+      `Artifact metadata ${shown} (under the root directory) has an unknown shape.`,
       { backend: "file" },
     );
   }
@@ -362,7 +393,7 @@ async function writeDurably(path: string, data: string | Uint8Array, signal: Abo
 
 /** Makes a rename durable; some platforms cannot open directories, which is harmless to skip. */
 async function syncDirectory(dir: string): Promise<void> {
-  let handle;
+  let handle: FileHandle | undefined;
   try {
     handle = await open(dir, "r");
     await handle.sync();

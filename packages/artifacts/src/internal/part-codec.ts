@@ -15,18 +15,18 @@ export interface SplitPart {
 }
 
 export function splitPart(part: Part): SplitPart {
-  const rest = structuredClone(part);
-  if (rest.inlineData !== undefined && typeof rest.inlineData.data === "string") {
-    const payload = Buffer.from(rest.inlineData.data, "base64");
-    delete rest.inlineData.data;
-    return { kind: "inline", payload, rest };
+  // The payload string is decoded straight from the caller's part and never cloned: a large
+  // upload is then held as that string plus its bytes, not twice as a string.
+  if (part.inlineData !== undefined && typeof part.inlineData.data === "string") {
+    const { data, ...inlineData } = part.inlineData;
+    const rest = structuredClone({ ...part, inlineData });
+    return { kind: "inline", payload: Buffer.from(data, "base64"), rest };
   }
-  if (typeof rest.text === "string") {
-    const payload = Buffer.from(rest.text, "utf8");
-    delete rest.text;
-    return { kind: "text", payload, rest };
+  if (typeof part.text === "string") {
+    const { text, ...others } = part;
+    return { kind: "text", payload: Buffer.from(text, "utf8"), rest: structuredClone(others) };
   }
-  return { kind: "none", payload: Buffer.alloc(0), rest };
+  return { kind: "none", payload: Buffer.alloc(0), rest: structuredClone(part) };
 }
 
 /** The inverse of `splitPart` (base64 comes back in the standard alphabet). */

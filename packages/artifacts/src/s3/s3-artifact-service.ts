@@ -12,9 +12,8 @@ import { Upload } from "@aws-sdk/lib-storage";
 import {
   BaseArtifactService,
   ConfigurationError,
-  artifactMimeType,
+  InvalidArtifactNameError,
   nowSeconds,
-  validateArtifactPart,
   type ArtifactRequest,
   type ArtifactScope,
   type ArtifactVersion,
@@ -22,6 +21,7 @@ import {
   type Part,
   type SaveArtifactRequest,
 } from "@agentkit/core";
+import { artifactMimeType, KeyedQueue, validateArtifactPart } from "@agentkit/core/internal";
 import { ArtifactStoreError, ArtifactStoreErrorCode, InvalidArtifactUriError } from "../errors/artifact-errors.js";
 import {
   USER_SCOPE_SEGMENT,
@@ -33,13 +33,17 @@ import {
 import { joinPart, splitPart } from "../internal/part-codec.js";
 import { decodeSegment } from "../internal/path-segment.js";
 import type { ArtifactCallOptions } from "../internal/artifact-call-options.js";
-import { KeyedLock } from "./keyed-lock.js";
+
 import { normalizePrefix, parseS3Uri, validateBucketName } from "./parse-s3-uri.js";
 import { isS3NotFound, isS3PreconditionFailed, mapS3Error } from "./s3-error-mapping.js";
 import type { S3ArtifactServiceOptions, S3ArtifactServiceUriOptions } from "./s3-options.js";
 import { decodeMeta, encodeMeta, metaBytesOf, type StoredMeta } from "./stored-meta.js";
 
 const MIB = 1024 * 1024;
+/** S3's longest object key, in bytes of UTF-8. */
+const MAX_KEY_BYTES = 1024;
+/** Room kept for `/<version>` after a filename's key (15 digits, as `parseVersion` allows). */
+const VERSION_SUFFIX_BYTES = 16;
 /** S3 deletes at most 1000 keys per DeleteObjects call. */
 const DELETE_BATCH = 1000;
 /** Give up after this many lost races for a version number. */
@@ -62,7 +66,7 @@ export class S3ArtifactService extends BaseArtifactService {
   private readonly multipartThreshold: number;
   private readonly partSize: number;
   private readonly queueSize: number;
-  private readonly saves = new KeyedLock();
+  private readonly saves = new KeyedQueue();
   private closed = false;
 
   constructor(options: S3ArtifactServiceOptions) {
@@ -222,7 +226,7 @@ export class S3ArtifactService extends BaseArtifactService {
     try {
       const names = new Set<string>();
       for (const [scope, namePrefix] of scopes) {
-        const scopeKey = this.keyOf(app, user, scope) + "/";
+        const scopeKey = `${this.keyOf(app, user, scope)}/`;
         for await (const key of this.listKeys(scopeKey, request.signal)) {
           // <filename>/<version>, and nothing else, is ours.
           const rest = key.slice(scopeKey.length);
@@ -297,7 +301,9 @@ export class S3ArtifactService extends BaseArtifactService {
         if (failed.length > 0) {
           throw new ArtifactStoreError(
             ArtifactStoreErrorCode.FAILED,
-            `S3 refused to delete ${failed.length} version(s) of ${JSON.stringify(request.filename)}: ${failed[0]?.Code ?? "?"} ${failed[0]?.Message ?? ""} (${failed[0]?.Key ?? "?"}).`,
+            `S3 refused to delete ${failed.length} version(s) ` +
+              `of ${JSON.stringify(request.filename)}: ${failed[0]?.Code ?? "?"} ${failed[0]?.Message ?? ""} ` +
+              `(${failed[0]?.Key ?? "?"}).`,
             { backend: "s3" },
           );
         }
@@ -322,8 +328,21 @@ export class S3ArtifactService extends BaseArtifactService {
     }
   }
 
+  /**
+   * The key of encoded segments under the prefix. Refuses (`InvalidArtifactNameError`) one that
+   * could not take a version and stay within S3's 1024-byte keys: percent-encoding can triple
+   * a name, so names core accepts may still not fit together.
+   */
   private keyOf(...segments: string[]): string {
-    return (this.prefix === "" ? segments : [this.prefix, ...segments]).join("/");
+    const key = (this.prefix === "" ? segments : [this.prefix, ...segments]).join("/");
+    const bytes = Buffer.byteLength(key, "utf8") + VERSION_SUFFIX_BYTES;
+    if (bytes > MAX_KEY_BYTES) {
+      throw new InvalidArtifactNameError(
+        `The artifact's S3 key would be ${bytes} bytes once its names are encoded; S3 allows ${MAX_KEY_BYTES}. Use ` +
+          `shorter names or ids.`,
+      );
+    }
+    return key;
   }
 
   /** Every key under a prefix, across ListObjectsV2 pages. */

@@ -1,4 +1,4 @@
-import { AgentKitError } from "@agentkit/core";
+import { AgentKitError, InvalidArtifactNameError } from "@agentkit/core";
 import { ArtifactStoreError, ArtifactStoreErrorCode } from "../errors/artifact-errors.js";
 
 interface S3LikeError {
@@ -17,7 +17,6 @@ const BY_NAME: Record<string, ArtifactStoreErrorCode> = {
   CredentialsProviderError: ArtifactStoreErrorCode.ACCESS_DENIED,
   EntityTooLarge: ArtifactStoreErrorCode.LIMIT,
   MetadataTooLarge: ArtifactStoreErrorCode.LIMIT,
-  KeyTooLongError: ArtifactStoreErrorCode.LIMIT,
   SlowDown: ArtifactStoreErrorCode.UNAVAILABLE,
   ServiceUnavailable: ArtifactStoreErrorCode.UNAVAILABLE,
   TimeoutError: ArtifactStoreErrorCode.UNAVAILABLE,
@@ -39,7 +38,8 @@ const NETWORK_PATTERN = new RegExp(`\\b(?:${[...NETWORK_CODES].join("|")})\\b`);
 
 /** A connection-level failure: no HTTP answer at all. */
 function isNetworkError(e: S3LikeError): boolean {
-  // The SDK sometimes wraps the socket error ("AWS SDK error wrapper for Error: connect ECONNREFUSED …"), keeping only its message.
+  // The SDK sometimes wraps the socket error ("AWS SDK error wrapper
+  // for Error: connect ECONNREFUSED …"), keeping only its message.
   return NETWORK_CODES.has(e.code ?? "") || NETWORK_CODES.has(e.name ?? "") || NETWORK_PATTERN.test(e.message ?? "");
 }
 
@@ -70,6 +70,15 @@ export function mapS3Error(error: unknown, action: string, bucket: string, signa
   const options = { backend: "s3", cause: error, ...(status === undefined ? {} : { status }) };
   if (signal?.aborted || e.name === "AbortError") {
     return new ArtifactStoreError(ArtifactStoreErrorCode.ABORTED, `S3 artifact ${action} was aborted.`, options);
+  }
+  // The key is built from the caller's names (keyOf checks it first; a stricter server may still refuse).
+  if (e.name === "KeyTooLongError") {
+    return new InvalidArtifactNameError(
+      `S3 artifact ${action} failed: the key is longer than the server allows; use shorter names.`,
+      {
+        cause: error,
+      },
+    );
   }
   let code = BY_NAME[e.name ?? ""];
   if (code === undefined) {

@@ -289,21 +289,43 @@ export function runArtifactServiceContract(
         expect(await ctx.service.listArtifactKeys(scope())).toEqual([]);
       });
 
-      it("rejects empty names, NUL bytes and '..' path segments with INVALID_ARTIFACT_NAME", async () => {
+      it("rejects empty, reserved, absolute, too long and control-character names with INVALID_ARTIFACT_NAME", async () => {
         for (const filename of [
           "",
           "../escape.txt",
           "a/../../b.txt",
           "..",
+          ".",
+          "./x",
+          "a/./b",
           "dir\\..\\x",
           "user:../x",
           "user:",
           "nul\0.txt",
+          "tab\there",
+          "\ud800.txt",
+          "/etc/passwd",
+          "C:\\x",
+          "n".repeat(256),
         ]) {
           await expectCode(save(filename, { text: "x" }), "INVALID_ARTIFACT_NAME");
           await expectCode(ctx.service.loadArtifact({ ...scope(), filename }), "INVALID_ARTIFACT_NAME");
         }
         expect(await ctx.service.listArtifactKeys(scope())).toEqual([]);
+      });
+
+      it("rejects invalid app names, user ids and session ids with INVALID_ARTIFACT_NAME", async () => {
+        for (const bad of ["", ".", "..", "a\0b", "x".repeat(129), "\udc00"]) {
+          for (const key of ["appName", "userId", "sessionId"] as const) {
+            const request = { ...scope(), [key]: bad || "\n", filename: "f.txt" };
+            await expectCode(
+              ctx.service.saveArtifact({ ...request, artifact: { text: "x" } }),
+              "INVALID_ARTIFACT_NAME",
+            );
+            await expectCode(ctx.service.loadArtifact(request), "INVALID_ARTIFACT_NAME");
+            await expectCode(ctx.service.listArtifactKeys(request), "INVALID_ARTIFACT_NAME");
+          }
+        }
       });
 
       it("accepts ordinary names with dots and spaces", async () => {

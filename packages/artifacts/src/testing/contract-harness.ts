@@ -1,6 +1,5 @@
 // The contract suites' shared types, from `@agentkit/core/testing` (framework-neutral).
 export type {
-  ContractContext,
   ContractFactory,
   ContractSubject,
   ContractTestApi,

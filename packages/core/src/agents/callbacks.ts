@@ -2,8 +2,8 @@ import type { Content } from "../content/content.js";
 import type { LlmRequest } from "../models/llm-request.js";
 import type { LlmResponse } from "../models/llm-response.js";
 import type { BaseTool } from "../tools/base-tool.js";
-import type { ToolContext } from "../tools/tool-context.js";
-import type { CallbackContext } from "./callback-context.js";
+import type { ToolContext } from "../context/tool-context.js";
+import type { CallbackContext } from "../context/callback-context.js";
 
 export type MaybePromise<T> = T | Promise<T>;
 

@@ -1,4 +1,5 @@
 import type { SpeechConfig } from "../content/generate-content-config.js";
+import type { Budget } from "../usage/budget.js";
 
 /** How events reach the caller. */
 export const StreamingMode = {
@@ -56,6 +57,11 @@ export interface RunConfig {
   customMetadata?: Record<string, unknown>;
   /** Enable context-window compression support in live mode. */
   supportCfc?: boolean;
+  /**
+   * Usage limits of this run, over the app's (`App.budget`) field by field; checked before
+   * every model call (see `Budget` and docs/usage-and-budgets.md).
+   */
+  budget?: Budget;
 }
 
 export const DEFAULT_MAX_LLM_CALLS = 500;

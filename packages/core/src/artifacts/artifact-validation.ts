@@ -1,32 +1,63 @@
 import type { Part } from "../content/content.js";
 import { AgentKitError } from "../errors/agentkit-error.js";
+import { InvalidArtifactNameError, InvalidArtifactScopeError } from "../errors/artifact-errors.js";
+import { nameProblem, preview, sessionKeyProblem } from "../sessions/session-key-validation.js";
+import { isUserScopedFilename, type ArtifactRequest, type ArtifactScope } from "./base-artifact-service.js";
 
 /**
- * Rejects filenames no backend can store safely: empty names, NUL bytes and `..` path
- * segments (a file or S3 backend would otherwise escape its root). Throws `INVALID_ARTIFACT_NAME`.
+ * Longest artifact filename, in bytes of UTF-8, not counting a `user:` prefix: the usual file
+ * name limit. A backend may hold less once it encodes the name (the file backend's percent
+ * encoding must fit 255 bytes per directory name); it then refuses with the same error.
  */
-export function validateArtifactFilename(filename: string): void {
+export const MAX_ARTIFACT_FILENAME_BYTES = 255;
+
+/**
+ * Rejects filenames no backend may store, with `InvalidArtifactNameError`
+ * (`INVALID_ARTIFACT_NAME`): not a string or empty (also after `user:`), longer than
+ * `MAX_ARTIFACT_FILENAME_BYTES`, and whatever `nameProblem` refuses (lone surrogates, control
+ * characters, absolute paths, `.` and `..` segments). `/` inside a name is allowed: every
+ * backend stores the name as one flat key, so `a/b.txt` is not a directory.
+ */
+export function validateArtifactFilename(filename: unknown): asserts filename is string {
   if (typeof filename !== "string" || filename.length === 0) {
-    throw new AgentKitError("INVALID_ARTIFACT_NAME", "An artifact filename must be a non-empty string.");
-  }
-  if (filename.includes("\0")) {
-    throw new AgentKitError(
-      "INVALID_ARTIFACT_NAME",
-      `Artifact filename ${JSON.stringify(filename)} contains a NUL byte; remove it.`,
-    );
+    throw new InvalidArtifactNameError("An artifact filename must be a non-empty string.");
   }
   // Checked without the `user:` prefix, which backends strip when they build a path or key.
-  const bare = filename.startsWith("user:") ? filename.slice("user:".length) : filename;
-  if (bare.length === 0) {
-    throw new AgentKitError(
-      "INVALID_ARTIFACT_NAME",
-      `Artifact filename ${JSON.stringify(filename)} has nothing after "user:"; add a name.`,
-    );
+  const bare = isUserScopedFilename(filename) ? filename.slice("user:".length) : filename;
+  const problem =
+    bare.length === 0 ? 'has nothing after "user:"; add a name' : nameProblem(bare, MAX_ARTIFACT_FILENAME_BYTES);
+  if (problem !== undefined) throw new InvalidArtifactNameError(`Artifact filename ${preview(filename)} ${problem}.`);
+}
+
+/**
+ * Rejects an artifact scope whose app name, user id or session id (when given) breaks the
+ * session key rules (`sessionKeyProblem`), with `InvalidArtifactNameError`.
+ */
+export function validateArtifactScope(scope: ArtifactScope): void {
+  const parts: [string, unknown][] = [
+    ["appName", scope.appName],
+    ["userId", scope.userId],
+  ];
+  if (scope.sessionId !== undefined && scope.sessionId !== "") parts.push(["sessionId", scope.sessionId]);
+  for (const [label, value] of parts) {
+    const problem = sessionKeyProblem(value);
+    if (problem !== undefined)
+      throw new InvalidArtifactNameError(`Invalid artifact ${label} ${preview(value)}: it ${problem}.`);
   }
-  if (bare.split(/[/\\]/).some((segment) => segment === "..")) {
-    throw new AgentKitError(
-      "INVALID_ARTIFACT_NAME",
-      `Artifact filename ${JSON.stringify(filename)} contains a ".." path segment; use a name without parent references.`,
+}
+
+/**
+ * The one check every artifact backend runs before any I/O: the scope (`validateArtifactScope`),
+ * the filename (`validateArtifactFilename`), and a sessionId for a session-scoped filename
+ * (`InvalidArtifactScopeError`, `INVALID_ARTIFACT_SCOPE`).
+ */
+export function validateArtifactRequest(request: ArtifactRequest): void {
+  validateArtifactScope(request);
+  validateArtifactFilename(request.filename);
+  if (!isUserScopedFilename(request.filename) && (request.sessionId === undefined || request.sessionId === "")) {
+    throw new InvalidArtifactScopeError(
+      `Artifact ${preview(request.filename)} is session-scoped, so sessionId is required; prefix the filename with ` +
+        `"user:" to share it across sessions.`,
     );
   }
 }

@@ -1,7 +1,11 @@
 import type { Part } from "../content/content.js";
-import { AgentKitError } from "../errors/agentkit-error.js";
 import { nowSeconds } from "../events/event.js";
-import { artifactMimeType, validateArtifactFilename, validateArtifactPart } from "./artifact-validation.js";
+import {
+  artifactMimeType,
+  validateArtifactPart,
+  validateArtifactRequest,
+  validateArtifactScope,
+} from "./artifact-validation.js";
 import {
   BaseArtifactService,
   isUserScopedFilename,
@@ -26,7 +30,7 @@ export class InMemoryArtifactService extends BaseArtifactService {
   private readonly artifacts = new Map<string, StoredVersion[]>();
 
   override async saveArtifact(request: SaveArtifactRequest): Promise<number> {
-    validateArtifactFilename(request.filename);
+    validateArtifactRequest(request);
     validateArtifactPart(request.artifact);
     const key = this.keyOf(request);
     let versions = this.artifacts.get(key);
@@ -45,7 +49,7 @@ export class InMemoryArtifactService extends BaseArtifactService {
   }
 
   override async loadArtifact(request: LoadArtifactRequest): Promise<Part | undefined> {
-    validateArtifactFilename(request.filename);
+    validateArtifactRequest(request);
     const versions = this.artifacts.get(this.keyOf(request));
     if (!versions || versions.length === 0) return undefined;
     const stored = request.version === undefined ? versions[versions.length - 1] : versions[request.version];
@@ -53,6 +57,7 @@ export class InMemoryArtifactService extends BaseArtifactService {
   }
 
   override async listArtifactKeys({ appName, userId, sessionId }: ArtifactScope): Promise<string[]> {
+    validateArtifactScope({ appName, userId, sessionId });
     const names = new Set<string>();
     for (const [key, versions] of this.artifacts) {
       if (versions.length === 0) continue;
@@ -64,29 +69,23 @@ export class InMemoryArtifactService extends BaseArtifactService {
   }
 
   override async listVersions(request: ArtifactRequest): Promise<number[]> {
-    validateArtifactFilename(request.filename);
+    validateArtifactRequest(request);
     return (this.artifacts.get(this.keyOf(request)) ?? []).map((v) => v.meta.version);
   }
 
   override async deleteArtifact(request: ArtifactRequest): Promise<void> {
-    validateArtifactFilename(request.filename);
+    validateArtifactRequest(request);
     this.artifacts.delete(this.keyOf(request));
   }
 
   override async listArtifactVersions(request: ArtifactRequest): Promise<ArtifactVersion[]> {
-    validateArtifactFilename(request.filename);
+    validateArtifactRequest(request);
     return (this.artifacts.get(this.keyOf(request)) ?? []).map((v) => structuredClone(v.meta));
   }
 
-  /** `user:` files belong to (app, user); every other file to (app, user, session). */
+  /** `user:` files belong to (app, user); every other file to (app, user, session). Validated requests only. */
   private keyOf({ appName, userId, sessionId, filename }: ArtifactRequest): string {
     if (isUserScopedFilename(filename)) return JSON.stringify([appName, userId, null, filename]);
-    if (sessionId === undefined || sessionId === "") {
-      throw new AgentKitError(
-        "INVALID_ARTIFACT_SCOPE",
-        `Artifact ${JSON.stringify(filename)} is session-scoped, so sessionId is required; prefix the filename with "user:" to share it across sessions.`,
-      );
-    }
     return JSON.stringify([appName, userId, sessionId, filename]);
   }
 

@@ -1,4 +1,4 @@
-import type { InvocationContext } from "../agents/invocation-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import type { LlmRequest } from "../models/llm-request.js";
 

@@ -52,24 +52,28 @@ export function buildCodeExecutionResultPart(
 }
 
 /**
- * Shows code execution to a model as text, in place: a trailing `executableCode` part becomes
- * a fenced block, and a content that is only a `codeExecutionResult` becomes a user text
- * fenced with the result delimiters (a model content that mixes parts is left alone).
+ * Shows code execution to a model as text: a trailing `executableCode` part becomes a fenced
+ * block, and a content that is only a `codeExecutionResult` becomes a user text fenced with the
+ * result delimiters (a model content that mixes parts is left alone). Returns a new content when
+ * something changed, else the same one: request contents are shared snapshots, never edited.
  */
 export function convertCodeExecutionParts(
   content: Content,
   codeDelimiters: Delimiters,
   resultDelimiters: Delimiters,
-): void {
+): Content {
   const parts = content.parts;
-  if (!parts || parts.length === 0) return;
+  if (!parts || parts.length === 0) return content;
   const last = parts[parts.length - 1]!;
   if (last.executableCode) {
-    parts[parts.length - 1] = { text: `${codeDelimiters[0]}${last.executableCode.code ?? ""}${codeDelimiters[1]}` };
-  } else if (parts.length === 1 && last.codeExecutionResult) {
-    parts[0] = { text: `${resultDelimiters[0]}${last.codeExecutionResult.output ?? ""}${resultDelimiters[1]}` };
-    content.role = "user";
+    const text = `${codeDelimiters[0]}${last.executableCode.code ?? ""}${codeDelimiters[1]}`;
+    return { ...content, parts: [...parts.slice(0, -1), { text }] };
   }
+  if (parts.length === 1 && last.codeExecutionResult) {
+    const text = `${resultDelimiters[0]}${last.codeExecutionResult.output ?? ""}${resultDelimiters[1]}`;
+    return { ...content, role: "user", parts: [{ text }] };
+  }
+  return content;
 }
 
 const EXTENSIONS: Record<string, string> = {
@@ -84,9 +88,9 @@ const EXTENSIONS: Record<string, string> = {
 
 /**
  * The inline files of user contents, as executor input files: named by their `displayName`
- * when safe, else `data_<content>_<part>.<ext>`. With `replace`, each inline part of the
- * given contents is swapped for a placeholder text naming the file (ADK's data-file
- * optimisation; the contents must be request copies, never stored events).
+ * when safe, else `data_<content>_<part>.<ext>`. With `replace`, each content holding inline
+ * parts is replaced in the array by a copy whose inline parts are placeholder texts naming the
+ * files (ADK's data-file optimisation); the contents themselves are never edited.
  */
 export function extractInputFiles(contents: Content[], replace: boolean): CodeExecutionFile[] {
   const files: CodeExecutionFile[] = [];
@@ -101,7 +105,10 @@ export function extractInputFiles(contents: Content[], replace: boolean): CodeEx
       if (used.has(name)) name = `${i + 1}_${j + 1}_${name}`;
       used.add(name);
       files.push({ name, content: blob.data, mimeType });
-      if (replace) content.parts![j] = { text: placeholder(name, mimeType, blob.data) };
+      if (!replace) return;
+      const parts = [...contents[i]!.parts!];
+      parts[j] = { text: placeholder(name, mimeType, blob.data) };
+      contents[i] = { ...contents[i]!, parts };
     });
   });
   return files;

@@ -15,7 +15,8 @@ export class SessionNotFoundError extends SessionError {
 
   constructor(key: { appName: string; userId: string; sessionId: string }, options: AgentKitErrorOptions = {}) {
     super(
-      `Session not found: ${key.sessionId} (app "${key.appName}", user "${key.userId}"). Create it first or enable autoCreateSession.`,
+      `Session not found: ${key.sessionId} (app "${key.appName}", user "${key.userId}"). Create it first or enable ` +
+        `autoCreateSession.`,
       {
         ...options,
         code: "SESSION_NOT_FOUND",
@@ -53,5 +54,20 @@ export class StaleSessionError extends SessionError {
       code: "STALE_SESSION",
     });
     this.sessionId = sessionId;
+  }
+}
+
+/**
+ * An app name, user id or session id that no session store accepts (empty, too long, control
+ * characters, lone surrogates, `.` or `..`; see `sessionKeyProblem`). `code` is
+ * `INVALID_SESSION_KEY`; the server answers it with 400.
+ */
+export class InvalidSessionKeyError extends SessionError {
+  /** Which part of the key is wrong. */
+  readonly field: "appName" | "userId" | "sessionId";
+
+  constructor(field: "appName" | "userId" | "sessionId", message: string, options: AgentKitErrorOptions = {}) {
+    super(message, { ...options, code: "INVALID_SESSION_KEY" });
+    this.field = field;
   }
 }

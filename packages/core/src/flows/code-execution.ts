@@ -1,5 +1,5 @@
-import { CallbackContext } from "../agents/callback-context.js";
-import type { InvocationContext } from "../agents/invocation-context.js";
+import { CallbackContext } from "../context/callback-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import type { CodeExecutionFile, CodeExecutorResult } from "../code-executors/base-code-executor.js";
 import {
@@ -21,6 +21,7 @@ import type { EventActions } from "../events/event-actions.js";
 import { createEvent, newEventId, type Event } from "../events/event.js";
 import { appendInstructions, type LlmRequest } from "../models/llm-request.js";
 import type { LlmResponse } from "../models/llm-response.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /**
  * The code-execution request processor (ADK's `_code_execution` request side). A model-side
@@ -44,8 +45,9 @@ export async function preprocessCodeExecution(agent: LlmAgent, request: LlmReque
     }
   }
   const codeDelimiters = executor.codeBlockDelimiters[0] ?? (["", ""] as const);
-  for (const content of request.contents)
-    convertCodeExecutionParts(content, codeDelimiters, executor.executionResultDelimiters);
+  request.contents = request.contents.map((content) =>
+    convertCodeExecutionParts(content, codeDelimiters, executor.executionResultDelimiters),
+  );
   return files;
 }
 
@@ -70,7 +72,7 @@ export async function* executeCodeInResponse(
 
   // Function calls take precedence: running code would drop them and leave them unanswered.
   if (response.content.parts?.some((p) => p.functionCall)) return false;
-  const content = structuredClone(response.content);
+  const content = deepCopy(response.content);
   const code = extractCodeAndTruncateContent(content, executor.codeBlockDelimiters);
   if (code === undefined) return false;
   yield makeModelEvent({ ...response, content });

@@ -1,6 +1,30 @@
 import type { Content, FunctionCall, Part } from "../content/content.js";
 import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
 import { RESERVED_FUNCTION_CALL_NAMES } from "./confirmation-names.js";
+import { deepCopy } from "../content/deep-copy.js";
+
+/**
+ * What `getContents` remembers of one (session, branch, agent) between calls: the contents it
+ * built for the first `seen` events. Its `contents` are frozen snapshots shared with every
+ * request built from it; the array itself is the memo's own.
+ */
+export interface ContentsMemo {
+  readonly seen: number;
+  /** Id of event `seen - 1`: a history that no longer starts with the same events is rebuilt. */
+  readonly lastId: string | undefined;
+  readonly contents: Content[];
+  /**
+   * False when the newest event answered an older call: the build then dropped what came between
+   * the call and its answer, which holds only while that answer is the newest event.
+   */
+  readonly extendable: boolean;
+}
+
+/** Where `getContents` keeps its memo for one (session, branch, agent). */
+export interface ContentsMemoSlot {
+  get(): ContentsMemo | undefined;
+  set(memo: ContentsMemo): void;
+}
 
 /**
  * Builds the model's `contents` from session history, following ADK's `contents.py`:
@@ -9,13 +33,95 @@ import { RESERVED_FUNCTION_CALL_NAMES } from "./confirmation-names.js";
  * paired. Contents are not merged by role (adapters whose provider requires alternation
  * merge consecutive same-role contents themselves), and client-generated `adk-` call ids are
  * kept (unlike ADK Python) because most providers need ids to pair calls with responses.
+ *
+ * The returned array is new on every call (callbacks may add, remove and replace contents);
+ * its contents are frozen snapshots shared between requests (replace one to change it, e.g.
+ * `request.contents[i] = { ...c, parts: [...] }`). With a memo slot only the events appended
+ * since the last call are processed, so a request costs the same at turn 5,000 as at turn 5;
+ * the result is the same as a full build (a test compares both on long, branched, compacted
+ * and rewound histories). What the incremental step cannot decide locally (a rewind, a new
+ * compaction, live transcription chunks, an answer to an older call) falls back to a full build.
  */
-export function getContents(branch: string | undefined, events: readonly Event[], agentName: string): Content[] {
+export function getContents(
+  branch: string | undefined,
+  events: readonly Event[],
+  agentName: string,
+  slot?: ContentsMemoSlot,
+): Content[] {
+  const memo = slot?.get();
+  if (memo?.extendable && slot) {
+    const extended = extendContents(memo, branch, events, agentName);
+    if (extended) {
+      if (extended !== memo) slot.set(extended);
+      return extended.contents.slice();
+    }
+  }
+  const { contents, extendable } = buildContents(branch, events, agentName);
+  slot?.set({ seen: events.length, lastId: events.at(-1)?.id, contents, extendable });
+  return contents.slice();
+}
+
+/** The full build: every event of the history through every step. */
+function buildContents(
+  branch: string | undefined,
+  events: readonly Event[],
+  agentName: string,
+): { contents: Content[]; extendable: boolean } {
   const rewound = applyRewinds(events);
   let filtered = rewound.filter((e) => shouldIncludeEvent(branch, e));
   if (filtered.some((e) => e.actions.compaction)) filtered = applyCompactions(filtered, agentName);
+  const presented = presentEvents(mergeTranscriptions(filtered), agentName);
+  const latest = rearrangeLatestFunctionResponse(presented, rewound);
+  const arranged = answerDanglingCalls(rearrangeAsyncFunctionResponsesInHistory(latest));
+  return { contents: frozenContentsOf(arranged), extendable: latest === presented };
+}
+
+/**
+ * The memo extended by the events appended since it was made, or undefined when that cannot be
+ * done locally. Appended events change nothing already built as long as none of them rewinds,
+ * compacts, is a transcription chunk (which merges with its neighbours), or answers a call made
+ * before them (an answer is moved next to its call, and a stand-in answer may have to go): then
+ * the steps of the full build applied to the new events alone give the tail of the full result.
+ */
+function extendContents(
+  memo: ContentsMemo,
+  branch: string | undefined,
+  events: readonly Event[],
+  agentName: string,
+): ContentsMemo | undefined {
+  if (memo.seen === 0 || memo.seen > events.length || events[memo.seen - 1]!.id !== memo.lastId) return undefined;
+  if (memo.seen === events.length) return memo;
+  const fresh = events.slice(memo.seen);
+  for (const event of fresh) {
+    if (event.actions.rewindBeforeInvocationId || event.actions.compaction) return undefined;
+    if (!event.content && (event.inputTranscription?.text || event.outputTranscription?.text)) return undefined;
+  }
+  const presented = presentEvents(
+    fresh.filter((e) => shouldIncludeEvent(branch, e)),
+    agentName,
+  );
+  const calls = new Set<string>();
+  for (const event of presented) {
+    for (const part of event.content?.parts ?? []) {
+      if (part.functionCall?.id) calls.add(part.functionCall.id);
+      const answered = part.functionResponse;
+      if (answered && (answered.id === undefined || !calls.has(answered.id))) return undefined;
+    }
+  }
+  const latest = rearrangeLatestFunctionResponse(presented, fresh);
+  const added = frozenContentsOf(answerDanglingCalls(rearrangeAsyncFunctionResponsesInHistory(latest)));
+  const seen = events.length;
+  const lastId = events.at(-1)?.id;
+  if (latest !== presented) return { seen, lastId, contents: memo.contents.concat(added), extendable: false };
+  // The memo owns its array: appending in place keeps an extension O(new events).
+  memo.contents.push(...added);
+  return { seen, lastId, contents: memo.contents, extendable: true };
+}
+
+/** Other agents' turns become user context; this agent's and the user's events stay as they are. */
+function presentEvents(events: Event[], agentName: string): Event[] {
   const presented: Event[] = [];
-  for (const event of mergeTranscriptions(filtered)) {
+  for (const event of events) {
     if (isOtherAgentReply(agentName, event)) {
       const converted = presentOtherAgentMessage(event);
       if (converted) presented.push(converted);
@@ -23,10 +129,13 @@ export function getContents(branch: string | undefined, events: readonly Event[]
       presented.push(event);
     }
   }
-  const arranged = answerDanglingCalls(
-    rearrangeAsyncFunctionResponsesInHistory(rearrangeLatestFunctionResponse(presented, rewound)),
-  );
-  return arranged.flatMap((e) => (e.content ? [copyContent(e.content)] : []));
+  return presented;
+}
+
+function frozenContentsOf(events: Event[]): Content[] {
+  const out: Content[] = [];
+  for (const event of events) if (event.content) out.push(frozenContent(event.content));
+  return out;
 }
 
 /** What the model reads for a call the client has not answered yet (a paused long-running call). */
@@ -90,24 +199,42 @@ function answerDanglingCalls(events: Event[]): Event[] {
 }
 
 /**
- * A copy of a history content deep enough that callbacks and adapters can edit the request's
- * contents, parts and call/response objects without touching the stored event. A full deep
- * clone here dominated the cost of long sessions; argument values are shared (stored events are
- * snapshots, frozen by the in-memory store).
+ * A request's view of a history content: the content, its parts array, its parts and their
+ * call/response/blob members frozen, so a request can share it with later requests and a
+ * callback or adapter cannot edit the stored event through it (an in-place edit throws).
+ * Argument values are shared with the event, not copied (stored events are snapshots, frozen
+ * by the in-memory store). A content already frozen that way (from the in-memory store) is
+ * shared as it is: no copy at all.
  */
-function copyContent(content: Content): Content {
+function frozenContent(content: Content): Content {
+  if (Object.isFrozen(content) && Object.isFrozen(content.parts ?? FROZEN_EMPTY)) {
+    if ((content.parts ?? []).every(isFrozenPart)) return content;
+  }
   const copy: Content = { ...content };
   if (content.parts) {
     copy.parts = content.parts.map((part) => {
       const p: Part = { ...part };
-      if (part.functionCall) p.functionCall = { ...part.functionCall };
-      if (part.functionResponse) p.functionResponse = { ...part.functionResponse };
-      if (part.inlineData) p.inlineData = { ...part.inlineData };
-      if (part.fileData) p.fileData = { ...part.fileData };
-      return p;
+      if (part.functionCall) p.functionCall = Object.freeze({ ...part.functionCall });
+      if (part.functionResponse) p.functionResponse = Object.freeze({ ...part.functionResponse });
+      if (part.inlineData) p.inlineData = Object.freeze({ ...part.inlineData });
+      if (part.fileData) p.fileData = Object.freeze({ ...part.fileData });
+      return Object.freeze(p);
     });
+    Object.freeze(copy.parts);
   }
-  return copy;
+  return Object.freeze(copy);
+}
+
+const FROZEN_EMPTY: readonly Part[] = Object.freeze([]);
+
+function isFrozenPart(part: Part): boolean {
+  return (
+    Object.isFrozen(part) &&
+    (!part.functionCall || Object.isFrozen(part.functionCall)) &&
+    (!part.functionResponse || Object.isFrozen(part.functionResponse)) &&
+    (!part.inlineData || Object.isFrozen(part.inlineData)) &&
+    (!part.fileData || Object.isFrozen(part.fileData))
+  );
 }
 
 /**
@@ -137,7 +264,7 @@ export function isEventInBranch(branch: string | undefined, event: Pick<Event, "
 function isEmptyContent(event: Event): boolean {
   if (event.actions.compaction) return false;
   const c = event.content;
-  const empty = !c || !c.role || !c.parts || c.parts.length === 0 || c.parts[0]!.text === "";
+  const empty = !c?.role || !c.parts || c.parts.length === 0 || c.parts[0]!.text === "";
   return empty && !event.inputTranscription?.text && !event.outputTranscription?.text;
 }
 
@@ -258,11 +385,15 @@ function presentOtherAgentMessage(event: Event): Event | undefined {
     if (part.text) parts.push({ text: `[${event.author}] said: ${part.text}` });
     else if (part.functionCall) {
       parts.push({
-        text: `[${event.author}] called tool \`${part.functionCall.name}\` with parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
+        text:
+          `[${event.author}] called tool \`${part.functionCall.name}\` with ` +
+          `parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
       });
     } else if (part.functionResponse) {
       parts.push({
-        text: `[${event.author}] \`${part.functionResponse.name}\` tool returned result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
+        text:
+          `[${event.author}] \`${part.functionResponse.name}\` tool returned ` +
+          `result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
       });
     } else if (part.text === undefined) parts.push(part);
   }
@@ -272,7 +403,7 @@ function presentOtherAgentMessage(event: Event): Event | undefined {
 
 /** One event with the first event's parts, later responses replacing same-id ones. */
 function mergeFunctionResponseEvents(events: Event[]): Event {
-  const base = structuredClone(events[0]!);
+  const base = deepCopy(events[0]!);
   const parts = base.content?.parts ?? [];
   const index = new Map<string | undefined, number>();
   parts.forEach((p, i) => {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { runCallbackSlot } from "../agents/callbacks.js";
-import type { InvocationContext } from "../agents/invocation-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import { ToolExecutionMode } from "../agents/run-config.js";
 import type { FunctionCall, Part } from "../content/content.js";
@@ -9,7 +9,7 @@ import { LlmCallsLimitExceededError, RunAbortedError } from "../errors/run-error
 import { mergeEventActions, type EventActions, type ToolConfirmation } from "../events/event-actions.js";
 import { createEvent, getFunctionCalls, type Event } from "../events/event.js";
 import { BaseTool } from "../tools/base-tool.js";
-import { ToolContext } from "../tools/tool-context.js";
+import { ToolContext } from "../context/tool-context.js";
 import { CLIENT_FUNCTION_CALL_ID_PREFIX } from "./confirmation-names.js";
 import { SET_MODEL_RESPONSE_TOOL_NAME, SetModelResponseTool } from "./output-schema.js";
 

@@ -1,5 +1,5 @@
-import { CallbackContext } from "../agents/callback-context.js";
-import type { InvocationContext } from "../agents/invocation-context.js";
+import { CallbackContext } from "../context/callback-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import type { Content } from "../content/content.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";

@@ -1,14 +1,17 @@
-import { CallbackContext } from "../agents/callback-context.js";
-import type { InvocationContext } from "../agents/invocation-context.js";
+import { CallbackContext } from "../context/callback-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import type { FunctionCall } from "../content/content.js";
 import { createEventActions, type EventActions } from "../events/event-actions.js";
-import { createEvent, getFunctionCalls, isFinalResponse, type Event } from "../events/event.js";
+import { createEvent, getFunctionCalls, getFunctionResponses, isFinalResponse, type Event } from "../events/event.js";
 import type { LlmResponse } from "../models/llm-response.js";
 import type { BaseTool } from "../tools/base-tool.js";
 import { buildConfirmationRequestEvent, resumeConfirmedToolCalls } from "./confirmation.js";
+import { buildCredentialRequestEvent } from "../auth/credential-request.js";
+import { resumeAuthorizedToolCalls } from "./credential-resume.js";
 import {
   executeFunctionCalls,
+  generateFunctionCallId,
   getLongRunningCallIds,
   hasEffects,
   populateFunctionCallIds,
@@ -16,6 +19,7 @@ import {
 import { executeCodeInResponse, preprocessCodeExecution, saveModelSideImages } from "./code-execution.js";
 import { callModel } from "./model-call.js";
 import { buildLlmRequest } from "./request-builder.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /**
  * The text-mode loop of an LlmAgent: steps (build request, call model, run tools) until a
@@ -40,6 +44,17 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
   ctx.throwIfAborted();
   const resumed = await resumeConfirmedToolCalls(ctx, agent);
   if (resumed) yield resumed;
+  const authorized = await resumeAuthorizedToolCalls(ctx, agent);
+  if (authorized) {
+    // Answered calls may ask again (e.g. for a second credential): pause once more.
+    const calls = getFunctionResponses(authorized).map((r) => ({ id: r.id, name: r.name }));
+    const again = await buildCredentialRequestEvent(ctx, agent.name, calls, authorized, generateFunctionCallId);
+    yield authorized;
+    if (again) {
+      yield again;
+      return;
+    }
+  }
   if (ctx.isEnded) return;
 
   // One actions object for the step: state written while building the request (tools'
@@ -81,7 +96,7 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
       invocationId: ctx.invocationId,
       author: agent.name,
       branch: ctx.branch,
-      actions: structuredClone(actions),
+      actions: deepCopy(actions),
     });
   }
 }
@@ -109,7 +124,7 @@ export function createModelResponseEvent(
     invocationId: ctx.invocationId,
     author: agent.name,
     branch: ctx.branch,
-    content: response.content ? structuredClone(response.content) : undefined,
+    content: response.content ? deepCopy(response.content) : undefined,
     partial: response.partial,
     turnComplete: response.turnComplete,
     finishReason: response.finishReason,
@@ -127,7 +142,7 @@ export function createModelResponseEvent(
     inputTranscription: response.inputTranscription,
     outputTranscription: response.outputTranscription,
     liveSessionResumptionUpdate: response.liveSessionResumptionUpdate,
-    actions: actions ? structuredClone(actions) : undefined,
+    actions: actions ? deepCopy(actions) : undefined,
   });
   const longRunning = getLongRunningCallIds(populateFunctionCallIds(event), toolsDict);
   if (longRunning.length > 0) event.longRunningToolIds = longRunning;
@@ -148,7 +163,18 @@ async function* afterFunctionCalls(
   const outcome = await executeFunctionCalls(ctx, agent, calls, toolsDict);
   const responseEvent = outcome.event;
   if (!responseEvent) return;
+  const credentialRequest = await buildCredentialRequestEvent(
+    ctx,
+    agent.name,
+    calls,
+    responseEvent,
+    generateFunctionCallId,
+  );
   yield responseEvent;
+  if (credentialRequest) {
+    yield credentialRequest;
+    return;
+  }
 
   const confirmation = buildConfirmationRequestEvent(ctx, agent, calls, responseEvent);
   if (confirmation) {

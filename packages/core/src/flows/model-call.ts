@@ -1,6 +1,6 @@
-import { CallbackContext } from "../agents/callback-context.js";
+import { CallbackContext } from "../context/callback-context.js";
 import { runCallbackSlot } from "../agents/callbacks.js";
-import type { InvocationContext } from "../agents/invocation-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import { StreamingMode } from "../agents/run-config.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
@@ -11,12 +11,13 @@ import type { LlmRequest } from "../models/llm-request.js";
 import type { LlmResponse } from "../models/llm-response.js";
 
 /**
- * One model call with its callbacks: counts the call (throws `LlmCallsLimitExceededError`
- * past the limit), runs before-model callbacks (plugins first; a returned response skips the
- * model), streams the model's responses through the after-model callbacks, and turns a
- * model failure into a response: the on-model-error callbacks' stand-in, else an error
- * response (`errorCode` = the error's code or `UNKNOWN_ERROR`). Aborts, the call limit and
- * configuration errors propagate. Callback state writes land in `actions`. Pass `context` to
+ * One model call with its callbacks: checks the budget (`BudgetExceededError`), counts the
+ * call (throws `LlmCallsLimitExceededError` past the limit), runs before-model callbacks
+ * (plugins first; a returned response skips the model), streams the model's responses
+ * (their usage recorded) through the after-model callbacks, and turns a model failure into a
+ * response: the on-model-error callbacks' stand-in, else an error response (`errorCode` =
+ * the error's code or `UNKNOWN_ERROR`). Aborts, the call limit and configuration errors
+ * propagate. Callback state writes land in `actions`. Pass `context` to
  * read `context.modelResponseEventId` for each yielded response.
  */
 export async function* callModel(
@@ -27,6 +28,8 @@ export async function* callModel(
   context: CallbackContext = new CallbackContext(ctx, actions),
 ): AsyncGenerator<LlmResponse, void, void> {
   ctx.throwIfAborted();
+  // The budget is checked before anything of the call happens (BudgetExceededError ends the run).
+  ctx.usage.checkBeforeModelCall(agent.name, ctx.branch);
   ctx.incrementLlmCallCount();
   const before =
     (await ctx.pluginManager.run("beforeModelCallback", { context, request })) ??
@@ -39,6 +42,7 @@ export async function* callModel(
   const model = agent.resolveModel(ctx);
   const stream = ctx.runConfig.streamingMode === StreamingMode.SSE;
   const iterator = model.generateContentAsync(request, stream, { signal: ctx.signal });
+  const usage = ctx.usage.startModelCall(model.model);
   try {
     while (true) {
       let next: IteratorResult<LlmResponse, void>;
@@ -47,6 +51,7 @@ export async function* callModel(
       } catch (error) {
         ctx.throwIfAborted();
         if (isFatal(error)) throw error;
+        usage.end(); // counted now: the error's event is stored before this generator resumes
         const recovered =
           (await ctx.pluginManager.run("onModelErrorCallback", { context, request, error })) ??
           (await runCallbackSlot(agent.onModelErrorCallback, { context, request, error }));
@@ -55,9 +60,11 @@ export async function* callModel(
       }
       if (next.done) return;
       ctx.throwIfAborted();
+      usage.record(next.value);
       yield await afterModel(ctx, agent, context, next.value);
     }
   } finally {
+    usage.end();
     await iterator.return?.(undefined);
   }
 }

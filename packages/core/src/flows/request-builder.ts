@@ -1,6 +1,6 @@
-import type { InvocationContext } from "../agents/invocation-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
-import { ReadonlyContext } from "../agents/readonly-context.js";
+import { ReadonlyContext } from "../context/readonly-context.js";
 import type { GenerateContentConfig } from "../content/generate-content-config.js";
 import { createEventActions, type EventActions } from "../events/event-actions.js";
 import type { Event } from "../events/event.js";
@@ -13,11 +13,12 @@ import {
   type LlmRequest,
 } from "../models/llm-request.js";
 import { isToolset } from "../tools/base-toolset.js";
-import { ToolContext } from "../tools/tool-context.js";
-import { getContents, getCurrentTurnContents, insertInstructionContents } from "./contents.js";
+import { ToolContext } from "../context/tool-context.js";
+import { getContents, getCurrentTurnContents, insertInstructionContents, type ContentsMemoSlot } from "./contents.js";
 import { applyInstructions } from "./instructions.js";
 import { outputSchemaToJson, SET_MODEL_RESPONSE_INSTRUCTION, SetModelResponseTool } from "./output-schema.js";
 import { buildTransferInstructions, getTransferTargets, TransferToAgentTool } from "./transfer.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /**
  * Builds the model request for one step of an LlmAgent (ADK's request processors, in order):
@@ -44,7 +45,7 @@ export async function buildLlmRequest(
     // latest event of this agent that carries cache metadata), so a new process, runner or
     // model instance (a stateless server) reuses the cache the last response described.
     const prior = latestCacheMetadata(ctx.session.events, agent.name);
-    if (prior) request.cacheMetadata = structuredClone(prior);
+    if (prior) request.cacheMetadata = deepCopy(prior);
   }
   const live = liveConnectConfigOf(ctx);
   if (live) request.liveConnectConfig = live;
@@ -53,7 +54,7 @@ export async function buildLlmRequest(
   request.contents =
     agent.includeContents === "none"
       ? getCurrentTurnContents(ctx.branch, ctx.session.events, agent.name)
-      : getContents(ctx.branch, ctx.session.events, agent.name);
+      : getContents(ctx.branch, ctx.session.events, agent.name, contentsSlot(ctx, agent));
   insertInstructionContents(request.contents, instructionContents);
 
   const readonly = new ReadonlyContext(ctx);
@@ -86,6 +87,13 @@ export async function buildLlmRequest(
   return request;
 }
 
+/** The memo slot of this session, branch and agent in the runner's cache (none without a cache). */
+function contentsSlot(ctx: InvocationContext, agent: LlmAgent): ContentsMemoSlot | undefined {
+  return ctx.contentsCache?.slot(
+    JSON.stringify([ctx.appName, ctx.userId, ctx.session.id, ctx.branch ?? "", agent.name]),
+  );
+}
+
 /** A deep copy of the agent's config (so per-request changes never leak into the agent). */
 /** The cache metadata of this agent's most recent event that has some. */
 function latestCacheMetadata(events: readonly Event[], agentName: string): Record<string, unknown> | undefined {
@@ -101,7 +109,7 @@ function copyConfig(config: GenerateContentConfig | undefined): GenerateContentC
   const { abortSignal, ...rest } = config;
   let copy: GenerateContentConfig;
   try {
-    copy = structuredClone(rest);
+    copy = deepCopy(rest);
   } catch {
     copy = { ...rest };
   }

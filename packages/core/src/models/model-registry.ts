@@ -4,9 +4,19 @@ import type { BaseLlm } from "./base-llm.js";
 /** Builds a model for a name that matched a pattern. */
 export type ModelFactory = (name: string) => BaseLlm;
 
+/** Options of one registration. */
+export interface ModelRegistrationOptions {
+  /**
+   * The other model names a name of this pattern is made of (e.g. the models of a failover
+   * name); `has` is true only when they are known too. Throwing means the name is malformed.
+   */
+  dependencies?: (name: string) => string[];
+}
+
 interface Entry {
   pattern: RegExp;
   factory: ModelFactory;
+  dependencies?: (name: string) => string[];
 }
 
 /**
@@ -20,16 +30,20 @@ export class ModelRegistry {
   private readonly created = new Set<BaseLlm>();
 
   /** Adds a pattern; it wins over earlier ones that match the same name. */
-  register(pattern: RegExp | string, factory: ModelFactory): this {
+  register(pattern: RegExp | string, factory: ModelFactory, options: ModelRegistrationOptions = {}): this {
     const regex = typeof pattern === "string" ? new RegExp(`^${pattern}$`) : pattern;
-    this.entries.unshift({ pattern: regex, factory });
+    this.entries.unshift({
+      pattern: regex,
+      factory,
+      ...(options.dependencies ? { dependencies: options.dependencies } : {}),
+    });
     this.cache.clear();
     return this;
   }
 
-  /** True when some pattern matches the name. */
+  /** True when some pattern matches the name (and the names it is made of, see `dependencies`). */
   has(name: string): boolean {
-    return this.entries.some((e) => testPattern(e.pattern, name));
+    return this.known(name, new Set());
   }
 
   /** The registered patterns, most recent first. */
@@ -47,13 +61,29 @@ export class ModelRegistry {
         ? this.entries.map((e) => e.pattern.toString()).join(", ")
         : "(none registered)";
       throw new ConfigurationError(
-        `No model is registered for "${name}". Known patterns: ${known}. Register one with modelRegistry.register(pattern, factory) or pass a BaseLlm instance as the agent's model.`,
+        `No model is registered for "${name}". Known patterns: ${known}. Register one with ` +
+          `modelRegistry.register(pattern, factory) or pass a BaseLlm instance as the agent's model.`,
       );
     }
     const model = entry.factory(name);
     this.cache.set(name, model);
     this.created.add(model);
     return model;
+  }
+
+  private known(name: string, seen: ReadonlySet<string>): boolean {
+    const entry = this.entries.find((e) => testPattern(e.pattern, name));
+    if (!entry) return false;
+    if (!entry.dependencies) return true;
+    if (seen.has(name)) return false; // a name made of itself never resolves
+    let parts: string[];
+    try {
+      parts = entry.dependencies(name);
+    } catch {
+      return false;
+    }
+    const inside = new Set([...seen, name]);
+    return parts.every((part) => this.known(part, inside));
   }
 
   /** Closes every model this registry created. */

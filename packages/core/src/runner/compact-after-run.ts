@@ -1,5 +1,5 @@
 import type { BaseAgent } from "../agents/base-agent.js";
-import type { InvocationContext } from "../agents/invocation-context.js";
+import type { InvocationContext } from "../context/invocation-context.js";
 import { createEvent, type Event } from "../events/event.js";
 import { isLlmAgent } from "../flows/llm-agent-kind.js";
 import type { BaseSessionService } from "../sessions/base-session-service.js";
@@ -44,7 +44,9 @@ export async function compactAfterRun(args: {
       invocationId: args.ctx.invocationId,
       author: args.rootAgent.name,
       errorCode: COMPACTION_FAILED,
-      errorMessage: `Events compaction failed (the run itself completed; history stays uncompacted until a later run compacts it): ${error instanceof Error ? error.message : String(error)}`,
+      errorMessage:
+        `Events compaction failed (the run itself completed; history stays uncompacted until a later run ` +
+        `compacts it): ${error instanceof Error ? error.message : String(error)}`,
     });
   }
 }

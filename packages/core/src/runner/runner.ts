@@ -1,10 +1,11 @@
 import type { BaseAgent } from "../agents/base-agent.js";
-import { InvocationContext } from "../agents/invocation-context.js";
+import { InvocationContext, type ResumabilityConfig } from "../context/invocation-context.js";
 import type { LiveRequestQueue } from "../agents/live-request-queue.js";
 import { resolveRunConfig, StreamingMode, type RunConfig } from "../agents/run-config.js";
 import type { BaseArtifactService } from "../artifacts/base-artifact-service.js";
 import { createUserContent, type Content } from "../content/content.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
+import { BudgetExceededError } from "../errors/budget-errors.js";
 import { RunAbortedError } from "../errors/run-errors.js";
 import { SessionAlreadyExistsError, SessionNotFoundError } from "../errors/session-errors.js";
 import { createEvent, newInvocationId, type Event } from "../events/event.js";
@@ -16,12 +17,19 @@ import { PluginManager } from "../plugins/plugin-manager.js";
 import type { BaseSessionService } from "../sessions/base-session-service.js";
 import type { Session } from "../sessions/session.js";
 import { validateAppName, type App, type EventsCompactionConfig, type EventsSummarizer } from "./app.js";
+import { ContentsCache } from "../flows/contents-cache.js";
 import { closeAgentTree } from "./close-agents.js";
 import { compactAfterRun } from "./compact-after-run.js";
 import { findAgentToRun } from "./find-agent-to-run.js";
 import { checkIncomingMessage } from "../flows/incoming-message-check.js";
 import { closeInterruptedCalls } from "./interrupted-calls.js";
 import { AbortWatch, applyCustomMetadata, saveInputBlobsAsArtifacts } from "./run-helpers.js";
+import { resolveBudget, type Budget } from "../usage/budget.js";
+import { PriceTable, type ModelPrice } from "../usage/price-table.js";
+import { sessionUsageFromEvents, type SessionUsage } from "../usage/session-usage.js";
+import { budgetExceededEvent, newUsageTracker, recordEventUsage } from "./run-usage.js";
+import { InMemoryCredentialService, type BaseCredentialService } from "../auth/base-credential-service.js";
+import { CredentialExchangerRegistry } from "../auth/credential-exchangers.js";
 
 interface RunnerServices {
   sessionService: BaseSessionService;
@@ -29,14 +37,38 @@ interface RunnerServices {
   memoryService?: BaseMemoryService;
   /** Resolves string model names; the caller owns it (the runner never closes it). */
   modelRegistry?: ModelRegistry;
+  /** Clock in milliseconds for usage durations and time budgets (default `Date.now`; tests replace it). */
+  now?: () => number;
+  /** Where tools' credentials are stored (docs/auth.md); default: in process memory. The caller closes it. */
+  credentialService?: BaseCredentialService;
+  /** Credential exchangers and refreshers by scheme type; default: OAuth2 and OpenID Connect. */
+  credentialExchangers?: CredentialExchangerRegistry;
+}
+
+/** Settings of a runner made from an agent (an App carries its own). */
+interface RunnerUsageOptions {
+  /** See `App.resumability`. */
+  resumability?: ResumabilityConfig;
+  /** Default usage limits of every run (`RunConfig.budget` wins field by field). */
+  budget?: Budget;
+  /** Model prices for usage costs: a table, or prices over the shipped ones. */
+  prices?: PriceTable | Record<string, ModelPrice>;
 }
 
 /** `new Runner({ appName, agent, sessionService, ... })` or `new Runner({ app, sessionService, ... })`. */
 export type RunnerOptions = RunnerServices &
   (
-    | { agent: BaseAgent; appName: string; app?: undefined; plugins?: BasePlugin[] }
-    /** `appName` defaults to `app.name`; plugins come from the app. */
-    | { app: App; appName?: string; agent?: undefined; plugins?: undefined }
+    | ({ agent: BaseAgent; appName: string; app?: undefined; plugins?: BasePlugin[] } & RunnerUsageOptions)
+    /** `appName` defaults to `app.name`; plugins, budget and prices come from the app. */
+    | {
+        app: App;
+        appName?: string;
+        agent?: undefined;
+        plugins?: undefined;
+        budget?: undefined;
+        prices?: undefined;
+        resumability?: undefined;
+      }
   );
 
 export interface RunAsyncRequest {
@@ -76,10 +108,21 @@ export class Runner {
   readonly sessionService: BaseSessionService;
   readonly artifactService?: BaseArtifactService;
   readonly memoryService?: BaseMemoryService;
+  readonly credentialService: BaseCredentialService;
+  readonly credentialExchangers: CredentialExchangerRegistry;
   readonly modelRegistry?: ModelRegistry;
   readonly pluginManager: PluginManager;
   readonly eventsCompactionConfig?: EventsCompactionConfig;
   readonly contextCacheConfig?: ContextCacheConfig;
+  /** Memos of request contents per session, so a request costs what was appended, not the history. */
+  readonly contentsCache = new ContentsCache();
+  /** Default usage limits of every run. */
+  readonly budget?: Budget;
+  /** Prices of the usage rollups. */
+  readonly prices: PriceTable;
+  /** Whether pauses are checkpointed and resumed (from the App, or the runner's options). */
+  readonly resumability?: ResumabilityConfig;
+  private readonly now?: () => number;
   /** The summarizer made on the root agent's model when the compaction config names none. */
   private readonly compactionFallback: { summarizer?: EventsSummarizer } = {};
   private closing?: Promise<void>;
@@ -92,12 +135,19 @@ export class Runner {
         throw new ConfigurationError("Pass either app or agent to the Runner, not both: the app's rootAgent is run.");
       if (options.plugins)
         throw new ConfigurationError("When the Runner gets an app, give the plugins to the App instead.");
+      if (options.budget || options.prices || options.resumability)
+        throw new ConfigurationError(
+          "When the Runner gets an app, give the budget, prices and resumability to the App instead.",
+        );
       this.app = options.app;
       this.agent = options.app.rootAgent;
       this.appName = options.appName ?? options.app.name;
       this.pluginManager = new PluginManager(options.app.plugins);
       this.eventsCompactionConfig = options.app.eventsCompactionConfig;
       this.contextCacheConfig = options.app.contextCacheConfig;
+      this.budget = options.app.budget;
+      this.prices = options.app.prices;
+      this.resumability = options.app.resumability;
     } else {
       if (!options.agent) throw new ConfigurationError("Runner needs an agent (with appName) or an app.");
       if (typeof options.appName !== "string" || options.appName === "") {
@@ -106,12 +156,18 @@ export class Runner {
       this.agent = options.agent;
       this.appName = options.appName;
       this.pluginManager = new PluginManager(options.plugins ?? []);
+      this.budget = resolveBudget(options.budget);
+      this.prices = PriceTable.from(options.prices);
+      if (options.resumability) this.resumability = { isResumable: options.resumability.isResumable === true };
     }
     if (options.app) validateAppName(this.appName);
     this.sessionService = options.sessionService;
     this.artifactService = options.artifactService;
     this.memoryService = options.memoryService;
+    this.credentialService = options.credentialService ?? new InMemoryCredentialService();
+    this.credentialExchangers = options.credentialExchangers ?? CredentialExchangerRegistry.withDefaults();
     this.modelRegistry = options.modelRegistry ?? options.app?.modelRegistry;
+    if (options.now) this.now = options.now;
   }
 
   /**
@@ -227,6 +283,18 @@ export class Runner {
   }
 
   /**
+   * The usage of a session (each invocation's and the total), computed from its stored events
+   * with this runner's prices, so it is the same on any replica and after a restart.
+   * Throws `SessionNotFoundError` when the session does not exist.
+   */
+  async getUsage(request: { userId: string; sessionId: string }): Promise<SessionUsage> {
+    const key = { appName: this.appName, userId: request.userId, sessionId: request.sessionId };
+    const session = await this.sessionService.getSession(key);
+    if (!session) throw new SessionNotFoundError(key);
+    return sessionUsageFromEvents(session.events, this.prices);
+  }
+
+  /**
    * Closes the plugins and every agent of the tree (which closes their toolsets, including
    * ones the user passed in, and agents wrapped in `AgentTool`s). Session, artifact and memory
    * services and the model registry belong to the caller and stay open. Idempotent.
@@ -241,6 +309,7 @@ export class Runner {
   }
 
   private async closeNow(): Promise<void> {
+    this.contentsCache.clear();
     const results = await Promise.allSettled([this.pluginManager.close(), closeAgentTree(this.agent)]);
     const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
     if (failures.length === 1) throw failures[0];
@@ -293,6 +362,10 @@ export class Runner {
       }
     } catch (error) {
       failed = true;
+      // A used-up budget is an answer too: the client sees (and the session keeps) why the run stopped.
+      if (error instanceof BudgetExceededError && !watch.isAborted) {
+        yield await this.handleEvent(ctx, session, budgetExceededEvent(ctx, error), watch);
+      }
       throw error;
     } finally {
       await this.finishRun(ctx, agentRun, stepPending, failed);
@@ -320,9 +393,13 @@ export class Runner {
 
   private async handleEvent(ctx: InvocationContext, session: Session, event: Event, watch: AbortWatch): Promise<Event> {
     applyCustomMetadata(event, ctx.runConfig.customMetadata);
+    recordEventUsage(ctx, event);
     const replaced = await this.pluginManager.run("onEventCallback", { invocationContext: ctx, event });
     const out = replaced ?? event;
-    if (replaced) applyCustomMetadata(out, ctx.runConfig.customMetadata);
+    if (replaced) {
+      applyCustomMetadata(out, ctx.runConfig.customMetadata);
+      recordEventUsage(ctx, out, false);
+    }
     if (!out.partial) {
       watch.throwIfAborted();
       await this.sessionService.appendEvent({ session, event: out });
@@ -368,13 +445,23 @@ export class Runner {
       sessionService: this.sessionService,
       artifactService: this.artifactService,
       memoryService: this.memoryService,
+      credentialService: this.credentialService,
+      credentialExchangers: this.credentialExchangers,
       pluginManager: this.pluginManager,
       modelRegistry: this.modelRegistry,
       contextCacheConfig: this.contextCacheConfig,
+      contentsCache: this.contentsCache,
       runConfig: init.runConfig,
       liveRequestQueue: init.liveRequestQueue,
       signal: init.signal,
       appName: this.appName,
+      resumability: this.resumability,
+      usage: newUsageTracker({
+        session: init.session,
+        prices: this.prices,
+        budget: resolveBudget(this.budget, init.runConfig.budget),
+        now: this.now,
+      }),
     });
   }
 

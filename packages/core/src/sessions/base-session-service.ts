@@ -1,7 +1,11 @@
+import { KeyedQueue } from "../concurrency/keyed-queue.js";
+import { StaleSessionError } from "../errors/session-errors.js";
+import { createEventActions } from "../events/event-actions.js";
 import type { Event } from "../events/event.js";
-import type { GetSessionConfig, ListEventsResponse, ListSessionsResponse, Session } from "./session.js";
 import { setOwn } from "./own-keys.js";
-import { TEMP_PREFIX, withoutTempKeys } from "./state.js";
+import type { GetSessionConfig, ListEventsResponse, ListSessionsResponse, Session } from "./session.js";
+import { validateSessionKey } from "./session-key-validation.js";
+import { splitStateDelta, TEMP_PREFIX, withoutTempKeys } from "./state.js";
 
 export interface CreateSessionRequest {
   appName: string;
@@ -46,11 +50,38 @@ export interface AppendEventRequest {
 }
 
 /**
- * Stores sessions and their events. `appendEvent` is the single write path: it applies the
- * event's state delta (app/user/session scopes), persists the event, and rejects a stale
- * writer with `StaleSessionError`.
+ * One append, as the base class hands it to a backend's `storeEvent`: the key (validated), the
+ * event to store (a shallow copy whose `actions.stateDelta` has no `temp:` keys; the caller's
+ * event is untouched), that delta split by scope (prefixes stripped from `app:`/`user:` keys),
+ * and the `lastUpdateTime` of the caller's copy of the session.
+ */
+export interface EventWrite {
+  readonly appName: string;
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly event: Event;
+  readonly delta: { app: Record<string, unknown>; user: Record<string, unknown>; session: Record<string, unknown> };
+  /**
+   * The session's `lastUpdateTime` as the writer saw it. If the stored session was updated after
+   * it (another writer appended), the store must refuse with `StaleSessionError` (see
+   * `BaseSessionService.staleSession`) and store nothing.
+   */
+  readonly seenLastUpdateTime: number;
+}
+
+/**
+ * Stores sessions and their events. `appendEvent` is the single write path and its policy lives
+ * here, once, for every backend: partial events are never stored; the session key is validated;
+ * appends to one session are serialized in this process (parallel agents share one session
+ * object); `temp:` keys are stripped from what is stored; the delta is split into app, user and
+ * session state; the caller's session object is updated only after the store succeeded. A
+ * backend implements only the storage step, `storeEvent`: persist the event and apply the
+ * delta atomically, refuse a stale writer, return the session's new `lastUpdateTime`.
  */
 export abstract class BaseSessionService {
+  /** One serial queue per session key for appends (and anything else a backend must order). */
+  protected readonly sessionQueue = new KeyedQueue();
+
   abstract createSession(request: CreateSessionRequest): Promise<Session>;
   /** The session, or `undefined` when it does not exist for this app and user. */
   abstract getSession(request: GetSessionRequest): Promise<Session | undefined>;
@@ -59,14 +90,45 @@ export abstract class BaseSessionService {
   abstract deleteSession(request: DeleteSessionRequest): Promise<void>;
 
   /**
-   * Appends an event. Partial (streamed) events are returned untouched and never stored.
-   * Subclasses persist through `appendEvent` and call `super.appendEvent` (or
-   * `applyEventToSession`) to update the in-memory session the caller holds.
+   * The storage step of `appendEvent`: store `write.event`, apply `write.delta` to the stored app,
+   * user and session state, and advance the session's `lastUpdateTime` (strictly, so a second
+   * holder of the previous version is always detected), all or nothing. Throw
+   * `SessionNotFoundError` for a missing session and `StaleSessionError` when the stored
+   * session moved past `write.seenLastUpdateTime`. Returns the new `lastUpdateTime`.
+   */
+  protected abstract storeEvent(write: EventWrite): Promise<number>;
+
+  /**
+   * Appends an event (the single write path; backends implement `storeEvent`, not this).
+   * Partial (streamed) events are returned untouched and never stored. On success the caller's
+   * `session` has the event, its state delta (temp keys included, for the rest of the
+   * invocation) and the new `lastUpdateTime`; on failure it is unchanged.
    */
   async appendEvent({ session, event }: AppendEventRequest): Promise<Event> {
     if (event.partial) return event;
-    applyEventToSession(session, event);
-    return event;
+    const key = { appName: session.appName, userId: session.userId, sessionId: session.id };
+    validateSessionKey(key);
+    return this.sessionQueue.run(SessionQueueKey.of(key), async () => {
+      const delta = withoutTempKeys(event.actions?.stateDelta ?? {});
+      const stored: Event = { ...event, actions: { ...createEventActions(event.actions), stateDelta: delta } };
+      const lastUpdateTime = await this.storeEvent({
+        ...key,
+        event: stored,
+        delta: splitStateDelta(delta),
+        seenLastUpdateTime: session.lastUpdateTime,
+      });
+      applyEventToSession(session, event);
+      session.lastUpdateTime = lastUpdateTime;
+      return event;
+    });
+  }
+
+  /** The error a store throws when the session moved past the writer's copy. */
+  protected staleSession(sessionId: string, storedTime: number, seenTime: number): StaleSessionError {
+    return new StaleSessionError(
+      sessionId,
+      `the stored session was last updated at ${storedTime}, after this copy (${seenTime})`,
+    );
   }
 
   /** Pages through a session's events (default: everything in one page). */
@@ -80,9 +142,18 @@ export abstract class BaseSessionService {
     return next ? { events: page, nextPageToken: next } : { events: page };
   }
 
-  /** Releases connections; the default has nothing to release. */
-  async close(): Promise<void> {}
+  /** Releases connections; the default waits for appends in flight. Backends call `super.close()`. */
+  async close(): Promise<void> {
+    await this.sessionQueue.idle();
+  }
 }
+
+/** The key of a session in `sessionQueue` (the server's run queue uses the same form). */
+export const SessionQueueKey = {
+  of(key: { appName: string; userId: string; sessionId: string }): string {
+    return JSON.stringify([key.appName, key.userId, key.sessionId]);
+  },
+} as const;
 
 /**
  * Applies an event to the caller's session object: the state delta (temp keys included, so

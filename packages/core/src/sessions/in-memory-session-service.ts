@@ -1,18 +1,20 @@
 import { randomUUID } from "node:crypto";
-import { SessionAlreadyExistsError, SessionNotFoundError, StaleSessionError } from "../errors/session-errors.js";
+import { deepCopy, deepFreeze } from "../content/deep-copy.js";
+import { SessionAlreadyExistsError, SessionNotFoundError } from "../errors/session-errors.js";
 import type { Event } from "../events/event.js";
 import { nowSeconds } from "../events/event.js";
 import {
   BaseSessionService,
-  type AppendEventRequest,
+  type EventWrite,
   type CreateSessionRequest,
   type DeleteSessionRequest,
   type GetSessionRequest,
   type ListSessionsRequest,
 } from "./base-session-service.js";
+import { validateSessionKey, validateSessionKeyPart } from "./session-key-validation.js";
 import { filterEvents, type ListSessionsResponse, type Session } from "./session.js";
 import { assignOwn } from "./own-keys.js";
-import { mergeState, splitStateDelta, withoutTempKeys } from "./state.js";
+import { mergeState, splitStateDelta } from "./state.js";
 
 /** What the store keeps per session: only session-scoped state; app/user state live apart. */
 interface StoredSession {
@@ -42,14 +44,13 @@ export class InMemorySessionService extends BaseSessionService {
   private readonly appState = new Map<string, Record<string, unknown>>();
   /** appName → userId → user state (keys without the `user:` prefix). */
   private readonly userState = new Map<string, Map<string, Record<string, unknown>>>();
-  /** Tail of each session's append queue (key: JSON of app, user, id). */
-  private readonly appendQueues = new Map<string, Promise<unknown>>();
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
-    const id = sessionId && sessionId.trim() ? sessionId.trim() : randomUUID();
+    const id = sessionId?.trim() ? sessionId.trim() : randomUUID();
+    validateSessionKey({ appName, userId, sessionId: id });
     const byUser = this.userSessions(appName, userId);
     if (byUser.has(id)) throw new SessionAlreadyExistsError(id);
-    const split = splitStateDelta(structuredClone(state ?? {}));
+    const split = splitStateDelta(deepCopy(state ?? {}));
     assignOwn(this.appStateOf(appName), split.app);
     assignOwn(this.userStateOf(appName, userId), split.user);
     const stored: StoredSession = {
@@ -65,6 +66,7 @@ export class InMemorySessionService extends BaseSessionService {
   }
 
   override async getSession({ appName, userId, sessionId, config }: GetSessionRequest): Promise<Session | undefined> {
+    validateSessionKey({ appName, userId, sessionId });
     const stored = this.find(appName, userId, sessionId);
     if (!stored) return undefined;
     // Filter before copying: a long history is copied only as far as the caller asked.
@@ -72,6 +74,8 @@ export class InMemorySessionService extends BaseSessionService {
   }
 
   override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
+    validateSessionKeyPart(appName, "appName");
+    if (userId !== undefined) validateSessionKeyPart(userId, "userId");
     const byApp = this.sessions.get(appName);
     if (!byApp) return { sessions: [] };
     const users = userId === undefined ? [...byApp.values()] : [byApp.get(userId) ?? new Map<string, StoredSession>()];
@@ -81,6 +85,7 @@ export class InMemorySessionService extends BaseSessionService {
   }
 
   override async deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
+    validateSessionKey({ appName, userId, sessionId });
     const byApp = this.sessions.get(appName);
     const byUser = byApp?.get(userId);
     if (!byApp || !byUser) return;
@@ -89,47 +94,21 @@ export class InMemorySessionService extends BaseSessionService {
     if (byApp.size === 0) this.sessions.delete(appName);
   }
 
-  override async appendEvent(request: AppendEventRequest): Promise<Event> {
-    if (request.event.partial) return request.event;
-    const { session } = request;
-    // Parallel agents of one invocation append through one session object: queue per session
-    // so each append sees the lastUpdateTime the previous one left behind.
-    const key = JSON.stringify([session.appName, session.userId, session.id]);
-    const previous = this.appendQueues.get(key) ?? Promise.resolve();
-    const result = previous.then(() => this.appendNow(request));
-    const tail = result.catch(() => undefined);
-    this.appendQueues.set(key, tail);
-    void tail.then(() => {
-      if (this.appendQueues.get(key) === tail) this.appendQueues.delete(key);
-    });
-    return result;
-  }
-
-  private async appendNow({ session, event }: AppendEventRequest): Promise<Event> {
-    const stored = this.find(session.appName, session.userId, session.id);
-    if (!stored)
-      throw new SessionNotFoundError({ appName: session.appName, userId: session.userId, sessionId: session.id });
-    if (stored.lastUpdateTime > session.lastUpdateTime) {
-      throw new StaleSessionError(
-        session.id,
-        `the stored session was last updated at ${stored.lastUpdateTime}, after this copy (${session.lastUpdateTime})`,
-      );
+  protected override async storeEvent(write: EventWrite): Promise<number> {
+    const stored = this.find(write.appName, write.userId, write.sessionId);
+    if (!stored) throw new SessionNotFoundError(write);
+    if (stored.lastUpdateTime > write.seenLastUpdateTime) {
+      throw this.staleSession(write.sessionId, stored.lastUpdateTime, write.seenLastUpdateTime);
     }
-    const persisted = structuredClone(event);
-    // The persisted copy owns its delta: nothing the caller holds may be frozen or shared.
-    const delta = withoutTempKeys(persisted.actions?.stateDelta ?? {});
-    if (persisted.actions) persisted.actions.stateDelta = delta;
-    const split = splitStateDelta(structuredClone(delta));
-    assignOwn(this.appStateOf(stored.appName), split.app);
-    assignOwn(this.userStateOf(stored.appName, stored.userId), split.user);
-    assignOwn(stored.state, split.session);
-    // Stored events are immutable, so reads can share them instead of copying the history.
-    stored.events.push(deepFreeze(persisted));
+    assignOwn(this.appStateOf(stored.appName), deepCopy(write.delta.app));
+    assignOwn(this.userStateOf(stored.appName, stored.userId), deepCopy(write.delta.user));
+    assignOwn(stored.state, deepCopy(write.delta.session));
+    // Stored events are immutable snapshots (nothing the caller holds is frozen or shared), so
+    // reads can share them instead of copying the history.
+    stored.events.push(deepFreeze(deepCopy(write.event)));
     // Strictly increasing, so a second holder of the previous version is always detected.
-    stored.lastUpdateTime = Math.max(event.timestamp, stored.lastUpdateTime + TIME_STEP);
-    await super.appendEvent({ session, event });
-    session.lastUpdateTime = stored.lastUpdateTime;
-    return event;
+    stored.lastUpdateTime = Math.max(write.event.timestamp, stored.lastUpdateTime + TIME_STEP);
+    return stored.lastUpdateTime;
   }
 
   private find(appName: string, userId: string, sessionId: string): StoredSession | undefined {
@@ -173,17 +152,9 @@ export class InMemorySessionService extends BaseSessionService {
       id: stored.id,
       appName: stored.appName,
       userId: stored.userId,
-      state: structuredClone(state),
+      state: deepCopy(state),
       events: events.slice(),
       lastUpdateTime: stored.lastUpdateTime,
     };
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }

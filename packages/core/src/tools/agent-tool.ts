@@ -16,8 +16,10 @@ import { parseStructuredOutput } from "../flows/output-schema.js";
 import { Runner } from "../runner/runner.js";
 import { InMemorySessionService } from "../sessions/in-memory-session-service.js";
 import { withoutTempKeys } from "../sessions/state.js";
+import { readInvocationUsage } from "../usage/session-usage.js";
+import type { UsageRollup } from "../usage/usage-rollup.js";
 import { BaseTool, type ToolRunRequest } from "./base-tool.js";
-import type { ToolContext } from "./tool-context.js";
+import type { ToolContext } from "../context/tool-context.js";
 
 export interface AgentToolOptions {
   /** The agent to call; the tool takes its name and description. */
@@ -87,6 +89,7 @@ export class AgentTool extends BaseTool {
     });
 
     let lastContent: Content | undefined;
+    let childUsage: UsageRollup | undefined;
     for await (const event of runner.runAsync({
       userId: session.userId,
       sessionId: session.id,
@@ -96,7 +99,10 @@ export class AgentTool extends BaseTool {
       for (const [key, value] of Object.entries(withoutTempKeys(event.actions.stateDelta)))
         toolContext.state.set(key, value);
       if (event.content && !event.partial) lastContent = event.content;
+      childUsage = readInvocationUsage(event) ?? childUsage;
     }
+    // The child run's model calls are this invocation's too (its usage and its budget).
+    if (childUsage) parent.usage.addNested(childUsage);
     const text = (lastContent?.parts ?? [])
       .flatMap((p) => (typeof p.text === "string" && !p.thought ? [p.text] : []))
       .join("\n");

@@ -1,6 +1,6 @@
 import type { FunctionDeclaration } from "../content/generate-content-config.js";
 import { appendTools, type LlmRequest } from "../models/llm-request.js";
-import type { ToolContext } from "./tool-context.js";
+import type { ToolContext } from "../context/tool-context.js";
 
 export interface BaseToolOptions {
   name: string;

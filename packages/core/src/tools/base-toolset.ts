@@ -1,7 +1,7 @@
-import type { ReadonlyContext } from "../agents/readonly-context.js";
+import type { ReadonlyContext } from "../context/readonly-context.js";
 import type { LlmRequest } from "../models/llm-request.js";
 import type { BaseTool } from "./base-tool.js";
-import type { ToolContext } from "./tool-context.js";
+import type { ToolContext } from "../context/tool-context.js";
 
 /** Selects tools by name or by predicate. */
 export type ToolFilter = string[] | ((tool: BaseTool, context?: ReadonlyContext) => boolean);

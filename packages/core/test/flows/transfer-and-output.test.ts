@@ -4,10 +4,10 @@ import {
   FunctionTool,
   getFunctionResponses,
   getSystemInstructionText,
-  isTransferableAcrossAgentTree,
   LlmAgent,
   type LlmRequest,
 } from "../../src/index.js";
+import { isTransferableAcrossAgentTree } from "../../src/internal.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { Harness, texts } from "./helpers.js";
 

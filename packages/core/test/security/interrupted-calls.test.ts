@@ -2,17 +2,15 @@ import { describe, expect, it } from "@jest/globals";
 import {
   createEvent,
   FunctionTool,
-  getContents,
   getFunctionCalls,
   getFunctionResponses,
   InMemoryRunner,
   LlmAgent,
-  PENDING_CALL_RESPONSE,
   RunAbortedError,
-  UNANSWERED_CALL_RESPONSE,
   type Content,
   type Event,
 } from "../../src/index.js";
+import { getContents, PENDING_CALL_RESPONSE, UNANSWERED_CALL_RESPONSE } from "../../src/internal.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 
 /** Every function call of the contents is followed by a content answering all of its ids. */

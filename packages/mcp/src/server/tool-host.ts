@@ -13,9 +13,9 @@ import {
   newInvocationId,
   PluginManager,
   ToolContext,
-  validateToolName,
   type Runner,
 } from "@agentkit/core";
+import { validateToolName } from "@agentkit/core/internal";
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 
 /** Expose agentkit tools (FunctionTool or any tool with a declaration). */

@@ -1,5 +1,6 @@
 import { VERSION } from "@agentkit/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -20,6 +21,8 @@ export interface McpSessionManagerOptions {
   /** Timeout of the connect + initialize handshake. */
   timeoutMs: number;
   elicitation?: McpElicitationOptions;
+  /** OAuth for HTTP transports (the SDK's provider: tokens, refresh, discovery, registration). */
+  authProvider?: OAuthClientProvider;
 }
 
 /** Answers the server's `elicitation/create` requests (form mode). */
@@ -41,6 +44,7 @@ export class McpSessionManager {
   private readonly connection: McpConnectionParameters;
   private readonly timeoutMs: number;
   private readonly elicitation?: McpElicitationOptions;
+  private readonly authProvider?: OAuthClientProvider;
   private client?: Client;
   private connecting?: Promise<Client>;
   private closing?: Promise<void>;
@@ -50,6 +54,7 @@ export class McpSessionManager {
     this.connection = options.connection;
     this.timeoutMs = options.timeoutMs;
     this.elicitation = options.elicitation;
+    this.authProvider = options.authProvider;
     this.serverName = describeServer(options.connection);
   }
 
@@ -158,9 +163,15 @@ export class McpSessionManager {
           stderr: "inherit",
         });
       case "sse":
-        return new SSEClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
+        return new SSEClientTransport(new URL(c.url), {
+          requestInit: { headers: c.headers },
+          authProvider: this.authProvider,
+        });
       case "streamable-http":
-        return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
+        return new StreamableHTTPClientTransport(new URL(c.url), {
+          requestInit: { headers: c.headers },
+          authProvider: this.authProvider,
+        });
     }
   }
 }
@@ -175,7 +186,10 @@ async function closeQuietly(client: Client, terminateHttpSession = false): Promi
   await client.close().catch(() => undefined);
 }
 
-/** Failures that mean the session is gone (as opposed to a tool or protocol error). Duck-typed: errors may come from another realm. */
+/**
+ * Failures that mean the session is gone (as opposed to a tool or
+ * protocol error). Duck-typed: errors may come from another realm.
+ */
 export function isConnectionError(error: unknown): boolean {
   if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
   if (error instanceof StreamableHTTPError || error instanceof SseError) return true;

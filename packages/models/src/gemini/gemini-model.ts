@@ -12,13 +12,8 @@ import {
   type LlmResponse,
 } from "@agentkit/core";
 import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
-import {
-  abortableSleep,
-  classifyFailure,
-  computeDelay,
-  resolveRetryPolicy,
-  type RetryPolicy,
-} from "../retry/retry-policy.js";
+import { retryStream } from "@agentkit/core/internal";
+import { providerRetryOptions, resolveRetryPolicy, type RetryPolicy } from "../retry/retry-policy.js";
 import { GeminiContextCache, type PreparedRequest } from "./context-cache.js";
 import { isMissingCache, toProviderError, type FailedResponseFacts } from "./error-mapping.js";
 import { createGeminiFetch } from "./gemini-fetch.js";
@@ -72,24 +67,11 @@ export class Gemini extends BaseLlm {
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
     const signal = options.signal ?? request.config.abortSignal;
-    for (let attempt = 1; ; attempt++) {
-      signal?.throwIfAborted();
-      let yielded = false;
-      try {
-        for await (const response of this.generateOnce(request, stream, signal)) {
-          yielded = true;
-          yield response;
-        }
-        return;
-      } catch (error) {
-        // After output was yielded a retry would repeat it; only a clean failure is retried.
-        if (yielded) throw error;
-        const decision = classifyFailure(error, "gemini", signal);
-        if (!decision.retry || attempt >= this.retryPolicy.maxAttempts) throw decision.thrown;
-        const delay = computeDelay(decision.mapped.strategy, attempt, this.retryPolicy, decision.mapped.retryAfterMs);
-        await abortableSleep(delay, signal);
-      }
-    }
+    // After output was yielded a retry would repeat it; only a clean failure is retried.
+    yield* retryStream(
+      () => this.generateOnce(request, stream, signal),
+      providerRetryOptions("gemini", { policy: this.retryPolicy, ...(signal ? { signal } : {}) }),
+    );
   }
 
   override async connect(request: LlmRequest, options: GenerateContentOptions = {}): Promise<BaseLlmConnection> {
@@ -255,7 +237,9 @@ class CallControl {
       return new ProviderError({
         category: ErrorCategory.TIMEOUT,
         provider: "gemini",
-        message: `The Gemini call timed out after ${this.timeoutMs} ms. It is retried; raise the timeoutMs option if it keeps happening.`,
+        message:
+          `The Gemini call timed out after ${this.timeoutMs} ms. It is retried; raise the timeoutMs option if ` +
+          `it keeps happening.`,
         cause: error,
       });
     }

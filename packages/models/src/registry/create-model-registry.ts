@@ -1,4 +1,5 @@
 import { type BaseLlm, ConfigurationError, ModelRegistry } from "@agentkit/core";
+import { FallbackModel, type FallbackModelOptions } from "../fallback/fallback-model.js";
 import { RetryingModel, type RetryingModelOptions } from "../retry/retrying-model.js";
 import { LazyModel, type ModelLoader } from "./lazy-model.js";
 
@@ -42,6 +43,8 @@ export interface CreateModelRegistryOptions {
     googleAuthOptions?: Record<string, unknown>;
   };
   openaiCompatible?: OpenAICompatibleSettings;
+  /** Settings of `fallback:a,b` models (circuit breakers, which failures fail over, a failover hook). */
+  fallback?: Omit<FallbackModelOptions, "models" | "name">;
   /** Retry settings of every model; `false` turns retries off. */
   retry?: Omit<RetryingModelOptions, "provider"> | false;
   /** Environment to read (defaults to `process.env`), read when a model is first used. */
@@ -54,12 +57,35 @@ export const DEFAULT_MODEL_PATTERNS = {
   openai: [/^gpt-/, /^o\d/, /^openai\//],
   anthropic: [/^claude-/, /^anthropic\//],
   openaiCompatible: [/^ollama\//, /^openai-compatible\//],
+  fallback: [/^fallback:/],
 } as const;
+
+/** The prefix of failover names: `fallback:gemini-2.5-flash,gpt-4o-mini`. */
+export const FALLBACK_PREFIX = "fallback:";
+
+/**
+ * The model names of a `fallback:a,b,c` name, in order (whitespace around names ignored), or
+ * undefined when the name is not a fallback name. An empty entry is a `ConfigurationError`.
+ */
+export function parseFallbackName(name: string): string[] | undefined {
+  if (!name.startsWith(FALLBACK_PREFIX)) return undefined;
+  const names = name
+    .slice(FALLBACK_PREFIX.length)
+    .split(",")
+    .map((n) => n.trim());
+  if (names.some((n) => n === ""))
+    throw new ConfigurationError(
+      `Invalid model name "${name}": write fallback:<model>,<model>,… with at least one model name and no empty ` +
+        `entries.`,
+    );
+  return names;
+}
 
 /**
  * A `ModelRegistry` with the default patterns: `gpt-*`, `o<digit>*`, `openai/*` → OpenAI;
  * `claude-*`, `anthropic/*` → Anthropic; `ollama/*`, `openai-compatible/*` → an
- * OpenAI-compatible endpoint; `gemini-*` → Gemini (Gemini API or Vertex AI).
+ * OpenAI-compatible endpoint; `gemini-*` → Gemini (Gemini API or Vertex AI);
+ * `fallback:a,b,…` → a `FallbackModel` over the models those names resolve to (in this registry).
  * Adapters and their SDKs load on a model's first use; every model retries retryable failures.
  */
 export function createModelRegistry(options: CreateModelRegistryOptions = {}): ModelRegistry {
@@ -89,7 +115,7 @@ export function createModelRegistry(options: CreateModelRegistryOptions = {}): M
         const { OpenAIModel } = await loadAdapter(() => import("../openai/index.js"), "openai");
         const e = env();
         return new OpenAIModel({
-          ...withDefined({ apiKey: e["OPENAI_API_KEY"], baseURL: e["OPENAI_BASE_URL"] }),
+          ...withDefined({ apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL }),
           ...options.openai,
           model: name,
         });
@@ -102,7 +128,7 @@ export function createModelRegistry(options: CreateModelRegistryOptions = {}): M
         const { AnthropicModel } = await loadAdapter(() => import("../anthropic/index.js"), "@anthropic-ai/sdk");
         const e = env();
         return new AnthropicModel({
-          ...withDefined({ apiKey: e["ANTHROPIC_API_KEY"], baseURL: e["ANTHROPIC_BASE_URL"] }),
+          ...withDefined({ apiKey: e.ANTHROPIC_API_KEY, baseURL: e.ANTHROPIC_BASE_URL }),
           ...options.anthropic,
           model: name,
         });
@@ -118,6 +144,27 @@ export function createModelRegistry(options: CreateModelRegistryOptions = {}): M
       }),
     );
   }
+  for (const pattern of DEFAULT_MODEL_PATTERNS.fallback) {
+    registry.register(
+      pattern,
+      (name) => {
+        const names = parseFallbackName(name) ?? [];
+        // Each name resolves here, so it shares the registry's instance (and its retries) and may use
+        // patterns registered after this one.
+        const models = names.map((inner) => {
+          try {
+            return registry.resolve(inner);
+          } catch (error) {
+            if (error instanceof ConfigurationError)
+              throw new ConfigurationError(`In "${name}": ${error.message}`, { cause: error });
+            throw error;
+          }
+        });
+        return new FallbackModel({ ...options.fallback, models, name });
+      },
+      { dependencies: (name) => parseFallbackName(name) ?? [] },
+    );
+  }
   return registry;
 }
 
@@ -131,10 +178,10 @@ export function openAICompatibleEndpoint(
   settings: OpenAICompatibleSettings = {},
   env: Record<string, string | undefined> = process.env,
 ): { baseURL: string; apiKey: string } {
-  const apiKey = settings.apiKey ?? nonEmpty(env["OPENAI_COMPATIBLE_API_KEY"]) ?? "ollama";
+  const apiKey = settings.apiKey ?? nonEmpty(env.OPENAI_COMPATIBLE_API_KEY) ?? "ollama";
   if (settings.baseURL) return { baseURL: settings.baseURL, apiKey };
-  const compatible = name.startsWith("openai-compatible/") ? nonEmpty(env["OPENAI_COMPATIBLE_BASE_URL"]) : undefined;
-  return { baseURL: compatible ?? ollamaBaseUrl(env["OLLAMA_HOST"]), apiKey };
+  const compatible = name.startsWith("openai-compatible/") ? nonEmpty(env.OPENAI_COMPATIBLE_BASE_URL) : undefined;
+  return { baseURL: compatible ?? ollamaBaseUrl(env.OLLAMA_HOST), apiKey };
 }
 
 function ollamaBaseUrl(host: string | undefined): string {

@@ -5,14 +5,8 @@ import {
   type LlmRequest,
   type LlmResponse,
 } from "@agentkit/core";
-import {
-  abortableSleep,
-  classifyFailure,
-  computeDelay,
-  resolveRetryPolicy,
-  type RetryEvent,
-  type RetryPolicy,
-} from "./retry-policy.js";
+import { retryStream } from "@agentkit/core/internal";
+import { providerRetryOptions, resolveRetryPolicy, type RetryEvent, type RetryPolicy } from "./retry-policy.js";
 
 export interface RetryingModelOptions {
   /** Provider name for errors the inner model did not map itself. */
@@ -47,26 +41,14 @@ export class RetryingModel extends BaseLlm {
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
     const signal = options.signal ?? request.config.abortSignal;
-    const sleep = this.options.sleep ?? abortableSleep;
-    for (let attempt = 1; ; attempt++) {
-      signal?.throwIfAborted();
-      let yielded = false;
-      try {
-        for await (const response of this.inner.generateContentAsync(request, stream, options)) {
-          yielded = true;
-          yield response;
-        }
-        return;
-      } catch (error) {
-        if (yielded) throw error;
-        const decision = classifyFailure(error, this.options.provider ?? this.model, signal);
-        if (!decision.retry || attempt >= this.policy.maxAttempts) throw decision.thrown;
-        const { mapped } = decision;
-        const delayMs = computeDelay(mapped.strategy, attempt, this.policy, mapped.retryAfterMs, this.options.random);
-        this.options.onRetry?.({ attempt, error: mapped, delayMs });
-        await sleep(delayMs, signal);
-      }
-    }
+    yield* retryStream(
+      () => this.inner.generateContentAsync(request, stream, options),
+      providerRetryOptions(this.options.provider ?? this.model, {
+        ...this.options,
+        policy: this.policy,
+        ...(signal ? { signal } : {}),
+      }),
+    );
   }
 
   override connect(request: LlmRequest, options?: GenerateContentOptions): Promise<BaseLlmConnection> {

@@ -23,6 +23,7 @@ import { isContent, stripBinary } from "./strip-binary.js";
 import { parseDuration } from "./parse-duration.js";
 
 import type { AnalyticsPluginOptions, ContentFormatter } from "./analytics-options.js";
+import { retry } from "@agentkit/core/internal";
 
 export type { AnalyticsPluginOptions, AnalyticsRetryConfig, ContentFormatter } from "./analytics-options.js";
 
@@ -104,7 +105,8 @@ export class AnalyticsPlugin extends BasePlugin {
         if (reported) return;
         reported = true;
         process.stderr.write(
-          `${this.name}: dropped ${info.droppedRows} analytics rows: ${(error as Error)?.message ?? String(error)} (further failures are not reported)\n`,
+          `${this.name}: dropped ${info.droppedRows} analytics rows: ${(error as Error)?.message ?? String(error)} ` +
+            `(further failures are not reported)\n`,
         );
       });
   }
@@ -416,25 +418,29 @@ export class AnalyticsPlugin extends BasePlugin {
   }
 
   private async writeWithRetries(batch: AnalyticsRow[]): Promise<void> {
-    let delay = this.retryInitialMs;
-    for (let attempt = 1; ; attempt++) {
-      // Closed past its timeout: these rows were counted as dropped and reported then.
+    try {
+      await retry(
+        async () => {
+          // Closed past its timeout: these rows were counted as dropped and reported then.
+          if (this.gaveUp) return;
+          await this.ensurePrepared();
+          await this.sink.writeRows(batch, this.abort.signal);
+          if (!this.gaveUp) this.writtenRows += batch.length;
+        },
+        {
+          policy: {
+            maxAttempts: this.maxAttempts,
+            initialDelayMs: this.retryInitialMs,
+            maxDelayMs: this.retryMaxMs,
+            jitter: 0,
+          },
+          decide: () => ({ retry: !this.gaveUp }),
+        },
+      );
+    } catch (error) {
       if (this.gaveUp) return;
-      try {
-        await this.ensurePrepared();
-        await this.sink.writeRows(batch, this.abort.signal);
-        if (!this.gaveUp) this.writtenRows += batch.length;
-        return;
-      } catch (error) {
-        if (this.gaveUp) return;
-        if (attempt >= this.maxAttempts) {
-          this.droppedRows += batch.length;
-          this.report(error, batch.length);
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        delay = Math.min(delay * 2, this.retryMaxMs);
-      }
+      this.droppedRows += batch.length;
+      this.report(error, batch.length);
     }
   }
 

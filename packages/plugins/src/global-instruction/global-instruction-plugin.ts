@@ -2,11 +2,11 @@ import {
   BasePlugin,
   ConfigurationError,
   getSystemInstructionText,
-  injectSessionState,
   type CallbackContext,
   type LlmRequest,
   type ReadonlyContext,
 } from "@agentkit/core";
+import { injectSessionState } from "@agentkit/core/internal";
 
 /** A fixed instruction (with `{state}` placeholders) or one computed per model call. */
 export type GlobalInstruction = string | ((context: ReadonlyContext) => string | Promise<string>);

@@ -1,9 +1,12 @@
 import {
   BasePlugin,
+  FAILOVER_METADATA_KEY,
   getFunctionCalls,
   getFunctionResponses,
   getSystemInstructionText,
   getTextOf,
+  MODEL_METADATA_KEY,
+  USAGE_METADATA_KEY,
   type BaseAgent,
   type BaseTool,
   type CallbackContext,
@@ -121,6 +124,7 @@ export class LoggingPlugin extends BasePlugin {
     if (event.errorCode || event.errorMessage)
       Object.assign(fields, { errorCode: event.errorCode, errorMessage: event.errorMessage });
     if (event.usageMetadata) fields.usage = event.usageMetadata;
+    if (event.customMetadata?.[USAGE_METADATA_KEY]) fields.usageRollup = event.customMetadata[USAGE_METADATA_KEY];
     this.log("event", invocationContext, event.author, fields);
     return undefined;
   }
@@ -158,6 +162,11 @@ export class LoggingPlugin extends BasePlugin {
     if (response.partial) fields.partial = true;
     if (response.content) fields.content = this.content(response.content);
     if (response.finishReason) fields.finishReason = response.finishReason;
+    // Which model answered (a FallbackModel names it) and the ones it gave up on first.
+    const answeredBy = response.customMetadata?.[MODEL_METADATA_KEY] ?? response.modelVersion;
+    if (answeredBy !== undefined) fields.model = answeredBy;
+    if (response.customMetadata?.[FAILOVER_METADATA_KEY])
+      fields.failover = response.customMetadata[FAILOVER_METADATA_KEY];
     if (response.usageMetadata) fields.usage = response.usageMetadata;
     if (response.errorCode || response.errorMessage)
       Object.assign(fields, { errorCode: response.errorCode, errorMessage: response.errorMessage });
@@ -281,7 +290,10 @@ export class LoggingPlugin extends BasePlugin {
       if (part.functionResponse)
         return `response ${part.functionResponse.name}(${this.includeContent ? preview(part.functionResponse.response ?? {}, this.max) : "…"})`;
       if (part.inlineData)
-        return `inline ${part.inlineData.mimeType ?? "?"} (${Math.floor(((part.inlineData.data?.length ?? 0) * 3) / 4)} bytes)`;
+        return (
+          `inline ${part.inlineData.mimeType ?? "?"} ` +
+          `(${Math.floor(((part.inlineData.data?.length ?? 0) * 3) / 4)} bytes)`
+        );
       if (part.fileData) return `file ${part.fileData.fileUri ?? ""}`;
       if (part.executableCode) return `code ${this.text(part.executableCode.code ?? "")}`;
       if (part.codeExecutionResult) return `code result ${part.codeExecutionResult.outcome ?? ""}`;
@@ -303,7 +315,9 @@ function errorFields(error: unknown): Record<string, unknown> {
 
 function formatText(record: LogRecord, name: string): string {
   const head = `[${name}] ${record.point.toUpperCase().replace("_", " ")}`;
-  const where = `app=${record.appName} session=${record.sessionId} invocation=${record.invocationId}${record.agentName ? ` agent=${record.agentName}` : ""}`;
+  const where =
+    `app=${record.appName} session=${record.sessionId} ` +
+    `invocation=${record.invocationId}${record.agentName ? ` agent=${record.agentName}` : ""}`;
   const fields = Object.entries(record.fields)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)

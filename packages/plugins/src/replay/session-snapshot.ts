@@ -1,6 +1,6 @@
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { parse, stringify } from "yaml";
-import type { Session } from "@agentkit/core";
+import { FAILOVER_METADATA_KEY, MODEL_METADATA_KEY, USAGE_METADATA_KEY, type Session } from "@agentkit/core";
 import { toSnakeCase } from "./key-case.js";
 import { diffValues } from "./request-diff.js";
 import { ReplayConfigError } from "./replay-errors.js";
@@ -20,6 +20,17 @@ export const SESSION_IGNORED_KEYS: ReadonlySet<string> = new Set([
   "last_update_time",
   "long_running_tool_ids",
 ]);
+
+/**
+ * `custom_metadata` keys never compared: agentkit's usage rollups and the name of the model that
+ * answered differ between a recorded run and its replay (where no model is called), and ADK's
+ * own sessions do not have them.
+ */
+export const SESSION_IGNORED_METADATA_KEYS: readonly string[] = [
+  USAGE_METADATA_KEY,
+  MODEL_METADATA_KEY,
+  FAILOVER_METADATA_KEY,
+];
 
 export function sessionSnapshot(session: Session): SessionSnapshot {
   return toSnakeCase(JSON.parse(JSON.stringify(session)) as unknown) as SessionSnapshot;
@@ -59,7 +70,16 @@ export function compareSessionSnapshots(expected: SessionSnapshot, actual: Sessi
     app_name: s.app_name,
     user_id: s.user_id,
     state: s.state ?? {},
-    events: s.events,
+    events: Array.isArray(s.events) ? s.events.map(withoutRunMetadata) : s.events,
   });
   return diffValues(pick(expected), pick(actual), SESSION_IGNORED_KEYS);
+}
+
+function withoutRunMetadata(event: unknown): unknown {
+  if (typeof event !== "object" || event === null) return event;
+  const { custom_metadata: metadata, ...rest } = event as Record<string, unknown>;
+  if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) return event;
+  const kept = { ...(metadata as Record<string, unknown>) };
+  for (const key of SESSION_IGNORED_METADATA_KEYS) delete kept[key];
+  return Object.keys(kept).length > 0 ? { ...rest, custom_metadata: kept } : rest;
 }

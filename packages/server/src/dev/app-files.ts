@@ -1,8 +1,8 @@
-import { realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { validateAppName } from "@agentkit/core";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { validateAppName } from "@agentkit/core/internal";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { isIgnoredFolderName } from "../loader/app-discovery.js";
+import { realOrSelf } from "../loader/code-scope.js";
 
 /**
  * Paths of the dev routes that touch an app's files (builder, tests). Every caller-supplied
@@ -35,7 +35,7 @@ const YAML_EXTENSIONS = /\.ya?ml$/i;
 /**
  * A relative `.yaml` / `.yml` path inside an app, from an upload filename (`<app>/x.yaml`) or a
  * `file_path` query: backslashes become slashes, the `<app>/` prefix is dropped; absolute
- * paths, `..` segments and other extensions are refused (400).
+ * paths, `..` and hidden (`.x`) segments and other extensions are refused (400).
  */
 export function relativeYamlPath(input: string, appName?: string): string {
   let path = input.replace(/\\/g, "/");
@@ -45,6 +45,7 @@ export function relativeYamlPath(input: string, appName?: string): string {
   if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) throw refuse("Absolute file paths are refused");
   const segments = path.split("/");
   if (segments.some((s) => s === ".." || s === "")) throw refuse("Path traversal is refused");
+  if (segments.some((s) => s.startsWith("."))) throw refuse("Hidden files and folders are refused");
   if (segments[0] === "tmp") throw refuse("The tmp folder holds the builder's draft; it cannot be written directly");
   if (!YAML_EXTENSIONS.test(path)) throw refuse("Only .yaml and .yml files are allowed");
   return segments.join("/");
@@ -63,22 +64,6 @@ export function fileUnder(root: string, rel: string): string {
 export function isInside(root: string, path: string): boolean {
   const rel = relative(resolve(root), resolve(path));
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
-}
-
-/** The real path of a file, or of its nearest existing ancestor joined with the rest. */
-function realOrSelf(path: string): string {
-  const missing: string[] = [];
-  let current = resolve(path);
-  for (;;) {
-    try {
-      return join(realpathSync(current), ...missing.reverse());
-    } catch {
-      const parent = dirname(current);
-      if (parent === current) return resolve(path);
-      missing.push(basename(current));
-      current = parent;
-    }
-  }
 }
 
 /** `tests/<name>.json` inside an app: a bare file name only (400 for anything path-like). */

@@ -2,14 +2,27 @@ import { cp, mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from
 import { dirname, join } from "node:path";
 import express, { Router, type Request } from "express";
 import { HttpRequestError } from "../errors/server-errors.js";
+import {
+  DEFAULT_BUILDER_POLICY,
+  isBuilderWritten,
+  markBuilderWritten,
+  type BuilderPolicy,
+} from "../loader/builder-policy.js";
 import { appDirOf, draftDirOf, fileUnder, relativeYamlPath } from "./app-files.js";
 import { checkBuilderYaml } from "./builder-yaml-check.js";
 
 export interface BuilderRouterOptions {
   /** The agents directory whose apps the builder edits (the directory loader's). */
   agentsDir: string;
+  /**
+   * The built-in code executors and tools saved configs may name (the loader's
+   * `builderPolicy`; default: no code executor, `exit_loop` only).
+   */
+  policy?: BuilderPolicy;
   /** Largest multipart upload of one save, in bytes or a string like "10mb". Default "10mb". */
   maxUploadBytes?: number | string;
+  /** Called after a final save, before answering: the loader's `settled`, so the next request sees the app. */
+  afterSave?: () => Promise<void>;
 }
 
 const ROOT_CONFIG = "root_agent.yaml";
@@ -18,12 +31,15 @@ const ROOT_CONFIG = "root_agent.yaml";
  * The dev UI's agent builder (http-api.md 4.11): read an app's YAML agent config, save the
  * edited files (multipart `files` parts named `<app>/<path>.yaml`), keep a draft while
  * editing (`?tmp=true`, in `<app>/tmp/<app>`), drop it. Uploads are checked before anything
- * is written (see `checkBuilderYaml`); saved files are picked up by the loader's hot reload on
- * the app's next request.
+ * is written (see `checkBuilderYaml`) and saved with the builder's marker, so the loader
+ * applies the builder's rules to them too; saved files are picked up by the loader's hot
+ * reload on the app's next request. Reads change nothing: the draft is created by the first
+ * draft save, not by a GET.
  */
 export function createBuilderRouter(options: BuilderRouterOptions): Router {
   const router = Router();
   const { agentsDir } = options;
+  const policy = options.policy ?? DEFAULT_BUILDER_POLICY;
 
   router.get("/dev/apps/:app/builder", async (req, res) => {
     const appName = param(req, "app");
@@ -31,11 +47,9 @@ export function createBuilderRouter(options: BuilderRouterOptions): Router {
     const filePath =
       typeof req.query.file_path === "string" && req.query.file_path !== "" ? req.query.file_path : undefined;
     const rel = filePath ? relativeYamlPath(filePath, appName) : ROOT_CONFIG;
-    let dir = appDir;
-    if (flag(req, "tmp")) {
-      if (!(await isDirectory(appDir))) return void sendYaml(res, "");
-      dir = await ensureDraft(appDir, appName);
-    }
+    // The draft's version when a draft exists, else the app's own file (a draft starts as a copy of it).
+    const draft = draftDirOf(appDir, appName);
+    const dir = flag(req, "tmp") && (await isDirectory(draft)) ? draft : appDir;
     sendYaml(res, await readIfPresent(fileUnder(dir, rel)));
   });
 
@@ -45,26 +59,34 @@ export function createBuilderRouter(options: BuilderRouterOptions): Router {
     async (req, res) => {
       const appName = param(req, "app");
       const appDir = appDirOf(agentsDir, appName);
+      const draft = draftDirOf(appDir, appName);
+      const toDraft = flag(req, "tmp");
       const uploads = await readUploads(req, appName);
+      // A final save also writes back the YAML files edited in the draft: the ones the builder
+      // wrote there (the others are untouched copies of the app's files).
+      const edited = toDraft ? [] : await draftEdits(draft, uploads);
+      const files = [...edited, ...uploads];
+      const savedWith = new Set(files.map((f) => fileUnder(appDir, f.rel)));
       // Every file is checked before the first one is written: a save is all or nothing.
-      for (const upload of uploads)
-        await checkBuilderYaml(upload.text, {
-          label: `${appName}/${upload.rel}`,
-          finalPath: fileUnder(appDir, upload.rel),
+      for (const file of files)
+        await checkBuilderYaml(file.text, {
+          label: `${appName}/${file.rel}`,
+          finalPath: fileUnder(appDir, file.rel),
           agentsDir,
+          appDir,
+          policy,
+          savedWith,
         });
-      if (flag(req, "tmp")) {
-        const draft = draftDirOf(appDir, appName);
-        for (const upload of uploads) await writeAtomically(fileUnder(draft, upload.rel), upload.text);
+      if (toDraft) {
+        await ensureDraft(appDir, appName);
+        for (const upload of uploads)
+          await writeAtomically(fileUnder(draft, upload.rel), markBuilderWritten(upload.text));
         return void res.json(true);
       }
       await mkdir(appDir, { recursive: true });
-      const draft = draftDirOf(appDir, appName);
-      // YAML files edited in the draft (other files there are copies, never written back).
-      for (const rel of await yamlFilesIn(draft))
-        await writeAtomically(fileUnder(appDir, rel), await readFile(join(draft, rel), "utf8"));
-      for (const upload of uploads) await writeAtomically(fileUnder(appDir, upload.rel), upload.text);
+      for (const file of files) await writeAtomically(fileUnder(appDir, file.rel), markBuilderWritten(file.text));
       await dropDraft(appDir, appName);
+      await options.afterSave?.();
       res.json(true);
     },
   );
@@ -125,6 +147,18 @@ async function dropDraft(appDir: string, appName: string): Promise<void> {
   await rm(draftDirOf(appDir, appName), { recursive: true, force: true });
   // The tmp folder goes too when nothing else is in it.
   await rmdir(join(appDir, "tmp")).catch(() => undefined);
+}
+
+/** The builder-written YAML files of the draft that no upload of this save replaces. */
+async function draftEdits(draft: string, uploads: readonly Upload[]): Promise<Upload[]> {
+  const replaced = new Set(uploads.map((u) => u.rel));
+  const edits: Upload[] = [];
+  for (const rel of await yamlFilesIn(draft)) {
+    if (replaced.has(rel)) continue;
+    const text = await readFile(fileUnder(draft, rel), "utf8");
+    if (isBuilderWritten(text)) edits.push({ rel, text });
+  }
+  return edits;
 }
 
 async function yamlFilesIn(dir: string): Promise<string[]> {

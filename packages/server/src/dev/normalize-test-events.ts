@@ -1,3 +1,5 @@
+import { FAILOVER_METADATA_KEY, MODEL_METADATA_KEY, USAGE_METADATA_KEY } from "@agentkit/core";
+
 export type JsonObject = Record<string, unknown>;
 
 /** Fields that differ between two runs of the same conversation (ids, timing, usage, model metadata). */
@@ -15,6 +17,9 @@ const VOLATILE_FIELDS = new Set([
   "turnComplete",
   "interactionId",
 ]);
+
+/** `customMetadata` keys that differ between runs: usage rollups and which model answered. */
+const VOLATILE_METADATA = [USAGE_METADATA_KEY, MODEL_METADATA_KEY, FAILOVER_METADATA_KEY];
 
 /**
  * The comparable form of a session's events (agent tests): volatile fields dropped, function
@@ -43,6 +48,12 @@ function normalizeEvent(event: JsonObject, rename: (id: unknown) => unknown): Js
     if (VOLATILE_FIELDS.has(key) || value === null || value === undefined) continue;
     if (key === "partial" && value === false) continue;
     out[key] = value;
+  }
+  if (isObject(out.customMetadata)) {
+    const metadata = { ...out.customMetadata };
+    for (const key of VOLATILE_METADATA) delete metadata[key];
+    if (Object.keys(metadata).length > 0) out.customMetadata = metadata;
+    else delete out.customMetadata;
   }
   if (isObject(out.content) && Array.isArray(out.content.parts)) {
     out.content = { ...out.content, parts: out.content.parts.map((p) => normalizePart(p as JsonObject, rename)) };

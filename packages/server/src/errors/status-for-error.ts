@@ -1,26 +1,92 @@
 import { AgentKitError } from "@agentkit/core";
+import { relativizePaths } from "../loader/agent-load-error.js";
 import { HttpRequestError } from "./server-errors.js";
 
-/** HTTP status for each stable error code the server can meet; anything else is a 500. */
+/**
+ * HTTP status for every stable error code of core, the session and artifact backends and the
+ * server (a test scans their sources and fails on a code missing here; `HttpRequestError`s
+ * carry their own status). 4xx: the request is at fault and the message goes to the client.
+ * 5xx: the server, its configuration or a store is at fault; the client gets a generic message.
+ */
 const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  // Requests the server refuses.
   APP_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  FORBIDDEN: 403,
+  TOO_MANY_CONNECTIONS: 429,
+  INVALID_JSON: 400,
+  INVALID_LIVE_REQUEST: 400,
+  AGENT_TEST_INVALID: 422,
+  INTERNAL: 500,
+  // Sessions (core and @agentkit/sessions).
   SESSION_NOT_FOUND: 404,
   SESSION_ALREADY_EXISTS: 409,
   STALE_SESSION: 409,
-  INVALID_JSON: 400,
+  INVALID_SESSION_KEY: 400,
+  INVALID_SESSION_REQUEST: 400,
+  INVALID_ARGUMENT: 400,
+  SESSION_ERROR: 500,
+  SESSION_STORE_UNAVAILABLE: 503,
+  SESSION_SERVICE_CLOSED: 503,
+  SESSION_STORE_TOO_NEW: 500,
+  SESSION_SCHEMA_TOO_NEW: 500,
+  SESSION_STORE_CORRUPT: 500,
+  SESSION_STORE_ERROR: 500,
+  MANAGED_SESSION_API_ERROR: 502,
+  MANAGED_SESSION_TIMEOUT: 504,
+  // The server's own credentials were refused: nothing the client can change.
+  MANAGED_SESSION_AUTH: 500,
+  // Artifacts (core and @agentkit/artifacts).
   INVALID_ARTIFACT: 400,
   INVALID_ARTIFACT_NAME: 400,
   INVALID_USER_MESSAGE: 400,
   INVALID_STATE_KEY: 400,
   STATE_KEY_FORBIDDEN: 403,
+  INVALID_ARTIFACT_SCOPE: 400,
+  INVALID_ARTIFACT_URI: 500,
+  ARTIFACT_STORE_LIMIT: 413,
+  ARTIFACT_STORE_CONFLICT: 409,
+  ARTIFACT_STORE_ABORTED: 499,
+  ARTIFACT_STORE_UNAVAILABLE: 503,
+  ARTIFACT_STORE_FULL: 507,
+  ARTIFACT_STORE_ACCESS_DENIED: 500,
+  ARTIFACT_STORE_NOT_FOUND: 500,
+  ARTIFACT_STORE_CORRUPT: 500,
+  ARTIFACT_STORE_FAILED: 500,
+  // Runs: an agent, tool, plugin or model failing is the server's side.
+  CONFIGURATION_ERROR: 500,
+  LLM_CALLS_LIMIT_EXCEEDED: 500,
+  MODEL_ERROR: 500,
+  TOOL_ERROR: 500,
+  TOOL_NOT_FOUND: 500,
+  PLUGIN_ERROR: 500,
+  CONFIRMATION_UNAVAILABLE: 500,
+  OUTPUT_SCHEMA_VALIDATION_FAILED: 500,
+  SCRIPT_ERROR: 500,
+  // Workflows: a node failing is the server's side; a paused run that cannot continue is a conflict.
+  NODE_FAILED: 500,
+  NODE_TIMEOUT: 500,
+  NODE_SCHEMA_INVALID: 500,
+  NODE_INTERRUPTED: 500,
+  WORKFLOW_RESUME_FAILED: 409,
+  // A used-up budget (RunConfig.budget / App.budget): the quota kind of "too many requests".
+  BUDGET_TOKENS_EXCEEDED: 429,
+  BUDGET_COST_EXCEEDED: 429,
+  BUDGET_MODEL_CALLS_EXCEEDED: 429,
+  BUDGET_DURATION_EXCEEDED: 429,
   // Nginx's "client closed request": only logs see it, the client is gone.
   RUN_ABORTED: 499,
 };
 
+/** The status mapped to an error code, or `undefined` for a code the table does not know. */
+export function statusForErrorCode(code: string): number | undefined {
+  return Object.hasOwn(STATUS_BY_CODE, code) ? STATUS_BY_CODE[code] : undefined;
+}
+
 /** The HTTP status that answers this error. */
 export function statusForError(error: unknown): number {
   if (error instanceof HttpRequestError) return error.status;
-  if (error instanceof AgentKitError) return STATUS_BY_CODE[error.code] ?? 500;
+  if (error instanceof AgentKitError) return statusForErrorCode(error.code) ?? 500;
   return 500;
 }
 
@@ -40,7 +106,9 @@ export function errorBody(error: unknown, exposeMessages = false): { error: stri
     return { error: error.message, detail: error.message, code: error.code };
   }
   if (exposeMessages && error instanceof Error && error.message) {
-    const message = error instanceof AgentKitError ? error.message : `${error.name}: ${error.message}`;
+    // Driver and file system messages name files of the server's machine: keep only their names.
+    const text = error instanceof AgentKitError ? error.message : `${error.name}: ${error.message}`;
+    const message = relativizePaths(text, undefined);
     return { error: message, detail: message, code: error instanceof AgentKitError ? error.code : "INTERNAL" };
   }
   return { error: "Internal server error", detail: "Internal server error", code: "INTERNAL" };

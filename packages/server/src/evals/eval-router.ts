@@ -24,6 +24,7 @@ import {
 } from "./eval-types.js";
 import { invocationsFromSession } from "./invocations-from-events.js";
 import { runEvalSet } from "./run-eval-set.js";
+import { KeyedQueue } from "@agentkit/core/internal";
 
 export type EvalRouterOptions = ServerContext &
   EvalMetricsOptions & {
@@ -60,19 +61,9 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
   const { evalStore: store } = options;
   const definitions = createEvalMetrics(options);
   const router = Router();
-  const locks = new Map<string, Promise<unknown>>();
-
   /** Read-modify-write of one app's eval sets, one at a time. */
-  const exclusive = <T>(appName: string, work: () => Promise<T>): Promise<T> => {
-    const previous = locks.get(appName) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const settled = next.catch(() => {});
-    locks.set(appName, settled);
-    void settled.then(() => {
-      if (locks.get(appName) === settled) locks.delete(appName);
-    });
-    return next;
-  };
+  const edits = new KeyedQueue();
+  const exclusive = <T>(appName: string, work: () => Promise<T>): Promise<T> => edits.run(appName, work);
 
   const app = async (req: Request): Promise<string> => {
     const name = String(req.params.app);

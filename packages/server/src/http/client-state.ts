@@ -1,5 +1,6 @@
 import type { Response } from "express";
-import { checkClientState, type ClientStatePolicy, type Event } from "@agentkit/core";
+import type { Event } from "@agentkit/core";
+import { checkClientState, type ClientStatePolicy } from "@agentkit/core/internal";
 import { isAdmin, principalOf } from "../auth/principal.js";
 
 /**

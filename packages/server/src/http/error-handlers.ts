@@ -15,6 +15,9 @@ export function sendError(res: Response, error: unknown, exposeMessages = false)
 /** Body-parser and router failures (they carry `type` and/or a 4xx `status`) as typed errors. */
 export function fromBodyParserError(error: unknown): HttpRequestError | undefined {
   if (typeof error !== "object" || error === null || error instanceof AgentKitError) return undefined;
+  // The router could not decode a path parameter (`%E0%A4%A`).
+  if (error instanceof URIError)
+    return new HttpRequestError(400, "INVALID_URL", "The URL holds malformed percent-encoding.");
   const { type, status } = error as { type?: unknown; status?: unknown };
   switch (type) {
     case "entity.parse.failed":

@@ -20,30 +20,63 @@ export function hostnameOf(hostHeader: string): string {
 export interface HostGuardOptions {
   /** The address the server is bound to (read on every request: known only after listen). */
   boundHost: () => string | undefined;
-  /** Extra Host names accepted while bound to loopback (e.g. a tunnel name). */
+  /** Host names accepted besides the bound address (e.g. the server's DNS name, a tunnel name). */
   allowedHosts: readonly string[];
   /** Whether a cross-origin `Origin` is allow-listed (the CORS allow-list). */
   isAllowedOrigin: (origin: string) => boolean;
 }
 
+/** `0.0.0.0` and `::`: every interface, loopback included. */
+export function isWildcardHost(host: string | undefined): boolean {
+  const h = (host ?? "").toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  return h === "0.0.0.0" || h === "::" || h === "0:0:0:0:0:0:0:0";
+}
+
+/** A host name or address as `hostnameOf` gives it: lower case, IPv6 in brackets, no port. */
+export function normalizeHostName(host: string): string {
+  const h = host.trim().toLowerCase();
+  if (!h.startsWith("[") && h.indexOf(":") !== h.lastIndexOf(":")) return `[${h}]`;
+  return hostnameOf(h);
+}
+
+/**
+ * Whether a Host header's name may reach a server bound to `bound`. A DNS-rebinding page
+ * sends its own domain name, so only names the operator vouches for pass: loopback names
+ * when loopback is reachable (a loopback or wildcard bind), the bound address itself (for a
+ * wildcard bind: the machine's interface addresses), and `allowedHosts`.
+ */
+export function isAcceptedHost(name: string, bound: string | undefined, allowedHosts: readonly string[]): boolean {
+  if (allowedHosts.some((h) => h.toLowerCase() === name || normalizeHostName(h) === name)) return true;
+  if (isLoopbackHost(bound) || bound === undefined) return isLoopbackHost(name);
+  if (isWildcardHost(bound)) return isLoopbackHost(name) || isInterfaceAddress(name);
+  return normalizeHostName(bound) === name;
+}
+
+/** Whether an IP literal (`10.0.0.5`, `[fe80::1]`) is an address of this machine. */
+function isInterfaceAddress(name: string): boolean {
+  const address = name.replace(/^\[(.*)\]$/, "$1");
+  if (!/^[\d.]+$/.test(address) && !address.includes(":")) return false; // a DNS name is never one
+  const interfaces = process.getBuiltinModule("node:os").networkInterfaces();
+  return Object.values(interfaces).some((list) => list?.some((i) => i.address.toLowerCase() === address));
+}
+
 /**
  * Why a request is refused, or undefined when it passes. Two checks (http-api.md 4.13):
- * - DNS rebinding: while bound to loopback, the Host header must name a loopback host or an
- *   allowed host, so a page on a rebound domain cannot reach the server;
+ * - DNS rebinding, for every bind: the Host header must name a host `isAcceptedHost` accepts
+ *   (loopback names on a loopback bind; the bound address and `allowedHosts` on any bind), so
+ *   a page on a rebound domain cannot reach the server;
  * - Origin: a state-changing request (anything but GET/HEAD/OPTIONS) that carries an Origin
  *   must come from the server's own origin or an allow-listed one; while bound to loopback
  *   without an allow-list, same-origin also means a loopback origin.
  * Requests without Origin (curl, server-side clients) pass the Origin check.
  */
 export function rejectReason(req: IncomingMessage, options: HostGuardOptions, upgrade = false): string | undefined {
-  const loopback = isLoopbackHost(options.boundHost());
+  const bound = options.boundHost();
+  const loopback = isLoopbackHost(bound);
   const hostHeader = req.headers.host;
-  if (loopback) {
-    if (!hostHeader) return "Forbidden: missing Host header";
-    const name = hostnameOf(hostHeader);
-    if (!isLoopbackHost(name) && !options.allowedHosts.some((h) => h.toLowerCase() === name)) {
-      return "Forbidden: possible DNS-rebinding request";
-    }
+  if (!hostHeader) return "Forbidden: missing Host header";
+  if (!isAcceptedHost(hostnameOf(hostHeader), bound, options.allowedHosts)) {
+    return "Forbidden: possible DNS-rebinding request";
   }
   const method = (req.method ?? "GET").toUpperCase();
   const origin = req.headers.origin;

@@ -12,7 +12,8 @@ export function camelizeKeys(body: Record<string, unknown>): Record<string, unkn
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     const camel = snakeToCamel(key);
-    if (camel === key || !(camel in body)) out[camel] = value;
+    // Own keys only: an inherited name (`toString`) must not hide the snake_case spelling.
+    if (camel === key || !Object.hasOwn(body, camel)) out[camel] = value;
   }
   return out;
 }

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import {
   AgentKitError,
-  checkIncomingParts,
   contentFromJson,
   InvalidUserMessageError,
   normalizeBase64,
   type Content,
   type LiveRequest,
 } from "@agentkit/core";
+import { checkIncomingParts } from "@agentkit/core/internal";
 
 const blobSchema = z
   .object({

@@ -1,11 +1,25 @@
-import type { IncomingMessage } from "node:http";
+import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { RawData, WebSocket, WebSocketServer } from "ws";
-import { eventToJson, LiveRequestQueue, RunAbortedError, SessionNotFoundError, type RunConfig } from "@agentkit/core";
+import {
+  eventToJsonText,
+  RunAbortedError,
+  SessionNotFoundError,
+  type LiveRequest,
+  type RunConfig,
+} from "@agentkit/core";
+import { sessionKeyProblem } from "@agentkit/core/internal";
+import type { AccessControl } from "../auth/access-control.js";
+import { AuthenticationError } from "../auth/auth-errors.js";
+import { selectWebSocketProtocol } from "../auth/bearer-token.js";
+import { liveUserOf } from "../auth/route-access.js";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { rejectReason, type HostGuardOptions } from "../http/host-guard.js";
+import type { LiveLimits } from "../http/server-limits.js";
 import type { RouteDeps } from "../routes/route-deps.js";
+import type { RunnerLease } from "../runs/runner-cache.js";
 import { SessionRunQueue } from "../runs/session-run-queue.js";
+import { BoundedLiveRequestQueue } from "./bounded-live-request-queue.js";
 import { LiveMessageError, parseLiveMessage } from "./live-request-message.js";
 
 /** Close codes of http-api.md section 6. */
@@ -17,8 +31,6 @@ export const LiveCloseCode = {
   INTERNAL_ERROR: 1011,
 } as const;
 
-/** Largest client frame accepted (audio chunks and camera frames are far smaller). */
-const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 /** A close reason must fit a control frame: at most 123 bytes of UTF-8. */
 const MAX_REASON_BYTES = 123;
 
@@ -38,50 +50,155 @@ interface LiveParams {
   runConfig: RunConfig;
 }
 
+/** Live sockets open (or being opened) per key: the whole server, a client address, an app's user. */
+class SocketCounts {
+  private readonly counts = new Map<string, number>();
+
+  get(key: string): number {
+    return this.counts.get(key) ?? 0;
+  }
+
+  /** Counts one more socket under every key; the returned function (idempotent) uncounts it. */
+  add(keys: readonly string[]): () => void {
+    for (const key of keys) this.counts.set(key, this.get(key) + 1);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      for (const key of keys) {
+        const left = this.get(key) - 1;
+        if (left <= 0) this.counts.delete(key);
+        else this.counts.set(key, left);
+      }
+    };
+  }
+}
+
+/** What a live socket holds, for `stats()` and tests. */
+export interface LiveStats {
+  /** Open (or opening) live sockets. */
+  sockets: number;
+  /** Client requests held by their sockets' queues, not yet taken by a run. */
+  queuedFrames: number;
+  /** Bytes of those requests' frames. */
+  queuedBytes: number;
+}
+
 /**
  * `/run_live`: one live run per socket. Client text frames are LiveRequests (content, blob,
  * close); every server frame is one Event as JSON. The socket closes with 1000 when the run
- * ends, 1002 for a missing session, 1008 for bad parameters or an unknown app, 1011 (reason
- * cut to 123 bytes) when the run fails. Closing the socket aborts the run.
+ * ends, 1002 for a missing session, 1008 for bad parameters, an unknown app or a client that
+ * sends faster than its run takes frames, 1009 for a frame over `maxFrameBytes`, 1011 (reason
+ * cut to 123 bytes) when the run fails. Closing the socket aborts the run and drops its queue.
+ * Sockets are capped in total (503) and per client address and per app user (429).
  */
 export class LiveSocketServer {
   /** Created on the first upgrade: `ws` is imported only when a live call happens. */
   private wss: Promise<WebSocketServer> | undefined;
   private closed = false;
-  private readonly live = new Map<WebSocket, AbortController>();
+  private readonly live = new Map<WebSocket, { controller: AbortController; queue: BoundedLiveRequestQueue }>();
+  private readonly counts = new SocketCounts();
 
   constructor(
     private readonly deps: RouteDeps,
     private readonly guard: HostGuardOptions,
+    private readonly limits: Required<LiveLimits>,
+    /** With auth on: the upgrade is authenticated and `user_id` must be the principal's. */
+    private readonly access?: AccessControl,
   ) {}
+
+  /** Sockets and what their queues hold. */
+  stats(): LiveStats {
+    let queuedFrames = 0;
+    let queuedBytes = 0;
+    for (const { queue } of this.live.values()) {
+      queuedFrames += queue.pendingFrames;
+      queuedBytes += queue.pendingBytes;
+    }
+    return { sockets: this.counts.get(TOTAL), queuedFrames, queuedBytes };
+  }
 
   /** Handles an HTTP upgrade of the server; anything but `/run_live` is refused. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on("error", () => socket.destroy());
-    const url = new URL(req.url ?? "/", "http://localhost");
-    if (url.pathname !== "/run_live") return refuse(socket, 404, "Not Found");
-    if (rejectReason(req, this.guard, true)) return refuse(socket, 403, "Forbidden");
-    if (this.deps.runs.isDraining || this.closed) return refuse(socket, 503, "Service Unavailable");
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://localhost");
+    } catch {
+      refuse(socket, 400, "Bad Request");
+      return;
+    }
+    if (url.pathname !== "/run_live") return void refuse(socket, 404, "Not Found");
+    if (rejectReason(req, this.guard, true)) return void refuse(socket, 403, "Forbidden");
+    if (this.deps.runs.isDraining || this.closed) return void refuse(socket, 503, "Service Unavailable");
+    const keys = this.socketKeys(req, url.searchParams);
+    const { maxSockets, maxSocketsPerClient, maxSocketsPerUser } = this.limits;
+    if (maxSockets > 0 && this.counts.get(TOTAL) >= maxSockets) {
+      refuse(socket, 503, "Service Unavailable", 2);
+      return;
+    }
+    if (
+      (maxSocketsPerClient > 0 && keys.client !== undefined && this.counts.get(keys.client) >= maxSocketsPerClient) ||
+      (maxSocketsPerUser > 0 && keys.user !== undefined && this.counts.get(keys.user) >= maxSocketsPerUser)
+    ) {
+      refuse(socket, 429, "Too Many Requests", 2);
+      return;
+    }
+    // Counted from now until the TCP socket closes, whatever happens to the upgrade.
+    const uncount = this.counts.add([TOTAL, ...(keys.client ? [keys.client] : []), ...(keys.user ? [keys.user] : [])]);
+    socket.once("close", uncount);
     this.wss ??= import("ws").then(
-      ({ WebSocketServer }) => new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES }),
+      ({ WebSocketServer }) =>
+        new WebSocketServer({
+          noServer: true,
+          maxPayload: this.limits.maxFrameBytes,
+          // A token offered as a sub-protocol is never selected (never echoed back).
+          ...(this.access ? { handleProtocols: selectWebSocketProtocol } : {}),
+        }),
     );
-    this.wss.then(
-      (wss) => {
-        if (this.closed || socket.destroyed) return void socket.destroy();
-        wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, url.searchParams));
-      },
+    const upgrade = (wss: Promise<WebSocketServer>) =>
+      wss.then(
+        (server) => {
+          if (this.closed || socket.destroyed) return void socket.destroy();
+          server.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, url.searchParams));
+        },
+        (error: unknown) => {
+          this.deps.logger.error("Cannot start the WebSocket server", error);
+          refuse(socket, 500, "Internal Server Error");
+        },
+      );
+    if (!this.access) return void upgrade(this.wss);
+    const wss = this.wss;
+    this.access.checkLiveUpgrade(req, liveUserOf(url.searchParams)).then(
+      () => upgrade(wss),
       (error: unknown) => {
-        this.deps.logger.error("Cannot start the WebSocket server", error);
-        refuse(socket, 500, "Internal Server Error");
+        if (socket.destroyed) return;
+        const status = statusForError(error);
+        if (status >= 500 && status !== 503) this.deps.logger.error("Authentication failed unexpectedly", error);
+        const challenge: Record<string, string> =
+          error instanceof AuthenticationError ? { "WWW-Authenticate": this.access!.challenge(error) } : {};
+        refuseWith(socket, status, errorBody(error), challenge);
       },
     );
+  }
+
+  /** Count keys of an upgrade: its client address and its app user (when the query names them). */
+  private socketKeys(req: IncomingMessage, query: URLSearchParams): { client?: string; user?: string } {
+    const address = req.socket.remoteAddress;
+    const app = query.get("app_name") ?? query.get("appName");
+    const user = query.get("user_id") ?? query.get("userId");
+    return {
+      ...(address ? { client: `client:${address}` } : {}),
+      ...(app && user ? { user: `user:${JSON.stringify([app, user])}` } : {}),
+    };
   }
 
   /** Closes every live socket (1001) and aborts its run. */
   async close(): Promise<void> {
     this.closed = true;
-    const closing = [...this.live.entries()].map(([ws, controller]) => {
+    const closing = [...this.live.entries()].map(([ws, { controller, queue }]) => {
       controller.abort(new Error("The server is shutting down."));
+      queue.discard();
       return closeAndWait(ws, LiveCloseCode.GOING_AWAY, "Server shutting down");
     });
     await Promise.all(closing);
@@ -91,23 +208,36 @@ export class LiveSocketServer {
 
   private onConnection(ws: WebSocket, query: URLSearchParams): void {
     const controller = new AbortController();
-    this.live.set(ws, controller);
-    const queue = new LiveRequestQueue();
+    const queue = new BoundedLiveRequestQueue({
+      maxFrames: this.limits.maxQueuedFrames,
+      maxBytes: this.limits.maxQueuedBytes,
+    });
+    this.live.set(ws, { controller, queue });
     ws.on("error", () => controller.abort(new Error("WebSocket error")));
     ws.on("close", () => {
       this.live.delete(ws);
       controller.abort(new Error("The client closed the socket."));
-      queue.close();
+      // Nothing the client sent outlives its socket.
+      queue.discard();
     });
-    // Frames that arrive while the run is being set up wait in the queue.
+    // Frames that arrive while the run is being set up wait in the (bounded) queue.
     ws.on("message", (data: RawData, isBinary: boolean) => {
+      if (ws.readyState !== ws.OPEN) return;
+      if (queue.isClosed) return sendJson(ws, { error: "The live session is closing; the frame was not taken." });
       if (isBinary)
         return sendJson(ws, { error: "Binary frames are not part of the protocol; send JSON text frames." });
+      let requests: LiveRequest[];
       try {
-        for (const request of parseLiveMessage(rawText(data))) queue.send(request);
+        requests = parseLiveMessage(rawText(data));
       } catch (error) {
         if (error instanceof LiveMessageError) return sendJson(ws, { error: error.message, details: error.details });
-        sendJson(ws, { error: "Invalid LiveRequest" });
+        return sendJson(ws, { error: "Invalid LiveRequest" });
+      }
+      if (queue.offer(requests, rawLength(data)) === "full") {
+        // A client that sends faster than its run takes frames: stop it before memory does.
+        queue.discard();
+        controller.abort(new Error("The client sent more frames than the server holds."));
+        ws.close(LiveCloseCode.POLICY_VIOLATION, "Too many frames waiting; send slower");
       }
     });
     const params = liveParams(query);
@@ -118,14 +248,14 @@ export class LiveSocketServer {
   private async runLive(
     ws: WebSocket,
     params: LiveParams,
-    queue: LiveRequestQueue,
+    queue: BoundedLiveRequestQueue,
     controller: AbortController,
   ): Promise<void> {
     let release: (() => void) | undefined;
     let lease: { release(): void } | undefined;
     const finished = this.deps.runs.start(controller);
     try {
-      let runnerLease;
+      let runnerLease: RunnerLease;
       try {
         runnerLease = await this.deps.runners.acquire(params.appName);
       } catch (error) {
@@ -150,7 +280,7 @@ export class LiveSocketServer {
         runConfig: params.runConfig,
         signal: controller.signal,
       });
-      for await (const event of events) sendJson(ws, eventToJson(event));
+      for await (const event of events) if (ws.readyState === ws.OPEN) ws.send(eventToJsonText(event));
       ws.close(LiveCloseCode.NORMAL, "Live run ended");
     } catch (error) {
       if (controller.signal.aborted && (error instanceof RunAbortedError || ws.readyState !== ws.OPEN)) return;
@@ -162,7 +292,7 @@ export class LiveSocketServer {
       // A refused client frame (e.g. an answer to a call that is not pending) is the client's fault.
       ws.close(status < 500 ? LiveCloseCode.POLICY_VIOLATION : LiveCloseCode.INTERNAL_ERROR, closeReason(body.error));
     } finally {
-      queue.close();
+      queue.discard();
       release?.();
       lease?.release();
       finished();
@@ -172,11 +302,19 @@ export class LiveSocketServer {
 
 function liveParams(query: URLSearchParams): LiveParams | string {
   const appName = query.get("app_name") ?? query.get("appName");
-  const userId = query.get("user_id") ?? query.get("userId");
+  const userId = liveUserOf(query);
   const sessionId = query.get("session_id") ?? query.get("sessionId");
   if (!appName) return "Missing query parameter app_name";
   if (!userId) return "Missing query parameter user_id";
   if (!sessionId) return "Missing query parameter session_id";
+  for (const [field, value] of [
+    ["app_name", appName],
+    ["user_id", userId],
+    ["session_id", sessionId],
+  ] as const) {
+    const problem = sessionKeyProblem(value);
+    if (problem) return `Invalid query parameter ${field}: it ${problem}`;
+  }
   const flag = (name: string) => query.get(name) === "true";
   const modalities = query
     .getAll("modalities")
@@ -198,14 +336,38 @@ function rawText(data: RawData): string {
   return Buffer.from(data as ArrayBuffer).toString("utf8");
 }
 
+function rawLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((sum, chunk) => sum + chunk.length, 0);
+  return (data as ArrayBuffer | Buffer).byteLength;
+}
+
+/** The count key of the whole server. */
+const TOTAL = "total";
+
 function sendJson(ws: WebSocket, payload: unknown): void {
   if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(payload));
 }
 
-function refuse(socket: Duplex, status: number, text: string): void {
-  const body = JSON.stringify({ error: text, detail: text, code: text.toUpperCase().replace(/ /g, "_") });
+function refuse(socket: Duplex, status: number, text: string, retryAfterSeconds?: number): void {
+  const headers: Record<string, string> =
+    retryAfterSeconds === undefined ? {} : { "Retry-After": String(retryAfterSeconds) };
+  refuseWith(socket, status, { error: text, detail: text, code: text.toUpperCase().replace(/ /g, "_") }, headers);
+}
+
+/** Answers an upgrade with a plain HTTP response (JSON body) and closes the socket. */
+function refuseWith(
+  socket: Duplex,
+  status: number,
+  payload: { error: string; detail: string; code: string },
+  headers: Record<string, string> = {},
+): void {
+  const body = JSON.stringify(payload);
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
   socket.end(
-    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\nContent-Type: ` +
+      `application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
 }
 

@@ -4,7 +4,8 @@ export {
   type DirectoryAgentLoaderOptions,
   type LoaderLogger,
 } from "./directory-agent-loader.js";
-export { AgentLoadError } from "./agent-load-error.js";
+export { AgentLoadError, relativizePaths } from "./agent-load-error.js";
 export type { BuiltInCodeExecutorEntry, BuiltInTool, BuiltInToolContext } from "./load-context.js";
+export { BUILDER_MARKER, DEFAULT_BUILDER_POLICY, type BuilderPolicy } from "./builder-policy.js";
 export type { ImportModule } from "./module-importer.js";
 export { MODULE_ENTRY_FILES, YAML_ENTRY_FILES } from "./app-discovery.js";

@@ -1,7 +1,9 @@
 import { isAbsolute, relative, sep } from "node:path";
 import type { BaseCodeExecutor, BaseTool, BaseToolset, ModelRegistry } from "@agentkit/core";
 import { AgentLoadError, describeError } from "./agent-load-error.js";
+import type { BuilderPolicy } from "./builder-policy.js";
 import { parseCodeReference } from "./code-reference.js";
+import { resolvedPackageProblem, type CodeScope } from "./code-scope.js";
 import type { ModuleImporter } from "./module-importer.js";
 
 /** Where a YAML config names a built-in tool: relative paths in its `args` resolve against `baseDir`. */
@@ -37,12 +39,16 @@ export type BuiltInCodeExecutorEntry =
 /** What loading one app needs: where files are, how to import them, and what it touched. */
 export interface LoadContext {
   readonly agentsDir: string;
+  /** The folder of the app being loaded. */
+  readonly appDir: string;
   /** The reload tag of this load (undefined when reload is off). */
   readonly tag: string | undefined;
   readonly importer: ModuleImporter;
   readonly builtInTools: ReadonlyMap<string, BuiltInTool>;
   readonly builtInCodeExecutors: ReadonlyMap<string, BuiltInCodeExecutorEntry>;
   readonly modelRegistry?: ModelRegistry;
+  /** What configs written through HTTP (the agent builder) may name. */
+  readonly builderPolicy: BuilderPolicy;
   /** Records a file the app depends on (for change detection). */
   track(file: string): void;
 }
@@ -71,9 +77,20 @@ export function loadError(
   });
 }
 
-/** The export a code reference names, imported under the load's reload tag. Throws a message string on failure. */
-export async function importReference(ctx: LoadContext, reference: string, fromFile: string): Promise<unknown> {
-  const target = parseCodeReference(reference, fromFile, ctx.agentsDir);
+/** The YAML file a value comes from, and whether the builder's rules apply to it (see builder-policy.ts). */
+export interface ConfigSource {
+  readonly file: string;
+  readonly restricted: boolean;
+}
+
+/** Where the references of a config may point. */
+export function scopeOf(ctx: Pick<LoadContext, "agentsDir" | "appDir">, restricted: boolean): CodeScope {
+  return { agentsDir: ctx.agentsDir, appDir: ctx.appDir, restricted };
+}
+
+/** The export a code reference names, imported under the load's reload tag. Throws a `ReferenceProblem` on failure. */
+export async function importReference(ctx: LoadContext, reference: string, from: ConfigSource): Promise<unknown> {
+  const target = parseCodeReference(reference, from.file, scopeOf(ctx, from.restricted));
   if (typeof target === "string") throw new ReferenceProblem(target);
   let namespace: Record<string, unknown>;
   try {
@@ -82,9 +99,12 @@ export async function importReference(ctx: LoadContext, reference: string, fromF
       ctx.track(imported.file);
       namespace = imported.namespace;
     } else {
-      namespace = await ctx.importer.importPackage(target.specifier, fromFile);
+      namespace = await ctx.importer.importPackage(target.specifier, from.file, (file) =>
+        resolvedPackageProblem(file, ctx.agentsDir),
+      );
     }
   } catch (error) {
+    if (error instanceof ReferenceProblem) throw new ReferenceProblem(`"${reference}" ${error.message}`);
     throw new ReferenceProblem(`"${reference}": cannot load the module: ${describeError(error)}`, error);
   }
   if (!(target.exportName in namespace)) {

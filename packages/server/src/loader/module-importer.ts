@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { extname, isAbsolute, relative, sep } from "node:path";
+import { ReferenceProblem } from "./load-context.js";
 import { taggedFileUrl } from "./module-hooks.js";
 
 /** Imports a module by URL; the default is the runtime's own `import()`. */
@@ -54,14 +55,27 @@ export class ModuleImporter {
     return { file: runtimeFile, namespace };
   }
 
-  /** Imports a package specifier (`@scope/pkg/sub`) as resolved from a file's folder. */
-  async importPackage(specifier: string, fromFile: string): Promise<Record<string, unknown>> {
+  /**
+   * Imports a bare package specifier (`@scope/pkg/sub`) as resolved from a file's folder (the
+   * user's node_modules, not the server's). `check` may refuse the file it resolves to (a
+   * `ReferenceProblem` names why).
+   */
+  async importPackage(
+    specifier: string,
+    fromFile: string,
+    check: (file: string) => string | undefined,
+  ): Promise<Record<string, unknown>> {
     let target = specifier;
+    let resolved: string | undefined;
     try {
-      // Resolve from the config's location (the user's node_modules), not from the server's.
-      target = taggedFileUrl(createRequire(fromFile).resolve(specifier), undefined);
+      resolved = createRequire(fromFile).resolve(specifier);
     } catch {
-      // Packages without a require-compatible export: let import() resolve it.
+      // Packages without a require-compatible export: let import() resolve the bare name.
+    }
+    if (resolved !== undefined) {
+      const problem = check(resolved);
+      if (problem) throw new ReferenceProblem(problem);
+      target = taggedFileUrl(resolved, undefined);
     }
     return (await this.importModule(target)) as Record<string, unknown>;
   }

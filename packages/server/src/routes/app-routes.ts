@@ -3,6 +3,7 @@ import { isLlmAgent, VERSION, type BaseAgent } from "@agentkit/core";
 import type { LoadedApp } from "../agent-loader.js";
 import { HttpRequestError } from "../errors/server-errors.js";
 import type { RouteDeps } from "./route-deps.js";
+import { checkSessionKeyParams } from "../http/session-key-params.js";
 
 /** What `/apps/{app}/app-info` and `/list-apps?detailed=true` describe. */
 export interface AppInfo {
@@ -16,7 +17,7 @@ export interface AppInfo {
 
 /** /list-apps, /version, /health and /apps/{app}/app-info (http-api.md 4.1). */
 export function appRoutes(deps: RouteDeps): Router {
-  const router = Router();
+  const router = checkSessionKeyParams(Router());
   const { loader } = deps.context;
 
   router.get("/list-apps", async (req, res) => {

@@ -1,12 +1,13 @@
 import { Router, type Request } from "express";
-import { contentFromJson, InvalidJsonError, type Part } from "@agentkit/core";
+import { contentFromJson, InvalidJsonError, type ArtifactVersion, type Part } from "@agentkit/core";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { parseBody, saveArtifactSchema } from "../http/request-schemas.js";
 import type { RouteDeps } from "./route-deps.js";
+import { checkSessionKeyParams } from "../http/session-key-params.js";
 
 /** Artifact routes of http-api.md 4.7. Names may contain `/`, so they are wildcards. */
 export function artifactRoutes(deps: RouteDeps): Router {
-  const router = Router();
+  const router = checkSessionKeyParams(Router());
   const { artifactService } = deps.context;
   const base = "/apps/:app/users/:user/sessions/:sid/artifacts";
 
@@ -25,12 +26,13 @@ export function artifactRoutes(deps: RouteDeps): Router {
       ...(body.customMetadata ? { customMetadata: body.customMetadata } : {}),
     });
     const metadata = await artifactService.getArtifactVersion({ ...scope, filename: body.filename, version });
-    res.json(metadata ?? { version, createTime: Date.now() / 1000 });
+    res.json(metadata ? publicVersion(metadata) : { version, createTime: Date.now() / 1000 });
   });
 
   // Version routes come before the catch-all name route (a name may end in "/versions").
   router.get(`${base}/*name/versions/metadata`, async (req, res) => {
-    res.json(await artifactService.listArtifactVersions({ ...scopeOf(req), filename: nameOf(req) }));
+    const versions = await artifactService.listArtifactVersions({ ...scopeOf(req), filename: nameOf(req) });
+    res.json(versions.map(publicVersion));
   });
 
   router.get(`${base}/*name/versions/:v/metadata`, async (req, res) => {
@@ -41,7 +43,7 @@ export function artifactRoutes(deps: RouteDeps): Router {
         ? undefined
         : await artifactService.getArtifactVersion({ ...scopeOf(req), filename, version });
     if (!metadata) throw notFound(filename, req.params.v);
-    res.json(metadata);
+    res.json(publicVersion(metadata));
   });
 
   router.get(`${base}/*name/versions/:v`, async (req, res) => {
@@ -79,6 +81,16 @@ export function artifactRoutes(deps: RouteDeps): Router {
   });
 
   return router;
+}
+
+/**
+ * Version metadata as clients see it: a `file:` canonicalUri is an absolute path on the
+ * server's disk, which no client can use and none should learn, so it is left out.
+ */
+function publicVersion(version: ArtifactVersion): ArtifactVersion {
+  if (!version.canonicalUri?.startsWith("file:")) return version;
+  const { canonicalUri: _hidden, ...rest } = version;
+  return rest;
 }
 
 function scopeOf(req: Request): { appName: string; userId: string; sessionId: string } {

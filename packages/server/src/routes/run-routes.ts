@@ -1,6 +1,10 @@
 import { once } from "node:events";
 import { Router, type Request, type Response } from "express";
-import { eventToJson, RunAbortedError, type Event } from "@agentkit/core";
+import { eventToJson, eventToJsonText, RunAbortedError, type Event } from "@agentkit/core";
+import { sendJsonText } from "../http/send-json-text.js";
+import { principalOf } from "../auth/principal.js";
+import { reasoningEngineUserOf } from "../auth/route-access.js";
+import { validateSessionKey } from "@agentkit/core/internal";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { contentField, parseBody, reasoningEngineSchema, runRequestSchema } from "../http/request-schemas.js";
 import { checkRequestState } from "../http/client-state.js";
@@ -13,15 +17,13 @@ export function runRoutes(deps: RouteDeps): Router {
 
   router.post("/run", async (req, res) => {
     const body = parseBody(runRequestSchema, req.body);
-    checkRequestState(res, body.stateDelta, "stateDelta");
-    await runToJson(deps, req, res, runParams(body));
+    await runToJson(deps, req, res, runParams(res, body));
   });
 
   router.post("/run_sse", async (req, res) => {
     const body = parseBody(runRequestSchema, req.body);
-    checkRequestState(res, body.stateDelta, "stateDelta");
     const controller = abortOnDisconnect(req, res);
-    const run = await prepareRun(deps, runParams(body), controller);
+    const run = await prepareRun(deps, runParams(res, body), controller);
     res.writeHead(200, {
       "Content-Type": "text/event-stream",
       "Cache-Control": "no-cache",
@@ -30,7 +32,7 @@ export function runRoutes(deps: RouteDeps): Router {
     });
     res.flushHeaders();
     try {
-      await run.execute((event) => writeFrame(res, eventToJson(event), controller.signal));
+      await run.execute((event) => writeFrameText(res, eventToJsonText(event), controller.signal));
     } catch (error) {
       if (!controller.signal.aborted) {
         if (statusForError(error) >= 500) deps.logger.error("Run failed after the SSE stream started", error);
@@ -47,27 +49,32 @@ export function runRoutes(deps: RouteDeps): Router {
     const raw = req.body as { input?: unknown } | undefined;
     const input = raw && typeof raw === "object" && raw.input && typeof raw.input === "object" ? raw.input : raw;
     const body = parseBody(reasoningEngineSchema, input);
-    checkRequestState(res, body.stateDelta, "stateDelta");
-    const key = { appName: body.appName, userId: body.userId, sessionId: body.sessionId };
-    await deps.runners.runnerFor(body.appName);
-    const existing = await deps.context.sessionService.getSession(key);
-    if (!existing) {
-      await deps.context.sessionService.createSession(key).catch((error: unknown) => {
-        if ((error as { code?: string }).code !== "SESSION_ALREADY_EXISTS") throw error;
-      });
-    }
-    const params: RunParams = { ...key };
-    const message = contentField(body.newMessage, "newMessage");
-    if (message) params.newMessage = message;
-    if (body.stateDelta) params.stateDelta = body.stateDelta;
-    await runToJson(deps, req, res, params, (events) => ({ output: events }));
+    // Without a userId the run is the authenticated principal's (else the "default-user" of the schema).
+    const principal = principalOf(res);
+    const userId = principal && reasoningEngineUserOf(req.body) === undefined ? principal.userId : body.userId;
+    const params = { ...runParams(res, { ...body, userId }), createSessionIfMissing: true };
+    await runToJson(deps, req, res, params, (list) => `{"output":${list}}`);
   });
 
   return router;
 }
 
-function runParams(body: ReturnType<typeof parseBody<typeof runRequestSchema>>): RunParams {
+/** The one mapping of a run request body (`/run`, `/run_sse`, `/api/reasoning_engine`) to a run. */
+function runParams(
+  res: Response,
+  body: {
+    appName: string;
+    userId: string;
+    sessionId: string;
+    newMessage?: Record<string, unknown> | null | undefined;
+    stateDelta?: Record<string, unknown> | null | undefined;
+    streaming?: boolean | null | undefined;
+    customMetadata?: Record<string, unknown> | null | undefined;
+  },
+): RunParams {
   const params: RunParams = { appName: body.appName, userId: body.userId, sessionId: body.sessionId };
+  validateSessionKey(params);
+  checkRequestState(res, body.stateDelta, "stateDelta");
   const message = contentField(body.newMessage, "newMessage");
   if (message) params.newMessage = message;
   if (body.stateDelta) params.stateDelta = body.stateDelta;
@@ -82,7 +89,8 @@ async function runToJson(
   req: Request,
   res: Response,
   params: RunParams,
-  wrap: (events: unknown[]) => unknown = (events) => events,
+  /** Wraps the JSON text of the event list (Agent Engine's `{ "output": [...] }`). */
+  wrapText?: (list: string) => string,
 ): Promise<void> {
   const controller = abortOnDisconnect(req, res);
   const run = await prepareRun(deps, { ...params, streaming: false }, controller);
@@ -100,7 +108,9 @@ async function runToJson(
       .json({ ...errorBody(error, deps.exposeErrorMessages), events: events.map(eventToJson) });
     return;
   }
-  res.json(wrap(events.map(eventToJson)));
+  // Each event is serialized once, straight into the body.
+  const list = `[${events.map(eventToJsonText).join(",")}]`;
+  sendJsonText(res, wrapText ? wrapText(list) : list);
 }
 
 /** An AbortController aborted when the client goes away before the response is complete. */
@@ -116,8 +126,13 @@ export function abortOnDisconnect(req: Request, res: Response): AbortController 
 
 /** One SSE frame in one write: `data: <json>` and a blank line; waits for drain. */
 async function writeFrame(res: Response, payload: unknown, signal: AbortSignal): Promise<void> {
+  await writeFrameText(res, JSON.stringify(payload), signal);
+}
+
+/** A frame whose JSON text is already written (events: `eventToJsonText`). */
+async function writeFrameText(res: Response, json: string, signal: AbortSignal): Promise<void> {
   if (signal.aborted || res.destroyed) return;
-  if (!res.write(`data: ${JSON.stringify(payload)}\n\n`)) {
+  if (!res.write(`data: ${json}\n\n`)) {
     await once(res, "drain", { signal }).catch(() => {});
   }
 }

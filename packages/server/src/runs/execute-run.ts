@@ -1,11 +1,13 @@
 import {
-  checkIncomingMessage,
+  SessionAlreadyExistsError,
   SessionNotFoundError,
   StreamingMode,
   type Content,
   type Event,
   type RunConfig,
+  type Session,
 } from "@agentkit/core";
+import { checkIncomingMessage } from "@agentkit/core/internal";
 import { HttpRequestError } from "../errors/server-errors.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import { SessionRunQueue } from "./session-run-queue.js";
@@ -18,6 +20,8 @@ export interface RunParams {
   stateDelta?: Record<string, unknown>;
   streaming?: boolean;
   customMetadata?: Record<string, unknown>;
+  /** Create the session when it does not exist (Agent Engine style), instead of a 404. */
+  createSessionIfMissing?: boolean;
 }
 
 /** A run that passed its checks (app and session exist, the session's turn is ours) and may start. */
@@ -58,9 +62,9 @@ export async function prepareRun(
     // An answer to a pending call is checked against the history now (the runner checks again),
     // so a refused message is a plain JSON 400 on /run_sse too, not an error frame.
     const answers = params.newMessage?.parts?.some((p) => p.functionResponse) ?? false;
-    const session = await deps.context.sessionService.getSession(
-      answers ? key : { ...key, config: { numRecentEvents: 0 } },
-    );
+    const session =
+      (await deps.context.sessionService.getSession(answers ? key : { ...key, config: { numRecentEvents: 0 } })) ??
+      (params.createSessionIfMissing ? await createOrGet(deps, key) : undefined);
     if (!session) throw new SessionNotFoundError(key);
     if (params.newMessage) checkIncomingMessage(params.newMessage, session.events);
   } catch (error) {
@@ -96,4 +100,17 @@ export async function prepareRun(
       }
     },
   };
+}
+
+/** Creates the session; when another request created it first, reads that one (typed, not by message). */
+async function createOrGet(
+  deps: RouteDeps,
+  key: { appName: string; userId: string; sessionId: string },
+): Promise<Session | undefined> {
+  try {
+    return await deps.context.sessionService.createSession(key);
+  } catch (error) {
+    if (!(error instanceof SessionAlreadyExistsError)) throw error;
+    return deps.context.sessionService.getSession(key);
+  }
 }

@@ -15,6 +15,8 @@ export const TraceAttr = {
   toolCallId: "gen_ai.tool.call.id",
   invocationId: "gcp.vertex.agent.invocation_id",
   sessionId: "gcp.vertex.agent.session_id",
+  /** The invocation's user (OpenTelemetry's `user.id`): whose trace it is, for the debug routes. */
+  userId: "user.id",
   eventId: "gcp.vertex.agent.event_id",
   llmRequest: "gcp.vertex.agent.llm_request",
   llmResponse: "gcp.vertex.agent.llm_response",

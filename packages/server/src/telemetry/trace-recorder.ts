@@ -11,15 +11,28 @@ export type TraceRecorderOptions = TraceStoreOptions & {
    * characters (default 100 000); longer ones become `{truncated, length, head}`.
    */
   maxAttributeChars?: number;
+  /** Record prompts, responses and tool payloads in spans (default true: the dev UI shows them). */
+  captureContent?: boolean;
 };
 
-/** What the debug routes read; the trace recorder is one. */
+/** Restricts a trace lookup to the runs of one user. */
+export interface TraceOwner {
+  userId: string;
+}
+
+/**
+ * What the debug routes read; the trace recorder is one. With `owner`, only traces of that
+ * user's runs count (the debug routes pass it for non-admin principals when auth is on): an
+ * implementation must honour it, or another user's traces leak.
+ */
 export interface TraceSource {
-  spansForSession(sessionId: string): SpanJson[];
-  attributesForEvent(eventId: string): EventTraceAttributes | undefined;
+  spansForSession(sessionId: string, owner?: TraceOwner): SpanJson[];
+  attributesForEvent(eventId: string, owner?: TraceOwner): EventTraceAttributes | undefined;
 }
 
 export interface TraceRecorder extends TraceSource {
+  /** Traces, spans and attribute bytes held (bounded by the store's options). */
+  readonly size: { traces: number; spans: number; bytes: number };
   /** Give it to every runner (`plugins: [recorder.plugin]`); one instance serves them all. */
   readonly plugin: TracingPlugin;
   /** Shuts the recorder's own tracer provider down and drops the stored traces. Idempotent. */
@@ -53,12 +66,19 @@ export function createTraceRecorder(options: TraceRecorderOptions = {}): TraceRe
       provider ??= startProvider();
       return (await provider).getTracer("@agentkit/server");
     },
-    { maxAttributeChars: options.maxAttributeChars },
+    {
+      ...(options.maxAttributeChars !== undefined ? { maxAttributeChars: options.maxAttributeChars } : {}),
+      ...(options.captureContent !== undefined ? { captureContent: options.captureContent } : {}),
+      lazyAttributes: store.lazy,
+    },
   );
   return {
     plugin,
-    spansForSession: (sessionId) => store.spansForSession(sessionId),
-    attributesForEvent: (eventId) => store.attributesForEvent(eventId),
+    spansForSession: (sessionId, owner) => store.spansForSession(sessionId, owner),
+    attributesForEvent: (eventId, owner) => store.attributesForEvent(eventId, owner),
+    get size() {
+      return store.size;
+    },
     shutdown: () => (shutting ??= provider ? provider.then((p) => p.shutdown()) : store.shutdown()),
   };
 }

@@ -8,7 +8,8 @@ import { makeAgentsDir, type TempAgentsDir } from "../loader/agents-dir.js";
 import { json, recordingLogger } from "../support/test-server.js";
 
 const ROOT =
-  "name: pipeline\nmodel: some-model\ndescription: first version\ninstruction: Help.\nsub_agents:\n  - config_path: helper.yaml\n";
+  "name: pipeline\nmodel: some-model\ndescription: first version\ninstruction: Help.\nsub_agents:\n  - config_path: " +
+  "helper.yaml\n";
 const TOOLS = `import { FunctionTool } from "@agentkit/core";
 import { z } from "zod";
 export const x = new FunctionTool({ name: "x", description: "x", parameters: z.object({}), execute: () => ({}) });
@@ -51,6 +52,12 @@ function save(app: string, files: Record<string, string>, query = ""): Promise<R
   return fetch(`${url}/dev/apps/${app}/builder/save${query}`, { method: "POST", body: form });
 }
 const read = (rel: string) => readFile(join(agents.dir, rel), "utf8");
+/** A file the builder saved: its first line is the builder's marker; the rest is the upload. */
+const readSaved = async (rel: string) => {
+  const [marker, ...rest] = (await read(rel)).split("\n");
+  expect(marker).toMatch(/^# agentkit:builder-written /);
+  return rest.join("\n");
+};
 const description = async (app: string) =>
   ((await json(await fetch(`${url}/dev/apps/${app}/build_graph`))).root_agent as { description?: string }).description;
 
@@ -101,7 +108,7 @@ describe("agent builder: save", () => {
     const res = await save("pipeline", { "pipeline/root_agent.yaml": edited });
     expect(res.status).toBe(200);
     expect(await res.json()).toBe(true);
-    expect(await read("pipeline/root_agent.yaml")).toBe(edited);
+    expect(await readSaved("pipeline/root_agent.yaml")).toBe(edited);
     expect(await description("pipeline")).toBe("second version");
   });
 
@@ -128,15 +135,27 @@ describe("agent builder: save", () => {
       ],
       [
         { "pipeline/root_agent.yaml": "name: p\nmodel: m\ntools:\n  - some-package#tool\n" },
-        /tools: code reference "some-package#tool" is refused/,
+        /tools: code reference "some-package#tool" names a package: configs written through the agent builder may only reference files of their app folder/,
       ],
       [
         { "pipeline/root_agent.yaml": "name: p\nmodel_code: ../../outside.ts#m\n" },
-        /model_code: code reference "..\/..\/outside.ts#m" is refused/,
+        /model_code: code reference "..\/..\/outside.ts#m" leaves the agents directory/,
       ],
       [
         { "pipeline/root_agent.yaml": "name: p\nmodel: m\nsub_agents:\n  - config_path: /etc/agent.yaml\n" },
-        /config_path "\/etc\/agent.yaml" leaves the agents directory/,
+        /config_path "\/etc\/agent.yaml" is an absolute path/,
+      ],
+      [
+        { "pipeline/root_agent.yaml": "name: p\nmodel: m\ncode_executor: UnsafeLocalCodeExecutor\n" },
+        /code_executor: the code executor "UnsafeLocalCodeExecutor" is not allowed in configs written through the agent builder/,
+      ],
+      [
+        { "pipeline/root_agent.yaml": "name: p\nmodel: m\nbefore_model_callbacks:\n  - ../.agentkit/x.ts#y\n" },
+        /before_model_callbacks: code reference "..\/.agentkit\/x.ts#y" is inside the hidden folder ".agentkit"/,
+      ],
+      [
+        { "pipeline/root_agent.yaml": "name: p\nmodel: m\ntools:\n  - McpToolset\n" },
+        /tools: the built-in tool "McpToolset" is not allowed in configs written through the agent builder \(allowed: exit_loop\)/,
       ],
       [{ "pipeline/root_agent.yaml": "name: p\n  model: [\n" }, /YAML syntax error at line/],
       [{ "pipeline/root_agent.yaml": "- a list\n" }, /expected an agent config/],
@@ -146,7 +165,12 @@ describe("agent builder: save", () => {
       expect(res.status).toBe(400);
       expect((await json(res)).error).toMatch(message);
     }
-    for (const name of ["pipeline/tools.ts", "../escape.yaml", "pipeline/tmp/pipeline/x.yaml"]) {
+    for (const name of [
+      "pipeline/tools.ts",
+      "../escape.yaml",
+      "pipeline/tmp/pipeline/x.yaml",
+      "pipeline/.github/x.yaml",
+    ]) {
       const res = await save("pipeline", { [name]: "name: p\nmodel: m\n" });
       expect(res.status).toBe(400);
       expect((await json(res)).code).toBe("INVALID_PATH");
@@ -155,12 +179,13 @@ describe("agent builder: save", () => {
     expect(existsSync(join(agents.dir, "escape.yaml"))).toBe(false);
   });
 
-  it("accepts code references inside the agents directory and built-in names", async () => {
+  it("accepts code references inside the app folder and built-in names of the builder policy", async () => {
     const config =
-      "name: pipeline\nmodel: some-model\ndescription: refs\ntools:\n  - exit_loop\n  - ./tools.ts#x\nbefore_agent_callbacks:\n  - pipeline.tools.cb\nsub_agents:\n  - config_path: helper.yaml\n";
+      "name: pipeline\nmodel: some-model\ndescription: refs\ntools:\n  - exit_loop\n  - " +
+      "./tools.ts#x\nbefore_agent_callbacks:\n  - pipeline.tools.cb\nsub_agents:\n  - config_path: helper.yaml\n";
     const res = await save("pipeline", { "pipeline/root_agent.yaml": config });
     expect(res.status).toBe(200);
-    expect(await read("pipeline/root_agent.yaml")).toBe(config);
+    expect(await readSaved("pipeline/root_agent.yaml")).toBe(config);
     expect(await description("pipeline")).toBe("refs");
   });
 
@@ -193,29 +218,33 @@ describe("agent builder: the draft (tmp=true) and cancel", () => {
   it("keeps edits in the draft until a save without tmp applies them, then drops the draft", async () => {
     const draftDir = join(agents.dir, "pipeline", "tmp", "pipeline");
     const current = await read("pipeline/root_agent.yaml");
-    // Reading with tmp=true starts the draft as a copy of the app.
+    // Reading with tmp=true before any draft save answers the app's file and creates nothing.
     expect(await (await fetch(`${url}/dev/apps/pipeline/builder?tmp=true`)).text()).toBe(current);
-    expect(existsSync(join(draftDir, "helper.yaml"))).toBe(true);
-    expect(existsSync(join(draftDir, "tools.ts"))).toBe(true);
+    expect(existsSync(join(agents.dir, "pipeline", "tmp"))).toBe(false);
 
+    // The first draft save starts the draft as a copy of the app.
     const draftHelper = "name: helper\nmodel: some-model\ndescription: edited in the draft\n";
     expect(await (await save("pipeline", { "pipeline/helper.yaml": draftHelper }, "?tmp=true")).json()).toBe(true);
-    expect(await (await fetch(`${url}/dev/apps/pipeline/builder?tmp=true&file_path=helper.yaml`)).text()).toBe(
-      draftHelper,
+    expect(existsSync(join(draftDir, "tools.ts"))).toBe(true);
+    expect(await (await fetch(`${url}/dev/apps/pipeline/builder?tmp=true`)).text()).toBe(current);
+    expect(await (await fetch(`${url}/dev/apps/pipeline/builder?tmp=true&file_path=helper.yaml`)).text()).toMatch(
+      /^# agentkit:builder-written .*\nname: helper\nmodel: some-model\ndescription: edited in the draft\n$/,
     );
     expect(await read("pipeline/helper.yaml")).toBe(HELPER);
 
-    const finalRoot = current.replace("description: refs", "description: applied");
+    const finalRoot = (await readSaved("pipeline/root_agent.yaml")).replace(
+      "description: refs",
+      "description: applied",
+    );
     expect(await (await save("pipeline", { "pipeline/root_agent.yaml": finalRoot })).json()).toBe(true);
-    expect(await read("pipeline/helper.yaml")).toBe(draftHelper);
-    expect(await read("pipeline/root_agent.yaml")).toBe(finalRoot);
+    expect(await readSaved("pipeline/helper.yaml")).toBe(draftHelper);
+    expect(await readSaved("pipeline/root_agent.yaml")).toBe(finalRoot);
     expect(existsSync(join(agents.dir, "pipeline", "tmp"))).toBe(false);
     expect(await description("pipeline")).toBe("applied");
   });
 
   it("cancel drops the draft and leaves the app as it was", async () => {
     const root = await read("pipeline/root_agent.yaml");
-    await fetch(`${url}/dev/apps/pipeline/builder?tmp=true`);
     await save(
       "pipeline",
       { "pipeline/root_agent.yaml": "name: pipeline\nmodel: some-model\ndescription: abandoned\n" },

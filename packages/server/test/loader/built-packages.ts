@@ -32,7 +32,10 @@ export async function buildPackages(): Promise<BuiltPackages> {
     JSON.stringify({
       name: corePackage.name,
       type: "module",
-      exports: { ".": "./dist/index.js", "./testing": "./dist/testing/index.js" },
+      // Every subpath the real package exports, at its compiled path.
+      exports: Object.fromEntries(
+        Object.entries(corePackage.exports as Record<string, { default: string }>).map(([k, v]) => [k, v.default]),
+      ),
     }),
   );
   await linkPackage(join(builtCore, "node_modules", "zod"), realpathSync(join(coreDir, "node_modules", "zod")));

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { basename } from "node:path";
 import { ConfigurationError, ModelRegistry, type BaseLlm } from "@agentkit/core";
 import { AgentLoadError, createDirectoryAgentLoader } from "../../src/loader/index.js";
+import { relativizePaths } from "../../src/loader/agent-load-error.js";
 import { agentModule, makeAgentsDir, type TempAgentsDir } from "./agents-dir.js";
 
 const TOOLS = `import { FunctionTool } from "@agentkit/core";
@@ -34,7 +35,8 @@ const YAML_CASES: { app: string; files: Record<string, string>; file?: string; f
     app: "sub_model",
     files: {
       "root_agent.yaml":
-        "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - name: one\n    model: m\n  - name: two\n    model: 42\n",
+        "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - name: one\n    model: m\n  - name: two\n    model: " +
+        "42\n",
     },
     field: "sub_agents[1].model",
     message: /: sub_agents\[1\]\.model: expected string, received number$/,
@@ -57,7 +59,8 @@ const YAML_CASES: { app: string; files: Record<string, string>; file?: string; f
     app: "no_model",
     files: {
       "root_agent.yaml":
-        "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - name: first\n    model: m\n    sub_agents:\n      - name: inherits\n  - name: orphan\n",
+        "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - name: first\n    model: m\n    sub_agents:\n      - " +
+        "name: inherits\n  - name: orphan\n",
     },
     field: "sub_agents[1].model",
     message:
@@ -184,7 +187,8 @@ const YAML_CASES: { app: string; files: Record<string, string>; file?: string; f
     app: "twins",
     files: {
       "root_agent.yaml":
-        "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - name: same\n    model: m\n  - name: same\n    model: m\n",
+        "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - name: same\n    model: m\n  - name: same\n    " +
+        "model: m\n",
     },
     message: /twins\/root_agent\.yaml: Agent "s" has two sub-agents named "same"/,
   },
@@ -231,6 +235,22 @@ const MODULE_CASES: { app: string; files: Record<string, string>; file: string; 
     message: /cannot load the module: [\s\S]*gone\.js/,
   },
   {
+    app: "ts_throws_paths",
+    files: {
+      "agent.ts":
+        'import { readFileSync } from "node:fs";\nreadFileSync("/nonexistent-agentkit/secret.txt");\nexport const ' +
+        "rootAgent = 1;\n",
+    },
+    file: "agent.ts",
+    message: /cannot load the module: .*ENOENT: no such file or directory, open '…\/secret\.txt'/,
+  },
+  {
+    app: "ts_throws_url",
+    files: { "agent.ts": 'throw new Error("broken at " + import.meta.url);\n' },
+    file: "agent.ts",
+    message: /cannot load the module: broken at agentkit-loader-\w+\/ts_throws_url\/agent\.ts/,
+  },
+  {
     app: "bad-folder",
     files: { "agent.ts": agentModule("ok", `"x"`) },
     file: "agent.ts",
@@ -246,6 +266,7 @@ beforeAll(async () => {
   files["fine/agent.ts"] = agentModule("fine", `"still fine"`);
   files["unknown_model/root_agent.yaml"] =
     "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - name: a\n    model: gpt-9\n";
+  files["unknown_fallback/root_agent.yaml"] = "name: a\nmodel: fallback:some-model, gpt-9\n";
   t = await makeAgentsDir(files);
 });
 afterAll(() => t.cleanup());
@@ -290,6 +311,22 @@ describe("YAML config errors name the file and the field", () => {
       /unknown_model\/root_agent\.yaml: sub_agents\[0\]\.model: no model is registered for "gpt-9" \(known patterns: \/\^gemini-\/, \/\^some-model\$\/\)/,
     );
   });
+
+  it("a failover name whose models are not all known (the registry's dependencies)", async () => {
+    const registry = new ModelRegistry()
+      .register("some-model", () => ({}) as BaseLlm)
+      .register(/^fallback:/, () => ({}) as BaseLlm, {
+        dependencies: (name) =>
+          name
+            .slice("fallback:".length)
+            .split(",")
+            .map((n) => n.trim()),
+      });
+    expect(registry.has("fallback:some-model")).toBe(true);
+    const error = await loadError("unknown_fallback", { modelRegistry: registry });
+    expect(error.field).toBe("model");
+    expect(error.message).toContain('no model is registered for "fallback:some-model, gpt-9"');
+  });
 });
 
 describe("module errors name the file", () => {
@@ -299,6 +336,26 @@ describe("module errors name the file", () => {
       expect(error.file).toBe(`${t.dir}/${c.app}/${c.file}`);
       expect(error.message.startsWith(`${basename(t.dir)}/${c.app}/${c.file}: `)).toBe(true);
       expect(error.message).toMatch(c.message);
+      // The message reaches HTTP clients: no absolute path of this machine in it.
+      expect(error.message).not.toContain(t.dir);
+      expect(error.message).not.toContain("file://");
     });
   }
+});
+
+describe("relativizePaths", () => {
+  it("rewrites absolute paths and file URLs, and leaves relative paths, URLs and regexes alone", () => {
+    const base = "/srv/app";
+    expect(
+      relativizePaths("Cannot find module '/srv/app/agents/a/gone.js' imported from /srv/app/agents/a/agent.ts", base),
+    ).toBe("Cannot find module 'agents/a/gone.js' imported from agents/a/agent.ts");
+    expect(relativizePaths("at file:///srv/app/agents/a/agent.ts:3:7", base)).toBe("at agents/a/agent.ts:3:7");
+    expect(relativizePaths("in /home/me/.pnpm/node_modules/.pnpm/x@1/node_modules/x/index.js:1", base)).toBe(
+      "in node_modules/x/index.js:1",
+    );
+    expect(relativizePaths("open '/etc/secrets/key.pem'", base)).toBe("open '…/key.pem'");
+    const untouched = "see ./tools.ts#x, ../shared/a.ts, https://example.com/docs/x and /^gemini-/ in agents/a/b.yaml";
+    expect(relativizePaths(untouched, base)).toBe(untouched);
+    expect(relativizePaths("/srv/app/agents/a.ts", undefined)).toBe("…/a.ts");
+  });
 });

@@ -4,15 +4,11 @@ import {
   ConfigurationError,
   createEvent,
   filterEvents,
-  mergeState,
   nowSeconds,
   SessionAlreadyExistsError,
   SessionError,
   SessionNotFoundError,
-  splitStateDelta,
-  StaleSessionError,
-  withoutTempKeys,
-  type AppendEventRequest,
+  type EventWrite,
   type CreateSessionRequest,
   type DeleteSessionRequest,
   type Event,
@@ -23,6 +19,7 @@ import {
   type ListSessionsResponse,
   type Session,
 } from "@agentkit/core";
+import { validateSessionKey, validateSessionKeyPart, mergeState, splitStateDelta } from "@agentkit/core/internal";
 import { ManagedHttpClient, ManagedSessionApiError, type Operation } from "./managed-http-client.js";
 import { rfc3339ToSeconds, secondsToRfc3339 } from "./rfc3339.js";
 import { fromSessionEvent, toSessionEvent, type SessionEventResource } from "./session-event-mapping.js";
@@ -102,7 +99,6 @@ function sessionScoped(state: Record<string, unknown> | undefined): Record<strin
  */
 export class ManagedSessionService extends BaseSessionService {
   private readonly http: ManagedHttpClient;
-  private readonly appendQueues = new Map<string, Promise<unknown>>();
   private readonly pollIntervalMs: number;
   private readonly maxPolls: number;
 
@@ -128,8 +124,7 @@ export class ManagedSessionService extends BaseSessionService {
 
   /** The engine resource name an app's sessions live under. */
   private engine(appName: string): string {
-    if (typeof appName !== "string" || appName === "")
-      throw new SessionError("appName must be a non-empty string", { code: "INVALID_ARGUMENT" });
+    validateSessionKeyPart(appName, "appName");
     const { project, location, reasoningEngineId } = this.options;
     if (reasoningEngineId) return `projects/${project}/locations/${location}/reasoningEngines/${reasoningEngineId}`;
     if (appName.startsWith("projects/")) return appName;
@@ -213,7 +208,7 @@ export class ManagedSessionService extends BaseSessionService {
       ...userIds.map((u) => this.fetchSession(appName, userStateSessionId(u))),
     ]);
     const byUser = new Map<string, Record<string, unknown>>();
-    userIds.forEach((u, i) => byUser.set(u, users[i]?.sessionState ?? {}));
+    for (const [i, u] of userIds.entries()) byUser.set(u, users[i]?.sessionState ?? {});
     return [app?.sessionState ?? {}, byUser];
   }
 
@@ -248,9 +243,9 @@ export class ManagedSessionService extends BaseSessionService {
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
     return this.guard(async () => {
-      if (typeof userId !== "string" || userId === "")
-        throw new SessionError("userId must be a non-empty string", { code: "INVALID_ARGUMENT" });
+      validateSessionKeyPart(userId, "userId");
       const id = typeof sessionId === "string" && sessionId.trim() ? sessionId.trim() : randomUUID();
+      validateSessionKeyPart(id, "sessionId");
       const split = splitStateDelta(JSON.parse(JSON.stringify(state ?? {})) as Record<string, unknown>);
       let created: SessionResource;
       try {
@@ -274,6 +269,7 @@ export class ManagedSessionService extends BaseSessionService {
 
   override async getSession({ appName, userId, sessionId, config }: GetSessionRequest): Promise<Session | undefined> {
     return this.guard(async () => {
+      validateSessionKey({ appName, userId, sessionId });
       const managedId = managedSessionId(userId, sessionId);
       const resource = await this.fetchSession(appName, managedId);
       if (!resource || resource.userId !== userId) return undefined;
@@ -294,7 +290,8 @@ export class ManagedSessionService extends BaseSessionService {
             ),
         this.readShared(appName, [userId]),
       ]);
-      // The filter already ran on the server; filterEvents repeats it exactly (float seconds) and applies numRecentEvents.
+      // The filter already ran on the server; filterEvents repeats
+      // it exactly (float seconds) and applies numRecentEvents.
       const events = filterEvents(eventResources.map(fromSessionEvent), config);
       return this.toSession(resource, appName, app, users.get(userId) ?? {}, events);
     });
@@ -302,6 +299,7 @@ export class ManagedSessionService extends BaseSessionService {
 
   override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
     return this.guard(async () => {
+      if (userId !== undefined) validateSessionKeyPart(userId, "userId");
       const query = userId === undefined ? {} : { filter: `user_id="${userId.replace(/["\\]/g, "\\$&")}"` };
       let resources: SessionResource[];
       try {
@@ -319,6 +317,7 @@ export class ManagedSessionService extends BaseSessionService {
   }
 
   override async deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
+    validateSessionKey({ appName, userId, sessionId });
     await this.guard(async () => {
       const managedId = managedSessionId(userId, sessionId);
       try {
@@ -359,62 +358,41 @@ export class ManagedSessionService extends BaseSessionService {
     });
   }
 
-  override async appendEvent(request: AppendEventRequest): Promise<Event> {
-    if (request.event.partial) return request.event;
-    const { session } = request;
-    const key = JSON.stringify([session.appName, session.userId, session.id]);
-    const previous = this.appendQueues.get(key) ?? Promise.resolve();
-    const result = previous.then(() => this.guard(() => this.appendNow(request)));
-    const tail = result.catch(() => undefined);
-    this.appendQueues.set(key, tail);
-    void tail.then(() => {
-      if (this.appendQueues.get(key) === tail) this.appendQueues.delete(key);
+  /**
+   * The API has no conditional append: the staleness check reads first, which leaves a short
+   * window in which two replicas both append; both events are kept and their deltas merge per key.
+   */
+  protected override async storeEvent(write: EventWrite): Promise<number> {
+    return this.guard(async () => {
+      const managedId = managedSessionId(write.userId, write.sessionId);
+      const stored = await this.fetchSession(write.appName, managedId);
+      if (!stored || stored.userId !== write.userId) throw new SessionNotFoundError(write);
+      const storedTime = rfc3339ToSeconds(stored.updateTime) ?? 0;
+      if (storedTime > write.seenLastUpdateTime) {
+        throw this.staleSession(write.sessionId, storedTime, write.seenLastUpdateTime);
+      }
+      const delta = JSON.parse(JSON.stringify(write.event.actions.stateDelta)) as Record<string, unknown>;
+      try {
+        await this.http.request("POST", `${this.engine(write.appName)}/sessions/${managedId}:appendEvent`, {
+          body: toSessionEvent(write.event, delta),
+        });
+      } catch (error) {
+        if (isStatus(error, 404)) throw new SessionNotFoundError(write, { cause: error });
+        throw error;
+      }
+      await Promise.all([
+        this.writeShared(write.appName, APP_STATE_SESSION, APP_STATE_USER, write.delta.app),
+        this.writeShared(write.appName, userStateSessionId(write.userId), write.userId, write.delta.user),
+      ]);
+      const after = await this.fetchSession(write.appName, managedId);
+      return rfc3339ToSeconds(after?.updateTime) ?? Math.max(write.seenLastUpdateTime, nowSeconds());
     });
-    return result;
-  }
-
-  private async appendNow({ session, event }: AppendEventRequest): Promise<Event> {
-    const managedId = managedSessionId(session.userId, session.id);
-    const stored = await this.fetchSession(session.appName, managedId);
-    if (!stored || stored.userId !== session.userId)
-      throw new SessionNotFoundError({ appName: session.appName, userId: session.userId, sessionId: session.id });
-    const storedTime = rfc3339ToSeconds(stored.updateTime) ?? 0;
-    // The API has no conditional append: this check leaves a short window in which two
-    // replicas both append; both events are kept and their deltas merge per key.
-    if (storedTime > session.lastUpdateTime) {
-      throw new StaleSessionError(
-        session.id,
-        `the stored session was last updated at ${storedTime}, after this copy (${session.lastUpdateTime})`,
-      );
-    }
-    const delta = withoutTempKeys(
-      JSON.parse(JSON.stringify(event.actions?.stateDelta ?? {})) as Record<string, unknown>,
-    );
-    const split = splitStateDelta(delta);
-    try {
-      await this.http.request("POST", `${this.engine(session.appName)}/sessions/${managedId}:appendEvent`, {
-        body: toSessionEvent(event, delta),
-      });
-    } catch (error) {
-      if (isStatus(error, 404))
-        throw new SessionNotFoundError(
-          { appName: session.appName, userId: session.userId, sessionId: session.id },
-          { cause: error },
-        );
-      throw error;
-    }
-    await Promise.all([
-      this.writeShared(session.appName, APP_STATE_SESSION, APP_STATE_USER, split.app),
-      this.writeShared(session.appName, userStateSessionId(session.userId), session.userId, split.user),
-    ]);
-    const after = await this.fetchSession(session.appName, managedId);
-    await super.appendEvent({ session, event });
-    session.lastUpdateTime = rfc3339ToSeconds(after?.updateTime) ?? Math.max(session.lastUpdateTime, nowSeconds());
-    return event;
   }
 
   /** Aborts requests in flight; later calls fail with SESSION_SERVICE_CLOSED. */
   override async close(): Promise<void> {
+    // Abort first: an append waiting on the network then fails at once instead of holding close.
     this.http.close();
+    await super.close();
   }
 }

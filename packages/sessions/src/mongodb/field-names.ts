@@ -1,4 +1,4 @@
-import { setOwn } from "@agentkit/core";
+import { setOwn } from "@agentkit/core/internal";
 
 /**
  * MongoDB reads "." in a field name as a path and a leading "$" as an operator, and servers

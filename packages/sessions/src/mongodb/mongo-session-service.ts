@@ -3,15 +3,12 @@ import {
   BaseSessionService,
   eventFromJson,
   eventToJson,
-  mergeState,
   nowSeconds,
   SessionAlreadyExistsError,
   SessionError,
   SessionNotFoundError,
-  splitStateDelta,
   StaleSessionError,
-  withoutTempKeys,
-  type AppendEventRequest,
+  type EventWrite,
   type CreateSessionRequest,
   type DeleteSessionRequest,
   type Event,
@@ -22,6 +19,7 @@ import {
   type ListSessionsResponse,
   type Session,
 } from "@agentkit/core";
+import { validateSessionKey, validateSessionKeyPart, mergeState, splitStateDelta } from "@agentkit/core/internal";
 import type { Collection, Db, Document, Filter, ObjectId } from "mongodb";
 import {
   APP_STATE_COLLECTION,
@@ -68,12 +66,6 @@ interface EventDoc {
 /** Smallest step that still changes a float-seconds time near now (see InMemorySessionService). */
 const TIME_STEP = 1e-6;
 
-function requireName(value: unknown, field: string): string {
-  if (typeof value !== "string" || value === "")
-    throw new SessionError(`${field} must be a non-empty string`, { code: "INVALID_ARGUMENT" });
-  return value;
-}
-
 /** `$set` paths for a state delta under `prefix` (keys escaped, values JSON-normal). */
 function setPaths(prefix: string, delta: Record<string, unknown>): Document {
   const set: Document = {};
@@ -92,8 +84,6 @@ function setPaths(prefix: string, delta: Record<string, unknown>): Document {
  */
 export class MongoSessionService extends BaseSessionService {
   private readonly handle: MongoHandle;
-  /** Tail of each session's in-process append queue (key: JSON of app, user, id). */
-  private readonly appendQueues = new Map<string, Promise<unknown>>();
 
   constructor(options: MongoSessionServiceOptions) {
     super();
@@ -138,9 +128,8 @@ export class MongoSessionService extends BaseSessionService {
   }
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
-    requireName(appName, "appName");
-    requireName(userId, "userId");
     const id = typeof sessionId === "string" && sessionId.trim() ? sessionId.trim() : randomUUID();
+    validateSessionKey({ appName, userId, sessionId: id });
     return this.guard("createSession", async () => {
       const c = await this.collections();
       const split = splitStateDelta(toJsonValue(state ?? {}));
@@ -174,6 +163,7 @@ export class MongoSessionService extends BaseSessionService {
   }
 
   override async getSession({ appName, userId, sessionId, config }: GetSessionRequest): Promise<Session | undefined> {
+    validateSessionKey({ appName, userId, sessionId });
     return this.guard("getSession", async () => {
       const c = await this.collections();
       for (let attempt = 0; ; attempt++) {
@@ -222,6 +212,8 @@ export class MongoSessionService extends BaseSessionService {
   }
 
   override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
+    validateSessionKeyPart(appName, "appName");
+    if (userId !== undefined) validateSessionKeyPart(userId, "userId");
     return this.guard("listSessions", async () => {
       const c = await this.collections();
       const docs = await c.sessions
@@ -244,6 +236,7 @@ export class MongoSessionService extends BaseSessionService {
   }
 
   override async deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
+    validateSessionKey({ appName, userId, sessionId });
     await this.guard("deleteSession", async () => {
       const c = await this.collections();
       // The session document first: once it is gone nobody can append, then its events go.
@@ -271,63 +264,45 @@ export class MongoSessionService extends BaseSessionService {
     });
   }
 
-  override async appendEvent(request: AppendEventRequest): Promise<Event> {
-    if (request.event.partial) return request.event;
-    const { session } = request;
-    // Parallel agents of one invocation append through one session object: queue per session
-    // so each append starts from the time the previous one left behind.
-    const key = JSON.stringify([session.appName, session.userId, session.id]);
-    const previous = this.appendQueues.get(key) ?? Promise.resolve();
-    const result = previous.then(() => this.guard("appendEvent", () => this.appendNow(request)));
-    const tail = result.catch(() => undefined);
-    this.appendQueues.set(key, tail);
-    void tail.then(() => {
-      if (this.appendQueues.get(key) === tail) this.appendQueues.delete(key);
+  /**
+   * The event document is the commit point (sequence numbers are unique per session, so one
+   * writer wins); the state delta and the session's revision follow (see `commit`), and a reader
+   * finding an unfinished append rolls it forward.
+   */
+  protected override async storeEvent(write: EventWrite): Promise<number> {
+    return this.guard("appendEvent", async () => {
+      const c = await this.collections();
+      const doc = await c.sessions.findOne({ appName: write.appName, userId: write.userId, id: write.sessionId });
+      if (!doc) throw new SessionNotFoundError(write);
+      if (doc.updateTime > write.seenLastUpdateTime) {
+        throw this.staleSession(write.sessionId, doc.updateTime, write.seenLastUpdateTime);
+      }
+      const { event } = write;
+      const seq = doc.revision + 1;
+      const updateTime = Math.max(event.timestamp, doc.updateTime + TIME_STEP);
+      const eventDoc: EventDoc = {
+        sessionRef: doc._id,
+        appName: doc.appName,
+        userId: doc.userId,
+        sessionId: doc.id,
+        seq,
+        id: event.id,
+        timestamp: event.timestamp,
+        author: event.author,
+        ...(event.invocationId ? { invocationId: event.invocationId } : {}),
+        updateTime,
+        event: encodeKeys(toJsonValue(eventToJson(event))) as Record<string, unknown>,
+      };
+      try {
+        await c.events.insertOne(eventDoc);
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+        await this.rollForward(c, doc);
+        throw new StaleSessionError(write.sessionId, `another writer appended event #${seq} first`, { cause: error });
+      }
+      await this.commit(c, doc, eventDoc);
+      return updateTime;
     });
-    return result;
-  }
-
-  private async appendNow({ session, event }: AppendEventRequest): Promise<Event> {
-    const c = await this.collections();
-    const sessionKey = { appName: session.appName, userId: session.userId, sessionId: session.id };
-    const doc = await c.sessions.findOne({ appName: session.appName, userId: session.userId, id: session.id });
-    if (!doc) throw new SessionNotFoundError(sessionKey);
-    if (doc.updateTime > session.lastUpdateTime) {
-      throw new StaleSessionError(
-        session.id,
-        `the stored session was last updated at ${doc.updateTime}, after this copy (${session.lastUpdateTime})`,
-      );
-    }
-    const persisted = toJsonValue(eventToJson(event)) as Record<string, unknown>;
-    const actions = persisted.actions as { stateDelta?: Record<string, unknown> } | undefined;
-    if (actions) actions.stateDelta = withoutTempKeys(actions.stateDelta ?? {});
-    const seq = doc.revision + 1;
-    const updateTime = Math.max(event.timestamp, doc.updateTime + TIME_STEP);
-    const eventDoc: EventDoc = {
-      sessionRef: doc._id,
-      appName: doc.appName,
-      userId: doc.userId,
-      sessionId: doc.id,
-      seq,
-      id: event.id,
-      timestamp: event.timestamp,
-      author: event.author,
-      ...(event.invocationId ? { invocationId: event.invocationId } : {}),
-      updateTime,
-      event: encodeKeys(persisted) as Record<string, unknown>,
-    };
-    try {
-      // The commit point: sequence numbers are unique per session, so one writer wins.
-      await c.events.insertOne(eventDoc);
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-      await this.rollForward(c, doc);
-      throw new StaleSessionError(session.id, `another writer appended event #${seq} first`, { cause: error });
-    }
-    await this.commit(c, doc, eventDoc);
-    await super.appendEvent({ session, event });
-    session.lastUpdateTime = updateTime;
-    return event;
   }
 
   /** Applies a stored event's state delta and moves the session document to its revision. */
@@ -392,6 +367,7 @@ export class MongoSessionService extends BaseSessionService {
   }
 
   override async close(): Promise<void> {
+    await super.close();
     await this.handle.close();
   }
 }

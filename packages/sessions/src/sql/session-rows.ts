@@ -1,4 +1,5 @@
-import { eventFromJson, mergeState, type Event, type Session } from "@agentkit/core";
+import { eventFromJson, type Event, type Session } from "@agentkit/core";
+import { mergeState } from "@agentkit/core/internal";
 import { EVENT_FORMAT_VERSION } from "./schema.js";
 import { SessionStoreError } from "./session-store-error.js";
 import type { SqlRow } from "./sql-plan.js";
@@ -22,7 +23,8 @@ export function rowToEvent(row: SqlRow): Event {
   if (format > EVENT_FORMAT_VERSION) {
     throw new SessionStoreError(
       "SESSION_STORE_TOO_NEW",
-      `Event ${String(row.id)} is stored in format ${format}; this agentkit reads formats up to ${EVENT_FORMAT_VERSION}. Upgrade @agentkit/sessions.`,
+      `Event ${String(row.id)} is stored in format ${format}; this agentkit reads formats up ` +
+        `to ${EVENT_FORMAT_VERSION}. Upgrade @agentkit/sessions.`,
     );
   }
   try {

@@ -5,12 +5,9 @@ import {
   eventToJson,
   nowSeconds,
   SessionError,
-  splitStateDelta,
-  withoutTempKeys,
-  type AppendEventRequest,
+  type EventWrite,
   type CreateSessionRequest,
   type DeleteSessionRequest,
-  type Event,
   type GetSessionRequest,
   type ListEventsRequest,
   type ListEventsResponse,
@@ -18,12 +15,15 @@ import {
   type ListSessionsResponse,
   type Session,
 } from "@agentkit/core";
+import { SessionQueueKey, splitStateDelta, validateSessionKey, validateSessionKeyPart } from "@agentkit/core/internal";
+import { SessionEventsCache } from "./session-events-cache.js";
 import { migratePlan, type MigrationResult } from "./schema.js";
 import {
   appendEventPlan,
   createSessionPlan,
   deleteSessionPlan,
   getSessionPlan,
+  historyTailPlan,
   listEventsPlan,
   listSessionsPlan,
   type SessionKeyArgs,
@@ -31,7 +31,10 @@ import {
 import { SessionStoreError } from "./session-store-error.js";
 import type { SqlDialect, SqlPlan } from "./sql-plan.js";
 
-/** How a plan runs: "write" takes the store's write lock for the whole transaction, "read" reads one consistent snapshot. */
+/**
+ * How a plan runs: "write" takes the store's write lock for
+ * the whole transaction, "read" reads one consistent snapshot.
+ */
 export type SqlPlanMode = "read" | "write";
 
 /**
@@ -42,8 +45,8 @@ export type SqlPlanMode = "read" | "write";
 export abstract class SqlSessionService extends BaseSessionService {
   private initializing: Promise<MigrationResult> | undefined;
   private closed = false;
-  /** Tail of each session's append queue (key: JSON of app, user, id). */
-  private readonly appendQueues = new Map<string, Promise<unknown>>();
+  /** Parsed, frozen events per session: a run loads only what was appended since the last load. */
+  private readonly history = new SessionEventsCache();
 
   protected constructor(protected readonly dialect: SqlDialect) {
     super();
@@ -71,7 +74,7 @@ export abstract class SqlSessionService extends BaseSessionService {
   }
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
-    const id = sessionId && sessionId.trim() ? sessionId.trim() : randomUUID();
+    const id = sessionId?.trim() ? sessionId.trim() : randomUUID();
     const key = checkKey({ appName, userId, sessionId: id });
     // JSON round trip: the stored state is exactly what will be read back, and the input stays the caller's.
     const delta = splitStateDelta(jsonCopy(state ?? {}, "state"));
@@ -79,17 +82,36 @@ export abstract class SqlSessionService extends BaseSessionService {
   }
 
   override async getSession({ appName, userId, sessionId, config }: GetSessionRequest): Promise<Session | undefined> {
-    return this.execute(getSessionPlan(checkKey({ appName, userId, sessionId }), config), "read");
+    const key = checkKey({ appName, userId, sessionId });
+    if (config) return this.execute(getSessionPlan(key, config), "read");
+    // The whole history: parse only what was appended since this process last read it.
+    const cacheKey = SessionQueueKey.of(key);
+    const cached = this.history.get(cacheKey);
+    let prefix = cached;
+    let tail = await this.execute(historyTailPlan(key, cached?.lastSeq ?? 0, cached?.lastId), "read");
+    if (tail.session && !tail.prefixHolds) {
+      // Not the history this process read (the session was deleted and re-created): read it all.
+      prefix = undefined;
+      tail = await this.execute(historyTailPlan(key, 0, undefined), "read");
+    }
+    if (!tail.session) {
+      this.history.delete(cacheKey);
+      return undefined;
+    }
+    const events = this.history.extend(cacheKey, prefix, tail.events, tail.lastSeq, tail.lastId);
+    return { ...tail.session, events: events.slice() };
   }
 
   override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
-    checkName(appName, "appName");
-    if (userId !== undefined) checkName(userId, "userId");
+    validateSessionKeyPart(appName, "appName");
+    if (userId !== undefined) validateSessionKeyPart(userId, "userId");
     return { sessions: await this.execute(listSessionsPlan(appName, userId), "read") };
   }
 
   override async deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
-    await this.execute(deleteSessionPlan(checkKey({ appName, userId, sessionId })), "write");
+    const key = checkKey({ appName, userId, sessionId });
+    this.history.delete(SessionQueueKey.of(key));
+    await this.execute(deleteSessionPlan(key), "write");
   }
 
   override async listEvents(request: ListEventsRequest): Promise<ListEventsResponse> {
@@ -102,48 +124,27 @@ export abstract class SqlSessionService extends BaseSessionService {
       : { events: page.events };
   }
 
-  override async appendEvent(request: AppendEventRequest): Promise<Event> {
-    if (request.event.partial) return request.event;
-    const { session } = request;
-    // One holder's concurrent appends (parallel agents share a session object) run in call
-    // order, each seeing the lastUpdateTime the previous one left behind.
-    const queueKey = JSON.stringify([session.appName, session.userId, session.id]);
-    const previous = this.appendQueues.get(queueKey) ?? Promise.resolve();
-    const result = previous.then(() => this.appendNow(request));
-    const tail = result.catch(() => undefined);
-    this.appendQueues.set(queueKey, tail);
-    void tail.then(() => {
-      if (this.appendQueues.get(queueKey) === tail) this.appendQueues.delete(queueKey);
-    });
-    return result;
-  }
-
   override async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.allSettled([this.initializing, ...this.appendQueues.values()]);
+    await Promise.allSettled([this.initializing, super.close()]);
+    this.history.clear();
     await this.closeDriver();
   }
 
-  private async appendNow({ session, event }: AppendEventRequest): Promise<Event> {
-    const key = checkKey({ appName: session.appName, userId: session.userId, sessionId: session.id });
-    const stored = eventToJson(event);
-    const delta = withoutTempKeys((stored.actions as { stateDelta?: Record<string, unknown> }).stateDelta ?? {});
-    (stored.actions as { stateDelta: Record<string, unknown> }).stateDelta = delta;
-    const lastUpdateTime = await this.execute(
+  /** One plan (see session-plans.ts): insert the event, apply the delta, advance the session, or refuse a stale writer. */
+  protected override async storeEvent(write: EventWrite): Promise<number> {
+    return this.execute(
       appendEventPlan(this.dialect, {
-        key,
-        seenLastUpdateTime: session.lastUpdateTime,
-        eventId: event.id,
-        eventTime: event.timestamp,
-        eventJson: JSON.stringify(stored),
-        delta: splitStateDelta(delta),
+        key: { appName: write.appName, userId: write.userId, sessionId: write.sessionId },
+        seenLastUpdateTime: write.seenLastUpdateTime,
+        eventId: write.event.id,
+        eventTime: write.event.timestamp,
+        eventJson: JSON.stringify(eventToJson(write.event)),
+        delta: write.delta,
       }),
       "write",
     );
-    await super.appendEvent({ session, event });
-    session.lastUpdateTime = lastUpdateTime;
-    return event;
   }
 
   /** Runs a plan after start-up, turning driver failures into SessionStoreError. */
@@ -172,18 +173,9 @@ export abstract class SqlSessionService extends BaseSessionService {
   }
 }
 
-function checkName(value: unknown, field: string): void {
-  if (typeof value !== "string" || value === "") {
-    throw new SessionError(`${field} must be a non-empty string, got ${JSON.stringify(value)}.`, {
-      code: "INVALID_SESSION_REQUEST",
-    });
-  }
-}
-
+/** Core's session key rules (`InvalidSessionKeyError`), then only the three fields. */
 function checkKey(key: SessionKeyArgs): SessionKeyArgs {
-  checkName(key.appName, "appName");
-  checkName(key.userId, "userId");
-  checkName(key.sessionId, "sessionId");
+  validateSessionKey(key);
   return { appName: key.appName, userId: key.userId, sessionId: key.sessionId };
 }
 

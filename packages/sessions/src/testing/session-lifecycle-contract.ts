@@ -1,4 +1,10 @@
-import { createEvent, nowSeconds, SessionAlreadyExistsError, type BaseSessionService } from "@agentkit/core";
+import {
+  createEvent,
+  InvalidSessionKeyError,
+  nowSeconds,
+  SessionAlreadyExistsError,
+  type BaseSessionService,
+} from "@agentkit/core";
 import type { ContractContext, ContractTestApi } from "./contract-harness.js";
 
 /** create / get / list / delete and state scoping. */
@@ -39,6 +45,35 @@ export function defineSessionLifecycleContract(
       await expect(attempt).rejects.toBeInstanceOf(SessionAlreadyExistsError);
       await expect(attempt).rejects.toMatchObject({ code: "SESSION_ALREADY_EXISTS" });
       expect((await ctx.service.getSession(key("dup")))?.state).toEqual({ v: 1 });
+    });
+
+    it("refuses invalid keys with InvalidSessionKeyError (INVALID_SESSION_KEY) before touching the store", async () => {
+      for (const bad of ["", "..", "a\u0000b", "x".repeat(129), "\ud800", "/abs"]) {
+        const refusals = [
+          () => ctx.service.createSession({ appName: ctx.appName, userId: "u1", sessionId: bad || "\u0000" }),
+          () => ctx.service.createSession({ appName: ctx.appName, userId: bad }),
+          () => ctx.service.getSession({ appName: bad, userId: "u1", sessionId: "s1" }),
+          () => ctx.service.getSession(key(bad || "\t")),
+          () => ctx.service.listSessions({ appName: ctx.appName, userId: bad }),
+          () => ctx.service.deleteSession(key(bad || "\r")),
+        ];
+        for (const refusal of refusals) {
+          await expect(refusal()).rejects.toBeInstanceOf(InvalidSessionKeyError);
+          await expect(refusal()).rejects.toMatchObject({ code: "INVALID_SESSION_KEY" });
+        }
+      }
+      expect((await ctx.service.listSessions({ appName: ctx.appName, userId: "u1" })).sessions).toEqual([]);
+    });
+
+    it("stores ids that are Object.prototype names like any other id", async () => {
+      for (const id of ["__proto__", "constructor", "hasOwnProperty"]) {
+        await ctx.service.createSession({ appName: ctx.appName, userId: id, sessionId: id, state: { id } });
+        expect(await ctx.service.getSession(key(id, id))).toMatchObject({ id, userId: id, state: { id } });
+        expect(
+          (await ctx.service.listSessions({ appName: ctx.appName, userId: id })).sessions.map((s) => s.id),
+        ).toEqual([id]);
+        expect(await ctx.service.getSession(key(id))).toBeUndefined();
+      }
     });
 
     it("treats the same id under another user as a different session", async () => {

@@ -1,5 +1,5 @@
 import { AgentTool, LlmAgent, type BaseLlm } from "@agentkit/core";
-import { GoogleSearchTool } from "./google-search-tool.js";
+import { NativeGoogleSearchTool } from "./native-google-search.js";
 
 export interface GoogleSearchAgentToolOptions {
   /** A Gemini model (instance or name) that runs the searches. */
@@ -11,7 +11,8 @@ export interface GoogleSearchAgentToolOptions {
 }
 
 const DEFAULT_INSTRUCTION =
-  "You are a specialist in Google Search. Answer the request with a concise, factual summary of what a Google search finds, and name your sources.";
+  "You are a specialist in Google Search. Answer the request with a concise, factual summary of what a Google search " +
+  "finds, and name your sources.";
 
 /**
  * Google Search for any agent: a Gemini sub-agent with `googleSearchTool`, called as a
@@ -33,7 +34,7 @@ export class GoogleSearchAgentTool extends AgentTool {
       description: "Searches Google and answers with a grounded summary of the results.",
       instruction,
       // A plain search tool: no fallback, so the sub-agent never nests another sub-agent.
-      tools: [new GoogleSearchTool()],
+      tools: [new NativeGoogleSearchTool()],
     });
     super({ agent: searchAgent });
     this.searchAgent = searchAgent;

@@ -1,17 +1,7 @@
-import {
-  appendTools,
-  BaseTool,
-  ConfigurationError,
-  isLlmAgent,
-  type BaseLlm,
-  type LlmRequest,
-  type ToolContext,
-} from "@agentkit/core";
+import { appendTools, BaseTool, isLlmAgent, type BaseLlm, type LlmRequest, type ToolContext } from "@agentkit/core";
 import { GoogleSearchAgentTool } from "./google-search-agent-tool.js";
-import { addNativeTool, hasOtherTools, isGemini1Model, isGeminiModel, requireGeminiModel } from "./model-names.js";
-
-const HINT =
-  "Use a Gemini model, give GoogleSearchTool a Gemini `fallbackModel`, or add a GoogleSearchAgentTool (a Gemini sub-agent with search that any model can call as a function).";
+import { isGeminiModel, requireGeminiModel } from "./model-names.js";
+import { addNativeGoogleSearch, GOOGLE_SEARCH_HINT } from "./native-google-search.js";
 
 export interface GoogleSearchToolOptions {
   /**
@@ -52,22 +42,13 @@ export class GoogleSearchTool extends BaseTool {
       appendTools(llmRequest, [this.agentToolFor(this.fallbackModel)]);
       return;
     }
-    requireGeminiModel(llmRequest, "google_search", HINT, { allowGemini1: true });
+    requireGeminiModel(llmRequest, "google_search", GOOGLE_SEARCH_HINT, { allowGemini1: true });
     const agent = toolContext.invocation.agent;
     if (this.bypassMultiToolsLimit && isLlmAgent(agent) && agent.tools.length > 1) {
       appendTools(llmRequest, [this.agentToolFor(agent.canonicalModel)]);
       return;
     }
-    if (isGemini1Model(llmRequest.model)) {
-      if (hasOtherTools(llmRequest, "googleSearchRetrieval")) {
-        throw new ConfigurationError(
-          `google_search cannot be combined with other tools on the Gemini 1 model "${llmRequest.model}". ${HINT}`,
-        );
-      }
-      addNativeTool(llmRequest, "googleSearchRetrieval", {});
-      return;
-    }
-    addNativeTool(llmRequest, "googleSearch", {});
+    addNativeGoogleSearch(llmRequest);
   }
 
   /** One sub-agent tool per model, reused across requests. */

@@ -51,7 +51,8 @@ function runPythonForExecutable(command: string): Promise<string> {
       if (error || !path) {
         reject(
           new ConfigurationError(
-            `Cannot run Python ("${command}"): ${error?.message ?? "no sys.executable"}. Install python3 or use language: "javascript".`,
+            `Cannot run Python ("${command}"): ${error?.message ?? "no sys.executable"}. Install python3 or use ` +
+              `language: "javascript".`,
             { cause: error },
           ),
         );

@@ -1,10 +1,5 @@
-import {
-  BaseTool,
-  validateToolName,
-  type FunctionDeclaration,
-  type ToolContext,
-  type ToolRunRequest,
-} from "@agentkit/core";
+import { BaseTool, type FunctionDeclaration, type ToolContext, type ToolRunRequest } from "@agentkit/core";
+import { validateToolName } from "@agentkit/core/internal";
 
 export interface BaseRetrievalToolOptions {
   name: string;

@@ -52,14 +52,15 @@ describe("OpenApiToolset", () => {
       },
       required: ["petId"],
     });
+    type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema };
     const create = (await tool(ts, "create_pet")).getDeclaration().parametersJsonSchema as {
-      properties: Record<string, any>;
+      properties: Record<string, Schema>;
       required: string[];
     };
     expect(create.required).toEqual(["name"]);
     expect(create.properties.name).toEqual({ type: "string" }); // `example` dropped
     // NewPet → owner → pets → NewPet is a cycle: cut as a plain object.
-    expect(create.properties.owner.properties.pets.items).toEqual({ type: "object" });
+    expect(create.properties.owner?.properties?.pets?.items).toEqual({ type: "object" });
   });
 
   it("encodes path and query values, sends header params and the JSON body, with API-key auth", async () => {

@@ -4,6 +4,7 @@ import {
   BaseCodeExecutor,
   BaseLlm,
   BaseTool,
+  isLlmAgent,
   isToolset,
   type BaseToolset,
   type OutputSchema,
@@ -15,6 +16,7 @@ import {
   importReference,
   isClass,
   ReferenceProblem,
+  type ConfigSource,
   type LoadContext,
 } from "../load-context.js";
 import type { CodeConfig } from "./agent-config-schema.js";
@@ -31,10 +33,10 @@ function normalize(config: CodeConfig): { name: string; args?: { name?: string |
 export async function resolveCode(
   ctx: LoadContext,
   config: CodeConfig,
-  fromFile: string,
+  from: ConfigSource,
 ): Promise<{ value: unknown; name: string; called: boolean }> {
   const { name, args } = normalize(config);
-  const value = await importReference(ctx, name, fromFile);
+  const value = await importReference(ctx, name, from);
   if (args === undefined) return { value, name, called: false };
   try {
     return { value: await callWithArgs(value, args, name), name, called: true };
@@ -51,9 +53,9 @@ export async function resolveCode(
 export async function resolveCallback(
   ctx: LoadContext,
   config: CodeConfig,
-  fromFile: string,
+  from: ConfigSource,
 ): Promise<(...a: never[]) => unknown> {
-  const { value, name } = await resolveCode(ctx, config, fromFile);
+  const { value, name } = await resolveCode(ctx, config, from);
   if (typeof value !== "function" || isClass(value))
     throw new ReferenceProblem(`"${name}" is ${describeValue(value)}, expected a callback function`);
   return value as (...a: never[]) => unknown;
@@ -63,9 +65,9 @@ export async function resolveCallback(
 export async function resolveModelCode(
   ctx: LoadContext,
   config: CodeConfig,
-  fromFile: string,
+  from: ConfigSource,
 ): Promise<BaseLlm | string> {
-  const resolved = await resolveCode(ctx, config, fromFile);
+  const resolved = await resolveCode(ctx, config, from);
   let value = resolved.value;
   if (!resolved.called && typeof value === "function") value = await callWithArgs(value, [], resolved.name);
   if (value instanceof BaseLlm || (typeof value === "string" && value !== "")) return value;
@@ -78,9 +80,9 @@ export async function resolveModelCode(
 export async function resolveCodeExecutorCode(
   ctx: LoadContext,
   config: CodeConfig,
-  fromFile: string,
+  from: ConfigSource,
 ): Promise<BaseCodeExecutor> {
-  const resolved = await resolveCode(ctx, config, fromFile);
+  const resolved = await resolveCode(ctx, config, from);
   let value = resolved.value;
   if (!resolved.called && typeof value === "function") value = await callWithArgs(value, [], resolved.name);
   return checkCodeExecutor(value, `"${resolved.name}" gave`);
@@ -90,7 +92,8 @@ export async function resolveCodeExecutorCode(
 export function checkCodeExecutor(value: unknown, what: string): BaseCodeExecutor {
   if (isCodeExecutor(value)) return value;
   throw new ReferenceProblem(
-    `${what} ${describeValue(value)}, expected a code executor (a BaseCodeExecutor such as new LocalCodeExecutor({...}) from @agentkit/tools)`,
+    `${what} ${describeValue(value)}, expected a code executor (a BaseCodeExecutor such as new ` +
+      `LocalCodeExecutor({...}) from @agentkit/tools)`,
   );
 }
 
@@ -111,10 +114,10 @@ export function isCodeExecutor(value: unknown): value is BaseCodeExecutor {
 export async function resolveSchema(
   ctx: LoadContext,
   config: CodeConfig,
-  fromFile: string,
+  from: ConfigSource,
   allowJson: boolean,
 ): Promise<OutputSchema> {
-  const { value, name } = await resolveCode(ctx, config, fromFile);
+  const { value, name } = await resolveCode(ctx, config, from);
   if (isZod(value)) return value;
   if (
     allowJson &&
@@ -126,7 +129,8 @@ export async function resolveSchema(
     return value as Record<string, unknown>;
   }
   throw new ReferenceProblem(
-    `"${name}" is ${describeValue(value)}, expected a zod schema${allowJson ? ' or a JSON Schema with type "object"' : ""}`,
+    `"${name}" is ${describeValue(value)}, expected a zod ` +
+      `schema${allowJson ? ' or a JSON Schema with type "object"' : ""}`,
   );
 }
 
@@ -147,9 +151,9 @@ export async function resolveTools(
   ctx: LoadContext,
   name: string,
   args: Record<string, unknown> | undefined,
-  fromFile: string,
+  from: ConfigSource,
 ): Promise<(BaseTool | BaseToolset)[]> {
-  const exported = await importReference(ctx, name, fromFile);
+  const exported = await importReference(ctx, name, from);
   let value: unknown = exported;
   if (typeof exported === "function") {
     try {
@@ -158,7 +162,8 @@ export async function resolveTools(
         : await (exported as (a?: unknown) => unknown)(args);
     } catch (error) {
       throw new ReferenceProblem(
-        `"${name}" threw when ${isClass(exported) ? "constructed" : "called"}: ${(error as Error).message ?? String(error)}`,
+        `"${name}" threw ` +
+          `when ${isClass(exported) ? "constructed" : "called"}: ${(error as Error).message ?? String(error)}`,
         error,
       );
     }
@@ -177,18 +182,41 @@ export async function resolveTools(
       );
     }
   }
-  return list as (BaseTool | BaseToolset)[];
+  const tools = list as (BaseTool | BaseToolset)[];
+  if (from.restricted) for (const tool of tools) if (tool instanceof AgentTool) refuseCodeExecutors(tool.agent, name);
+  return tools;
 }
 
 /** An agent from code: a BaseAgent instance, or a factory (or class) giving one. */
-export async function resolveAgentCode(ctx: LoadContext, config: CodeConfig, fromFile: string): Promise<BaseAgent> {
-  const resolved = await resolveCode(ctx, config, fromFile);
+export async function resolveAgentCode(ctx: LoadContext, config: CodeConfig, from: ConfigSource): Promise<BaseAgent> {
+  const resolved = await resolveCode(ctx, config, from);
   let value = resolved.value;
   if (!resolved.called && typeof value === "function") value = await callWithArgs(value, [], resolved.name);
-  if (value instanceof BaseAgent) return value;
+  if (value instanceof BaseAgent) {
+    if (from.restricted) refuseCodeExecutors(value, resolved.name);
+    return value;
+  }
   throw new ReferenceProblem(
     `"${resolved.name}" gave ${describeValue(value)}, expected an agent (a BaseAgent such as new LlmAgent({...}))`,
   );
+}
+
+/**
+ * For configs written through the agent builder: an agent made in code may not bring a code
+ * executor (it may run processes here), in itself, its sub-agents or the agents of its AgentTools.
+ */
+function refuseCodeExecutors(agent: BaseAgent, reference: string, seen = new Set<BaseAgent>()): void {
+  if (seen.has(agent)) return;
+  seen.add(agent);
+  if (isLlmAgent(agent)) {
+    if (agent.codeExecutor)
+      throw new ReferenceProblem(
+        `"${reference}" gives agent "${agent.name}", which has a code executor: configs written through the agent ` +
+          `builder may not use code executors from code (reference the agent from a config you write as a file)`,
+      );
+    for (const tool of agent.tools) if (tool instanceof AgentTool) refuseCodeExecutors(tool.agent, reference, seen);
+  }
+  for (const sub of agent.subAgents) refuseCodeExecutors(sub, reference, seen);
 }
 
 /** `AgentTool` as a built-in tool: `{ name: AgentTool, args: { agent: <agent>, skip_summarization? } }`. */

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import {
   AgentKitError,
-  BaseAgent,
+  type BaseAgent,
   LlmAgent,
   LoopAgent,
   ParallelAgent,
@@ -23,7 +23,16 @@ import {
   type LlmAgentOptions,
 } from "@agentkit/core";
 import { AgentLoadError, describeError } from "../agent-load-error.js";
-import { displayPath, loadError, ReferenceProblem, type LoadContext } from "../load-context.js";
+import { builderExecutorProblem } from "../builder-policy.js";
+import { configPathProblem } from "../code-reference.js";
+import {
+  displayPath,
+  loadError,
+  ReferenceProblem,
+  scopeOf,
+  type ConfigSource,
+  type LoadContext,
+} from "../load-context.js";
 import {
   AGENT_CLASS_SCHEMAS,
   agentRefSchema,
@@ -49,10 +58,16 @@ import { readYamlFile } from "./yaml-file.js";
 
 type Path = (string | number)[];
 
-/** Builds the agent tree of a YAML agent config file (ADK's agent config format). */
+/**
+ * Builds the agent tree of a YAML agent config file (ADK's agent config format). A file the
+ * agent builder wrote, and every file it reaches through `config_path`, is built under the
+ * builder's rules (`restricted`, see builder-policy.ts).
+ */
 export async function loadYamlAgent(ctx: LoadContext, file: string): Promise<BaseAgent> {
   const doc = await readYamlFile(ctx, file);
-  return new YamlAgentBuilder(ctx).build(doc, file, [], [file]);
+  const builder = new YamlAgentBuilder(ctx);
+  if (doc.builderWritten) builder.refuseArgs(doc.value, file, []);
+  return builder.build(doc.value, file, [], [file], false, doc.builderWritten);
 }
 
 class YamlAgentBuilder {
@@ -63,7 +78,15 @@ class YamlAgentBuilder {
   }
 
   /** `modelAbove`: an LlmAgent ancestor names a model, so this agent may inherit it. */
-  async build(node: unknown, file: string, path: Path, files: string[], modelAbove = false): Promise<BaseAgent> {
+  async build(
+    node: unknown,
+    file: string,
+    path: Path,
+    files: string[],
+    modelAbove: boolean,
+    restricted: boolean,
+  ): Promise<BaseAgent> {
+    const from: ConfigSource = { file, restricted };
     if (typeof node !== "object" || node === null || Array.isArray(node)) {
       throw this.error(
         file,
@@ -76,7 +99,8 @@ class YamlAgentBuilder {
       throw this.error(
         file,
         [...path, "agent_class"],
-        `unknown agent class ${JSON.stringify(agentClass)}; expected one of ${Object.keys(AGENT_CLASS_SCHEMAS).join(", ")}`,
+        `unknown agent class ${JSON.stringify(agentClass)}; expected one ` +
+          `of ${Object.keys(AGENT_CLASS_SCHEMAS).join(", ")}`,
       );
     }
     const parsed = AGENT_CLASS_SCHEMAS[agentClass as AgentClassName].safeParse(node);
@@ -94,17 +118,17 @@ class YamlAgentBuilder {
     const ownModel = isLlm && (config.model ?? config.model_code) !== undefined;
     const subAgents: BaseAgent[] = [];
     for (const [i, item] of (config.sub_agents ?? []).entries()) {
-      subAgents.push(await this.subAgent(item, file, [...path, "sub_agents", i], files, modelAbove || ownModel));
+      subAgents.push(await this.subAgent(item, from, [...path, "sub_agents", i], files, modelAbove || ownModel));
     }
     const base = {
       name: config.name,
       description: config.description,
       subAgents,
-      beforeAgentCallback: await this.callbacks<BeforeAgentCallback>(config.before_agent_callbacks, file, [
+      beforeAgentCallback: await this.callbacks<BeforeAgentCallback>(config.before_agent_callbacks, from, [
         ...path,
         "before_agent_callbacks",
       ]),
-      afterAgentCallback: await this.callbacks<AfterAgentCallback>(config.after_agent_callbacks, file, [
+      afterAgentCallback: await this.callbacks<AfterAgentCallback>(config.after_agent_callbacks, from, [
         ...path,
         "after_agent_callbacks",
       ]),
@@ -118,7 +142,7 @@ class YamlAgentBuilder {
         case "LoopAgent":
           return new LoopAgent({ ...base, maxIterations: config.max_iterations });
         default:
-          return this.llmAgent(config, base, file, path, files, modelAbove);
+          return this.llmAgent(config, base, from, path, files, modelAbove);
       }
     };
     try {
@@ -133,26 +157,27 @@ class YamlAgentBuilder {
   private async llmAgent(
     config: LlmAgentConfig,
     base: ConstructorParameters<typeof SequentialAgent>[0],
-    file: string,
+    from: ConfigSource,
     path: Path,
     files: string[],
     modelAbove: boolean,
   ): Promise<LlmAgent> {
+    const { file } = from;
     if (config.model !== undefined && config.model_code !== undefined) {
       throw this.error(file, [...path, "model_code"], "give either model or model_code, not both");
     }
     let model: BaseLlm | string | undefined = config.model;
     if (config.model_code !== undefined)
       model = await this.code(file, [...path, "model_code"], () =>
-        resolveModelCode(this.ctx, config.model_code as CodeConfig, file),
+        resolveModelCode(this.ctx, config.model_code as CodeConfig, from),
       );
     if (typeof model === "string")
       this.checkModelName(model, file, [...path, config.model_code ? "model_code" : "model"]);
     const tools: (BaseTool | BaseToolset)[] = [];
     for (const [i, tool] of (config.tools ?? []).entries())
-      tools.push(...(await this.tools(tool, file, [...path, "tools", i], files)));
+      tools.push(...(await this.tools(tool, from, [...path, "tools", i], files)));
     const cb = <F>(key: keyof LlmAgentConfig) =>
-      this.callbacks<F>(config[key] as CodeConfig[] | undefined, file, [...path, key]);
+      this.callbacks<F>(config[key] as CodeConfig[] | undefined, from, [...path, key]);
     const inputSchema = config.input_schema;
     const outputSchema = config.output_schema;
     const options: LlmAgentOptions = {
@@ -169,15 +194,15 @@ class YamlAgentBuilder {
         : undefined,
       inputSchema: inputSchema
         ? ((await this.code(file, [...path, "input_schema"], () =>
-            resolveSchema(this.ctx, inputSchema, file, false),
+            resolveSchema(this.ctx, inputSchema, from, false),
           )) as LlmAgent["inputSchema"])
         : undefined,
       outputSchema: outputSchema
-        ? await this.code(file, [...path, "output_schema"], () => resolveSchema(this.ctx, outputSchema, file, true))
+        ? await this.code(file, [...path, "output_schema"], () => resolveSchema(this.ctx, outputSchema, from, true))
         : undefined,
       codeExecutor:
         config.code_executor !== undefined
-          ? await this.codeExecutor(config.code_executor, file, [...path, "code_executor"])
+          ? await this.codeExecutor(config.code_executor, from, [...path, "code_executor"])
           : undefined,
       disallowTransferToParent: config.disallow_transfer_to_parent,
       disallowTransferToPeers: config.disallow_transfer_to_peers,
@@ -202,21 +227,24 @@ class YamlAgentBuilder {
   /** `{ config_path }` (another YAML file, relative to this one), `{ code }`, or an inline config. */
   private async subAgent(
     item: unknown,
-    file: string,
+    from: ConfigSource,
     path: Path,
     files: string[],
     modelAbove: boolean,
   ): Promise<BaseAgent> {
+    const { file, restricted } = from;
     const isRef =
       typeof item === "object" && item !== null && ("config_path" in item || "code" in item) && !("name" in item);
-    if (!isRef) return this.build(item, file, path, files, modelAbove);
+    if (!isRef) return this.build(item, file, path, files, modelAbove, restricted);
     const parsed = agentRefSchema.safeParse(item);
     if (!parsed.success) {
       const problems = issuesToProblems(parsed.error.issues, path);
       throw this.error(file, (problems[0]?.path ?? path) as Path, problems[0]?.message ?? "invalid agent reference");
     }
     const ref = parsed.data;
-    if ("code" in ref) return this.code(file, [...path, "code"], () => resolveAgentCode(this.ctx, ref.code, file));
+    if ("code" in ref) return this.code(file, [...path, "code"], () => resolveAgentCode(this.ctx, ref.code, from));
+    const refused = configPathProblem(ref.config_path, file, scopeOf(this.ctx, restricted));
+    if (refused) throw this.error(file, [...path, "config_path"], refused);
     const target = resolve(dirname(file), ref.config_path);
     if (files.includes(target)) {
       const chain = [...files, target].map((f) => displayPath(this.ctx.agentsDir, f)).join(" -> ");
@@ -225,26 +253,38 @@ class YamlAgentBuilder {
     if (!existsSync(target))
       throw this.error(file, [...path, "config_path"], `no such file: ${ref.config_path} (resolved to ${target})`);
     const doc = await readYamlFile(this.ctx, target);
-    return this.build(doc, target, [], [...files, target], modelAbove);
+    // The builder's rules pass down: a builder-written file cannot borrow a developer file's executor.
+    const targetRestricted = restricted || doc.builderWritten;
+    if (targetRestricted) this.refuseArgs(doc.value, target, []);
+    return this.build(doc.value, target, [], [...files, target], modelAbove, targetRestricted);
   }
 
   private async tools(
     tool: ToolConfig,
-    file: string,
+    from: ConfigSource,
     path: Path,
     files: string[],
   ): Promise<(BaseTool | BaseToolset)[]> {
+    const { file } = from;
     const { name, args } = typeof tool === "string" ? { name: tool, args: undefined } : tool;
     const namePath = typeof tool === "string" ? path : [...path, "name"];
-    if (name === "AgentTool") return [await this.agentTool(args, file, [...path, "args"], files)];
+    if (name === "AgentTool") return [await this.agentTool(args, from, [...path, "args"], files)];
     if (/^[A-Za-z_][\w]*$/.test(name)) {
+      if (from.restricted && !this.ctx.builderPolicy.tools.includes(name))
+        throw this.error(
+          file,
+          namePath,
+          `the built-in tool "${name}" is not allowed in configs written through the agent builder ` +
+            `(allowed: ${this.ctx.builderPolicy.tools.join(", ") || "none"})`,
+        );
       const builtIn = this.ctx.builtInTools.get(name);
       if (!builtIn) {
         const known = [...this.ctx.builtInTools.keys(), "AgentTool"].join(", ");
         throw this.error(
           file,
           namePath,
-          `unknown built-in tool "${name}" (built-in tools: ${known}); for your own tools use a code reference such as "./tools.ts#${name}"`,
+          `unknown built-in tool "${name}" (built-in tools: ${known}); for your own tools use a code reference such ` +
+            `as "./tools.ts#${name}"`,
         );
       }
       if (typeof builtIn !== "function") {
@@ -253,14 +293,17 @@ class YamlAgentBuilder {
       }
       return [await this.code(file, namePath, async () => builtIn(args, { baseDir: dirname(file) }))];
     }
-    return this.code(file, namePath, () => resolveTools(this.ctx, name, args, file));
+    return this.code(file, namePath, () => resolveTools(this.ctx, name, args, from));
   }
 
   /** `code_executor`: a bare name from the loader's `builtInCodeExecutors`, or a code reference. */
-  private async codeExecutor(config: CodeExecutorConfig, file: string, path: Path): Promise<BaseCodeExecutor> {
+  private async codeExecutor(config: CodeExecutorConfig, from: ConfigSource, path: Path): Promise<BaseCodeExecutor> {
+    const { file } = from;
     const { name, args } = typeof config === "string" ? { name: config, args: undefined } : config;
     const namePath = typeof config === "string" ? path : [...path, "name"];
     const argsPath = [...path, "args"];
+    if (from.restricted && !this.ctx.builderPolicy.codeExecutors.includes(name))
+      throw this.error(file, namePath, builderExecutorProblem(name, this.ctx.builderPolicy.codeExecutors));
     if (!/^[A-Za-z_][\w]*$/.test(name)) {
       // A mapping of args is the same as ADK's list of named entries.
       const list =
@@ -268,7 +311,7 @@ class YamlAgentBuilder {
           ? args
           : Object.entries(args).map(([key, value]) => ({ name: key, value }));
       return this.code(file, namePath, () =>
-        resolveCodeExecutorCode(this.ctx, list === undefined ? name : { name, args: list }, file),
+        resolveCodeExecutorCode(this.ctx, list === undefined ? name : { name, args: list }, from),
       );
     }
     const builtIn = this.ctx.builtInCodeExecutors.get(name);
@@ -277,7 +320,8 @@ class YamlAgentBuilder {
       throw this.error(
         file,
         namePath,
-        `unknown built-in code executor "${name}" (built-in code executors: ${known}); for your own executor use a code reference such as "./executors.ts#${name}"`,
+        `unknown built-in code executor "${name}" (built-in code executors: ${known}); for your own executor use a ` +
+          `code reference such as "./executors.ts#${name}"`,
       );
     }
     if (typeof builtIn !== "function") {
@@ -308,10 +352,11 @@ class YamlAgentBuilder {
 
   private async agentTool(
     args: Record<string, unknown> | undefined,
-    file: string,
+    from: ConfigSource,
     path: Path,
     files: string[],
   ): Promise<BaseTool> {
+    const { file } = from;
     const { agent, skip_summarization: skip, ...rest } = args ?? {};
     const extra = Object.keys(rest)[0];
     if (extra !== undefined)
@@ -325,18 +370,38 @@ class YamlAgentBuilder {
     if (skip !== undefined && typeof skip !== "boolean")
       throw this.error(file, [...path, "skip_summarization"], "expected boolean");
     // An agent called as a tool runs on its own: it inherits no model.
-    return makeAgentTool(await this.subAgent(agent, file, [...path, "agent"], files, false), skip);
+    return makeAgentTool(await this.subAgent(agent, from, [...path, "agent"], files, false), skip);
   }
 
-  /** The callbacks of a `*_callbacks` list; their signature is the user's responsibility (TypeScript cannot check YAML). */
-  private async callbacks<F>(list: CodeConfig[] | undefined, file: string, path: Path): Promise<F[] | undefined> {
+  /**
+   * The callbacks of a `*_callbacks` list; their signature is the user's responsibility (TypeScript cannot check YAML).
+   */
+  private async callbacks<F>(list: CodeConfig[] | undefined, from: ConfigSource, path: Path): Promise<F[] | undefined> {
     if (!list?.length) return undefined;
     const out: F[] = [];
     for (const [i, config] of list.entries()) {
       const at = typeof config === "string" ? [...path, i] : [...path, i, "name"];
-      out.push((await this.code(file, at, () => resolveCallback(this.ctx, config, file))) as F);
+      out.push((await this.code(from.file, at, () => resolveCallback(this.ctx, config, from))) as F);
     }
     return out;
+  }
+
+  /**
+   * The builder's rule for a whole file: no `args` anywhere (they would call code, such as a
+   * toolset starting a process, with arguments of the writer's choice).
+   */
+  refuseArgs(node: unknown, file: string, path: Path): void {
+    if (typeof node !== "object" || node === null) return;
+    for (const [key, value] of Array.isArray(node) ? node.entries() : Object.entries(node)) {
+      if (key === "args" && !Array.isArray(node))
+        throw this.error(
+          file,
+          [...path, key],
+          "configs written through the agent builder may not hold args (they would call code with arguments of the " +
+            "writer's choice)",
+        );
+      this.refuseArgs(value, file, [...path, key]);
+    }
   }
 
   /** Runs a code resolution, turning its `ReferenceProblem` into an error naming the file and field. */

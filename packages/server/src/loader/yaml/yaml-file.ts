@@ -1,10 +1,17 @@
 import { readFile } from "node:fs/promises";
 import { LineCounter, parseDocument } from "yaml";
 import { describeError } from "../agent-load-error.js";
+import { isBuilderWritten } from "../builder-policy.js";
 import { loadError, type LoadContext } from "../load-context.js";
 
+/** A parsed YAML agent config, and whether the agent builder wrote it (see builder-policy.ts). */
+export interface YamlConfigFile {
+  value: object;
+  builderWritten: boolean;
+}
+
 /** Reads and parses a YAML agent config; unreadable files and syntax errors become `AgentLoadError`s. */
-export async function readYamlFile(ctx: LoadContext, file: string): Promise<unknown> {
+export async function readYamlFile(ctx: LoadContext, file: string): Promise<YamlConfigFile> {
   ctx.track(file);
   let text: string;
   try {
@@ -36,5 +43,5 @@ export async function readYamlFile(ctx: LoadContext, file: string): Promise<unkn
       `expected a mapping (an agent config), got ${Array.isArray(value) ? "a list" : typeof value}`,
     );
   }
-  return value;
+  return { value, builderWritten: isBuilderWritten(text) };
 }
