@@ -69,6 +69,19 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   NODE_SCHEMA_INVALID: 500,
   NODE_INTERRUPTED: 500,
   WORKFLOW_RESUME_FAILED: 409,
+  // Credentials for tools (core/src/auth). A malformed answer to adk_request_credential is the
+  // client's mistake; a provider refusing, a missing or wrong store key, or a tool asking outside
+  // a call is the server's side (the flow normally turns these into the tool's error response).
+  AUTH_RESPONSE_INVALID: 400,
+  AUTH_STATE_MISMATCH: 400,
+  AUTH_SCHEME_UNSUPPORTED: 500,
+  AUTH_DISCOVERY_FAILED: 500,
+  CREDENTIAL_EXCHANGE_FAILED: 500,
+  CREDENTIAL_REFRESH_FAILED: 500,
+  CREDENTIAL_REQUEST_UNAVAILABLE: 500,
+  CREDENTIAL_KEY_REQUIRED: 500,
+  CREDENTIAL_KEY_INVALID: 500,
+  CREDENTIAL_DECRYPT_FAILED: 500,
   // A used-up budget (RunConfig.budget / App.budget): the quota kind of "too many requests".
   BUDGET_TOKENS_EXCEEDED: 429,
   BUDGET_COST_EXCEEDED: 429,
