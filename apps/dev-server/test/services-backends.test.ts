@@ -91,7 +91,7 @@ describe("createServices with mongodb://", () => {
     expect(read?.events.map((e) => e.content?.parts?.[0]?.text)).toEqual(["remember the blue kettle"]);
     const found = await again.memoryService.searchMemory({ appName: "app", userId: "u", query: "kettle" });
     expect(found.memories).toHaveLength(1);
-  }, 30_000);
+  });
 
   it("fails at start, naming the masked URI, when the memory service is unreachable", async () => {
     const port = await closedPort();
@@ -104,7 +104,7 @@ describe("createServices with mongodb://", () => {
     await expect(failure).rejects.toThrow(ConfigurationError);
     await expect(failure).rejects.toThrow(`Cannot use the memory service mongodb://agent:***@127.0.0.1:${port}/mem`);
     await expect(failure).rejects.not.toThrow(/secret/);
-  }, 20_000);
+  });
 
   it("fails at start when the session store is unreachable", async () => {
     const port = await closedPort();
@@ -119,7 +119,7 @@ describe("createServices with mongodb://", () => {
         `Cannot use the session service mongodb://127\\.0\\.0\\.1:${port}/s.*MongoDB start of MongoSessionService`,
       ),
     );
-  }, 20_000);
+  });
 });
 
 describe("createServices with s3://bucket/prefix", () => {
@@ -173,7 +173,7 @@ describe("createServices with s3://bucket/prefix", () => {
     const back = await services.artifactService.loadArtifact({ ...key, filename: "blob.bin" });
     expect(Buffer.from(back?.inlineData?.data ?? "", "base64")).toHaveLength(70_000);
     expect(back?.inlineData?.data).toBe(data);
-  }, 30_000);
+  });
 
   it("fails at start, naming the URI, when the bucket does not exist", async () => {
     restoreEnv = withEnv({
@@ -185,7 +185,7 @@ describe("createServices with s3://bucket/prefix", () => {
     await expect(open({ sessionServiceUri: "memory://", artifactServiceUri: "s3://no-such-bucket/p" })).rejects.toThrow(
       /Cannot use the artifact service s3:\/\/no-such-bucket\/p/,
     );
-  }, 20_000);
+  });
 
   it("fails at start when the S3 endpoint refuses connections", async () => {
     const port = await closedPort();
@@ -200,7 +200,7 @@ describe("createServices with s3://bucket/prefix", () => {
     await expect(
       open({ sessionServiceUri: "memory://", artifactServiceUri: "s3://agent-artifacts/p" }, 60_000),
     ).rejects.toThrow(/Cannot use the artifact service s3:\/\/agent-artifacts\/p: .*(ECONNREFUSED|connect)/i);
-  }, 20_000);
+  });
 });
 
 describe("createServices with agentengine://", () => {
@@ -243,7 +243,7 @@ describe("createServices with agentengine://", () => {
       paths.every((p) => p.startsWith("/v1beta1/projects/p1/locations/us-central1/reasoningEngines/42/sessions")),
     ).toBe(true);
     expect(fake.requests.every((r) => r.authorization === "Bearer test-token")).toBe(true);
-  }, 30_000);
+  });
 
   it("fails at start when the managed service rejects the credentials", async () => {
     restoreEnv = withEnv({ GOOGLE_ACCESS_TOKEN: "wrong", AGENTKIT_MANAGED_SESSIONS_BASE_URL: fake.url });
@@ -255,5 +255,5 @@ describe("createServices with agentengine://", () => {
     ).rejects.toThrow(
       /Cannot use the session service agentengine:\/\/projects\/p1\/locations\/us-central1\/reasoningEngines\/42: .*(401|authentication)/i,
     );
-  }, 20_000);
+  });
 });
