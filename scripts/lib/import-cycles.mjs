@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
-function listSourceFiles(dir) {
+export function listSourceFiles(dir) {
   if (!existsSync(dir)) return [];
   const out = [];
   for (const name of readdirSync(dir)) {
@@ -39,7 +39,7 @@ export function staticImportsOf(source) {
   return out;
 }
 
-function resolveRelative(fromFile, specifier, files) {
+export function resolveRelative(fromFile, specifier, files) {
   const base = resolve(dirname(fromFile), specifier);
   const candidates = [
     base,

@@ -20,6 +20,7 @@ Flags (web, api-server):
   --host <host>                  interface to bind (default 127.0.0.1; env AGENTKIT_HOST)
   --port <port>                  port (default 8000; 0 picks a free one; env AGENTKIT_PORT)
   --reload / --no-reload         reload an app when its files change (default: on for web, off for api-server)
+  --no-warm-up                   load apps and their models on the first request, not before listening (env AGENTKIT_WARM_UP=0)
   --allow-origins <o1,o2>        enable CORS for these origins (repeatable; env AGENTKIT_ALLOW_ORIGINS)
   --log-level <level>            error | warn | info | debug (default info; env AGENTKIT_LOG_LEVEL)
   --a2a                          also serve every app over A2A at /a2a/{app} (agent card at

@@ -12,6 +12,8 @@ export interface ServeOptions {
   host: string;
   port: number;
   reload: boolean;
+  /** Load every app and its models before listening (`--no-warm-up`: on the first request instead). Default true. */
+  warmUp?: boolean;
   allowOrigins: string[];
   sessionServiceUri?: string;
   artifactServiceUri?: string;
@@ -72,6 +74,7 @@ const SERVE_FLAGS: FlagSpec = {
   port: { type: "string" },
   reload: { type: "boolean" },
   "no-reload": { type: "boolean" },
+  "no-warm-up": { type: "boolean" },
   "allow-origins": { type: "string", multiple: true },
   "session-service-uri": { type: "string" },
   "artifact-service-uri": { type: "string" },
@@ -136,6 +139,7 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
           host: str(values, "host") ?? env.AGENTKIT_HOST ?? "127.0.0.1",
           port: parsePort(str(values, "port") ?? env.AGENTKIT_PORT ?? "8000"),
           reload,
+          ...(values["no-warm-up"] === true || isFalse(env.AGENTKIT_WARM_UP) ? { warmUp: false } : {}),
           allowOrigins: splitList(
             values["allow-origins"]
               ? strings(values, "allow-origins")
@@ -160,6 +164,7 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
         port: _p,
         reload: _r,
         "no-reload": _n,
+        "no-warm-up": _w,
         "allow-origins": _o,
         a2a: _a,
         "dev-ui-dir": _d,
@@ -286,6 +291,10 @@ function parseAuth(values: FlagValues, env: NodeJS.ProcessEnv): ServeAuth | unde
 
 function isTrue(value: string | undefined): boolean {
   return value === "1" || value?.toLowerCase() === "true";
+}
+
+function isFalse(value: string | undefined): boolean {
+  return value === "0" || value?.toLowerCase() === "false";
 }
 
 function parsePort(raw: string): number {

@@ -4,12 +4,8 @@ import { devUiDir } from "@agentkit/dev-ui";
 import { createModelRegistry } from "@agentkit/models";
 import {
   createAgentServer,
-  createDebugRouter,
   createDirectoryAgentLoader,
-  createEvalRouter,
-  createFileEvalStore,
   createGraphRouter,
-  createTraceRecorder,
   isLoopbackHost,
   type AgentServer,
 } from "@agentkit/server";
@@ -61,7 +57,9 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
   const services = await createServices(options, { agentsDir });
   // Traces and evals are dev tooling: `agentkit api-server` neither records nor serves them.
   const web = options.mode === "web";
-  const traces = web ? createTraceRecorder() : undefined;
+  // Loaded only for web: `api-server` never loads the dev tooling modules or OpenTelemetry.
+  const devtools = web ? await import("@agentkit/server/devtools") : undefined;
+  const traces = devtools?.createTraceRecorder();
   try {
     const server = createAgentServer({
       loader,
@@ -85,12 +83,14 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       ...(options.limits ? { limits: options.limits } : {}),
     });
     server.mount(createGraphRouter(server.context));
-    if (traces) {
-      server.mountDevTools(createDebugRouter({ traces }));
-      const evalStore = createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });
-      server.mountDevTools(createEvalRouter({ ...server.context, evalStore }));
+    if (devtools && traces) {
+      server.mountDevTools(devtools.createDebugRouter({ traces }));
+      const evalStore = devtools.createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });
+      server.mountDevTools(devtools.createEvalRouter({ ...server.context, evalStore }));
     }
     if (options.a2a) server.mount(createA2aRoutes(server.context, { authenticated: auth.options !== undefined }));
+    // Apps, their models' SDKs and the framework's code paths load now, not during the first request.
+    const warm = options.warmUp === false ? undefined : await server.warmUp();
     const { url, port } = await server.listen({ host: options.host, port: options.port });
     const apps = await loader.listApps();
     const log = options.log ?? process.stdout;
@@ -99,7 +99,8 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       `agentkit ${options.mode === "web" ? "web" : "api-server"} ` +
         `on ${url}${options.mode === "web" ? ` (dev UI: ${url}/dev-ui/)` : ""} in ${ms} ms\n` +
         `  agents: ${agentsDir} ` +
-        `(${apps.length ? apps.join(", ") : "no apps found"})${options.reload ? ", reload on" : ""}\n` +
+        `(${apps.length ? apps.join(", ") : "no apps found"})${options.reload ? ", reload on" : ""}` +
+        `${warm ? `, warmed up in ${warm.ms} ms` : ""}\n` +
         (options.a2a ? `  a2a: ${url}/a2a/{app} (agent cards at ${url}/a2a/{app}/.well-known/agent-card.json)\n` : "") +
         (auth.banner ? `  ${auth.banner}\n` : "") +
         `  sessions: ${services.describe.sessions}\n  artifacts: ${services.describe.artifacts}\n  ` +

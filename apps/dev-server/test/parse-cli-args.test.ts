@@ -27,6 +27,16 @@ describe("parseCliArgs", () => {
     expect(off.command === "web" && off.options.reload).toBe(false);
   });
 
+  it("warms up before listening unless --no-warm-up or AGENTKIT_WARM_UP=0", () => {
+    const on = parseCliArgs(["api-server"], {});
+    expect(on.command === "api-server" && on.options.warmUp).toBeUndefined();
+    const off = parseCliArgs(["web", "--no-warm-up"], {});
+    expect(off.command === "web" && off.options.warmUp).toBe(false);
+    const env = parseCliArgs(["api-server"], { AGENTKIT_WARM_UP: "0" });
+    expect(env.command === "api-server" && env.options.warmUp).toBe(false);
+    expect(() => parseCliArgs(["run", ".", "--no-warm-up"], {})).toThrow();
+  });
+
   it("reads every flag, lists of origins, and service URIs", () => {
     const cli = parseCliArgs(
       [

@@ -265,6 +265,7 @@ export { USAGE_METADATA_KEY, MODEL_METADATA_KEY, FAILOVER_METADATA_KEY } from ".
 
 // Runner, App, workflow agents, AgentTool
 export { Runner, type RunnerOptions, type RunAsyncRequest, type RunLiveRequest } from "./runner/runner.js";
+export type { WarmUpReport } from "./runner/warm-up.js";
 export { App, type AppOptions, type EventsCompactionConfig, type EventsSummarizer } from "./runner/app.js";
 export { LlmEventSummarizer, type LlmEventSummarizerOptions } from "./runner/llm-event-summarizer.js";
 

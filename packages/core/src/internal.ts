@@ -107,3 +107,4 @@ export { oauth2Endpoints } from "./auth/auth-scheme.js";
 export { CREDENTIAL_STATE_PREFIX } from "./auth/session-state-credential-service.js";
 export { credentialDependenciesOfContext } from "./auth/credential-request.js";
 export type { CredentialDependencies } from "./auth/credential-manager.js";
+export { warmUpRuntime } from "./runner/warm-up-runtime.js";

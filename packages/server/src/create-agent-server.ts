@@ -44,6 +44,7 @@ import { usageRoutes } from "./routes/usage-routes.js";
 import { RunnerCache } from "./runs/runner-cache.js";
 import { RunTracker } from "./runs/run-tracker.js";
 import { SessionRunQueue } from "./runs/session-run-queue.js";
+import { type ServerWarmUp, warmUpApps } from "./runs/warm-up-apps.js";
 import type { ServerContext } from "./server-context.js";
 import { consoleLogger, type ServerLogger } from "./server-logger.js";
 
@@ -160,6 +161,12 @@ export interface AgentServer {
   mountDevTools(router: Router): boolean;
   /** For a server the caller owns: hand it HTTP upgrades so `/run_live` works there too. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /**
+   * Loads every app, its runner and the adapters of its models, and runs the framework's code
+   * paths once on a private agent, so the first request costs what later ones do (call before
+   * `listen`). Apps that fail to load are logged and reported, never thrown.
+   */
+  warmUp(): Promise<ServerWarmUp>;
   /** Starts an HTTP server (with the `/run_live` WebSocket) on host and port. */
   listen(options?: ListenOptions): Promise<ListeningAddress>;
   /** What the limits currently hold: large-body bytes in flight and live sockets with their queues. */
@@ -321,6 +328,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     },
     stats() {
       return { connectionsOpen: connections.total, bodyBytesInFlight: bodyBudget.inFlight, live: live.stats() };
+    },
+    warmUp() {
+      return warmUpApps(options.loader, runners, logger);
     },
     async listen(listenOptions = {}) {
       if (server) throw new ConfigurationError("This server is already listening; create another one to listen twice.");

@@ -10,6 +10,7 @@ export {
   type ListeningAddress,
   type ServerStats,
 } from "./create-agent-server.js";
+export type { AppWarmUp, ServerWarmUp } from "./runs/warm-up-apps.js";
 export {
   DEFAULT_BODY_LIMIT,
   DEFAULT_SERVER_LIMITS,
@@ -31,7 +32,6 @@ export {
   liveUserOf,
   reasoningEngineUserOf,
   apiKeyAuthenticator,
-  parseApiKeyText,
   MIN_API_KEY_LENGTH,
   jwtAuthenticator,
   ASYMMETRIC_JWT_ALGORITHMS,
@@ -54,76 +54,17 @@ export {
 export type { DevUiOptions } from "./routes/dev-ui-routes.js";
 export type { AppInfo } from "./routes/app-routes.js";
 export { consoleLogger, type ServerLogger } from "./server-logger.js";
-export { SessionRunQueue, type ReleaseRun } from "./runs/session-run-queue.js";
 export { LiveCloseCode, type LiveStats } from "./live/live-socket-server.js";
-export {
-  createTraceRecorder,
-  createDebugRouter,
-  TracingPlugin,
-  TraceStore,
-  type TraceRecorder,
-  type TraceRecorderOptions,
-  type TraceSource,
-  type TraceOwner,
-  type TraceStoreOptions,
-  type EventTraceAttributes,
-  type DebugRouterOptions,
-  type SpanJson,
-} from "./telemetry/index.js";
 export {
   createGraphRouter,
   buildAgentDot,
   highlightPairsForEvent,
-  describeApp,
-  describeAgent,
   type AgentDotOptions,
-  type AppStructure,
-  type StructureNode,
 } from "./graph/index.js";
-export {
-  createEvalRouter,
-  createFileEvalStore,
-  createInMemoryEvalStore,
-  createEvalMetrics,
-  runEvalSet,
-  rouge1F1,
-  EvalStatus,
-  DEFAULT_EVAL_METRICS,
-  EvalSetNotFoundError,
-  EvalSetAlreadyExistsError,
-  EvalCaseNotFoundError,
-  EvalCaseAlreadyExistsError,
-  EvalResultNotFoundError,
-  InvalidEvalIdError,
-  UnknownMetricError,
-  type EvalRouterOptions,
-  type EvalStore,
-  type FileEvalStoreOptions,
-  type EvalMetricDefinition,
-  type EvalSet,
-  type EvalCase,
-  type Invocation,
-  type EvalMetric,
-  type EvalMetricResult,
-  type EvalCaseResult,
-  type EvalSetResult,
-  type RunEvalResult,
-} from "./evals/index.js";
-export { createBuilderRouter, type BuilderRouterOptions } from "./dev/builder-router.js";
-export { createAgentTestsRouter, type AgentTestsRouterOptions } from "./dev/agent-tests-router.js";
-export { AgentTestError, replayAgentTest, rebuildAgentTest, type ReplayOutcome } from "./dev/agent-test-replay.js";
-export {
-  createTelemetryRouter,
-  fileTelemetryConsent,
-  memoryTelemetryConsent,
-  type TelemetryConsentStore,
-} from "./dev/telemetry-consent.js";
 export {
   createDirectoryAgentLoader,
   AgentLoadError,
   relativizePaths,
-  MODULE_ENTRY_FILES,
-  YAML_ENTRY_FILES,
   type DirectoryAgentLoaderOptions,
   type LoaderLogger,
   type BuiltInTool,

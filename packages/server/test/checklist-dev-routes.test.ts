@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { ScriptedModel } from "@agentkit/core/testing";
-import {
-  createDebugRouter,
-  createEvalRouter,
-  createGraphRouter,
-  createInMemoryEvalStore,
-  createTraceRecorder,
-} from "../src/index.js";
+import { createGraphRouter } from "../src/index.js";
+import { createDebugRouter, createEvalRouter, createInMemoryEvalStore, createTraceRecorder } from "../src/devtools.js";
 import { json, post, startTestServer, userMessage, type Json, type TestServer } from "./support/test-server.js";
 import { uiSpanProblems } from "./telemetry/ui-span-validator.js";
 

@@ -4,7 +4,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { BaseLlm, LlmAgent, type LlmRequest, type LlmResponse } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
-import { createStaticAgentLoader, SessionRunQueue, type AgentLoader } from "../src/index.js";
+import { createStaticAgentLoader, type AgentLoader } from "../src/index.js";
+import { SessionRunQueue } from "../src/runs/session-run-queue.js";
 import { json, post, startTestServer, userMessage, type Json, type TestServer } from "./support/test-server.js";
 
 // No timers: every wait below is for something the server did (a model call, a request that

@@ -52,6 +52,12 @@ export abstract class BaseLlm {
     throw new ConfigurationError(`Model ${this.model} does not support live (BIDI) connections.`);
   }
 
+  /**
+   * Loads what the first call would load (adapter module, vendor SDK, clients) without calling
+   * the provider, so a server's first request does not pay for it. Default: nothing to load.
+   */
+  async warmUp(): Promise<void> {}
+
   /** Releases clients the model holds. */
   async close(): Promise<void> {}
 }

@@ -6,22 +6,31 @@ import { BaseAgent } from "../agents/base-agent.js";
  * Failures are collected and thrown together after every close ran.
  */
 export async function closeAgentTree(root: BaseAgent): Promise<void> {
-  const roots = new Set<BaseAgent>([root]);
-  const seen = new Set<BaseAgent>();
-  const visit = (agent: BaseAgent): void => {
-    if (seen.has(agent)) return;
-    seen.add(agent);
-    for (const sub of agent.subAgents) visit(sub);
-    for (const wrapped of agentsOfTools(agent)) {
-      if (!seen.has(wrapped)) roots.add(wrapped.rootAgent);
-      visit(wrapped);
-    }
-  };
-  visit(root);
+  const { roots } = walkAgentTree(root);
   const results = await Promise.allSettled([...roots].map((a) => a.close()));
   const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
   if (failures.length === 1) throw failures[0];
   if (failures.length > 1) throw new AggregateError(failures, `${failures.length} agents failed to close`);
+}
+
+/**
+ * Every agent of a tree, each once: sub-agents and agents wrapped in `AgentTool`s anywhere in
+ * it; `roots` are the tree's root and the roots of the wrapped agents' own trees.
+ */
+export function walkAgentTree(root: BaseAgent): { agents: Set<BaseAgent>; roots: Set<BaseAgent> } {
+  const roots = new Set<BaseAgent>([root]);
+  const agents = new Set<BaseAgent>();
+  const visit = (agent: BaseAgent): void => {
+    if (agents.has(agent)) return;
+    agents.add(agent);
+    for (const sub of agent.subAgents) visit(sub);
+    for (const wrapped of agentsOfTools(agent)) {
+      if (!agents.has(wrapped)) roots.add(wrapped.rootAgent);
+      visit(wrapped);
+    }
+  };
+  visit(root);
+  return { agents, roots };
 }
 
 /** Agents wrapped by tools (`AgentTool`) of an agent that has a `tools` list. */

@@ -19,6 +19,7 @@ import type { Session } from "../sessions/session.js";
 import { validateAppName, type App, type EventsCompactionConfig, type EventsSummarizer } from "./app.js";
 import { ContentsCache } from "../flows/contents-cache.js";
 import { closeAgentTree } from "./close-agents.js";
+import { warmUpAgentTree, type WarmUpReport } from "./warm-up.js";
 import { compactAfterRun } from "./compact-after-run.js";
 import { findAgentToRun } from "./find-agent-to-run.js";
 import { checkIncomingMessage } from "../flows/incoming-message-check.js";
@@ -292,6 +293,16 @@ export class Runner {
     const session = await this.sessionService.getSession(key);
     if (!session) throw new SessionNotFoundError(key);
     return sessionUsageFromEvents(session.events, this.prices);
+  }
+
+  /**
+   * Loads, before the first run, what the first run would load: the model of every LLM agent of
+   * the tree is resolved and its adapter and SDK imported (no provider is called). Failures are
+   * reported, not thrown; the run that needs the model raises them.
+   */
+  async warmUp(): Promise<WarmUpReport> {
+    this.assertOpen();
+    return warmUpAgentTree(this.agent, this.modelRegistry);
   }
 
   /**

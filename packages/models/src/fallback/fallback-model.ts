@@ -181,6 +181,14 @@ export class FallbackModel extends BaseLlm {
     throw lastFailure ?? this.allOpenError();
   }
 
+  /** Warms every wrapped model: a failover should not pay for loading the next adapter. */
+  override async warmUp(): Promise<void> {
+    const results = await Promise.allSettled(this.entries.map((e) => e.model.warmUp()));
+    const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
+    if (failures.length === 1) throw failures[0];
+    if (failures.length > 1) throw new AggregateError(failures, `${this.model}: several models failed to warm up`);
+  }
+
   /** Closes every wrapped model (all are tried; failures are thrown together). */
   override async close(): Promise<void> {
     const results = await Promise.allSettled(this.entries.map((e) => e.model.close()));

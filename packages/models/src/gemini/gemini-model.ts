@@ -85,6 +85,11 @@ export class Gemini extends BaseLlm {
   }
 
   /** Closes live sessions, deletes the context caches this model created, drops the client. */
+  /** Builds the SDK client now (a missing key or a bad option shows at start-up). */
+  override async warmUp(): Promise<void> {
+    this.getClient();
+  }
+
   override async close(): Promise<void> {
     await Promise.all([...this.connections].map((c) => c.close()));
     if (this.client) await this.cache.close();

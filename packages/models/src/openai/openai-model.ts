@@ -109,6 +109,11 @@ export class OpenAIModel extends BaseLlm {
   }
 
   /** Drops a client this model created (an injected client stays; its owner closes it). */
+  /** Builds the SDK client now (a missing key or a bad option shows at start-up). */
+  override async warmUp(): Promise<void> {
+    this.getClient();
+  }
+
   override async close(): Promise<void> {
     this.client = this.options.client;
   }

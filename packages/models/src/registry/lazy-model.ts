@@ -49,6 +49,11 @@ export class LazyModel extends BaseLlm {
     return (await this.getModel()).connect(request, options);
   }
 
+  /** Builds the real model now (importing its adapter and SDK) and warms it. */
+  override async warmUp(): Promise<void> {
+    await (await this.getModel()).warmUp();
+  }
+
   /** Closes the real model if one was built; never loads one just to close it. */
   override async close(): Promise<void> {
     const pending = this.pending;

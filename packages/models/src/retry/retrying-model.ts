@@ -55,6 +55,10 @@ export class RetryingModel extends BaseLlm {
     return this.inner.connect(request, options);
   }
 
+  override warmUp(): Promise<void> {
+    return this.inner.warmUp();
+  }
+
   override close(): Promise<void> {
     return this.inner.close();
   }

@@ -11,7 +11,6 @@ export {
 } from "./route-access.js";
 export {
   apiKeyAuthenticator,
-  parseApiKeyText,
   MIN_API_KEY_LENGTH,
   type ApiKeyAuthOptions,
   type ApiKeyEntry,

@@ -46,9 +46,20 @@ export class InvalidEvalIdError extends HttpRequestError {
   }
 }
 
-/** A metric name the server does not know. */
+/** A metric name the server does not know (`field`: where it was named, e.g. `criteria.x`). */
 export class UnknownMetricError extends HttpRequestError {
-  constructor(metricName: string, known: string[]) {
-    super(400, "UNKNOWN_METRIC", `Unknown eval metric "${metricName}". Known metrics: ${known.join(", ")}.`);
+  constructor(metricName: string, known: string[], field?: string) {
+    super(
+      400,
+      "UNKNOWN_METRIC",
+      `${field ? `${field}: ` : ""}Unknown eval metric "${metricName}". Known metrics: ${known.join(", ")}.`,
+    );
+  }
+}
+
+/** An eval config or a metric's criterion that is not valid; the message names the field. */
+export class InvalidEvalConfigError extends HttpRequestError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(400, "INVALID_EVAL_CONFIG", message, options);
   }
 }

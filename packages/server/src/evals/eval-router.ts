@@ -8,7 +8,6 @@ import {
   EvalResultNotFoundError,
   EvalSetAlreadyExistsError,
   EvalSetNotFoundError,
-  UnknownMetricError,
 } from "./eval-errors.js";
 import { createEvalMetrics, type EvalMetricsOptions } from "./eval-metrics.js";
 import { assertSafeId, type EvalStore } from "./eval-store.js";
@@ -24,6 +23,7 @@ import {
 } from "./eval-types.js";
 import { invocationsFromSession } from "./invocations-from-events.js";
 import { runEvalSet } from "./run-eval-set.js";
+import { checkEvalMetrics } from "./score-eval-case.js";
 import { KeyedQueue } from "@agentkit/core/internal";
 
 export type EvalRouterOptions = ServerContext &
@@ -190,8 +190,15 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
     const appName = await app(req);
     const body = parse(runBody, req.body ?? {});
     const metrics = (body.evalMetrics ?? DEFAULT_EVAL_METRICS) as EvalMetric[];
-    for (const m of metrics)
-      if (!definitions.has(m.metricName)) throw new UnknownMetricError(m.metricName, [...definitions.keys()]);
+    // What a client sends is data: a custom metric's code is named only in the developer's files.
+    const named = metrics.find((m) => m.customFunctionPath !== undefined);
+    if (named)
+      throw new HttpRequestError(
+        400,
+        "INVALID_REQUEST",
+        `eval_metrics.${named.metricName}.custom_function_path: custom metrics run from test_config.json (agentkit eval), not from a request`,
+      );
+    checkEvalMetrics(metrics, definitions);
     const set = await requireSet(appName, setId(req));
     const ids = body.evalCaseIds ?? body.evalIds;
     for (const id of ids ?? [])
@@ -254,7 +261,10 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
 
   const metricsInfo: Handler = async (req, res) => {
     await app(req);
-    res.json({ metricsInfo: [...definitions.values()].filter((d) => !d.unavailableReason).map((d) => d.info) });
+    // The UIs send a threshold for every metric they offer, which would turn an informational
+    // figure (efficiency) into a gate: the catalogue lists the metrics that can run and gate.
+    const offered = [...definitions.values()].filter((d) => !d.unavailableReason && !d.informational);
+    res.json({ metricsInfo: offered.map((d) => d.info) });
   };
 
   for (const prefix of ["/dev/apps/:app", "/apps/:app"]) {

@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promise
 import { join } from "node:path";
 import { ConfigurationError } from "@agentkit/core";
 import { assertSafeId, type EvalStore } from "./eval-store.js";
-import { parseEvalSet, type EvalSet, type EvalSetResult } from "./eval-types.js";
+import { parseEvalSet, parseEvalSetResult, type EvalSet } from "./eval-types.js";
 
 /** A stored file that is not what it should be: the developer fixes or deletes it. */
 function corrupt(file: string, error: unknown): ConfigurationError {
@@ -98,13 +98,13 @@ export function createFileEvalStore({ dir }: FileEvalStoreOptions): EvalStore {
       assertSafeId("eval result id", id);
       const file = join(resultsDir(app), id + RESULT_SUFFIX);
       const raw = await read(file);
-      if (
-        raw !== undefined &&
-        (typeof raw !== "object" || raw === null || !Array.isArray((raw as EvalSetResult).evalCaseResults))
-      ) {
-        throw corrupt(file, new Error("evalCaseResults: expected an array"));
+      if (raw === undefined) return undefined;
+      try {
+        // Ours (camelCase JSON) or ADK Python's (snake_case JSON inside a JSON string).
+        return parseEvalSetResult(raw);
+      } catch (error) {
+        throw corrupt(file, error);
       }
-      return raw as EvalSetResult | undefined;
     },
     async putEvalSetResult(app, result) {
       assertSafeId("eval result id", result.evalSetResultId);

@@ -2,11 +2,12 @@ import {
   getFunctionCalls,
   getFunctionResponses,
   isFinalResponse,
+  readInvocationUsage,
   type Content,
   type Event,
   type Part,
 } from "@agentkit/core";
-import type { Invocation } from "./eval-types.js";
+import type { IntermediateData, Invocation } from "./eval-types.js";
 
 function isUserTurn(event: Event): boolean {
   if (event.author !== "user" || !event.content?.parts?.length) return false;
@@ -33,10 +34,12 @@ export function invocationFromEvents(
     intermediateData: { toolUses: [], toolResponses: [], intermediateResponses: [] },
     creationTimestamp: events[0]?.timestamp ?? Date.now() / 1000,
   };
-  const data = invocation.intermediateData!;
+  const data = invocation.intermediateData as IntermediateData;
   let finalAuthor = "";
   for (const event of events) {
     if (event.partial) continue;
+    const usage = readInvocationUsage(event);
+    if (usage) invocation.usage = usage;
     data.toolUses.push(...getFunctionCalls(event).map((c) => structuredClone(c)));
     data.toolResponses.push(...getFunctionResponses(event).map((r) => structuredClone(r)));
     if (event.author === "user") continue;

@@ -1,9 +1,14 @@
-/** Lower-cased word tokens (letters and digits of any script). */
+/** Han, kana and Hangul syllables are scored one character at a time (no spaces between words). */
+const TOKEN =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])[\p{L}\p{N}\p{M}])+/gu;
+
+/**
+ * Lower-cased word tokens of any script: letters with their accents (NFKC-normalised, so a
+ * precomposed and a decomposed "é" are the same token), digits, and each Chinese or Japanese
+ * character on its own.
+ */
 export function tokenize(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((t) => t !== "");
+  return text.normalize("NFKC").toLowerCase().match(TOKEN) ?? [];
 }
 
 /**

@@ -1,18 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { sessionToJson, type BaseSessionService, type Event, type Runner } from "@agentkit/core";
 import type { EvalMetricDefinition } from "./eval-metrics.js";
-import {
-  EvalStatus,
-  type EvalCase,
-  type EvalCaseResult,
-  type EvalMetric,
-  type EvalMetricResult,
-  type EvalMetricResultPerInvocation,
-  type EvalSet,
-  type EvalSetResult,
-  type Invocation,
-} from "./eval-types.js";
+import type { EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, Invocation } from "./eval-types.js";
 import { invocationFromEvents } from "./invocations-from-events.js";
+import { scoreEvalCase } from "./score-eval-case.js";
 
 export interface RunEvalSetOptions {
   runner: Runner;
@@ -33,8 +24,8 @@ export const EVAL_SESSION_PREFIX = "___eval___session___";
 
 /**
  * Runs the cases of an eval set: each case replays its user turns through the app's runner on
- * a fresh session (with the case's initial state), then every metric scores each invocation
- * against the expected one and the overall score (the mean) against the threshold.
+ * a fresh session (with the case's initial state), then `scoreEvalCase` scores the turns with
+ * every metric (per turn and overall, against the thresholds and criteria).
  */
 export async function runEvalSet(options: RunEvalSetOptions): Promise<EvalSetResult> {
   const wanted = options.evalCaseIds && options.evalCaseIds.length > 0 ? new Set(options.evalCaseIds) : undefined;
@@ -73,7 +64,7 @@ async function runEvalCase(options: RunEvalSetOptions, evalCase: EvalCase): Prom
   const actual: Invocation[] = [];
   let failure: string | undefined;
   try {
-    for (const expected of evalCase.conversation) {
+    for (const expected of evalCase.conversation ?? []) {
       const events: Event[] = [];
       for await (const event of options.runner.runAsync({
         userId,
@@ -90,73 +81,18 @@ async function runEvalCase(options: RunEvalSetOptions, evalCase: EvalCase): Prom
     failure = `the agent run failed: ${error instanceof Error ? error.message : String(error)}`;
   }
 
-  const perInvocation: EvalMetricResultPerInvocation[] = evalCase.conversation.map((expected, i) => ({
-    actualInvocation: actual[i] ?? {
-      invocationId: "",
-      userContent: expected.userContent,
-      creationTimestamp: Date.now() / 1000,
-    },
-    expectedInvocation: expected,
-    evalMetricResults: [],
-  }));
-  const overall: EvalMetricResult[] = [];
-  for (const metric of options.metrics) {
-    const definition = options.definitions.get(metric.metricName);
-    const scores: number[] = [];
-    let reason = failure ?? definition?.unavailableReason;
-    if (!reason && definition) {
-      for (const [i, row] of perInvocation.entries()) {
-        const verdict = await definition.evaluate(actual[i]!, row.expectedInvocation, options.signal);
-        if ("notEvaluated" in verdict) {
-          reason = verdict.notEvaluated;
-          row.evalMetricResults.push(notEvaluated(metric, verdict.notEvaluated));
-        } else {
-          scores.push(verdict.score);
-          row.evalMetricResults.push(scored(metric, verdict.score, verdict.details));
-        }
-      }
-    }
-    if (reason || scores.length === 0) {
-      overall.push(notEvaluated(metric, reason ?? "the case has no invocations to compare"));
-      if (reason && (failure || definition?.unavailableReason))
-        for (const row of perInvocation) row.evalMetricResults.push(notEvaluated(metric, reason));
-    } else {
-      overall.push(scored(metric, scores.reduce((a, b) => a + b, 0) / scores.length));
-    }
-  }
-  const statuses = overall.map((r) => r.evalStatus);
-  const finalEvalStatus =
-    failure || statuses.includes(EvalStatus.FAILED)
-      ? EvalStatus.FAILED
-      : statuses.includes(EvalStatus.PASSED)
-        ? EvalStatus.PASSED
-        : EvalStatus.NOT_EVALUATED;
+  const scores = await scoreEvalCase({
+    evalCase,
+    actual,
+    metrics: options.metrics,
+    definitions: options.definitions,
+    ...(failure ? { failure } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const stored = await options.sessionService.getSession({ appName: options.appName, userId, sessionId: session.id });
   return {
     ...base,
-    finalEvalStatus,
-    overallEvalMetricResults: overall,
-    evalMetricResultPerInvocation: perInvocation,
+    ...scores,
     ...(stored ? { sessionDetails: sessionToJson(stored) } : {}),
-  };
-}
-
-function scored(metric: EvalMetric, score: number, details?: Record<string, unknown>): EvalMetricResult {
-  const result: EvalMetricResult = {
-    metricName: metric.metricName,
-    threshold: metric.threshold,
-    score,
-    evalStatus: score >= metric.threshold ? EvalStatus.PASSED : EvalStatus.FAILED,
-  };
-  if (details) result.details = details;
-  return result;
-}
-
-function notEvaluated(metric: EvalMetric, reason: string): EvalMetricResult {
-  return {
-    metricName: metric.metricName,
-    threshold: metric.threshold,
-    evalStatus: EvalStatus.NOT_EVALUATED,
-    details: { reason },
   };
 }

@@ -1,7 +1,4 @@
-import { KeyedQueue, type ReleaseSlot, SessionQueueKey } from "@agentkit/core/internal";
-
-/** Releases a slot taken with `SessionRunQueue.acquire`; calling it twice is harmless. */
-export type ReleaseRun = ReleaseSlot;
+import { KeyedQueue, SessionQueueKey } from "@agentkit/core/internal";
 
 /**
  * Serializes work on one session inside this process: runs (and state patches) on the same

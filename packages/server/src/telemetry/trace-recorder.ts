@@ -51,10 +51,10 @@ export function createTraceRecorder(options: TraceRecorderOptions = {}): TraceRe
   let provider: Promise<TracerProvider> | undefined;
   let shutting: Promise<void> | undefined;
   const startProvider = async (): Promise<TracerProvider> => {
-    const [{ resourceFromAttributes }, { TracerProvider }] = await Promise.all([
-      import("@opentelemetry/resources"),
-      import("@opentelemetry/sdk-trace"),
-    ]);
+    // One after the other: both load @opentelemetry/api, and jest's ESM loader fails a module
+    // graph that two dynamic imports link at once ("not in cache"); Node itself does not mind.
+    const { TracerProvider } = await import("@opentelemetry/sdk-trace");
+    const { resourceFromAttributes } = await import("@opentelemetry/resources");
     return new TracerProvider({
       resource: resourceFromAttributes({ "service.name": options.serviceName ?? "agentkit" }),
       spanProcessors: [store],

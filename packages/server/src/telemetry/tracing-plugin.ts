@@ -81,10 +81,10 @@ export class TracingPlugin extends BasePlugin {
   /** Loads @opentelemetry/api (and the tracer, when given as a function) once. */
   private load(): Promise<void> {
     this.loading ??= (async () => {
-      const [api, tracer] = await Promise.all([
-        import("@opentelemetry/api"),
-        typeof this.source === "function" ? this.source() : this.source,
-      ]);
+      // In sequence: the tracer's source imports the SDK, which loads @opentelemetry/api too
+      // (see createTraceRecorder on linking one module graph from two dynamic imports at once).
+      const tracer = typeof this.source === "function" ? await this.source() : this.source;
+      const api = await import("@opentelemetry/api");
       this.otel = { ROOT_CONTEXT: api.ROOT_CONTEXT, trace: api.trace };
       this.tracer = tracer;
     })();

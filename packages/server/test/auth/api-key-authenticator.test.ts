@@ -4,7 +4,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { apiKeyAuthenticator, parseApiKeyText } from "../../src/index.js";
+import { parseApiKeyText } from "../../src/auth/api-key-authenticator.js";
+import { apiKeyAuthenticator } from "../../src/index.js";
 import { bearer, KEYS, startAuthServer, type AuthTestServer } from "./auth-server.js";
 
 const SECRET = "s3cret-key-that-must-not-leak";

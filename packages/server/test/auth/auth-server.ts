@@ -9,17 +9,19 @@ import { ScriptedLiveModel, ScriptedModel } from "@agentkit/core/testing";
 import {
   apiKeyAuthenticator,
   createAgentServer,
-  createDebugRouter,
-  createEvalRouter,
   createGraphRouter,
-  createInMemoryEvalStore,
   createStaticAgentLoader,
-  createTraceRecorder,
   type AgentServer,
   type AgentServerOptions,
   type ServerLogger,
-  type TraceRecorder,
 } from "../../src/index.js";
+import {
+  createDebugRouter,
+  createEvalRouter,
+  createInMemoryEvalStore,
+  createTraceRecorder,
+  type TraceRecorder,
+} from "../../src/devtools.js";
 import { checklistAgent } from "../support/test-server.js";
 
 /** Three principals: two plain users and an admin (user "root"). */

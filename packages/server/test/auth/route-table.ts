@@ -68,7 +68,6 @@ export const TABLE: Record<string, Access> = {
   "GET /dev-ui": "public",
   "GET /dev-ui/assets/config/runtime-config.json": "public",
   "GET /dev-ui/config": "public",
-  // where an OAuth provider sends the user's browser back: a navigation, so no bearer token
   "GET /dev-ui/oauth/callback": "public",
   "USE /dev-ui": "public",
   // dev routes (web mode)

@@ -9,16 +9,18 @@ import { ADMIN_SCOPE, setPrincipal } from "../../src/auth/principal.js";
 import { devToolsGate } from "../../src/http/dev-tools-gate.js";
 import {
   createAgentServer,
-  createDebugRouter,
   createDirectoryAgentLoader,
-  createEvalRouter,
   createGraphRouter,
-  createInMemoryEvalStore,
-  createTraceRecorder,
   type AgentLoader,
   type AgentServer,
   type AgentServerOptions,
 } from "../../src/index.js";
+import {
+  createDebugRouter,
+  createEvalRouter,
+  createInMemoryEvalStore,
+  createTraceRecorder,
+} from "../../src/devtools.js";
 import { makeAgentsDir, type TempAgentsDir } from "../loader/agents-dir.js";
 import { json } from "../support/test-server.js";
 

@@ -50,7 +50,15 @@ describe("eval routes with a judge model", () => {
     ).toBe(200);
 
     model.push(ScriptedModel.text("It's Paris."));
-    judge.push(ScriptedModel.text("valid"), ScriptedModel.text("2"));
+    // ADK's default of 5 samples per verdict: five for the match, five ratings.
+    judge.push(
+      ScriptedModel.text("valid"),
+      ScriptedModel.text("The answer names Paris.\nvalid"),
+      ScriptedModel.text("invalid"),
+      ScriptedModel.text("valid"),
+      ScriptedModel.text("valid"),
+      ...["2", "2", "3", "1", "2"].map((r) => ScriptedModel.text(r)),
+    );
     const { status, body } = await sendJson("POST", `${base}/eval_sets/geo_set/run_eval`, {
       evalIds: ["france"],
       evalMetrics: [
@@ -64,6 +72,10 @@ describe("eval routes with a judge model", () => {
       ["final_response_match_v2", 1, EvalStatus.PASSED],
       ["response_evaluation_score", 2, EvalStatus.FAILED],
     ]);
+    // The raw verdicts stay in the result for inspection.
+    const [v2Turn] = result!.evalMetricResultPerInvocation[0]!.evalMetricResults;
+    expect(v2Turn!.details).toMatchObject({ votes: { valid: 4, invalid: 1 } });
+    expect((v2Turn!.details!.judgeSamples as { raw: string }[]).map((s) => s.raw)).toContain("invalid");
     expect(result!.finalEvalStatus).toBe(EvalStatus.FAILED);
     const judgePrompt = judge.requests[0]!.contents[0]!.parts![0]!.text!;
     expect(judgePrompt).toContain("Reference answer: Paris is the capital of France.");

@@ -10,6 +10,7 @@ import {
   createFileEvalStore,
   EVAL_SESSION_PREFIX,
   EvalStatus,
+  toolUsesOf,
   type EvalCase,
   type EvalSetResult,
   type RunEvalResult,
@@ -101,9 +102,9 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
     const oslo = (await getJson(`${base}/eval_sets/smoke/evals/oslo`)).body as EvalCase;
     expect(oslo.sessionInput).toEqual({ appName: "weather", userId: "u", state: {} });
     expect(oslo.conversation).toHaveLength(1);
-    expect(oslo.conversation[0]!.userContent.parts![0]!.text).toBe("weather in Oslo?");
-    expect(oslo.conversation[0]!.finalResponse!.parts![0]!.text).toBe("It is sunny in Oslo today");
-    expect(oslo.conversation[0]!.intermediateData!.toolUses.map((t) => [t.name, t.args])).toEqual([
+    expect(oslo.conversation![0]!.userContent.parts![0]!.text).toBe("weather in Oslo?");
+    expect(oslo.conversation![0]!.finalResponse!.parts![0]!.text).toBe("It is sunny in Oslo today");
+    expect(toolUsesOf(oslo.conversation![0]!).map((t) => [t.name, t.args])).toEqual([
       ["get_weather", { city: "Oslo" }],
     ]);
   });
@@ -148,8 +149,8 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
     expect(match!.score).toBeLessThan(0.7);
     expect(match!.evalStatus).toBe(EvalStatus.FAILED);
     const perInvocation = bergen.evalMetricResultPerInvocation[0]!;
-    expect(perInvocation.actualInvocation.intermediateData!.toolUses[0]!.args).toEqual({ city: "Oslo" });
-    expect(perInvocation.expectedInvocation.intermediateData!.toolUses[0]!.args).toEqual({ city: "Bergen" });
+    expect(toolUsesOf(perInvocation.actualInvocation)[0]!.args).toEqual({ city: "Oslo" });
+    expect(toolUsesOf(perInvocation.expectedInvocation!)[0]!.args).toEqual({ city: "Bergen" });
     expect(perInvocation.actualInvocation.finalResponse!.parts![0]!.text).toBe("I cannot tell");
     // legacy pair form for old clients
     expect(bergen.evalMetricResults[0]![0]).toEqual(metrics[0]);
@@ -196,6 +197,8 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
         metricsInfo: { metricName: string; metricValueInfo: { interval: { minValue: number; maxValue: number } } }[];
       }
     ).metricsInfo;
+    // Without a judge model: the deterministic metrics. The efficiency figures are informational
+    // (a UI would send them a threshold), so they are run from test_config.json, not offered here.
     expect(info.map((m) => m.metricName).sort()).toEqual(["response_match_score", "tool_trajectory_avg_score"]);
     expect(info[0]!.metricValueInfo.interval).toMatchObject({ minValue: 0, maxValue: 1 });
   });
@@ -204,14 +207,14 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
     const oslo = (await getJson(`${base}/eval_sets/smoke/evals/oslo`)).body as EvalCase;
     const edited = {
       ...oslo,
-      conversation: oslo.conversation.map((c) => ({
+      conversation: oslo.conversation!.map((c) => ({
         ...c,
         finalResponse: { role: "model", parts: [{ text: "Sunny!" }] },
       })),
     };
     expect((await sendJson("PUT", `${base}/eval_sets/smoke/evals/oslo`, edited)).status).toBe(200);
     const reread = (await getJson(`${base}/eval-sets/smoke/eval-cases/oslo`)).body as EvalCase;
-    expect(reread.conversation[0]!.finalResponse!.parts![0]!.text).toBe("Sunny!");
+    expect(reread.conversation![0]!.finalResponse!.parts![0]!.text).toBe("Sunny!");
     expect((await sendJson("DELETE", `${base}/eval_sets/smoke/evals/bergen`)).status).toBe(200);
     expect((await getJson(`${base}/eval_sets/smoke/evals/bergen`)).status).toBe(404);
     expect((await getJson(`${base}/eval_sets/smoke/evals`)).body).toEqual(["oslo"]);
@@ -244,6 +247,28 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
       sendJson("POST", `${base}/eval_sets/smoke/run_eval`, { evalMetrics: [{ metricName: "bogus", threshold: 1 }] }),
       400,
       "Unknown eval metric",
+    );
+    await expectError(
+      sendJson("POST", `${base}/eval-sets/smoke/run`, {
+        eval_metrics: [{ metric_name: "tool_trajectory_avg_score", criterion: { threshold: 1, match_type: "LOOSE" } }],
+      }),
+      400,
+      "eval_metrics.tool_trajectory_avg_score.match_type",
+    );
+    await expectError(
+      sendJson("POST", `${base}/eval-sets/smoke/run`, {
+        eval_metrics: [{ metric_name: "response_match_score", threshold: 7 }],
+      }),
+      400,
+      "outside the metric's range [0, 1]",
+    );
+    // A request is data: it may not name code to run.
+    await expectError(
+      sendJson("POST", `${base}/eval-sets/smoke/run`, {
+        eval_metrics: [{ metric_name: "mine", threshold: 1, custom_function_path: "weather.metrics.score" }],
+      }),
+      400,
+      "custom_function_path",
     );
     await expectError(
       sendJson("POST", `${base}/eval_sets/smoke/run_eval`, { evalIds: ["ghost"] }),

@@ -1,11 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { ConfigurationError } from "@agentkit/core";
 import {
   createFileEvalStore,
   createInMemoryEvalStore,
+  EvalStatus,
   InvalidEvalIdError,
   type EvalSet,
   type EvalSetResult,
@@ -132,6 +134,32 @@ describe("file store with a damaged file", () => {
       await expect(store.getEvalSet("app", "wrong")).rejects.toThrow(/wrong\.evalset\.json is not valid \(evalCases: /);
       await expect(store.getEvalSet("app", "wrong")).rejects.toBeInstanceOf(ConfigurationError);
       expect(await store.getEvalSet("app", "good")).toEqual(set("good"));
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("file store with ADK Python's files", () => {
+  it("reads a result ADK Python's results manager wrote (snake_case JSON inside a JSON string)", async () => {
+    const root = await mkdtemp(join(tmpdir(), "agentkit-evals-"));
+    try {
+      const store = createFileEvalStore({ dir: root });
+      const id = "thermostat_thermostat_set_1764000100.0";
+      await mkdir(join(root, "app", "eval_history"), { recursive: true });
+      await copyFile(
+        join(dirname(fileURLToPath(import.meta.url)), "fixtures", "adk", "thermostat.evalset_result.json"),
+        join(root, "app", "eval_history", `${id}.evalset_result.json`),
+      );
+      expect(await store.listEvalSetResults("app")).toEqual([id]);
+      const loaded = await store.getEvalSetResult("app", id);
+      expect(loaded).toMatchObject({
+        evalSetResultId: id,
+        evalSetId: "thermostat_set",
+        evalCaseResults: [
+          { evalId: "heat_kitchen", finalEvalStatus: EvalStatus.PASSED, sessionId: "___eval___session___abc" },
+        ],
+      });
     } finally {
       await rm(root, { recursive: true, force: true });
     }

@@ -40,16 +40,16 @@ describe("eval metrics", () => {
   it("tool_trajectory_avg_score: 1 only for the same calls with the same args in the same order", async () => {
     const a = { name: "get_weather", args: { city: "Oslo", days: 2 } };
     const b = { name: "get_time", args: {} };
-    expect(await trajectory.evaluate(inv("x", [a, b]), inv("x", [a, b]))).toEqual({ score: 1 });
-    expect(
-      await trajectory.evaluate(inv("x", [{ name: "get_weather", args: { days: 2, city: "Oslo" } }]), inv("x", [a])),
-    ).toEqual({ score: 1 });
-    expect(await trajectory.evaluate(inv("x", [b, a]), inv("x", [a, b]))).toEqual({ score: 0 });
-    expect(
-      await trajectory.evaluate(inv("x", [{ name: "get_weather", args: { city: "Bergen", days: 2 } }]), inv("x", [a])),
-    ).toEqual({ score: 0 });
-    expect(await trajectory.evaluate(inv("x", [a]), inv("x", [a, b]))).toEqual({ score: 0 });
-    expect(await trajectory.evaluate(inv("x"), inv("y"))).toEqual({ score: 1 });
+    const score = async (actual: Invocation, expected: Invocation) => {
+      const verdict = await trajectory.evaluate(actual, expected);
+      return "score" in verdict ? verdict.score : verdict.notEvaluated;
+    };
+    expect(await score(inv("x", [a, b]), inv("x", [a, b]))).toBe(1);
+    expect(await score(inv("x", [{ name: "get_weather", args: { days: 2, city: "Oslo" } }]), inv("x", [a]))).toBe(1);
+    expect(await score(inv("x", [b, a]), inv("x", [a, b]))).toBe(0);
+    expect(await score(inv("x", [{ name: "get_weather", args: { city: "Bergen", days: 2 } }]), inv("x", [a]))).toBe(0);
+    expect(await score(inv("x", [a]), inv("x", [a, b]))).toBe(0);
+    expect(await score(inv("x"), inv("y"))).toBe(1);
   });
 
   it("response_match_score: ROUGE-1 F1 of the final responses", async () => {
@@ -61,29 +61,36 @@ describe("eval metrics", () => {
   it("judged metrics are unavailable without a judge, with a message saying how to enable them", async () => {
     const judgedMetric = metrics.get("final_response_match_v2")!;
     expect(judgedMetric.unavailableReason).toMatch(/judge model.*judgeModel/);
-    expect(await judgedMetric.evaluate(inv("a"), inv("a"))).toEqual({ notEvaluated: judgedMetric.unavailableReason });
+    expect(await judgedMetric.evaluate(inv("a"), inv("a"))).toEqual({
+      notEvaluated: expect.stringContaining("needs a judge model"),
+    });
     expect(metrics.get("response_evaluation_score")!.unavailableReason).toBeDefined();
   });
 
-  it("judged metrics ask the judge model and read its verdict", async () => {
+  it("judged metrics ask the judge model and read its verdict (one sample per call through evaluate)", async () => {
+    // `evaluate` uses the default criterion: ADK's 5 samples per verdict.
     const judge = new ScriptedModel({
       steps: [
-        ScriptedModel.text("valid"),
-        ScriptedModel.text("Invalid."),
-        ScriptedModel.text("4"),
-        ScriptedModel.text("no idea"),
+        ...["valid", "valid", "Invalid.", "valid", "invalid"].map((t) => ScriptedModel.text(t)),
+        ...["4", "5", "4", "3", "4"].map((t) => ScriptedModel.text(t)),
+        ...Array.from({ length: 5 }, () => ScriptedModel.text("no idea")),
       ],
     });
     const withJudge = createEvalMetrics({ judgeModel: judge });
     const v2 = withJudge.get("final_response_match_v2")!;
     expect(v2.unavailableReason).toBeUndefined();
-    expect(await v2.evaluate(inv("Sunny"), inv("It is sunny"))).toMatchObject({ score: 1 });
-    expect(await v2.evaluate(inv("Rain"), inv("It is sunny"))).toMatchObject({ score: 0 });
+    // 3 valid against 2 invalid: the majority says valid.
+    expect(await v2.evaluate(inv("Sunny"), inv("It is sunny"))).toMatchObject({
+      score: 1,
+      details: { votes: { valid: 3, invalid: 2 } },
+    });
     expect(judge.requests[0]!.contents[0]!.parts![0]!.text).toContain("Reference answer: It is sunny");
     const rating = withJudge.get("response_evaluation_score")!;
+    // The mean of the five ratings: (4 + 5 + 4 + 3 + 4) / 5.
     expect(await rating.evaluate(inv("Sunny"), inv("x"))).toMatchObject({ score: 4 });
     const unrated = await rating.evaluate(inv("Sunny"), inv("x"));
     expect("notEvaluated" in unrated && unrated.notEvaluated).toContain("no 1-5 rating");
+    judge.assertConsumed();
   });
 });
 

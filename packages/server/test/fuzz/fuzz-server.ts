@@ -20,16 +20,8 @@ import {
 } from "@agentkit/core";
 import { ScriptedLiveModel } from "@agentkit/core/testing";
 import { SqliteSessionService } from "@agentkit/sessions/sqlite";
-import {
-  createAgentServer,
-  createDebugRouter,
-  createEvalRouter,
-  createFileEvalStore,
-  createGraphRouter,
-  createStaticAgentLoader,
-  createTraceRecorder,
-  type AgentServer,
-} from "../../src/index.js";
+import { createAgentServer, createGraphRouter, createStaticAgentLoader, type AgentServer } from "../../src/index.js";
+import { createDebugRouter, createEvalRouter, createFileEvalStore, createTraceRecorder } from "../../src/devtools.js";
 import { recordingLogger } from "../support/test-server.js";
 
 /**

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "@jest/globals";
+import { join, relative } from "node:path";
+import { valueImportClosure } from "../lib/import-closure.mjs";
+
+const serverDir = join(import.meta.dirname, "..", "..", "packages", "server");
+
+describe("@agentkit/server entries", () => {
+  it("the root entry (what a production API server imports) loads no dev tooling and no OpenTelemetry", () => {
+    const { files, packages } = valueImportClosure(serverDir, "src/index.ts");
+    const local = files.map((f) => relative(serverDir, f));
+    expect(local.filter((f) => f.startsWith("src/telemetry/") || f.startsWith("src/evals/"))).toEqual([]);
+    expect(packages.filter((p) => p.startsWith("@opentelemetry/"))).toEqual([]);
+    // The closure is real: the server's own modules are in it.
+    expect(local).toContain("src/create-agent-server.ts");
+  });
+
+  it("the devtools entry holds traces and evals", () => {
+    const { files } = valueImportClosure(serverDir, "src/devtools.ts");
+    const local = files.map((f) => relative(serverDir, f));
+    expect(local.some((f) => f.startsWith("src/telemetry/"))).toBe(true);
+    expect(local.some((f) => f.startsWith("src/evals/"))).toBe(true);
+  });
+});
