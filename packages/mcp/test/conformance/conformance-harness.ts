@@ -1,6 +1,7 @@
 // Shared by the conformance test files (client mode, client mode auth, server mode): the
 // official MCP conformance tool (@modelcontextprotocol/conformance 0.1.16), how to run it, how to
-// read its checks, and the bundled client. Split in files so jest runs them side by side.
+// read its checks, and the bundled client. In three files so each one's time shows, and jest runs
+// them side by side where a package gets more than one worker (4 cores or more).
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
