@@ -27,7 +27,9 @@ function tempDir(): string {
   dirs.push(d);
   return d;
 }
-async function open(uris: Parameters<typeof createServices>[0], probeTimeoutMs = 5000): Promise<Services> {
+// The start-up probe's limit: generous, so a loaded machine's slow answer is not taken for none
+// (the tests of unreachable services fail on a refusal or the URI's own short timeout first).
+async function open(uris: Parameters<typeof createServices>[0], probeTimeoutMs = 60_000): Promise<Services> {
   const services = await createServices(uris, { agentsDir: tempDir(), probeTimeoutMs });
   opened.push(services);
   return services;
@@ -112,7 +114,7 @@ describe("createServices with mongodb://", () => {
     await expect(
       createServices(
         { sessionServiceUri: uri, artifactServiceUri: "memory://" },
-        { agentsDir: tempDir(), probeTimeoutMs: 5000 },
+        { agentsDir: tempDir(), probeTimeoutMs: 60_000 },
       ),
     ).rejects.toThrow(
       new RegExp(
