@@ -27,11 +27,11 @@ afterAll(() => {
 describe.each(publishable)("$name", ({ name, dir, pkg }) => {
   it("passes publint", async () => {
     expect(await publintMessages(packs.get(name)!.tarball)).toEqual([]);
-  }, 60_000);
+  });
 
   it("resolves to types and ESM for TypeScript and bundlers (attw, esm-only profile)", () => {
     expect(attwProblems(packs.get(name)!.tarball, env)).toEqual([]);
-  }, 60_000);
+  });
 
   it("ships every file its exports and source maps name", () => {
     expect(missingFromPack(dir, pkg, packs.get(name)!.files)).toEqual([]);
@@ -71,7 +71,7 @@ describe("the checks", () => {
       "exports target ./dist/index.d.ts",
       "../src/index.ts (source of dist/index.js.map)",
     ]);
-  }, 60_000);
+  });
 });
 
 describe("every package.json of the workspace", () => {

@@ -86,7 +86,7 @@ beforeAll(async () => {
     AdkApiClient: new (config: { backendUrl: string }) => AdkApiClient;
   };
   client = new AdkApiClient({ backendUrl: server.url });
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();

@@ -143,7 +143,7 @@ describe("agentkit conformance", () => {
       /the session differs from generated-session\.yaml:\n\s+events\[\d+\]\.content\.parts\[0\]\.text: expected "Goodbye\.", got "You are welcome\."/,
     );
     expect(toolRuns()).toBe(1);
-  }, 60_000);
+  });
 
   it("reports a broken spec as a failed case and a missing cases folder as an error", async () => {
     const broken = join(casesDir, "broken", "no_agent");
@@ -156,5 +156,5 @@ describe("agentkit conformance", () => {
     const missing = await cli(["conformance", "test", join(root, "nope"), "--agents-dir", agentsDir]);
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/Cannot read the conformance cases directory .*nope/);
-  }, 30_000);
+  });
 });

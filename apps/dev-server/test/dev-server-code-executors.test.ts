@@ -108,7 +108,7 @@ code_executor:
     } finally {
       await runner.close();
     }
-  }, 60_000);
+  });
 
   it("LocalCodeExecutor with ADK's list of args, timeout in milliseconds", async () => {
     app(

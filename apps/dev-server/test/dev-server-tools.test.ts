@@ -49,7 +49,7 @@ tools:
     } finally {
       await loader.close();
     }
-  }, 60_000);
+  });
 
   it("reports bad McpToolset args as a load error naming the file and the field", async () => {
     app(

@@ -125,7 +125,7 @@ tools:
     } finally {
       await loader.close();
     }
-  }, 60_000);
+  });
 
   it("also accepts OpenApiToolset, ComputerUseToolset and VertexAiRagRetrieval (built without starting a browser or calling Google)", async () => {
     app(
@@ -166,7 +166,7 @@ tools:
     } finally {
       await loader.close();
     }
-  }, 60_000);
+  });
 
   it("resolves a relative spec_path against the folder of the YAML file, not the working directory", async () => {
     app(

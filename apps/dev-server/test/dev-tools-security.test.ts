@@ -26,7 +26,7 @@ beforeAll(async () => {
   // before. What must hold is that none of them turns a client's data into code.
   cli = startCli(["web", agents.dir, "--port", "0"], OFFLINE_ENV);
   url = await cli.listening(60_000);
-}, 90_000);
+});
 afterAll(async () => {
   await cli?.stop();
   agents?.remove();
@@ -178,5 +178,5 @@ describe("agentkit api-server", () => {
     } finally {
       await api.stop();
     }
-  }, 90_000);
+  });
 });

@@ -43,7 +43,7 @@ beforeAll(async () => {
     { AGENTKIT_LOG_LEVEL: "warn" },
   );
   url = await cli.listening();
-}, 90_000);
+});
 
 afterAll(async () => {
   await cli?.stop();

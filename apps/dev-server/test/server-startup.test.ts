@@ -81,13 +81,13 @@ describe("agentkit start-up", () => {
       .map((c) => c.trim())
       .filter(Boolean);
     expect(children.filter((c) => c !== "esbuild")).toEqual([]);
-  }, 90_000);
+  });
 
   it("an unknown AGENTKIT_RUNTIME is a usage error (exit 2)", async () => {
     const p = start(["help"], { AGENTKIT_RUNTIME: "bogus" });
     expect(await p.exited).toBe(2);
     expect(p.errors()).toContain('AGENTKIT_RUNTIME must be "source" or "dist", got "bogus"');
-  }, 30_000);
+  });
 
   // The test task depends on `build` (turbo.json), so the built packages and CLI exist here.
   it("AGENTKIT_RUNTIME=dist serves from the built packages and CLI, without tsx", async () => {
@@ -96,7 +96,7 @@ describe("agentkit start-up", () => {
     const url = await listening(p);
     expect(await firstAnswer(url)).toMatch(/demo/i);
     expect(p.errors()).toContain("hooks ready (dist)");
-  }, 90_000);
+  });
 
   it("AGENTKIT_RUNTIME=dist without a build says to build first (exit 2)", async () => {
     // A copy of the bin where ../dist does not exist.
@@ -117,5 +117,5 @@ describe("agentkit start-up", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  });
 });

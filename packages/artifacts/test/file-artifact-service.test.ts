@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { watch, type FSWatcher } from "node:fs";
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -43,7 +44,15 @@ describe("FileArtifactService", () => {
     rootDir = join(outer, "root");
     service = new FileArtifactService({ rootDir });
   });
+  // The crash test's child: it must not outlive a failed test (it would keep writing into rootDir).
+  let writer: ChildProcess | undefined;
   afterEach(async () => {
+    if (writer && writer.exitCode === null && writer.signalCode === null) {
+      const exited = once(writer, "exit");
+      writer.kill("SIGKILL");
+      await exited;
+    }
+    writer = undefined;
     await service.close();
     await rm(outer, { recursive: true, force: true });
   });
@@ -157,10 +166,11 @@ describe("FileArtifactService", () => {
   });
 
   it("a process killed (SIGKILL) in the middle of saving leaves only whole versions behind", async () => {
-    const writer = fileURLToPath(new URL("./fixtures/crash-writer.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--conditions=@agentkit/source", "--import", "tsx", writer, rootDir], {
+    const script = fileURLToPath(new URL("./fixtures/crash-writer.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--conditions=@agentkit/source", "--import", "tsx", script, rootDir], {
       stdio: ["ignore", "pipe", "pipe"],
     });
+    writer = child;
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<NodeJS.Signals | null>((resolve) =>
@@ -211,7 +221,7 @@ describe("FileArtifactService", () => {
     expect(
       await reopened.saveArtifact({ ...scope, filename: "stream.bin", artifact: { text: "after the crash" } }),
     ).toBe(versions.length);
-  }, 30_000);
+  });
 
   it("two instances on one directory (two processes) racing for versions lose no save", async () => {
     const other = new FileArtifactService({ rootDir });

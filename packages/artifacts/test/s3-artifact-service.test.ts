@@ -283,7 +283,7 @@ describe("S3ArtifactService", () => {
     expect(deletes.size).toBe(2);
     expect(await keys()).toEqual([]);
     expect(await service.listArtifactKeys(scope)).toEqual([]);
-  }, 60_000);
+  });
 
   it("ignores foreign keys under the prefix (no version number) instead of failing", async () => {
     await service.saveArtifact({ ...scope, filename: "doc.txt", artifact: { text: "d" } });

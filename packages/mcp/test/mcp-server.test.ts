@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { request, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it, jest } from "@jest/globals";
+import { afterEach, describe, expect, it } from "@jest/globals";
 import { ConfigurationError, LlmAgent } from "@agentkit/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -10,8 +10,6 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createMcpHttpHandler, createMcpServer, type McpTool, McpToolset, type McpHttpHandler } from "../src/index.js";
 import { EchoModel, fixtureAgent, fixtureTools, waitForAbortCalls } from "./fixtures/agentkit-fixtures.js";
 import { childPids, makeToolContext, packageDir, stdioFixture, testDir, waitFor } from "./helpers.js";
-
-jest.setTimeout(60_000);
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {

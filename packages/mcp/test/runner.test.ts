@@ -1,10 +1,8 @@
-import { describe, expect, it, jest } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
 import { getFunctionResponses, InMemoryRunner, LlmAgent, type Event } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { McpToolset } from "../src/index.js";
 import { childPids, stdioFixture, waitFor } from "./helpers.js";
-
-jest.setTimeout(60_000);
 
 async function collect(gen: AsyncGenerator<Event>): Promise<Event[]> {
   const events: Event[] = [];

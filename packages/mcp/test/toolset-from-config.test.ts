@@ -23,7 +23,7 @@ describe("mcpToolsetFromConfig (YAML agent configs, ADK's McpToolset args)", () 
     } finally {
       await toolset.close();
     }
-  }, 60_000);
+  });
 
   it("accepts camelCase and the stdio_connection_params / http forms", () => {
     expect(

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, jest } from "@jest/globals";
+import { afterEach, describe, expect, it } from "@jest/globals";
 import {
   McpSessionInitError,
   type McpTool,
@@ -10,8 +10,6 @@ import {
 import { PIXEL_PNG_BASE64 } from "./fixtures/fixture-server.js";
 import { startFixtureHttpServer, type FixtureHttpServer } from "./fixtures/http-server.js";
 import { makeToolContext, waitFor } from "./helpers.js";
-
-jest.setTimeout(60_000);
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -1,10 +1,8 @@
-import { afterEach, describe, expect, it, jest } from "@jest/globals";
+import { afterEach, describe, expect, it } from "@jest/globals";
 import { ConfigurationError } from "@agentkit/core";
 import { McpSessionInitError, McpTool, McpToolCallError, McpToolset, type McpProgress } from "../src/index.js";
 import { PIXEL_PNG_BASE64 } from "./fixtures/fixture-server.js";
 import { childPids, isAlive, makeToolContext, stdioFixture, waitFor } from "./helpers.js";
-
-jest.setTimeout(60_000);
 
 const open: McpToolset[] = [];
 function toolset(options: Partial<ConstructorParameters<typeof McpToolset>[0]> = {}): McpToolset {

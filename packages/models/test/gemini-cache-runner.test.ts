@@ -109,5 +109,5 @@ describe("ContextCacheConfig through Runner and the Gemini adapter", () => {
       "cachedContents/cache-2",
     ]);
     await second.runner.close();
-  }, 30_000);
+  });
 });

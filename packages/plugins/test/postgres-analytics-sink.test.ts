@@ -16,11 +16,11 @@ beforeAll(async () => {
   url = await cluster.createDatabase("analytics");
   admin = new pg.Client({ connectionString: url });
   await admin.connect();
-}, 120_000);
+});
 afterAll(async () => {
   await admin?.end();
   await cluster?.stop();
-}, 60_000);
+});
 
 function weatherAgent() {
   const tool = new FunctionTool({
@@ -97,7 +97,7 @@ describe("PostgresAnalyticsSink", () => {
       "SELECT indexdef FROM pg_indexes WHERE schemaname = 'analytics' AND indexname = 'run_events_clustering_idx'",
     );
     expect(String(index.rows[0]?.indexdef)).toContain("(event_type, agent, user_id)");
-  }, 60_000);
+  });
 
   it("adds missing columns to an older table and never stores a retried row twice", async () => {
     await admin.query(
@@ -124,7 +124,7 @@ describe("PostgresAnalyticsSink", () => {
       { content: "two", latency_ms: null },
     ]);
     await sink.close();
-  }, 60_000);
+  });
 
   it("retries a batch the database refuses, then drops and reports it; the next batch lands", async () => {
     const sink = new PostgresAnalyticsSink({ connectionString: url, tableName: "retry_events" });
@@ -158,7 +158,7 @@ describe("PostgresAnalyticsSink", () => {
     const { rows } = await admin.query<{ n: string }>("SELECT count(*)::text AS n FROM retry_events");
     expect(Number(rows[0]!.n)).toBe(plugin.writtenRows);
     await plugin.close();
-  }, 60_000);
+  });
 
   it("rejects bad options and reports an unreachable database as a typed error", async () => {
     expect(() => new PostgresAnalyticsSink({})).toThrow(ConfigurationError);
@@ -170,5 +170,5 @@ describe("PostgresAnalyticsSink", () => {
     });
     await expect(sink.prepare({ autoSchemaUpgrade: true, clusteringFields: [] })).rejects.toThrow(PostgresSinkError);
     await sink.close();
-  }, 30_000);
+  });
 });

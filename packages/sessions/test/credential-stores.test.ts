@@ -47,7 +47,7 @@ beforeAll(async () => {
   cluster = await startPostgres();
   pgUrl = await cluster.createDatabase("credentials");
   mongo = await MongoWireServer.start();
-}, 60_000);
+});
 
 afterAll(async () => {
   await mongo?.close();

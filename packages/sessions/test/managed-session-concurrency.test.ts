@@ -93,7 +93,7 @@ describe("ManagedSessionService with two replicas appending concurrently", () =>
     // The window between the stale check and the append is real: in some rounds both replicas
     // appended from the same copy, and still nothing was lost.
     expect(raceRounds).toBeGreaterThan(0);
-  }, 30_000);
+  });
 
   it("is not atomic: a failure after the event append leaves the event and its session state without the shared state", async () => {
     const key = { appName: "app", userId: "u1", sessionId: "half" };

@@ -81,5 +81,5 @@ describe("MongoSessionService after a writer process is killed mid-append", () =
         await reader.close();
       }
     }
-  }, 60_000);
+  });
 });

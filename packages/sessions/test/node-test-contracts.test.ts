@@ -70,7 +70,7 @@ describe("the contract suites under node:test", () => {
     expect(b.pass).toBeGreaterThan(5);
     expect(broken.output).toMatch(/not ok \d+ - stores app: and user: keys as shared state/);
     expect(broken.output).toContain("Expected values to be strictly deep-equal");
-  }, 120_000);
+  });
 
   it("refuse to start without the test functions, naming what is missing", () => {
     const factory = async () => ({ service: new InMemorySessionService() });

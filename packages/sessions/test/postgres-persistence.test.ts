@@ -8,7 +8,7 @@ import { restartScenario, staleReplicaScenario, twoReplicasScenario } from "./fi
 let cluster: PostgresCluster;
 beforeAll(async () => {
   cluster = await startPostgres();
-}, 60_000);
+});
 afterAll(async () => {
   await cluster?.stop();
 });

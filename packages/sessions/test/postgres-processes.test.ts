@@ -14,7 +14,7 @@ let cluster: PostgresCluster;
 const children: WriterProcess[] = [];
 beforeAll(async () => {
   cluster = await startPostgres();
-}, 60_000);
+});
 afterAll(async () => {
   for (const w of children) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill("SIGKILL");
   await Promise.all(children.map((w) => w.exited));
@@ -90,7 +90,7 @@ describe("PostgresSessionService crash safety", () => {
     } finally {
       await reopened.close();
     }
-  }, 90_000);
+  });
 });
 
 describe("PostgresSessionService with two processes", () => {
@@ -128,5 +128,5 @@ describe("PostgresSessionService with two processes", () => {
     } finally {
       await setup.close();
     }
-  }, 90_000);
+  });
 });

@@ -13,7 +13,7 @@ let url: string;
 beforeAll(async () => {
   cluster = await startPostgres();
   url = await cluster.createDatabase("contract");
-}, 60_000);
+});
 afterAll(async () => {
   await cluster?.stop();
 });

@@ -240,7 +240,7 @@ describe("SqliteSessionService with several writers", () => {
       expect(stored.state[`app:${name}`]).toBe(149);
     }
     await setup.close();
-  }, 60_000);
+  });
 });
 
 describe("SqliteSessionService crash safety", () => {
@@ -290,5 +290,5 @@ describe("SqliteSessionService crash safety", () => {
       ),
     ).toEqual(eventToJson(next));
     await reopened.close();
-  }, 60_000);
+  });
 });

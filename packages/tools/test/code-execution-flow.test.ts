@@ -58,7 +58,7 @@ describe("code execution in the LLM flow (LocalCodeExecutor)", () => {
     expect(result).toEqual({ role: "user", parts: [{ text: "```tool_output\nCode execution result:\n70\n\n\n```" }] });
     expect((await reload()).state[CODE_EXECUTION_CONTEXT_KEY]).toEqual({ errorCounts: {} });
     model.assertConsumed();
-  }, 30_000);
+  });
 
   it("runs an executableCode part and leaves a response without code alone", async () => {
     const model = new ScriptedModel({
@@ -77,7 +77,7 @@ describe("code execution in the LLM flow (LocalCodeExecutor)", () => {
       "Code execution result:\nhi from part\n\n",
     );
     expect(textOf(events[2])).toBe("ok");
-  }, 30_000);
+  });
 
   it("counts failures in session state and stops executing after errorRetryAttempts", async () => {
     const failing = ScriptedModel.text(js("throw new Error('bad input')"));
@@ -106,7 +106,7 @@ describe("code execution in the LLM flow (LocalCodeExecutor)", () => {
     const shown = lastContents(model.requests[1]!, 1)[0]!;
     expect(shown.role).toBe("user");
     expect(shown.parts?.[0]?.text).toMatch(/^```tool_output\n[\s\S]*Error: bad input[\s\S]*\n```$/);
-  }, 30_000);
+  });
 
   it("with retries used up, code in the response is shown as is and not run", async () => {
     const model = new ScriptedModel({
@@ -121,7 +121,7 @@ describe("code execution in the LLM flow (LocalCodeExecutor)", () => {
     expect(events).toHaveLength(3);
     expect(textOf(events[2])).toBe(js("console.log('never run')"));
     expect(isFinalResponse(events[2]!)).toBe(true);
-  }, 30_000);
+  });
 
   it("a success resets the counter so later failures get their retries again", async () => {
     const model = new ScriptedModel({
@@ -145,7 +145,7 @@ describe("code execution in the LLM flow (LocalCodeExecutor)", () => {
     // Without the reset, the third failure would not have been run (2 failures already).
     expect(outcomes).toEqual(["OUTCOME_FAILED", "OUTCOME_OK", "OUTCOME_FAILED", "OUTCOME_FAILED"]);
     expect(textOf(events.at(-1))).toBe(js("console.log('not run')"));
-  }, 30_000);
+  });
 
   it("hands the user's inline files to the code and saves its output files as artifacts", async () => {
     const code =
@@ -194,7 +194,7 @@ describe("code execution in the LLM flow (LocalCodeExecutor)", () => {
     expect(saved!.inlineData!.mimeType).toBe("text/plain");
     const stored = await reload();
     expect(stored.events[0]!.content!.parts![1]!.inlineData!.data).toBe(csv);
-  }, 30_000);
+  });
 
   it("an abort while code runs kills it and ends the run with RunAbortedError", async () => {
     const pidFile = join(mkdtempSync(join(tmpdir(), "agentkit-test-")), "pid");
@@ -234,7 +234,7 @@ describe("code execution in the LLM flow (LocalCodeExecutor)", () => {
     const pid = Number(readFileSync(pidFile, "utf8"));
     await exited(pid); // the code never ends by itself
     rmSync(dirname(pidFile), { recursive: true, force: true });
-  }, 30_000);
+  });
 });
 
 const python3 = findOnPath("python3");

@@ -50,7 +50,7 @@ describe("LocalCodeExecutor (javascript)", () => {
     expect(failed.stderr).toContain("Error: boom");
     const exited = await run(js, "process.exit(3)");
     expect(exited.stderr).toBe("Process exited with code 3.");
-  }, 30_000);
+  });
 
   it("writes input files into a fresh working dir, returns new and changed files, and removes the dir", async () => {
     const code = [
@@ -72,7 +72,7 @@ describe("LocalCodeExecutor (javascript)", () => {
     const cwd = result.stdout.trim();
     expect(cwd).toMatch(/agentkit-exec-/);
     expect(existsSync(cwd)).toBe(false);
-  }, 30_000);
+  });
 
   it("inherits no secrets from the parent environment", async () => {
     const result = await run(js, "console.log(JSON.stringify(process.env))");
@@ -93,12 +93,12 @@ describe("LocalCodeExecutor (javascript)", () => {
       "console.log(process.env.GREETING)",
     );
     expect(extra.stdout).toBe("hi\n");
-  }, 30_000);
+  });
 
   it("confines file access to its working dir", async () => {
     const result = await run(js, "import fs from 'node:fs'; fs.readFileSync('/etc/hostname')");
     expect(result.stderr).toMatch(/ERR_ACCESS_DENIED|Access to this API has been restricted/);
-  }, 30_000);
+  });
 
   it("kills code that runs past the timeout", async () => {
     const quick = new LocalCodeExecutor({ language: "javascript", timeoutMs: 1_000 });
@@ -106,19 +106,19 @@ describe("LocalCodeExecutor (javascript)", () => {
     const result = await run(quick, "console.log('started'); while (true) {}");
     expect(result.stdout).toBe("started\n");
     expect(result.stderr).toBe("Execution timed out after 1000 ms; the process was killed.");
-  }, 30_000);
+  });
 
   it("enforces the memory limit", async () => {
     const small = new LocalCodeExecutor({ language: "javascript", memoryLimitMb: 32 });
     const result = await run(small, "const keep = []; while (true) keep.push(new Array(1e6).fill(Math.random()));");
     expect(result.stderr).toMatch(/JavaScript heap out of memory/);
-  }, 60_000);
+  });
 
   it("truncates huge output", async () => {
     const capped = new LocalCodeExecutor({ language: "javascript", maxOutputBytes: 1000 });
     const result = await run(capped, "process.stdout.write('x'.repeat(5000))");
     expect(result.stdout).toBe(`${"x".repeat(1000)}\n[output truncated: 4000 more bytes]`);
-  }, 30_000);
+  });
 });
 
 const python3 = findOnPath("python3");

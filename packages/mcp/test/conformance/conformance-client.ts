@@ -1,7 +1,7 @@
 // The client under test for `conformance client`: an McpToolset against the scenario server.
 // Usage: node --conditions=@agentkit/source --import tsx conformance-client.ts <server-url>
 // (the scenario name comes in MCP_CONFORMANCE_SCENARIO, its context in MCP_CONFORMANCE_CONTEXT);
-// conformance.test.ts runs a bundle of it.
+// The conformance test files run a bundle of it (conformance-harness.ts).
 import { McpToolset } from "../../src/index.js";
 import { makeToolContext } from "../helpers.js";
 import { runAuthScenario } from "./conformance-auth-client.js";

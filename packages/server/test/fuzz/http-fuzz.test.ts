@@ -415,5 +415,5 @@ describe.each(["persistent", "memory"] as const)("fuzz (%s backends)", (backends
     // Nothing a client did is still held once everything ended.
     expect(server.server.stats().bodyBytesInFlight).toBe(0);
     expect(server.server.stats().live.queuedFrames).toBe(0);
-  }, 120_000);
+  });
 });

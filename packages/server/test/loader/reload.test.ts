@@ -153,7 +153,7 @@ beforeAll(async () => {
   built.packages = await buildPackages();
   builtRuntime.coreDir = built.packages.coreDir;
   builtRuntime.env = { AGENTKIT_LOADER_URL: built.packages.loaderUrl, AGENTKIT_CORE_URL: built.packages.coreUrl };
-}, 60_000);
+});
 afterAll(() => built.packages?.cleanup());
 
 type Step =
@@ -244,7 +244,7 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
           `[\\s\\S]*(line 1|agent\\.ts:1:)`,
       ),
     );
-  }, 60_000);
+  });
 
   it("reloads a YAML app when a code-referenced module or a shared module outside the app folder changes, and lists new apps", async () => {
     const t = await temp(runtime.coreDir, {
@@ -272,7 +272,7 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
     expect(results[6]).toMatchObject({ ok: true, same: true });
     expect(results[8]).toMatchObject({ ok: true, apps: ["m", "y", "z"] });
     expect(results[9]).toMatchObject({ ok: true, name: "z" });
-  }, 60_000);
+  });
 });
 
 describe("plain node on compiled packages, without reload", () => {
@@ -294,5 +294,5 @@ describe("plain node on compiled packages, without reload", () => {
     );
     expect(results[0]).toMatchObject({ ok: true, description: "L1-v1" });
     expect(results[2]).toMatchObject({ ok: true, description: "L1-v1", same: true });
-  }, 60_000);
+  });
 });

@@ -25,13 +25,28 @@ export function detectDefaultLanguage(): CodeLanguage {
   return findOnPath("python3") ? "python" : "javascript";
 }
 
+/** Resolved binaries per command, shared by every executor of the process (failures are retried). */
+const resolved = new Map<string, Promise<string>>();
+
 /**
  * The real Python binary behind a command (pyenv and similar shims need the user's
- * environment, which executions never get, so the shim is resolved once with it).
+ * environment, which executions never get, so the shim is resolved once per process with it).
+ * A shim can be slow (pyenv forks a dozen processes, and several at once wait for each other on
+ * a loaded machine): the limit only guards against one that never answers.
  */
 export function resolvePythonExecutable(command: string): Promise<string> {
+  let pending = resolved.get(command);
+  if (!pending) {
+    pending = runPythonForExecutable(command);
+    resolved.set(command, pending);
+    pending.catch(() => resolved.delete(command));
+  }
+  return pending;
+}
+
+function runPythonForExecutable(command: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(command, ["-c", "import sys; print(sys.executable)"], { timeout: 15_000 }, (error, stdout) => {
+    execFile(command, ["-c", "import sys; print(sys.executable)"], { timeout: 120_000 }, (error, stdout) => {
       const path = stdout.trim();
       if (error || !path) {
         reject(

@@ -3,13 +3,11 @@ import type { AddressInfo } from "node:net";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { ConfigurationError, LlmAgent } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { computerUseToolsetFromConfig, PlaywrightComputer } from "../../src/computer-use/index.js";
 import { startRunner } from "../helpers.js";
-
-jest.setTimeout(90_000);
 
 // A button at fixed pixels; a click is mirrored into the URL hash.
 const PAGE = `<!doctype html><html><body style="margin:0">

@@ -6,9 +6,6 @@ import { ScriptedModel } from "@agentkit/core/testing";
 import { ComputerUseError, ComputerUseToolset, PlaywrightComputer } from "../../src/computer-use/index.js";
 import { startRunner } from "../helpers.js";
 
-import { jest } from "@jest/globals";
-jest.setTimeout(90_000);
-
 // Elements at fixed pixel positions; every state change is mirrored into the URL hash so the
 // reported URL proves what happened in the page.
 const PAGE = `<!doctype html><html><body style="margin:0;height:5000px">
