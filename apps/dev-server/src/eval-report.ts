@@ -17,6 +17,7 @@ const STATUS_LABEL: Record<number, string> = {
 
 function score(m: EvalMetricResult): string {
   if (m.evalStatus === EvalStatus.NOT_EVALUATED || typeof m.score !== "number") return "n/e";
+  if (m.threshold === undefined) return m.score.toFixed(2);
   return `${m.score.toFixed(2)} ${m.evalStatus === EvalStatus.PASSED ? ">=" : "<"} ${m.threshold.toFixed(2)}`;
 }
 

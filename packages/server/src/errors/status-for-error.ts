@@ -83,18 +83,6 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   NODE_SCHEMA_INVALID: 500,
   NODE_INTERRUPTED: 500,
   WORKFLOW_RESUME_FAILED: 409,
-  // Credentials for tools (docs/auth.md). The user's own answer to a credential request is a
-  // client mistake; keys, schemes and the provider's endpoints are the server's side.
-  AUTH_RESPONSE_INVALID: 400,
-  AUTH_STATE_MISMATCH: 400,
-  CREDENTIAL_EXCHANGE_FAILED: 502,
-  CREDENTIAL_REFRESH_FAILED: 502,
-  AUTH_DISCOVERY_FAILED: 502,
-  AUTH_SCHEME_UNSUPPORTED: 500,
-  CREDENTIAL_REQUEST_UNAVAILABLE: 500,
-  CREDENTIAL_KEY_REQUIRED: 500,
-  CREDENTIAL_KEY_INVALID: 500,
-  CREDENTIAL_DECRYPT_FAILED: 500,
   // A used-up budget (RunConfig.budget / App.budget): the quota kind of "too many requests".
   BUDGET_TOKENS_EXCEEDED: 429,
   BUDGET_COST_EXCEEDED: 429,
