@@ -31,6 +31,8 @@ import {
   type ResolvedServerLimits,
   type ServerLimits,
 } from "./http/server-limits.js";
+import { healthRoutes } from "./health/health-routes.js";
+import type { ReadinessOptions } from "./health/readiness.js";
 import { LiveSocketServer, type LiveStats } from "./live/live-socket-server.js";
 import { appRoutes } from "./routes/app-routes.js";
 import { artifactRoutes } from "./routes/artifact-routes.js";
@@ -123,8 +125,16 @@ export interface AgentServerOptions {
    * (docs/security.md#dev-tooling). `mode: "api"` never serves them.
    */
   devRoutes?: boolean;
-  /** On close, how long running runs may finish before they are aborted. Default 5000 ms. */
+  /**
+   * On close, how long running runs may finish before they are cut (an SSE error frame or a 503
+   * body with code `SHUTTING_DOWN`). Default 5000 ms.
+   */
   shutdownGraceMs?: number;
+  /**
+   * `GET /readyz`: the timeout of each check (default 2000 ms) and checks of your own next to the
+   * built-in ones (session and artifact stores answer, every app loads). docs/deployment.md.
+   */
+  readiness?: ReadinessOptions;
 }
 
 export interface ListenOptions {
@@ -244,6 +254,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   );
   app.use(express.json({ limit: bodyLimitBytes, strict: true, verify: jsonDepthVerifier(limits.maxJsonDepth) }));
   if (access) app.use(access.authorize);
+  app.use(healthRoutes(context, deps.runs, options.readiness));
   app.use(appRoutes(deps), sessionRoutes(deps), artifactRoutes(deps), memoryRoutes(deps), runRoutes(deps));
   app.use(usageRoutes(deps));
   const web = (options.mode ?? "web") === "web";
