@@ -69,6 +69,8 @@ export {
   hasTrailingCodeExecutionResult,
   type Event,
   type EventInit,
+  type NodeInfo,
+  type NodeRunStatus,
 } from "./events/event.js";
 export {
   createEventActions,
@@ -76,6 +78,8 @@ export {
   type EventActions,
   type EventCompaction,
   type ToolConfirmation,
+  type InputRequest,
+  type RouteValue,
 } from "./events/event-actions.js";
 export {
   eventToJson,
@@ -166,15 +170,15 @@ export { BaseAgent, type BaseAgentOptions } from "./agents/base-agent.js";
 export { InvocationContext } from "./context/invocation-context.js";
 export { ReadonlyContext } from "./context/readonly-context.js";
 export { CallbackContext } from "./context/callback-context.js";
-export {
-  type BeforeAgentCallback,
-  type AfterAgentCallback,
-  type BeforeModelCallback,
-  type AfterModelCallback,
-  type OnModelErrorCallback,
-  type BeforeToolCallback,
-  type AfterToolCallback,
-  type OnToolErrorCallback,
+export type {
+  BeforeAgentCallback,
+  AfterAgentCallback,
+  BeforeModelCallback,
+  AfterModelCallback,
+  OnModelErrorCallback,
+  BeforeToolCallback,
+  AfterToolCallback,
+  OnToolErrorCallback,
 } from "./agents/callbacks.js";
 export {
   StreamingMode,
@@ -271,6 +275,44 @@ export { ParallelAgent, type ParallelAgentOptions } from "./agents/parallel-agen
 export { LoopAgent, type LoopAgentOptions } from "./agents/loop-agent.js";
 export { AgentTool, type AgentToolOptions } from "./tools/agent-tool.js";
 
+// Workflows (graph of nodes) and resumable runs
+export { Workflow, isWorkflow, type WorkflowOptions, type DynamicEntry } from "./workflow/workflow.js";
+export {
+  BaseNode,
+  isBaseNode,
+  type BaseNodeOptions,
+  type NodeRetryConfig,
+  type ErrorMatcher,
+  type NodeYield,
+} from "./workflow/base-node.js";
+export { FunctionNode, type FunctionNodeHandler, type FunctionNodeOptions } from "./workflow/function-node.js";
+export { JoinNode, type JoinNodeOptions, type JoinWaitFor } from "./workflow/join-node.js";
+export { AgentNode, type AgentNodeOptions } from "./workflow/agent-node.js";
+export { ToolNode, type ToolNodeOptions } from "./workflow/tool-node.js";
+export { node, type NodeLike } from "./workflow/build-node.js";
+export { NodeContext, type RunNodeOptions } from "./workflow/node-context.js";
+export { RequestInput, isRequestInput, type RequestInputParams } from "./workflow/request-input.js";
+export {
+  Edge,
+  WorkflowGraph,
+  START,
+  DEFAULT_ROUTE,
+  ERROR_ROUTE,
+  type EdgeOptions,
+  type EdgeItem,
+  type ChainElement,
+  type RoutingMap,
+  type GraphEdge,
+} from "./workflow/graph.js";
+export {
+  NodeTimeoutError,
+  NodeSchemaValidationError,
+  NodeInterruptedError,
+  WorkflowResumeError,
+} from "./workflow/workflow-errors.js";
+export type { SchemaLike } from "./workflow/schema-like.js";
+export type { ResumabilityConfig } from "./context/invocation-context.js";
+
 // LlmAgent and the LLM flow
 export {
   LlmAgent,
@@ -290,3 +332,59 @@ export {
 } from "./flows/confirmation-names.js";
 
 export { OutputValidationError, type OutputSchema } from "./flows/output-schema.js";
+
+// Auth: credentials for tools that act for a user (docs/auth.md)
+export {
+  AuthCredentialTypes,
+  type AuthCredentialType,
+  type AuthCredential,
+  type HttpAuth,
+  type HttpCredentials,
+  type OAuth2Auth,
+  type ServiceAccount,
+  type ServiceAccountCredential,
+} from "./auth/auth-credential.js";
+export {
+  OAuthGrantType,
+  getOAuthGrantTypeFromFlow,
+  type AuthScheme,
+  type ApiKeySecurityScheme,
+  type HttpSecurityScheme,
+  type OAuth2SecurityScheme,
+  type OpenIdSecurityScheme,
+  type OpenIdConnectWithConfig,
+  type ServiceAccountScheme,
+  type OAuthFlows,
+  type OAuthFlow,
+  type OAuthGrantTypeValue,
+} from "./auth/auth-scheme.js";
+export {
+  withCredentialKey,
+  redactAuthConfig,
+  redactCredential,
+  type AuthConfig,
+  type KeyedAuthConfig,
+  type AuthToolArguments,
+} from "./auth/auth-config.js";
+export {
+  BaseCredentialService,
+  InMemoryCredentialService,
+  type CredentialContext,
+} from "./auth/base-credential-service.js";
+export { SessionStateCredentialService } from "./auth/session-state-credential-service.js";
+export {
+  StoredCredentialService,
+  type CredentialStore,
+  type CredentialScope,
+} from "./auth/stored-credential-service.js";
+export { CredentialCipher, CREDENTIAL_KEY_ENV, CREDENTIAL_OLD_KEYS_ENV } from "./auth/credential-cipher.js";
+export {
+  CredentialExchangerRegistry,
+  OAuth2CredentialExchanger,
+  OAuth2CredentialRefresher,
+  type CredentialExchanger,
+  type CredentialRefresher,
+  type CredentialExchangeInput,
+} from "./auth/credential-exchangers.js";
+export { discoverOpenIdConfig, type OAuth2Tokens } from "./auth/oauth2-token-client.js";
+export { CredentialError, CredentialStoreError } from "./errors/auth-errors.js";

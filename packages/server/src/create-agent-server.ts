@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import cors from "cors";
 import express, { Router, type Express } from "express";
 import {
+  type BaseCredentialService,
   ConfigurationError,
   type BaseArtifactService,
   type BaseMemoryService,
@@ -57,6 +58,11 @@ export interface AgentServerOptions {
   memoryService: BaseMemoryService;
   /** Resolves string model names of agents (an App's own registry wins). */
   modelRegistry?: ModelRegistry;
+  /**
+   * Where tools' credentials are kept, per app and user (docs/auth.md): the caller's, never closed
+   * by the server. Default: each app's runner keeps its own in memory.
+   */
+  credentialService?: BaseCredentialService;
   /**
    * Plugins added to every app's runner before the app's own (e.g. trace recording: first, so
    * no app plugin that short-circuits a hook hides a call from it). They are shared by all
@@ -199,6 +205,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     artifactService: options.artifactService,
     memoryService: options.memoryService,
     ...(options.modelRegistry ? { modelRegistry: options.modelRegistry } : {}),
+    ...(options.credentialService ? { credentialService: options.credentialService } : {}),
     ...(options.plugins ? { plugins: options.plugins } : {}),
     onCloseError: (error, appName) => logger.warn(`Closing the previous runner of app "${appName}" failed`, error),
   });
@@ -279,6 +286,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
         createBuilderRouter({
           agentsDir,
           ...(options.loader.builderPolicy ? { policy: options.loader.builderPolicy } : {}),
+          afterSave: async () => {
+            await options.loader.settled?.();
+          },
         }),
       );
       devTools.add(
@@ -354,7 +364,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       const { port } = http.address() as AddressInfo;
       if (!access && !isLoopbackHost(host))
         logger.warn(
-          `Listening on ${host} without authentication: anyone who can reach it can read and change every user's sessions (pass the auth option).`,
+          `Listening on ${host} without authentication: anyone who can reach it can read and change every user's ` +
+            `sessions (pass the auth option).`,
         );
       const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? DEFAULT_HOST : host;
       return { url: `http://${urlHost}:${port}`, port };

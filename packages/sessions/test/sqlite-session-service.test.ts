@@ -1,10 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "@jest/globals";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { ConfigurationError, createEvent, SessionError } from "@agentkit/core";
 import { SessionStoreError, SqliteSessionService, sqlitePathFromUri } from "../src/sqlite/index.js";
 import { runSessionServiceContract } from "../src/testing/index.js";
+
+// The contract suites register their tests with jest's functions.
+const testApi = { describe, it, expect, beforeEach, afterEach };
 
 const dir = mkdtempSync(join(tmpdir(), "agentkit-sqlite-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -13,13 +16,18 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 runSessionServiceContract(
   "SqliteSessionService (file)",
   async () => ({ service: new SqliteSessionService({ path: join(dir, "contract.db") }) }),
+  testApi,
   {
     manyEvents: 2000,
   },
 );
-runSessionServiceContract("SqliteSessionService (:memory:)", async () => ({
-  service: SqliteSessionService.fromUri("sqlite::memory:"),
-}));
+runSessionServiceContract(
+  "SqliteSessionService (:memory:)",
+  async () => ({
+    service: SqliteSessionService.fromUri("sqlite::memory:"),
+  }),
+  testApi,
+);
 
 describe("SqliteSessionService reads only what was appended since its last read", () => {
   const event = (id: string) =>

@@ -1,32 +1,16 @@
-import type { Event } from "../events/event.js";
-import { BaseAgent, type BaseAgentOptions } from "./base-agent.js";
-import type { InvocationContext } from "../context/invocation-context.js";
+import { agentShape } from "../workflow/agent-shapes.js";
+import { Workflow } from "../workflow/workflow.js";
+import type { BaseAgentOptions } from "./base-agent.js";
 
 export type SequentialAgentOptions = BaseAgentOptions;
 
-/** Runs its sub-agents one after another, in order, in the same branch; stops once the invocation ended. */
-export class SequentialAgent extends BaseAgent {
+/**
+ * Runs its sub-agents one after another, in order, in the same branch; stops once the invocation
+ * ended. A workflow whose graph is the chain of its sub-agents. Live runs take each sub-agent's
+ * live run in turn (the next starts when the previous one's connection closed).
+ */
+export class SequentialAgent extends Workflow {
   constructor(options: SequentialAgentOptions) {
-    super(options);
-  }
-
-  protected override async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
-    for (const sub of this.subAgents) {
-      if (ctx.isEnded) return;
-      ctx.throwIfAborted();
-      yield* sub.runAsync(ctx);
-    }
-  }
-
-  /**
-   * Live: each sub-agent runs live in turn on the same request queue; the next one starts
-   * when the previous one's live run ends (its connection closed).
-   */
-  protected override async *runLiveImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
-    for (const sub of this.subAgents) {
-      if (ctx.isEnded) return;
-      ctx.throwIfAborted();
-      yield* sub.runLive(ctx);
-    }
+    super(options, agentShape(options?.name, options?.subAgents, "sequential"));
   }
 }

@@ -76,6 +76,12 @@ export interface RetryOptions<E = unknown> {
   decide?: (error: unknown, attempt: number) => RetryDecision;
   /** Called before each wait. */
   onRetry?: (info: { attempt: number; error: E; delayMs: number }) => void;
+  /**
+   * Retry also after the attempt yielded (default false: a retry would repeat what the caller
+   * has seen). Workflow nodes set it: their events are stored as they come, and a retried node
+   * starts over.
+   */
+  retryAfterOutput?: boolean;
   /** Replaceable for tests; must reject when the signal aborts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
@@ -103,7 +109,7 @@ export async function* retryStream<T>(
       }
       return;
     } catch (error) {
-      if (yielded) throw error;
+      if (yielded && !options.retryAfterOutput) throw error;
       const decision = options.decide?.(error, n) ?? { retry: true };
       const giveUp = !decision.retry || n >= policy.maxAttempts || options.signal?.aborted === true;
       if (giveUp) throw "thrown" in decision ? decision.thrown : error;

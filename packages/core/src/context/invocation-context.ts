@@ -12,6 +12,8 @@ import type { LiveRequestQueue } from "../agents/live-request-queue.js";
 import { resolveRunConfig, type ResolvedRunConfig, type RunConfig } from "../agents/run-config.js";
 import type { ContentsCache } from "../flows/contents-cache.js";
 import { UsageTracker } from "../usage/usage-tracker.js";
+import type { BaseCredentialService } from "../auth/base-credential-service.js";
+import type { CredentialExchangerRegistry } from "../auth/credential-exchangers.js";
 
 export interface InvocationContextInit {
   invocationId: string;
@@ -34,6 +36,38 @@ export interface InvocationContextInit {
   appName?: string;
   /** The invocation's usage and budget (the runner makes one; a bare context gets an unlimited one). */
   usage?: UsageTracker;
+  /** Where tools' credentials are stored (see docs/auth.md); none means a process-wide in-memory one. */
+  credentialService?: BaseCredentialService;
+  /** Exchangers and refreshers by scheme type; none means the OAuth2/OIDC defaults. */
+  credentialExchangers?: CredentialExchangerRegistry;
+  /** Whether pauses are checkpointed and resumed (`App.resumability`); off by default. */
+  resumability?: ResumabilityConfig;
+  /** Set while an agent runs as a workflow node: its path, input and output sink. */
+  nodeScope?: NodeScope;
+}
+
+/** How an app treats pauses (ADK's `ResumabilityConfig`). */
+export interface ResumabilityConfig {
+  /**
+   * When true, a run that pauses anywhere in a tree of workflows, workflow agents and agent tools
+   * (a confirmation, `request_input`, a long-running tool, a credential request) is checkpointed
+   * in the session and resumes where it stopped when the answer arrives.
+   */
+  isResumable: boolean;
+}
+
+/**
+ * What a workflow tells an agent it runs as a node (internal): the node's path (the scope of
+ * the agent's own workflow records), whether this run continues a paused or interrupted one, the
+ * node's input, and where a nested workflow reports its output.
+ */
+export interface NodeScope {
+  path: string;
+  resume: boolean;
+  input?: unknown;
+  /** Whether `input` is already in the history the agent reads (so it is not shown again). */
+  inputInHistory?: boolean;
+  setOutput?: (output: unknown) => void;
 }
 
 /** Counts model calls across every agent of one invocation. */
@@ -64,6 +98,11 @@ export class InvocationContext {
   readonly signal?: AbortSignal;
   /** Usage of the invocation so far and its budget, shared by every agent of it. */
   readonly usage: UsageTracker;
+  readonly credentialService?: BaseCredentialService;
+  readonly credentialExchangers?: CredentialExchangerRegistry;
+  readonly resumability?: ResumabilityConfig;
+  /** Set by a workflow for the agent it runs as a node (internal). */
+  readonly nodeScope?: NodeScope;
   /** Set to stop the invocation after the current step (e.g. a callback answered). */
   endInvocation = false;
   private readonly counter: LlmCallCounter;
@@ -89,6 +128,10 @@ export class InvocationContext {
     this.liveRequestQueue = init.liveRequestQueue;
     this.signal = init.signal;
     this.usage = init.usage ?? new UsageTracker();
+    this.credentialService = init.credentialService;
+    this.credentialExchangers = init.credentialExchangers;
+    this.resumability = init.resumability;
+    this.nodeScope = init.nodeScope;
     this.counter = internals?.counter ?? new LlmCallCounter();
     this.shared = internals?.shared ?? { endInvocation: false };
   }
@@ -112,6 +155,11 @@ export class InvocationContext {
     this.shared.endInvocation = true;
   }
 
+  /** True when the app checkpoints pauses and resumes them (`App({ resumability: { isResumable: true } })`). */
+  get isResumable(): boolean {
+    return this.resumability?.isResumable === true;
+  }
+
   /** Model calls made so far in this invocation. */
   get llmCallCount(): number {
     return this.counter.count;
@@ -132,7 +180,7 @@ export class InvocationContext {
   /** A copy for another agent (and optionally another branch), sharing counters and session. */
   withAgent(
     agent: BaseAgent,
-    overrides: { branch?: string; userContent?: Content; signal?: AbortSignal } = {},
+    overrides: { branch?: string; userContent?: Content; signal?: AbortSignal; nodeScope?: NodeScope } = {},
   ): InvocationContext {
     return new InvocationContext(
       {
@@ -142,6 +190,8 @@ export class InvocationContext {
         userContent: overrides.userContent ?? this.userContent,
         // A narrower signal (e.g. a ParallelAgent stopping its siblings); it must follow the run's.
         signal: overrides.signal ?? this.signal,
+        // A node scope belongs to the agent it was made for, never to its sub-agents.
+        nodeScope: "nodeScope" in overrides ? overrides.nodeScope : agent === this.agent ? this.nodeScope : undefined,
       },
       { counter: this.counter, shared: this.shared },
     );
@@ -165,6 +215,9 @@ export class InvocationContext {
       liveRequestQueue: this.liveRequestQueue,
       signal: this.signal,
       usage: this.usage,
+      credentialService: this.credentialService,
+      credentialExchangers: this.credentialExchangers,
+      resumability: this.resumability,
     };
   }
 }

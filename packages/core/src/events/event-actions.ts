@@ -18,6 +18,19 @@ export interface ToolConfirmation {
   payload?: unknown;
 }
 
+/** What a node or tool asked the client to provide (`adk_request_input`), keyed by the call id. */
+export interface InputRequest {
+  /** Shown to the person answering. */
+  message?: string;
+  /** Data for the client (e.g. what is being approved). */
+  payload?: unknown;
+  /** JSON Schema of the expected answer, when the requester gave one. */
+  responseSchema?: Record<string, unknown>;
+}
+
+/** A workflow route: a node's output selects the edges with a matching route. */
+export type RouteValue = string | number | boolean;
+
 /** Side effects an event carries; the session service applies them on append. */
 export interface EventActions {
   /** State changes (keys may carry `app:`, `user:`, `temp:` prefixes). */
@@ -41,8 +54,13 @@ export interface EventActions {
   /** Artifacts deleted by this event. */
   deletedArtifactIds?: string[];
   compaction?: EventCompaction;
+  /** A workflow or agent checkpoint (what resuming needs; see docs/workflows.md). */
   agentState?: Record<string, unknown>;
   rewindBeforeInvocationId?: string;
+  /** Workflows: the route(s) the node that wrote this event chose. */
+  route?: RouteValue | RouteValue[];
+  /** Input requested from the client (`adk_request_input` calls of this event), keyed by call id. */
+  requestedInputs?: Record<string, InputRequest>;
 }
 
 /** A fresh `EventActions` with its four maps present (as the wire format always carries them). */
@@ -67,8 +85,10 @@ export function mergeEventActions(...list: (Partial<EventActions> | undefined)[]
         k === "stateDelta" ||
         k === "artifactDelta" ||
         k === "requestedAuthConfigs" ||
-        k === "requestedToolConfirmations"
+        k === "requestedToolConfirmations" ||
+        k === "requestedInputs"
       ) {
+        if (k === "requestedInputs") merged.requestedInputs ??= {};
         assignOwn(merged[k] as Record<string, unknown>, v as Record<string, unknown>);
       } else if (k === "deletedArtifactIds") {
         merged.deletedArtifactIds = [...new Set([...(merged.deletedArtifactIds ?? []), ...(v as string[])])];

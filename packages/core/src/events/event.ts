@@ -38,7 +38,29 @@ export interface Event {
   inputTranscription?: Transcription;
   outputTranscription?: Transcription;
   liveSessionResumptionUpdate?: Record<string, unknown>;
+  /** Workflows: the structured output of the node that wrote this event (JSON-serializable). */
+  output?: unknown;
+  /** Workflows: which node run wrote this event, and what it records about that run. */
+  nodeInfo?: NodeInfo;
 }
+
+/** Where a workflow event comes from (http-api.md 2.2: `nodeInfo.path`). */
+export interface NodeInfo {
+  /**
+   * The node's path: workflow names and node runs joined by `/`, each node run as
+   * `name@run` (e.g. `pipeline/review@2`); a workflow's own records carry its path.
+   */
+  path: string;
+  /**
+   * What this event records about the run, for resuming and for the dev UI: `started` (a
+   * workflow run began), `completed` (the node finished; `output` and `actions.route` are its
+   * result), `waiting` (paused on the calls in `actions.agentState.interrupts`), `failed` (the
+   * error was routed on). Absent on the events a node emits while it runs.
+   */
+  status?: NodeRunStatus;
+}
+
+export type NodeRunStatus = "started" | "completed" | "waiting" | "failed";
 
 /** What `createEvent` accepts: everything optional but the author. */
 export type EventInit = Partial<Omit<Event, "actions">> & { author: string; actions?: Partial<EventActions> };

@@ -122,7 +122,7 @@ export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: Ll
     const confirmations: Record<string, ToolConfirmation> = {};
     const originals: FunctionCall[] = [];
     for (const call of requestCalls) {
-      const originalId = ((call.args ?? {}).originalFunctionCall as { id?: unknown } | undefined)?.id;
+      const originalId = (call.args?.originalFunctionCall as { id?: unknown } | undefined)?.id;
       if (typeof originalId !== "string" || !Object.hasOwn(recorded, originalId)) continue;
       const original = findModelCall(events, i, agent.name, originalId);
       if (!original) continue;
@@ -146,7 +146,7 @@ export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: Ll
 }
 
 /** The function call `id` as the model made it: in an event of this agent before `before`. */
-function findModelCall(
+export function findModelCall(
   events: readonly Event[],
   before: number,
   agentName: string,

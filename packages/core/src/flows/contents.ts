@@ -264,7 +264,7 @@ export function isEventInBranch(branch: string | undefined, event: Pick<Event, "
 function isEmptyContent(event: Event): boolean {
   if (event.actions.compaction) return false;
   const c = event.content;
-  const empty = !c || !c.role || !c.parts || c.parts.length === 0 || c.parts[0]!.text === "";
+  const empty = !c?.role || !c.parts || c.parts.length === 0 || c.parts[0]!.text === "";
   return empty && !event.inputTranscription?.text && !event.outputTranscription?.text;
 }
 
@@ -385,11 +385,15 @@ function presentOtherAgentMessage(event: Event): Event | undefined {
     if (part.text) parts.push({ text: `[${event.author}] said: ${part.text}` });
     else if (part.functionCall) {
       parts.push({
-        text: `[${event.author}] called tool \`${part.functionCall.name}\` with parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
+        text:
+          `[${event.author}] called tool \`${part.functionCall.name}\` with ` +
+          `parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
       });
     } else if (part.functionResponse) {
       parts.push({
-        text: `[${event.author}] \`${part.functionResponse.name}\` tool returned result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
+        text:
+          `[${event.author}] \`${part.functionResponse.name}\` tool returned ` +
+          `result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
       });
     } else if (part.text === undefined) parts.push(part);
   }

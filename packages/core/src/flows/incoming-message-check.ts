@@ -1,7 +1,11 @@
 import type { Content, FunctionCall, Part } from "../content/content.js";
 import { InvalidUserMessageError } from "../errors/run-errors.js";
 import { getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
-import { REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, RESERVED_FUNCTION_CALL_NAMES } from "./confirmation-names.js";
+import {
+  REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+  REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
+  RESERVED_FUNCTION_CALL_NAMES,
+} from "./confirmation-names.js";
 
 /** A call the flow left waiting for the client, found for a response id. */
 interface PendingCall {
@@ -20,8 +24,8 @@ interface PendingCall {
  * - a `functionCall` part is refused (so are code execution parts, which only the flow makes);
  * - a `functionResponse` must answer a call the flow is waiting for: made by an agent (never by
  *   a `user` event), listed in that event's `longRunningToolIds`, not answered by a client before,
- *   under the call's own name; a confirmation answer must also match the confirmation record the
- *   flow stored with the request (`actions.requestedToolConfirmations`).
+ *   under the call's own name; a confirmation or credential answer must also match the record the
+ *   flow stored with the request (`actions.requestedToolConfirmations` / `requestedAuthConfigs`).
  * Imported events can never satisfy this: the server strips `longRunningToolIds` and request
  * records from events a client imports, so only requests this flow emitted are answerable.
  * Returns the message to store: responses without a name get the name of the call they answer.
@@ -48,6 +52,9 @@ export function checkIncomingMessage(message: Content, events: readonly Event[])
     if (callName === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME && !isRecordedConfirmation(found!)) {
       refuse(index, `answers confirmation request "${id}", which the flow did not record`);
     }
+    if (callName === REQUEST_CREDENTIAL_FUNCTION_CALL_NAME && !isRecordedCredentialRequest(found!)) {
+      refuse(index, `answers credential request "${id}", which the flow did not record`);
+    }
     return response.name === undefined ? { ...part, functionResponse: { ...response, name: callName } } : part;
   });
   return { ...message, parts: checked };
@@ -65,7 +72,8 @@ export function checkIncomingParts(message: Content): Set<string> {
       const reserved = RESERVED_FUNCTION_CALL_NAMES.has(name) ? ", a name only the framework's flow uses" : "";
       refuse(
         index,
-        `is a functionCall ("${name}"${reserved}): only the model calls functions; answer a pending call with a functionResponse instead`,
+        `is a functionCall ("${name}"${reserved}): only the model calls functions; answer a pending call with a ` +
+          `functionResponse instead`,
       );
     }
     if (part.executableCode || part.codeExecutionResult) {
@@ -114,7 +122,13 @@ function findCalls(events: readonly Event[], ids: ReadonlySet<string>): Map<stri
 
 /** The confirmation request carries the original call id the flow recorded as awaiting confirmation. */
 function isRecordedConfirmation({ call, event }: PendingCall): boolean {
-  const original = (call.args ?? {}).originalFunctionCall as { id?: unknown } | undefined;
+  const original = call.args?.originalFunctionCall as { id?: unknown } | undefined;
   const originalId = typeof original?.id === "string" ? original.id : undefined;
   return originalId !== undefined && Object.hasOwn(event.actions.requestedToolConfirmations, originalId);
+}
+
+/** The credential request carries the original call id the flow recorded in `requestedAuthConfigs`. */
+function isRecordedCredentialRequest({ call, event }: PendingCall): boolean {
+  const originalId = call.args?.functionCallId;
+  return typeof originalId === "string" && Object.hasOwn(event.actions.requestedAuthConfigs, originalId);
 }

@@ -3,12 +3,15 @@ import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import type { FunctionCall } from "../content/content.js";
 import { createEventActions, type EventActions } from "../events/event-actions.js";
-import { createEvent, getFunctionCalls, isFinalResponse, type Event } from "../events/event.js";
+import { createEvent, getFunctionCalls, getFunctionResponses, isFinalResponse, type Event } from "../events/event.js";
 import type { LlmResponse } from "../models/llm-response.js";
 import type { BaseTool } from "../tools/base-tool.js";
 import { buildConfirmationRequestEvent, resumeConfirmedToolCalls } from "./confirmation.js";
+import { buildCredentialRequestEvent } from "../auth/credential-request.js";
+import { resumeAuthorizedToolCalls } from "./credential-resume.js";
 import {
   executeFunctionCalls,
+  generateFunctionCallId,
   getLongRunningCallIds,
   hasEffects,
   populateFunctionCallIds,
@@ -41,6 +44,17 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
   ctx.throwIfAborted();
   const resumed = await resumeConfirmedToolCalls(ctx, agent);
   if (resumed) yield resumed;
+  const authorized = await resumeAuthorizedToolCalls(ctx, agent);
+  if (authorized) {
+    // Answered calls may ask again (e.g. for a second credential): pause once more.
+    const calls = getFunctionResponses(authorized).map((r) => ({ id: r.id, name: r.name }));
+    const again = await buildCredentialRequestEvent(ctx, agent.name, calls, authorized, generateFunctionCallId);
+    yield authorized;
+    if (again) {
+      yield again;
+      return;
+    }
+  }
   if (ctx.isEnded) return;
 
   // One actions object for the step: state written while building the request (tools'
@@ -149,7 +163,18 @@ async function* afterFunctionCalls(
   const outcome = await executeFunctionCalls(ctx, agent, calls, toolsDict);
   const responseEvent = outcome.event;
   if (!responseEvent) return;
+  const credentialRequest = await buildCredentialRequestEvent(
+    ctx,
+    agent.name,
+    calls,
+    responseEvent,
+    generateFunctionCallId,
+  );
   yield responseEvent;
+  if (credentialRequest) {
+    yield credentialRequest;
+    return;
+  }
 
   const confirmation = buildConfirmationRequestEvent(ctx, agent, calls, responseEvent);
   if (confirmation) {

@@ -8,6 +8,8 @@ import type { LlmRequest } from "../models/llm-request.js";
 import type { LlmResponse } from "../models/llm-response.js";
 import type { BaseTool } from "../tools/base-tool.js";
 import type { ToolContext } from "../context/tool-context.js";
+import type { BaseNode } from "../workflow/base-node.js";
+import type { NodeContext } from "../workflow/node-context.js";
 
 type Maybe<T> = MaybePromise<T | undefined | void>;
 
@@ -17,6 +19,7 @@ type Maybe<T> = MaybePromise<T | undefined | void>;
  * same hook and the agent's own callbacks are skipped, and the value is used (see each hook).
  * Order of a run: onUserMessage, beforeRun, (beforeAgent, beforeModel, afterModel,
  * beforeTool, afterTool, afterAgent, onEvent per event)..., afterRun; close on runner close.
+ * Workflow nodes add beforeNode / afterNode around each node run.
  */
 export abstract class BasePlugin {
   readonly name: string;
@@ -96,6 +99,16 @@ export abstract class BasePlugin {
     return undefined;
   }
 
+  /** Before a workflow node runs (each attempt): a returned value skips the node and becomes its output. */
+  beforeNodeCallback(_args: { node: BaseNode; context: NodeContext; input: unknown }): Maybe<unknown> {
+    return undefined;
+  }
+
+  /** After a workflow node completed: a returned value replaces its output. */
+  afterNodeCallback(_args: { node: BaseNode; context: NodeContext; output: unknown }): Maybe<unknown> {
+    return undefined;
+  }
+
   /** Releases what the plugin holds (files, clients, timers). */
   async close(): Promise<void> {}
 }
@@ -113,4 +126,6 @@ export type PluginHookName =
   | "onModelErrorCallback"
   | "beforeToolCallback"
   | "afterToolCallback"
-  | "onToolErrorCallback";
+  | "onToolErrorCallback"
+  | "beforeNodeCallback"
+  | "afterNodeCallback";

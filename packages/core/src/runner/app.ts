@@ -3,6 +3,7 @@ import { ConfigurationError } from "../errors/agentkit-error.js";
 import type { Event } from "../events/event.js";
 import type { ContextCacheConfig } from "../models/llm-request.js";
 import type { ModelRegistry } from "../models/model-registry.js";
+import type { ResumabilityConfig } from "../context/invocation-context.js";
 import type { BasePlugin } from "../plugins/base-plugin.js";
 import { resolveBudget, type Budget } from "../usage/budget.js";
 import { PriceTable, type ModelPrice } from "../usage/price-table.js";
@@ -51,6 +52,12 @@ export interface AppOptions {
   budget?: Budget;
   /** Model prices for usage costs: a table, or prices over the shipped ones (`DEFAULT_MODEL_PRICES`). */
   prices?: PriceTable | Record<string, ModelPrice>;
+  /**
+   * `{ isResumable: true }`: a run that pauses anywhere in a tree of workflows, workflow agents and
+   * agent tools is checkpointed in the session and continues where it stopped when the answer
+   * arrives; an interrupted run can be resumed (`runner.resume`). See docs/workflows.md.
+   */
+  resumability?: ResumabilityConfig;
 }
 
 const APP_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -65,6 +72,7 @@ export class App {
   readonly modelRegistry?: ModelRegistry;
   readonly budget?: Budget;
   readonly prices: PriceTable;
+  readonly resumability?: ResumabilityConfig;
 
   constructor(options: AppOptions) {
     validateAppName(options.name);
@@ -94,7 +102,8 @@ export class App {
       }
       if (compaction.eventRetentionSize !== undefined && compaction.overlapSize) {
         throw new ConfigurationError(
-          `App "${options.name}": eventsCompactionConfig takes overlapSize (sliding window) or eventRetentionSize (tail retention), not both.`,
+          `App "${options.name}": eventsCompactionConfig takes overlapSize (sliding window) or eventRetentionSize ` +
+            `(tail retention), not both.`,
         );
       }
     }
@@ -107,6 +116,11 @@ export class App {
     const budget = resolveBudget(options.budget);
     if (budget) this.budget = budget;
     this.prices = PriceTable.from(options.prices);
+    if (options.resumability !== undefined) {
+      if (typeof options.resumability !== "object" || typeof options.resumability.isResumable !== "boolean")
+        throw new ConfigurationError(`App "${options.name}": resumability must be { isResumable: boolean }.`);
+      this.resumability = { isResumable: options.resumability.isResumable };
+    }
   }
 }
 
@@ -114,7 +128,8 @@ export class App {
 export function validateAppName(name: unknown): asserts name is string {
   if (typeof name !== "string" || !APP_NAME_PATTERN.test(name)) {
     throw new ConfigurationError(
-      `Invalid app name ${JSON.stringify(name)}: use letters, digits and underscores, starting with a letter or underscore (it must be an identifier).`,
+      `Invalid app name ${JSON.stringify(name)}: use letters, digits and underscores, starting with a letter or ` +
+        `underscore (it must be an identifier).`,
     );
   }
   if (name === "user") throw new ConfigurationError('An app cannot be named "user": that name is reserved.');

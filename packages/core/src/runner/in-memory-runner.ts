@@ -1,4 +1,5 @@
 import type { BaseAgent } from "../agents/base-agent.js";
+import type { ResumabilityConfig } from "../context/invocation-context.js";
 import { InMemoryArtifactService } from "../artifacts/in-memory-artifact-service.js";
 import { InMemoryMemoryService } from "../memory/in-memory-memory-service.js";
 import type { ModelRegistry } from "../models/model-registry.js";
@@ -8,7 +9,14 @@ import type { App } from "./app.js";
 import { Runner } from "./runner.js";
 
 export type InMemoryRunnerOptions =
-  | { agent: BaseAgent; appName?: string; plugins?: BasePlugin[]; modelRegistry?: ModelRegistry; app?: undefined }
+  | {
+      agent: BaseAgent;
+      appName?: string;
+      plugins?: BasePlugin[];
+      modelRegistry?: ModelRegistry;
+      resumability?: ResumabilityConfig;
+      app?: undefined;
+    }
   | { app: App; appName?: string; modelRegistry?: ModelRegistry; agent?: undefined; plugins?: undefined };
 
 /**
@@ -35,6 +43,7 @@ export class InMemoryRunner extends Runner {
         agent: options.agent,
         appName: options.appName ?? "InMemoryRunner",
         plugins: options.plugins,
+        resumability: options.resumability,
       });
   }
 }

@@ -1,5 +1,5 @@
 import type { BaseAgent } from "../agents/base-agent.js";
-import { InvocationContext } from "../context/invocation-context.js";
+import { InvocationContext, type ResumabilityConfig } from "../context/invocation-context.js";
 import type { LiveRequestQueue } from "../agents/live-request-queue.js";
 import { resolveRunConfig, StreamingMode, type RunConfig } from "../agents/run-config.js";
 import type { BaseArtifactService } from "../artifacts/base-artifact-service.js";
@@ -28,6 +28,8 @@ import { resolveBudget, type Budget } from "../usage/budget.js";
 import { PriceTable, type ModelPrice } from "../usage/price-table.js";
 import { sessionUsageFromEvents, type SessionUsage } from "../usage/session-usage.js";
 import { budgetExceededEvent, newUsageTracker, recordEventUsage } from "./run-usage.js";
+import { InMemoryCredentialService, type BaseCredentialService } from "../auth/base-credential-service.js";
+import { CredentialExchangerRegistry } from "../auth/credential-exchangers.js";
 
 interface RunnerServices {
   sessionService: BaseSessionService;
@@ -37,10 +39,16 @@ interface RunnerServices {
   modelRegistry?: ModelRegistry;
   /** Clock in milliseconds for usage durations and time budgets (default `Date.now`; tests replace it). */
   now?: () => number;
+  /** Where tools' credentials are stored (docs/auth.md); default: in process memory. The caller closes it. */
+  credentialService?: BaseCredentialService;
+  /** Credential exchangers and refreshers by scheme type; default: OAuth2 and OpenID Connect. */
+  credentialExchangers?: CredentialExchangerRegistry;
 }
 
-/** Usage settings of a runner made from an agent (an App carries its own). */
+/** Settings of a runner made from an agent (an App carries its own). */
 interface RunnerUsageOptions {
+  /** See `App.resumability`. */
+  resumability?: ResumabilityConfig;
   /** Default usage limits of every run (`RunConfig.budget` wins field by field). */
   budget?: Budget;
   /** Model prices for usage costs: a table, or prices over the shipped ones. */
@@ -52,7 +60,15 @@ export type RunnerOptions = RunnerServices &
   (
     | ({ agent: BaseAgent; appName: string; app?: undefined; plugins?: BasePlugin[] } & RunnerUsageOptions)
     /** `appName` defaults to `app.name`; plugins, budget and prices come from the app. */
-    | { app: App; appName?: string; agent?: undefined; plugins?: undefined; budget?: undefined; prices?: undefined }
+    | {
+        app: App;
+        appName?: string;
+        agent?: undefined;
+        plugins?: undefined;
+        budget?: undefined;
+        prices?: undefined;
+        resumability?: undefined;
+      }
   );
 
 export interface RunAsyncRequest {
@@ -92,6 +108,8 @@ export class Runner {
   readonly sessionService: BaseSessionService;
   readonly artifactService?: BaseArtifactService;
   readonly memoryService?: BaseMemoryService;
+  readonly credentialService: BaseCredentialService;
+  readonly credentialExchangers: CredentialExchangerRegistry;
   readonly modelRegistry?: ModelRegistry;
   readonly pluginManager: PluginManager;
   readonly eventsCompactionConfig?: EventsCompactionConfig;
@@ -102,6 +120,8 @@ export class Runner {
   readonly budget?: Budget;
   /** Prices of the usage rollups. */
   readonly prices: PriceTable;
+  /** Whether pauses are checkpointed and resumed (from the App, or the runner's options). */
+  readonly resumability?: ResumabilityConfig;
   private readonly now?: () => number;
   /** The summarizer made on the root agent's model when the compaction config names none. */
   private readonly compactionFallback: { summarizer?: EventsSummarizer } = {};
@@ -115,8 +135,10 @@ export class Runner {
         throw new ConfigurationError("Pass either app or agent to the Runner, not both: the app's rootAgent is run.");
       if (options.plugins)
         throw new ConfigurationError("When the Runner gets an app, give the plugins to the App instead.");
-      if (options.budget || options.prices)
-        throw new ConfigurationError("When the Runner gets an app, give the budget and prices to the App instead.");
+      if (options.budget || options.prices || options.resumability)
+        throw new ConfigurationError(
+          "When the Runner gets an app, give the budget, prices and resumability to the App instead.",
+        );
       this.app = options.app;
       this.agent = options.app.rootAgent;
       this.appName = options.appName ?? options.app.name;
@@ -125,6 +147,7 @@ export class Runner {
       this.contextCacheConfig = options.app.contextCacheConfig;
       this.budget = options.app.budget;
       this.prices = options.app.prices;
+      this.resumability = options.app.resumability;
     } else {
       if (!options.agent) throw new ConfigurationError("Runner needs an agent (with appName) or an app.");
       if (typeof options.appName !== "string" || options.appName === "") {
@@ -135,11 +158,14 @@ export class Runner {
       this.pluginManager = new PluginManager(options.plugins ?? []);
       this.budget = resolveBudget(options.budget);
       this.prices = PriceTable.from(options.prices);
+      if (options.resumability) this.resumability = { isResumable: options.resumability.isResumable === true };
     }
     if (options.app) validateAppName(this.appName);
     this.sessionService = options.sessionService;
     this.artifactService = options.artifactService;
     this.memoryService = options.memoryService;
+    this.credentialService = options.credentialService ?? new InMemoryCredentialService();
+    this.credentialExchangers = options.credentialExchangers ?? CredentialExchangerRegistry.withDefaults();
     this.modelRegistry = options.modelRegistry ?? options.app?.modelRegistry;
     if (options.now) this.now = options.now;
   }
@@ -419,6 +445,8 @@ export class Runner {
       sessionService: this.sessionService,
       artifactService: this.artifactService,
       memoryService: this.memoryService,
+      credentialService: this.credentialService,
+      credentialExchangers: this.credentialExchangers,
       pluginManager: this.pluginManager,
       modelRegistry: this.modelRegistry,
       contextCacheConfig: this.contextCacheConfig,
@@ -427,6 +455,7 @@ export class Runner {
       liveRequestQueue: init.liveRequestQueue,
       signal: init.signal,
       appName: this.appName,
+      resumability: this.resumability,
       usage: newUsageTracker({
         session: init.session,
         prices: this.prices,

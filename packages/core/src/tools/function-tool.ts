@@ -48,12 +48,14 @@ const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export function validateToolName(name: unknown): asserts name is string {
   if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
     throw new ConfigurationError(
-      `Invalid tool name ${JSON.stringify(name)}: use 1 to 64 letters, digits, underscores or hyphens (model providers reject other names).`,
+      `Invalid tool name ${JSON.stringify(name)}: use 1 to 64 letters, digits, underscores or hyphens (model ` +
+        `providers reject other names).`,
     );
   }
   if (RESERVED_FUNCTION_CALL_NAMES.has(name)) {
     throw new ConfigurationError(
-      `Invalid tool name "${name}": the framework's flow uses it to ask the client for confirmation, credentials or input; pick another name.`,
+      `Invalid tool name "${name}": the framework's flow uses it to ask the client for confirmation, credentials or ` +
+        `input; pick another name.`,
     );
   }
 }
@@ -108,7 +110,9 @@ export class FunctionTool<P extends ToolParameters | undefined = undefined> exte
       const confirmation = toolContext.toolConfirmation;
       if (confirmation === undefined) {
         toolContext.requestConfirmation({
-          hint: `Please approve or reject the tool call ${this.name}() by responding with a FunctionResponse with an expected ToolConfirmation payload.`,
+          hint:
+            `Please approve or reject the tool call ${this.name}() by responding with a FunctionResponse with an ` +
+            `expected ToolConfirmation payload.`,
         });
         // The run pauses for the user's answer instead of letting the model react to the error.
         toolContext.actions.skipSummarization = true;
@@ -155,7 +159,9 @@ function zodToParametersSchema(toolName: string, schema: z.ZodType): Record<stri
     json = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
   } catch (error) {
     throw new ConfigurationError(
-      `The parameters schema of tool "${toolName}" cannot be expressed as JSON Schema (${error instanceof Error ? error.message : String(error)}). Use JSON-compatible types (e.g. z.string() instead of z.date()).`,
+      `The parameters schema of tool "${toolName}" cannot be expressed as JSON Schema ` +
+        `(${error instanceof Error ? error.message : String(error)}). Use JSON-compatible types (e.g. z.string() ` +
+        `instead of z.date()).`,
       { cause: error },
     );
   }
@@ -177,7 +183,8 @@ function plainParametersSchema(toolName: string, schema: unknown): Record<string
     (schema as { type?: unknown }).type !== "object"
   ) {
     throw new ConfigurationError(
-      `The parameters of tool "${toolName}" must be a zod 4 object schema (z.object({ ... })) or a JSON Schema with type "object".`,
+      `The parameters of tool "${toolName}" must be a zod 4 object schema (z.object({ ... })) or a JSON Schema with ` +
+        `type "object".`,
     );
   }
   const { $schema: _ignored, ...rest } = deepCopy(schema) as Record<string, unknown>;

@@ -63,6 +63,12 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   CONFIRMATION_UNAVAILABLE: 500,
   OUTPUT_SCHEMA_VALIDATION_FAILED: 500,
   SCRIPT_ERROR: 500,
+  // Workflows: a node failing is the server's side; a paused run that cannot continue is a conflict.
+  NODE_FAILED: 500,
+  NODE_TIMEOUT: 500,
+  NODE_SCHEMA_INVALID: 500,
+  NODE_INTERRUPTED: 500,
+  WORKFLOW_RESUME_FAILED: 409,
   // A used-up budget (RunConfig.budget / App.budget): the quota kind of "too many requests".
   BUDGET_TOKENS_EXCEEDED: 429,
   BUDGET_COST_EXCEEDED: 429,

@@ -17,6 +17,7 @@ import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { rejectReason, type HostGuardOptions } from "../http/host-guard.js";
 import type { LiveLimits } from "../http/server-limits.js";
 import type { RouteDeps } from "../routes/route-deps.js";
+import type { RunnerLease } from "../runs/runner-cache.js";
 import { SessionRunQueue } from "../runs/session-run-queue.js";
 import { BoundedLiveRequestQueue } from "./bounded-live-request-queue.js";
 import { LiveMessageError, parseLiveMessage } from "./live-request-message.js";
@@ -127,9 +128,9 @@ export class LiveSocketServer {
       refuse(socket, 400, "Bad Request");
       return;
     }
-    if (url.pathname !== "/run_live") return refuse(socket, 404, "Not Found");
-    if (rejectReason(req, this.guard, true)) return refuse(socket, 403, "Forbidden");
-    if (this.deps.runs.isDraining || this.closed) return refuse(socket, 503, "Service Unavailable");
+    if (url.pathname !== "/run_live") return void refuse(socket, 404, "Not Found");
+    if (rejectReason(req, this.guard, true)) return void refuse(socket, 403, "Forbidden");
+    if (this.deps.runs.isDraining || this.closed) return void refuse(socket, 503, "Service Unavailable");
     const keys = this.socketKeys(req, url.searchParams);
     const { maxSockets, maxSocketsPerClient, maxSocketsPerUser } = this.limits;
     if (maxSockets > 0 && this.counts.get(TOTAL) >= maxSockets) {
@@ -254,7 +255,7 @@ export class LiveSocketServer {
     let lease: { release(): void } | undefined;
     const finished = this.deps.runs.start(controller);
     try {
-      let runnerLease;
+      let runnerLease: RunnerLease;
       try {
         runnerLease = await this.deps.runners.acquire(params.appName);
       } catch (error) {
@@ -365,7 +366,8 @@ function refuseWith(
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("");
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\nContent-Type: ` +
+      `application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
 }
 

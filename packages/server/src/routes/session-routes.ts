@@ -145,7 +145,8 @@ function queryNumber(value: unknown, field: string, integer: boolean): number {
     throw new HttpRequestError(
       400,
       "INVALID_REQUEST",
-      `Invalid query parameter ${field}: expected ${integer ? "a non-negative integer" : "a number"}, got ${JSON.stringify(value)}`,
+      `Invalid query parameter ${field}: expected ${integer ? "a non-negative integer" : "a number"}, ` +
+        `got ${JSON.stringify(value)}`,
     );
   }
   // Timestamps may come in milliseconds (JS clients); agentkit stores seconds.

@@ -61,7 +61,8 @@ function* mergeSharedState(
   if (Object.keys(delta).length === 0) return;
   const where = keyColumns.map((c) => `${c} = ?`).join(" AND ");
   yield sql(
-    `INSERT INTO ${table} (${keyColumns.join(", ")}, state) VALUES (${keyColumns.map(() => "?").join(", ")}, '{}') ON CONFLICT DO NOTHING`,
+    `INSERT INTO ${table} (${keyColumns.join(", ")}, state) VALUES (${keyColumns.map(() => "?").join(", ")}, '{}') ` +
+      `ON CONFLICT DO NOTHING`,
     ...keyValues,
   );
   const { rows } = yield sql(`SELECT state FROM ${table} WHERE ${where}${dialect.forUpdate}`, ...keyValues);
@@ -87,7 +88,8 @@ export function* createSessionPlan(
   now: number,
 ): SqlPlan<Session> {
   const inserted = yield sql(
-    `INSERT INTO ${TABLES.sessions} (app_name, user_id, id, state, create_time, last_update_time) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    `INSERT INTO ${TABLES.sessions} (app_name, user_id, id, state, create_time, last_update_time) VALUES (?, ?, ?, ` +
+      `?, ?, ?) ON CONFLICT DO NOTHING`,
     key.appName,
     key.userId,
     key.sessionId,
@@ -197,7 +199,8 @@ export function* listSessionsPlan(appName: string, userId: string | undefined): 
           appName,
         )
       : yield sql(
-          `SELECT ${SESSION_COLUMNS} FROM ${SESSION_FROM} WHERE s.app_name = ? AND s.user_id = ? ORDER BY s.create_time, s.id`,
+          `SELECT ${SESSION_COLUMNS} FROM ${SESSION_FROM} WHERE s.app_name = ? AND s.user_id = ? ORDER BY ` +
+            `s.create_time, s.id`,
           appName,
           userId,
         );
@@ -254,7 +257,8 @@ export interface AppendArgs {
 export function* appendEventPlan(dialect: SqlDialect, args: AppendArgs): SqlPlan<number> {
   const { key } = args;
   const { rows } = yield sql(
-    `SELECT state, last_update_time FROM ${TABLES.sessions} WHERE app_name = ? AND user_id = ? AND id = ?${dialect.forUpdate}`,
+    `SELECT state, last_update_time FROM ${TABLES.sessions} WHERE app_name = ? AND user_id = ? AND id = ` +
+      `?${dialect.forUpdate}`,
     key.appName,
     key.userId,
     key.sessionId,
@@ -276,7 +280,8 @@ export function* appendEventPlan(dialect: SqlDialect, args: AppendArgs): SqlPlan
   );
   const seq = Number(seqRow.rows[0]?.seq ?? 0) + 1;
   yield sql(
-    `INSERT INTO ${TABLES.events} (app_name, user_id, session_id, seq, id, event_time, event_json, format_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO ${TABLES.events} (app_name, user_id, session_id, seq, id, event_time, event_json, format_version) ` +
+      `VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     key.appName,
     key.userId,
     key.sessionId,

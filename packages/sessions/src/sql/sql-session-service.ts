@@ -31,7 +31,10 @@ import {
 import { SessionStoreError } from "./session-store-error.js";
 import type { SqlDialect, SqlPlan } from "./sql-plan.js";
 
-/** How a plan runs: "write" takes the store's write lock for the whole transaction, "read" reads one consistent snapshot. */
+/**
+ * How a plan runs: "write" takes the store's write lock for
+ * the whole transaction, "read" reads one consistent snapshot.
+ */
 export type SqlPlanMode = "read" | "write";
 
 /**
@@ -71,7 +74,7 @@ export abstract class SqlSessionService extends BaseSessionService {
   }
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
-    const id = sessionId && sessionId.trim() ? sessionId.trim() : randomUUID();
+    const id = sessionId?.trim() ? sessionId.trim() : randomUUID();
     const key = checkKey({ appName, userId, sessionId: id });
     // JSON round trip: the stored state is exactly what will be read back, and the input stays the caller's.
     const delta = splitStateDelta(jsonCopy(state ?? {}, "state"));

@@ -106,7 +106,8 @@ export class SqliteSessionService extends SqlSessionService {
       if ((error as { errcode?: unknown }).errcode === SQLITE_BUSY) {
         throw new SessionStoreError(
           "SESSION_STORE_ERROR",
-          `The SQLite session store ${this.path} stayed locked by another writer for longer than busyTimeoutMs (${this.busyTimeoutMs} ms); retry, or raise busyTimeoutMs.`,
+          `The SQLite session store ${this.path} stayed locked by another writer for longer than busyTimeoutMs ` +
+            `(${this.busyTimeoutMs} ms); retry, or raise busyTimeoutMs.`,
           { cause: error },
         );
       }
@@ -143,7 +144,8 @@ export function sqlitePathFromUri(uri: string): string {
     throw new ConfigurationError(`Not a SQLite URI: ${JSON.stringify(uri)} (expected sqlite:///abs/path/sessions.db).`);
   if (url.host !== "") {
     throw new ConfigurationError(
-      `SQLite URI ${JSON.stringify(uri)} names a host ("${url.host}"); use three slashes for an absolute path: sqlite:///abs/path/sessions.db.`,
+      `SQLite URI ${JSON.stringify(uri)} names a host ("${url.host}"); use three slashes for an absolute path: ` +
+        `sqlite:///abs/path/sessions.db.`,
     );
   }
   const path = fileURLToPath(`file://${url.pathname}`);

@@ -10,7 +10,7 @@ import {
 } from "@agentkit/core";
 import { z } from "zod";
 import { isGeminiModel } from "../built-in/model-names.js";
-import { type BaseComputer, type ComputerState } from "./base-computer.js";
+import type { BaseComputer, ComputerState } from "./base-computer.js";
 
 /** Gemini's computer-use model emits coordinates on a 0-999 grid, whatever the screen size. */
 export const NORMALIZED_COORDINATE_RANGE = 1000;

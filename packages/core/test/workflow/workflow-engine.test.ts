@@ -1,0 +1,520 @@
+import { describe, expect, it } from "@jest/globals";
+import { z } from "zod";
+import {
+  BasePlugin,
+  ConfigurationError,
+  DEFAULT_ROUTE,
+  Edge,
+  ERROR_ROUTE,
+  FunctionNode,
+  FunctionTool,
+  InMemoryRunner,
+  JoinNode,
+  LlmAgent,
+  NodeSchemaValidationError,
+  NodeTimeoutError,
+  RunAbortedError,
+  START,
+  Workflow,
+  node,
+  type BaseNode,
+  type NodeContext,
+} from "../../src/index.js";
+import { ScriptedModel } from "../../src/testing/index.js";
+import { deferred, outputs, runOnce, textOf } from "./helpers.js";
+
+describe("Workflow: ADK's basic shapes", () => {
+  it("chains FunctionNodes from START, each output the next input", async () => {
+    const upper = new FunctionNode("upper", (_ctx, input) => textOf(input).toUpperCase());
+    const suffix = new FunctionNode("suffix", (_ctx, input: string) => `${input} IS AWESOME`);
+    const { events, session } = await runOnce(
+      new Workflow({ name: "simple", edges: [["START", upper, suffix]] }),
+      "adk",
+    );
+    expect(outputs(events)).toEqual([
+      ["upper", "ADK"],
+      ["suffix", "ADK IS AWESOME"],
+    ]);
+    // Every node event is an ordinary session event, authored by the node, with its path.
+    expect(session.events.map((e) => [e.author, e.nodeInfo?.path])).toEqual([
+      ["user", undefined],
+      ["upper", "simple/upper@1"],
+      ["suffix", "simple/suffix@1"],
+    ]);
+  });
+
+  it("routes on ctx.route through a routing map, with a default route", async () => {
+    const seen: string[] = [];
+    const classify = new FunctionNode("classify", (ctx, input) => {
+      const text = textOf(input);
+      ctx.route = text.includes("?") ? "question" : text.includes("!") ? "shout" : "other";
+      return text;
+    });
+    const answer = new FunctionNode("answer", (_c, i: string) => void seen.push(`answer:${i}`));
+    const comment = new FunctionNode("comment", (_c, i: string) => void seen.push(`comment:${i}`));
+    const fallback = new FunctionNode("fallback", (_c, i: string) => void seen.push(`fallback:${i}`));
+    const wf = () =>
+      new Workflow({
+        name: "router",
+        edges: [["START", classify, { question: answer, shout: comment, [DEFAULT_ROUTE]: fallback }]],
+      });
+    await runOnce(wf(), "why?");
+    await runOnce(wf(), "wow!");
+    await runOnce(wf(), "ok");
+    expect(seen).toEqual(["answer:why?", "comment:wow!", "fallback:ok"]);
+  });
+
+  it("accepts the START constant, explicit Edges and functions named after the node", async () => {
+    function first(_ctx: NodeContext, input: unknown) {
+      return textOf(input).length;
+    }
+    function second(_ctx: NodeContext, input: number) {
+      return input * 2;
+    }
+    const { events } = await runOnce(
+      new Workflow({ name: "w", edges: [[START, first], new Edge({ from: first, to: second })] }),
+      "four",
+    );
+    expect(outputs(events)).toEqual([
+      ["first", 4],
+      ["second", 8],
+    ]);
+  });
+});
+
+describe("Workflow: fan-out, joins and branches", () => {
+  it("fans out to parallel nodes on their own branches and joins their outputs", async () => {
+    const gate = deferred();
+    const a = new FunctionNode("a", async () => {
+      await gate.promise; // a finishes after b: the join still gets both
+      return "A";
+    });
+    const b = new FunctionNode("b", () => {
+      gate.resolve();
+      return "B";
+    });
+    const join = new JoinNode({ name: "merge" });
+    const after = new FunctionNode("after", (_c, input: Record<string, string>) => `${input.a}+${input.b}`);
+    const { events } = await runOnce(new Workflow({ name: "fan", edges: [["START", [a, b], join, after]] }));
+    expect(outputs(events)).toEqual([
+      ["b", "B"],
+      ["a", "A"],
+      ["merge", { a: "A", b: "B" }],
+      ["after", "A+B"],
+    ]);
+    const branchOf = (author: string) => events.find((e) => e.author === author)!.branch;
+    expect([branchOf("a"), branchOf("b"), branchOf("merge"), branchOf("after")]).toEqual([
+      "fan.a",
+      "fan.b",
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it("a join waiting for 'all' runs with the predecessors a route took", async () => {
+    const pick = new FunctionNode("pick", (ctx) => {
+      ctx.route = "left";
+      return "x";
+    });
+    const left = new FunctionNode("left", () => "L");
+    const right = new FunctionNode("right", () => "R");
+    const join = new JoinNode({ name: "join" });
+    const { events } = await runOnce(
+      new Workflow({
+        name: "w",
+        edges: [
+          ["START", pick, { left, right }],
+          [[left, right], join],
+        ],
+      }),
+    );
+    expect(outputs(events).at(-1)).toEqual(["join", { left: "L" }]);
+  });
+
+  it("a join with waitFor 1 runs on the first arrival and drops the rest of the round", async () => {
+    const slowGate = deferred();
+    const fast = new FunctionNode("fast", () => "fast wins");
+    const slow = new FunctionNode("slow", async () => {
+      await slowGate.promise;
+      return "too late";
+    });
+    const ran: unknown[] = [];
+    const join = new JoinNode({ name: "first", waitFor: 1 });
+    const done = new FunctionNode("done", (_c, input) => {
+      ran.push(input);
+      slowGate.resolve();
+    });
+    await runOnce(new Workflow({ name: "race", edges: [["START", [fast, slow], join, done]] }));
+    expect(ran).toEqual([{ fast: "fast wins" }]);
+  });
+
+  it("limits running nodes to maxConcurrency", async () => {
+    let running = 0;
+    let peak = 0;
+    const make = (name: string) =>
+      new FunctionNode(name, async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setImmediate(r));
+        running--;
+        return name;
+      });
+    const nodes = ["n1", "n2", "n3", "n4", "n5"].map(make);
+    const { events } = await runOnce(new Workflow({ name: "w", maxConcurrency: 2, edges: [["START", nodes]] }));
+    expect(peak).toBe(2);
+    expect(outputs(events)).toHaveLength(5);
+  });
+});
+
+describe("Workflow: loops", () => {
+  it("loops on a routed edge and keeps node-local state across the loop's runs", async () => {
+    const step = new FunctionNode("step", (ctx) => {
+      const count = ((ctx.nodeState.count as number | undefined) ?? 0) + 1;
+      ctx.nodeState.count = count;
+      ctx.route = count < 3 ? "again" : "done";
+      return count;
+    });
+    const finish = new FunctionNode("finish", (_c, n: number) => `counted ${n}`);
+    const { events } = await runOnce(
+      new Workflow({ name: "loop", edges: [["START", step, { again: step, done: finish }]] }),
+    );
+    expect(outputs(events)).toEqual([
+      ["step", 1],
+      ["step", 2],
+      ["step", 3],
+      ["finish", "counted 3"],
+    ]);
+    expect(events.filter((e) => e.author === "step").map((e) => e.nodeInfo?.path)).toEqual([
+      "loop/step@1",
+      "loop/step@2",
+      "loop/step@3",
+    ]);
+  });
+
+  it("bounds a loop with maxTraversals, then takes the default route", async () => {
+    const work = new FunctionNode("work", (ctx) => {
+      ctx.route = "retry";
+      return "not yet";
+    });
+    const giveUp = new FunctionNode("give_up", () => "gave up");
+    const { events } = await runOnce(
+      new Workflow({
+        name: "bounded",
+        edges: [
+          ["START", work],
+          new Edge({ from: work, to: work, route: "retry", maxTraversals: 2 }),
+          [work, { [DEFAULT_ROUTE]: giveUp }],
+        ],
+      }),
+    );
+    expect(outputs(events).map(([author]) => author)).toEqual(["work", "work", "work", "give_up"]);
+  });
+
+  it("refuses a loop that could never end", () => {
+    const a = new FunctionNode("a", () => 1);
+    const b = new FunctionNode("b", () => 2);
+    expect(() => new Workflow({ name: "forever", edges: [["START", a, b, a]] })).toThrow(/would never end/);
+  });
+});
+
+describe("Workflow: retries, timeouts, errors", () => {
+  it("retries a failing node with backoff, only for the errors it names", async () => {
+    let calls = 0;
+    class Flaky extends Error {
+      override name = "Flaky";
+    }
+    const flaky = new FunctionNode(
+      "flaky",
+      () => {
+        calls++;
+        if (calls < 3) throw new Flaky(`attempt ${calls}`);
+        return `ok after ${calls}`;
+      },
+      { retryConfig: { maxAttempts: 3, initialDelayMs: 1, retryOn: [Flaky] } },
+    );
+    const { events } = await runOnce(new Workflow({ name: "w", edges: [["START", flaky]] }));
+    expect(outputs(events)).toEqual([["flaky", "ok after 3"]]);
+
+    let other = 0;
+    const notRetried = new FunctionNode(
+      "strict",
+      () => {
+        other++;
+        throw new TypeError("bad");
+      },
+      { retryConfig: { maxAttempts: 3, initialDelayMs: 1, retryOn: ["Flaky"] } },
+    );
+    await expect(runOnce(new Workflow({ name: "w2", edges: [["START", notRetried]] }))).rejects.toThrow("bad");
+    expect(other).toBe(1);
+  });
+
+  it("fails a node past its timeout even when it ignores its signal, and retries the timeout", async () => {
+    let attempts = 0;
+    let aborted = 0;
+    const stuck = new FunctionNode(
+      "stuck",
+      (ctx) => {
+        attempts++;
+        ctx.signal!.addEventListener("abort", () => aborted++);
+        return new Promise(() => {}); // never settles
+      },
+      { timeoutMs: 20, retryConfig: { maxAttempts: 2, initialDelayMs: 1 } },
+    );
+    const error = await runOnce(new Workflow({ name: "w", edges: [["START", stuck]] })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NodeTimeoutError);
+    expect(attempts).toBe(2);
+    expect(aborted).toBe(2);
+  });
+
+  it("routes a failed node's error down its __ERROR__ edge", async () => {
+    const failing = new FunctionNode("charge", () => {
+      throw new ConfigurationError("card declined"); // never retried, still routable
+    });
+    const recover = new FunctionNode(
+      "recover",
+      (_c, input: { error: { code: string; message: string } }) => input.error.code,
+    );
+    const next = new FunctionNode("next", () => "not reached");
+    const { events } = await runOnce(
+      new Workflow({
+        name: "pay",
+        edges: [
+          ["START", failing, next],
+          [failing, { [ERROR_ROUTE]: recover }],
+        ],
+      }),
+    );
+    const failure = events.find((e) => e.author === "charge")!;
+    expect(failure.nodeInfo).toEqual({ path: "pay/charge@1", status: "failed" });
+    expect(failure.errorCode).toBe("CONFIGURATION_ERROR");
+    expect(outputs(events)).toEqual([["recover", "CONFIGURATION_ERROR"]]);
+  });
+
+  it("an unrouted failure is stored as the node's error event and ends the run with the error", async () => {
+    const failing = new FunctionNode("boom", () => {
+      throw new Error("exploded");
+    });
+    const runner = new InMemoryRunner({
+      agent: new Workflow({ name: "w", edges: [["START", failing]] }),
+      appName: "app",
+    });
+    await runner.sessionService.createSession({ appName: "app", userId: "u", sessionId: "s" });
+    const run = async () => {
+      for await (const _ of runner.runAsync({ userId: "u", sessionId: "s", newMessage: "go" }));
+    };
+    await expect(run()).rejects.toThrow("exploded");
+    const session = await runner.sessionService.getSession({ appName: "app", userId: "u", sessionId: "s" });
+    expect(session!.events.at(-1)).toMatchObject({
+      author: "boom",
+      errorCode: "NODE_FAILED",
+      errorMessage: "exploded",
+      nodeInfo: { path: "w/boom@1" },
+    });
+  });
+
+  it("checks typed input and output against the nodes' zod schemas", async () => {
+    const parse = new FunctionNode("parse", (_c, input) => JSON.parse(textOf(input)) as unknown);
+    const total = new FunctionNode("total", (_c, order: { qty: number; price: number }) => order.qty * order.price, {
+      inputSchema: z.object({ qty: z.number(), price: z.number() }),
+      outputSchema: z.number().max(100),
+    });
+    const wf = () => new Workflow({ name: "typed", edges: [["START", parse, total]] });
+    expect(outputs((await runOnce(wf(), '{"qty":2,"price":3}')).events).at(-1)).toEqual(["total", 6]);
+    const badInput = await runOnce(wf(), '{"qty":"two","price":3}').catch((e: unknown) => e);
+    expect(badInput).toBeInstanceOf(NodeSchemaValidationError);
+    expect((badInput as Error).message).toMatch(/input of node "total".*qty/);
+    const badOutput = await runOnce(wf(), '{"qty":200,"price":3}').catch((e: unknown) => e);
+    expect((badOutput as NodeSchemaValidationError).direction).toBe("output");
+  });
+});
+
+describe("Workflow: cancellation", () => {
+  it("stops running nodes when the invocation's signal aborts", async () => {
+    const started = deferred();
+    let nodeAborted = false;
+    const waiting = new FunctionNode(
+      "waits",
+      (ctx) =>
+        new Promise((_, reject) => {
+          started.resolve();
+          ctx.signal!.addEventListener("abort", () => {
+            nodeAborted = true;
+            reject(new Error("stopped"));
+          });
+        }),
+    );
+    const controller = new AbortController();
+    void started.promise.then(() => controller.abort());
+    await expect(
+      runOnce(new Workflow({ name: "w", edges: [["START", waiting]] }), "go", { signal: controller.signal }),
+    ).rejects.toBeInstanceOf(RunAbortedError);
+    expect(nodeAborted).toBe(true);
+  });
+});
+
+describe("Workflow: node kinds", () => {
+  it("runs an LLM agent as a node: the input becomes its user turn, its answer the output", async () => {
+    const model = new ScriptedModel({ steps: [ScriptedModel.text("A haiku about cats")] });
+    const topic = new FunctionNode("topic", () => "cats");
+    const poet = new LlmAgent({ name: "poet", model, instruction: "Write a haiku." });
+    const shout = new FunctionNode("shout", (_c, poem: string) => poem.toUpperCase());
+    const { events } = await runOnce(new Workflow({ name: "w", edges: [["START", topic, poet, shout]] }));
+    expect(textOf(model.requests[0]!.contents.at(-1)!)).toBe("cats");
+    expect(outputs(events)).toEqual([
+      ["topic", "cats"],
+      ["poet", "A haiku about cats"],
+      ["shout", "A HAIKU ABOUT CATS"],
+    ]);
+  });
+
+  it("runs a tool as a node through the tool-call path (plugin tool callbacks included)", async () => {
+    const seen: string[] = [];
+    class ToolSpy extends BasePlugin {
+      constructor() {
+        super("spy");
+      }
+      override beforeToolCallback({ tool }: { tool: { name: string } }) {
+        seen.push(`before:${tool.name}`);
+        return undefined;
+      }
+    }
+    const add = new FunctionTool({
+      name: "add",
+      description: "adds",
+      parameters: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }) => a + b,
+    });
+    const args = new FunctionNode("args", () => ({ a: 2, b: 3 }));
+    const { events } = await runOnce(new Workflow({ name: "w", edges: [["START", args, add]] }), "go", {
+      plugins: [new ToolSpy()],
+    });
+    expect(seen).toEqual(["before:add"]);
+    expect(outputs(events).at(-1)).toEqual(["add", 5]);
+    const call = events.find((e) => e.content?.parts?.[0]?.functionCall)!;
+    expect(call.content!.parts![0]!.functionCall).toMatchObject({ name: "add", args: { a: 2, b: 3 } });
+  });
+
+  it("nests a workflow as a node: the inner output flows on", async () => {
+    const double = new FunctionNode("double", (_c, n: number) => n * 2);
+    const inner = new Workflow({ name: "inner", edges: [["START", double]] });
+    const start = new FunctionNode("start", () => 21);
+    const report = new FunctionNode("report", (_c, n: number) => `answer ${n}`);
+    const { events } = await runOnce(new Workflow({ name: "outer", edges: [["START", start, inner, report]] }));
+    expect(outputs(events)).toEqual([
+      ["start", 21],
+      ["double", 42],
+      ["inner", 42],
+      ["report", "answer 42"],
+    ]);
+    expect(events.find((e) => e.author === "double")!.nodeInfo!.path).toBe("outer/inner@1/double@1");
+  });
+
+  it("runs nodes from code with a dynamic entry (ctx.runNode)", async () => {
+    const square = new FunctionNode("square", (_c, n: number) => n * n);
+    const wf = new Workflow({
+      name: "dyn",
+      dynamicEntry: async (ctx) => {
+        const results = await Promise.all([1, 2, 3].map((n) => ctx.runNode(square, n)));
+        return (results as number[]).reduce((a, b) => a + b, 0);
+      },
+    });
+    const { events } = await runOnce(wf);
+    expect(
+      outputs(events)
+        .filter(([a]) => a === "square")
+        .map(([, o]) => o)
+        .sort(),
+    ).toEqual([1, 4, 9]);
+    expect(
+      events
+        .filter((e) => e.author === "square")
+        .map((e) => e.nodeInfo!.path)
+        .sort(),
+    ).toEqual(["dyn/square@1", "dyn/square@2", "dyn/square@3"]);
+  });
+
+  it("streams events a node emits and stores its state changes with them", async () => {
+    const worker = new FunctionNode("worker", async function* (ctx) {
+      ctx.state.set("progress", 50);
+      yield "half way";
+      ctx.state.set("progress", 100);
+      ctx.emit({ content: { role: "model", parts: [{ text: "done" }] } });
+      return "result";
+    });
+    const { events, session } = await runOnce(new Workflow({ name: "w", edges: [["START", worker]] }));
+    expect(events.map((e) => [textOf(e.content ?? ""), e.actions.stateDelta])).toEqual([
+      ["half way", { progress: 50 }],
+      ["done", { progress: 100 }],
+      ["", {}],
+    ]);
+    expect(session.state.progress).toBe(100);
+  });
+
+  it("wraps node-likes with options through node()", async () => {
+    let attempts = 0;
+    const n = node(
+      function flaky() {
+        if (++attempts < 2) throw new Error("once");
+        return "ok";
+      },
+      { retryConfig: { maxAttempts: 2, initialDelayMs: 1 } },
+    );
+    expect(n.name).toBe("flaky");
+    const { events } = await runOnce(new Workflow({ name: "w", edges: [["START", n]] }));
+    expect(outputs(events)).toEqual([["flaky", "ok"]]);
+  });
+});
+
+describe("Workflow: plugins", () => {
+  it("calls before/after node callbacks, which may skip a node or replace its output", async () => {
+    const calls: string[] = [];
+    class NodePlugin extends BasePlugin {
+      constructor() {
+        super("nodes");
+      }
+      override beforeNodeCallback({ node }: { node: BaseNode }) {
+        calls.push(`before:${node.name}`);
+        return node.name === "skipped" ? "from plugin" : undefined;
+      }
+      override afterNodeCallback({ node, output }: { node: BaseNode; output: unknown }) {
+        calls.push(`after:${node.name}`);
+        return node.name === "last" ? `${String(output)} (edited)` : undefined;
+      }
+    }
+    const skipped = new FunctionNode("skipped", () => "never");
+    const last = new FunctionNode("last", (_c, input: string) => `got ${input}`);
+    const { events } = await runOnce(new Workflow({ name: "w", edges: [["START", skipped, last]] }), "x", {
+      plugins: [new NodePlugin()],
+    });
+    expect(calls).toEqual(["before:skipped", "after:skipped", "before:last", "after:last"]);
+    expect(outputs(events)).toEqual([
+      ["skipped", "from plugin"],
+      ["last", "got from plugin (edited)"],
+    ]);
+  });
+});
+
+describe("Workflow: validation", () => {
+  const a = () => new FunctionNode("a", () => 1);
+  it("names the problem in the graph", () => {
+    expect(() => new Workflow({ name: "w", edges: [] })).toThrow(/non-empty list/);
+    expect(() => new Workflow({ name: "w", edges: [[a(), a()]] })).toThrow(/two different nodes are named "a"/);
+    const lone = new FunctionNode("lone", () => 1);
+    const x = a();
+    expect(
+      () =>
+        new Workflow({
+          name: "w",
+          edges: [
+            ["START", x],
+            [lone, x],
+          ],
+        }),
+    ).toThrow(/"lone" cannot be reached/);
+    expect(() => new Workflow({ name: "w", edges: [["START", () => 1]] })).toThrow(/must have a name/);
+    expect(() => new Workflow({ name: "w", edges: [["START", { x: a() }]] })).toThrow(/cannot have a route/);
+    expect(() => new Workflow({ name: "w", edges: [["START", 42 as never]] })).toThrow(/not a node/);
+    expect(() => new JoinNode({ name: "j", waitFor: 0 })).toThrow(/waitFor/);
+    expect(() => new FunctionNode("bad name", () => 1)).toThrow(/Invalid node name/);
+  });
+});
