@@ -6,6 +6,7 @@ import { describe, expect, it } from "@jest/globals";
 import { z } from "zod";
 import {
   FunctionTool,
+  type GenerateContentOptions,
   InMemoryArtifactService,
   InMemoryMemoryService,
   InMemorySessionService,
@@ -18,17 +19,35 @@ import { PostgresSessionService } from "@agentkit/sessions/postgres";
 import { createAgentServer, createStaticAgentLoader } from "../src/index.js";
 import { json, post, recordingLogger, startTestServer, userMessage } from "./support/test-server.js";
 
-/** A model step that reports it started, then waits until the run is aborted. */
-function stallUntilAborted(): { step: (request: LlmRequest) => Promise<LlmResponse>; started: Promise<void> } {
-  let markStarted!: () => void;
-  const started = new Promise<void>((resolve) => (markStarted = resolve));
-  const step = (request: LlmRequest) =>
-    new Promise<LlmResponse>((_resolve, reject) => {
-      const signal = request.config.abortSignal!;
+/**
+ * Answers with a call of the `note` tool, then (on the next call) reports it started and waits
+ * until the run is aborted.
+ */
+class StallingModel extends ScriptedModel {
+  private markStarted!: () => void;
+  readonly started = new Promise<void>((resolve) => (this.markStarted = resolve));
+
+  constructor(text: string) {
+    super();
+    this.push(ScriptedModel.functionCall("note", { text }, `fc-${text}`));
+  }
+
+  override async *generateContentAsync(
+    request: LlmRequest,
+    stream?: boolean,
+    options: GenerateContentOptions = {},
+  ): AsyncGenerator<LlmResponse, void, void> {
+    if (this.requests.length === 0) {
+      yield* super.generateContentAsync(request, stream, options);
+      return;
+    }
+    const signal = options.signal!;
+    this.markStarted();
+    await new Promise<never>((_resolve, reject) => {
+      if (signal.aborted) reject(signal.reason);
       signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-      markStarted();
     });
-  return { step, started };
+  }
 }
 
 const noteTool = new FunctionTool({
@@ -107,12 +126,8 @@ describe("/healthz and /readyz", () => {
 
 describe("shutdown cuts long runs so that clients can tell", () => {
   it("/run_sse ends with a SHUTTING_DOWN error frame, /run with a 503 body, /readyz turns 503, and the store holds whole events", async () => {
-    const sse = stallUntilAborted();
-    const plain = stallUntilAborted();
-    const sseModel = new ScriptedModel();
-    const plainModel = new ScriptedModel();
-    sseModel.push(ScriptedModel.functionCall("note", { text: "a" }, "fc-1"), sse.step);
-    plainModel.push(ScriptedModel.functionCall("note", { text: "b" }, "fc-2"), plain.step);
+    const sseModel = new StallingModel("a");
+    const plainModel = new StallingModel("b");
     const t = await startTestServer({
       shutdownGraceMs: 0,
       apps: {
@@ -133,7 +148,7 @@ describe("shutdown cuts long runs so that clients can tell", () => {
       sessionId: "s",
       newMessage: userMessage("go"),
     });
-    await Promise.all([sse.started, plain.started]);
+    await Promise.all([sseModel.started, plainModel.started]);
     expect((await fetch(`${t.url}/readyz`)).status).toBe(200);
     const closing = t.close();
 
