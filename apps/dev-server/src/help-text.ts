@@ -51,6 +51,8 @@ env AGENTKIT_<FLAG>, e.g. AGENTKIT_BODY_LIMIT; docs/security.md#client-input-and
   --request-timeout-ms <ms>            time to send a whole request (default 90000)
   --keep-alive-timeout-ms <ms>         idle time of a kept-alive connection between requests (default 5000)
   --max-connections-per-client <n>     open connections per client address (default 128; raise or 0 behind a proxy)
+  --runs-per-user-per-minute <n>       runs one app user may start per minute (default 0: off; past it 429 + Retry-After)
+  --runs-per-app-per-minute <n>        runs all users of one app may start per minute (default 0: off)
   --live-max-sockets <n>               /run_live sockets in total (default 100; past it 503)
   --live-max-sockets-per-client <n>    /run_live sockets per client address (default 16; past it 429)
   --live-max-sockets-per-user <n>      /run_live sockets per app user (default 8; past it 429)

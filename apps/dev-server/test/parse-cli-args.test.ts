@@ -99,12 +99,19 @@ describe("parseCliArgs", () => {
         "0",
         "--max-connections-per-client",
         "0",
+        "--runs-per-user-per-minute",
+        "30",
         "--live-max-sockets",
         "10",
         "--live-max-frame-bytes",
         "64kb",
       ],
-      { AGENTKIT_KEEP_ALIVE_TIMEOUT_MS: "2000", AGENTKIT_LIVE_MAX_QUEUED_FRAMES: "16", AGENTKIT_MAX_JSON_DEPTH: "99" },
+      {
+        AGENTKIT_KEEP_ALIVE_TIMEOUT_MS: "2000",
+        AGENTKIT_LIVE_MAX_QUEUED_FRAMES: "16",
+        AGENTKIT_MAX_JSON_DEPTH: "99",
+        AGENTKIT_RUNS_PER_APP_PER_MINUTE: "600",
+      },
     );
     expect(cli.command === "api-server" && [cli.options.bodyLimit, cli.options.limits]).toEqual([
       8 * 1024 * 1024,
@@ -115,6 +122,8 @@ describe("parseCliArgs", () => {
         bodyTimeoutMs: 0,
         keepAliveTimeoutMs: 2000,
         maxConnectionsPerClient: 0,
+        runsPerUserPerMinute: 30,
+        runsPerAppPerMinute: 600,
         live: { maxSockets: 10, maxFrameBytes: 65536, maxQueuedFrames: 16 },
       },
     ]);

@@ -32,6 +32,7 @@ import {
   type ResolvedServerLimits,
   type ServerLimits,
 } from "./http/server-limits.js";
+import { RunRateLimiter } from "./http/run-rate-limiter.js";
 import { healthRoutes } from "./health/health-routes.js";
 import type { ReadinessOptions } from "./health/readiness.js";
 import { LiveSocketServer, type LiveStats } from "./live/live-socket-server.js";
@@ -222,6 +223,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     runners,
     queue: new SessionRunQueue(),
     runs: new RunTracker(),
+    rateLimiter: new RunRateLimiter(limits),
     logger,
     exposeErrorMessages,
   };

@@ -117,7 +117,7 @@ describe("/healthz and /readyz", () => {
       const ready = await fetch(`${broken.url}/readyz`);
       expect(ready.status).toBe(503);
       const body = (await ready.json()) as { checks: Record<string, { ok: boolean; code?: string }> };
-      expect(body.checks.queue).toMatchObject({ ok: false, code: "TIMEOUT" });
+      expect(body.checks.queue).toMatchObject({ ok: false, code: "READINESS_CHECK_TIMEOUT" });
     } finally {
       await broken.close();
     }

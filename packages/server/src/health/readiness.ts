@@ -55,7 +55,7 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<Readi
   const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs)));
   try {
     const outcome = await Promise.race([Promise.resolve().then(check), timeout]);
-    if (outcome === "timeout") return { ok: false, ms: ms(), code: "TIMEOUT" };
+    if (outcome === "timeout") return { ok: false, ms: ms(), code: "READINESS_CHECK_TIMEOUT" };
     return { ok: true, ms: ms() };
   } catch (error) {
     // Only the code: a driver's message can carry a host name or a connection string.

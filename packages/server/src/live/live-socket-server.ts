@@ -15,6 +15,7 @@ import { selectWebSocketProtocol } from "../auth/bearer-token.js";
 import { liveUserOf } from "../auth/route-access.js";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { rejectReason, type HostGuardOptions } from "../http/host-guard.js";
+import { RateLimitedError } from "../http/run-rate-limiter.js";
 import type { LiveLimits } from "../http/server-limits.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import type { RunnerLease } from "../runs/runner-cache.js";
@@ -160,6 +161,8 @@ export class LiveSocketServer {
       wss.then(
         (server) => {
           if (this.closed || socket.destroyed) return void socket.destroy();
+          // After authentication: a caller who is refused must not spend the user's allowance.
+          if (this.rateLimited(socket, url.searchParams)) return;
           server.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, url.searchParams));
         },
         (error: unknown) => {
@@ -180,6 +183,22 @@ export class LiveSocketServer {
         refuseWith(socket, status, errorBody(error), challenge);
       },
     );
+  }
+
+  /** Takes a run from the user's and app's allowance; refuses the upgrade with 429 when there is none. */
+  private rateLimited(socket: Duplex, query: URLSearchParams): boolean {
+    const app = query.get("app_name") ?? query.get("appName");
+    const user = liveUserOf(query);
+    if (!app || user === undefined) return false; // refused later as a bad request
+    try {
+      this.deps.rateLimiter.take(app, user);
+      return false;
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      const retryAfter = String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 1)));
+      refuseWith(socket, 429, errorBody(error), { "Retry-After": retryAfter });
+      return true;
+    }
   }
 
   /** Count keys of an upgrade: its client address and its app user (when the query names them). */

@@ -46,6 +46,7 @@ export async function prepareRun(
   controller: AbortController,
 ): Promise<PreparedRun> {
   if (deps.runs.isDraining) throw new ServerDrainingError();
+  deps.rateLimiter.take(params.appName, params.userId);
   // Tracked from here: shutdown aborts a run still waiting for its turn like a running one.
   const tracked = deps.runs.start(controller);
   let lease: RunnerLease;
