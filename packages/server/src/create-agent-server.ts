@@ -12,6 +12,7 @@ import {
   type BasePlugin,
   type BaseSessionService,
   type ModelRegistry,
+  type SessionLock,
 } from "@agentkit/core";
 import type { AgentLoader } from "./agent-loader.js";
 import { AccessControl, type ServerAuthOptions } from "./auth/access-control.js";
@@ -142,6 +143,24 @@ export interface AgentServerOptions {
    * built-in ones (session and artifact stores answer, every app loads). docs/deployment.md.
    */
   readiness?: ReadinessOptions;
+  /**
+   * A lock on each session shared by every replica (`PostgresSessionLock`, `MongoSessionLock`
+   * from `@agentkit/sessions`), taken around each run and state change after its turn in this
+   * process, so runs on one session from several replicas are serialized instead of failing
+   * with `STALE_SESSION`. Left open on close (the caller owns it). docs/deployment.md.
+   */
+  sessionLock?: SessionLock;
+  /** How long a run waits for `sessionLock`; past it 409 `SESSION_BUSY` with nothing stored. Default 30000 ms. */
+  sessionLockWaitMs?: number;
+}
+
+const DEFAULT_SESSION_LOCK_WAIT_MS = 30_000;
+
+function checkWaitMs(ms: number): number {
+  if (!Number.isSafeInteger(ms) || ms < 1) {
+    throw new ConfigurationError(`sessionLockWaitMs must be a positive integer of milliseconds, got ${ms}.`);
+  }
+  return ms;
 }
 
 export interface ListenOptions {
@@ -221,7 +240,11 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   const deps: RouteDeps = {
     context,
     runners,
-    queue: new SessionRunQueue(),
+    queue: new SessionRunQueue(
+      options.sessionLock
+        ? { lock: options.sessionLock, waitMs: checkWaitMs(options.sessionLockWaitMs ?? DEFAULT_SESSION_LOCK_WAIT_MS) }
+        : undefined,
+    ),
     runs: new RunTracker(),
     rateLimiter: new RunRateLimiter(limits),
     logger,
@@ -314,6 +337,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   const closeNow = async (): Promise<void> => {
     const stopped = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
     await Promise.all([deps.runs.drain(options.shutdownGraceMs ?? 5000), live.close()]);
+    // Cluster locks go back to the store before the caller closes it.
+    if (options.sessionLock) await deps.queue.idle();
     server?.closeAllConnections();
     await stopped;
     await runners.close();

@@ -24,6 +24,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   SESSION_NOT_FOUND: 404,
   SESSION_ALREADY_EXISTS: 409,
   STALE_SESSION: 409,
+  // Another replica's run held the session past the lock's wait; nothing was stored.
+  SESSION_BUSY: 409,
   INVALID_SESSION_KEY: 400,
   INVALID_SESSION_REQUEST: 400,
   INVALID_ARGUMENT: 400,

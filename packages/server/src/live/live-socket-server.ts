@@ -19,7 +19,6 @@ import { RateLimitedError } from "../http/run-rate-limiter.js";
 import type { LiveLimits } from "../http/server-limits.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import type { RunnerLease } from "../runs/runner-cache.js";
-import { SessionRunQueue } from "../runs/session-run-queue.js";
 import { BoundedLiveRequestQueue } from "./bounded-live-request-queue.js";
 import { LiveMessageError, parseLiveMessage } from "./live-request-message.js";
 
@@ -289,10 +288,7 @@ export class LiveSocketServer {
         return void ws.close(LiveCloseCode.PROTOCOL_ERROR, "Session not found");
       }
       // A live call is a run like any other: it holds the session's turn while it lasts.
-      release = await this.deps.queue.acquire(
-        SessionRunQueue.keyOf(params.appName, params.userId, params.sessionId),
-        controller.signal,
-      );
+      release = await this.deps.queue.acquireSession(key, controller.signal);
       const events = runnerLease.runner.runLive({
         ...key,
         liveRequestQueue: queue,

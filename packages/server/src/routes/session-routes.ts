@@ -18,7 +18,6 @@ import {
   parseBody,
   patchSessionSchema,
 } from "../http/request-schemas.js";
-import { SessionRunQueue } from "../runs/session-run-queue.js";
 import type { RouteDeps } from "./route-deps.js";
 import { checkSessionKeyParams } from "../http/session-key-params.js";
 import { sendJsonText } from "../http/send-json-text.js";
@@ -89,9 +88,8 @@ export function sessionRoutes(deps: RouteDeps): Router {
 
   router.delete(`${base}/:sid`, async (req, res) => {
     const { app, user, sid } = req.params;
-    await deps.queue.run(SessionRunQueue.keyOf(app, user, sid), () =>
-      sessionService.deleteSession({ appName: app, userId: user, sessionId: sid }),
-    );
+    const key = { appName: app, userId: user, sessionId: sid };
+    await deps.queue.runSession(key, () => sessionService.deleteSession(key));
     res.status(204).end();
   });
 
@@ -101,7 +99,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
     checkRequestState(res, stateDelta, "stateDelta");
     const key = { appName: app, userId: user, sessionId: sid };
     // A state patch is a write like a run's: it takes the session's turn.
-    const updated = await deps.queue.run(SessionRunQueue.keyOf(app, user, sid), async () => {
+    const updated = await deps.queue.runSession(key, async () => {
       const session = await sessionService.getSession(key);
       if (!session) throw new SessionNotFoundError(key);
       const event = createEvent({ invocationId: `p-${randomUUID()}`, author: "user", actions: { stateDelta } });

@@ -12,7 +12,6 @@ import { ServerDrainingError } from "../errors/server-errors.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import type { RunnerLease } from "./runner-cache.js";
 import { cutByShutdown } from "./run-tracker.js";
-import { SessionRunQueue } from "./session-run-queue.js";
 
 export interface RunParams {
   appName: string;
@@ -58,12 +57,10 @@ export async function prepareRun(
   }
   let release: (() => void) | undefined;
   try {
-    release = await deps.queue.acquire(
-      SessionRunQueue.keyOf(params.appName, params.userId, params.sessionId),
-      controller.signal,
-    );
-    if (deps.runs.isDraining) throw new ServerDrainingError();
     const key = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
+    // Before anything of the run is stored: a run refused here (busy, aborted) leaves no trace.
+    release = await deps.queue.acquireSession(key, controller.signal);
+    if (deps.runs.isDraining) throw new ServerDrainingError();
     // An answer to a pending call is checked against the history now (the runner checks again),
     // so a refused message is a plain JSON 400 on /run_sse too, not an error frame.
     const answers = params.newMessage?.parts?.some((p) => p.functionResponse) ?? false;
