@@ -135,6 +135,19 @@ describe("parseCliArgs", () => {
     expect(() => parseCliArgs(["run", "agent", "--body-limit", "1mb"], {})).toThrow(CliUsageError);
   });
 
+  it("--session-lock store|process and --session-lock-wait-ms (or their AGENTKIT_* variables); run has neither", () => {
+    const cli = parseCliArgs(["api-server", "--session-lock", "process"], { AGENTKIT_SESSION_LOCK_WAIT_MS: "5000" });
+    expect(cli.command === "api-server" && [cli.options.sessionLock, cli.options.sessionLockWaitMs]).toEqual([
+      "process",
+      5000,
+    ]);
+    const defaults = parseCliArgs(["api-server"], {});
+    expect(defaults.command === "api-server" && "sessionLock" in defaults.options).toBe(false);
+    expect(() => parseCliArgs(["web", "--session-lock", "cluster"], {})).toThrow(CliUsageError);
+    expect(() => parseCliArgs(["web", "--session-lock-wait-ms", "0"], {})).toThrow(CliUsageError);
+    expect(() => parseCliArgs(["run", "agent", "--session-lock", "store"], {})).toThrow(CliUsageError);
+  });
+
   it("--dev-ui-dir (or AGENTKIT_DEV_UI_DIR) picks another dev UI for web only", () => {
     const cli = parseCliArgs(["web", "agents", "--dev-ui-dir", "/ui"]);
     expect(cli.command === "web" && cli.options.devUiDir).toBe("/ui");
