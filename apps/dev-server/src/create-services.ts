@@ -22,8 +22,8 @@ export interface Services {
   /** Tools' credentials (encrypted next to the sessions with AGENTKIT_CREDENTIAL_KEY, else in memory). */
   credentialService: BaseCredentialService;
   /**
-   * The session lock replicas on the same store share (PostgreSQL only, when asked for with
-   * `clusterLock`); absent, runs are serialized per process only.
+   * The session lock replicas on the same store share (PostgreSQL and MongoDB, when asked for
+   * with `clusterLock`); absent, runs are serialized per process only.
    */
   sessionLock?: SessionLock;
   /** What each service is, for the startup banner (URIs with passwords masked). */
@@ -132,14 +132,21 @@ export async function createSessionService(uri: string): Promise<BaseSessionServ
 }
 
 /**
- * The cross-replica session lock of a session store that has one: PostgreSQL's advisory locks
- * (on the same database). Other stores: none yet (docs/deployment.md#several-replicas).
+ * The cross-replica session lock of a session store that has one, in the same database:
+ * PostgreSQL's advisory locks, MongoDB lease documents. SQLite is one machine's (its process
+ * lock suffices with one server); managed sessions have none (docs/deployment.md#several-replicas).
  */
 async function createSessionLock(sessionUri: string): Promise<SessionLock | undefined> {
-  const scheme = schemeOf(sessionUri, "session", SESSION_SCHEMES);
-  if (scheme !== "postgres" && scheme !== "postgresql") return undefined;
-  const { PostgresSessionLock } = await import("@agentkit/sessions/postgres");
-  return new PostgresSessionLock({ connectionString: sessionUri });
+  switch (schemeOf(sessionUri, "session", SESSION_SCHEMES)) {
+    case "postgres":
+    case "postgresql":
+      return new (await import("@agentkit/sessions/postgres")).PostgresSessionLock({ connectionString: sessionUri });
+    case "mongodb":
+    case "mongodb+srv":
+      return new (await import("@agentkit/sessions/mongodb")).MongoSessionLock({ uri: sessionUri });
+    default:
+      return undefined;
+  }
 }
 
 export async function createArtifactService(uri: string): Promise<BaseArtifactService> {

@@ -66,7 +66,7 @@ Service flags (web, api-server, run):
                                  (default: files under <agents_dir>/.agentkit/artifacts; run: memory://; env AGENTKIT_ARTIFACT_SERVICE_URI)
   --memory-service-uri <uri>     memory:// | mongodb://… (default memory://; env AGENTKIT_MEMORY_SERVICE_URI)
   --session-lock store|process   web, api-server: runs on one session wait for each other across replicas through
-                                 the session store (postgres://: advisory locks; the default) or in this process only
+                                 the session store (postgres://, mongodb://; the default) or in this process only
                                  (env AGENTKIT_SESSION_LOCK; docs/deployment.md#several-replicas)
   --session-lock-wait-ms <ms>    how long a run waits for the store's lock (default 30000; then 409 SESSION_BUSY)
 

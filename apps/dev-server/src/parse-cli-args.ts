@@ -33,7 +33,7 @@ export interface ServeOptions {
   bodyLimit?: number;
   /**
    * `--session-lock store|process`: runs on a session wait for each other across replicas
-   * through the session store (PostgreSQL; the default) or only within this process.
+   * through the session store (PostgreSQL, MongoDB; the default) or only within this process.
    */
   sessionLock?: "store" | "process";
   /** `--session-lock-wait-ms`: how long a run waits for the store's session lock (default 30000). */

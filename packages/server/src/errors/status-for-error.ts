@@ -57,6 +57,18 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   ARTIFACT_STORE_NOT_FOUND: 500,
   ARTIFACT_STORE_CORRUPT: 500,
   ARTIFACT_STORE_FAILED: 500,
+  // Tools' credentials (core/src/auth). The client's answer to a credential request is at fault;
+  // keys, schemes and the provider's token endpoint are the server's side or upstream.
+  AUTH_RESPONSE_INVALID: 400,
+  AUTH_STATE_MISMATCH: 400,
+  AUTH_SCHEME_UNSUPPORTED: 500,
+  CREDENTIAL_KEY_REQUIRED: 500,
+  CREDENTIAL_KEY_INVALID: 500,
+  CREDENTIAL_DECRYPT_FAILED: 500,
+  CREDENTIAL_REQUEST_UNAVAILABLE: 500,
+  CREDENTIAL_EXCHANGE_FAILED: 502,
+  CREDENTIAL_REFRESH_FAILED: 502,
+  AUTH_DISCOVERY_FAILED: 502,
   // Runs: an agent, tool, plugin or model failing is the server's side.
   CONFIGURATION_ERROR: 500,
   LLM_CALLS_LIMIT_EXCEEDED: 500,
