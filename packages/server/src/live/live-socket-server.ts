@@ -13,6 +13,7 @@ import type { AccessControl } from "../auth/access-control.js";
 import { AuthenticationError } from "../auth/auth-errors.js";
 import { selectWebSocketProtocol } from "../auth/bearer-token.js";
 import { liveUserOf } from "../auth/route-access.js";
+import { ServerDrainingError } from "../errors/server-errors.js";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { rejectReason, type HostGuardOptions } from "../http/host-guard.js";
 import { RateLimitedError } from "../http/run-rate-limiter.js";
@@ -211,12 +212,18 @@ export class LiveSocketServer {
     };
   }
 
-  /** Closes every live socket (1001) and aborts its run. */
+  /**
+   * Aborts every live run and closes its socket with 1001, after a last `SHUTTING_DOWN` error
+   * frame (so a client tells the cut from a socket that merely dropped).
+   */
   async close(): Promise<void> {
     this.closed = true;
     const closing = [...this.live.entries()].map(([ws, { controller, queue }]) => {
-      controller.abort(new Error("The server is shutting down."));
+      const cut = new ServerDrainingError();
+      controller.abort(cut);
       queue.discard();
+      const { error, code } = errorBody(cut);
+      sendJson(ws, { error, code });
       return closeAndWait(ws, LiveCloseCode.GOING_AWAY, "Server shutting down");
     });
     await Promise.all(closing);
