@@ -11,6 +11,7 @@ import {
   type BaseCredentialService,
   type BaseMemoryService,
   type BaseSessionService,
+  type SessionLock,
 } from "@agentkit/core";
 
 /** The three services a server or terminal run needs, and one `close()` for all of them. */
@@ -20,6 +21,11 @@ export interface Services {
   memoryService: BaseMemoryService;
   /** Tools' credentials (encrypted next to the sessions with AGENTKIT_CREDENTIAL_KEY, else in memory). */
   credentialService: BaseCredentialService;
+  /**
+   * The session lock replicas on the same store share (PostgreSQL and MongoDB, when asked for
+   * with `clusterLock`); absent, runs are serialized per process only.
+   */
+  sessionLock?: SessionLock;
   /** What each service is, for the startup banner (URIs with passwords masked). */
   describe: { sessions: string; artifacts: string; memory: string; credentials: string };
   close(): Promise<void>;
@@ -50,7 +56,7 @@ const MEMORY_SCHEMES = ["memory://", "mongodb://…"];
  */
 export async function createServices(
   uris: ServiceUris,
-  options: { agentsDir: string; probeTimeoutMs?: number },
+  options: { agentsDir: string; probeTimeoutMs?: number; clusterLock?: boolean },
 ): Promise<Services> {
   const dataDir = join(resolve(options.agentsDir), ".agentkit");
   const sessionUri =
@@ -69,6 +75,8 @@ export async function createServices(
     opened.push(memoryService);
     const credentials = await createCredentialService(sessionUri);
     opened.push(credentials.service);
+    const sessionLock = options.clusterLock ? await createSessionLock(sessionUri) : undefined;
+    if (sessionLock) opened.push(sessionLock);
     await probe(
       `session service ${maskUri(sessionUri)}`,
       () => sessionService.listSessions({ appName: "agentkit_probe", userId: "probe" }),
@@ -89,6 +97,7 @@ export async function createServices(
       artifactService,
       memoryService,
       credentialService: credentials.service,
+      ...(sessionLock ? { sessionLock } : {}),
       describe: {
         sessions: maskUri(sessionUri),
         artifacts: maskUri(artifactUri),
@@ -119,6 +128,24 @@ export async function createSessionService(uri: string): Promise<BaseSessionServ
       return createManagedSessionService(uri);
     default:
       throw unknownScheme("session", uri, SESSION_SCHEMES);
+  }
+}
+
+/**
+ * The cross-replica session lock of a session store that has one, in the same database:
+ * PostgreSQL's advisory locks, MongoDB lease documents. SQLite is one machine's (its process
+ * lock suffices with one server); managed sessions have none (docs/deployment.md#several-replicas).
+ */
+async function createSessionLock(sessionUri: string): Promise<SessionLock | undefined> {
+  switch (schemeOf(sessionUri, "session", SESSION_SCHEMES)) {
+    case "postgres":
+    case "postgresql":
+      return new (await import("@agentkit/sessions/postgres")).PostgresSessionLock({ connectionString: sessionUri });
+    case "mongodb":
+    case "mongodb+srv":
+      return new (await import("@agentkit/sessions/mongodb")).MongoSessionLock({ uri: sessionUri });
+    default:
+      return undefined;
   }
 }
 

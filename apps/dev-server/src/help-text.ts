@@ -74,6 +74,8 @@ env AGENTKIT_<FLAG>, e.g. AGENTKIT_BODY_LIMIT; docs/security.md#client-input-and
   --request-timeout-ms <ms>            time to send a whole request (default 90000)
   --keep-alive-timeout-ms <ms>         idle time of a kept-alive connection between requests (default 5000)
   --max-connections-per-client <n>     open connections per client address (default 128; raise or 0 behind a proxy)
+  --runs-per-user-per-minute <n>       runs one app user may start per minute (default 0: off; past it 429 + Retry-After)
+  --runs-per-app-per-minute <n>        runs all users of one app may start per minute (default 0: off)
   --live-max-sockets <n>               /run_live sockets in total (default 100; past it 503)
   --live-max-sockets-per-client <n>    /run_live sockets per client address (default 16; past it 429)
   --live-max-sockets-per-user <n>      /run_live sockets per app user (default 8; past it 429)
@@ -86,6 +88,10 @@ Service flags (web, api-server, run):
   --artifact-service-uri <uri>   memory:// | file:///abs/dir | s3://bucket/prefix
                                  (default: files under <agents_dir>/.agentkit/artifacts; run: memory://; env AGENTKIT_ARTIFACT_SERVICE_URI)
   --memory-service-uri <uri>     memory:// | mongodb://… (default memory://; env AGENTKIT_MEMORY_SERVICE_URI)
+  --session-lock store|process   web, api-server: runs on one session wait for each other across replicas through
+                                 the session store (postgres://, mongodb://; the default) or in this process only
+                                 (env AGENTKIT_SESSION_LOCK; docs/deployment.md#several-replicas)
+  --session-lock-wait-ms <ms>    how long a run waits for the store's lock (default 30000; then 409 SESSION_BUSY)
 
 Models: agents name models as strings (gemini-*, gpt-*, o1…, claude-*, ollama/*, openai-compatible/*)
 resolved with the SDKs' usual keys: GOOGLE_API_KEY / GEMINI_API_KEY, OPENAI_API_KEY,

@@ -13,6 +13,8 @@ const LIMIT_FLAGS: Readonly<Record<string, [keyof ServerLimits | `live.${keyof L
   "request-timeout-ms": ["requestTimeoutMs", "ms"],
   "keep-alive-timeout-ms": ["keepAliveTimeoutMs", "ms"],
   "max-connections-per-client": ["maxConnectionsPerClient", "count"],
+  "runs-per-user-per-minute": ["runsPerUserPerMinute", "count"],
+  "runs-per-app-per-minute": ["runsPerAppPerMinute", "count"],
   "live-max-sockets": ["live.maxSockets", "count"],
   "live-max-sockets-per-client": ["live.maxSocketsPerClient", "count"],
   "live-max-sockets-per-user": ["live.maxSocketsPerUser", "count"],

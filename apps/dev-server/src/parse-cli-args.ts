@@ -33,6 +33,13 @@ export interface ServeOptions {
   insecureNoAuth?: boolean;
   /** Largest JSON body in bytes (`--body-limit`); the server's default when absent. */
   bodyLimit?: number;
+  /**
+   * `--session-lock store|process`: runs on a session wait for each other across replicas
+   * through the session store (PostgreSQL, MongoDB; the default) or only within this process.
+   */
+  sessionLock?: "store" | "process";
+  /** `--session-lock-wait-ms`: how long a run waits for the store's session lock (default 30000). */
+  sessionLockWaitMs?: number;
   /** Resource limits given as flags (`--headers-timeout-ms`, `--live-max-sockets`, …); defaults for the rest. */
   limits?: ServerLimits;
 }
@@ -126,6 +133,8 @@ const SERVE_FLAGS: FlagSpec = {
   "jwt-audience": { type: "string" },
   "jwt-user-claim": { type: "string" },
   "insecure-no-auth": { type: "boolean" },
+  "session-lock": { type: "string" },
+  "session-lock-wait-ms": { type: "string" },
   ...LIMIT_FLAG_SPECS,
 };
 
@@ -189,6 +198,7 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
           ...(allowedHosts.length > 0 ? { allowedHosts } : {}),
           ...(auth ? { auth } : {}),
           ...(insecureNoAuth ? { insecureNoAuth } : {}),
+          ...parseSessionLock(values, env),
           ...parseLimitFlags(values, env),
         },
       };
@@ -212,6 +222,8 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
         "jwt-audience": _j4,
         "jwt-user-claim": _j5,
         "insecure-no-auth": _i,
+        "session-lock": _sl,
+        "session-lock-wait-ms": _slw,
         ...serveAndRunFlags
       } = SERVE_FLAGS;
       // The limit flags are the server's: `run` has none.
@@ -364,6 +376,23 @@ function serviceUris(values: FlagValues, env: NodeJS.ProcessEnv) {
   if (a) out.artifactServiceUri = a;
   if (m) out.memoryServiceUri = m;
   return out;
+}
+
+/** `--session-lock` (AGENTKIT_SESSION_LOCK) and `--session-lock-wait-ms` (AGENTKIT_SESSION_LOCK_WAIT_MS). */
+function parseSessionLock(
+  values: FlagValues,
+  env: NodeJS.ProcessEnv,
+): { sessionLock?: "store" | "process"; sessionLockWaitMs?: number } {
+  const mode = str(values, "session-lock") ?? (env.AGENTKIT_SESSION_LOCK || undefined);
+  if (mode !== undefined && mode !== "store" && mode !== "process")
+    throw new CliUsageError(`--session-lock must be store or process, got "${mode}".`);
+  const wait = str(values, "session-lock-wait-ms") ?? (env.AGENTKIT_SESSION_LOCK_WAIT_MS || undefined);
+  if (wait !== undefined && (!/^\d+$/.test(wait) || Number(wait) < 1 || !Number.isSafeInteger(Number(wait))))
+    throw new CliUsageError(`--session-lock-wait-ms must be a positive integer, got "${wait}".`);
+  return {
+    ...(mode !== undefined ? { sessionLock: mode } : {}),
+    ...(wait !== undefined ? { sessionLockWaitMs: Number(wait) } : {}),
+  };
 }
 
 const AUTH_MODES = ["none", "api-key", "jwt"] as const;

@@ -54,7 +54,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
     builtInCodeExecutors: devServerBuiltInCodeExecutors(),
     builderPolicy: devServerBuilderPolicy(),
   });
-  const services = await createServices(options, { agentsDir });
+  const services = await createServices(options, { agentsDir, clusterLock: options.sessionLock !== "process" });
   // Traces and evals are dev tooling: `agentkit api-server` neither records nor serves them.
   const web = options.mode === "web";
   // Loaded only for web: `api-server` never loads the dev tooling modules or OpenTelemetry.
@@ -83,6 +83,8 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       ...(options.allowOrigins.length > 0 ? { cors: { allowOrigins: options.allowOrigins } } : {}),
       ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
       ...(options.limits ? { limits: options.limits } : {}),
+      ...(services.sessionLock ? { sessionLock: services.sessionLock } : {}),
+      ...(options.sessionLockWaitMs !== undefined ? { sessionLockWaitMs: options.sessionLockWaitMs } : {}),
     });
     server.mount(createGraphRouter(server.context));
     if (devtools && traces) {

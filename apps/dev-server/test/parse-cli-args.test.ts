@@ -109,12 +109,19 @@ describe("parseCliArgs", () => {
         "0",
         "--max-connections-per-client",
         "0",
+        "--runs-per-user-per-minute",
+        "30",
         "--live-max-sockets",
         "10",
         "--live-max-frame-bytes",
         "64kb",
       ],
-      { AGENTKIT_KEEP_ALIVE_TIMEOUT_MS: "2000", AGENTKIT_LIVE_MAX_QUEUED_FRAMES: "16", AGENTKIT_MAX_JSON_DEPTH: "99" },
+      {
+        AGENTKIT_KEEP_ALIVE_TIMEOUT_MS: "2000",
+        AGENTKIT_LIVE_MAX_QUEUED_FRAMES: "16",
+        AGENTKIT_MAX_JSON_DEPTH: "99",
+        AGENTKIT_RUNS_PER_APP_PER_MINUTE: "600",
+      },
     );
     expect(cli.command === "api-server" && [cli.options.bodyLimit, cli.options.limits]).toEqual([
       8 * 1024 * 1024,
@@ -125,6 +132,8 @@ describe("parseCliArgs", () => {
         bodyTimeoutMs: 0,
         keepAliveTimeoutMs: 2000,
         maxConnectionsPerClient: 0,
+        runsPerUserPerMinute: 30,
+        runsPerAppPerMinute: 600,
         live: { maxSockets: 10, maxFrameBytes: 65536, maxQueuedFrames: 16 },
       },
     ]);
@@ -134,6 +143,19 @@ describe("parseCliArgs", () => {
     expect(() => parseCliArgs(["web", "--body-limit", "lots"], {})).toThrow(/--body-limit must be a positive number/);
     expect(() => parseCliArgs(["web"], { AGENTKIT_LIVE_MAX_SOCKETS: "-1" })).toThrow(CliUsageError);
     expect(() => parseCliArgs(["run", "agent", "--body-limit", "1mb"], {})).toThrow(CliUsageError);
+  });
+
+  it("--session-lock store|process and --session-lock-wait-ms (or their AGENTKIT_* variables); run has neither", () => {
+    const cli = parseCliArgs(["api-server", "--session-lock", "process"], { AGENTKIT_SESSION_LOCK_WAIT_MS: "5000" });
+    expect(cli.command === "api-server" && [cli.options.sessionLock, cli.options.sessionLockWaitMs]).toEqual([
+      "process",
+      5000,
+    ]);
+    const defaults = parseCliArgs(["api-server"], {});
+    expect(defaults.command === "api-server" && "sessionLock" in defaults.options).toBe(false);
+    expect(() => parseCliArgs(["web", "--session-lock", "cluster"], {})).toThrow(CliUsageError);
+    expect(() => parseCliArgs(["web", "--session-lock-wait-ms", "0"], {})).toThrow(CliUsageError);
+    expect(() => parseCliArgs(["run", "agent", "--session-lock", "store"], {})).toThrow(CliUsageError);
   });
 
   it("--dev-ui-dir (or AGENTKIT_DEV_UI_DIR) picks another dev UI for web only", () => {

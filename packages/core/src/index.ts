@@ -10,6 +10,7 @@ export {
   SessionAlreadyExistsError,
   StaleSessionError,
   InvalidSessionKeyError,
+  SessionBusyError,
 } from "./errors/session-errors.js";
 export {
   LlmCallsLimitExceededError,
@@ -127,6 +128,7 @@ export {
   type AppendEventRequest,
   type EventWrite,
 } from "./sessions/base-session-service.js";
+export type { SessionLock, SessionLockKey, SessionLockOptions, ReleaseSessionLock } from "./sessions/session-lock.js";
 
 // Artifacts and memory
 export {

@@ -12,6 +12,7 @@ import {
   type BasePlugin,
   type BaseSessionService,
   type ModelRegistry,
+  type SessionLock,
 } from "@agentkit/core";
 import type { AgentLoader } from "./agent-loader.js";
 import { AccessControl, type ServerAuthOptions } from "./auth/access-control.js";
@@ -32,6 +33,9 @@ import {
   type ResolvedServerLimits,
   type ServerLimits,
 } from "./http/server-limits.js";
+import { RunRateLimiter } from "./http/run-rate-limiter.js";
+import { healthRoutes } from "./health/health-routes.js";
+import type { ReadinessOptions } from "./health/readiness.js";
 import { LiveSocketServer, type LiveStats } from "./live/live-socket-server.js";
 import { appRoutes } from "./routes/app-routes.js";
 import { artifactRoutes } from "./routes/artifact-routes.js";
@@ -130,8 +134,34 @@ export interface AgentServerOptions {
    * (docs/security.md#dev-tooling). `mode: "api"` never serves them.
    */
   devRoutes?: boolean;
-  /** On close, how long running runs may finish before they are aborted. Default 5000 ms. */
+  /**
+   * On close, how long running runs may finish before they are cut (an SSE error frame or a 503
+   * body with code `SHUTTING_DOWN`). Default 5000 ms.
+   */
   shutdownGraceMs?: number;
+  /**
+   * `GET /readyz`: the timeout of each check (default 2000 ms) and checks of your own next to the
+   * built-in ones (session and artifact stores answer, every app loads). docs/deployment.md.
+   */
+  readiness?: ReadinessOptions;
+  /**
+   * A lock on each session shared by every replica (`PostgresSessionLock`, `MongoSessionLock`
+   * from `@agentkit/sessions`), taken around each run and state change after its turn in this
+   * process, so runs on one session from several replicas are serialized instead of failing
+   * with `STALE_SESSION`. Left open on close (the caller owns it). docs/deployment.md.
+   */
+  sessionLock?: SessionLock;
+  /** How long a run waits for `sessionLock`; past it 409 `SESSION_BUSY` with nothing stored. Default 30000 ms. */
+  sessionLockWaitMs?: number;
+}
+
+const DEFAULT_SESSION_LOCK_WAIT_MS = 30_000;
+
+function checkWaitMs(ms: number): number {
+  if (!Number.isSafeInteger(ms) || ms < 1) {
+    throw new ConfigurationError(`sessionLockWaitMs must be a positive integer of milliseconds, got ${ms}.`);
+  }
+  return ms;
 }
 
 export interface ListenOptions {
@@ -217,8 +247,13 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   const deps: RouteDeps = {
     context,
     runners,
-    queue: new SessionRunQueue(),
+    queue: new SessionRunQueue(
+      options.sessionLock
+        ? { lock: options.sessionLock, waitMs: checkWaitMs(options.sessionLockWaitMs ?? DEFAULT_SESSION_LOCK_WAIT_MS) }
+        : undefined,
+    ),
     runs: new RunTracker(),
+    rateLimiter: new RunRateLimiter(limits),
     logger,
     exposeErrorMessages,
   };
@@ -258,6 +293,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   );
   app.use(express.json({ limit: bodyLimitBytes, strict: true, verify: jsonDepthVerifier(limits.maxJsonDepth) }));
   if (access) app.use(access.authorize);
+  app.use(healthRoutes(context, deps.runs, options.readiness));
   app.use(appRoutes(deps), sessionRoutes(deps), artifactRoutes(deps), memoryRoutes(deps), runRoutes(deps));
   app.use(usageRoutes(deps));
   const web = (options.mode ?? "web") === "web";
@@ -308,6 +344,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   const closeNow = async (): Promise<void> => {
     const stopped = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
     await Promise.all([deps.runs.drain(options.shutdownGraceMs ?? 5000), live.close()]);
+    // Cluster locks go back to the store before the caller closes it.
+    if (options.sessionLock) await deps.queue.idle();
     server?.closeAllConnections();
     await stopped;
     await runners.close();

@@ -1,6 +1,7 @@
 export type { AgentLoader, LoadedApp } from "./agent-loader.js";
 export type { ServerContext } from "./server-context.js";
-export { AppNotFoundError, HttpRequestError } from "./errors/server-errors.js";
+export { AppNotFoundError, HttpRequestError, ServerDrainingError } from "./errors/server-errors.js";
+export type { ReadinessCheck, ReadinessOptions, ReadinessReport } from "./health/readiness.js";
 export { statusForError, errorBody } from "./errors/status-for-error.js";
 export {
   createAgentServer,

@@ -303,7 +303,7 @@ describe("modes and the dev UI folder", () => {
 });
 
 describe("graceful close", () => {
-  it("lets a short run finish, aborts a long one after the grace period, closes live sockets with 1001", async () => {
+  it("lets a short run finish, aborts a long one after the grace period, closes live sockets with an error frame and 1001", async () => {
     // The grace period is a timer by design: the short run needs a few ms of it after its model
     // answers; the endless one runs until it is aborted at its end.
     const GRACE_MS = 1000;
@@ -334,6 +334,8 @@ describe("graceful close", () => {
     });
     const ws = new WebSocket(`${t.url.replace("http", "ws")}/run_live?app_name=talk&user_id=u&session_id=s`);
     const wsClosed = new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)));
+    const wsFrames: unknown[] = [];
+    ws.on("message", (data) => wsFrames.push(JSON.parse(data.toString())));
     await new Promise((resolve) => ws.once("open", resolve));
     await Promise.all([shortCalled, endlessCalled]); // both runs are in flight
 
@@ -348,6 +350,11 @@ describe("graceful close", () => {
     const longRes = await long.catch((e: unknown) => e);
     if (longRes instanceof Response) expect(await longRes.text().catch(() => "")).not.toContain("never");
     expect(await wsClosed).toBe(1001);
+    // The live client is told why before the close.
+    expect(wsFrames.at(-1)).toEqual({
+      error: "The server is shutting down; retry on another instance.",
+      code: "SHUTTING_DOWN",
+    });
     const session = await t.sessionService.getSession({ appName: "endless", userId: "u", sessionId: "s" });
     expect(session!.events.map((e) => e.author)).toEqual(["user"]);
     expect(t.logger.errors).toEqual([]);

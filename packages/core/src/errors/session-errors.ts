@@ -71,3 +71,20 @@ export class InvalidSessionKeyError extends SessionError {
     this.field = field;
   }
 }
+
+/**
+ * Another run held the session's lock for longer than the wait allowed (`SessionLock`, several
+ * replicas on one store). Nothing of the refused run was stored; retry later. `code` is
+ * `SESSION_BUSY`; the server answers it with 409 and `Retry-After`.
+ */
+export class SessionBusyError extends SessionError {
+  readonly sessionId: string;
+
+  constructor(sessionId: string, waitedMs: number, options: AgentKitErrorOptions = {}) {
+    super(
+      `Session ${sessionId} is busy: another run held it for more than ${waitedMs} ms. Nothing was stored; retry later.`,
+      { ...options, code: "SESSION_BUSY" },
+    );
+    this.sessionId = sessionId;
+  }
+}

@@ -62,7 +62,7 @@ const evalRoots = ["/dev/apps/:app", "/apps/:app"].flatMap((p) =>
  */
 export const BUILT_IN_ROUTE_RULES: readonly RouteRule[] = [
   // Health probes and the dev UI's static files (a browser cannot send a header when it navigates).
-  { methods: GET, paths: ["/", "/health", "/dev-ui{/*rest}"], access: "public" },
+  { methods: GET, paths: ["/", "/health", "/healthz", "/readyz", "/dev-ui{/*rest}"], access: "public" },
   // App-level metadata: any principal.
   { methods: GET, paths: ["/list-apps", "/version", "/apps/:app/app-info"], access: "authenticated" },
   // One user's data: sessions, artifacts, event graphs, memory.

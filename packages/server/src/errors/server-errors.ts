@@ -16,9 +16,29 @@ export class AppNotFoundError extends AgentKitError {
  */
 export class HttpRequestError extends AgentKitError {
   readonly status: number;
+  /** Seconds the client should wait before retrying (sent as `Retry-After`), when it may. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(status: number, code: string, message: string, options: AgentKitErrorOptions = {}) {
-    super(code, message, options);
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    options: AgentKitErrorOptions & { retryAfterSeconds?: number } = {},
+  ) {
+    const { retryAfterSeconds, ...rest } = options;
+    super(code, message, rest);
     this.status = status;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/**
+ * The server is shutting down: a new run is refused (503), and a run still going when the grace
+ * period ends is cut with this error (a last SSE error frame, or a 503 body on `/run`), so a
+ * client can tell a cut answer from a complete one.
+ */
+export class ServerDrainingError extends HttpRequestError {
+  constructor() {
+    super(503, "SHUTTING_DOWN", "The server is shutting down; retry on another instance.", { retryAfterSeconds: 1 });
   }
 }

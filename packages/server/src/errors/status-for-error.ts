@@ -13,6 +13,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   APP_NOT_FOUND: 404,
   NOT_FOUND: 404,
   FORBIDDEN: 403,
+  // A check of `GET /readyz` that did not answer in time (the body names it; the probe is 503).
+  READINESS_CHECK_TIMEOUT: 503,
   TOO_MANY_CONNECTIONS: 429,
   INVALID_JSON: 400,
   INVALID_LIVE_REQUEST: 400,
@@ -22,6 +24,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   SESSION_NOT_FOUND: 404,
   SESSION_ALREADY_EXISTS: 409,
   STALE_SESSION: 409,
+  // Another replica's run held the session past the lock's wait; nothing was stored.
+  SESSION_BUSY: 409,
   INVALID_SESSION_KEY: 400,
   INVALID_SESSION_REQUEST: 400,
   INVALID_ARGUMENT: 400,

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
-import { AgentKitError } from "@agentkit/core";
+import { AgentKitError, SessionBusyError } from "@agentkit/core";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { HttpRequestError } from "../errors/server-errors.js";
 
@@ -9,7 +9,15 @@ export function sendError(res: Response, error: unknown, exposeMessages = false)
     res.destroy();
     return;
   }
+  setRetryAfter(res, error);
   res.status(statusForError(error)).json(errorBody(error, exposeMessages));
+}
+
+/** `Retry-After` for a refusal the client may retry later (rate limits, a busy session, shutdown). */
+export function setRetryAfter(res: Response, error: unknown): void {
+  const seconds =
+    error instanceof HttpRequestError ? error.retryAfterSeconds : error instanceof SessionBusyError ? 1 : undefined;
+  if (seconds !== undefined) res.setHeader("Retry-After", String(Math.max(1, Math.ceil(seconds))));
 }
 
 /** Body-parser and router failures (they carry `type` and/or a 4xx `status`) as typed errors. */

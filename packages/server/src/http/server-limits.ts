@@ -40,6 +40,14 @@ export interface ServerLimits {
   keepAliveTimeoutMs?: number;
   /** Open connections per client address; more are answered 429 and closed. Default 128. */
   maxConnectionsPerClient?: number;
+  /**
+   * Runs one user of one app may start per minute (`/run`, `/run_sse`, `/api/reasoning_engine`,
+   * `/run_live`); more are refused with 429 `RATE_LIMITED` and `Retry-After`. A burst of a
+   * minute's allowance passes. Per process. Default 0 (off).
+   */
+  runsPerUserPerMinute?: number;
+  /** Runs all users of one app together may start per minute; as above. Default 0 (off). */
+  runsPerAppPerMinute?: number;
   /** `/run_live` limits. */
   live?: LiveLimits;
 }
@@ -56,6 +64,8 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ResolvedServerLimits> = Object.free
   requestTimeoutMs: 90_000,
   keepAliveTimeoutMs: 5_000,
   maxConnectionsPerClient: 128,
+  runsPerUserPerMinute: 0,
+  runsPerAppPerMinute: 0,
   live: Object.freeze({
     maxSockets: 100,
     maxSocketsPerClient: 16,
@@ -83,6 +93,8 @@ export function resolveServerLimits(limits: ServerLimits = {}, bodyLimitBytes: n
     "requestTimeoutMs",
     "keepAliveTimeoutMs",
     "maxConnectionsPerClient",
+    "runsPerUserPerMinute",
+    "runsPerAppPerMinute",
   ] as const;
   for (const key of positive) checkInteger(`limits.${key}`, out[key], 1);
   for (const key of zeroOff) checkInteger(`limits.${key}`, out[key], 0);

@@ -13,12 +13,13 @@ import type { AccessControl } from "../auth/access-control.js";
 import { AuthenticationError } from "../auth/auth-errors.js";
 import { selectWebSocketProtocol } from "../auth/bearer-token.js";
 import { liveUserOf } from "../auth/route-access.js";
+import { ServerDrainingError } from "../errors/server-errors.js";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { rejectReason, type HostGuardOptions } from "../http/host-guard.js";
+import { RateLimitedError } from "../http/run-rate-limiter.js";
 import type { LiveLimits } from "../http/server-limits.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import type { RunnerLease } from "../runs/runner-cache.js";
-import { SessionRunQueue } from "../runs/session-run-queue.js";
 import { BoundedLiveRequestQueue } from "./bounded-live-request-queue.js";
 import { LiveMessageError, parseLiveMessage } from "./live-request-message.js";
 
@@ -160,6 +161,8 @@ export class LiveSocketServer {
       wss.then(
         (server) => {
           if (this.closed || socket.destroyed) return void socket.destroy();
+          // After authentication: a caller who is refused must not spend the user's allowance.
+          if (this.rateLimited(socket, url.searchParams)) return;
           server.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, url.searchParams));
         },
         (error: unknown) => {
@@ -182,6 +185,22 @@ export class LiveSocketServer {
     );
   }
 
+  /** Takes a run from the user's and app's allowance; refuses the upgrade with 429 when there is none. */
+  private rateLimited(socket: Duplex, query: URLSearchParams): boolean {
+    const app = query.get("app_name") ?? query.get("appName");
+    const user = liveUserOf(query);
+    if (!app || user === undefined) return false; // refused later as a bad request
+    try {
+      this.deps.rateLimiter.take(app, user);
+      return false;
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      const retryAfter = String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 1)));
+      refuseWith(socket, 429, errorBody(error), { "Retry-After": retryAfter });
+      return true;
+    }
+  }
+
   /** Count keys of an upgrade: its client address and its app user (when the query names them). */
   private socketKeys(req: IncomingMessage, query: URLSearchParams): { client?: string; user?: string } {
     const address = req.socket.remoteAddress;
@@ -193,12 +212,18 @@ export class LiveSocketServer {
     };
   }
 
-  /** Closes every live socket (1001) and aborts its run. */
+  /**
+   * Aborts every live run and closes its socket with 1001, after a last `SHUTTING_DOWN` error
+   * frame (so a client tells the cut from a socket that merely dropped).
+   */
   async close(): Promise<void> {
     this.closed = true;
     const closing = [...this.live.entries()].map(([ws, { controller, queue }]) => {
-      controller.abort(new Error("The server is shutting down."));
+      const cut = new ServerDrainingError();
+      controller.abort(cut);
       queue.discard();
+      const { error, code } = errorBody(cut);
+      sendJson(ws, { error, code });
       return closeAndWait(ws, LiveCloseCode.GOING_AWAY, "Server shutting down");
     });
     await Promise.all(closing);
@@ -270,10 +295,7 @@ export class LiveSocketServer {
         return void ws.close(LiveCloseCode.PROTOCOL_ERROR, "Session not found");
       }
       // A live call is a run like any other: it holds the session's turn while it lasts.
-      release = await this.deps.queue.acquire(
-        SessionRunQueue.keyOf(params.appName, params.userId, params.sessionId),
-        controller.signal,
-      );
+      release = await this.deps.queue.acquireSession(key, controller.signal);
       const events = runnerLease.runner.runLive({
         ...key,
         liveRequestQueue: queue,

@@ -1,3 +1,4 @@
+import type { RunRateLimiter } from "../http/run-rate-limiter.js";
 import type { ServerContext } from "../server-context.js";
 import type { RunnerCache } from "../runs/runner-cache.js";
 import type { RunTracker } from "../runs/run-tracker.js";
@@ -10,6 +11,8 @@ export interface RouteDeps {
   readonly runners: RunnerCache;
   readonly queue: SessionRunQueue;
   readonly runs: RunTracker;
+  /** Run starts per user and per app (`ServerLimits.runsPerUserPerMinute`, `runsPerAppPerMinute`). */
+  readonly rateLimiter: RunRateLimiter;
   readonly logger: ServerLogger;
   /** Send unexpected errors' messages to clients (see `AgentServerOptions.exposeErrorMessages`). */
   readonly exposeErrorMessages: boolean;

@@ -8,7 +8,10 @@ import { validateSessionKey } from "@agentkit/core/internal";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { contentField, parseBody, reasoningEngineSchema, runRequestSchema } from "../http/request-schemas.js";
 import { checkRequestState } from "../http/client-state.js";
+import { ServerDrainingError } from "../errors/server-errors.js";
+import { setRetryAfter } from "../http/error-handlers.js";
 import { prepareRun, type RunParams } from "../runs/execute-run.js";
+import { cutByShutdown } from "../runs/run-tracker.js";
 import type { RouteDeps } from "./route-deps.js";
 
 /** POST /run, /run_sse (http-api.md 4.4, 4.5 and section 5) and JS's /api/reasoning_engine. */
@@ -17,32 +20,10 @@ export function runRoutes(deps: RouteDeps): Router {
 
   router.post("/run", async (req, res) => {
     const body = parseBody(runRequestSchema, req.body);
-    await runToJson(deps, req, res, runParams(res, body));
+    await answering(deps, runToJson(deps, req, res, runParams(res, body)));
   });
 
-  router.post("/run_sse", async (req, res) => {
-    const body = parseBody(runRequestSchema, req.body);
-    const controller = abortOnDisconnect(req, res);
-    const run = await prepareRun(deps, runParams(res, body), controller);
-    res.writeHead(200, {
-      "Content-Type": "text/event-stream",
-      "Cache-Control": "no-cache",
-      Connection: "keep-alive",
-      "X-Accel-Buffering": "no",
-    });
-    res.flushHeaders();
-    try {
-      await run.execute((event) => writeFrameText(res, eventToJsonText(event), controller.signal));
-    } catch (error) {
-      if (!controller.signal.aborted) {
-        if (statusForError(error) >= 500) deps.logger.error("Run failed after the SSE stream started", error);
-        const { error: message, code } = errorBody(error, deps.exposeErrorMessages);
-        // An error after the stream started is a frame with a string `error` (section 5.1).
-        await writeFrame(res, { error: message, code }, controller.signal).catch(() => {});
-      }
-    }
-    res.end();
-  });
+  router.post("/run_sse", (req, res) => answering(deps, runToSse(deps, req, res)));
 
   // Agent Engine style (adk-devtools): flat or under `input`, session auto-created.
   router.post("/api/reasoning_engine", async (req, res) => {
@@ -53,7 +34,10 @@ export function runRoutes(deps: RouteDeps): Router {
     const principal = principalOf(res);
     const userId = principal && reasoningEngineUserOf(req.body) === undefined ? principal.userId : body.userId;
     const params = { ...runParams(res, { ...body, userId }), createSessionIfMissing: true };
-    await runToJson(deps, req, res, params, (list) => `{"output":${list}}`);
+    await answering(
+      deps,
+      runToJson(deps, req, res, params, (list) => `{"output":${list}}`),
+    );
   });
 
   return router;
@@ -83,6 +67,40 @@ function runParams(
   return params;
 }
 
+/** `/run_sse`: the run's events as SSE frames; an error after the stream started is a last error frame. */
+async function runToSse(deps: RouteDeps, req: Request, res: Response): Promise<void> {
+  const body = parseBody(runRequestSchema, req.body);
+  const controller = abortOnDisconnect(req, res);
+  const run = await prepareRun(deps, runParams(res, body), controller);
+  res.writeHead(200, {
+    "Content-Type": "text/event-stream",
+    "Cache-Control": "no-cache",
+    Connection: "keep-alive",
+    "X-Accel-Buffering": "no",
+  });
+  res.flushHeaders();
+  try {
+    await run.execute((event) => writeFrameText(res, eventToJsonText(event), controller.signal));
+  } catch (error) {
+    // A run cut by shutdown ends with an error frame too: a clean end would read as a complete answer.
+    const cut = cutByShutdown(controller.signal);
+    if (!controller.signal.aborted || cut) {
+      const reported = cut ? new ServerDrainingError() : error;
+      if (!cut && statusForError(error) >= 500) deps.logger.error("Run failed after the SSE stream started", error);
+      const { error: message, code } = errorBody(reported, deps.exposeErrorMessages);
+      // An error after the stream started is a frame with a string `error` (section 5.1).
+      if (!res.destroyed) res.write(`data: ${JSON.stringify({ error: message, code })}\n\n`);
+    }
+  }
+  res.end();
+}
+
+/** Lets shutdown wait for a run request's answer (errors are the route's: Express 5 gets them). */
+function answering(deps: RouteDeps, answer: Promise<void>): Promise<void> {
+  deps.runs.answering(answer);
+  return answer;
+}
+
 /** Runs to completion and answers with the events as JSON (the user's own event excluded). */
 async function runToJson(
   deps: RouteDeps,
@@ -99,9 +117,12 @@ async function runToJson(
     await run.execute((event) => {
       if (!event.partial) events.push(event);
     });
-  } catch (error) {
+  } catch (caught) {
+    // Cut by shutdown: a 503 with the events so far, so the client knows the answer is incomplete.
+    const error = cutByShutdown(controller.signal) ? new ServerDrainingError() : caught;
     if (controller.signal.aborted && error instanceof RunAbortedError) return; // the client left
-    if (statusForError(error) >= 500) deps.logger.error("Run failed", error);
+    if (statusForError(error) >= 500 && !(error instanceof ServerDrainingError)) deps.logger.error("Run failed", error);
+    setRetryAfter(res, error);
     // Like adk-devtools: the error plus the events produced before it.
     res
       .status(statusForError(error))
@@ -122,11 +143,6 @@ export function abortOnDisconnect(req: Request, res: Response): AbortController 
   res.once("close", onClose);
   req.once("aborted", onClose);
   return controller;
-}
-
-/** One SSE frame in one write: `data: <json>` and a blank line; waits for drain. */
-async function writeFrame(res: Response, payload: unknown, signal: AbortSignal): Promise<void> {
-  await writeFrameText(res, JSON.stringify(payload), signal);
 }
 
 /** A frame whose JSON text is already written (events: `eventToJsonText`). */

@@ -23,7 +23,6 @@ import {
   patchSessionSchema,
   rewindSessionSchema,
 } from "../http/request-schemas.js";
-import { SessionRunQueue } from "../runs/session-run-queue.js";
 import type { RouteDeps } from "./route-deps.js";
 import { checkSessionKeyParams } from "../http/session-key-params.js";
 import { sendJsonText } from "../http/send-json-text.js";
@@ -93,7 +92,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
     const { invocationId } = parseBody(rewindSessionSchema, req.body);
     const services = { appName: app, sessionService, artifactService: deps.context.artifactService };
     // A rewind writes the session like a run: it takes the session's turn.
-    const session = await deps.queue.run(SessionRunQueue.keyOf(app, user, sid), async () => {
+    const session = await deps.queue.runSession({ appName: app, userId: user, sessionId: sid }, async () => {
       await rewindSession(services, { userId: user, sessionId: sid, beforeInvocationId: invocationId! });
       return sessionService.getSession({ appName: app, userId: user, sessionId: sid });
     });
@@ -107,7 +106,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
     if (body.newSessionId) validateSessionKeyPart(body.newSessionId, "sessionId");
     const services = { appName: app, sessionService, artifactService: deps.context.artifactService };
     // The source's turn, so the copy never sees half of a run's events.
-    const fork = await deps.queue.run(SessionRunQueue.keyOf(app, user, sid), () =>
+    const fork = await deps.queue.runSession({ appName: app, userId: user, sessionId: sid }, () =>
       forkSession(services, {
         userId: user,
         sessionId: sid,
@@ -134,9 +133,8 @@ export function sessionRoutes(deps: RouteDeps): Router {
 
   router.delete(`${base}/:sid`, async (req, res) => {
     const { app, user, sid } = req.params;
-    await deps.queue.run(SessionRunQueue.keyOf(app, user, sid), () =>
-      sessionService.deleteSession({ appName: app, userId: user, sessionId: sid }),
-    );
+    const key = { appName: app, userId: user, sessionId: sid };
+    await deps.queue.runSession(key, () => sessionService.deleteSession(key));
     res.status(204).end();
   });
 
@@ -146,7 +144,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
     checkRequestState(res, stateDelta, "stateDelta");
     const key = { appName: app, userId: user, sessionId: sid };
     // A state patch is a write like a run's: it takes the session's turn.
-    const updated = await deps.queue.run(SessionRunQueue.keyOf(app, user, sid), async () => {
+    const updated = await deps.queue.runSession(key, async () => {
       const session = await sessionService.getSession(key);
       if (!session) throw new SessionNotFoundError(key);
       const event = createEvent({ invocationId: `p-${randomUUID()}`, author: "user", actions: { stateDelta } });

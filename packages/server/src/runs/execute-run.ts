@@ -8,9 +8,10 @@ import {
   type Session,
 } from "@agentkit/core";
 import { checkIncomingMessage } from "@agentkit/core/internal";
-import { HttpRequestError } from "../errors/server-errors.js";
+import { ServerDrainingError } from "../errors/server-errors.js";
 import type { RouteDeps } from "../routes/route-deps.js";
-import { SessionRunQueue } from "./session-run-queue.js";
+import type { RunnerLease } from "./runner-cache.js";
+import { cutByShutdown } from "./run-tracker.js";
 
 export interface RunParams {
   appName: string;
@@ -32,12 +33,6 @@ export interface PreparedRun {
   cancel(): void;
 }
 
-export class ServerDrainingError extends HttpRequestError {
-  constructor() {
-    super(503, "SHUTTING_DOWN", "The server is shutting down; retry on another instance.");
-  }
-}
-
 /**
  * Does everything that can fail before a run's first event, so `/run_sse` can still answer
  * with a plain JSON error: resolves the app's runner, waits for the session's turn (runs of one
@@ -50,15 +45,22 @@ export async function prepareRun(
   controller: AbortController,
 ): Promise<PreparedRun> {
   if (deps.runs.isDraining) throw new ServerDrainingError();
-  const lease = await deps.runners.acquire(params.appName);
+  deps.rateLimiter.take(params.appName, params.userId);
+  // Tracked from here: shutdown aborts a run still waiting for its turn like a running one.
+  const tracked = deps.runs.start(controller);
+  let lease: RunnerLease;
+  try {
+    lease = await deps.runners.acquire(params.appName);
+  } catch (error) {
+    tracked();
+    throw error;
+  }
   let release: (() => void) | undefined;
   try {
-    release = await deps.queue.acquire(
-      SessionRunQueue.keyOf(params.appName, params.userId, params.sessionId),
-      controller.signal,
-    );
-    if (deps.runs.isDraining) throw new ServerDrainingError();
     const key = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
+    // Before anything of the run is stored: a run refused here (busy, aborted) leaves no trace.
+    release = await deps.queue.acquireSession(key, controller.signal);
+    if (deps.runs.isDraining) throw new ServerDrainingError();
     // An answer to a pending call is checked against the history now (the runner checks again),
     // so a refused message is a plain JSON 400 on /run_sse too, not an error frame.
     const answers = params.newMessage?.parts?.some((p) => p.functionResponse) ?? false;
@@ -70,16 +72,18 @@ export async function prepareRun(
   } catch (error) {
     release?.();
     lease.release();
-    throw error;
+    tracked();
+    // A wait for the session's turn cut by shutdown is a 503, not a client abort.
+    throw cutByShutdown(controller.signal) ? new ServerDrainingError() : error;
   }
   const done = () => {
     release?.();
     lease.release();
+    tracked();
   };
   return {
     cancel: done,
     async execute(onEvent) {
-      const finished = deps.runs.start(controller);
       try {
         const runConfig: RunConfig = {
           streamingMode: params.streaming ? StreamingMode.SSE : StreamingMode.NONE,
@@ -96,7 +100,6 @@ export async function prepareRun(
         for await (const event of events) await onEvent(event);
       } finally {
         done();
-        finished();
       }
     },
   };

@@ -1,14 +1,58 @@
-import { KeyedQueue, SessionQueueKey } from "@agentkit/core/internal";
+import type { SessionLockKey, SessionLock } from "@agentkit/core";
+import { KeyedQueue, type ReleaseSlot, SessionQueueKey } from "@agentkit/core/internal";
+
+/** Releases a slot taken with `SessionRunQueue.acquire`; calling it twice is harmless. */
+export type ReleaseRun = ReleaseSlot;
+
+/** The cluster-wide lock runs take after their turn in this process (see `AgentServerOptions.sessionLock`). */
+export interface ClusterSessionLock {
+  lock: SessionLock;
+  waitMs: number;
+}
 
 /**
- * Serializes work on one session inside this process: runs (and state patches) on the same
- * session key take turns in arrival order, so two concurrent `/run` calls never interleave
- * their appends. Waiting is cancellable: an aborted signal leaves the line with
- * `RunAbortedError`. Different sessions never wait for each other. Core's `KeyedQueue` (the
- * one serial queue of the code base) keyed by session.
+ * Serializes work on one session: runs (and state patches) on the same session key take turns
+ * in arrival order inside this process, so two concurrent `/run` calls never interleave their
+ * appends, and then, with a `ClusterSessionLock`, hold the session's lock in the shared store
+ * so runs on other replicas wait too. Waiting is cancellable: an aborted signal leaves the line
+ * with `RunAbortedError`. Different sessions never wait for each other. Core's `KeyedQueue`
+ * (the one serial queue of the code base) keyed by session.
  */
 export class SessionRunQueue extends KeyedQueue {
-  static keyOf(appName: string, userId: string, sessionId: string): string {
-    return SessionQueueKey.of({ appName, userId, sessionId });
+  constructor(private readonly cluster?: ClusterSessionLock) {
+    super();
+  }
+
+  /**
+   * Waits for the session's turn in this process, then for its cluster lock (one process
+   * asks the store at a time per session; `SessionBusyError` past `waitMs`). The slot here is
+   * given up only once the store has the lock back, so `idle()` covers the unlock too.
+   */
+  async acquireSession(key: SessionLockKey, signal?: AbortSignal): Promise<ReleaseRun> {
+    const release = await this.acquire(SessionQueueKey.of(key), signal);
+    if (!this.cluster) return release;
+    let unlock: () => Promise<void>;
+    try {
+      unlock = await this.cluster.lock.acquire(key, { waitMs: this.cluster.waitMs, ...(signal ? { signal } : {}) });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      void unlock().then(release);
+    };
+  }
+
+  /** Runs `task` holding the session's turn (released when it settles, also on failure). */
+  async runSession<T>(key: SessionLockKey, task: () => Promise<T> | T): Promise<T> {
+    const release = await this.acquireSession(key);
+    try {
+      return await task();
+    } finally {
+      release();
+    }
   }
 }

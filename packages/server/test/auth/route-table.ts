@@ -42,6 +42,8 @@ export const TABLE: Record<string, Access> = {
   "GET /list-apps": "authenticated",
   "GET /version": "authenticated",
   "GET /health": "public",
+  "GET /healthz": "public",
+  "GET /readyz": "public",
   "GET /apps/:app/app-info": "authenticated",
   // sessions
   "POST /apps/:app/users/:user/sessions": "own-user",

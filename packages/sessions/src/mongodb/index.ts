@@ -13,3 +13,4 @@ export {
 export { SESSION_MIGRATIONS } from "./session-migrations.js";
 export type { MongoMigration } from "./mongo-schema.js";
 export { MongoCredentialStore } from "./mongo-credential-store.js";
+export { MongoSessionLock, type MongoSessionLockOptions, SESSION_LOCK_COLLECTION } from "./mongo-session-lock.js";

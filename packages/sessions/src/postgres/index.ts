@@ -3,3 +3,4 @@ export { PostgresSessionService, type PostgresSessionServiceOptions } from "./po
 export { SessionStoreError, type SessionStoreErrorCode } from "../sql/session-store-error.js";
 export { SCHEMA_VERSION, type MigrationResult } from "../sql/schema.js";
 export { PostgresCredentialStore, type PostgresCredentialStoreOptions } from "./postgres-credential-store.js";
+export { PostgresSessionLock, type PostgresSessionLockOptions } from "./postgres-session-lock.js";

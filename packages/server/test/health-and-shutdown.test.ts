@@ -1,0 +1,230 @@
+// /healthz, /readyz and shutdown that clients can tell apart from success (cut runs end with an
+// SSE error frame or a 503 body), against the real server and a real (unreachable) PostgreSQL URI.
+import { createServer as createHttpServer } from "node:http";
+import { createServer, type AddressInfo } from "node:net";
+import { describe, expect, it } from "@jest/globals";
+import { z } from "zod";
+import {
+  FunctionTool,
+  type GenerateContentOptions,
+  InMemoryArtifactService,
+  InMemoryMemoryService,
+  InMemorySessionService,
+  LlmAgent,
+  type LlmRequest,
+  type LlmResponse,
+} from "@agentkit/core";
+import { ScriptedModel } from "@agentkit/core/testing";
+import { PostgresSessionService } from "@agentkit/sessions/postgres";
+import { createAgentServer, createStaticAgentLoader } from "../src/index.js";
+import { json, post, recordingLogger, startTestServer, userMessage } from "./support/test-server.js";
+
+/**
+ * Answers with a call of the `note` tool, then (on the next call) reports it started and waits
+ * until the run is aborted.
+ */
+class StallingModel extends ScriptedModel {
+  private markStarted!: () => void;
+  readonly started = new Promise<void>((resolve) => (this.markStarted = resolve));
+
+  constructor(text: string) {
+    super();
+    this.push(ScriptedModel.functionCall("note", { text }, `fc-${text}`));
+  }
+
+  override async *generateContentAsync(
+    request: LlmRequest,
+    stream?: boolean,
+    options: GenerateContentOptions = {},
+  ): AsyncGenerator<LlmResponse, void, void> {
+    if (this.requests.length === 0) {
+      yield* super.generateContentAsync(request, stream, options);
+      return;
+    }
+    const signal = options.signal!;
+    this.markStarted();
+    await new Promise<never>((_resolve, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    });
+  }
+}
+
+const noteTool = new FunctionTool({
+  name: "note",
+  description: "Notes a thing.",
+  parameters: z.object({ text: z.string() }),
+  execute: ({ text }) => ({ noted: text }),
+});
+
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+describe("/healthz and /readyz", () => {
+  it("answer 200 with each check's outcome when everything is reachable", async () => {
+    const t = await startTestServer();
+    try {
+      const health = await fetch(`${t.url}/healthz`);
+      expect(health.status).toBe(200);
+      expect(health.headers.get("cache-control")).toBe("no-store");
+      expect(await health.json()).toEqual({ status: "ok" });
+      const ready = await fetch(`${t.url}/readyz`);
+      expect(ready.status).toBe(200);
+      const body = (await ready.json()) as { status: string; checks: Record<string, { ok: boolean }> };
+      expect(body.status).toBe("ready");
+      expect(Object.keys(body.checks).sort()).toEqual(["agents", "artifacts", "sessions"]);
+      expect(Object.values(body.checks).every((c) => c.ok)).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("/readyz is 503 naming the failed check when the session store is unreachable; /healthz stays 200", async () => {
+    const port = await closedPort();
+    const secret = "s3cr3t-pg-password";
+    const sessionService = new PostgresSessionService({
+      connectionString: `postgres://agentkit:${secret}@127.0.0.1:${port}/agentkit`,
+      poolConfig: { connectionTimeoutMillis: 1000 },
+    });
+    const t = await startTestServer({ sessionService });
+    try {
+      expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+      const ready = await fetch(`${t.url}/readyz`);
+      expect(ready.status).toBe(503);
+      const text = await ready.text();
+      expect(text).not.toContain(secret);
+      const body = JSON.parse(text) as { status: string; checks: Record<string, { ok: boolean; code?: string }> };
+      expect(body.status).toBe("unavailable");
+      expect(body.checks.sessions).toMatchObject({ ok: false, code: "SESSION_STORE_UNAVAILABLE" });
+      expect(body.checks.agents).toMatchObject({ ok: true });
+    } finally {
+      await t.close();
+      await sessionService.close();
+    }
+  });
+
+  it("/readyz is 503 when an app does not load, and when a check of the caller's own times out", async () => {
+    const broken = await startTestServer({
+      apps: { broken: new LlmAgent({ name: "broken", model: "no-such-model" }) },
+      readiness: { timeoutMs: 50, checks: { queue: () => new Promise(() => {}) } },
+    });
+    try {
+      const ready = await fetch(`${broken.url}/readyz`);
+      expect(ready.status).toBe(503);
+      const body = (await ready.json()) as { checks: Record<string, { ok: boolean; code?: string }> };
+      expect(body.checks.queue).toMatchObject({ ok: false, code: "READINESS_CHECK_TIMEOUT" });
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
+describe("shutdown cuts long runs so that clients can tell", () => {
+  it("/run_sse ends with a SHUTTING_DOWN error frame, /run with a 503 body, /readyz turns 503, and the store holds whole events", async () => {
+    const sseModel = new StallingModel("a");
+    const plainModel = new StallingModel("b");
+    const t = await startTestServer({
+      shutdownGraceMs: 0,
+      apps: {
+        streamer: new LlmAgent({ name: "streamer", model: sseModel, tools: [noteTool] }),
+        plain: new LlmAgent({ name: "plain", model: plainModel, tools: [noteTool] }),
+      },
+    });
+    for (const app of ["streamer", "plain"]) await post(`${t.url}/apps/${app}/users/u/sessions`, { sessionId: "s" });
+    const streamed = post(`${t.url}/run_sse`, {
+      appName: "streamer",
+      userId: "u",
+      sessionId: "s",
+      newMessage: userMessage("go"),
+    });
+    const answered = post(`${t.url}/run`, {
+      appName: "plain",
+      userId: "u",
+      sessionId: "s",
+      newMessage: userMessage("go"),
+    });
+    await Promise.all([sseModel.started, plainModel.started]);
+    expect((await fetch(`${t.url}/readyz`)).status).toBe(200);
+    const closing = t.close();
+
+    const stream = await streamed;
+    expect(stream.status).toBe(200);
+    const frames = (await stream.text())
+      .split("\n\n")
+      .filter(Boolean)
+      .map((frame) => JSON.parse(frame.replace(/^data: /, "")) as Record<string, unknown>);
+    expect(frames).toHaveLength(3);
+    expect(frames[2]).toEqual({
+      error: "The server is shutting down; retry on another instance.",
+      code: "SHUTTING_DOWN",
+    });
+
+    const cut = await answered;
+    expect(cut.status).toBe(503);
+    expect(cut.headers.get("retry-after")).toBe("1");
+    const body = (await json(cut)) as { code: string; events: { id: string }[] };
+    expect(body.code).toBe("SHUTTING_DOWN");
+    expect(body.events).toHaveLength(2);
+    await closing;
+
+    // What the clients saw is what was stored: the user's message and the complete events.
+    const streamedSession = await t.sessionService.getSession({ appName: "streamer", userId: "u", sessionId: "s" });
+    expect(streamedSession!.events.map((e) => e.id)).toEqual([
+      streamedSession!.events[0]!.id,
+      ...frames.slice(0, 2).map((f) => f.id),
+    ]);
+    const plainSession = await t.sessionService.getSession({ appName: "plain", userId: "u", sessionId: "s" });
+    expect(plainSession!.events.slice(1).map((e) => e.id)).toEqual(body.events.map((e) => e.id));
+    expect(plainSession!.events.some((e) => e.partial)).toBe(false);
+    expect(t.logger.errors).toEqual([]);
+  });
+
+  it("while draining, /readyz is 503 and /healthz 200 (an embedder's server keeps accepting)", async () => {
+    let markStarted!: () => void;
+    const started = new Promise<void>((resolve) => (markStarted = resolve));
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const model = new ScriptedModel();
+    model.push(async () => {
+      markStarted();
+      await finished;
+      return ScriptedModel.text("done");
+    });
+    const server = createAgentServer({
+      loader: createStaticAgentLoader({ apps: { slow: new LlmAgent({ name: "slow", model }) } }),
+      sessionService: new InMemorySessionService(),
+      artifactService: new InMemoryArtifactService(),
+      memoryService: new InMemoryMemoryService(),
+      shutdownGraceMs: 60_000,
+      logger: recordingLogger(),
+    });
+    const http = createHttpServer(server.app);
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    try {
+      await post(`${url}/apps/slow/users/u/sessions`, { sessionId: "s" });
+      const running = post(`${url}/run`, {
+        appName: "slow",
+        userId: "u",
+        sessionId: "s",
+        newMessage: userMessage("x"),
+      });
+      await started;
+      const closing = server.close();
+      const ready = await fetch(`${url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toEqual({ status: "draining", checks: {} });
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      finish();
+      expect((await running).status).toBe(200);
+      await closing;
+    } finally {
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+});
