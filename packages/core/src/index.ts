@@ -17,6 +17,8 @@ export {
   ModelError,
   ToolError,
   InvalidUserMessageError,
+  NothingToResumeError,
+  NotResumableError,
 } from "./errors/run-errors.js";
 export { InvalidArtifactNameError, InvalidArtifactScopeError } from "./errors/artifact-errors.js";
 export {
@@ -262,7 +264,13 @@ export {
 export { USAGE_METADATA_KEY, MODEL_METADATA_KEY, FAILOVER_METADATA_KEY } from "./usage/usage-metadata-keys.js";
 
 // Runner, App, workflow agents, AgentTool
-export { Runner, type RunnerOptions, type RunAsyncRequest, type RunLiveRequest } from "./runner/runner.js";
+export {
+  Runner,
+  type RunnerOptions,
+  type RunAsyncRequest,
+  type RunLiveRequest,
+  type ResumeRequest,
+} from "./runner/runner.js";
 export { App, type AppOptions, type EventsCompactionConfig, type EventsSummarizer } from "./runner/app.js";
 export { LlmEventSummarizer, type LlmEventSummarizerOptions } from "./runner/llm-event-summarizer.js";
 

@@ -1,7 +1,11 @@
 import type { Content, FunctionCall, Part } from "../content/content.js";
 import { InvalidUserMessageError } from "../errors/run-errors.js";
 import { getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
-import { REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, RESERVED_FUNCTION_CALL_NAMES } from "./confirmation-names.js";
+import {
+  REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+  REQUEST_INPUT_FUNCTION_CALL_NAME,
+  RESERVED_FUNCTION_CALL_NAMES,
+} from "./confirmation-names.js";
 
 /** A call the flow left waiting for the client, found for a response id. */
 interface PendingCall {
@@ -21,7 +25,8 @@ interface PendingCall {
  * - a `functionResponse` must answer a call the flow is waiting for: made by an agent (never by
  *   a `user` event), listed in that event's `longRunningToolIds`, not answered by a client before,
  *   under the call's own name; a confirmation answer must also match the confirmation record the
- *   flow stored with the request (`actions.requestedToolConfirmations`).
+ *   flow stored with the request (`actions.requestedToolConfirmations`), an input answer the
+ *   input request record (`actions.requestedInputs`, keyed by the call id).
  * Imported events can never satisfy this: the server strips `longRunningToolIds` and request
  * records from events a client imports, so only requests this flow emitted are answerable.
  * Returns the message to store: responses without a name get the name of the call they answer.
@@ -47,6 +52,9 @@ export function checkIncomingMessage(message: Content, events: readonly Event[])
     }
     if (callName === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME && !isRecordedConfirmation(found!)) {
       refuse(index, `answers confirmation request "${id}", which the flow did not record`);
+    }
+    if (callName === REQUEST_INPUT_FUNCTION_CALL_NAME && !isRecordedInputRequest(found!)) {
+      refuse(index, `answers input request "${id}", which the flow did not record`);
     }
     return response.name === undefined ? { ...part, functionResponse: { ...response, name: callName } } : part;
   });
@@ -117,4 +125,10 @@ function isRecordedConfirmation({ call, event }: PendingCall): boolean {
   const original = (call.args ?? {}).originalFunctionCall as { id?: unknown } | undefined;
   const originalId = typeof original?.id === "string" ? original.id : undefined;
   return originalId !== undefined && Object.hasOwn(event.actions.requestedToolConfirmations, originalId);
+}
+
+/** The input request carries the record the flow stored with it (keyed by the call's own id). */
+function isRecordedInputRequest({ call, event }: PendingCall): boolean {
+  const records = event.actions.requestedInputs;
+  return call.id !== undefined && records !== undefined && Object.hasOwn(records, call.id);
 }

@@ -15,6 +15,7 @@ import {
 } from "./function-calling.js";
 import { executeCodeInResponse, preprocessCodeExecution, saveModelSideImages } from "./code-execution.js";
 import { callModel } from "./model-call.js";
+import { buildSuspendedCallEvent, resumeSuspendedToolCalls } from "./suspended-tools.js";
 import { buildLlmRequest } from "./request-builder.js";
 
 /**
@@ -40,6 +41,16 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
   ctx.throwIfAborted();
   const resumed = await resumeConfirmedToolCalls(ctx, agent);
   if (resumed) yield resumed;
+  if (ctx.isEnded) return;
+  const continued = await resumeSuspendedToolCalls(ctx, agent);
+  if (continued) {
+    if (continued.event) yield continued.event;
+    if (continued.suspensions) {
+      for (const { call, suspension } of continued.suspensions)
+        yield buildSuspendedCallEvent(ctx, agent, call, suspension);
+      return;
+    }
+  }
   if (ctx.isEnded) return;
 
   // One actions object for the step: state written while building the request (tools'
@@ -147,8 +158,13 @@ async function* afterFunctionCalls(
 ): AsyncGenerator<Event, void, void> {
   const outcome = await executeFunctionCalls(ctx, agent, calls, toolsDict);
   const responseEvent = outcome.event;
+  if (responseEvent) yield responseEvent;
+  if (outcome.suspensions) {
+    // A call waits for the client (e.g. an agent tool's agent asked for a confirmation): the turn ends.
+    for (const { call, suspension } of outcome.suspensions) yield buildSuspendedCallEvent(ctx, agent, call, suspension);
+    return;
+  }
   if (!responseEvent) return;
-  yield responseEvent;
 
   const confirmation = buildConfirmationRequestEvent(ctx, agent, calls, responseEvent);
   if (confirmation) {

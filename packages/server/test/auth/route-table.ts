@@ -49,6 +49,7 @@ export const TABLE: Record<string, Access> = {
   "DELETE /apps/:app/users/:user/sessions/:sid": "own-user",
   "PATCH /apps/:app/users/:user/sessions/:sid": "own-user",
   "GET /apps/:app/users/:user/sessions/:sid/usage": "own-user",
+  "POST /apps/:app/users/:user/sessions/:sid/resume": "own-user",
   // artifacts
   [`GET ${artifacts}`]: "own-user",
   [`POST ${artifacts}`]: "own-user",
