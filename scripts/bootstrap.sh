@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Makes a fresh machine ready, then runs the given command.
-#   scripts/bootstrap.sh pnpm dev    # example agent answering in the terminal
+#   scripts/bootstrap.sh pnpm dev    # the dev server with the example agents
 #   scripts/bootstrap.sh pnpm test   # every test plus the type-check
 # Node 24 and the pinned pnpm come from the npm registry into .tools/ when the
-# system Node is older; dependencies install from the lockfile.
+# system Node is older; dependencies install from the lockfile. `pnpm test` then checks the
+# Debian packages the tests use (scripts/ensure-system-packages.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NODE_VERSION=24.21.0

@@ -4,6 +4,9 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+# The Debian packages the tests use (PostgreSQL, Chromium, ...): installed when missing and
+# possible, else a one-line instruction and no test run.
+bash scripts/ensure-system-packages.sh || exit 1
 export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
 # Stale results must not count: a package whose tests crash must show up as missing.
 find packages apps examples bench scripts -maxdepth 2 -name .jest-results.json -not -path '*/node_modules/*' -delete 2>/dev/null

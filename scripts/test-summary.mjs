@@ -7,7 +7,7 @@ import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
 const groups = ["packages", "apps", "examples"];
-const singles = ["bench", "scripts"];
+const singles = ["bench", "scripts", "test-support"];
 
 function packageDirs() {
   const dirs = [];

@@ -89,7 +89,9 @@ async function scenario(rawMib: number, concurrency: number): Promise<void> {
     const bodyMib = Buffer.byteLength(body) / MIB;
     const growth = (after.peak - before.rss) / MIB;
     console.log(
-      `| ${concurrency} × ${bodyMib.toFixed(1)} MiB | ${(before.rss / MIB).toFixed(0)} | ${(after.peak / MIB).toFixed(0)} | ${growth.toFixed(0)} | ${(growth / (bodyMib * concurrency)).toFixed(2)} | ${statuses.join(" ")} |`,
+      `| ${concurrency} × ${bodyMib.toFixed(1)} MiB | ${(before.rss / MIB).toFixed(0)} ` +
+        `| ${(after.peak / MIB).toFixed(0)} | ${growth.toFixed(0)} ` +
+        `| ${(growth / (bodyMib * concurrency)).toFixed(2)} | ${statuses.join(" ")} |`,
     );
   } finally {
     child.kill("SIGTERM");

@@ -126,7 +126,8 @@ const range = (xs: number[]) =>
 
 async function main(): Promise<void> {
   console.log(
-    `agentkit api-server cold start, Node ${process.version}, ${new Date().toISOString()}, ${RUNS} runs per configuration (interleaved)`,
+    `agentkit api-server cold start, Node ${process.version}, ${new Date().toISOString()}, ${RUNS} runs per ` +
+      `configuration (interleaved)`,
   );
   if (!distBuilt) console.log("(no built dist: run `pnpm build` to measure AGENTKIT_RUNTIME=dist too)");
   // One throw-away run per configuration: tsx's transform cache and the OS file cache warm up.
@@ -135,7 +136,8 @@ async function main(): Promise<void> {
   for (let i = 0; i < RUNS; i++) for (const config of CONFIGS) samples.get(config)!.push(await once(config));
   console.log("\nms, median (min-max)");
   console.log(
-    "| configuration | spawn → listening | spawn → first /run answered | in the child: Node bootstrap / hooks ready / modules loaded / listening |",
+    "| configuration | spawn → listening | spawn → first /run answered | in the child: Node bootstrap / hooks ready " +
+      "/ modules loaded / listening |",
   );
   console.log("| --- | ---: | ---: | --- |");
   for (const config of CONFIGS) {

@@ -252,7 +252,8 @@ async function main(): Promise<void> {
       const sse = await measure(runFlow("/run_sse"), agentServer.url, c, SECONDS);
       const row = (name: string, r: Result) =>
         console.log(
-          `| ${c} | ${name} | ${r.flowsPerSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.flowsPerSecond / bare.flowsPerSecond).toFixed(3)} |`,
+          `| ${c} | ${name} | ${r.flowsPerSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} ` +
+            `| ${(r.flowsPerSecond / bare.flowsPerSecond).toFixed(3)} |`,
         );
       row("bare node:http, same 2 requests", bare);
       row("create session + /run", run);
@@ -268,8 +269,10 @@ async function main(): Promise<void> {
   const show = (name: string, xs: ColdStart[]) => {
     const m = median(xs);
     console.log(
-      `  ${name}: ${m.total.toFixed(0)} ms (min ${xs[0]!.total.toFixed(0)}, max ${xs[xs.length - 1]!.total.toFixed(0)}); ` +
-        `in the child, start to listening ${m.listening.toFixed(0)} ms; listening to first answer ${m.firstAnswer.toFixed(1)} ms`,
+      `  ${name}: ${m.total.toFixed(0)} ms (min ${xs[0]!.total.toFixed(0)}, ` +
+        `max ${xs[xs.length - 1]!.total.toFixed(0)}); ` +
+        `in the child, start to listening ${m.listening.toFixed(0)} ms; listening to first ` +
+        `answer ${m.firstAnswer.toFixed(1)} ms`,
     );
   };
   console.log(

@@ -59,7 +59,8 @@ async function throughput(): Promise<void> {
   const n = THROUGHPUT - 200;
   console.log(`throughput (${n} invocations, fresh sessions, ${events} events):`);
   console.log(
-    `  ${(n / wallS).toFixed(0)} invocations/s, ${(cpuUs / n).toFixed(1)} CPU µs/invocation, ${(cpuUs / events).toFixed(1)} CPU µs/event`,
+    `  ${(n / wallS).toFixed(0)} invocations/s, ${(cpuUs / n).toFixed(1)} CPU ` +
+      `µs/invocation, ${(cpuUs / events).toFixed(1)} CPU µs/event`,
   );
   await runner.close();
 }
@@ -78,7 +79,8 @@ async function growth(includeContents: "default" | "none"): Promise<void> {
       const perInv = Number(now - t) / 1e3 / window;
       if (first === 0) first = perInv;
       rows.push(
-        `  after ${String(i).padStart(5)} invocations (${String(i * 4).padStart(6)} events): ${perInv.toFixed(0).padStart(6)} µs/invocation (x${(perInv / first).toFixed(2)})`,
+        `  after ${String(i).padStart(5)} invocations (${String(i * 4).padStart(6)} ` +
+          `events): ${perInv.toFixed(0).padStart(6)} µs/invocation (x${(perInv / first).toFixed(2)})`,
       );
       t = hrtime.bigint();
     }
@@ -86,7 +88,8 @@ async function growth(includeContents: "default" | "none"): Promise<void> {
   const stored = await runner.sessionService.getSession({ appName: "bench", userId: "u", sessionId: session.id });
   const events: Event[] = stored?.events ?? [];
   console.log(
-    `growth of one session to ${GROWTH} invocations, includeContents "${includeContents}" (${events.length} events stored):`,
+    `growth of one session to ${GROWTH} invocations, includeContents "${includeContents}" (${events.length} events ` +
+      `stored):`,
   );
   for (const r of rows) console.log(r);
   await runner.close();

@@ -17,7 +17,7 @@ import { InMemorySessionService } from "@agentkit/sessions";
 import { MongoSessionService } from "@agentkit/sessions/mongodb";
 import { PostgresSessionService } from "@agentkit/sessions/postgres";
 import { SqliteSessionService } from "@agentkit/sessions/sqlite";
-import { MongoWireServer } from "@agentkit/sessions/testing/mongodb";
+import { MongoWireServer } from "@agentkit/test-support/mongodb";
 import { startPostgres, type PostgresCluster } from "@agentkit/test-support/postgres";
 
 const arg = (name: string, dflt: number) => {

@@ -1,2 +1,3 @@
 import config from "../../jest.config.base.js";
-export default config(import.meta.dirname);
+// Most of its time is spent waiting (servers, child processes, a browser): two files at a time.
+export default config(import.meta.dirname, { waiting: true });

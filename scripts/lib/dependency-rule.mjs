@@ -153,7 +153,8 @@ export function checkDependencyRule(root) {
         for (const dep of Object.keys(pkg.dependencies ?? {})) {
           if (!CORE_RUNTIME_DEPS.includes(dep))
             violations.push(
-              `${where}: @agentkit/core must not depend on ${dep} at run time (allowed: ${CORE_RUNTIME_DEPS.join(", ")})`,
+              `${where}: @agentkit/core must not depend on ${dep} at run time ` +
+                `(allowed: ${CORE_RUNTIME_DEPS.join(", ")})`,
             );
         }
       }

@@ -46,7 +46,8 @@ describe("import cycles", () => {
 
   it("reads multi-line and mixed import clauses", () => {
     const imports = staticImportsOf(
-      'import {\n  type A,\n  type B,\n} from "./ab.js";\nimport { type C, D } from "./cd.js";\nexport * from "./all.js";\nimport "./side.js";\n',
+      'import {\n  type A,\n  type B,\n} from "./ab.js";\nimport { type C, D } from "./cd.js";\nexport * from ' +
+        '"./all.js";\nimport "./side.js";\n',
     );
     expect(imports).toEqual([
       { specifier: "./ab.js", typeOnly: true },

@@ -38,7 +38,8 @@ export function findPostgresBin(): string {
   const newest = versions.sort((a, b) => Number(a) - Number(b)).at(-1);
   if (!newest) {
     throw new Error(
-      "PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin: install Debian's postgresql package (apt-get install -y postgresql; .ci/run does this).",
+      "PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin: install Debian's postgresql package " +
+        "(apt-get install -y postgresql; `pnpm test` does this through scripts/ensure-system-packages.sh).",
     );
   }
   return join(root, newest, "bin");

@@ -1,12 +1,14 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { createCredentialService } from "./create-credential-service.js";
 import {
   ConfigurationError,
   InMemoryArtifactService,
   InMemoryMemoryService,
   InMemorySessionService,
   type BaseArtifactService,
+  type BaseCredentialService,
   type BaseMemoryService,
   type BaseSessionService,
 } from "@agentkit/core";
@@ -16,8 +18,10 @@ export interface Services {
   sessionService: BaseSessionService;
   artifactService: BaseArtifactService;
   memoryService: BaseMemoryService;
+  /** Tools' credentials (encrypted next to the sessions with AGENTKIT_CREDENTIAL_KEY, else in memory). */
+  credentialService: BaseCredentialService;
   /** What each service is, for the startup banner (URIs with passwords masked). */
-  describe: { sessions: string; artifacts: string; memory: string };
+  describe: { sessions: string; artifacts: string; memory: string; credentials: string };
   close(): Promise<void>;
 }
 
@@ -63,6 +67,8 @@ export async function createServices(
     opened.push(artifactService);
     const memoryService = await createMemoryService(memoryUri);
     opened.push(memoryService);
+    const credentials = await createCredentialService(sessionUri);
+    opened.push(credentials.service);
     await probe(
       `session service ${maskUri(sessionUri)}`,
       () => sessionService.listSessions({ appName: "agentkit_probe", userId: "probe" }),
@@ -82,7 +88,13 @@ export async function createServices(
       sessionService,
       artifactService,
       memoryService,
-      describe: { sessions: maskUri(sessionUri), artifacts: maskUri(artifactUri), memory: maskUri(memoryUri) },
+      credentialService: credentials.service,
+      describe: {
+        sessions: maskUri(sessionUri),
+        artifacts: maskUri(artifactUri),
+        memory: maskUri(memoryUri),
+        credentials: credentials.describe,
+      },
       close: () => closeAll(opened),
     };
   } catch (error) {
@@ -145,7 +157,8 @@ async function createManagedSessionService(uri: string): Promise<BaseSessionServ
   const match = /^agentengine:\/\/projects\/([^/]+)\/locations\/([^/]+)(?:\/reasoningEngines\/([^/]+))?\/?$/.exec(uri);
   if (!match) {
     throw new ConfigurationError(
-      `Invalid managed session service URI "${uri}": expected agentengine://projects/<project>/locations/<location>[/reasoningEngines/<id>].`,
+      `Invalid managed session service URI "${uri}": expected ` +
+        `agentengine://projects/<project>/locations/<location>[/reasoningEngines/<id>].`,
     );
   }
   const { ManagedSessionService } = await import("@agentkit/sessions/managed");

@@ -68,9 +68,7 @@ async function localCodeExecutor(
   const timeoutMs = seconds !== undefined ? Math.max(1, Math.round(seconds * 1000)) : c.timeout_ms;
   // A relative interpreter path (`./venv/bin/python`) is relative to the YAML file, like other config paths.
   const pythonPath =
-    c.python_path !== undefined && c.python_path.includes("/") && !isAbsolute(c.python_path)
-      ? resolve(baseDir, c.python_path)
-      : c.python_path;
+    c.python_path?.includes("/") && !isAbsolute(c.python_path) ? resolve(baseDir, c.python_path) : c.python_path;
   const { LocalCodeExecutor } = await import("@agentkit/tools");
   return new LocalCodeExecutor({
     language: c.language,

@@ -7,8 +7,9 @@ import type { BuilderPolicy, BuiltInTool } from "@agentkit/server";
  * toolsets of @agentkit/tools' subpaths under ADK's class names (`OpenAPIToolset`,
  * `ApplicationIntegrationToolset`, `ComputerUseToolset`, `VertexAiRagRetrieval`). Each of
  * those is imported only when a config names it, to keep start-up short (and playwright-core,
- * the MCP SDK and google-auth-library optional). Relative paths in their args (`spec_path`,
- * `sa_key_file`, `user_data_dir`) resolve against the folder of the YAML file naming them.
+ * the MCP SDK and google-auth-library optional), and `SkillToolset` (skill folders). Relative
+ * paths in their args (`spec_path`, `sa_key_file`, `user_data_dir`, `skills_dir`, `skills`)
+ * resolve against the folder of the YAML file naming them.
  */
 export function devServerBuiltInTools(): Record<string, BuiltInTool> {
   const mcpToolset: BuiltInTool = async (args) => (await import("@agentkit/mcp")).mcpToolsetFromConfig(args);
@@ -18,6 +19,8 @@ export function devServerBuiltInTools(): Record<string, BuiltInTool> {
     (await import("@agentkit/tools/openapi")).applicationIntegrationToolsetFromConfig(args, { baseDir });
   const computerUseToolset: BuiltInTool = async (args, { baseDir }) =>
     (await import("@agentkit/tools/computer-use")).computerUseToolsetFromConfig(args, { baseDir });
+  const skillToolset: BuiltInTool = async (args, { baseDir }) =>
+    (await import("@agentkit/tools/skills")).skillToolsetFromConfig(args, { baseDir });
   const vertexAiRagRetrieval: BuiltInTool = async (args) =>
     (await import("@agentkit/tools/retrieval")).vertexAiRagRetrievalFromConfig(args);
   return {
@@ -29,6 +32,7 @@ export function devServerBuiltInTools(): Record<string, BuiltInTool> {
     ApplicationIntegrationToolset: applicationIntegrationToolset,
     ComputerUseToolset: computerUseToolset,
     VertexAiRagRetrieval: vertexAiRagRetrieval,
+    SkillToolset: skillToolset,
   };
 }
 

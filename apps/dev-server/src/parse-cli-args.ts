@@ -19,7 +19,9 @@ export interface ServeOptions {
   logLevel: LogLevel;
   /** Also serve every app over A2A at `/a2a/{app}` (agent card, JSON-RPC, HTTP+JSON). */
   a2a?: boolean;
-  /** web: serve this built dev UI at /dev-ui instead of @agentkit/dev-ui (e.g. ADK's own, from @google/adk-devtools). */
+  /**
+   * web: serve this built dev UI at /dev-ui instead of @agentkit/dev-ui (e.g. ADK's own, from @google/adk-devtools).
+   */
   devUiDir?: string;
   /** Host names accepted in the Host header besides the bound address (the DNS-rebinding check). */
   allowedHosts?: string[];
@@ -255,7 +257,8 @@ function parseAuth(values: FlagValues, env: NodeJS.ProcessEnv): ServeAuth | unde
     const keysText = env.AGENTKIT_API_KEYS || undefined;
     if (keysFile === undefined && keysText === undefined)
       throw new CliUsageError(
-        "--auth api-key needs the keys: --api-keys-file <file> (or AGENTKIT_API_KEYS_FILE), or AGENTKIT_API_KEYS, with one `<key> <userId> [scope…]` entry per line.",
+        "--auth api-key needs the keys: --api-keys-file <file> (or AGENTKIT_API_KEYS_FILE), or AGENTKIT_API_KEYS, " +
+          "with one `<key> <userId> [scope…]` entry per line.",
       );
     // A file named on the command line wins over keys left in the environment.
     return keysFile !== undefined ? { mode, keysFile } : { mode, keysText: keysText! };

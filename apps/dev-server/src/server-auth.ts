@@ -33,7 +33,8 @@ export function devServerAuth(options: ServeOptions, command: string): DevServer
       throw new CliUsageError(
         `agentkit ${command}: refusing to listen on ${options.host} without authentication: anyone who can reach it ` +
           "could read, change and delete every user's sessions.\n" +
-          "Turn authentication on with --auth api-key --api-keys-file <file> (one `<key> <userId> [scope…]` per line)\n" +
+          "Turn authentication on with --auth api-key --api-keys-file <file> (one `<key> <userId> [scope…]` per " +
+          "line)\n" +
           "or --auth jwt --jwt-jwks-url <url> --jwt-issuer <iss> --jwt-audience <aud>;\n" +
           "or, on a network you trust, pass --insecure-no-auth.",
       );
@@ -64,6 +65,8 @@ export function devServerAuth(options: ServeOptions, command: string): DevServer
   });
   return {
     options: { authenticate, routes: [A2A_ROUTE_RULE] },
-    banner: `auth: jwt (${auth.jwksUrl ?? auth.publicKeyFile}; issuer ${auth.issuer.join(", ")}; audience ${auth.audience.join(", ")}; user claim ${auth.userClaim})`,
+    banner:
+      `auth: jwt (${auth.jwksUrl ?? auth.publicKeyFile}; issuer ${auth.issuer.join(", ")}; ` +
+      `audience ${auth.audience.join(", ")}; user claim ${auth.userClaim})`,
   };
 }

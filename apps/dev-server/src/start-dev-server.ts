@@ -68,6 +68,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       sessionService: services.sessionService,
       artifactService: services.artifactService,
       memoryService: services.memoryService,
+      credentialService: services.credentialService,
       modelRegistry,
       plugins: traces ? [traces.plugin] : [],
       mode: options.mode,
@@ -95,11 +96,14 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
     const log = options.log ?? process.stdout;
     const ms = Math.round(performance.now() - started);
     log.write(
-      `agentkit ${options.mode === "web" ? "web" : "api-server"} on ${url}${options.mode === "web" ? ` (dev UI: ${url}/dev-ui/)` : ""} in ${ms} ms\n` +
-        `  agents: ${agentsDir} (${apps.length ? apps.join(", ") : "no apps found"})${options.reload ? ", reload on" : ""}\n` +
+      `agentkit ${options.mode === "web" ? "web" : "api-server"} ` +
+        `on ${url}${options.mode === "web" ? ` (dev UI: ${url}/dev-ui/)` : ""} in ${ms} ms\n` +
+        `  agents: ${agentsDir} ` +
+        `(${apps.length ? apps.join(", ") : "no apps found"})${options.reload ? ", reload on" : ""}\n` +
         (options.a2a ? `  a2a: ${url}/a2a/{app} (agent cards at ${url}/a2a/{app}/.well-known/agent-card.json)\n` : "") +
         (auth.banner ? `  ${auth.banner}\n` : "") +
-        `  sessions: ${services.describe.sessions}\n  artifacts: ${services.describe.artifacts}\n  memory: ${services.describe.memory}\n`,
+        `  sessions: ${services.describe.sessions}\n  artifacts: ${services.describe.artifacts}\n  ` +
+        `memory: ${services.describe.memory}\n  credentials: ${services.describe.credentials}\n`,
     );
     return {
       app: server.app,
@@ -131,7 +135,8 @@ function devUiOption(dir: string | undefined): { devUi?: { dir: string } } {
     const absolute = resolve(dir);
     if (!existsSync(join(absolute, "index.html")))
       throw new CliUsageError(
-        `--dev-ui-dir: no index.html in ${absolute} (point it at a built dev UI, e.g. node_modules/@google/adk-devtools/dist/browser).`,
+        `--dev-ui-dir: no index.html in ${absolute} (point it at a built dev UI, e.g. ` +
+          `node_modules/@google/adk-devtools/dist/browser).`,
       );
     return { devUi: { dir: absolute } };
   }

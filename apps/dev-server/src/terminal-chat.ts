@@ -55,7 +55,10 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<voi
     print(
       `agentkit: chatting with "${agent.name}" (${agent.description || "no description"}). Ctrl+D or Ctrl+C to quit.`,
     );
-    if (interactive) rl.setPrompt("you> "), rl.prompt();
+    if (interactive) {
+      rl.setPrompt("you> ");
+      rl.prompt();
+    }
     try {
       for await (const line of rl) {
         const text = line.trim();
@@ -99,5 +102,6 @@ function servicesOf(services: Awaited<ReturnType<typeof createServices>>) {
     sessionService: services.sessionService,
     artifactService: services.artifactService,
     memoryService: services.memoryService,
+    credentialService: services.credentialService,
   };
 }

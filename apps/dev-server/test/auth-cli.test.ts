@@ -161,7 +161,12 @@ describe("keys in the environment", () => {
     const env: NodeJS.ProcessEnv = { AGENTKIT_API_KEYS: "too-short alice", KEEP: "1" };
     let err = "";
     const sink = (write: (s: string) => void) =>
-      ({ write: (chunk: string) => (write(String(chunk)), true) }) as unknown as NodeJS.WritableStream;
+      ({
+        write: (chunk: string) => {
+          write(String(chunk));
+          return true;
+        },
+      }) as unknown as NodeJS.WritableStream;
     const code = await main(["api-server", examples, "--port", "0", "--auth", "api-key"], {
       stdout: sink(() => {}),
       stderr: sink((s) => (err += s)),

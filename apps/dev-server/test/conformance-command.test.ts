@@ -49,7 +49,12 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
   let out = "";
   let err = "";
   const sink = (append: (s: string) => void) =>
-    new Writable({ write: (chunk: Buffer, _enc, done) => (append(chunk.toString()), done()) });
+    new Writable({
+      write: (chunk: Buffer, _enc, done) => {
+        append(chunk.toString());
+        done();
+      },
+    });
   const code = await main(args, { stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), env: {} });
   return { code, out, err };
 }

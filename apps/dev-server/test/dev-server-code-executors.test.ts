@@ -113,7 +113,8 @@ code_executor:
   it("LocalCodeExecutor with ADK's list of args, timeout in milliseconds", async () => {
     app(
       "local_list",
-      `name: coder\nmodel: gemini-2.5-flash\ncode_executor:\n  name: LocalCodeExecutor\n  args:\n    - name: language\n      value: javascript\n    - name: timeout_ms\n      value: 1500\n`,
+      `name: coder\nmodel: gemini-2.5-flash\ncode_executor:\n  name: LocalCodeExecutor\n  args:\n    - name: ` +
+        `language\n      value: javascript\n    - name: timeout_ms\n      value: 1500\n`,
     );
     expect((await load("local_list")).codeExecutor).toMatchObject({
       language: "javascript",
@@ -125,7 +126,8 @@ code_executor:
   it("a relative python_path is relative to the YAML file", async () => {
     app(
       "py_path",
-      `name: coder\nmodel: gemini-2.5-flash\ncode_executor:\n  name: UnsafeLocalCodeExecutor\n  args:\n    language: python\n    python_path: ./missing/python\n`,
+      `name: coder\nmodel: gemini-2.5-flash\ncode_executor:\n  name: UnsafeLocalCodeExecutor\n  args:\n    language: ` +
+        `python\n    python_path: ./missing/python\n`,
     );
     const executor = (await load("py_path")).codeExecutor!;
     const python = join(dir, "py_path", "missing", "python");
@@ -137,7 +139,8 @@ code_executor:
   it("BuiltInCodeExecutor named from YAML with a Gemini model builds and declares Gemini's code execution", async () => {
     app(
       "builtin_app",
-      `name: gemini_coder\nmodel: gemini-2.5-flash\ncode_executor:\n  name: BuiltInCodeExecutor\n  args:\n    error_retry_attempts: 3\n`,
+      `name: gemini_coder\nmodel: gemini-2.5-flash\ncode_executor:\n  name: BuiltInCodeExecutor\n  args:\n    ` +
+        `error_retry_attempts: 3\n`,
     );
     app("builtin_bare", `name: gemini_coder\nmodel: gemini-2.5-flash\ncode_executor: BuiltInCodeExecutor\n`);
     const agent = await load("builtin_app");
@@ -155,19 +158,23 @@ code_executor:
   it("bad args are load errors naming the file, the field and the arg", async () => {
     app(
       "bad_timeout",
-      `name: coder\nmodel: gemini-2.5-flash\ncode_executor:\n  name: UnsafeLocalCodeExecutor\n  args:\n    timeout_seconds: -1\n`,
+      `name: coder\nmodel: gemini-2.5-flash\ncode_executor:\n  name: UnsafeLocalCodeExecutor\n  args:\n    ` +
+        `timeout_seconds: -1\n`,
     );
     app(
       "two_timeouts",
-      `name: coder\nmodel: gemini-2.5-flash\ncode_executor:\n  name: UnsafeLocalCodeExecutor\n  args:\n    timeout: 5\n    timeout_ms: 100\n`,
+      `name: coder\nmodel: gemini-2.5-flash\ncode_executor:\n  name: UnsafeLocalCodeExecutor\n  args:\n    timeout: ` +
+        `5\n    timeout_ms: 100\n`,
     );
     app(
       "misspelt",
-      `name: coder\nmodel: gemini-2.5-flash\ncode_executor:\n  name: UnsafeLocalCodeExecutor\n  args:\n    memory_limit: 64\n`,
+      `name: coder\nmodel: gemini-2.5-flash\ncode_executor:\n  name: UnsafeLocalCodeExecutor\n  args:\n    ` +
+        `memory_limit: 64\n`,
     );
     app(
       "builtin_extra",
-      `name: coder\nmodel: gemini-2.5-flash\ncode_executor:\n  name: BuiltInCodeExecutor\n  args:\n    language: python\n`,
+      `name: coder\nmodel: gemini-2.5-flash\ncode_executor:\n  name: BuiltInCodeExecutor\n  args:\n    language: ` +
+        `python\n`,
     );
     app("unknown_name", `name: coder\nmodel: gemini-2.5-flash\ncode_executor: ContainerCodeExecutor\n`);
 

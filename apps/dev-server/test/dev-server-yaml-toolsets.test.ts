@@ -171,7 +171,8 @@ tools:
   it("resolves a relative spec_path against the folder of the YAML file, not the working directory", async () => {
     app(
       "spec_file_app",
-      "name: spec_file_agent\nmodel: gemini-2.5-flash\ntools:\n  - name: OpenAPIToolset\n    args: { spec_path: specs/pets.json }\n",
+      "name: spec_file_agent\nmodel: gemini-2.5-flash\ntools:\n  - name: OpenAPIToolset\n    args: { spec_path: " +
+        "specs/pets.json }\n",
     );
     mkdirSync(join(dir, "spec_file_app", "specs"), { recursive: true });
     writeFileSync(join(dir, "spec_file_app", "specs", "pets.json"), petSpec());
@@ -181,6 +182,27 @@ tools:
       const agent = (await loader.loadApp("spec_file_app")).rootAgent as LlmAgent;
       const [openApi] = agent.tools as [BaseToolset];
       expect((await openApi.getTools()).map((t) => t.name)).toEqual(["get_pet", "delete_pet"]);
+    } finally {
+      await loader.close();
+    }
+  });
+
+  it("loads SkillToolset from skill folders next to the YAML file (skills_dir discovery)", async () => {
+    app(
+      "skills_app",
+      "name: skills_agent\nmodel: gemini-2.5-flash\ntools:\n  - name: SkillToolset\n    args: { skills_dir: skills }\n",
+    );
+    mkdirSync(join(dir, "skills_app", "skills", "release-notes"), { recursive: true });
+    writeFileSync(
+      join(dir, "skills_app", "skills", "release-notes", "SKILL.md"),
+      "---\nname: release-notes\ndescription: Writes release notes.\n---\nGroup changes by package.\n",
+    );
+    const loader = createDirectoryAgentLoader({ agentsDir: dir, reload: false, builtInTools: devServerBuiltInTools() });
+    try {
+      const agent = (await loader.loadApp("skills_app")).rootAgent as LlmAgent;
+      const [skills] = agent.tools as [BaseToolset & { skills: Record<string, unknown> }];
+      expect(Object.keys(skills.skills)).toEqual(["release-notes"]);
+      expect((await skills.getTools()).map((t) => t.name)).toContain("load_skill");
     } finally {
       await loader.close();
     }

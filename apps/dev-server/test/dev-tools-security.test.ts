@@ -66,7 +66,9 @@ describe("chain 1: an artifact's bytes as a module, named by a builder-saved too
   it("is refused with a 400 naming the field; nothing is written and the module never runs", async () => {
     const marker = join(markers, "module-ran");
     const session = (await (await postJson("/apps/victim/users/u/sessions", {})).json()) as { id: string };
-    const module = `import { writeFileSync } from "node:fs"; writeFileSync(${JSON.stringify(marker)}, "ran"); export const run = 1;`;
+    const module =
+      `import { writeFileSync } from "node:fs"; writeFileSync(${JSON.stringify(marker)}, "ran"); export ` +
+      `const run = 1;`;
     const saved = await postJson(`/apps/victim/users/u/sessions/${session.id}/artifacts`, {
       filename: "notes.txt",
       artifact: { inlineData: { mimeType: "text/plain", data: Buffer.from(module).toString("base64") } },

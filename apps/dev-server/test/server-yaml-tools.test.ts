@@ -90,7 +90,9 @@ describe("YAML config naming the built-in google_search tool", () => {
     const body = (await res.json()) as { error: string; code: string };
     expect(body.code).toBe("CONFIGURATION_ERROR");
     expect(body.error).toBe(
-      'google_search is a Gemini built-in tool and the model "echo-model" is not a Gemini model. Use a Gemini model, give GoogleSearchTool a Gemini `fallbackModel`, or add a GoogleSearchAgentTool (a Gemini sub-agent with search that any model can call as a function).',
+      'google_search is a Gemini built-in tool and the model "echo-model" is not a Gemini model. Use a Gemini model, ' +
+        "give GoogleSearchTool a Gemini `fallbackModel`, or add a GoogleSearchAgentTool (a Gemini sub-agent with " +
+        "search that any model can call as a function).",
     );
     const sse = await run("on_other", "/run_sse");
     expect(sse.status).toBe(200);

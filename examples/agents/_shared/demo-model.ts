@@ -14,7 +14,7 @@ export class DemoModel extends BaseLlm {
   async *generateContentAsync(request: LlmRequest, stream = false): AsyncGenerator<LlmResponse, void, void> {
     const last = request.contents[request.contents.length - 1];
     const response = last?.parts?.find((p) => p.functionResponse)?.functionResponse;
-    const text = response ? answerFromTool(response.name ?? "", response.response ?? {}) + " (demo model)" : undefined;
+    const text = response ? `${answerFromTool(response.name ?? "", response.response ?? {})} (demo model)` : undefined;
     if (text === undefined) {
       const call = pickToolCall(getTextOf(last), Object.keys(request.toolsDict));
       if (call) {
@@ -60,7 +60,8 @@ function defaultAnswer(userText: string, tools: string[]): string {
     ? ` I can use these tools: ${tools.join(", ")}. Try "what time is it in Europe/Paris?" or "roll a 20-sided die".`
     : "";
   const demo =
-    " (I am the offline demo model: set GOOGLE_API_KEY or GEMINI_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST for a real one.)";
+    " (I am the offline demo model: set GOOGLE_API_KEY or GEMINI_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY or " +
+    "OLLAMA_HOST for a real one.)";
   return (userText ? `You said: "${userText}".${offer}` : `Hello!${offer}`) + demo;
 }
 

@@ -46,7 +46,10 @@ describe("assistant example", () => {
     const stored = await runner.sessionService.getSession({ appName: "assistant", userId: "u", sessionId: session.id });
     const rolls = stored?.state.rolls as number[];
     expect(rolls).toHaveLength(2);
-    for (const r of rolls) expect(r).toBeGreaterThanOrEqual(1), expect(r).toBeLessThanOrEqual(20);
+    for (const r of rolls) {
+      expect(r).toBeGreaterThanOrEqual(1);
+      expect(r).toBeLessThanOrEqual(20);
+    }
     await runner.close();
   });
 });

@@ -19,7 +19,9 @@ export const weatherTool = new FunctionTool({
   execute: async ({ city }) => ({ city, weather: "sunny" }),
 });
 
-/** Our router serving an LlmAgent (scripted model, a weather tool, a long-running approval tool) under /a2a/weather_app. */
+/**
+ * Our router serving an LlmAgent (scripted model, a weather tool, a long-running approval tool) under /a2a/weather_app.
+ */
 export async function startOurServer(
   options: { steps: ScriptStep[]; outputMode?: OutputMode; runConfig?: RunConfig; delayMs?: number } & Partial<
     Omit<CreateA2aRouterOptions, "runner">

@@ -79,7 +79,7 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
     const task = (await client.sendMessage(send("Weather in Paris?"))) as Task;
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(task.artifacts).toHaveLength(3);
-    expect(task.artifacts.map((a) => a.parts.map(describePart)).flat()).toEqual(EXPECTED_PARTS);
+    expect(task.artifacts.flatMap((a) => a.parts.map(describePart))).toEqual(EXPECTED_PARTS);
     const meta = task.artifacts[2]!.metadata!;
     expect(meta[AdkMetadataKey.AUTHOR]).toBe("weather_agent");
     expect(meta[AdkMetadataKey.APP_NAME]).toBe("weather_app");

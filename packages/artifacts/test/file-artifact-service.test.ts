@@ -9,11 +9,18 @@ import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { FileArtifactService, InvalidArtifactNameError, InvalidArtifactUriError } from "../src/index.js";
 import { runArtifactServiceContract } from "../src/testing/index.js";
 
-runArtifactServiceContract("FileArtifactService", async () => {
-  const rootDir = await mkdtemp(join(tmpdir(), "agentkit-file-artifacts-"));
-  const service = new FileArtifactService({ rootDir });
-  return { service, cleanup: () => rm(rootDir, { recursive: true, force: true }) };
-});
+// The contract suites register their tests with jest's functions.
+const testApi = { describe, it, expect, beforeEach, afterEach };
+
+runArtifactServiceContract(
+  "FileArtifactService",
+  async () => {
+    const rootDir = await mkdtemp(join(tmpdir(), "agentkit-file-artifacts-"));
+    const service = new FileArtifactService({ rootDir });
+    return { service, cleanup: () => rm(rootDir, { recursive: true, force: true }) };
+  },
+  testApi,
+);
 
 /** Every file under `dir`, as paths relative to it. */
 async function walk(dir: string): Promise<string[]> {

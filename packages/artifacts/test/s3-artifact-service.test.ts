@@ -16,6 +16,9 @@ import { recordCommands } from "./support/command-recorder.js";
 import { startConditionalWriteProxy } from "./support/conditional-write-proxy.js";
 import { startS3rver, type TestS3Server } from "./support/s3rver-server.js";
 
+// The contract suites register their tests with jest's functions.
+const testApi = { describe, it, expect, beforeEach, afterEach };
+
 const BUCKET = "agentkit-artifacts";
 let s3: TestS3Server;
 
@@ -27,10 +30,14 @@ afterAll(async () => {
   await s3?.close();
 });
 
-runArtifactServiceContract("S3ArtifactService", async () => {
-  const service = new S3ArtifactService({ bucket: BUCKET, prefix: "contract", clientConfig: s3.clientConfig });
-  return { service };
-});
+runArtifactServiceContract(
+  "S3ArtifactService",
+  async () => {
+    const service = new S3ArtifactService({ bucket: BUCKET, prefix: "contract", clientConfig: s3.clientConfig });
+    return { service };
+  },
+  testApi,
+);
 
 describe("S3ArtifactService", () => {
   let client: S3Client;
@@ -369,13 +376,20 @@ describe("S3ArtifactService", () => {
       ).rejects.toMatchObject({ code: "ARTIFACT_STORE_ABORTED" });
       const multipart = new S3ArtifactService({ bucket: BUCKET, prefix, client, multipartThreshold: 1 });
       const late = new AbortController();
+      // Abort as the first part goes out: the multipart upload has begun.
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (context.commandName === "UploadPartCommand") late.abort();
+          return next(args);
+        },
+        { step: "finalizeRequest", name: "abortOnFirstPart" },
+      );
       const pending = multipart.saveArtifact({
         ...scope,
         filename: "big",
         artifact: { inlineData: { data: randomBytes(11 * 1024 * 1024).toString("base64") } },
         signal: late.signal,
       });
-      setTimeout(() => late.abort(), 5);
       await expect(pending).rejects.toMatchObject({ code: "ARTIFACT_STORE_ABORTED" });
       expect(await service.listVersions({ ...scope, filename: "big" })).toEqual([]);
     });

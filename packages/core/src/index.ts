@@ -85,6 +85,7 @@ export {
 } from "./events/event-actions.js";
 export {
   eventToJson,
+  eventToJsonText,
   eventFromJson,
   contentFromJson,
   toSeconds,
@@ -95,6 +96,7 @@ export {
 // Sessions and state
 export {
   sessionToJson,
+  sessionToJsonText,
   sessionFromJson,
   sessionKeyToJson,
   sessionKeyFromJson,
@@ -170,15 +172,15 @@ export { BaseAgent, type BaseAgentOptions } from "./agents/base-agent.js";
 export { InvocationContext } from "./context/invocation-context.js";
 export { ReadonlyContext } from "./context/readonly-context.js";
 export { CallbackContext } from "./context/callback-context.js";
-export {
-  type BeforeAgentCallback,
-  type AfterAgentCallback,
-  type BeforeModelCallback,
-  type AfterModelCallback,
-  type OnModelErrorCallback,
-  type BeforeToolCallback,
-  type AfterToolCallback,
-  type OnToolErrorCallback,
+export type {
+  BeforeAgentCallback,
+  AfterAgentCallback,
+  BeforeModelCallback,
+  AfterModelCallback,
+  OnModelErrorCallback,
+  BeforeToolCallback,
+  AfterToolCallback,
+  OnToolErrorCallback,
 } from "./agents/callbacks.js";
 export {
   StreamingMode,
@@ -338,3 +340,59 @@ export {
 } from "./flows/confirmation-names.js";
 
 export { OutputValidationError, type OutputSchema } from "./flows/output-schema.js";
+
+// Auth: credentials for tools that act for a user (docs/auth.md)
+export {
+  AuthCredentialTypes,
+  type AuthCredentialType,
+  type AuthCredential,
+  type HttpAuth,
+  type HttpCredentials,
+  type OAuth2Auth,
+  type ServiceAccount,
+  type ServiceAccountCredential,
+} from "./auth/auth-credential.js";
+export {
+  OAuthGrantType,
+  getOAuthGrantTypeFromFlow,
+  type AuthScheme,
+  type ApiKeySecurityScheme,
+  type HttpSecurityScheme,
+  type OAuth2SecurityScheme,
+  type OpenIdSecurityScheme,
+  type OpenIdConnectWithConfig,
+  type ServiceAccountScheme,
+  type OAuthFlows,
+  type OAuthFlow,
+  type OAuthGrantTypeValue,
+} from "./auth/auth-scheme.js";
+export {
+  withCredentialKey,
+  redactAuthConfig,
+  redactCredential,
+  type AuthConfig,
+  type KeyedAuthConfig,
+  type AuthToolArguments,
+} from "./auth/auth-config.js";
+export {
+  BaseCredentialService,
+  InMemoryCredentialService,
+  type CredentialContext,
+} from "./auth/base-credential-service.js";
+export { SessionStateCredentialService } from "./auth/session-state-credential-service.js";
+export {
+  StoredCredentialService,
+  type CredentialStore,
+  type CredentialScope,
+} from "./auth/stored-credential-service.js";
+export { CredentialCipher, CREDENTIAL_KEY_ENV, CREDENTIAL_OLD_KEYS_ENV } from "./auth/credential-cipher.js";
+export {
+  CredentialExchangerRegistry,
+  OAuth2CredentialExchanger,
+  OAuth2CredentialRefresher,
+  type CredentialExchanger,
+  type CredentialRefresher,
+  type CredentialExchangeInput,
+} from "./auth/credential-exchangers.js";
+export { discoverOpenIdConfig, type OAuth2Tokens } from "./auth/oauth2-token-client.js";
+export { CredentialError, CredentialStoreError } from "./errors/auth-errors.js";

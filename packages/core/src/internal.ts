@@ -13,7 +13,7 @@ export {
 export { checkIncomingMessage, checkIncomingParts } from "./flows/incoming-message-check.js";
 export { applyEventToSession, SessionQueueKey } from "./sessions/base-session-service.js";
 export { validateAgentName } from "./agents/base-agent.js";
-export { type InvocationContextInit } from "./context/invocation-context.js";
+export type { InvocationContextInit } from "./context/invocation-context.js";
 export { callbackList, runCallbackSlot, type MaybePromise, type CallbackSlot } from "./agents/callbacks.js";
 export { DEFAULT_MAX_LLM_CALLS, resolveRunConfig } from "./agents/run-config.js";
 export {
@@ -100,3 +100,10 @@ export {
   type RetryDecision,
   type RetryOptions,
 } from "./concurrency/retry.js";
+export { resolveCredential, withoutClientSecret } from "./auth/credential-manager.js";
+export { resolveOAuth2Endpoints } from "./auth/credential-exchangers.js";
+export { requestOAuth2Token, safeUrl } from "./auth/oauth2-token-client.js";
+export { oauth2Endpoints } from "./auth/auth-scheme.js";
+export { CREDENTIAL_STATE_PREFIX } from "./auth/session-state-credential-service.js";
+export { credentialDependenciesOfContext } from "./auth/credential-request.js";
+export type { CredentialDependencies } from "./auth/credential-manager.js";

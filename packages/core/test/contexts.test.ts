@@ -13,7 +13,7 @@ import {
   InvocationContext,
   PluginManager,
   ReadonlyContext,
-  State,
+  type State,
   ToolContext,
   type Event,
 } from "../src/index.js";

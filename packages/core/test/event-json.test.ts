@@ -12,11 +12,13 @@ import {
 
 describe("event JSON", () => {
   it("emits the wire shape: four action maps, float seconds, no undefined members", () => {
+    const before = Date.now() / 1000;
     const event = createEvent({
       invocationId: "e-1",
       author: "agent",
       content: { role: "model", parts: [{ text: "hi" }] },
     });
+    const after = Date.now() / 1000;
     const json = eventToJson(event);
     expect(json.actions).toEqual({
       stateDelta: {},
@@ -25,7 +27,9 @@ describe("event JSON", () => {
       requestedToolConfirmations: {},
     });
     expect(typeof json.timestamp).toBe("number");
-    expect(Math.abs((json.timestamp as number) - Date.now() / 1000)).toBeLessThan(5);
+    // The creation time in seconds (nowSeconds may run ahead by 1 µs per event of a burst).
+    expect(json.timestamp as number).toBeGreaterThanOrEqual(before);
+    expect(json.timestamp as number).toBeLessThanOrEqual(after + 1);
     expect("branch" in json).toBe(false);
     expect("longRunningToolIds" in json).toBe(false);
     expect(eventFromJson(JSON.parse(JSON.stringify(json)))).toEqual(event);
@@ -99,5 +103,41 @@ describe("derived event values", () => {
     expect(hasTrailingCodeExecutionResult(e)).toBe(true);
     expect(isFinalResponse(e)).toBe(false);
     expect(hasTrailingCodeExecutionResult(text)).toBe(false);
+  });
+});
+
+describe("one-pass wire text", () => {
+  it("eventToJsonText and sessionToJsonText equal JSON.stringify of the wire objects", async () => {
+    const { createEvent, eventToJson, eventToJsonText, sessionToJson, sessionToJsonText } = await import(
+      "../src/index.js"
+    );
+    const events = [
+      createEvent({ author: "user", content: { role: "user", parts: [{ text: "hi" }] } }),
+      createEvent({
+        author: "a",
+        content: {
+          role: "model",
+          parts: [{ functionCall: { id: "c1", name: "t", args: { x: [1, undefined, { y: undefined }] } } }],
+        },
+        longRunningToolIds: ["c1"],
+        actions: { stateDelta: { k: 1 }, transferToAgent: "b" },
+        usageMetadata: { totalTokenCount: 3 },
+      }),
+      { ...createEvent({ author: "a" }), longRunningToolIds: [] as string[], partial: undefined },
+      JSON.parse('{"id":"e","invocationId":"i","author":"a","timestamp":1.5,"actions":{"stateDelta":{"__proto__":1}}}'),
+    ];
+    for (const event of events) expect(eventToJsonText(event)).toBe(JSON.stringify(eventToJson(event)));
+    const session = {
+      id: "s",
+      appName: "app",
+      userId: "u",
+      state: { a: 1, "app:b": { c: [2] } },
+      events,
+      lastUpdateTime: 1234.5,
+    };
+    expect(sessionToJsonText(session)).toBe(JSON.stringify(sessionToJson(session)));
+    expect(sessionToJsonText({ ...session, events: [] })).toBe(
+      JSON.stringify(sessionToJson({ ...session, events: [] })),
+    );
   });
 });

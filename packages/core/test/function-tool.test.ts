@@ -247,7 +247,9 @@ describe("FunctionTool confirmation", () => {
     expect(execute).not.toHaveBeenCalled();
     expect(ctx.actions.requestedToolConfirmations).toEqual({
       "call-1": {
-        hint: "Please approve or reject the tool call transfer_money() by responding with a FunctionResponse with an expected ToolConfirmation payload.",
+        hint:
+          "Please approve or reject the tool call transfer_money() by responding with a FunctionResponse with an " +
+          "expected ToolConfirmation payload.",
         confirmed: false,
       },
     });

@@ -61,7 +61,7 @@ describe("LiveRequestQueue", () => {
       for await (const request of queue) seen.push(request);
     })();
     queue.sendContent(createUserContent("x"));
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setImmediate(r)); // the reader takes x and waits again
     queue.sendContent(createUserContent("y"));
     queue.close();
     await reading;

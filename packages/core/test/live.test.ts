@@ -6,11 +6,11 @@ import {
   LiveRequestQueue,
   LlmAgent,
   RunAbortedError,
-  SequentialAgent,
+  type SequentialAgent,
   type Event,
 } from "../src/index.js";
 import { ScriptedLiveModel, ScriptedModel } from "../src/testing/index.js";
-import { userText } from "./runner-fixtures/test-agents.js";
+import { settle, userText } from "./runner-fixtures/test-agents.js";
 
 const text = (t: string, extra = {}) => ({ content: { role: "model", parts: [{ text: t }] }, ...extra });
 const textOf = (e: Event) =>
@@ -147,10 +147,17 @@ describe("live (BIDI) runs", () => {
   });
 
   it("ends when the queue closes even if the model never spoke, closing the connection", async () => {
-    const model = new ScriptedLiveModel();
-    const { runner } = await setup(new LlmAgent({ name: "voice", model }));
     const queue = new LiveRequestQueue();
-    setTimeout(() => queue.close(), 20);
+    // Close the queue once the run is connected and waiting.
+    class ClosingOnConnect extends ScriptedLiveModel {
+      override async connect(...args: Parameters<ScriptedLiveModel["connect"]>) {
+        const connection = await super.connect(...args);
+        void settle().then(() => queue.close());
+        return connection;
+      }
+    }
+    const model = new ClosingOnConnect();
+    const { runner } = await setup(new LlmAgent({ name: "voice", model }));
     const events = await runLive(runner, queue);
     expect(events).toEqual([]);
     expect(model.lastConnection!.closeCount).toBeGreaterThanOrEqual(1);
@@ -162,15 +169,14 @@ describe("live (BIDI) runs", () => {
     const queue = new LiveRequestQueue();
     queue.sendContent(userText("hi"));
     const controller = new AbortController();
-    const started = Date.now();
+    // Abort once the run is idle after the first event (nothing else would ever end it).
     await expect(
-      runLive(runner, queue, () => setTimeout(() => controller.abort(), 10), controller.signal),
+      runLive(runner, queue, () => void settle().then(() => controller.abort()), controller.signal),
     ).rejects.toBeInstanceOf(RunAbortedError);
-    expect(Date.now() - started).toBeLessThan(1_000);
-    await new Promise((r) => setTimeout(r, 20));
+    await settle();
     expect(model.lastConnection!.closed).toBe(true);
     queue.sendContent(userText("too late"));
-    await new Promise((r) => setTimeout(r, 20));
+    await settle();
     expect((await stored()).events.map(textOf)).toEqual(["hi", "first"]);
     expect(model.lastConnection!.contents).toHaveLength(1);
   });

@@ -328,14 +328,16 @@ describe("limits and cancellation", () => {
   });
 
   it("stops with RunAbortedError when the signal fires during a model call", async () => {
-    const model = new ScriptedModel({ steps: [ScriptedModel.text("late")], delayMs: 5_000 });
     const controller = new AbortController();
+    // Aborts as the model call starts (a checked step's check runs first), then would wait an hour.
+    const model = new ScriptedModel({
+      steps: [{ step: ScriptedModel.text("late"), expect: () => controller.abort() }],
+      delayMs: 3_600_000,
+    });
     const h = await Harness.create();
     const run = h.run(new LlmAgent({ name: "a", model }), "hi", { signal: controller.signal });
-    setTimeout(() => controller.abort(), 10);
-    const started = Date.now();
     await expect(run).rejects.toBeInstanceOf(RunAbortedError);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(model.requests).toHaveLength(1);
   });
 
   it("does not call the model when the signal already fired", async () => {
@@ -371,7 +373,8 @@ describe("instructions in the request", () => {
     const si = getSystemInstructionText(model.requests[0] as unknown as LlmRequest);
     expect(
       si.startsWith(
-        'Global cats.\n\nChild rules.\n\nYou are an agent. Your internal name is "child". The description about you is "Knows things."',
+        'Global cats.\n\nChild rules.\n\nYou are an agent. Your internal name is "child". The description about you ' +
+          'is "Knows things."',
       ),
     ).toBe(true);
     expect(si).not.toContain("ignored");

@@ -16,7 +16,8 @@ class StubAgent extends BaseAgent {
 }
 
 const NOTE =
-  "NOTE: This is a long-running operation. Do not call this tool again if it has already returned some intermediate or pending status.";
+  "NOTE: This is a long-running operation. Do not call this tool again if it has already returned some intermediate " +
+  "or pending status.";
 
 describe("LongRunningFunctionTool", () => {
   const tool = new LongRunningFunctionTool({

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "@jest/globals";
-import { BasePlugin, CallbackContext, FunctionTool, InMemoryRunner, LlmAgent, StreamingMode } from "../src/index.js";
+import {
+  BasePlugin,
+  type CallbackContext,
+  FunctionTool,
+  InMemoryRunner,
+  LlmAgent,
+  StreamingMode,
+} from "../src/index.js";
 import { ScriptedModel } from "../src/testing/index.js";
 import { RecordingPlugin, collect } from "./runner-fixtures/test-agents.js";
 

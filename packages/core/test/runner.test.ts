@@ -14,7 +14,16 @@ import {
   type Event,
   type InvocationContext,
 } from "../src/index.js";
-import { RecordingPlugin, ScriptAgent, collect, say, userText } from "./runner-fixtures/test-agents.js";
+import {
+  FOREVER_MS,
+  RecordingPlugin,
+  ScriptAgent,
+  collect,
+  deferred,
+  say,
+  settle,
+  userText,
+} from "./runner-fixtures/test-agents.js";
 
 async function setup(agent: ScriptAgent, plugins: BasePlugin[] = []) {
   const sessionService = new InMemorySessionService();
@@ -173,12 +182,13 @@ describe("Runner.runAsync", () => {
   });
 
   it("stops promptly on abort, throws RunAbortedError and persists nothing after the abort", async () => {
-    const agent = new ScriptAgent({ name: "root", steps: [say("first"), say("late", { delayMs: 5_000 })] });
+    const controller = new AbortController();
+    // The second step aborts as it starts, then would wait an hour: only the abort ends the run.
+    const late = say("late", { onStart: () => controller.abort(), delayMs: FOREVER_MS });
+    const agent = new ScriptAgent({ name: "root", steps: [say("first"), late] });
     const recorder = new RecordingPlugin();
     const { runner, stored } = await setup(agent, [recorder]);
-    const controller = new AbortController();
     const seen: Event[] = [];
-    const started = Date.now();
     const run = (async () => {
       for await (const e of runner.runAsync({
         userId: "u",
@@ -187,19 +197,20 @@ describe("Runner.runAsync", () => {
         signal: controller.signal,
       })) {
         seen.push(e);
-        setTimeout(() => controller.abort(), 20);
       }
     })();
     await expect(run).rejects.toBeInstanceOf(RunAbortedError);
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(seen.map((e) => e.content?.parts?.[0]?.text)).toEqual(["first"]);
     expect((await stored()).events.map((e) => e.content?.parts?.[0]?.text)).toEqual(["hi", "first"]);
     expect(recorder.calls.filter((c) => c === "afterRun")).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 10));
+    await agent.finished;
     expect(agent.finallyRan).toBe(1);
   });
 
   it("stops promptly on abort even when the agent ignores the signal", async () => {
+    const waiting = deferred();
+    const release = deferred();
+    const producedB = deferred();
     class Deaf extends ScriptAgent {
       protected override async *runAsyncImpl(ctx: InvocationContext) {
         yield createEvent({
@@ -207,7 +218,9 @@ describe("Runner.runAsync", () => {
           invocationId: ctx.invocationId,
           content: { role: "model", parts: [{ text: "a" }] },
         });
-        await new Promise((r) => setTimeout(r, 300)); // ignores ctx.signal
+        waiting.resolve();
+        await release; // ignores ctx.signal: only the test lets it go on
+        producedB.resolve();
         yield createEvent({
           author: this.name,
           invocationId: ctx.invocationId,
@@ -218,13 +231,17 @@ describe("Runner.runAsync", () => {
     const agent = new Deaf({ name: "root" });
     const { runner, stored } = await setup(agent);
     const controller = new AbortController();
-    const started = Date.now();
     const gen = runner.runAsync({ userId: "u", sessionId: "s", newMessage: "hi", signal: controller.signal });
     await gen.next();
-    setTimeout(() => controller.abort(), 10);
-    await expect(gen.next()).rejects.toBeInstanceOf(RunAbortedError);
-    expect(Date.now() - started).toBeLessThan(250);
-    await new Promise((r) => setTimeout(r, 400));
+    const next = gen.next();
+    await waiting;
+    controller.abort();
+    // The run ends while the agent is still blocked.
+    await expect(next).rejects.toBeInstanceOf(RunAbortedError);
+    // What the agent produces after the abort is never persisted.
+    release.resolve();
+    await producedB;
+    await settle();
     expect((await stored()).events.map((e) => e.content?.parts?.[0]?.text)).toEqual(["hi", "a"]);
   });
 
@@ -253,7 +270,7 @@ describe("Runner.runAsync", () => {
 
   it("propagates an agent error as thrown and still runs afterRun", async () => {
     class Boom extends ScriptAgent {
-      // eslint-disable-next-line require-yield
+      // biome-ignore lint/correctness/useYield: an agent that fails before its first event
       protected override async *runAsyncImpl(): AsyncGenerator<Event, void, void> {
         throw new ConfigurationError("boom");
       }

@@ -13,7 +13,7 @@ import {
   type InvocationContext,
 } from "../src/index.js";
 import { ScriptedModel } from "../src/testing/index.js";
-import { ScriptAgent, collect, say, sleep } from "./runner-fixtures/test-agents.js";
+import { FOREVER_MS, ScriptAgent, collect, say } from "./runner-fixtures/test-agents.js";
 
 async function run(agent: BaseAgent, message = "go", signal?: AbortSignal) {
   const runner = new InMemoryRunner({ agent, appName: "app" });
@@ -69,15 +69,22 @@ describe("SequentialAgent", () => {
 
 describe("ParallelAgent", () => {
   it("runs sub-agents concurrently in isolated branches", async () => {
-    const ma = new ScriptedModel({ delayMs: 150, steps: [ScriptedModel.text("alpha says A")] });
-    const mb = new ScriptedModel({ delayMs: 150, steps: [ScriptedModel.text("beta says B")] });
+    // Each model answers only once both were called: run one after the other, they would never finish.
+    let called = 0;
+    let bothCalled!: () => void;
+    const meeting = new Promise<void>((resolve) => (bothCalled = resolve));
+    const answerWhenBothCalled = (text: string) => async () => {
+      if (++called === 2) bothCalled();
+      await meeting;
+      return ScriptedModel.text(text);
+    };
+    const ma = new ScriptedModel({ steps: [answerWhenBothCalled("alpha says A")] });
+    const mb = new ScriptedModel({ steps: [answerWhenBothCalled("beta says B")] });
     const par = new ParallelAgent({
       name: "fan",
       subAgents: [new LlmAgent({ name: "alpha", model: ma }), new LlmAgent({ name: "beta", model: mb })],
     });
-    const started = Date.now();
     const { events, session } = await run(new SequentialAgent({ name: "root", subAgents: [par] }), "question");
-    expect(Date.now() - started).toBeLessThan(280); // overlapped, not 300+
     expect(new Map(events.map((e) => [e.author, e.branch]))).toEqual(
       new Map([
         ["alpha", "fan.alpha"],
@@ -110,8 +117,15 @@ describe("ParallelAgent", () => {
   });
 
   it("interleaves events as produced and resumes a sub-agent only after its event was persisted", async () => {
-    const a = new ScriptAgent({ name: "a", steps: [say("a1", { delayMs: 0 }), say("a2", { delayMs: 60 })] });
-    const b = new ScriptAgent({ name: "b", steps: [say("b1", { delayMs: 30 }), say("b2", { delayMs: 60 })] });
+    // Production order a1, b1, a2, b2: each step waits until the other agent was resumed.
+    const a: ScriptAgent = new ScriptAgent({
+      name: "a",
+      steps: [say("a1"), say("a2", { after: () => b.resumed(1) })],
+    });
+    const b: ScriptAgent = new ScriptAgent({
+      name: "b",
+      steps: [say("b1", { after: () => a.resumed(1) }), say("b2", { after: () => a.resumed(2) })],
+    });
     const { events } = await run(new ParallelAgent({ name: "fan", subAgents: [a, b] }));
     expect(texts(events)).toEqual(["a1", "b1", "a2", "b2"]);
     // a's second step started after a1 was persisted (user + a1 at least).
@@ -129,32 +143,32 @@ describe("ParallelAgent", () => {
   });
 
   it("stops the other sub-agents and propagates when one fails", async () => {
+    // The slow one would wait an hour: only being stopped ends it.
+    const slow = new ScriptAgent({ name: "slow", steps: [say("late", { delayMs: FOREVER_MS })] });
     class Failing extends ScriptAgent {
-      protected override async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
-        await sleep(20, ctx.signal);
+      // biome-ignore lint/correctness/useYield: an agent that fails before its first event
+      protected override async *runAsyncImpl(): AsyncGenerator<Event, void, void> {
+        await slow.started; // fail while the other one is running
         throw new ConfigurationError("sub-agent failed");
       }
     }
-    const slow = new ScriptAgent({ name: "slow", steps: [say("late", { delayMs: 5_000 })] });
-    const started = Date.now();
     await expect(
       run(new ParallelAgent({ name: "fan", subAgents: [new Failing({ name: "bad" }), slow] })),
     ).rejects.toThrow("sub-agent failed");
-    expect(Date.now() - started).toBeLessThan(1_000);
-    await sleep(20);
+    await slow.finished;
     expect(slow.finallyRan).toBe(1);
     expect(slow.seen).toHaveLength(0);
   });
 
   it("stops every sub-agent when the run is aborted", async () => {
-    const a = new ScriptAgent({ name: "a", steps: [say("late", { delayMs: 5_000 })] });
-    const b = new ScriptAgent({ name: "b", steps: [say("late", { delayMs: 5_000 })] });
+    const a = new ScriptAgent({ name: "a", steps: [say("late", { delayMs: FOREVER_MS })] });
+    const b = new ScriptAgent({ name: "b", steps: [say("late", { delayMs: FOREVER_MS })] });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 20);
+    void Promise.all([a.started, b.started]).then(() => controller.abort());
     await expect(
       run(new ParallelAgent({ name: "fan", subAgents: [a, b] }), "go", controller.signal),
     ).rejects.toBeInstanceOf(RunAbortedError);
-    await sleep(20);
+    await Promise.all([a.finished, b.finished]);
     expect([a.finallyRan, b.finallyRan]).toEqual([1, 1]);
   });
 

@@ -19,6 +19,8 @@ export {
   type StreamableHttpServerParameters,
 } from "./toolset/connection-params.js";
 export { McpToolset, type McpToolsetOptions } from "./toolset/mcp-toolset.js";
+export type { McpAuthOptions } from "./toolset/mcp-auth-options.js";
+export { McpAuthorizeTool } from "./toolset/mcp-authorize-tool.js";
 export { mcpToolsetFromConfig } from "./toolset/mcp-toolset-from-config.js";
 export { McpTool, type McpToolOptions, type McpProgress, type McpProgressHandler } from "./toolset/mcp-tool.js";
 export {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "@jest/globals";
 import { AgentKitError } from "@agentkit/core";
 import {
-  McpTool,
+  type McpTool,
   McpToolDeclarationError,
   McpToolLoadError,
   McpToolset,

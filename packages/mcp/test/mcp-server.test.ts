@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { request, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, jest } from "@jest/globals";
@@ -6,8 +7,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { createMcpHttpHandler, createMcpServer, McpTool, McpToolset, type McpHttpHandler } from "../src/index.js";
-import { abortedCalls, EchoModel, fixtureAgent, fixtureTools } from "./fixtures/agentkit-fixtures.js";
+import { createMcpHttpHandler, createMcpServer, type McpTool, McpToolset, type McpHttpHandler } from "../src/index.js";
+import { EchoModel, fixtureAgent, fixtureTools, waitForAbortCalls } from "./fixtures/agentkit-fixtures.js";
 import { childPids, makeToolContext, packageDir, stdioFixture, testDir, waitFor } from "./helpers.js";
 
 jest.setTimeout(60_000);
@@ -111,14 +112,16 @@ describe("agentkit as an MCP server over streamable HTTP", () => {
     });
     expect(handler.sessionCount).toBe(2);
 
-    const before = abortedCalls.count;
     const controller = new AbortController();
+    const started = once(waitForAbortCalls, "started");
     const waiting = client.callTool({ name: "wait_for_abort", arguments: {} }, undefined, {
       signal: controller.signal,
     });
-    setTimeout(() => controller.abort(), 100);
+    await started;
+    const aborted = once(waitForAbortCalls, "aborted");
+    controller.abort();
     await expect(waiting).rejects.toThrow();
-    await waitFor(() => abortedCalls.count === before + 1, 5000, "the tool to see the abort");
+    await aborted; // the tool's own signal fired: the cancellation reached it
   });
 
   it("serves an agent and rejects foreign Host headers (DNS rebinding)", async () => {
@@ -195,11 +198,7 @@ describe("ownership of served agents", () => {
     expect(textOf(await client.callTool({ name: "nested", arguments: { request: "hi" } }))).toBe("echo: hi");
     expect(childPids().filter((p) => !before.includes(p))).toHaveLength(1);
     await handler.close();
-    await waitFor(
-      () => childPids().filter((p) => !before.includes(p)).length === 0,
-      10_000,
-      "the nested MCP child to exit",
-    );
+    await waitFor(() => childPids().filter((p) => !before.includes(p)).length === 0);
   });
 });
 

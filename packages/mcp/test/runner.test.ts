@@ -47,7 +47,7 @@ describe("McpToolset in a run", () => {
     const spawned = childPids().filter((p) => !before.includes(p));
     expect(spawned).toHaveLength(1);
     await runner.close();
-    await waitFor(() => childPids().filter((p) => !before.includes(p)).length === 0, 10_000, "the MCP child to exit");
+    await waitFor(() => childPids().filter((p) => !before.includes(p)).length === 0);
     await runner.close();
   });
 });

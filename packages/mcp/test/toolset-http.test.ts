@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, jest } from "@jest/globals";
 import {
   McpSessionInitError,
-  McpTool,
+  type McpTool,
   McpToolCallError,
   McpToolset,
   type McpConnectionParameters,
@@ -86,7 +86,7 @@ describe.each([
     await set.getTools();
     expect(s.sessionCount()).toBe(1);
     await set.close();
-    await waitFor(() => s.sessionCount() === 0, 5000, "the server session to close");
+    await waitFor(() => s.sessionCount() === 0);
   });
 });
 

@@ -106,38 +106,57 @@ describe("McpToolset over stdio", () => {
 
   it("reports progress and sends cancellation to the server", async () => {
     const progress: McpProgress[] = [];
-    const set = toolset({ onProgress: (p) => progress.push(p) });
+    const controller = new AbortController();
+    // Progress 0 ("started", with announce) means the server is running the call: cancel it then.
+    const set = toolset({
+      onProgress: (p) => {
+        progress.push(p);
+        if (p.progress === 0) controller.abort();
+      },
+    });
     const slow = await tool(set, "slow");
     expect(
       await slow.runAsync({ args: { steps: 3, delayMs: 10 }, toolContext: await makeToolContext() }),
     ).toMatchObject({ text: "done after 3 steps" });
-    // The SDK dispatches notifications a tick later than responses, so the last one can lose the race
-    // with the result and be dropped; what arrives is in order and complete up to there.
-    const expected = [
-      [1, 3, "step 1"],
-      [2, 3, "step 2"],
-      [3, 3, "step 3"],
-    ];
-    expect(progress.length).toBeGreaterThanOrEqual(2);
-    expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual(expected.slice(0, progress.length));
+    // Every notification the server sent before its result, in order, by the time the call returns.
+    expect(progress.map((p) => [p.toolName, p.progress, p.total, p.message])).toEqual([
+      ["slow", 1, 3, "step 1"],
+      ["slow", 2, 3, "step 2"],
+      ["slow", 3, 3, "step 3"],
+    ]);
 
-    const controller = new AbortController();
+    progress.length = 0;
     const call = slow.runAsync({
-      args: { steps: 1, delayMs: 30_000 },
+      args: { steps: 1, delayMs: 30_000, announce: true },
       toolContext: await makeToolContext(controller.signal),
     });
-    setTimeout(() => controller.abort(), 200);
-    const started = Date.now();
     await expect(call).rejects.toThrow();
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(progress.map((p) => p.message)).toEqual(["started"]);
+    // The server counts the cancellation once the notification carrying it is handled: poll.
     const stats = await tool(set, "stats");
     let cancelled = 0;
-    for (let i = 0; i < 40 && cancelled === 0; i++) {
+    while (cancelled === 0) {
       const r = (await stats.runAsync({ args: {}, toolContext: await makeToolContext() })) as { text: string };
       cancelled = (JSON.parse(r.text) as { cancelledSlowCalls: number }).cancelledSlowCalls;
-      if (cancelled === 0) await new Promise((res) => setTimeout(res, 50));
     }
     expect(cancelled).toBe(1);
+  });
+
+  it("delivers every progress notification that precedes the result, even in the same read", async () => {
+    const progress: McpProgress[] = [];
+    const set = new McpToolset({
+      connection: stdioFixture("burst-stdio-server.ts"),
+      onProgress: (p) => progress.push(p),
+    });
+    open.push(set);
+    const burst = await tool(set, "burst");
+    for (const steps of [1, 5]) {
+      progress.length = 0;
+      expect(await burst.runAsync({ args: { steps }, toolContext: await makeToolContext() })).toMatchObject({
+        text: `done after ${steps} steps`,
+      });
+      expect(progress.map((p) => p.progress)).toEqual(Array.from({ length: steps }, (_, i) => i + 1));
+    }
   });
 
   it("reuses one session and one child across getTools and calls; concurrent first calls share it", async () => {
@@ -158,7 +177,7 @@ describe("McpToolset over stdio", () => {
     const add = await tool(set, "add");
     const first = await serverPid(set);
     process.kill(first, "SIGKILL");
-    await waitFor(() => !isAlive(first) || !childPids().includes(first), 10_000, "the child to exit");
+    await waitFor(() => !isAlive(first) || !childPids().includes(first));
     expect(await add.runAsync({ args: { a: 5, b: 6 }, toolContext: await makeToolContext() })).toMatchObject({
       text: "11",
     });
@@ -182,7 +201,7 @@ describe("McpToolset over stdio", () => {
     const listing = set.getTools().catch((e: unknown) => e);
     await set.close();
     expect(await listing).toBeInstanceOf(McpSessionInitError);
-    await waitFor(() => childPids().filter((p) => !before.includes(p)).length === 0, 10_000, "no child");
+    await waitFor(() => childPids().filter((p) => !before.includes(p)).length === 0);
   });
 
   it("fails with McpSessionInitError naming the server when the command cannot start", async () => {

@@ -7,11 +7,11 @@ import { FakeAnthropicServer, message, streamEvents } from "./fixtures/anthropic
 
 let server: FakeAnthropicServer;
 let baseURL: string;
-const savedEnv = { key: process.env["ANTHROPIC_API_KEY"], url: process.env["ANTHROPIC_BASE_URL"] };
+const savedEnv = { key: process.env.ANTHROPIC_API_KEY, url: process.env.ANTHROPIC_BASE_URL };
 
 beforeEach(async () => {
-  delete process.env["ANTHROPIC_API_KEY"];
-  delete process.env["ANTHROPIC_BASE_URL"];
+  delete process.env.ANTHROPIC_API_KEY;
+  delete process.env.ANTHROPIC_BASE_URL;
   server = new FakeAnthropicServer();
   baseURL = await server.start();
 });
@@ -46,22 +46,22 @@ async function failure(promise: Promise<unknown>): Promise<ProviderError> {
 
 describe("AnthropicModel credentials and options", () => {
   it("reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL when no options are given", async () => {
-    process.env["ANTHROPIC_API_KEY"] = "sk-env";
-    process.env["ANTHROPIC_BASE_URL"] = baseURL;
+    process.env.ANTHROPIC_API_KEY = "sk-env";
+    process.env.ANTHROPIC_BASE_URL = baseURL;
     server.reply(ok());
     const [response] = await collect(new AnthropicModel({ model: "claude-test" }));
     expect(getTextOf(response!.content)).toBe("ok");
-    expect(server.requests[0]!.headers["authorization"]).toBe("Bearer sk-env");
+    expect(server.requests[0]!.headers.authorization).toBe("Bearer sk-env");
   });
 
   it("prefers the options over the environment and sends extra headers", async () => {
-    process.env["ANTHROPIC_API_KEY"] = "sk-env";
-    process.env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:1";
+    process.env.ANTHROPIC_API_KEY = "sk-env";
+    process.env.ANTHROPIC_BASE_URL = "http://127.0.0.1:1";
     server.reply(ok());
     await collect(
       new AnthropicModel({ model: "claude-test", apiKey: "sk-option", baseURL, headers: { "x-trace": "t1" } }),
     );
-    expect(server.requests[0]!.headers["authorization"]).toBe("Bearer sk-option");
+    expect(server.requests[0]!.headers.authorization).toBe("Bearer sk-option");
     expect(server.requests[0]!.headers["x-trace"]).toBe("t1");
   });
 
@@ -89,21 +89,18 @@ describe("AnthropicModel credentials and options", () => {
     await collect(model);
     await model.close();
     await collect(model);
-    expect(server.requests.map((r) => r.headers["authorization"])).toEqual([
-      "Bearer sk-injected",
-      "Bearer sk-injected",
-    ]);
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual(["Bearer sk-injected", "Bearer sk-injected"]);
   });
 
   it("creates a new client after close() (picking up changed settings)", async () => {
-    process.env["ANTHROPIC_API_KEY"] = "sk-one";
+    process.env.ANTHROPIC_API_KEY = "sk-one";
     server.reply(ok(), ok());
     const model = new AnthropicModel({ model: "claude-test", baseURL });
     await collect(model);
     await model.close();
-    process.env["ANTHROPIC_API_KEY"] = "sk-two";
+    process.env.ANTHROPIC_API_KEY = "sk-two";
     await collect(model);
-    expect(server.requests.map((r) => r.headers["authorization"])).toEqual(["Bearer sk-one", "Bearer sk-two"]);
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual(["Bearer sk-one", "Bearer sk-two"]);
   });
 });
 
@@ -200,7 +197,8 @@ describe("AnthropicModel cancellation", () => {
     server.reply({ kind: "hang" });
     const slow = new AnthropicModel({ model: "claude-test", apiKey: "sk-test", baseURL, timeoutMs: 100 });
     expect(await failure(collect(slow))).toMatchObject({ category: "TIMEOUT", retryable: true });
-    expect(server.requests).toHaveLength(1);
+    // One attempt, no retry (on a loaded machine the timeout can even expire before it arrives).
+    expect(server.requests.length).toBeLessThanOrEqual(1);
   });
 
   it("aborts a stream mid-way, after partial chunks", async () => {

@@ -38,7 +38,7 @@ describe("AnthropicModel (non-streaming)", () => {
     expect(responses[0]!.finishReason).toBe(FinishReason.STOP);
     const req = server.requests[0]!;
     expect(req.path).toBe("/v1/messages");
-    expect(req.headers["authorization"]).toBe("Bearer sk-test"); // SDK 1.x sends the key as a bearer token
+    expect(req.headers.authorization).toBe("Bearer sk-test"); // SDK 1.x sends the key as a bearer token
     expect(req.body).toEqual({
       model: "claude-test",
       max_tokens: 4096,
@@ -138,7 +138,7 @@ describe("AnthropicModel (non-streaming)", () => {
       { functionCall: { id: "toolu_1", name: "get_weather", args: { city: "Paris" } } },
     ]);
     expect(first[0]!.finishReason).toBe(FinishReason.STOP);
-    expect(server.requests[0]!.body["tools"]).toEqual([
+    expect(server.requests[0]!.body.tools).toEqual([
       {
         name: "get_weather",
         description: "Weather for a city",
@@ -161,7 +161,7 @@ describe("AnthropicModel (non-streaming)", () => {
       }),
     );
     expect(second[0]!.content!.parts).toEqual([{ text: "Sunny in Paris." }]);
-    expect(server.lastBody["messages"]).toEqual([
+    expect(server.lastBody.messages).toEqual([
       { role: "user", content: [{ type: "text", text: "Weather?" }] },
       {
         role: "assistant",
@@ -209,7 +209,7 @@ describe("AnthropicModel (non-streaming)", () => {
         ],
       }),
     );
-    const messages = server.lastBody["messages"] as unknown[];
+    const messages = server.lastBody.messages as unknown[];
     expect(messages).toHaveLength(3);
     expect(messages[2]).toEqual({
       role: "user",
@@ -237,7 +237,7 @@ describe("AnthropicModel (non-streaming)", () => {
       { text: "Consider it.", thought: true, thoughtSignature: "sig-123" },
       { text: "42" },
     ]);
-    expect(server.requests[0]!.body["thinking"]).toEqual({ type: "enabled", budget_tokens: 2048 });
+    expect(server.requests[0]!.body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
     await collect(
       llm,
       createLlmRequest({
@@ -248,7 +248,7 @@ describe("AnthropicModel (non-streaming)", () => {
         ],
       }),
     );
-    expect((server.lastBody["messages"] as unknown[])[1]).toEqual({
+    expect((server.lastBody.messages as unknown[])[1]).toEqual({
       role: "assistant",
       content: [
         { type: "thinking", thinking: "Consider it.", signature: "sig-123" },
@@ -281,7 +281,7 @@ describe("AnthropicModel (non-streaming)", () => {
         ],
       }),
     );
-    expect((server.lastBody["messages"] as unknown[])[1]).toEqual({
+    expect((server.lastBody.messages as unknown[])[1]).toEqual({
       role: "assistant",
       content: [
         { type: "redacted_thinking", data: "ENCRYPTED" },
@@ -327,10 +327,8 @@ describe("AnthropicModel (non-streaming)", () => {
         },
       }),
     );
-    expect(server.lastBody["system"]).toEqual([
-      { type: "text", text: "System.", cache_control: { type: "ephemeral" } },
-    ]);
-    expect(server.lastBody["tools"]).toEqual([
+    expect(server.lastBody.system).toEqual([{ type: "text", text: "System.", cache_control: { type: "ephemeral" } }]);
+    expect(server.lastBody.tools).toEqual([
       { name: "a", input_schema: { type: "object" } },
       { name: "b", input_schema: { type: "object", properties: {} }, cache_control: { type: "ephemeral" } },
     ]);
@@ -363,7 +361,7 @@ describe("AnthropicModel (non-streaming)", () => {
         },
       }),
     );
-    expect(server.lastBody["tools"]).toEqual([
+    expect(server.lastBody.tools).toEqual([
       {
         name: "plan",
         input_schema: {
@@ -411,6 +409,6 @@ describe("AnthropicModel model name", () => {
       model({ model: "anthropic/claude-configured" }),
       createLlmRequest({ model: "some-other-model", contents: [{ role: "user", parts: [{ text: "Hi" }] }] }),
     );
-    expect(server.lastBody["model"]).toBe("claude-configured");
+    expect(server.lastBody.model).toBe("claude-configured");
   });
 });

@@ -56,14 +56,14 @@ describe("AnthropicModel in a run", () => {
     expect(final.partial).toBeFalsy();
     expect(getTextOf(final.content)).toBe("The sum is 5.");
     expect(events.filter((e) => e.partial).map((e) => getTextOf(e.content))).toEqual(["The sum ", "is 5."]);
-    expect(server.requests.every((r) => r.body["stream"] === true)).toBe(true);
+    expect(server.requests.every((r) => r.body.stream === true)).toBe(true);
     const firstBody = server.requests[0]!.body;
-    expect(firstBody["system"]).toContain("You add numbers.");
-    expect((firstBody["tools"] as Array<{ name: string; input_schema: Record<string, unknown> }>)[0]).toMatchObject({
+    expect(firstBody.system).toContain("You add numbers.");
+    expect((firstBody.tools as Array<{ name: string; input_schema: Record<string, unknown> }>)[0]).toMatchObject({
       name: "add",
       input_schema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } },
     });
-    const messages = server.lastBody["messages"] as Array<{ role: string; content: Array<Record<string, unknown>> }>;
+    const messages = server.lastBody.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
     expect(messages[1]!.content).toEqual([{ type: "tool_use", id: "toolu_42", name: "add", input: { a: 2, b: 3 } }]);
     expect(messages[2]!.content).toEqual([{ type: "tool_result", tool_use_id: "toolu_42", content: '{"sum":5}' }]);

@@ -31,7 +31,7 @@ describe("AnthropicModel (streaming)", () => {
       events: streamEvents([{ type: "text", chunks: ["Hel", "lo, ", "world"] }], "end_turn"),
     });
     const responses = await collect(hi());
-    expect(server.lastBody["stream"]).toBe(true);
+    expect(server.lastBody.stream).toBe(true);
     const partials = responses.filter((r) => r.partial);
     const finals = responses.filter((r) => !r.partial);
     expect(partials.map((r) => getTextOf(r.content))).toEqual(["Hel", "lo, ", "world"]);
@@ -67,7 +67,7 @@ describe("AnthropicModel (streaming)", () => {
 
   it("keeps a streamed redacted thinking block", async () => {
     const events = streamEvents([{ type: "text", chunks: ["ok"] }], "end_turn");
-    const shifted = events.map((e) => ("index" in e ? { ...e, index: (e["index"] as number) + 1 } : e));
+    const shifted = events.map((e) => ("index" in e ? { ...e, index: (e.index as number) + 1 } : e));
     shifted.splice(
       1,
       0,

@@ -67,7 +67,7 @@ describe("Gemini context caching", () => {
     const first = await call(model, request(0, config));
     expect(creates()).toHaveLength(0);
     expect(first.cacheMetadata).toMatchObject({ contentsCount: 0, invocationsUsed: 0 });
-    expect(server.lastBody["cachedContent"]).toBeUndefined();
+    expect(server.lastBody.cachedContent).toBeUndefined();
 
     const second = await call(model, request(1, config));
     expect(creates()).toHaveLength(1);
@@ -95,14 +95,14 @@ describe("Gemini context caching", () => {
       cachedContent: "cachedContents/cache-1",
       contents: [{ role: "user", parts: [{ text: "question 1" }] }],
     });
-    expect(server.lastBody["systemInstruction"]).toBeUndefined();
-    expect(server.lastBody["tools"]).toBeUndefined();
+    expect(server.lastBody.systemInstruction).toBeUndefined();
+    expect(server.lastBody.tools).toBeUndefined();
 
     const third = await call(model, request(2, config));
     expect(creates()).toHaveLength(1);
     expect(third.cacheMetadata).toMatchObject({ cacheName: "cachedContents/cache-1", invocationsUsed: 2 });
-    expect(server.lastBody["cachedContent"]).toBe("cachedContents/cache-1");
-    expect((server.lastBody["contents"] as Content[]).map((c) => c.parts![0]!.text)).toEqual([
+    expect(server.lastBody.cachedContent).toBe("cachedContents/cache-1");
+    expect((server.lastBody.contents as Content[]).map((c) => c.parts![0]!.text)).toEqual([
       "question 1",
       "answer 1",
       "question 2",
@@ -122,7 +122,7 @@ describe("Gemini context caching", () => {
       contentsCount: 6,
       invocationsUsed: 1,
     });
-    expect(creates()[1]!.body["ttl"]).toBe("1800s");
+    expect(creates()[1]!.body.ttl).toBe("1800s");
   });
 
   it("replaces an expired cache named by request.cacheMetadata, and reuses a live one across model instances", async () => {
@@ -151,7 +151,7 @@ describe("Gemini context caching", () => {
     const small = await call(model, request(2, { minTokens: 4096 }, { cacheableContentsTokenCount: 1000 }));
     expect(creates()).toHaveLength(0);
     expect(small.cacheMetadata).toMatchObject({ contentsCount: 0 });
-    expect(server.lastBody["systemInstruction"]).toBeDefined();
+    expect(server.lastBody.systemInstruction).toBeDefined();
 
     await call(model, request(2, { minTokens: 4096 }, { cacheableContentsTokenCount: 5000 }));
     expect(creates()).toHaveLength(1);
@@ -182,9 +182,9 @@ describe("Gemini context caching", () => {
     const response = await call(model, request(1, {}));
     expect(response.content?.parts?.[0]?.text).toBe("ok");
     expect(response.cacheMetadata).toMatchObject({ contentsCount: 0 });
-    expect(String(response.cacheMetadata!["lastError"])).toMatch(/too small/);
-    expect(server.lastBody["cachedContent"]).toBeUndefined();
-    expect(server.lastBody["systemInstruction"]).toBeDefined();
+    expect(String(response.cacheMetadata!.lastError)).toMatch(/too small/);
+    expect(server.lastBody.cachedContent).toBeUndefined();
+    expect(server.lastBody.systemInstruction).toBeDefined();
   });
 
   it("keeps one cache per conversation when two conversations of the same agent alternate", async () => {
@@ -216,7 +216,7 @@ describe("Gemini context caching", () => {
       invocationsUsed: 1,
     });
     const generates = server.generateRequests;
-    expect(generates.map((r) => r.body["cachedContent"])).toEqual([
+    expect(generates.map((r) => r.body.cachedContent)).toEqual([
       "cachedContents/cache-1",
       "cachedContents/cache-1",
       "cachedContents/cache-2",
@@ -247,6 +247,6 @@ describe("Gemini context caching", () => {
     for await (const r of model.generateContentAsync(request(1, {}), true)) out.push(r);
     expect(out.at(-1)!.cacheMetadata).toMatchObject({ cacheName: "cachedContents/cache-1", promptTokenCount: 50 });
     expect(out.filter((r) => r.partial).every((r) => r.cacheMetadata === undefined)).toBe(true);
-    expect(server.lastBody["cachedContent"]).toBe("cachedContents/cache-1");
+    expect(server.lastBody.cachedContent).toBe("cachedContents/cache-1");
   });
 });

@@ -94,7 +94,7 @@ describe("Gemini live connection", () => {
 
   it("sends history and content; yields text partials, the whole turn's text, usage and turnComplete", async () => {
     server.onMessage((message) =>
-      "clientContent" in message && (message["clientContent"] as { turnComplete?: boolean }).turnComplete
+      "clientContent" in message && (message.clientContent as { turnComplete?: boolean }).turnComplete
         ? textTurn("Hel", "lo!")
         : undefined,
     );
@@ -180,7 +180,7 @@ describe("Gemini live connection", () => {
       { liveSessionResumptionUpdate: { newHandle: "handle-2", resumable: true } },
     ]);
     await connection.sendRealtime({ mimeType: "image/jpeg", data: pcm });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    while (server.sessions[0]!.messages.length < 2) await new Promise((resolve) => setImmediate(resolve));
     expect(server.sessions[0]!.messages[1]).toEqual({
       realtimeInput: { video: { mimeType: "image/jpeg", data: pcm } },
     });
@@ -263,7 +263,7 @@ describe("Gemini live in a run (runner.runLive)", () => {
         functionResponses: [{ id: "fc-live", name: "get_time", response: { zone: "UTC", time: "12:00" } }],
       },
     });
-    expect(events.some((e) => e.content?.parts?.some((p) => p.functionResponse?.response?.["time"] === "12:00"))).toBe(
+    expect(events.some((e) => e.content?.parts?.some((p) => p.functionResponse?.response?.time === "12:00"))).toBe(
       true,
     );
     expect(events.filter((e) => !e.partial).map((e) => getTextOf(e.content))).toContain("It is noon.");

@@ -78,8 +78,8 @@ describe("Gemini settings", () => {
     expect(recorded.path).toBe(
       "/v1beta1/projects/proj-1/locations/europe-west4/publishers/google/models/gemini-2.5-pro:generateContent",
     );
-    expect(recorded.headers["authorization"]).toBe("Bearer vertex-token");
-    expect(recorded.body["labels"]).toEqual({ team: "a" });
+    expect(recorded.headers.authorization).toBe("Bearer vertex-token");
+    expect(recorded.body.labels).toEqual({ team: "a" });
 
     const incomplete = new Gemini({ model: "gemini-x", vertexai: true }, { GOOGLE_CLOUD_PROJECT: "p" });
     expect(() => incomplete.vertexai).toThrow(/location.*GOOGLE_CLOUD_LOCATION/);
@@ -107,8 +107,8 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
       },
     });
     expect(responses[0]!.partial).toBeUndefined();
-    expect(server.lastBody["systemInstruction"]).toEqual({ parts: [{ text: "Be brief." }], role: "user" });
-    expect(server.lastBody["generationConfig"]).toMatchObject({ temperature: 0.2 });
+    expect(server.lastBody.systemInstruction).toEqual({ parts: [{ text: "Be brief." }], role: "user" });
+    expect(server.lastBody.generationConfig).toMatchObject({ temperature: 0.2 });
   });
 
   it("keeps function call ids, parallel calls and the thought signature, and round-trips them", async () => {
@@ -132,7 +132,7 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
       thoughtSignature: "CiQBVKhc7mFq0K3ZyAmGm1xd7kXz4pRh4G2w1wq4c9y3L2aBCDE=",
     });
     expect(parts[2]).toEqual({ functionCall: { id: "call-rome", name: "get_weather", args: { city: "Rome" } } });
-    expect(server.lastBody["tools"]).toEqual(tools);
+    expect(server.lastBody.tools).toEqual(tools);
 
     const history = [
       { role: "user", parts: [{ text: "Weather in Paris and Rome?" }] },
@@ -146,7 +146,7 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
       },
     ];
     await collect(model.generateContentAsync(request({ contents: history, config: { tools } })));
-    const sent = server.lastBody["contents"] as Array<{ role: string; parts: Array<Record<string, unknown>> }>;
+    const sent = server.lastBody.contents as Array<{ role: string; parts: Array<Record<string, unknown>> }>;
     expect(sent.map((c) => c.role)).toEqual(["user", "model", "user"]);
     expect(sent[1]!.parts[1]).toEqual({
       functionCall: { id: "call-paris", name: "get_weather", args: { city: "Paris" } },
@@ -171,7 +171,7 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
         }),
       ),
     );
-    const sent = server.lastBody["contents"] as Array<{ parts: Array<Record<string, unknown>> }>;
+    const sent = server.lastBody.contents as Array<{ parts: Array<Record<string, unknown>> }>;
     expect(sent[1]!.parts[0]).toEqual({ functionCall: { name: "f", args: {} } });
     expect(sent[2]!.parts[0]).toEqual({ functionResponse: { name: "f", response: { ok: true } } });
   });
@@ -187,7 +187,7 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
       { functionDeclarations: [{ name: "lookup", description: "Looks up" }] },
     ];
     const [response] = await collect(model.generateContentAsync(request({ config: { tools } })));
-    expect(server.lastBody["tools"]).toEqual(tools);
+    expect(server.lastBody.tools).toEqual(tools);
     expect(response!.groundingMetadata).toMatchObject({
       webSearchQueries: ["who won euro 2024"],
       groundingChunks: [{ web: { title: "uefa.com" } }],
@@ -206,7 +206,7 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
     await collect(
       vertex.generateContentAsync(request({ config: { tools: [retrieval, { enterpriseWebSearch: {} }] } })),
     );
-    expect(server.lastBody["tools"]).toEqual([retrieval, { enterpriseWebSearch: {} }]);
+    expect(server.lastBody.tools).toEqual([retrieval, { enterpriseWebSearch: {} }]);
 
     const geminiApi = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
     const error = await collect(geminiApi.generateContentAsync(request({ config: { tools: [retrieval] } }))).catch(
@@ -245,11 +245,11 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
       ),
     );
     expect(JSON.parse(response!.content!.parts![0]!.text!)).toEqual({ city: "Paris" });
-    expect(server.lastBody["generationConfig"]).toMatchObject({
+    expect(server.lastBody.generationConfig).toMatchObject({
       responseMimeType: "application/json",
       responseJsonSchema: jsonSchema,
     });
-    expect(server.lastBody["tools"]).toEqual(tools);
+    expect(server.lastBody.tools).toEqual(tools);
 
     await collect(
       model.generateContentAsync(
@@ -261,7 +261,7 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
         }),
       ),
     );
-    expect(server.lastBody["generationConfig"]).toMatchObject({
+    expect(server.lastBody.generationConfig).toMatchObject({
       responseSchema: { type: "OBJECT", properties: { n: { type: "INTEGER" } } },
     });
   });
@@ -289,7 +289,7 @@ describe("Gemini.generateContentAsync (non-streaming)", () => {
     const [response] = await collect(model.generateContentAsync(request({ config: { maxOutputTokens: 3 } })));
     expect(response).toMatchObject({ finishReason: "MAX_TOKENS" });
     expect(response!.errorCode).toBeUndefined();
-    expect(server.lastBody["generationConfig"]).toMatchObject({ maxOutputTokens: 3 });
+    expect(server.lastBody.generationConfig).toMatchObject({ maxOutputTokens: 3 });
   });
 
   it("throws GenAiFieldMissingError for a response without candidates or feedback", async () => {

@@ -83,14 +83,14 @@ describe("thought signatures for Gemini 3", () => {
 
   it("puts the documented placeholder on the first unsigned call of a model turn (calls made by another model)", () => {
     const [unsigned, signed] = modelParts("gemini-3-pro-preview");
-    expect(unsigned![0]!["thoughtSignature"]).toBe("skip_thought_signature_validator");
-    expect(unsigned![1]!["thoughtSignature"]).toBeUndefined();
-    expect(signed![0]!["thoughtSignature"]).toBe("real");
+    expect(unsigned![0]!.thoughtSignature).toBe("skip_thought_signature_validator");
+    expect(unsigned![1]!.thoughtSignature).toBeUndefined();
+    expect(signed![0]!.thoughtSignature).toBe("real");
   });
 
   it("leaves older models' requests untouched", () => {
     const [unsigned] = modelParts("gemini-2.5-flash");
-    expect(unsigned![0]!["thoughtSignature"]).toBeUndefined();
+    expect(unsigned![0]!.thoughtSignature).toBeUndefined();
   });
 });
 

@@ -75,17 +75,17 @@ describe("Gemini in a run (LlmAgent + InMemoryRunner)", () => {
 
     const [first, second] = server.generateRequests;
     expect(first!.path).toContain(":streamGenerateContent?alt=sse");
-    expect(first!.body["systemInstruction"]).toMatchObject({
+    expect(first!.body.systemInstruction).toMatchObject({
       parts: [{ text: expect.stringContaining("Answer weather questions.") }],
     });
-    expect(first!.body["tools"]).toEqual([
+    expect(first!.body.tools).toEqual([
       {
         functionDeclarations: [
           expect.objectContaining({ name: "get_weather", description: "Current weather of a city" }),
         ],
       },
     ]);
-    const contents = second!.body["contents"] as Array<{ role: string; parts: Array<Record<string, unknown>> }>;
+    const contents = second!.body.contents as Array<{ role: string; parts: Array<Record<string, unknown>> }>;
     expect(contents.map((c) => c.role)).toEqual(["user", "model", "user"]);
     expect(contents[1]!.parts).toEqual([
       { functionCall: { name: "get_weather", args: { city: "Oslo" } }, thoughtSignature: "Ci0BVKhc7sig-stream-fc" },
@@ -120,7 +120,7 @@ describe("Gemini in a run (LlmAgent + InMemoryRunner)", () => {
     const events = await run(runner, "2+3", StreamingMode.NONE);
     await runner.close();
     expect(getTextOf(events.at(-1)!.content)).toBe("5");
-    const contents = server.lastBody["contents"] as Array<{ parts: Array<Record<string, unknown>> }>;
+    const contents = server.lastBody.contents as Array<{ parts: Array<Record<string, unknown>> }>;
     expect(contents[1]!.parts).toEqual([
       { text: "thinking", thought: true, thoughtSignature: "sig-A" },
       { functionCall: { id: "fc-9", name: "add", args: { a: 2, b: 3 } } },

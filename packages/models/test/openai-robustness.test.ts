@@ -213,7 +213,8 @@ describe("OpenAIModel cancellation and timeouts", () => {
     );
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ category: "TIMEOUT", retryable: true });
-    expect(server.requests).toHaveLength(1);
+    // One attempt, no retry (on a loaded machine the timeout can even expire before it arrives).
+    expect(server.requests.length).toBeLessThanOrEqual(1);
   });
 
   it("names the invalid option field in the ConfigurationError", () => {

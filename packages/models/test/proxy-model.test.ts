@@ -39,7 +39,7 @@ describe("ProxyModel", () => {
     const req = server.requests[0]!;
     expect(req.path).toBe("/v1/chat/completions");
     expect(req.headers["x-gateway-key"]).toBe("gk-1");
-    expect(req.headers["authorization"]).toBe("Bearer proxy");
+    expect(req.headers.authorization).toBe("Bearer proxy");
     const streamed = await collect(model, true);
     expect(streamed.filter((r) => r.partial).map((r) => r.content?.parts?.[0]?.text)).toEqual(["a", "b"]);
     expect(streamed.at(-1)!.content?.parts?.[0]?.text).toBe("ab");
@@ -63,7 +63,7 @@ describe("ProxyModel", () => {
     const req = server.requests[0]!;
     expect(req.path).toBe("/v1/messages");
     expect(req.headers["x-team"]).toBe("t");
-    expect(req.headers["authorization"]).toBe("Bearer k1");
+    expect(req.headers.authorization).toBe("Bearer k1");
     const streamed = await collect(model, true);
     expect(streamed.filter((r) => r.partial).map((r) => r.content?.parts?.[0]?.text)).toEqual(["x", "y"]);
     expect(streamed.at(-1)!.content?.parts?.[0]?.text).toBe("xy");

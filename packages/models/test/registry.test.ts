@@ -198,7 +198,7 @@ describe("registry models against local fake servers", () => {
       anthropic.reply({ kind: "json", body: message([{ type: "text", text: "Hi from Claude" }]) });
       registry = createModelRegistry({ env: { ANTHROPIC_API_KEY: "sk-ant", ANTHROPIC_BASE_URL: baseURL } });
       expect(textOf(await collect(registry.resolve("claude-sonnet-4-5")))).toBe("Hi from Claude");
-      expect(anthropic.requests[0]!.headers["authorization"]).toBe("Bearer sk-ant"); // SDK 1.x sends the key as a bearer token
+      expect(anthropic.requests[0]!.headers.authorization).toBe("Bearer sk-ant"); // SDK 1.x sends the key as a bearer token
       expect(anthropic.requests[0]!.body.model).toBe("claude-sonnet-4-5");
     } finally {
       await registry?.close();

@@ -80,11 +80,15 @@ describe("RetryingModel", () => {
   });
 
   it("stops waiting when the signal aborts", async () => {
-    const inner = new ScriptedModel({ steps: [{ error: httpError(503) }, ScriptedModel.text("never")] });
-    const model = new RetryingModel(inner, { policy: { initialDelayMs: 60_000 } });
     const controller = new AbortController();
+    // The first call fails; the abort fires once the retry's hour-long wait has begun.
+    const failFirst = {
+      step: { error: httpError(503) },
+      expect: () => void setImmediate(() => controller.abort(new Error("user stop"))),
+    };
+    const inner = new ScriptedModel({ steps: [failFirst, ScriptedModel.text("never")] });
+    const model = new RetryingModel(inner, { policy: { initialDelayMs: 3_600_000 } });
     const failure = collect(model, false, controller.signal);
-    setTimeout(() => controller.abort(new Error("user stop")), 10);
     await expect(failure).rejects.toThrow("user stop");
     expect(inner.requests).toHaveLength(1);
   });

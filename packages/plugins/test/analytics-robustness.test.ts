@@ -117,9 +117,7 @@ describe("AnalyticsPlugin never fails or blocks the run", () => {
     const plugin = new AnalyticsPlugin({ sink, closeTimeout: 200, onError: (e) => errors.push(e) });
     const { runner, events } = await run(plugin);
     expect(finalText(events)).toBe("Hi there.");
-    const started = Date.now();
-    await runner.close();
-    expect(Date.now() - started).toBeLessThan(3000);
+    await runner.close(); // the sink never finishes: only the close timeout lets this return
     expect(sink.signals.length).toBeGreaterThan(0);
     expect(sink.signals.every((s) => s.aborted)).toBe(true);
     expect(plugin.writtenRows).toBe(0);
@@ -136,9 +134,7 @@ describe("AnalyticsPlugin never fails or blocks the run", () => {
       onError: (e) => errors.push(e),
     });
     const { runner } = await run(plugin);
-    const started = Date.now();
-    await runner.close();
-    expect(Date.now() - started).toBeLessThan(3000);
+    await runner.close(); // the sink hangs: only the close timeout lets this return
     expect(errors.map((e) => (e as Error).message)).toEqual([
       expect.stringMatching(/did not finish writing within 100 ms/),
       expect.stringMatching(/close\(\) did not finish within 100 ms/),
@@ -165,7 +161,10 @@ describe("AnalyticsPlugin content options", () => {
     const seen: string[] = [];
     const plugin = new AnalyticsPlugin({
       sink,
-      contentFormatter: (content, type) => (seen.push(type), JSON.stringify(content).replaceAll("hello", "[redacted]")),
+      contentFormatter: (content, type) => {
+        seen.push(type);
+        return JSON.stringify(content).replaceAll("hello", "[redacted]");
+      },
     });
     const { runner } = await run(plugin, "hello secret");
     await runner.close();

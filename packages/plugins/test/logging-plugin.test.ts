@@ -133,7 +133,10 @@ describe("LoggingPlugin", () => {
 
     const stderr = process.stderr.write;
     const errors: string[] = [];
-    process.stderr.write = ((chunk: string) => (errors.push(String(chunk)), true)) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string) => {
+      errors.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
     try {
       const { events } = await runOnce(
         agentWithTool([ScriptedModel.text("still fine")]),

@@ -73,7 +73,8 @@ describe("PostgresAnalyticsSink", () => {
       timestamp: Date;
       is_truncated: boolean;
     }>(
-      'SELECT event_type, tool_name, latency_ms, attributes, "timestamp", is_truncated FROM analytics.run_events ORDER BY "timestamp", event_type',
+      'SELECT event_type, tool_name, latency_ms, attributes, "timestamp", is_truncated FROM analytics.run_events ' +
+        'ORDER BY "timestamp", event_type',
     );
     expect(rows.length).toBe(plugin.writtenRows);
     expect(new Set(rows.map((r) => r.event_type))).toEqual(
@@ -100,7 +101,9 @@ describe("PostgresAnalyticsSink", () => {
 
   it("adds missing columns to an older table and never stores a retried row twice", async () => {
     await admin.query(
-      'CREATE TABLE old_events (row_id UUID PRIMARY KEY, "timestamp" TIMESTAMPTZ NOT NULL, event_type TEXT NOT NULL, app_name TEXT NOT NULL, session_id TEXT NOT NULL, invocation_id TEXT NOT NULL, user_id TEXT NOT NULL, status TEXT NOT NULL, is_truncated BOOLEAN NOT NULL)',
+      'CREATE TABLE old_events (row_id UUID PRIMARY KEY, "timestamp" TIMESTAMPTZ NOT NULL, event_type TEXT NOT NULL, ' +
+        "app_name TEXT NOT NULL, session_id TEXT NOT NULL, invocation_id TEXT NOT NULL, user_id TEXT NOT NULL, " +
+        "status TEXT NOT NULL, is_truncated BOOLEAN NOT NULL)",
     );
     const sink = new PostgresAnalyticsSink({ connectionString: url, tableName: "old_events" });
     await sink.prepare({ autoSchemaUpgrade: true, clusteringFields: [] });

@@ -197,7 +197,8 @@ describe("RecordingsPlugin + ReplayPlugin", () => {
 
   it("reads ADK's single llm_response form", () => {
     const recordings = recordingsFromYaml(
-      "recordings:\n  - user_message_index: 0\n    agent_name: a\n    llm_recording:\n      llm_request: { contents: [] }\n      llm_response: { content: { role: model, parts: [ { text: hi } ] } }\n",
+      "recordings:\n  - user_message_index: 0\n    agent_name: a\n    llm_recording:\n      llm_request: { contents: " +
+        "[] }\n      llm_response: { content: { role: model, parts: [ { text: hi } ] } }\n",
     );
     expect(recordings.recordings[0]!.llmRecording!.llmResponses).toEqual([
       { content: { role: "model", parts: [{ text: "hi" }] } },

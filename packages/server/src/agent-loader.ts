@@ -35,6 +35,11 @@ export interface AgentLoader {
    * builder checks uploads against it and the loader applies it to the files it wrote.
    */
   readonly builderPolicy?: BuilderPolicy;
+  /**
+   * A loader that watches files: resolves once every change made before the call has been seen
+   * (so a load right after an edit serves the edited app).
+   */
+  settled?(): Promise<void>;
   /** Stops file watchers and releases what the loader holds. */
   close(): Promise<void>;
 }

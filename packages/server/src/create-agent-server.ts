@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import cors from "cors";
 import express, { Router, type Express } from "express";
 import {
+  type BaseCredentialService,
   ConfigurationError,
   type BaseArtifactService,
   type BaseMemoryService,
@@ -55,6 +56,11 @@ export interface AgentServerOptions {
   memoryService: BaseMemoryService;
   /** Resolves string model names of agents (an App's own registry wins). */
   modelRegistry?: ModelRegistry;
+  /**
+   * Where tools' credentials are kept, per app and user (docs/auth.md): the caller's, never closed
+   * by the server. Default: each app's runner keeps its own in memory.
+   */
+  credentialService?: BaseCredentialService;
   /**
    * Plugins added to every app's runner before the app's own (e.g. trace recording: first, so
    * no app plugin that short-circuits a hook hides a call from it). They are shared by all
@@ -189,6 +195,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     artifactService: options.artifactService,
     memoryService: options.memoryService,
     ...(options.modelRegistry ? { modelRegistry: options.modelRegistry } : {}),
+    ...(options.credentialService ? { credentialService: options.credentialService } : {}),
     ...(options.plugins ? { plugins: options.plugins } : {}),
     onCloseError: (error, appName) => logger.warn(`Closing the previous runner of app "${appName}" failed`, error),
   });
@@ -224,6 +231,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   const bodyBudget = new BodyBudget(limits.maxBodyBytesInFlight);
   const app = express();
   app.disable("x-powered-by");
+  // No ETag on API answers: hashing every body costs CPU and nobody revalidates a run (the dev
+  // UI's static files keep theirs: serve-static sets its own).
+  app.set("etag", false);
   app.use(connections.guard);
   app.use(hostGuard(guard));
   if (options.cors) app.use(cors(corsMiddlewareOptions(options.cors)));
@@ -265,6 +275,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
         createBuilderRouter({
           agentsDir,
           ...(options.loader.builderPolicy ? { policy: options.loader.builderPolicy } : {}),
+          afterSave: async () => {
+            await options.loader.settled?.();
+          },
         }),
       );
       devTools.add(
@@ -340,7 +353,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       const { port } = http.address() as AddressInfo;
       if (!access && !isLoopbackHost(host))
         logger.warn(
-          `Listening on ${host} without authentication: anyone who can reach it can read and change every user's sessions (pass the auth option).`,
+          `Listening on ${host} without authentication: anyone who can reach it can read and change every user's ` +
+            `sessions (pass the auth option).`,
         );
       const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? DEFAULT_HOST : host;
       return { url: `http://${urlHost}:${port}`, port };

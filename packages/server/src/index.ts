@@ -134,3 +134,4 @@ export {
   DEFAULT_BUILDER_POLICY,
   type BuilderPolicy,
 } from "./loader/index.js";
+export { OAUTH_CALLBACK_PATH } from "./routes/dev-ui-routes.js";

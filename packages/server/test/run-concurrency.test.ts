@@ -1,17 +1,67 @@
 // Runs on one session are serialized; a client that disconnects aborts its run.
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { BaseLlm, LlmAgent, type LlmRequest, type LlmResponse } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
-import { SessionRunQueue } from "../src/index.js";
+import { createStaticAgentLoader, SessionRunQueue, type AgentLoader } from "../src/index.js";
 import { json, post, startTestServer, userMessage, type Json, type TestServer } from "./support/test-server.js";
 
-const slowModel = new ScriptedModel({ delayMs: 300 });
+// No timers: every wait below is for something the server did (a model call, a request that
+// reached the session's queue, a closed connection). A broken server fails by the test timeout.
+const slowModel = new ScriptedModel();
+const midModel = new ScriptedModel();
+
+/** A model step that answers once `until` resolves. */
+const answerAfter = (until: () => Promise<unknown>, response: LlmResponse) => async () => {
+  await until();
+  return response;
+};
+
+/** A model step that never answers: it ends only when the run's signal aborts it, and reports its start. */
+function blockUntilAborted(started: () => void) {
+  return (request: LlmRequest) =>
+    new Promise<LlmResponse>((_, reject) => {
+      const signal = request.config.abortSignal;
+      signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+      started();
+    });
+}
+
+function deferred(): Promise<void> & { resolve: () => void } {
+  let resolve!: () => void;
+  return Object.assign(new Promise<void>((r) => (resolve = r)), { resolve: () => resolve() });
+}
+
+/** One event-loop turn: the promise reactions (no I/O) a server step starts have all run. */
+const settle = () => new Promise((r) => setImmediate(r));
+
+/**
+ * Run requests reach the session's queue right after their app is loaded: the loader counts the
+ * loads, `loaded(n)` resolves once n happened and what followed them without I/O ran.
+ */
+let loads = 0;
+const loadWaiters: { n: number; resolve: () => void }[] = [];
+function countingLoader(inner: AgentLoader): AgentLoader {
+  return {
+    listApps: () => inner.listApps(),
+    close: () => inner.close(),
+    loadApp: (appName) => {
+      loads += 1;
+      for (const w of loadWaiters.filter((w) => w.n <= loads)) w.resolve();
+      return inner.loadApp(appName);
+    },
+  };
+}
+async function loaded(n: number): Promise<void> {
+  if (loads < n) await new Promise<void>((resolve) => loadWaiters.push({ n, resolve }));
+  await settle();
+}
 
 /**
  * A model whose calls wait at a gate: each gated call answers only once the gate opens
- * (`release()`, or by itself once `releaseWhenWaiting` calls wait at the same time), or after
- * `fallbackMs` so a broken server fails the test instead of hanging it. The answer knows
- * whether the gate opened.
+ * (`release()`, or by itself once `releaseWhenWaiting` calls wait at the same time). The
+ * answer knows whether the gate opened.
  */
 class GatedModel extends BaseLlm {
   waiting = 0;
@@ -20,18 +70,16 @@ class GatedModel extends BaseLlm {
   private gate: Promise<void> = Promise.resolve();
   private answers: GatedAnswer[] = [];
   private openAt = Infinity;
-  private fallbackMs = 5_000;
 
   constructor() {
     super({ model: "gated" });
   }
 
   /** Starts a new round: these answers, a closed gate. */
-  script(answers: GatedAnswer[], options: { releaseWhenWaiting?: number; fallbackMs?: number } = {}): void {
+  script(answers: GatedAnswer[], options: { releaseWhenWaiting?: number } = {}): void {
     this.answers = [...answers];
     this.opened = false;
     this.openAt = options.releaseWhenWaiting ?? Infinity;
-    this.fallbackMs = options.fallbackMs ?? 5_000;
     this.gate = new Promise((resolve) => (this.open = resolve));
   }
 
@@ -46,9 +94,7 @@ class GatedModel extends BaseLlm {
     if (answer.ungated) return void (yield answer.respond(this.opened));
     this.waiting += 1;
     if (this.waiting >= this.openAt) this.release();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.gate, new Promise((resolve) => (timer = setTimeout(resolve, this.fallbackMs)))]);
-    clearTimeout(timer);
+    await this.gate;
     this.waiting -= 1;
     yield answer.respond(this.opened);
   }
@@ -63,14 +109,18 @@ interface GatedAnswer {
 const gated = new GatedModel();
 let t: TestServer;
 const U = "conc_user";
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   t = await startTestServer({
-    apps: {
-      slow: new LlmAgent({ name: "slowpoke", model: slowModel }),
-      gated: new LlmAgent({ name: "gatekeeper", model: gated }),
-    },
+    loader: countingLoader(
+      createStaticAgentLoader({
+        apps: {
+          slow: new LlmAgent({ name: "slowpoke", model: slowModel }),
+          mid: new LlmAgent({ name: "slowpoke", model: midModel }),
+          gated: new LlmAgent({ name: "gatekeeper", model: gated }),
+        },
+      }),
+    ),
   });
 });
 afterAll(async () => {
@@ -84,7 +134,13 @@ const texts = (s: Json) => s.events.map((e: Json) => `${e.author}:${e.content?.p
 describe("per-session serialization", () => {
   it("two concurrent /run on one session both succeed, one after the other, without interleaving", async () => {
     const sid = await newSession();
-    slowModel.push(ScriptedModel.text("first answer"), ScriptedModel.text("second answer"));
+    // The first model call answers only once both requests reached the server: the second one
+    // is then waiting for the session (or, on a server that does not serialize, running).
+    const bothArrived = loads + 2;
+    slowModel.push(
+      answerAfter(() => loaded(bothArrived), ScriptedModel.text("first answer")),
+      ScriptedModel.text("second answer"),
+    );
     const body = (text: string) => ({ appName: "slow", userId: U, sessionId: sid, newMessage: userMessage(text) });
     const [a, b] = await Promise.all([post(`${t.url}/run`, body("one")), post(`${t.url}/run`, body("two"))]);
     expect([a.status, b.status]).toEqual([200, 200]);
@@ -121,7 +177,13 @@ describe("per-session serialization", () => {
 
   it("a queued run whose client leaves never runs", async () => {
     const sid = await newSession();
-    slowModel.push(ScriptedModel.text("only answer"));
+    const release = deferred();
+    const firstCalled = deferred();
+    slowModel.push(async () => {
+      firstCalled.resolve();
+      await release;
+      return ScriptedModel.text("only answer");
+    });
     const body = (text: string) =>
       JSON.stringify({ appName: "slow", userId: U, sessionId: sid, newMessage: userMessage(text) });
     const first = fetch(`${t.url}/run`, {
@@ -129,19 +191,38 @@ describe("per-session serialization", () => {
       headers: { "Content-Type": "application/json" },
       body: body("kept"),
     });
-    await sleep(50);
-    const controller = new AbortController();
-    const second = fetch(`${t.url}/run`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: body("dropped"),
-      signal: controller.signal,
+    await firstCalled; // the first run holds the session
+    // The second request goes to the same app through a listener of our own, whose connections
+    // we can see close on the server side.
+    const side = createServer(t.server.app);
+    let serverSockets = 0;
+    side.on("connection", (socket) => {
+      serverSockets += 1;
+      socket.once("close", () => (serverSockets -= 1));
     });
-    await sleep(50);
-    controller.abort();
-    await expect(second).rejects.toThrow();
+    await new Promise<void>((resolve) => side.listen(0, "127.0.0.1", resolve));
+    try {
+      const queued = loaded(loads + 1);
+      await new Promise<void>((resolve, reject) => {
+        const req = httpRequest(`http://127.0.0.1:${(side.address() as AddressInfo).port}/run`, {
+          method: "POST",
+          agent: false,
+          headers: { "Content-Type": "application/json" },
+        });
+        req.on("error", () => undefined); // "socket hang up": we hung up
+        req.on("response", () => reject(new Error("the queued run answered")));
+        req.on("close", () => resolve());
+        req.end(body("dropped"));
+        void queued.then(() => req.destroy()); // leave while waiting for the session
+      });
+      // The server noticed the disconnect once its end of the connection closed.
+      while (serverSockets > 0) await settle();
+      await settle();
+    } finally {
+      side.close();
+    }
+    release.resolve();
     expect((await first).status).toBe(200);
-    await sleep(100);
     expect(texts(await getSession(sid))).toEqual(["user:kept", "slowpoke:only answer"]);
     expect(slowModel.remaining).toBe(0);
   });
@@ -152,13 +233,10 @@ describe("SSE streams as events happen", () => {
     // The second model call waits at a gate the test opens only after reading the first frame:
     // a server that buffered the stream until the run ended could not deliver it before that.
     const sid = (await json(await post(`${t.url}/apps/gated/users/${U}/sessions`))).id as string;
-    gated.script(
-      [
-        { respond: () => ScriptedModel.functionCall("nothing", {}, "c-stream"), ungated: true },
-        { respond: (opened) => ScriptedModel.text(opened ? "done" : "gate never opened") },
-      ],
-      { fallbackMs: 10_000 },
-    );
+    gated.script([
+      { respond: () => ScriptedModel.functionCall("nothing", {}, "c-stream"), ungated: true },
+      { respond: (opened) => ScriptedModel.text(opened ? "done" : "gate never opened") },
+    ]);
     const res = await post(`${t.url}/run_sse`, {
       appName: "gated",
       userId: U,
@@ -187,7 +265,8 @@ describe("client disconnect aborts the run", () => {
   for (const route of ["/run", "/run_sse"]) {
     it(`${route}: the model call is cancelled and nothing more is appended`, async () => {
       const sid = await newSession();
-      slowModel.push(ScriptedModel.functionCall("nothing", {}, "never-called"));
+      const called = deferred();
+      slowModel.push(blockUntilAborted(called.resolve));
       const controller = new AbortController();
       const pending = fetch(`${t.url}${route}`, {
         method: "POST",
@@ -195,13 +274,12 @@ describe("client disconnect aborts the run", () => {
         body: JSON.stringify({ appName: "slow", userId: U, sessionId: sid, newMessage: userMessage("wait") }),
         signal: controller.signal,
       }).then((res) => res.text());
-      await sleep(100); // the model is in its 300 ms delay
+      await called; // the model call is in progress; it would never answer
       controller.abort();
       await expect(pending).rejects.toThrow();
-      await sleep(500); // past the point where the model would have answered
-      expect(texts(await getSession(sid))).toEqual(["user:wait"]);
       expect(slowModel.remaining).toBe(0);
-      // The session's turn was released: the next run goes through at once.
+      // The next run waits for the session's turn: it goes through only because the aborted run
+      // ended (its model call cancelled), and nothing was appended in between.
       slowModel.push(ScriptedModel.text("back"));
       const next = await post(`${t.url}/run`, {
         appName: "slow",
@@ -218,28 +296,40 @@ describe("client disconnect aborts the run", () => {
 
 describe("disconnect in the middle of a stream", () => {
   it("stops the run after the frames already sent; later model calls never happen", async () => {
-    const sid = await newSession();
-    slowModel.push(ScriptedModel.functionCall("nothing", {}, "c-mid"), ScriptedModel.text("too late"));
+    const sid = (await json(await post(`${t.url}/apps/mid/users/${U}/sessions`))).id as string;
+    // The second model call (if the server gets that far) would never answer: only the abort ends it.
+    midModel.push(
+      ScriptedModel.functionCall("nothing", {}, "c-mid"),
+      blockUntilAborted(() => undefined),
+    );
     const controller = new AbortController();
     const res = await fetch(`${t.url}/run_sse`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ appName: "slow", userId: U, sessionId: sid, newMessage: userMessage("go") }),
+      body: JSON.stringify({ appName: "mid", userId: U, sessionId: sid, newMessage: userMessage("go") }),
       signal: controller.signal,
     });
     const reader = res.body!.getReader();
     const first = await reader.read();
     expect(Buffer.from(first.value!).toString()).toContain("c-mid");
     controller.abort();
-    await sleep(600);
-    const authors = (await getSession(sid)).events.map((e: Json) => e.author);
+    // A state patch takes the session's turn like a run: it goes through once the aborted run ended.
+    const patched = await fetch(`${t.url}/apps/mid/users/${U}/sessions/${sid}`, {
+      method: "PATCH",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ stateDelta: { after: true } }),
+    });
+    expect(patched.status).toBe(200);
+    const events = (await json(await fetch(`${t.url}/apps/mid/users/${U}/sessions/${sid}`))).events as Json[];
+    const authors = events.slice(0, -1).map((e: Json) => e.author); // before the patch's event
     // Message and call, plus the tool's error response when the server got that far before
-    // noticing the disconnect; never the second model answer.
+    // noticing the disconnect; never a second model answer.
     expect([
       ["user", "slowpoke"],
       ["user", "slowpoke", "slowpoke"],
     ]).toContainEqual(authors);
-    expect(texts(await getSession(sid)).join()).not.toContain("too late");
+    expect(events.at(-1)?.actions?.stateDelta).toEqual({ after: true });
+    expect(midModel.requests.length).toBeLessThanOrEqual(2);
     expect(t.logger.errors).toEqual([]);
   });
 });
@@ -249,10 +339,16 @@ describe("SessionRunQueue", () => {
     const queue = new SessionRunQueue();
     const order: string[] = [];
     const releaseA = await queue.acquire("k");
-    const b = queue.acquire("k").then((release) => (order.push("b"), release));
+    const b = queue.acquire("k").then((release) => {
+      order.push("b");
+      return release;
+    });
     const controller = new AbortController();
     const c = queue.acquire("k", controller.signal);
-    const d = queue.acquire("k").then((release) => (order.push("d"), release));
+    const d = queue.acquire("k").then((release) => {
+      order.push("d");
+      return release;
+    });
     const other = await queue.acquire("other"); // another key is free
     other();
     controller.abort();

@@ -17,6 +17,8 @@ import {
   ModelRegistry,
   type Event,
   type InvocationContext,
+  type LlmRequest,
+  type LlmResponse,
 } from "@agentkit/core";
 import { ScriptedLiveModel, ScriptedModel } from "@agentkit/core/testing";
 import { AppNotFoundError, createAgentServer, type AgentLoader, type LoadedApp } from "../src/index.js";
@@ -61,10 +63,34 @@ const services = () => ({
   artifactService: new InMemoryArtifactService(),
   memoryService: new InMemoryMemoryService(),
 });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A promise with its resolve function. */
+function deferred(): Promise<void> & { resolve: () => void } {
+  let resolve!: () => void;
+  return Object.assign(new Promise<void>((r) => (resolve = r)), { resolve: () => resolve() });
+}
+
+/** A model step that answers `text` only once `release` resolves, reporting that it was called. */
+function heldAnswer(text: string, called: { resolve: () => void }, release: Promise<void>) {
+  return async () => {
+    called.resolve();
+    await release;
+    return ScriptedModel.text(text);
+  };
+}
+
+/** A model step that never answers: only the run's abort ends it. */
+function untilAborted(called: { resolve: () => void }) {
+  return (request: LlmRequest) =>
+    new Promise<LlmResponse>((_, reject) => {
+      const signal = request.config.abortSignal;
+      signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+      called.resolve();
+    });
+}
 
 describe("runners per loaded app, reloads and extra plugins", () => {
-  const modelV1 = new ScriptedModel({ delayMs: 200 });
+  const modelV1 = new ScriptedModel();
   const modelV2 = new ScriptedModel();
   const appPluginV1 = new CountingPlugin("app_plugin");
   const appPluginV2 = new CountingPlugin("app_plugin");
@@ -105,14 +131,16 @@ describe("runners per loaded app, reloads and extra plugins", () => {
 
   it("a reload builds a new runner; the old one closes after its in-flight run, shared plugins stay open", async () => {
     const before = await server.context.runnerFor("bot");
-    modelV1.push(ScriptedModel.text("slow v1 answer"));
+    const called = deferred();
+    const release = deferred();
+    modelV1.push(heldAnswer("slow v1 answer", called, release));
     const inflight = post(`${url}/run`, {
       appName: "bot",
       userId: "u",
       sessionId: "s",
       newMessage: userMessage("slow"),
     });
-    await sleep(50);
+    await called; // the v1 run is in flight
     loader.current = {
       name: "bot",
       rootAgent: new LlmAgent({ name: "v2", model: modelV2 }),
@@ -121,10 +149,12 @@ describe("runners per loaded app, reloads and extra plugins", () => {
     const after = await server.context.runnerFor("bot");
     expect(after).not.toBe(before);
     expect(before.isClosed).toBe(false); // its run is still going
+    release.resolve();
     const events = (await (await inflight).json()) as { content: { parts: { text: string }[] } }[];
     expect(events[0]!.content.parts[0]!.text).toBe("slow v1 answer");
-    await sleep(20);
+    // The run released the old runner before its response was sent: closing has begun.
     expect(before.isClosed).toBe(true);
+    await before.close(); // the close already under way (idempotent)
     expect(appPluginV1.closes).toBe(1);
     expect(tracing.closes).toBe(0);
 
@@ -206,7 +236,8 @@ describe("modes and the dev UI folder", () => {
     await mkdir(join(dir, "assets"), { recursive: true });
     await writeFile(
       join(dir, "index.html"),
-      '<!doctype html><html><head><base href="./"><script src="main-ABC.js" type="module"></script></head><body><app-root></app-root></body></html>',
+      '<!doctype html><html><head><base href="./"><script src="main-ABC.js" ' +
+        'type="module"></script></head><body><app-root></app-root></body></html>',
     );
     await writeFile(join(dir, "main-ABC.js"), "console.log('ui');");
     await writeFile(join(dir, "assets", "audio-processor.js"), "// worklet");
@@ -273,11 +304,14 @@ describe("modes and the dev UI folder", () => {
 
 describe("graceful close", () => {
   it("lets a short run finish, aborts a long one after the grace period, closes live sockets with 1001", async () => {
-    const slow = new ScriptedModel({ delayMs: 150 });
-    const endless = new ScriptedModel({ delayMs: 60_000 });
+    // The grace period is a timer by design: the short run needs a few ms of it after its model
+    // answers; the endless one runs until it is aborted at its end.
+    const GRACE_MS = 1000;
+    const slow = new ScriptedModel();
+    const endless = new ScriptedModel();
     const live = new ScriptedLiveModel();
     const t = await startTestServer({
-      shutdownGraceMs: 400,
+      shutdownGraceMs: GRACE_MS,
       apps: {
         slow: new LlmAgent({ name: "slow", model: slow }),
         endless: new LlmAgent({ name: "endless", model: endless }),
@@ -286,8 +320,11 @@ describe("graceful close", () => {
     });
     for (const app of ["slow", "endless", "talk"])
       await post(`${t.url}/apps/${app}/users/u/sessions`, { sessionId: "s" });
-    slow.push(ScriptedModel.text("made it"));
-    endless.push(ScriptedModel.text("never"));
+    const shortCalled = deferred();
+    const releaseShort = deferred();
+    const endlessCalled = deferred();
+    slow.push(heldAnswer("made it", shortCalled, releaseShort));
+    endless.push(untilAborted(endlessCalled));
     const short = post(`${t.url}/run`, { appName: "slow", userId: "u", sessionId: "s", newMessage: userMessage("hi") });
     const long = post(`${t.url}/run_sse`, {
       appName: "endless",
@@ -298,13 +335,15 @@ describe("graceful close", () => {
     const ws = new WebSocket(`${t.url.replace("http", "ws")}/run_live?app_name=talk&user_id=u&session_id=s`);
     const wsClosed = new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)));
     await new Promise((resolve) => ws.once("open", resolve));
-    await sleep(50);
+    await Promise.all([shortCalled, endlessCalled]); // both runs are in flight
 
     const started = Date.now();
-    await t.close();
-    const took = Date.now() - started;
-    expect(took).toBeGreaterThanOrEqual(350);
-    expect(took).toBeLessThan(3000);
+    const closing = t.close();
+    releaseShort.resolve(); // the short run ends during the grace period
+    await closing;
+    // Close waited out the grace period for the endless run (timers never fire early), then
+    // aborted it: without the abort it would never end and close() would not return.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(GRACE_MS - 5);
     expect((await (await short).json()) as unknown[]).toHaveLength(1);
     const longRes = await long.catch((e: unknown) => e);
     if (longRes instanceof Response) expect(await longRes.text().catch(() => "")).not.toContain("never");
@@ -315,7 +354,7 @@ describe("graceful close", () => {
   });
 
   it("an embedder's server keeps running: while draining, new runs get 503 JSON", async () => {
-    const model = new ScriptedModel({ delayMs: 200 });
+    const model = new ScriptedModel();
     const svc = services();
     const server = createAgentServer({
       loader: new SwappableLoader({ name: "A", rootAgent: new LlmAgent({ name: "a", model }) }),
@@ -330,9 +369,11 @@ describe("graceful close", () => {
     try {
       await post(`${url}/apps/A/users/u/sessions`, { sessionId: "s" });
       await post(`${url}/apps/A/users/u/sessions`, { sessionId: "s2" });
-      model.push(ScriptedModel.text("ok"));
+      const called = deferred();
+      const release = deferred();
+      model.push(heldAnswer("ok", called, release));
       const running = post(`${url}/run`, { appName: "A", userId: "u", sessionId: "s", newMessage: userMessage("hi") });
-      await sleep(50);
+      await called; // in flight when the close begins
       const closing = server.close();
       const refused = await post(`${url}/run`, {
         appName: "A",
@@ -342,6 +383,7 @@ describe("graceful close", () => {
       });
       expect(refused.status).toBe(503);
       expect((await json(refused)).code).toBe("SHUTTING_DOWN");
+      release.resolve(); // finishes within the grace period
       expect((await running).status).toBe(200);
       await closing;
       await expect(server.close()).resolves.toBeUndefined();

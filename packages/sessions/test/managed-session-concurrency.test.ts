@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/globals";
 import { createEvent, SessionError, StaleSessionError, type Event, type Session } from "@agentkit/core";
 import { ManagedSessionService } from "../src/managed/index.js";
-import { ManagedSessionServer } from "../src/testing/managed-session-server.js";
+import { ManagedSessionServer } from "@agentkit/test-support/managed-sessions";
 
 // Two replicas (two service instances) on one managed session, appending at the same time, and
 // what a failure between the event append and the shared-state writes leaves behind.

@@ -1,8 +1,11 @@
-import { afterAll, it } from "@jest/globals";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
 import { MongoClient } from "mongodb";
 import { MongoMemoryService, MongoSessionService } from "../src/mongodb/index.js";
 import { runMemoryServiceContract, runSessionServiceContract } from "../src/testing/index.js";
+
+// The contract suites register their tests with jest's functions.
+const testApi = { describe, it, expect, beforeEach, afterEach };
 
 // The same contract suites against a real MongoDB, registered only when
 // AGENTKIT_TEST_MONGODB_URL is set, e.g. mongodb://127.0.0.1:27017/?directConnection=true.
@@ -26,9 +29,14 @@ if (!url) {
   runSessionServiceContract(
     "MongoSessionService (real MongoDB)",
     async () => ({ service: new MongoSessionService({ uri: url, dbName }) }),
+    testApi,
     { manyEvents: 300 },
   );
-  runMemoryServiceContract("MongoMemoryService (real MongoDB)", async () => ({
-    service: new MongoMemoryService({ uri: url, dbName }),
-  }));
+  runMemoryServiceContract(
+    "MongoMemoryService (real MongoDB)",
+    async () => ({
+      service: new MongoMemoryService({ uri: url, dbName }),
+    }),
+    testApi,
+  );
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { FunctionTool, LlmAgent, ParallelAgent, Runner, type Event } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { MongoSessionService } from "../src/mongodb/index.js";
-import { MongoWireServer } from "../src/testing/mongo-wire-server/index.js";
+import { MongoWireServer } from "@agentkit/test-support/mongodb";
 
 async function collect(run: AsyncGenerator<Event>): Promise<Event[]> {
   const out: Event[] = [];

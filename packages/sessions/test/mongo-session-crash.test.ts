@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { MongoClient } from "mongodb";
 import { MongoSessionService, SESSION_COLLECTION_NAME } from "../src/mongodb/index.js";
-import { MongoWireServer } from "../src/testing/mongo-wire-server/index.js";
+import { MongoWireServer } from "@agentkit/test-support/mongodb";
 
 // Kill -9 a process that is appending as fast as it can, then check that the store opens
 // consistent: every stored event applied exactly once, in order, state matching the events.

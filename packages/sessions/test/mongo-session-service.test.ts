@@ -1,8 +1,11 @@
-import { afterAll, beforeAll } from "@jest/globals";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import { MongoClient } from "mongodb";
 import { MongoMemoryService, MongoSessionService } from "../src/mongodb/index.js";
 import { runMemoryServiceContract, runSessionServiceContract } from "../src/testing/index.js";
-import { MongoWireServer } from "../src/testing/mongo-wire-server/index.js";
+import { MongoWireServer } from "@agentkit/test-support/mongodb";
+
+// The contract suites register their tests with jest's functions.
+const testApi = { describe, it, expect, beforeEach, afterEach };
 
 // The contract suites through the official driver against the wire-protocol test server. Each
 // test gets a fresh service (its own client) on one shared server; apps are unique per test.
@@ -17,6 +20,7 @@ afterAll(async () => {
 runSessionServiceContract(
   "MongoSessionService (uri, wire test server)",
   async () => ({ service: new MongoSessionService({ uri: server.uri, dbName: "contract" }) }),
+  testApi,
   {
     manyEvents: 300,
   },
@@ -37,9 +41,14 @@ runSessionServiceContract(
       },
     };
   },
+  testApi,
   { manyEvents: 50 },
 );
 
-runMemoryServiceContract("MongoMemoryService (wire test server)", async () => ({
-  service: new MongoMemoryService({ uri: `${server.uri.replace("/?", "/memory_contract?")}` }),
-}));
+runMemoryServiceContract(
+  "MongoMemoryService (wire test server)",
+  async () => ({
+    service: new MongoMemoryService({ uri: `${server.uri.replace("/?", "/memory_contract?")}` }),
+  }),
+  testApi,
+);

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/glob
 import { createEvent, SessionError } from "@agentkit/core";
 import { MongoClient } from "mongodb";
 import { APP_STATE_COLLECTION, MongoSessionService, USER_STATE_COLLECTION } from "../src/mongodb/index.js";
-import { MongoWireServer } from "../src/testing/mongo-wire-server/index.js";
+import { MongoWireServer } from "@agentkit/test-support/mongodb";
 
 // `app:` and `user:` keys are shared by sessions. A half-finished append completed later (by a
 // reader rolling it forward, or by its own slow writer) must not overwrite a newer value that

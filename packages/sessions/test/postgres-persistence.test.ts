@@ -13,6 +13,19 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
+/** Resolves once `n` backends of the cluster wait for a lock (polls pg_stat_activity; no deadline of its own). */
+async function lockWaiters(url: string, n: number): Promise<void> {
+  await withClient(url, async (c) => {
+    for (;;) {
+      const { rows } = await c.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+      );
+      if (rows[0]!.n >= n) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  });
+}
+
 async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: url });
   await client.connect();
@@ -167,15 +180,14 @@ describe("PostgresSessionService with two replicas", () => {
       key.userId,
       key.sessionId,
     ]);
+    let settled = false;
     const blocked = a.appendEvent({ session: copy, event: createEvent({ author: "user", id: "late" }) });
-    const settled = await Promise.race([
-      blocked.then(
-        () => "done",
-        () => "failed",
-      ),
-      new Promise((r) => setTimeout(() => r("waiting"), 300)),
-    ]);
-    expect(settled).toBe("waiting");
+    void blocked.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await lockWaiters(url, 1); // the append waits for the row lock
+    expect(settled).toBe(false);
     await other.query(
       "UPDATE agentkit_sessions SET last_update_time = last_update_time + 1 WHERE app_name = $1 AND id = $2",
       [key.appName, key.sessionId],
@@ -202,11 +214,12 @@ describe("PostgresSessionService with two replicas", () => {
       key.sessionId,
     ]);
     await other.query(
-      "INSERT INTO agentkit_events (app_name, user_id, session_id, seq, id, event_time, event_json) VALUES ($1, $2, $3, 1, 'e1', 1, '{}')",
+      "INSERT INTO agentkit_events (app_name, user_id, session_id, seq, id, event_time, event_json) VALUES ($1, $2, " +
+        "$3, 1, 'e1', 1, '{}')",
       [key.appName, key.userId, key.sessionId],
     );
     const deleting = a.deleteSession(key);
-    await new Promise((r) => setTimeout(r, 200));
+    await lockWaiters(url, 1); // the delete waits for the row lock
     await other.query("COMMIT");
     other.release();
     await deleting;

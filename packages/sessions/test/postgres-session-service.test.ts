@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import { ConfigurationError } from "@agentkit/core";
 import { Pool } from "pg";
 import { PostgresSessionService, SessionStoreError } from "../src/postgres/index.js";
 import { runSessionServiceContract } from "../src/testing/index.js";
 import { startPostgres, type PostgresCluster } from "@agentkit/test-support/postgres";
+
+// The contract suites register their tests with jest's functions.
+const testApi = { describe, it, expect, beforeEach, afterEach };
 
 let cluster: PostgresCluster;
 let url: string;
@@ -16,9 +19,14 @@ afterAll(async () => {
 });
 
 // One database shared by every test (each test uses its own app name), as replicas would share it.
-runSessionServiceContract("PostgresSessionService", async () => ({ service: PostgresSessionService.fromUri(url) }), {
-  manyEvents: 1000,
-});
+runSessionServiceContract(
+  "PostgresSessionService",
+  async () => ({ service: PostgresSessionService.fromUri(url) }),
+  testApi,
+  {
+    manyEvents: 1000,
+  },
+);
 
 describe("PostgresSessionService options and URIs", () => {
   it("rejects missing options and non-PostgreSQL URIs with ConfigurationError", () => {

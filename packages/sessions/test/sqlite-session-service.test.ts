@@ -1,10 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "@jest/globals";
-import { ConfigurationError, SessionError } from "@agentkit/core";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "@jest/globals";
+import { ConfigurationError, createEvent, SessionError } from "@agentkit/core";
 import { SessionStoreError, SqliteSessionService, sqlitePathFromUri } from "../src/sqlite/index.js";
 import { runSessionServiceContract } from "../src/testing/index.js";
+
+// The contract suites register their tests with jest's functions.
+const testApi = { describe, it, expect, beforeEach, afterEach };
 
 const dir = mkdtempSync(join(tmpdir(), "agentkit-sqlite-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -13,13 +16,56 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 runSessionServiceContract(
   "SqliteSessionService (file)",
   async () => ({ service: new SqliteSessionService({ path: join(dir, "contract.db") }) }),
+  testApi,
   {
     manyEvents: 2000,
   },
 );
-runSessionServiceContract("SqliteSessionService (:memory:)", async () => ({
-  service: SqliteSessionService.fromUri("sqlite::memory:"),
-}));
+runSessionServiceContract(
+  "SqliteSessionService (:memory:)",
+  async () => ({
+    service: SqliteSessionService.fromUri("sqlite::memory:"),
+  }),
+  testApi,
+);
+
+describe("SqliteSessionService reads only what was appended since its last read", () => {
+  const event = (id: string) =>
+    createEvent({ id, invocationId: "e", author: "a", content: { role: "model", parts: [{ text: id }] } });
+
+  it("sees appends by another connection, shares frozen events, and re-reads a re-created session", async () => {
+    const path = join(dir, "cache.db");
+    const reader = new SqliteSessionService({ path });
+    const writer = new SqliteSessionService({ path });
+    const key = { appName: "cache", userId: "u", sessionId: "s" };
+    let session = await writer.createSession(key);
+    for (const id of ["e1", "e2"]) await writer.appendEvent({ session, event: event(id) });
+    const first = (await reader.getSession(key))!;
+    expect(first.events.map((e) => e.id)).toEqual(["e1", "e2"]);
+    expect(Object.isFrozen(first.events[0])).toBe(true);
+    await writer.appendEvent({ session, event: event("e3") });
+    const second = (await reader.getSession(key))!;
+    expect(second.events.map((e) => e.id)).toEqual(["e1", "e2", "e3"]);
+    expect(second.events[0]).toBe(first.events[0]); // shared, not parsed again
+    expect(second.events).not.toBe(first.events);
+    second.events.push(event("local")); // a caller's array is its own
+    expect((await reader.getSession(key))!.events).toHaveLength(3);
+
+    await writer.deleteSession(key);
+    session = await writer.createSession(key);
+    for (const id of ["n1", "n2", "n3"]) await writer.appendEvent({ session, event: event(id) });
+    expect((await reader.getSession(key))!.events.map((e) => e.id)).toEqual(["n1", "n2", "n3"]);
+    await writer.deleteSession(key);
+    expect(await reader.getSession(key)).toBeUndefined();
+    await Promise.all([reader.close(), writer.close()]);
+  });
+
+  it("refuses an unknown synchronous setting", () => {
+    expect(() => new SqliteSessionService({ path: join(dir, "sync.db"), synchronous: "OFF" as "FULL" })).toThrow(
+      ConfigurationError,
+    );
+  });
+});
 
 describe("SqliteSessionService options and URIs", () => {
   it("maps sqlite:///abs/path to an absolute path, decoding escapes", () => {

@@ -7,7 +7,7 @@ import { findOnPath } from "../src/code-executors/interpreter.js";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { pidAlive, startRunner, textOf } from "./helpers.js";
+import { exited, startRunner, textOf } from "./helpers.js";
 
 const js = (code: string) => `\`\`\`javascript\n${code}\n\`\`\``;
 const partsOf = (events: Event[]) => events.map((e) => e.content?.parts ?? []);
@@ -149,6 +149,7 @@ describe("code execution in the LLM flow (LocalCodeExecutor)", () => {
 
   it("hands the user's inline files to the code and saves its output files as artifacts", async () => {
     const code =
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source with a template literal, run by the executor
       "import fs from 'node:fs';\nconst n = fs.readFileSync('sales.csv', 'utf8').trim().split('\\n').length - 1;\nfs.writeFileSync('report.txt', `rows=${n}`);";
     const model = new ScriptedModel({ steps: [ScriptedModel.text(js(code)), ScriptedModel.text("Report saved.")] });
     const agent = new LlmAgent({
@@ -210,7 +211,6 @@ describe("code execution in the LLM flow (LocalCodeExecutor)", () => {
     const { runner, session } = await startRunner(agent);
     const controller = new AbortController();
     const seen: Event[] = [];
-    const started = Date.now();
     const run = (async () => {
       for await (const e of runner.runAsync({
         userId: "u",
@@ -230,11 +230,9 @@ describe("code execution in the LLM flow (LocalCodeExecutor)", () => {
       }
     })();
     await expect(run).rejects.toBeInstanceOf(RunAbortedError);
-    expect(Date.now() - started).toBeLessThan(15_000);
     expect(seen.some((e) => e.content?.parts?.some((p) => p.codeExecutionResult))).toBe(false);
     const pid = Number(readFileSync(pidFile, "utf8"));
-    await new Promise((r) => setTimeout(r, 200));
-    expect(pidAlive(pid)).toBe(false);
+    await exited(pid); // the code never ends by itself
     rmSync(dirname(pidFile), { recursive: true, force: true });
   }, 30_000);
 });

@@ -22,7 +22,7 @@ import {
   loadMemoryTool,
   preloadMemoryTool,
   toolNamePredicate,
-  VertexAiSearchTool,
+  type VertexAiSearchTool,
   type Example,
   type ToolPredicate,
 } from "../src/index.js";
@@ -49,7 +49,8 @@ describe("ExampleTool", () => {
     const si = systemText(model.requests[0]!);
     expect(si).toContain("<EXAMPLES>");
     expect(si).toContain(
-      'EXAMPLE 1:\nBegin example\n[user]\nWhat\'s the weather in Oslo?\n[model]\n```tool_code\nget_weather(city="Oslo")\n```\n',
+      "EXAMPLE 1:\nBegin example\n[user]\nWhat's the weather in " +
+        'Oslo?\n[model]\n```tool_code\nget_weather(city="Oslo")\n```\n',
     );
     expect(si).toContain('[user]\n```tool_outputs\n{"sky":"snow"}\n```\n[model]\nIt is snowing in Oslo.\n');
     expect(model.requests[0]!.toolNames).not.toContain("example_tool");

@@ -34,3 +34,11 @@ export function pidAlive(pid: number): boolean {
     return true;
   }
 }
+
+/**
+ * Resolves once `pid` is gone (a SIGKILLed process dies a moment after the signal). No deadline
+ * of its own: a process that lives on fails the test by its timeout.
+ */
+export async function exited(pid: number): Promise<void> {
+  while (pidAlive(pid)) await new Promise((r) => setTimeout(r, 20));
+}

@@ -94,6 +94,8 @@ export async function startOfficialUiHarness(options: OfficialUiHarnessOptions =
       viewport: { width: 1400, height: 860 },
       ...(options.auth ? { extraHTTPHeaders: { Authorization: `Bearer ${options.auth.key}` } } : {}),
     });
+    // No deadline per action: a loaded machine only makes the UI slower; the test's own timeout bounds it.
+    context.setDefaultTimeout(0);
     const page = await context.newPage();
     const calls: Call[] = [];
     const problems: string[] = [];
@@ -114,7 +116,7 @@ export async function startOfficialUiHarness(options: OfficialUiHarnessOptions =
       const text = await response.text();
       const pending = () =>
         calls.find((c) => c.path === "/run_sse" && c.response === undefined && c.status === undefined);
-      const call = await until(pending, (c) => c !== undefined, "the recorded /run_sse request", 5_000);
+      const call = await until(pending, (c) => c !== undefined, "the recorded /run_sse request");
       call!.response = text;
       await route.fulfill({ response, body: text });
     });
@@ -223,7 +225,7 @@ export async function until<T>(
   read: () => Promise<T> | T,
   check: (value: T) => boolean,
   what: string,
-  ms = 30_000,
+  ms = Number.POSITIVE_INFINITY,
 ): Promise<T> {
   const deadline = Date.now() + ms;
   let last: T | undefined;

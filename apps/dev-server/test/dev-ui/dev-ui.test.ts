@@ -158,7 +158,7 @@ describe("dev UI in Chromium against the dev server", () => {
       expect(stored.state.city).toEqual({ name: "Rome" });
 
       await page.getByRole("tab", { name: "Graph" }).click();
-      await page.locator('.graph svg[aria-label="Agent graph of tool_agent"]').first().waitFor({ timeout: 30_000 });
+      await page.locator('.graph svg[aria-label="Agent graph of tool_agent"]').first().waitFor();
       await seeText(page.locator(".graph svg"), "get_weather");
       await h.screenshot("04-graph");
     },
@@ -176,7 +176,7 @@ describe("dev UI in Chromium against the dev server", () => {
       await seeText(page.locator('[data-eval-set="smoke"]'), "Cases: case_");
       await page.getByRole("button", { name: "Run eval" }).click();
       const table = page.getByRole("table", { name: "Eval results" });
-      await table.first().waitFor({ timeout: 30_000 });
+      await table.first().waitFor();
       const trajectory = table.locator('tr[data-metric="tool_trajectory_avg_score"]');
       await seeText(trajectory, "1.00");
       await seeText(trajectory, "passed");
@@ -322,7 +322,7 @@ describe("dev UI in Chromium against the dev server", () => {
         user_id: "e2e",
         session_id: session,
       });
-      const frame = await socket.waitForEvent("framesent", { timeout: 20_000 });
+      const frame = await socket.waitForEvent("framesent");
       const sent = JSON.parse(String(frame.payload)) as { blob: { mime_type: string; data: string } };
       expect(sent.blob.mime_type).toBe("audio/pcm");
       const bytes = Buffer.from(sent.blob.data, "base64");

@@ -117,7 +117,8 @@ export const rootAgent = new LlmAgent({
   model: new ScriptedModel({ steps: repeat({ error: new Error("the model exploded") }) }),
 });
 `,
-  // A callback that throws once the model answered: the run fails after the stream started, so it ends with an error frame.
+  // A callback that throws once the model answered: the run fails
+  // after the stream started, so it ends with an error frame.
   "crash_agent/agent.js": `import { LlmAgent, ScriptedModel, repeat } from "../_shared/helpers.js";
 export const rootAgent = new LlmAgent({
   name: "crash_agent",

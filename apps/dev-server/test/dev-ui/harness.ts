@@ -54,7 +54,8 @@ export interface Harness {
 export async function startHarness(): Promise<Harness> {
   if (!existsSync(join(devUiDir(), "index.html"))) {
     throw new Error(
-      `The dev UI is not built (${devUiDir()}): run \`pnpm --filter @agentkit/dev-ui run build:ui\` (turbo does it before these tests).`,
+      `The dev UI is not built (${devUiDir()}): run \`pnpm --filter @agentkit/dev-ui run build:ui\` (turbo does it ` +
+        `before these tests).`,
     );
   }
   mkdirSync(SCREENSHOTS, { recursive: true });
@@ -87,6 +88,8 @@ export async function startHarness(): Promise<Harness> {
       acceptDownloads: true,
       permissions: ["microphone"],
     });
+    // No deadline per action: a loaded machine only makes the UI slower; the test's own timeout bounds it.
+    context.setDefaultTimeout(0);
     const page = await context.newPage();
     const problems: string[] = [];
     page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));
@@ -165,7 +168,7 @@ export async function until<T>(
   read: () => Promise<T>,
   check: (value: T) => boolean,
   what: string,
-  ms = 20_000,
+  ms = Number.POSITIVE_INFINITY,
 ): Promise<T> {
   const deadline = Date.now() + ms;
   let last: T | undefined;

@@ -69,11 +69,15 @@ export function startCli(
   };
 }
 
-/** Polls `check` every 50 ms until it matches; fails with the output so far on timeout or exit. */
+/**
+ * Polls `check` every 50 ms until it matches; fails with the output so far when the child exits
+ * (or after `ms`, by default never: a slow machine only makes it wait longer, and a hang fails
+ * through the test's timeout).
+ */
 export async function waitFor(
   check: () => RegExpExecArray | RegExpMatchArray | null,
   what: () => string,
-  ms = 30_000,
+  ms = Number.POSITIVE_INFINITY,
   child?: ChildProcess,
 ): Promise<RegExpExecArray | RegExpMatchArray> {
   const deadline = Date.now() + ms;

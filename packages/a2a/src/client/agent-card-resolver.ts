@@ -70,7 +70,8 @@ export function normalizeAgentCard(raw: unknown, source?: string): AgentCard {
     card.supportedInterfaces.length === 0
   ) {
     throw new AgentCardResolutionError(
-      `The agent card${source ? ` from ${source}` : ""} is invalid: it needs a name and at least one entry in supportedInterfaces (A2A v1.0).`,
+      `The agent card${source ? ` from ${source}` : ""} is invalid: it needs a name and at least one entry in ` +
+        `supportedInterfaces (A2A v1.0).`,
       { source },
     );
   }

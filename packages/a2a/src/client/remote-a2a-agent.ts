@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Role, type AgentCard, type SendMessageRequest } from "@a2a-js/sdk";
 import {
-  Client,
+  type Client,
   ClientFactory,
   ClientFactoryOptions,
   JsonRpcTransportFactory,
@@ -73,7 +73,8 @@ export class RemoteA2aAgent extends BaseAgent {
     const parsed = optionsSchema.safeParse(options);
     if (!parsed.success) {
       throw new ConfigurationError(
-        `Invalid RemoteA2aAgent options: ${parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ")}`,
+        `Invalid RemoteA2aAgent ` +
+          `options: ${parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ")}`,
       );
     }
     const card = typeof options.agentCard === "string" ? undefined : normalizeAgentCard(options.agentCard);

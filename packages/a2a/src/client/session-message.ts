@@ -1,5 +1,5 @@
 import type { Part as A2aPart } from "@a2a-js/sdk";
-import { type Event, type InvocationContext, type Part } from "@agentkit/core";
+import type { Event, InvocationContext, Part } from "@agentkit/core";
 import { isEventInBranch } from "@agentkit/core/internal";
 import { contentToA2aParts } from "../converters/message-converter.js";
 import { AdkMetadataKey } from "../converters/metadata.js";
@@ -64,11 +64,15 @@ function presentOtherAgent(event: Event): Part[] {
     if (typeof part.text === "string" && part.text.trim()) out.push({ text: `[${event.author}] said: ${part.text}` });
     else if (part.functionCall) {
       out.push({
-        text: `[${event.author}] called tool \`${part.functionCall.name}\` with parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
+        text:
+          `[${event.author}] called tool \`${part.functionCall.name}\` with ` +
+          `parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
       });
     } else if (part.functionResponse) {
       out.push({
-        text: `[${event.author}] \`${part.functionResponse.name}\` tool returned result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
+        text:
+          `[${event.author}] \`${part.functionResponse.name}\` tool returned ` +
+          `result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
       });
     } else if (part.inlineData || part.fileData) out.push(part);
   }

@@ -89,7 +89,8 @@ export class A2aAgentExecutor implements AgentExecutor {
     const parsed = optionsSchema.safeParse(options);
     if (!parsed.success) {
       throw new ConfigurationError(
-        `Invalid A2aAgentExecutor options: ${parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ")}`,
+        `Invalid A2aAgentExecutor ` +
+          `options: ${parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ")}`,
       );
     }
     this.options = options;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
@@ -92,7 +92,8 @@ export class FileArtifactService extends BaseArtifactService {
     if (url.host !== "" && url.host !== "localhost") {
       throw new InvalidArtifactUriError(
         uri,
-        `File URI ${JSON.stringify(uri)} names host ${JSON.stringify(url.host)}; write an absolute path with three slashes: file:///abs/dir.`,
+        `File URI ${JSON.stringify(uri)} names host ${JSON.stringify(url.host)}; write an absolute path with three ` +
+          `slashes: file:///abs/dir.`,
       );
     }
     if (url.search !== "" || url.hash !== "") {
@@ -264,7 +265,9 @@ export class FileArtifactService extends BaseArtifactService {
       const bytes = Buffer.byteLength(segment, "utf8");
       if (bytes > MAX_SEGMENT_BYTES) {
         throw new InvalidArtifactNameError(
-          `The artifact ${SEGMENT_LABELS[i] ?? "name"} is ${bytes} bytes once encoded for the file store, which allows ${MAX_SEGMENT_BYTES} per name; use a shorter one (every character outside A-Z a-z 0-9 _ - . ~ and space takes 3 bytes per UTF-8 byte).`,
+          `The artifact ${SEGMENT_LABELS[i] ?? "name"} is ${bytes} bytes once encoded for the file store, which ` +
+            `allows ${MAX_SEGMENT_BYTES} per name; use a shorter one (every character outside A-Z a-z 0-9 _ - . ~ ` +
+            `and space takes 3 bytes per UTF-8 byte).`,
         );
       }
     });
@@ -390,7 +393,7 @@ async function writeDurably(path: string, data: string | Uint8Array, signal: Abo
 
 /** Makes a rename durable; some platforms cannot open directories, which is harmless to skip. */
 async function syncDirectory(dir: string): Promise<void> {
-  let handle;
+  let handle: FileHandle | undefined;
   try {
     handle = await open(dir, "r");
     await handle.sync();

@@ -8,7 +8,8 @@ export function validateBucketName(bucket: string, uri = bucket): void {
   if (!BUCKET.test(bucket) || bucket.includes("..") || /^\d+\.\d+\.\d+\.\d+$/.test(bucket)) {
     throw new InvalidArtifactUriError(
       uri,
-      `Invalid S3 bucket name ${JSON.stringify(bucket)}: use 3-63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit.`,
+      `Invalid S3 bucket name ${JSON.stringify(bucket)}: use 3-63 lowercase letters, digits, dots and hyphens, ` +
+        `starting and ending with a letter or digit.`,
     );
   }
 }
@@ -18,6 +19,7 @@ export function normalizePrefix(prefix: string | undefined, uri = prefix ?? ""):
   const trimmed = (prefix ?? "").replace(/^\/+|\/+$/g, "");
   if (trimmed === "") return "";
   for (const segment of trimmed.split("/")) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
     if (segment === "" || segment === "." || segment === ".." || /[\u0000-\u001f\u007f\\]/.test(segment)) {
       throw new InvalidArtifactUriError(
         uri,

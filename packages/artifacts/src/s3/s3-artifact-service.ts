@@ -226,7 +226,7 @@ export class S3ArtifactService extends BaseArtifactService {
     try {
       const names = new Set<string>();
       for (const [scope, namePrefix] of scopes) {
-        const scopeKey = this.keyOf(app, user, scope) + "/";
+        const scopeKey = `${this.keyOf(app, user, scope)}/`;
         for await (const key of this.listKeys(scopeKey, request.signal)) {
           // <filename>/<version>, and nothing else, is ours.
           const rest = key.slice(scopeKey.length);
@@ -301,7 +301,9 @@ export class S3ArtifactService extends BaseArtifactService {
         if (failed.length > 0) {
           throw new ArtifactStoreError(
             ArtifactStoreErrorCode.FAILED,
-            `S3 refused to delete ${failed.length} version(s) of ${JSON.stringify(request.filename)}: ${failed[0]?.Code ?? "?"} ${failed[0]?.Message ?? ""} (${failed[0]?.Key ?? "?"}).`,
+            `S3 refused to delete ${failed.length} version(s) ` +
+              `of ${JSON.stringify(request.filename)}: ${failed[0]?.Code ?? "?"} ${failed[0]?.Message ?? ""} ` +
+              `(${failed[0]?.Key ?? "?"}).`,
             { backend: "s3" },
           );
         }
@@ -336,7 +338,8 @@ export class S3ArtifactService extends BaseArtifactService {
     const bytes = Buffer.byteLength(key, "utf8") + VERSION_SUFFIX_BYTES;
     if (bytes > MAX_KEY_BYTES) {
       throw new InvalidArtifactNameError(
-        `The artifact's S3 key would be ${bytes} bytes once its names are encoded; S3 allows ${MAX_KEY_BYTES}. Use shorter names or ids.`,
+        `The artifact's S3 key would be ${bytes} bytes once its names are encoded; S3 allows ${MAX_KEY_BYTES}. Use ` +
+          `shorter names or ids.`,
       );
     }
     return key;

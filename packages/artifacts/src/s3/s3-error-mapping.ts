@@ -38,7 +38,8 @@ const NETWORK_PATTERN = new RegExp(`\\b(?:${[...NETWORK_CODES].join("|")})\\b`);
 
 /** A connection-level failure: no HTTP answer at all. */
 function isNetworkError(e: S3LikeError): boolean {
-  // The SDK sometimes wraps the socket error ("AWS SDK error wrapper for Error: connect ECONNREFUSED …"), keeping only its message.
+  // The SDK sometimes wraps the socket error ("AWS SDK error wrapper
+  // for Error: connect ECONNREFUSED …"), keeping only its message.
   return NETWORK_CODES.has(e.code ?? "") || NETWORK_CODES.has(e.name ?? "") || NETWORK_PATTERN.test(e.message ?? "");
 }
 

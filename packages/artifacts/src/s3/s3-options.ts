@@ -7,7 +7,9 @@ export interface S3ArtifactServiceOptions {
   prefix?: string;
   /** A client you own: the service never destroys it. */
   client?: S3Client;
-  /** Config for a client the service creates (endpoint, region, credentials, forcePathStyle) and destroys on close(). */
+  /**
+   * Config for a client the service creates (endpoint, region, credentials, forcePathStyle) and destroys on close().
+   */
   clientConfig?: S3ClientConfig;
   /** Payloads of at least this many bytes go up as a multipart upload. Default 8 MiB. */
   multipartThreshold?: number;

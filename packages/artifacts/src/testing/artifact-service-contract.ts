@@ -1,15 +1,22 @@
-import { describe, expect, it } from "@jest/globals";
 import { AgentKitError, nowSeconds, type BaseArtifactService, type Part } from "@agentkit/core";
-import { useContractSubject, type ContractFactory } from "./contract-harness.js";
+import { checkContractTestApi, useContractSubject } from "@agentkit/core/testing";
+import type { ContractFactory, ContractTestApi } from "./contract-harness.js";
 
 /**
- * The behaviour every `BaseArtifactService` must have. Call it at the top level of a test
- * file; `factory` runs before each test and `cleanup` (or `service.close()`) after it. Each
- * test uses its own unique app name, so backends may share one store across tests.
+ * The behaviour every `BaseArtifactService` must have. Call it at the top level of a test file
+ * with your framework's test functions (`{ describe, it, expect, beforeEach, afterEach }`: jest,
+ * vitest, or node:test with `assertExpect`); `factory` runs before each test and `cleanup` (or
+ * `service.close()`) after it. Each test uses its own unique app name, so backends may share
+ * one store across tests.
  */
-export function runArtifactServiceContract(name: string, factory: ContractFactory<BaseArtifactService>): void {
+export function runArtifactServiceContract(
+  name: string,
+  factory: ContractFactory<BaseArtifactService>,
+  test: ContractTestApi,
+): void {
+  const { describe, it, expect } = checkContractTestApi("runArtifactServiceContract", test);
   describe(`${name} (artifact service contract)`, () => {
-    const ctx = useContractSubject(factory);
+    const ctx = useContractSubject(factory, test);
     const scope = (sessionId = "s1", userId = "u1") => ({ appName: ctx.appName, userId, sessionId });
     const png = (bytes: number[]): Part => ({
       inlineData: { mimeType: "image/png", data: Buffer.from(bytes).toString("base64") },

@@ -1,4 +1,5 @@
-// Contract test suite for artifact backends (import from `@agentkit/artifacts/testing` inside a
-// jest test file; it defines describe/it blocks with @jest/globals).
+// The contract suite for artifact backends. It takes the test functions of the framework that
+// runs it (jest, vitest, node:test + assertExpect) and depends on none.
 export { runArtifactServiceContract } from "./artifact-service-contract.js";
-export type { ContractFactory, ContractSubject } from "./contract-harness.js";
+export { assertExpect } from "@agentkit/core/testing";
+export type { ContractFactory, ContractSubject, ContractTestApi } from "./contract-harness.js";

@@ -76,7 +76,8 @@ export async function startConditionalWriteProxy(upstream: string): Promise<Cond
           refused++;
           res.writeHead(412, { "content-type": "application/xml" });
           res.end(
-            `<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message><Condition>If-None-Match</Condition></Error>`,
+            `<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of ` +
+              `the pre-conditions you specified did not hold</Message><Condition>If-None-Match</Condition></Error>`,
           );
           return;
         }

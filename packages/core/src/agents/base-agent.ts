@@ -45,7 +45,8 @@ export abstract class BaseAgent {
       seen.add(sub.name);
       if (sub.parent) {
         throw new ConfigurationError(
-          `Agent "${sub.name}" already has parent "${sub.parent.name}" and cannot also be a sub-agent of "${this.name}". Create a separate instance.`,
+          `Agent "${sub.name}" already has parent "${sub.parent.name}" and cannot also be a sub-agent of ` +
+            `"${this.name}". Create a separate instance.`,
         );
       }
       sub.parent = this;
@@ -151,7 +152,8 @@ export abstract class BaseAgent {
 export function validateAgentName(name: unknown): asserts name is string {
   if (typeof name !== "string" || !NAME_PATTERN.test(name)) {
     throw new ConfigurationError(
-      `Invalid agent name ${JSON.stringify(name)}: use letters, digits and underscores, starting with a letter or underscore.`,
+      `Invalid agent name ${JSON.stringify(name)}: use letters, digits and underscores, starting with a letter or ` +
+        `underscore.`,
     );
   }
   if (name === "user")

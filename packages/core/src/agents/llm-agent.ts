@@ -23,7 +23,7 @@ import type {
   OnToolErrorCallback,
 } from "./callbacks.js";
 import type { InvocationContext } from "../context/invocation-context.js";
-import { ReadonlyContext } from "../context/readonly-context.js";
+import type { ReadonlyContext } from "../context/readonly-context.js";
 
 /** An instruction: text (with `{state}` templating) or a function of the context (used as is). */
 export type InstructionProvider = (context: ReadonlyContext) => string | Promise<string>;
@@ -39,7 +39,10 @@ export const IncludeContents = {
 export type IncludeContents = (typeof IncludeContents)[keyof typeof IncludeContents];
 
 export interface LlmAgentOptions extends BaseAgentOptions {
-  /** A model, or its name resolved through the runner's `ModelRegistry`; inherited from the nearest LlmAgent ancestor when omitted. */
+  /**
+   * A model, or its name resolved through the runner's `ModelRegistry`;
+   * inherited from the nearest LlmAgent ancestor when omitted.
+   */
   model?: BaseLlm | string;
   instruction?: Instruction;
   /** Instruction for every agent of the tree; only the root agent's is used. */
@@ -144,7 +147,8 @@ export class LlmAgent extends BaseAgent {
     if (typeof model !== "string") return model;
     if (!ctx.modelRegistry) {
       throw new ConfigurationError(
-        `Agent "${this.name}" names its model "${model}" but no model registry is configured: pass \`modelRegistry\` to the Runner (e.g. createModelRegistry() from @agentkit/models) or give the agent a BaseLlm instance.`,
+        `Agent "${this.name}" names its model "${model}" but no model registry is configured: pass \`modelRegistry\` ` +
+          `to the Runner (e.g. createModelRegistry() from @agentkit/models) or give the agent a BaseLlm instance.`,
       );
     }
     return ctx.modelRegistry.resolve(model);
@@ -211,7 +215,8 @@ export class LlmAgent extends BaseAgent {
     }
     if (this.includeContents !== IncludeContents.DEFAULT && this.includeContents !== IncludeContents.NONE) {
       throw new ConfigurationError(
-        `Agent "${this.name}": includeContents must be "default" or "none", got ${JSON.stringify(this.includeContents)}.`,
+        `Agent "${this.name}": includeContents must be "default" or "none", ` +
+          `got ${JSON.stringify(this.includeContents)}.`,
       );
     }
     if (this.model !== undefined && typeof this.model !== "string" && !isModel(this.model)) {
@@ -226,7 +231,8 @@ export class LlmAgent extends BaseAgent {
         typeof (executor as BaseCodeExecutor).executeCode !== "function")
     ) {
       throw new ConfigurationError(
-        `Agent "${this.name}": codeExecutor must be a BaseCodeExecutor (e.g. BuiltInCodeExecutor or LocalCodeExecutor from @agentkit/tools).`,
+        `Agent "${this.name}": codeExecutor must be a BaseCodeExecutor (e.g. BuiltInCodeExecutor or ` +
+          `LocalCodeExecutor from @agentkit/tools).`,
       );
     }
     for (const tool of this.tools) {

@@ -56,7 +56,8 @@ export function validateArtifactRequest(request: ArtifactRequest): void {
   validateArtifactFilename(request.filename);
   if (!isUserScopedFilename(request.filename) && (request.sessionId === undefined || request.sessionId === "")) {
     throw new InvalidArtifactScopeError(
-      `Artifact ${preview(request.filename)} is session-scoped, so sessionId is required; prefix the filename with "user:" to share it across sessions.`,
+      `Artifact ${preview(request.filename)} is session-scoped, so sessionId is required; prefix the filename with ` +
+        `"user:" to share it across sessions.`,
     );
   }
 }

@@ -12,6 +12,8 @@ import type { LiveRequestQueue } from "../agents/live-request-queue.js";
 import { resolveRunConfig, type ResolvedRunConfig, type RunConfig } from "../agents/run-config.js";
 import type { ContentsCache } from "../flows/contents-cache.js";
 import { UsageTracker } from "../usage/usage-tracker.js";
+import type { BaseCredentialService } from "../auth/base-credential-service.js";
+import type { CredentialExchangerRegistry } from "../auth/credential-exchangers.js";
 
 export interface InvocationContextInit {
   invocationId: string;
@@ -34,6 +36,10 @@ export interface InvocationContextInit {
   appName?: string;
   /** The invocation's usage and budget (the runner makes one; a bare context gets an unlimited one). */
   usage?: UsageTracker;
+  /** Where tools' credentials are stored (see docs/auth.md); none means a process-wide in-memory one. */
+  credentialService?: BaseCredentialService;
+  /** Exchangers and refreshers by scheme type; none means the OAuth2/OIDC defaults. */
+  credentialExchangers?: CredentialExchangerRegistry;
   /** Whether pauses are checkpointed and resumed (`App.resumability`); off by default. */
   resumability?: ResumabilityConfig;
   /** Set while an agent runs as a workflow node: its path, input and output sink. */
@@ -94,6 +100,8 @@ export class InvocationContext {
   readonly signal?: AbortSignal;
   /** Usage of the invocation so far and its budget, shared by every agent of it. */
   readonly usage: UsageTracker;
+  readonly credentialService?: BaseCredentialService;
+  readonly credentialExchangers?: CredentialExchangerRegistry;
   readonly resumability?: ResumabilityConfig;
   /** Set by a workflow for the agent it runs as a node (internal). */
   readonly nodeScope?: NodeScope;
@@ -122,6 +130,8 @@ export class InvocationContext {
     this.liveRequestQueue = init.liveRequestQueue;
     this.signal = init.signal;
     this.usage = init.usage ?? new UsageTracker();
+    this.credentialService = init.credentialService;
+    this.credentialExchangers = init.credentialExchangers;
     this.resumability = init.resumability;
     this.nodeScope = init.nodeScope;
     this.counter = internals?.counter ?? new LlmCallCounter();
@@ -207,6 +217,8 @@ export class InvocationContext {
       liveRequestQueue: this.liveRequestQueue,
       signal: this.signal,
       usage: this.usage,
+      credentialService: this.credentialService,
+      credentialExchangers: this.credentialExchangers,
       resumability: this.resumability,
     };
   }

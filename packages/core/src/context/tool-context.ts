@@ -4,6 +4,14 @@ import type { Event } from "../events/event.js";
 import { AgentKitError } from "../errors/agentkit-error.js";
 import { CallbackContext } from "./callback-context.js";
 import type { InvocationContext } from "./invocation-context.js";
+import type { AuthCredential } from "../auth/auth-credential.js";
+import { redactAuthConfig, withCredentialKey, type AuthConfig } from "../auth/auth-config.js";
+import {
+  defaultCredentialDependencies,
+  rememberRequestedAuthConfig,
+  resolveCredential,
+  type CredentialDependencies,
+} from "../auth/credential-manager.js";
 
 /**
  * A tool call that paused because something it runs waits for the client (an agent tool whose
@@ -80,5 +88,55 @@ export class ToolContext extends CallbackContext {
     if (hint !== undefined) confirmation.hint = hint;
     if (payload !== undefined) confirmation.payload = payload;
     this.actions.requestedToolConfirmations[this.functionCallId] = confirmation;
+  }
+
+  /**
+   * Asks the user for a credential (OAuth2 consent, an API key...). The flow then emits an
+   * `adk_request_credential` call and pauses; once the user answers, the flow exchanges and
+   * stores the credential and runs this call again, where `getCredential` returns it.
+   *
+   * A tool that runs its own OAuth client (keeping the PKCE verifier itself) passes the
+   * authorization URL it built in `exchangedAuthCredential.oauth2.authUri`: the flow then checks
+   * the answer's `state` and stores the authorization code (`oauth2.authCode`) for the tool to redeem.
+   */
+  requestCredential(authConfig: AuthConfig): void {
+    if (!this.functionCallId) {
+      throw new AgentKitError(
+        "CREDENTIAL_REQUEST_UNAVAILABLE",
+        "requestCredential needs a function call id; it is only available inside a tool call.",
+      );
+    }
+    const config = withCredentialKey(authConfig);
+    // Events carry a copy without secrets; the flow reads the full config from process memory.
+    rememberRequestedAuthConfig(this.invocationContext.session, this.functionCallId, config);
+    this.actions.requestedAuthConfigs[this.functionCallId] = redactAuthConfig(config);
+  }
+
+  /**
+   * The credential for `authConfig` this user can use now (refreshed when it was about to expire,
+   * exchanged when no user is needed), or `undefined`: then call `requestCredential`.
+   */
+  async getCredential(authConfig: AuthConfig): Promise<AuthCredential | undefined> {
+    return resolveCredential(authConfig, this, this.credentialDependencies());
+  }
+
+  /** ADK's name for `getCredential`. */
+  async getAuthResponse(authConfig: AuthConfig): Promise<AuthCredential | undefined> {
+    return this.getCredential(authConfig);
+  }
+
+  /** Forgets this user's stored credential (e.g. the API answered 401: the token was revoked). */
+  async deleteCredential(authConfig: AuthConfig): Promise<void> {
+    await this.credentialDependencies().credentialService.deleteCredential(withCredentialKey(authConfig), this);
+  }
+
+  private credentialDependencies(): CredentialDependencies {
+    const ctx = this.invocationContext;
+    const defaults = defaultCredentialDependencies();
+    return {
+      credentialService: ctx.credentialService ?? defaults.credentialService,
+      exchangers: ctx.credentialExchangers ?? defaults.exchangers,
+      signal: ctx.signal,
+    };
   }
 }

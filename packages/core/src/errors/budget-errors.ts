@@ -41,7 +41,9 @@ export class BudgetExceededError extends AgentKitError {
     const unit = UNITS[init.kind];
     super(
       BUDGET_ERROR_CODES[init.kind],
-      `The ${init.scope} budget of ${unit(init.limit)} is used up (${unit(init.used)} so far), so no further model call is made. Raise the ${init.scope} limit in RunConfig.budget or App.budget${init.scope === "session" ? ", or start a new session" : ""}.`,
+      `The ${init.scope} budget of ${unit(init.limit)} is used up (${unit(init.used)} so far), so no further model ` +
+        `call is made. Raise the ${init.scope} limit in RunConfig.budget or ` +
+        `App.budget${init.scope === "session" ? ", or start a new session" : ""}.`,
       options,
     );
     this.kind = init.kind;

@@ -7,7 +7,8 @@ export class LlmCallsLimitExceededError extends AgentKitError {
   constructor(limit: number, options: AgentKitErrorOptions = {}) {
     super(
       "LLM_CALLS_LIMIT_EXCEEDED",
-      `Max number of LLM calls limit of ${limit} exceeded. Raise RunConfig.maxLlmCalls or check the agent for a tool-call loop.`,
+      `Max number of LLM calls limit of ${limit} exceeded. Raise RunConfig.maxLlmCalls or check the agent for a ` +
+        `tool-call loop.`,
       options,
     );
     this.limit = limit;

@@ -15,7 +15,8 @@ export class SessionNotFoundError extends SessionError {
 
   constructor(key: { appName: string; userId: string; sessionId: string }, options: AgentKitErrorOptions = {}) {
     super(
-      `Session not found: ${key.sessionId} (app "${key.appName}", user "${key.userId}"). Create it first or enable autoCreateSession.`,
+      `Session not found: ${key.sessionId} (app "${key.appName}", user "${key.userId}"). Create it first or enable ` +
+        `autoCreateSession.`,
       {
         ...options,
         code: "SESSION_NOT_FOUND",

@@ -21,6 +21,7 @@ import type { EventActions } from "../events/event-actions.js";
 import { createEvent, newEventId, type Event } from "../events/event.js";
 import { appendInstructions, type LlmRequest } from "../models/llm-request.js";
 import type { LlmResponse } from "../models/llm-response.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /**
  * The code-execution request processor (ADK's `_code_execution` request side). A model-side
@@ -71,7 +72,7 @@ export async function* executeCodeInResponse(
 
   // Function calls take precedence: running code would drop them and leave them unanswered.
   if (response.content.parts?.some((p) => p.functionCall)) return false;
-  const content = structuredClone(response.content);
+  const content = deepCopy(response.content);
   const code = extractCodeAndTruncateContent(content, executor.codeBlockDelimiters);
   if (code === undefined) return false;
   yield makeModelEvent({ ...response, content });

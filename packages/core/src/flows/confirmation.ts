@@ -8,6 +8,7 @@ import type { BaseTool } from "../tools/base-tool.js";
 import { REQUEST_CONFIRMATION_FUNCTION_CALL_NAME } from "./confirmation-names.js";
 import { isEventInBranch } from "./contents.js";
 import { executeFunctionCalls, generateFunctionCallId } from "./function-calling.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /**
  * The event asking the client to confirm tool calls (http-api.md 7.2): one
@@ -36,7 +37,7 @@ export function buildConfirmationRequestEvent(
         name: REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
         args: {
           originalFunctionCall: { id: original.id, name: original.name, args: original.args ?? {} },
-          toolConfirmation: structuredClone(confirmation),
+          toolConfirmation: deepCopy(confirmation),
         },
       },
     });
@@ -121,7 +122,7 @@ export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: Ll
     const confirmations: Record<string, ToolConfirmation> = {};
     const originals: FunctionCall[] = [];
     for (const call of requestCalls) {
-      const originalId = ((call.args ?? {}).originalFunctionCall as { id?: unknown } | undefined)?.id;
+      const originalId = (call.args?.originalFunctionCall as { id?: unknown } | undefined)?.id;
       if (typeof originalId !== "string" || !Object.hasOwn(recorded, originalId)) continue;
       const original = findModelCall(events, i, agent.name, originalId);
       if (!original) continue;
@@ -145,7 +146,7 @@ export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: Ll
 }
 
 /** The function call `id` as the model made it: in an event of this agent before `before`. */
-function findModelCall(
+export function findModelCall(
   events: readonly Event[],
   before: number,
   agentName: string,

@@ -2,6 +2,7 @@ import type { Content, FunctionCall, Part } from "../content/content.js";
 import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
 import { RESERVED_FUNCTION_CALL_NAMES } from "./confirmation-names.js";
 import { suspendedCallOf } from "./suspended-call-record.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /**
  * What `getContents` remembers of one (session, branch, agent) between calls: the contents it
@@ -264,7 +265,7 @@ export function isEventInBranch(branch: string | undefined, event: Pick<Event, "
 function isEmptyContent(event: Event): boolean {
   if (event.actions.compaction) return false;
   const c = event.content;
-  const empty = !c || !c.role || !c.parts || c.parts.length === 0 || c.parts[0]!.text === "";
+  const empty = !c?.role || !c.parts || c.parts.length === 0 || c.parts[0]!.text === "";
   return empty && !event.inputTranscription?.text && !event.outputTranscription?.text;
 }
 
@@ -392,11 +393,15 @@ function presentOtherAgentMessage(event: Event): Event | undefined {
     if (part.text) parts.push({ text: `[${event.author}] said: ${part.text}` });
     else if (part.functionCall) {
       parts.push({
-        text: `[${event.author}] called tool \`${part.functionCall.name}\` with parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
+        text:
+          `[${event.author}] called tool \`${part.functionCall.name}\` with ` +
+          `parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
       });
     } else if (part.functionResponse) {
       parts.push({
-        text: `[${event.author}] \`${part.functionResponse.name}\` tool returned result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
+        text:
+          `[${event.author}] \`${part.functionResponse.name}\` tool returned ` +
+          `result: ${JSON.stringify(part.functionResponse.response ?? {})}`,
       });
     } else if (part.text === undefined) parts.push(part);
   }
@@ -406,7 +411,7 @@ function presentOtherAgentMessage(event: Event): Event | undefined {
 
 /** One event with the first event's parts, later responses replacing same-id ones. */
 function mergeFunctionResponseEvents(events: Event[]): Event {
-  const base = structuredClone(events[0]!);
+  const base = deepCopy(events[0]!);
   const parts = base.content?.parts ?? [];
   const index = new Map<string | undefined, number>();
   parts.forEach((p, i) => {

@@ -3,6 +3,7 @@ import { InvalidUserMessageError } from "../errors/run-errors.js";
 import { getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
 import {
   REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+  REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
   REQUEST_INPUT_FUNCTION_CALL_NAME,
   RESERVED_FUNCTION_CALL_NAMES,
 } from "./confirmation-names.js";
@@ -24,9 +25,9 @@ interface PendingCall {
  * - a `functionCall` part is refused (so are code execution parts, which only the flow makes);
  * - a `functionResponse` must answer a call the flow is waiting for: made by an agent (never by
  *   a `user` event), listed in that event's `longRunningToolIds`, not answered by a client before,
- *   under the call's own name; a confirmation answer must also match the confirmation record the
- *   flow stored with the request (`actions.requestedToolConfirmations`), an input answer the
- *   input request record (`actions.requestedInputs`, keyed by the call id).
+ *   under the call's own name; a confirmation, credential or input answer must also match the
+ *   record the flow stored with the request (`actions.requestedToolConfirmations` /
+ *   `requestedAuthConfigs` / `requestedInputs`, the last keyed by the call's own id).
  * Imported events can never satisfy this: the server strips `longRunningToolIds` and request
  * records from events a client imports, so only requests this flow emitted are answerable.
  * Returns the message to store: responses without a name get the name of the call they answer.
@@ -53,6 +54,9 @@ export function checkIncomingMessage(message: Content, events: readonly Event[])
     if (callName === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME && !isRecordedConfirmation(found!)) {
       refuse(index, `answers confirmation request "${id}", which the flow did not record`);
     }
+    if (callName === REQUEST_CREDENTIAL_FUNCTION_CALL_NAME && !isRecordedCredentialRequest(found!)) {
+      refuse(index, `answers credential request "${id}", which the flow did not record`);
+    }
     if (callName === REQUEST_INPUT_FUNCTION_CALL_NAME && !isRecordedInputRequest(found!)) {
       refuse(index, `answers input request "${id}", which the flow did not record`);
     }
@@ -73,7 +77,8 @@ export function checkIncomingParts(message: Content): Set<string> {
       const reserved = RESERVED_FUNCTION_CALL_NAMES.has(name) ? ", a name only the framework's flow uses" : "";
       refuse(
         index,
-        `is a functionCall ("${name}"${reserved}): only the model calls functions; answer a pending call with a functionResponse instead`,
+        `is a functionCall ("${name}"${reserved}): only the model calls functions; answer a pending call with a ` +
+          `functionResponse instead`,
       );
     }
     if (part.executableCode || part.codeExecutionResult) {
@@ -122,9 +127,15 @@ function findCalls(events: readonly Event[], ids: ReadonlySet<string>): Map<stri
 
 /** The confirmation request carries the original call id the flow recorded as awaiting confirmation. */
 function isRecordedConfirmation({ call, event }: PendingCall): boolean {
-  const original = (call.args ?? {}).originalFunctionCall as { id?: unknown } | undefined;
+  const original = call.args?.originalFunctionCall as { id?: unknown } | undefined;
   const originalId = typeof original?.id === "string" ? original.id : undefined;
   return originalId !== undefined && Object.hasOwn(event.actions.requestedToolConfirmations, originalId);
+}
+
+/** The credential request carries the original call id the flow recorded in `requestedAuthConfigs`. */
+function isRecordedCredentialRequest({ call, event }: PendingCall): boolean {
+  const originalId = call.args?.functionCallId;
+  return typeof originalId === "string" && Object.hasOwn(event.actions.requestedAuthConfigs, originalId);
 }
 
 /** The input request carries the record the flow stored with it (keyed by the call's own id). */

@@ -50,7 +50,8 @@ async function replacement(raw: string, ctx: InvocationContext): Promise<string>
     const service = ctx.artifactService;
     if (!service) {
       throw new ConfigurationError(
-        `The instruction uses {artifact.${filename}} but no artifact service is configured: pass artifactService to the Runner.`,
+        `The instruction uses {artifact.${filename}} but no artifact service is configured: pass artifactService to ` +
+          `the Runner.`,
       );
     }
     const part = await service.loadArtifact({
@@ -62,7 +63,8 @@ async function replacement(raw: string, ctx: InvocationContext): Promise<string>
     if (!part) {
       if (optional) return "";
       throw new ConfigurationError(
-        `The instruction uses {artifact.${filename}} but the artifact "${filename}" does not exist. Save it first or write {artifact.${filename}?}.`,
+        `The instruction uses {artifact.${filename}} but the artifact "${filename}" does not exist. Save it first or ` +
+          `write {artifact.${filename}?}.`,
       );
     }
     return artifactText(part);
@@ -77,7 +79,8 @@ async function replacement(raw: string, ctx: InvocationContext): Promise<string>
   }
   if (optional) return "";
   throw new ConfigurationError(
-    `The instruction uses {${name}} but the session state has no key "${name}". Set it first (e.g. in the session's initial state) or write {${name}?} to make it optional.`,
+    `The instruction uses {${name}} but the session state has no key "${name}". Set it first (e.g. in the session's ` +
+      `initial state) or write {${name}?} to make it optional.`,
   );
 }
 

@@ -3,12 +3,15 @@ import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import type { FunctionCall } from "../content/content.js";
 import { createEventActions, type EventActions } from "../events/event-actions.js";
-import { createEvent, getFunctionCalls, isFinalResponse, type Event } from "../events/event.js";
+import { createEvent, getFunctionCalls, getFunctionResponses, isFinalResponse, type Event } from "../events/event.js";
 import type { LlmResponse } from "../models/llm-response.js";
 import type { BaseTool } from "../tools/base-tool.js";
 import { buildConfirmationRequestEvent, resumeConfirmedToolCalls } from "./confirmation.js";
+import { buildCredentialRequestEvent } from "../auth/credential-request.js";
+import { resumeAuthorizedToolCalls } from "./credential-resume.js";
 import {
   executeFunctionCalls,
+  generateFunctionCallId,
   getLongRunningCallIds,
   hasEffects,
   populateFunctionCallIds,
@@ -17,6 +20,7 @@ import { executeCodeInResponse, preprocessCodeExecution, saveModelSideImages } f
 import { callModel } from "./model-call.js";
 import { buildSuspendedCallEvent, resumeSuspendedToolCalls } from "./suspended-tools.js";
 import { buildLlmRequest } from "./request-builder.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /**
  * The text-mode loop of an LlmAgent: steps (build request, call model, run tools) until a
@@ -41,6 +45,17 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
   ctx.throwIfAborted();
   const resumed = await resumeConfirmedToolCalls(ctx, agent);
   if (resumed) yield resumed;
+  const authorized = await resumeAuthorizedToolCalls(ctx, agent);
+  if (authorized) {
+    // Answered calls may ask again (e.g. for a second credential): pause once more.
+    const calls = getFunctionResponses(authorized).map((r) => ({ id: r.id, name: r.name }));
+    const again = await buildCredentialRequestEvent(ctx, agent.name, calls, authorized, generateFunctionCallId);
+    yield authorized;
+    if (again) {
+      yield again;
+      return;
+    }
+  }
   if (ctx.isEnded) return;
   const continued = await resumeSuspendedToolCalls(ctx, agent);
   if (continued) {
@@ -92,7 +107,7 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
       invocationId: ctx.invocationId,
       author: agent.name,
       branch: ctx.branch,
-      actions: structuredClone(actions),
+      actions: deepCopy(actions),
     });
   }
 }
@@ -120,7 +135,7 @@ export function createModelResponseEvent(
     invocationId: ctx.invocationId,
     author: agent.name,
     branch: ctx.branch,
-    content: response.content ? structuredClone(response.content) : undefined,
+    content: response.content ? deepCopy(response.content) : undefined,
     partial: response.partial,
     turnComplete: response.turnComplete,
     finishReason: response.finishReason,
@@ -138,7 +153,7 @@ export function createModelResponseEvent(
     inputTranscription: response.inputTranscription,
     outputTranscription: response.outputTranscription,
     liveSessionResumptionUpdate: response.liveSessionResumptionUpdate,
-    actions: actions ? structuredClone(actions) : undefined,
+    actions: actions ? deepCopy(actions) : undefined,
   });
   const longRunning = getLongRunningCallIds(populateFunctionCallIds(event), toolsDict);
   if (longRunning.length > 0) event.longRunningToolIds = longRunning;
@@ -158,13 +173,25 @@ async function* afterFunctionCalls(
 ): AsyncGenerator<Event, void, void> {
   const outcome = await executeFunctionCalls(ctx, agent, calls, toolsDict);
   const responseEvent = outcome.event;
+  // Built before the response is stored: a credential the user cannot be asked for answers its call with an error.
+  const credentialRequest = responseEvent
+    ? await buildCredentialRequestEvent(ctx, agent.name, calls, responseEvent, generateFunctionCallId)
+    : undefined;
   if (responseEvent) yield responseEvent;
   if (outcome.suspensions) {
-    // A call waits for the client (e.g. an agent tool's agent asked for a confirmation): the turn ends.
+    // A call waits for the client (e.g. an agent tool's agent asked for a confirmation): every
+    // request of the step is shown, then the turn ends.
+    if (credentialRequest) yield credentialRequest;
+    const confirmation = responseEvent && buildConfirmationRequestEvent(ctx, agent, calls, responseEvent);
+    if (confirmation) yield confirmation;
     for (const { call, suspension } of outcome.suspensions) yield buildSuspendedCallEvent(ctx, agent, call, suspension);
     return;
   }
   if (!responseEvent) return;
+  if (credentialRequest) {
+    yield credentialRequest;
+    return;
+  }
 
   const confirmation = buildConfirmationRequestEvent(ctx, agent, calls, responseEvent);
   if (confirmation) {

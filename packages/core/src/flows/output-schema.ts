@@ -3,6 +3,7 @@ import type { FunctionDeclaration } from "../content/generate-content-config.js"
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { AgentKitError } from "../errors/agentkit-error.js";
 import { BaseTool, type ToolRunRequest } from "../tools/base-tool.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /** What `outputSchema` accepts: a zod 4 object schema or a JSON Schema with type "object". */
 export type OutputSchema = z.ZodType | Record<string, unknown>;
@@ -10,7 +11,11 @@ export type OutputSchema = z.ZodType | Record<string, unknown>;
 /** Name of the tool an agent with tools and an output schema answers through. */
 export const SET_MODEL_RESPONSE_TOOL_NAME = "set_model_response";
 
-export const SET_MODEL_RESPONSE_INSTRUCTION = `IMPORTANT: You have access to a tool named \`${SET_MODEL_RESPONSE_TOOL_NAME}\`. When you have finished your work and are ready to give your final response, you MUST call \`${SET_MODEL_RESPONSE_TOOL_NAME}\` with the response as its arguments, following its parameter schema exactly. Do not answer with plain text for the final response.`;
+export const SET_MODEL_RESPONSE_INSTRUCTION =
+  `IMPORTANT: You have access to a tool named ` +
+  `\`${SET_MODEL_RESPONSE_TOOL_NAME}\`. When you have finished your work and are ready to give your final response, ` +
+  `you MUST call \`${SET_MODEL_RESPONSE_TOOL_NAME}\` with the response as its arguments, following its parameter ` +
+  `schema exactly. Do not answer with plain text for the final response.`;
 
 /** The structured output did not match the agent's output schema. */
 export class OutputValidationError extends AgentKitError {
@@ -36,20 +41,22 @@ export function outputSchemaToJson(agentName: string, schema: OutputSchema): Rec
       json = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
     } catch (error) {
       throw new ConfigurationError(
-        `The outputSchema of agent "${agentName}" cannot be expressed as JSON Schema (${error instanceof Error ? error.message : String(error)}). Use JSON-compatible zod types.`,
+        `The outputSchema of agent "${agentName}" cannot be expressed as JSON Schema ` +
+          `(${error instanceof Error ? error.message : String(error)}). Use JSON-compatible zod types.`,
         { cause: error },
       );
     }
     delete json.$schema;
   } else if (typeof schema === "object" && schema !== null && !Array.isArray(schema)) {
-    const { $schema: _ignored, ...rest } = structuredClone(schema);
+    const { $schema: _ignored, ...rest } = deepCopy(schema);
     json = rest;
   } else {
     json = {};
   }
   if (json.type !== "object") {
     throw new ConfigurationError(
-      `The outputSchema of agent "${agentName}" must describe an object: use z.object({ ... }) or a JSON Schema with type "object".`,
+      `The outputSchema of agent "${agentName}" must describe an object: use z.object({ ... }) or a JSON Schema with ` +
+        `type "object".`,
     );
   }
   return json;
@@ -107,7 +114,7 @@ export class SetModelResponseTool extends BaseTool {
   }
 
   override getDeclaration(): FunctionDeclaration {
-    return { name: this.name, description: this.description, parametersJsonSchema: structuredClone(this.jsonSchema) };
+    return { name: this.name, description: this.description, parametersJsonSchema: deepCopy(this.jsonSchema) };
   }
 
   override async runAsync({ args }: ToolRunRequest): Promise<unknown> {

@@ -18,6 +18,7 @@ import { getContents, getCurrentTurnContents, insertInstructionContents, type Co
 import { applyInstructions } from "./instructions.js";
 import { outputSchemaToJson, SET_MODEL_RESPONSE_INSTRUCTION, SetModelResponseTool } from "./output-schema.js";
 import { buildTransferInstructions, getTransferTargets, TransferToAgentTool } from "./transfer.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /**
  * Builds the model request for one step of an LlmAgent (ADK's request processors, in order):
@@ -44,7 +45,7 @@ export async function buildLlmRequest(
     // latest event of this agent that carries cache metadata), so a new process, runner or
     // model instance (a stateless server) reuses the cache the last response described.
     const prior = latestCacheMetadata(ctx.session.events, agent.name);
-    if (prior) request.cacheMetadata = structuredClone(prior);
+    if (prior) request.cacheMetadata = deepCopy(prior);
   }
   const live = liveConnectConfigOf(ctx);
   if (live) request.liveConnectConfig = live;
@@ -108,7 +109,7 @@ function copyConfig(config: GenerateContentConfig | undefined): GenerateContentC
   const { abortSignal, ...rest } = config;
   let copy: GenerateContentConfig;
   try {
-    copy = structuredClone(rest);
+    copy = deepCopy(rest);
   } catch {
     copy = { ...rest };
   }

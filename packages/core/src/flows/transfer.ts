@@ -52,7 +52,9 @@ If another agent is better for answering the question according to its descripti
 **NOTE**: the only available agents for \`${TRANSFER_TO_AGENT_TOOL_NAME}\` function are ${names}.`;
   const parent = agent.parentAgent;
   if (parent && !agent.disallowTransferToParent) {
-    text += `\n\nIf neither you nor the other agents are best for the question, transfer to your parent agent ${parent.name}.`;
+    text +=
+      `\n\nIf neither you nor the other agents are best for the question, transfer to your parent ` +
+      `agent ${parent.name}.`;
   }
   return text;
 }
@@ -70,7 +72,8 @@ export class TransferToAgentTool extends BaseTool {
     super({
       name: TRANSFER_TO_AGENT_TOOL_NAME,
       description:
-        "Transfer the question to another agent. This tool hands off control to another agent when it is more suitable to answer the user's question according to the agent's description.",
+        "Transfer the question to another agent. This tool hands off control to another agent when it is more " +
+        "suitable to answer the user's question according to the agent's description.",
     });
     this.agent = agent;
     this.targetNames = targets.map((t) => t.name);
@@ -95,7 +98,9 @@ export class TransferToAgentTool extends BaseTool {
     const target = typeof name === "string" ? this.agent.rootAgent.findAgent(name) : undefined;
     if (!target || target === this.agent) {
       return {
-        error: `Agent ${JSON.stringify(name)} cannot be transferred to. Available agents: ${this.targetNames.join(", ")}.`,
+        error:
+          `Agent ${JSON.stringify(name)} cannot be transferred to. Available ` +
+          `agents: ${this.targetNames.join(", ")}.`,
       };
     }
     toolContext.actions.transferToAgent = target.name;

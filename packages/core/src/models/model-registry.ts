@@ -61,7 +61,8 @@ export class ModelRegistry {
         ? this.entries.map((e) => e.pattern.toString()).join(", ")
         : "(none registered)";
       throw new ConfigurationError(
-        `No model is registered for "${name}". Known patterns: ${known}. Register one with modelRegistry.register(pattern, factory) or pass a BaseLlm instance as the agent's model.`,
+        `No model is registered for "${name}". Known patterns: ${known}. Register one with ` +
+          `modelRegistry.register(pattern, factory) or pass a BaseLlm instance as the agent's model.`,
       );
     }
     const model = entry.factory(name);

@@ -102,7 +102,8 @@ export class App {
       }
       if (compaction.eventRetentionSize !== undefined && compaction.overlapSize) {
         throw new ConfigurationError(
-          `App "${options.name}": eventsCompactionConfig takes overlapSize (sliding window) or eventRetentionSize (tail retention), not both.`,
+          `App "${options.name}": eventsCompactionConfig takes overlapSize (sliding window) or eventRetentionSize ` +
+            `(tail retention), not both.`,
         );
       }
     }
@@ -127,7 +128,8 @@ export class App {
 export function validateAppName(name: unknown): asserts name is string {
   if (typeof name !== "string" || !APP_NAME_PATTERN.test(name)) {
     throw new ConfigurationError(
-      `Invalid app name ${JSON.stringify(name)}: use letters, digits and underscores, starting with a letter or underscore (it must be an identifier).`,
+      `Invalid app name ${JSON.stringify(name)}: use letters, digits and underscores, starting with a letter or ` +
+        `underscore (it must be an identifier).`,
     );
   }
   if (name === "user") throw new ConfigurationError('An app cannot be named "user": that name is reserved.');

@@ -44,7 +44,9 @@ export async function compactAfterRun(args: {
       invocationId: args.ctx.invocationId,
       author: args.rootAgent.name,
       errorCode: COMPACTION_FAILED,
-      errorMessage: `Events compaction failed (the run itself completed; history stays uncompacted until a later run compacts it): ${error instanceof Error ? error.message : String(error)}`,
+      errorMessage:
+        `Events compaction failed (the run itself completed; history stays uncompacted until a later run ` +
+        `compacts it): ${error instanceof Error ? error.message : String(error)}`,
     });
   }
 }

@@ -29,6 +29,8 @@ import { resolveBudget, type Budget } from "../usage/budget.js";
 import { PriceTable, type ModelPrice } from "../usage/price-table.js";
 import { sessionUsageFromEvents, type SessionUsage } from "../usage/session-usage.js";
 import { budgetExceededEvent, newUsageTracker, recordEventUsage } from "./run-usage.js";
+import { InMemoryCredentialService, type BaseCredentialService } from "../auth/base-credential-service.js";
+import { CredentialExchangerRegistry } from "../auth/credential-exchangers.js";
 
 interface RunnerServices {
   sessionService: BaseSessionService;
@@ -38,6 +40,10 @@ interface RunnerServices {
   modelRegistry?: ModelRegistry;
   /** Clock in milliseconds for usage durations and time budgets (default `Date.now`; tests replace it). */
   now?: () => number;
+  /** Where tools' credentials are stored (docs/auth.md); default: in process memory. The caller closes it. */
+  credentialService?: BaseCredentialService;
+  /** Credential exchangers and refreshers by scheme type; default: OAuth2 and OpenID Connect. */
+  credentialExchangers?: CredentialExchangerRegistry;
 }
 
 /** Settings of a runner made from an agent (an App carries its own). */
@@ -110,6 +116,8 @@ export class Runner {
   readonly sessionService: BaseSessionService;
   readonly artifactService?: BaseArtifactService;
   readonly memoryService?: BaseMemoryService;
+  readonly credentialService: BaseCredentialService;
+  readonly credentialExchangers: CredentialExchangerRegistry;
   readonly modelRegistry?: ModelRegistry;
   readonly pluginManager: PluginManager;
   readonly eventsCompactionConfig?: EventsCompactionConfig;
@@ -164,6 +172,8 @@ export class Runner {
     this.sessionService = options.sessionService;
     this.artifactService = options.artifactService;
     this.memoryService = options.memoryService;
+    this.credentialService = options.credentialService ?? new InMemoryCredentialService();
+    this.credentialExchangers = options.credentialExchangers ?? CredentialExchangerRegistry.withDefaults();
     this.modelRegistry = options.modelRegistry ?? options.app?.modelRegistry;
     if (options.now) this.now = options.now;
   }
@@ -475,6 +485,8 @@ export class Runner {
       sessionService: this.sessionService,
       artifactService: this.artifactService,
       memoryService: this.memoryService,
+      credentialService: this.credentialService,
+      credentialExchangers: this.credentialExchangers,
       pluginManager: this.pluginManager,
       modelRegistry: this.modelRegistry,
       contextCacheConfig: this.contextCacheConfig,

@@ -51,7 +51,8 @@ export function checkClientState(
       throw new StateKeyNotAllowedError(
         "INVALID_STATE_KEY",
         key,
-        `${field}: "${key}" is a temp: key; temp: state exists only inside one invocation and cannot be set by a client.`,
+        `${field}: "${key}" is a temp: key; temp: state exists only inside one invocation and cannot be set by a ` +
+          `client.`,
       );
     }
     if (isInternalStateKey(key)) {

@@ -46,7 +46,7 @@ export class InMemorySessionService extends BaseSessionService {
   private readonly userState = new Map<string, Map<string, Record<string, unknown>>>();
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
-    const id = sessionId && sessionId.trim() ? sessionId.trim() : randomUUID();
+    const id = sessionId?.trim() ? sessionId.trim() : randomUUID();
     validateSessionKey({ appName, userId, sessionId: id });
     const byUser = this.userSessions(appName, userId);
     if (byUser.has(id)) throw new SessionAlreadyExistsError(id);

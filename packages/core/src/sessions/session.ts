@@ -1,4 +1,4 @@
-import { eventFromJson, eventToJson, InvalidJsonError, toSeconds } from "../events/event-json.js";
+import { eventFromJson, eventToJson, eventToJsonText, InvalidJsonError, toSeconds } from "../events/event-json.js";
 import type { Event } from "../events/event.js";
 
 /** A conversation: its state and ordered events. Plain data. */
@@ -65,6 +65,18 @@ export function sessionToJson(session: Session): Record<string, unknown> {
     events: session.events.map(eventToJson),
     lastUpdateTime: session.lastUpdateTime,
   };
+}
+
+/** `JSON.stringify(sessionToJson(session))` in one pass over the events. */
+export function sessionToJsonText(session: Session): string {
+  const head = JSON.stringify({
+    id: session.id,
+    appName: session.appName,
+    userId: session.userId,
+    state: session.state ?? {},
+  });
+  const events = session.events.map(eventToJsonText).join(",");
+  return `${head.slice(0, -1)},"events":[${events}],"lastUpdateTime":${JSON.stringify(session.lastUpdateTime)}}`;
 }
 
 /** Reads a session from JSON (camelCase or snake_case; seconds or milliseconds). */

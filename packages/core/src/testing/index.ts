@@ -20,3 +20,11 @@ export {
   type ContractContext,
   type TestHooks,
 } from "./contract-subject.js";
+export {
+  checkContractTestApi,
+  type ContractAsyncMatchers,
+  type ContractExpect,
+  type ContractMatchers,
+  type ContractTestApi,
+} from "./contract-test-api.js";
+export { assertExpect } from "./assert-expect.js";

@@ -54,7 +54,7 @@ export class ScriptedLiveModel extends BaseLlm {
     return this.connections[this.connections.length - 1];
   }
 
-  // eslint-disable-next-line require-yield
+  // biome-ignore lint/correctness/useYield: a text run of a live-only model fails on its first pull
   override async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
     throw new ScriptError(
       `ScriptedLiveModel "${this.model}" only supports live connections; use ScriptedModel for text runs.`,

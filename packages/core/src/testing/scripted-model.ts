@@ -104,10 +104,12 @@ export class ScriptedModel extends BaseLlm {
     if (next === undefined) {
       const last = request.contents[request.contents.length - 1];
       throw new ScriptError(
-        `ScriptedModel "${this.model}" got call #${this.requests.length} but its script is empty. Last content: ${JSON.stringify(last)}`,
+        `ScriptedModel "${this.model}" got call #${this.requests.length} but its script is empty. Last ` +
+          `content: ${JSON.stringify(last)}`,
       );
     }
-    const step = isChecked(next) ? (next.expect(request), next.step) : next;
+    if (isChecked(next)) next.expect(request);
+    const step = isChecked(next) ? next.step : next;
     if (this.delayMs > 0) await delay(this.delayMs, options.signal ?? request.config.abortSignal);
     if (typeof step === "function") {
       yield await step(request);

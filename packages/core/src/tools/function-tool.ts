@@ -4,6 +4,7 @@ import { ConfigurationError } from "../errors/agentkit-error.js";
 import { RESERVED_FUNCTION_CALL_NAMES } from "../flows/confirmation-names.js";
 import { BaseTool, type ToolRunRequest } from "./base-tool.js";
 import type { ToolContext } from "../context/tool-context.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /**
  * A plain JSON Schema for tool arguments (e.g. from MCP or OpenAPI). It must describe an
@@ -47,12 +48,14 @@ const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export function validateToolName(name: unknown): asserts name is string {
   if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
     throw new ConfigurationError(
-      `Invalid tool name ${JSON.stringify(name)}: use 1 to 64 letters, digits, underscores or hyphens (model providers reject other names).`,
+      `Invalid tool name ${JSON.stringify(name)}: use 1 to 64 letters, digits, underscores or hyphens (model ` +
+        `providers reject other names).`,
     );
   }
   if (RESERVED_FUNCTION_CALL_NAMES.has(name)) {
     throw new ConfigurationError(
-      `Invalid tool name "${name}": the framework's flow uses it to ask the client for confirmation, credentials or input; pick another name.`,
+      `Invalid tool name "${name}": the framework's flow uses it to ask the client for confirmation, credentials or ` +
+        `input; pick another name.`,
     );
   }
 }
@@ -96,7 +99,7 @@ export class FunctionTool<P extends ToolParameters | undefined = undefined> exte
 
   /** `{ name, description, parametersJsonSchema }`; the schema is a fresh copy each time. */
   override getDeclaration(): FunctionDeclaration {
-    return { name: this.name, description: this.description, parametersJsonSchema: structuredClone(this.jsonSchema) };
+    return { name: this.name, description: this.description, parametersJsonSchema: deepCopy(this.jsonSchema) };
   }
 
   override async runAsync({ args, toolContext }: ToolRunRequest): Promise<unknown> {
@@ -107,7 +110,9 @@ export class FunctionTool<P extends ToolParameters | undefined = undefined> exte
       const confirmation = toolContext.toolConfirmation;
       if (confirmation === undefined) {
         toolContext.requestConfirmation({
-          hint: `Please approve or reject the tool call ${this.name}() by responding with a FunctionResponse with an expected ToolConfirmation payload.`,
+          hint:
+            `Please approve or reject the tool call ${this.name}() by responding with a FunctionResponse with an ` +
+            `expected ToolConfirmation payload.`,
         });
         // The run pauses for the user's answer instead of letting the model react to the error.
         toolContext.actions.skipSummarization = true;
@@ -154,7 +159,9 @@ function zodToParametersSchema(toolName: string, schema: z.ZodType): Record<stri
     json = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
   } catch (error) {
     throw new ConfigurationError(
-      `The parameters schema of tool "${toolName}" cannot be expressed as JSON Schema (${error instanceof Error ? error.message : String(error)}). Use JSON-compatible types (e.g. z.string() instead of z.date()).`,
+      `The parameters schema of tool "${toolName}" cannot be expressed as JSON Schema ` +
+        `(${error instanceof Error ? error.message : String(error)}). Use JSON-compatible types (e.g. z.string() ` +
+        `instead of z.date()).`,
       { cause: error },
     );
   }
@@ -176,10 +183,11 @@ function plainParametersSchema(toolName: string, schema: unknown): Record<string
     (schema as { type?: unknown }).type !== "object"
   ) {
     throw new ConfigurationError(
-      `The parameters of tool "${toolName}" must be a zod 4 object schema (z.object({ ... })) or a JSON Schema with type "object".`,
+      `The parameters of tool "${toolName}" must be a zod 4 object schema (z.object({ ... })) or a JSON Schema with ` +
+        `type "object".`,
     );
   }
-  const { $schema: _ignored, ...rest } = structuredClone(schema) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = deepCopy(schema) as Record<string, unknown>;
   return rest;
 }
 

@@ -3,7 +3,8 @@ import { FunctionTool, type FunctionToolOptions, type ToolParameters } from "./f
 
 /** ADK's note that keeps the model from calling a pending operation again. */
 export const LONG_RUNNING_NOTE =
-  "NOTE: This is a long-running operation. Do not call this tool again if it has already returned some intermediate or pending status.";
+  "NOTE: This is a long-running operation. Do not call this tool again if it has already returned some intermediate " +
+  "or pending status.";
 
 /**
  * A function tool whose call returns before the work is done (e.g. a ticket awaiting

@@ -165,7 +165,8 @@ function checkPrice(model: string, price: ModelPrice): void {
     if (value === undefined && field === "cachedInputPerMillion") continue;
     if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
       throw new ConfigurationError(
-        `Invalid price for model "${model}": ${field} must be a number of USD per million tokens, 0 or more (got ${JSON.stringify(value)}).`,
+        `Invalid price for model "${model}": ${field} must be a number of USD per million tokens, 0 or more ` +
+          `(got ${JSON.stringify(value)}).`,
       );
     }
   }

@@ -1,5 +1,6 @@
 import type { UsageMetadata } from "../content/generate-content-config.js";
 import { getOwn, setOwn } from "../sessions/own-keys.js";
+import { deepCopy } from "../content/deep-copy.js";
 
 /** Token counts by kind, summed over model calls (the providers' `usageMetadata` fields). */
 export interface TokenUsage {
@@ -95,7 +96,7 @@ export function addRollup(into: UsageRollup, add: UsageRollup): void {
 }
 
 export function cloneRollup(rollup: UsageRollup): UsageRollup {
-  return structuredClone(rollup);
+  return deepCopy(rollup);
 }
 
 /**

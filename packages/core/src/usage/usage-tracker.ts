@@ -73,7 +73,9 @@ export class UsageTracker {
       if (limits.maxCostUsd !== undefined) {
         if (used.costUsd === undefined) {
           throw new ConfigurationError(
-            `The ${scope} budget limits cost (maxCostUsd) but these models have no price: ${(used.unpricedModels ?? []).join(", ")}. Add them to the price table (App or Runner option \`prices\`).`,
+            `The ${scope} budget limits cost (maxCostUsd) but these models have no ` +
+              `price: ${(used.unpricedModels ?? []).join(", ")}. Add them to the price table (App or Runner option ` +
+              `\`prices\`).`,
           );
         }
         if (used.costUsd >= limits.maxCostUsd) fail("costUsd", limits.maxCostUsd, used.costUsd);

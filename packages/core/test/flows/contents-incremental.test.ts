@@ -168,9 +168,12 @@ describe("incremental contents equal a full build", () => {
                   t: e.inputTranscription ?? e.outputTranscription,
                 });
               throw new Error(
-                `seed ${seed}, branch ${branch}, agent ${agent}, ${k} events: incremental differs from full at content ${i}\n` +
-                  `incremental (${incremental.length}):\n  ${around(incremental).join("\n  ")}\nfull (${full.length}):\n  ${around(full).join("\n  ")}\n` +
-                  `new events since the last build (${previous}..${k}):\n  ${prefix.slice(previous).map(describe).join("\n  ")}`,
+                `seed ${seed}, branch ${branch}, agent ${agent}, ${k} events: incremental differs from full at ` +
+                  `content ${i}\n` +
+                  `incremental (${incremental.length}):\n  ${around(incremental).join("\n  ")}\nfull ` +
+                  `(${full.length}):\n  ${around(full).join("\n  ")}\n` +
+                  `new events since the last build (${previous}..${k}):\n ` +
+                  ` ${prefix.slice(previous).map(describe).join("\n  ")}`,
               );
             }
           }

@@ -31,7 +31,8 @@ describe("instruction templating", () => {
       name: "a",
       model,
       instruction:
-        'Hi {user:name}, be {app:tone} and {temp:mood}. {missing?}|{ user:name }|{{user:name}}|{not valid}|{"json": 1}|{a:b:c}|{count}',
+        'Hi {user:name}, be {app:tone} and {temp:mood}. {missing?}|{ user:name }|{{user:name}}|{not valid}|{"json": ' +
+        "1}|{a:b:c}|{count}",
     });
     h.session.state.count = 0;
     await h.run(agent, "hi");

@@ -13,23 +13,50 @@ import {
   type InvocationContext,
 } from "../../src/index.js";
 
-export type Step = Omit<EventInit, "author" | "invocationId"> & { delayMs?: number };
+export type Step = Omit<EventInit, "author" | "invocationId"> & {
+  /** Called as the step starts (e.g. to abort the run at a known point). */
+  onStart?: () => void;
+  /** Awaited before the step's event (abortable by the run): orders agents without timers. */
+  after?: () => Promise<void>;
+  /** Waited before the step's event (abortable by the run). */
+  delayMs?: number;
+};
 
-/** Yields the scripted events (one per step), recording what it saw before each. */
+/** Waits "forever": a step that only an abort can end (a broken abort fails by the test's timeout). */
+export const FOREVER_MS = 3_600_000;
+
+/**
+ * Yields the scripted events (one per step), recording what it saw before each. `started` and
+ * `finished` (its finally block ran) and `resumed(n)` (the consumer pulled again after its n-th
+ * event) let tests wait for those points instead of sleeping.
+ */
 export class ScriptAgent extends BaseAgent {
   readonly seen: { stateBefore: Record<string, unknown>; eventCount: number; branch?: string }[] = [];
   finallyRan = 0;
   closed = 0;
+  readonly started = deferred();
+  readonly finished = deferred();
   private readonly steps: Step[];
+  private resumedCount = 0;
+  private readonly resumeWaiters: { n: number; resolve: () => void }[] = [];
 
   constructor(options: BaseAgentOptions & { steps?: Step[] }) {
     super(options);
     this.steps = options.steps ?? [];
   }
 
+  /** Resolves once the consumer has resumed this agent after its n-th event. */
+  resumed(n: number): Promise<void> {
+    if (this.resumedCount >= n) return Promise.resolve();
+    return new Promise((resolve) => this.resumeWaiters.push({ n, resolve }));
+  }
+
   protected override async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
+    this.started.resolve();
     try {
-      for (const { delayMs, ...step } of this.steps) {
+      for (const { onStart, after, delayMs, ...step } of this.steps) {
+        onStart?.();
+        if (after) await untilAborted(after(), ctx.signal);
         if (delayMs) await sleep(delayMs, ctx.signal);
         this.seen.push({
           stateBefore: { ...ctx.session.state },
@@ -37,9 +64,12 @@ export class ScriptAgent extends BaseAgent {
           branch: ctx.branch,
         });
         yield createEvent({ ...step, author: this.name, invocationId: ctx.invocationId, branch: ctx.branch });
+        this.resumedCount += 1;
+        for (const w of this.resumeWaiters.filter((w) => w.n <= this.resumedCount)) w.resolve();
       }
     } finally {
       this.finallyRan += 1;
+      this.finished.resolve();
     }
   }
 
@@ -54,6 +84,36 @@ export const say = (text: string, extra: Partial<Step> = {}): Step => ({
   content: { role: "model", parts: [{ text }] },
   ...extra,
 });
+
+/** A promise with its resolve function. */
+export function deferred<T = void>(): Promise<T> & { resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return Object.assign(promise, { resolve });
+}
+
+/**
+ * Lets every pending promise reaction run (one turn of the event loop). Enough for in-memory
+ * services, which never wait on I/O: after it, nothing the run could still do is left undone.
+ */
+export function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+async function untilAborted(promise: Promise<void>, signal?: AbortSignal): Promise<void> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  let onAbort!: () => void;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
 
 export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   try {

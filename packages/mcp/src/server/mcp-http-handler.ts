@@ -8,7 +8,10 @@ import { createToolHost, type McpServerOptions } from "./tool-host.js";
 export type McpHttpHandlerOptions = McpServerOptions & {
   /** Path of the MCP endpoint (default "/mcp"). */
   path?: string;
-  /** Host the app is served on; with a loopback host only loopback Host headers are accepted (DNS-rebinding protection). Default "127.0.0.1". */
+  /**
+   * Host the app is served on; with a loopback host only loopback Host
+   * headers are accepted (DNS-rebinding protection). Default "127.0.0.1".
+   */
   host?: string;
   /** Host names accepted in the Host header (overrides the default for `host`). */
   allowedHosts?: string[];

@@ -6,7 +6,10 @@ export interface StdioServerParameters {
   type: "stdio";
   command: string;
   args?: string[];
-  /** Added to the SDK's safe defaults (HOME, LOGNAME, PATH, SHELL, TERM, USER); the rest of this process's environment is not inherited. */
+  /**
+   * Added to the SDK's safe defaults (HOME, LOGNAME, PATH, SHELL, TERM,
+   * USER); the rest of this process's environment is not inherited.
+   */
   env?: Record<string, string>;
   cwd?: string;
 }
@@ -50,7 +53,8 @@ export function parseConnectionParameters(value: unknown): McpConnectionParamete
     .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
     .join("; ");
   throw new ConfigurationError(
-    `Invalid MCP connection: ${issues}. Use { type: 'stdio', command, args?, env?, cwd? }, { type: 'sse', url, headers? } or { type: 'streamable-http', url, headers? }.`,
+    `Invalid MCP connection: ${issues}. Use { type: 'stdio', command, args?, env?, cwd? }, { type: 'sse', url, ` +
+      `headers? } or { type: 'streamable-http', url, headers? }.`,
   );
 }
 

@@ -1,5 +1,6 @@
 import { VERSION } from "@agentkit/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -13,12 +14,15 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { McpSessionInitError } from "../errors/mcp-errors.js";
 import { describeServer, type McpConnectionParameters } from "./connection-params.js";
+import { ProgressListeners, ProgressTap } from "./progress-tap.js";
 
 export interface McpSessionManagerOptions {
   connection: McpConnectionParameters;
   /** Timeout of the connect + initialize handshake. */
   timeoutMs: number;
   elicitation?: McpElicitationOptions;
+  /** OAuth for HTTP transports (the SDK's provider: tokens, refresh, discovery, registration). */
+  authProvider?: OAuthClientProvider;
 }
 
 /** Answers the server's `elicitation/create` requests (form mode). */
@@ -35,9 +39,12 @@ export interface McpElicitationOptions {
  */
 export class McpSessionManager {
   readonly serverName: string;
+  /** Progress of running tool calls, delivered in arrival order (see ProgressListeners). */
+  readonly progress = new ProgressListeners();
   private readonly connection: McpConnectionParameters;
   private readonly timeoutMs: number;
   private readonly elicitation?: McpElicitationOptions;
+  private readonly authProvider?: OAuthClientProvider;
   private client?: Client;
   private connecting?: Promise<Client>;
   private closing?: Promise<void>;
@@ -47,6 +54,7 @@ export class McpSessionManager {
     this.connection = options.connection;
     this.timeoutMs = options.timeoutMs;
     this.elicitation = options.elicitation;
+    this.authProvider = options.authProvider;
     this.serverName = describeServer(options.connection);
   }
 
@@ -102,7 +110,7 @@ export class McpSessionManager {
   }
 
   private async connect(): Promise<Client> {
-    const transport = this.createTransport();
+    const transport = this.progress.tap(this.createTransport());
     const elicitation = this.elicitation;
     const capabilities = elicitation
       ? { elicitation: { form: { applyDefaults: elicitation.applyDefaults ?? true } } }
@@ -155,16 +163,22 @@ export class McpSessionManager {
           stderr: "inherit",
         });
       case "sse":
-        return new SSEClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
+        return new SSEClientTransport(new URL(c.url), {
+          requestInit: { headers: c.headers },
+          authProvider: this.authProvider,
+        });
       case "streamable-http":
-        return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
+        return new StreamableHTTPClientTransport(new URL(c.url), {
+          requestInit: { headers: c.headers },
+          authProvider: this.authProvider,
+        });
     }
   }
 }
 
 /** Closes a client, first ending its HTTP session on the server when asked; never throws. */
 async function closeQuietly(client: Client, terminateHttpSession = false): Promise<void> {
-  const transport = client.transport;
+  const transport = client.transport instanceof ProgressTap ? client.transport.inner : client.transport;
   if (terminateHttpSession && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
     const timer = new Promise<void>((resolve) => setTimeout(resolve, 1000).unref());
     await Promise.race([transport.terminateSession().catch(() => undefined), timer]);
@@ -172,7 +186,10 @@ async function closeQuietly(client: Client, terminateHttpSession = false): Promi
   await client.close().catch(() => undefined);
 }
 
-/** Failures that mean the session is gone (as opposed to a tool or protocol error). Duck-typed: errors may come from another realm. */
+/**
+ * Failures that mean the session is gone (as opposed to a tool or
+ * protocol error). Duck-typed: errors may come from another realm.
+ */
 export function isConnectionError(error: unknown): boolean {
   if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
   if (error instanceof StreamableHTTPError || error instanceof SseError) return true;

@@ -8,8 +8,10 @@ import {
 import type { Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { McpToolCallError, McpToolsetError } from "../errors/mcp-errors.js";
 import type { McpSessionManager } from "./mcp-session-manager.js";
+import { isUnauthorized, type McpUserAuth } from "./mcp-user-auth.js";
 import { toToolResponse, type McpToolResponse } from "./result-conversion.js";
 import { toModelToolName, toParametersSchema } from "./schema-conversion.js";
+import { deepCopy } from "@agentkit/core/internal";
 
 /** A progress notification of a running MCP tool call. */
 export interface McpProgress {
@@ -28,6 +30,8 @@ export interface McpToolOptions {
   toolNamePrefix?: string;
   timeoutMs: number;
   onProgress?: McpProgressHandler;
+  /** Per-user authorization: each call runs on the calling user's session. */
+  userAuth?: McpUserAuth;
 }
 
 /**
@@ -43,6 +47,7 @@ export class McpTool extends BaseTool {
   private readonly session: McpSessionManager;
   private readonly timeoutMs: number;
   private readonly onProgress?: McpProgressHandler;
+  private readonly userAuth?: McpUserAuth;
   private schema?: JsonObjectSchema;
 
   constructor(options: McpToolOptions) {
@@ -56,6 +61,7 @@ export class McpTool extends BaseTool {
     this.session = options.session;
     this.timeoutMs = options.timeoutMs;
     this.onProgress = options.onProgress;
+    this.userAuth = options.userAuth;
   }
 
   /** The converted input schema; throws `McpToolDeclarationError` when it cannot be declared. */
@@ -68,41 +74,53 @@ export class McpTool extends BaseTool {
     return {
       name: this.name,
       description: this.description,
-      parametersJsonSchema: structuredClone(this.parametersJsonSchema),
+      parametersJsonSchema: deepCopy(this.parametersJsonSchema),
     };
   }
 
-  override async runAsync({ args, toolContext }: ToolRunRequest): Promise<McpToolResponse> {
+  override async runAsync({ args, toolContext }: ToolRunRequest): Promise<McpToolResponse | Record<string, unknown>> {
     const signal = toolContext.signal;
     signal?.throwIfAborted();
     const onProgress = this.onProgress;
+    const userSession = this.userAuth ? await this.userAuth.completePending(toolContext) : undefined;
+    const session = userSession?.manager ?? this.session;
+    // Progress arrives through the session's listeners, every notification before the result;
+    // the SDK's `onprogress` (a no-op here) only makes it send a progress token and restart the
+    // call's timer on progress.
+    const progress = onProgress
+      ? session.progress.subscribe((p) => onProgress({ toolName: this.name, ...p }, toolContext))
+      : undefined;
     let result: Record<string, unknown>;
     try {
-      result = await this.session.run(
+      result = await session.run(
         (client) =>
-          client.callTool({ name: this.mcpName, arguments: args ?? {} }, undefined, {
-            signal,
-            timeout: this.timeoutMs,
-            resetTimeoutOnProgress: true,
-            onprogress: onProgress
-              ? (p) =>
-                  onProgress(
-                    { toolName: this.name, progress: p.progress, total: p.total, message: p.message },
-                    toolContext,
-                  )
-              : undefined,
-          }),
+          client.callTool(
+            { name: this.mcpName, arguments: args ?? {}, ...(progress ? { _meta: progress.meta } : {}) },
+            undefined,
+            {
+              signal,
+              timeout: this.timeoutMs,
+              resetTimeoutOnProgress: true,
+              onprogress: progress ? () => undefined : undefined,
+            },
+          ),
         signal,
       );
     } catch (error) {
+      // Not authorized (yet, or for this scope): ask the user; the call runs again afterwards.
+      if (userSession && !signal?.aborted && isUnauthorized(error))
+        return this.userAuth!.requestAuthorization(toolContext, userSession);
       if (signal?.aborted || error instanceof McpToolsetError) throw error;
       throw new McpToolCallError(
         this.name,
-        `MCP tool "${this.mcpName}" failed on ${this.session.serverName}: ${error instanceof Error ? error.message : String(error)}`,
+        `MCP tool "${this.mcpName}" failed ` +
+          `on ${this.session.serverName}: ${error instanceof Error ? error.message : String(error)}`,
         {
           cause: error,
         },
       );
+    } finally {
+      progress?.stop();
     }
     const response = toToolResponse(result);
     if (result.isError === true) {

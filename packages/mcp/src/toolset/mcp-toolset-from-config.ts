@@ -62,7 +62,8 @@ export function mcpToolsetFromConfig(args: Record<string, unknown> | undefined):
   }
   if (candidates.length !== 1) {
     throw new ConfigurationError(
-      `McpToolset args need exactly one connection (stdio_server_params, stdio_connection_params, sse_connection_params or streamable_http_connection_params); got ${candidates.length}.`,
+      `McpToolset args need exactly one connection (stdio_server_params, stdio_connection_params, ` +
+        `sse_connection_params or streamable_http_connection_params); got ${candidates.length}.`,
     );
   }
   const [connection, connectionTimeout] = candidates[0]!;

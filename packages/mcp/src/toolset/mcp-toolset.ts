@@ -6,6 +6,11 @@ import { McpToolDeclarationError, McpToolLoadError, McpToolsetError } from "../e
 import { parseConnectionParameters, type McpConnectionParameters } from "./connection-params.js";
 import { McpSessionManager, type McpElicitationOptions } from "./mcp-session-manager.js";
 import { McpTool, type McpProgressHandler } from "./mcp-tool.js";
+import { checkMcpAuth, mcpAuthSchema, type McpAuthOptions } from "./mcp-auth-options.js";
+import { McpAuthorizeTool } from "./mcp-authorize-tool.js";
+import { isUnauthorized, McpUserAuth } from "./mcp-user-auth.js";
+import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 
 export interface McpToolsetOptions {
   connection: McpConnectionParameters;
@@ -17,8 +22,13 @@ export interface McpToolsetOptions {
   timeoutMs?: number;
   /** Receives progress notifications of running tool calls. */
   onProgress?: McpProgressHandler;
-  /** Lets the server ask the user for input during a call (`elicitation/create`); without it the capability is not offered. */
+  /**
+   * Lets the server ask the user for input during a call
+   * (`elicitation/create`); without it the capability is not offered.
+   */
   elicitation?: McpElicitationOptions;
+  /** MCP authorization (OAuth 2.1): per user, or client credentials (see docs/auth.md). */
+  auth?: McpAuthOptions;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -40,6 +50,7 @@ const optionsSchema = z.object({
       applyDefaults: z.boolean().optional(),
     })
     .optional(),
+  auth: mcpAuthSchema.optional(),
 });
 
 /**
@@ -52,6 +63,7 @@ export class McpToolset extends BaseToolset {
   readonly timeoutMs: number;
   private readonly session: McpSessionManager;
   private readonly onProgress?: McpProgressHandler;
+  private readonly userAuth?: McpUserAuth;
 
   constructor(options: McpToolsetOptions) {
     const parsed = optionsSchema.safeParse(options ?? {});
@@ -64,7 +76,16 @@ export class McpToolset extends BaseToolset {
     this.connection = connection;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.onProgress = options.onProgress;
-    this.session = new McpSessionManager({ connection, timeoutMs: this.timeoutMs, elicitation: options.elicitation });
+    const auth = options.auth;
+    if (auth) checkMcpAuth(auth, connection.type);
+    const sessionOptions = { connection, timeoutMs: this.timeoutMs, elicitation: options.elicitation };
+    this.session = new McpSessionManager({
+      ...sessionOptions,
+      ...(auth?.grant === "client_credentials" ? { authProvider: machineProvider(auth) } : {}),
+    });
+    if (auth && auth.grant !== "client_credentials" && connection.type !== "stdio") {
+      this.userAuth = new McpUserAuth(auth, connection.url, sessionOptions);
+    }
   }
 
   /** A short name of the server (for logs and errors). */
@@ -76,9 +97,16 @@ export class McpToolset extends BaseToolset {
   override async getTools(context?: ReadonlyContext): Promise<BaseTool[]> {
     const signal = context?.signal;
     let definitions: McpToolDefinition[];
+    if (this.userAuth && !context) {
+      throw new ConfigurationError(
+        `The MCP toolset for ${this.serverName} authorizes per user: list its tools with the caller's context.`,
+      );
+    }
+    const session = this.userAuth && context ? this.userAuth.sessionFor(context).manager : this.session;
     try {
-      definitions = await this.session.run((client) => listAllTools(client, this.timeoutMs, signal), signal);
+      definitions = await session.run((client) => listAllTools(client, this.timeoutMs, signal), signal);
     } catch (error) {
+      if (this.userAuth && !signal?.aborted && isUnauthorized(error)) return [this.authorizeTool()];
       if (signal?.aborted || error instanceof McpToolsetError) throw error;
       throw new McpToolLoadError(
         this.serverName,
@@ -97,6 +125,7 @@ export class McpToolset extends BaseToolset {
             toolNamePrefix: this.toolNamePrefix,
             timeoutMs: this.timeoutMs,
             onProgress: this.onProgress,
+            userAuth: this.userAuth,
           }),
       )
       .filter((tool) => this.isToolSelected(tool, context));
@@ -107,7 +136,8 @@ export class McpToolset extends BaseToolset {
       if (other !== undefined) {
         throw new McpToolDeclarationError(
           tool.mcpName,
-          `MCP tools "${other}" and "${tool.mcpName}" of ${this.serverName} both become "${tool.name}"; exclude one with toolFilter.`,
+          `MCP tools "${other}" and "${tool.mcpName}" of ${this.serverName} both become "${tool.name}"; exclude one ` +
+            `with toolFilter.`,
         );
       }
       seen.set(tool.name, tool.mcpName);
@@ -115,9 +145,17 @@ export class McpToolset extends BaseToolset {
     return tools;
   }
 
-  /** Ends the MCP session (terminating a stdio child). Safe to call more than once. */
-  override close(): Promise<void> {
-    return this.session.close();
+  /** Ends the MCP session (terminating a stdio child), and every user's session. Safe to call more than once. */
+  override async close(): Promise<void> {
+    await Promise.all([this.session.close(), this.userAuth?.close()]);
+  }
+
+  /** The one tool offered while the user has not authorized the server. */
+  private authorizeTool(): McpAuthorizeTool {
+    const host = new URL((this.connection as { url: string }).url).host;
+    const slug = host.replace(/[^A-Za-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+    const name = this.toolNamePrefix ? `${this.toolNamePrefix}_authorize` : `authorize_${slug}`.slice(0, 64);
+    return new McpAuthorizeTool(name, host, this.userAuth!, this.timeoutMs);
   }
 
   /** A list filter matches the MCP name or the name the model sees. */
@@ -139,4 +177,21 @@ async function listAllTools(client: Client, timeout: number, signal?: AbortSigna
     if (!cursor) break;
   }
   return all;
+}
+
+/** The SDK's client-credentials provider: a client secret, or a private key (`private_key_jwt`). */
+function machineProvider(auth: McpAuthOptions): OAuthClientProvider {
+  if (auth.privateKeyPem) {
+    return new PrivateKeyJwtProvider({
+      clientId: auth.clientId!,
+      privateKey: auth.privateKeyPem,
+      algorithm: auth.signingAlgorithm ?? "RS256",
+      ...(auth.scopes?.length ? { scope: auth.scopes.join(" ") } : {}),
+    });
+  }
+  return new ClientCredentialsProvider({
+    clientId: auth.clientId!,
+    clientSecret: auth.clientSecret!,
+    ...(auth.scopes?.length ? { scope: auth.scopes.join(" ") } : {}),
+  });
 }

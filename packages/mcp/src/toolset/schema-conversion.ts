@@ -17,7 +17,8 @@ export function toParametersSchema(toolName: string, inputSchema: unknown): Json
   if (schema.type !== "object") {
     throw new McpToolDeclarationError(
       toolName,
-      `MCP tool "${toolName}" declares an input schema of type ${JSON.stringify(schema.type)}; tools take an object of named arguments (type "object"). Exclude it with toolFilter or fix the server.`,
+      `MCP tool "${toolName}" declares an input schema of type ${JSON.stringify(schema.type)}; tools take an object ` +
+        `of named arguments (type "object"). Exclude it with toolFilter or fix the server.`,
     );
   }
   const properties = schema.properties;

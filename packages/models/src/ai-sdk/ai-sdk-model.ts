@@ -47,12 +47,15 @@ export class AiSdkModel extends BaseLlm {
     const model = options?.model as AiSdkLanguageModel | undefined;
     if (!model || typeof model.doGenerate !== "function" || typeof model.doStream !== "function") {
       throw new ConfigurationError(
-        'AiSdkModel needs `model`: an AI SDK language model (with doGenerate and doStream), e.g. createOpenAI(...).chat("gpt-4o").',
+        "AiSdkModel needs `model`: an AI SDK language model (with doGenerate and doStream), e.g. " +
+          'createOpenAI(...).chat("gpt-4o").',
       );
     }
     if (model.specificationVersion !== "v3" && model.specificationVersion !== "v4") {
       throw new ConfigurationError(
-        `AiSdkModel supports language models of specification v3 and v4; this one is "${String((model as { specificationVersion?: unknown }).specificationVersion)}". Upgrade the provider package.`,
+        `AiSdkModel supports language models of specification v3 and v4; this one is ` +
+          `"${String((model as { specificationVersion?: unknown }).specificationVersion)}". Upgrade the provider ` +
+          `package.`,
       );
     }
     const settings = parseFrameworkOptions(ADAPTER, options);

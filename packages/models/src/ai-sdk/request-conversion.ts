@@ -11,7 +11,7 @@ import type {
 import { getSystemInstructionText, type Content, type LlmRequest, type Part } from "@agentkit/core";
 import { CallIdPairer } from "../framework/call-id-pairer.js";
 import { decodeThoughtSignature } from "./thought-signature.js";
-import { ConversionIssues, partKind } from "../framework/conversion-issues.js";
+import { type ConversionIssues, partKind } from "../framework/conversion-issues.js";
 import type { SamplingSettings } from "../framework/framework-options.js";
 import {
   builtInToolsOf,
@@ -97,8 +97,10 @@ export function toAiSdkPrompt(
   const system = getSystemInstructionText(request);
   if (system.length > 0) prompt.push({ role: "system", content: system });
   const ids = new CallIdPairer();
-  request.contents.forEach((content, index) =>
-    prompt.push(...contentToMessages(content, `contents[${index}]`, ids, issues, version)),
+  prompt.push(
+    ...request.contents.flatMap((content, index) =>
+      contentToMessages(content, `contents[${index}]`, ids, issues, version),
+    ),
   );
   return prompt;
 }
@@ -118,7 +120,10 @@ function contentToMessages(
       const at = `${where}.parts[${i}]`;
       if (part.functionCall) {
         const name = part.functionCall.name;
-        if (!name) return issues.report(at, "a function call without a name");
+        if (!name) {
+          issues.report(at, "a function call without a name");
+          return;
+        }
         out.push({
           type: "tool-call",
           toolCallId: ids.forCall(part.functionCall.id, name),

@@ -7,7 +7,7 @@ import type {
 } from "@ai-sdk/provider";
 import { FinishReason, type LlmResponse, type Part, type UsageMetadata } from "@agentkit/core";
 import { parseToolArgs } from "../framework/call-id-pairer.js";
-import { ConversionIssues } from "../framework/conversion-issues.js";
+import type { ConversionIssues } from "../framework/conversion-issues.js";
 import { encodeThoughtSignature, mergeMetadata } from "./thought-signature.js";
 
 /** The unified AI SDK finish reason in the Gemini shape. */

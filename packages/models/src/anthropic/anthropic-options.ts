@@ -42,10 +42,11 @@ export function parseAnthropicModelOptions(options: AnthropicModelOptions): Reso
 
 /** The API key: option, then `ANTHROPIC_API_KEY`; missing → `ConfigurationError` naming both. */
 export function resolveApiKey(options: ResolvedAnthropicModelOptions, env: NodeJS.ProcessEnv = process.env): string {
-  const key = options.apiKey ?? nonEmpty(env["ANTHROPIC_API_KEY"]);
+  const key = options.apiKey ?? nonEmpty(env.ANTHROPIC_API_KEY);
   if (key) return key;
   throw new ConfigurationError(
-    "No Anthropic API key: pass the `apiKey` option to AnthropicModel or set the ANTHROPIC_API_KEY environment variable.",
+    "No Anthropic API key: pass the `apiKey` option to AnthropicModel or set the ANTHROPIC_API_KEY environment " +
+      "variable.",
   );
 }
 
@@ -54,7 +55,7 @@ export function resolveBaseUrl(
   options: ResolvedAnthropicModelOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): string | undefined {
-  return options.baseURL ?? nonEmpty(env["ANTHROPIC_BASE_URL"]);
+  return options.baseURL ?? nonEmpty(env.ANTHROPIC_BASE_URL);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

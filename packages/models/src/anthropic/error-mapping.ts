@@ -31,7 +31,9 @@ export function toProviderError(error: unknown): unknown {
     return new ProviderError({
       category: ErrorCategory.NETWORK,
       provider: "anthropic",
-      message: `Could not reach anthropic: ${error.message}. Check the network and the baseURL option (ANTHROPIC_BASE_URL).`,
+      message:
+        `Could not reach anthropic: ${error.message}. Check the network and the baseURL option ` +
+        `(ANTHROPIC_BASE_URL).`,
       cause: error,
     });
   }

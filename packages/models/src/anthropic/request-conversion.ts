@@ -150,7 +150,8 @@ function toMediaBlock(part: Part): ContentBlockParam | undefined {
       };
     }
     throw new ConfigurationError(
-      `Anthropic models accept inline images (jpeg, png, gif, webp) and PDFs, not "${mimeType}". Convert the data or drop the part.`,
+      `Anthropic models accept inline images (jpeg, png, gif, webp) and PDFs, not "${mimeType}". Convert the data or ` +
+        `drop the part.`,
     );
   }
   if (part.fileData?.fileUri) {
@@ -171,7 +172,7 @@ function toToolResult(part: Part, fallbackId: string): ContentBlockParam {
     tool_use_id: fr.id ?? `toolu_${fallbackId}`,
     content: JSON.stringify(response),
   };
-  if (Object.prototype.hasOwnProperty.call(response, "error")) block.is_error = true;
+  if (Object.hasOwn(response, "error")) block.is_error = true;
   return block;
 }
 
@@ -200,23 +201,23 @@ export function geminiSchemaToJsonSchema(schema: Schema): Record<string, unknown
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
     if (value === undefined || key === "nullable" || key === "propertyOrdering") continue;
-    if (key === "type" && typeof value === "string") out["type"] = value.toLowerCase();
+    if (key === "type" && typeof value === "string") out.type = value.toLowerCase();
     else if (key === "properties" && value && typeof value === "object") {
-      out["properties"] = Object.fromEntries(
+      out.properties = Object.fromEntries(
         Object.entries(value as Record<string, Schema>).map(([name, sub]) => [name, geminiSchemaToJsonSchema(sub)]),
       );
     } else if (key === "items" && value && typeof value === "object")
-      out["items"] = geminiSchemaToJsonSchema(value as Schema);
-    else if (key === "anyOf" && Array.isArray(value)) out["anyOf"] = (value as Schema[]).map(geminiSchemaToJsonSchema);
+      out.items = geminiSchemaToJsonSchema(value as Schema);
+    else if (key === "anyOf" && Array.isArray(value)) out.anyOf = (value as Schema[]).map(geminiSchemaToJsonSchema);
     else if (NUMERIC_KEYS.has(key) && typeof value === "string") out[key] = Number(value);
     else out[key] = value;
   }
-  if (schema.nullable && typeof out["type"] === "string") out["type"] = [out["type"], "null"];
+  if (schema.nullable && typeof out.type === "string") out.type = [out.type, "null"];
   return out;
 }
 
 function toToolChoice(toolConfig: Record<string, unknown> | undefined): Anthropic.Messages.ToolChoice | undefined {
-  const fcc = toolConfig?.["functionCallingConfig"] as { mode?: string; allowedFunctionNames?: string[] } | undefined;
+  const fcc = toolConfig?.functionCallingConfig as { mode?: string; allowedFunctionNames?: string[] } | undefined;
   const mode = fcc?.mode?.toUpperCase();
   if (mode === "NONE") return { type: "none" };
   if (mode === "ANY") {

@@ -173,7 +173,8 @@ export class AnthropicStreamAccumulator {
       return JSON.parse(state.json);
     } catch (error) {
       throw new ModelError(
-        `Anthropic streamed invalid JSON arguments for tool "${state.name ?? ""}" (${state.json.slice(0, 200)}). Retry the request.`,
+        `Anthropic streamed invalid JSON arguments for tool "${state.name ?? ""}" (${state.json.slice(0, 200)}). ` +
+          `Retry the request.`,
         { code: "MALFORMED_FUNCTION_CALL", cause: error },
       );
     }

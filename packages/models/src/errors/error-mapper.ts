@@ -74,7 +74,9 @@ export function mapProviderError(error: unknown, provider: string): ProviderErro
     return new ProviderError({
       ...base,
       category: ErrorCategory.NETWORK,
-      message: `Could not reach ${provider}: ${facts.detail}. Check the network connection and the base URL${baseUrl}; the call is retried automatically.`,
+      message:
+        `Could not reach ${provider}: ${facts.detail}. Check the network connection and the base ` +
+        `URL${baseUrl}; the call is retried automatically.`,
     });
   }
   return new ProviderError({
@@ -103,7 +105,9 @@ function fromStatus(facts: ErrorFacts, provider: string, cause: unknown): Provid
     return new ProviderError({
       ...base,
       category: ErrorCategory.AUTH_ERROR,
-      message: `${provider} rejected the credentials: ${detail}. Check the API key (${env}) and that it may use this model.`,
+      message:
+        `${provider} rejected the credentials: ${detail}. Check the API key (${env}) and that it may use this ` +
+        `model.`,
     });
   }
   if (status === 408) return timeout(provider, facts, cause, base);
@@ -116,21 +120,26 @@ function fromStatus(facts: ErrorFacts, provider: string, cause: unknown): Provid
       retryable: !quota,
       message: quota
         ? `${provider} quota is exhausted: ${detail}. Check the plan and billing of the account.`
-        : `${provider} rate limit reached: ${detail}. The call is retried after the requested wait; lower the request rate or raise the limit if it persists.`,
+        : `${provider} rate limit reached: ${detail}. The call is retried after the requested wait; lower the ` +
+          `request rate or raise the limit if it persists.`,
     });
   }
   if (status >= 500) {
     return new ProviderError({
       ...base,
       category: ErrorCategory.SERVER_ERROR,
-      message: `${provider} had a server error: ${detail}. The call is retried with backoff; if it persists, check the provider's status page.`,
+      message:
+        `${provider} had a server error: ${detail}. The call is retried with backoff; if it persists, check ` +
+        `the provider's status page.`,
     });
   }
   if (facts.codes.some((c) => CONTEXT_LENGTH_MESSAGE.test(c)) || CONTEXT_LENGTH_MESSAGE.test(facts.detail)) {
     return new ProviderError({
       ...base,
       category: ErrorCategory.CONTEXT_LENGTH,
-      message: `The request is too long for the ${provider} model: ${detail}. Shorten the history (e.g. ContextFilterPlugin) or use a model with a larger context window.`,
+      message:
+        `The request is too long for the ${provider} model: ${detail}. Shorten the history (e.g. ` +
+        `ContextFilterPlugin) or use a model with a larger context window.`,
     });
   }
   if (facts.codes.some((c) => CONTENT_FILTER_CODES.has(c)) || CONTENT_FILTER_MESSAGE.test(facts.detail)) {
@@ -149,7 +158,8 @@ function fromStatus(facts: ErrorFacts, provider: string, cause: unknown): Provid
     ...(transient ? { strategy: RetryStrategy.FIXED_DELAY } : {}),
     message: transient
       ? `${provider} could not handle the request right now: ${detail}. The call is retried after a short wait.`
-      : `${provider} rejected the request: ${detail}. Check the model name and the request parameters (tools, schema, options).`,
+      : `${provider} rejected the request: ${detail}. Check the model name and the request parameters (tools, ` +
+        `schema, options).`,
   });
 }
 
@@ -159,7 +169,9 @@ function timeout(provider: string, facts: ErrorFacts, cause: unknown, extra: obj
     cause,
     ...extra,
     category: ErrorCategory.TIMEOUT,
-    message: `The ${provider} call timed out: ${facts.detail}. It is retried; raise the client timeout if it keeps happening.`,
+    message:
+      `The ${provider} call timed out: ${facts.detail}. It is retried; raise the client timeout if it keeps ` +
+      `happening.`,
   });
 }
 
@@ -187,7 +199,8 @@ function readFacts(error: unknown): ErrorFacts {
   const response = isObject(e.response) ? (e.response as Record<string, unknown>) : undefined;
   const status = firstStatus(e.status, e.statusCode, response?.status);
   const headers = e.headers ?? response?.headers;
-  // SDK bodies: OpenAI `{ message, type, code }` (sometimes wrapped in `error`), Anthropic `{ type: "error", error: { type, message } }`.
+  // SDK bodies: OpenAI `{ message, type, code }` (sometimes wrapped in
+  // `error`), Anthropic `{ type: "error", error: { type, message } }`.
   const body = isObject(e.error) ? (e.error as Record<string, unknown>) : undefined;
   const inner = body && isObject(body.error) ? (body.error as Record<string, unknown>) : undefined;
   const codes = [e.code, e.type, body?.type, body?.code, inner?.type, inner?.code].filter(

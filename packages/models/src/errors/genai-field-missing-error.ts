@@ -7,7 +7,8 @@ export class GenAiFieldMissingError extends AgentKitError {
   constructor(field: string, where = "the model response", options: AgentKitErrorOptions = {}) {
     super(
       "GENAI_FIELD_MISSING",
-      `The field "${field}" of ${where} is missing or empty. The provider sent an unexpected response; retry, and if it persists report it with the model name.`,
+      `The field "${field}" of ${where} is missing or empty. The provider sent an unexpected response; retry, and if ` +
+        `it persists report it with the model name.`,
       options,
     );
     this.field = field;

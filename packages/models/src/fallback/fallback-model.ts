@@ -217,7 +217,9 @@ export class FallbackModel extends BaseLlm {
     return new ProviderError({
       category: ErrorCategory.OVERLOADED,
       provider: this.model,
-      message: `Every model of ${this.model} is kept out by its circuit breaker after repeated failures; the next one is tried again in ${retryAfterMs} ms.`,
+      message:
+        `Every model of ${this.model} is kept out by its circuit breaker after repeated failures; the next ` +
+        `one is tried again in ${retryAfterMs} ms.`,
       retryable: true,
       retryAfterMs,
     });

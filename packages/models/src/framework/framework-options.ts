@@ -30,7 +30,6 @@ export type FrameworkOptions = z.input<typeof frameworkOptionsSchema> & {
    */
   onMetrics?: (metrics: FrameworkCallMetrics) => void;
 };
-export type ResolvedFrameworkOptions = z.output<typeof frameworkOptionsSchema>;
 
 /** The adapter properties with defaults filled in. */
 export interface FrameworkSettings {

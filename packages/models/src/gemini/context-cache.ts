@@ -252,7 +252,6 @@ function hash(value: unknown): string {
 }
 
 function readMetadata(value: Record<string, unknown> | undefined): GeminiCacheMetadata | undefined {
-  if (!value || typeof value["fingerprint"] !== "string" || typeof value["contentsCount"] !== "number")
-    return undefined;
+  if (!value || typeof value.fingerprint !== "string" || typeof value.contentsCount !== "number") return undefined;
   return value as unknown as GeminiCacheMetadata;
 }

@@ -66,7 +66,9 @@ export function toProviderError(error: unknown, facts: FailedResponseFacts = {})
       category: ErrorCategory.CONTEXT_LENGTH,
       provider: "gemini",
       status,
-      message: `The request is too long for the Gemini model: ${detail}. Shorten the history (e.g. ContextFilterPlugin) or use a model with a larger context window.`,
+      message:
+        `The request is too long for the Gemini model: ${detail}. Shorten the history (e.g. ` +
+        `ContextFilterPlugin) or use a model with a larger context window.`,
       cause: error,
     });
   }
@@ -109,7 +111,7 @@ function parseBody(message: string): GoogleErrorBody | undefined {
 function retryInfoMs(body: GoogleErrorBody | undefined): number | undefined {
   for (const detail of body?.details ?? []) {
     if (!String(detail["@type"] ?? "").endsWith("google.rpc.RetryInfo")) continue;
-    const match = /^(\d+(?:\.\d+)?)s$/.exec(String(detail["retryDelay"] ?? ""));
+    const match = /^(\d+(?:\.\d+)?)s$/.exec(String(detail.retryDelay ?? ""));
     if (match) return Math.round(Number(match[1]) * 1000);
   }
   return undefined;
@@ -119,8 +121,8 @@ function retryInfoMs(body: GoogleErrorBody | undefined): number | undefined {
 function isQuotaExhausted(body: GoogleErrorBody | undefined): boolean {
   for (const detail of body?.details ?? []) {
     if (!String(detail["@type"] ?? "").endsWith("google.rpc.QuotaFailure")) continue;
-    const violations = (detail["violations"] as Array<Record<string, unknown>> | undefined) ?? [];
-    if (violations.some((v) => /PerDay/i.test(String(v["quotaId"] ?? "")))) return true;
+    const violations = (detail.violations as Array<Record<string, unknown>> | undefined) ?? [];
+    if (violations.some((v) => /PerDay/i.test(String(v.quotaId ?? "")))) return true;
   }
   return false;
 }

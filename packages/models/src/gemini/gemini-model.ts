@@ -237,7 +237,9 @@ class CallControl {
       return new ProviderError({
         category: ErrorCategory.TIMEOUT,
         provider: "gemini",
-        message: `The Gemini call timed out after ${this.timeoutMs} ms. It is retried; raise the timeoutMs option if it keeps happening.`,
+        message:
+          `The Gemini call timed out after ${this.timeoutMs} ms. It is retried; raise the timeoutMs option if ` +
+          `it keeps happening.`,
         cause: error,
       });
     }

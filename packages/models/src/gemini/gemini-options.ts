@@ -70,14 +70,14 @@ export function resolveBackend(
   options: ResolvedGeminiOptions,
   env: Record<string, string | undefined> = process.env,
 ): GeminiBackend {
-  const baseUrl = options.baseUrl ?? nonEmpty(env["GOOGLE_GEMINI_BASE_URL"]);
+  const baseUrl = options.baseUrl ?? nonEmpty(env.GOOGLE_GEMINI_BASE_URL);
   const withBase = baseUrl ? { baseUrl } : {};
-  const vertex = options.vertexai ?? isTrue(env["GOOGLE_GENAI_USE_VERTEXAI"]);
+  const vertex = options.vertexai ?? isTrue(env.GOOGLE_GENAI_USE_VERTEXAI);
   if (vertex) {
     const credentials = parseCredentials(options.credentials);
-    const fromKey = typeof credentials?.["project_id"] === "string" ? credentials["project_id"] : undefined;
-    const project = options.project ?? nonEmpty(env["GOOGLE_CLOUD_PROJECT"]) ?? nonEmpty(fromKey);
-    const location = options.location ?? nonEmpty(env["GOOGLE_CLOUD_LOCATION"]);
+    const fromKey = typeof credentials?.project_id === "string" ? credentials.project_id : undefined;
+    const project = options.project ?? nonEmpty(env.GOOGLE_CLOUD_PROJECT) ?? nonEmpty(fromKey);
+    const location = options.location ?? nonEmpty(env.GOOGLE_CLOUD_LOCATION);
     if (project && location) {
       const auth = credentials ? { ...options.googleAuthOptions, credentials } : options.googleAuthOptions;
       return { kind: "vertex", project, location, ...withBase, ...(auth ? { googleAuthOptions: auth } : {}) };
@@ -90,10 +90,11 @@ export function resolveBackend(
     ];
     throw new ConfigurationError(`Gemini on Vertex AI needs a project and a location: set ${missing.join(" and ")}.`);
   }
-  const apiKey = options.apiKey ?? nonEmpty(env["GOOGLE_API_KEY"]) ?? nonEmpty(env["GEMINI_API_KEY"]);
+  const apiKey = options.apiKey ?? nonEmpty(env.GOOGLE_API_KEY) ?? nonEmpty(env.GEMINI_API_KEY);
   if (apiKey) return { kind: "gemini-api", apiKey, ...withBase };
   throw new ConfigurationError(
-    "No Gemini API key: pass the `apiKey` option to Gemini or set the GOOGLE_API_KEY (or GEMINI_API_KEY) environment variable; for Vertex AI set `vertexai: true` (or GOOGLE_GENAI_USE_VERTEXAI=true) with a project and location.",
+    "No Gemini API key: pass the `apiKey` option to Gemini or set the GOOGLE_API_KEY (or GEMINI_API_KEY) environment " +
+      "variable; for Vertex AI set `vertexai: true` (or GOOGLE_GENAI_USE_VERTEXAI=true) with a project and location.",
   );
 }
 

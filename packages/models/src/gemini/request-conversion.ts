@@ -90,10 +90,10 @@ export function toGeminiConfig(config: GenerateContentConfig, settings: GeminiRe
     if (!settings.vertex && VERTEX_ONLY_CONFIG_KEYS.includes(key)) continue;
     out[key] = value;
   }
-  if (config.abortSignal) out["abortSignal"] = config.abortSignal;
+  if (config.abortSignal) out.abortSignal = config.abortSignal;
   // agentkit's flow runs tools and its retry layer re-sends; the SDK does neither.
-  out["automaticFunctionCalling"] = { disable: true };
-  out["automaticContinuation"] = false;
+  out.automaticFunctionCalling = { disable: true };
+  out.automaticContinuation = false;
   return out as GenaiConfig;
 }
 

@@ -94,7 +94,8 @@ export class LangChainModel extends BaseLlm {
     if (schema !== undefined && hasTools) {
       issues.report(
         "config.responseJsonSchema",
-        "a response schema together with tools is not supported (agents use the set_model_response tool for that); the schema is ignored",
+        "a response schema together with tools is not supported (agents use the set_model_response tool for that); " +
+          "the schema is ignored",
       );
     }
     const runnable = schema !== undefined && !hasTools ? undefined : this.withTools(chatModel, request);
@@ -181,7 +182,8 @@ export class LangChainModel extends BaseLlm {
   ): AsyncGenerator<LlmResponse, void, void> {
     if (typeof chatModel.withStructuredOutput !== "function") {
       throw new ConfigurationError(
-        "The wrapped LangChain model does not support structured output (no withStructuredOutput); remove the output schema or use a model that has it.",
+        "The wrapped LangChain model does not support structured output (no withStructuredOutput); remove the output " +
+          "schema or use a model that has it.",
       );
     }
     const runnable = chatModel.withStructuredOutput(schema, {
@@ -209,7 +211,8 @@ export class LangChainModel extends BaseLlm {
     if (declarations.length === 0) return chatModel;
     if (typeof chatModel.bindTools !== "function") {
       throw new ConfigurationError(
-        "The wrapped LangChain model does not support tools (no bindTools); use a tool-capable chat model or remove the tools.",
+        "The wrapped LangChain model does not support tools (no bindTools); use a tool-capable chat model or remove " +
+          "the tools.",
       );
     }
     const choice = functionCallingChoice(request.config.toolConfig);
@@ -252,7 +255,10 @@ export class LangChainModel extends BaseLlm {
       copy = new Ctor({ ...(this.chatModel.lc_kwargs ?? {}), ...fields });
     } catch (error) {
       throw new ConfigurationError(
-        `LangChainModel could not apply ${Object.keys(fields).join(", ")} to the wrapped ${this.provider} model (rebuilding it from its constructor fields failed): ${error instanceof Error ? error.message : String(error)}. Set them on the chat model itself instead.`,
+        `LangChainModel could not apply ${Object.keys(fields).join(", ")} to the wrapped ${this.provider} model ` +
+          `(rebuilding it from its constructor fields ` +
+          `failed): ${error instanceof Error ? error.message : String(error)}. Set them on the chat model itself ` +
+          `instead.`,
         { cause: error },
       );
     }

@@ -21,8 +21,10 @@ export function toLangChainMessages(
   const system = request.config === undefined ? "" : getSystemInstructionText(request);
   if (system.length > 0) messages.push(new SystemMessage(system));
   const ids = new CallIdPairer();
-  (request.contents ?? []).forEach((content, index) =>
-    messages.push(...contentToMessages(content, `contents[${index}]`, ids, issues)),
+  messages.push(
+    ...(request.contents ?? []).flatMap((content, index) =>
+      contentToMessages(content, `contents[${index}]`, ids, issues),
+    ),
   );
   return messages;
 }
@@ -44,7 +46,10 @@ function contentToMessages(
         thinking.push(block);
       } else if (part.functionCall) {
         const name = part.functionCall.name;
-        if (!name) return issues.report(`${where}.parts[${i}]`, "a function call without a name");
+        if (!name) {
+          issues.report(`${where}.parts[${i}]`, "a function call without a name");
+          return;
+        }
         toolCalls.push({
           id: ids.forCall(part.functionCall.id, name),
           name,

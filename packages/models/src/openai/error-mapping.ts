@@ -31,7 +31,9 @@ export function toProviderError(error: unknown): unknown {
     return new ProviderError({
       category: ErrorCategory.NETWORK,
       provider: "openai",
-      message: `Could not reach openai: ${describeCause(error)}. Check the network and the baseURL option (OPENAI_BASE_URL).`,
+      message:
+        `Could not reach openai: ${describeCause(error)}. Check the network and the baseURL option ` +
+        `(OPENAI_BASE_URL).`,
       cause: error,
     });
   }

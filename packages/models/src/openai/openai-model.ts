@@ -146,7 +146,8 @@ function incompleteStream(signal: AbortSignal | undefined): ProviderError {
     category: ErrorCategory.NETWORK,
     provider: "openai",
     message:
-      "The openai stream ended without a finish_reason (connection dropped or the server stopped early). The call can be retried.",
+      "The openai stream ended without a finish_reason (connection dropped or the server stopped early). The call " +
+      "can be retried.",
   });
 }
 

@@ -75,7 +75,8 @@ export function parseFallbackName(name: string): string[] | undefined {
     .map((n) => n.trim());
   if (names.some((n) => n === ""))
     throw new ConfigurationError(
-      `Invalid model name "${name}": write fallback:<model>,<model>,… with at least one model name and no empty entries.`,
+      `Invalid model name "${name}": write fallback:<model>,<model>,… with at least one model name and no empty ` +
+        `entries.`,
     );
   return names;
 }
@@ -114,7 +115,7 @@ export function createModelRegistry(options: CreateModelRegistryOptions = {}): M
         const { OpenAIModel } = await loadAdapter(() => import("../openai/index.js"), "openai");
         const e = env();
         return new OpenAIModel({
-          ...withDefined({ apiKey: e["OPENAI_API_KEY"], baseURL: e["OPENAI_BASE_URL"] }),
+          ...withDefined({ apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL }),
           ...options.openai,
           model: name,
         });
@@ -127,7 +128,7 @@ export function createModelRegistry(options: CreateModelRegistryOptions = {}): M
         const { AnthropicModel } = await loadAdapter(() => import("../anthropic/index.js"), "@anthropic-ai/sdk");
         const e = env();
         return new AnthropicModel({
-          ...withDefined({ apiKey: e["ANTHROPIC_API_KEY"], baseURL: e["ANTHROPIC_BASE_URL"] }),
+          ...withDefined({ apiKey: e.ANTHROPIC_API_KEY, baseURL: e.ANTHROPIC_BASE_URL }),
           ...options.anthropic,
           model: name,
         });
@@ -177,10 +178,10 @@ export function openAICompatibleEndpoint(
   settings: OpenAICompatibleSettings = {},
   env: Record<string, string | undefined> = process.env,
 ): { baseURL: string; apiKey: string } {
-  const apiKey = settings.apiKey ?? nonEmpty(env["OPENAI_COMPATIBLE_API_KEY"]) ?? "ollama";
+  const apiKey = settings.apiKey ?? nonEmpty(env.OPENAI_COMPATIBLE_API_KEY) ?? "ollama";
   if (settings.baseURL) return { baseURL: settings.baseURL, apiKey };
-  const compatible = name.startsWith("openai-compatible/") ? nonEmpty(env["OPENAI_COMPATIBLE_BASE_URL"]) : undefined;
-  return { baseURL: compatible ?? ollamaBaseUrl(env["OLLAMA_HOST"]), apiKey };
+  const compatible = name.startsWith("openai-compatible/") ? nonEmpty(env.OPENAI_COMPATIBLE_BASE_URL) : undefined;
+  return { baseURL: compatible ?? ollamaBaseUrl(env.OLLAMA_HOST), apiKey };
 }
 
 function ollamaBaseUrl(host: string | undefined): string {

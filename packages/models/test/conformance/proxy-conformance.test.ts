@@ -53,8 +53,8 @@ runModelConformance("ollama/… through createModelRegistry", () =>
     verify: (requests) => {
       for (const request of requests) {
         if (request.path !== "/v1/chat/completions") throw new Error(`unexpected request path ${request.path}`);
-        if (request.body["model"] !== "llama3.2")
-          throw new Error(`the prefix was not stripped: ${String(request.body["model"])}`);
+        if (request.body.model !== "llama3.2")
+          throw new Error(`the prefix was not stripped: ${String(request.body.model)}`);
       }
     },
   }),

@@ -50,12 +50,12 @@ export function functionResponsesIn(body: Record<string, unknown>): string[] {
     }
     if (node === null || typeof node !== "object") return;
     const record = node as Record<string, unknown>;
-    if (record["role"] === "tool" || record["type"] === "function_call_output" || record["type"] === "tool_result") {
-      found.push(JSON.stringify(record["content"] ?? record["output"]));
+    if (record.role === "tool" || record.type === "function_call_output" || record.type === "tool_result") {
+      found.push(JSON.stringify(record.content ?? record.output));
       return;
     }
-    if (record["functionResponse"] !== undefined) {
-      found.push(JSON.stringify((record["functionResponse"] as Record<string, unknown>)["response"]));
+    if (record.functionResponse !== undefined) {
+      found.push(JSON.stringify((record.functionResponse as Record<string, unknown>).response));
       return;
     }
     Object.values(record).forEach(visit);
@@ -202,7 +202,7 @@ export function runModelConformance(name: string, setup: () => Promise<Conforman
       const events = await run(agent, "Look up k9 and report it");
       const final = events.at(-1)!;
       expect(JSON.parse(getTextOf(final.content))).toEqual({ code: "secret-k9", length: 9 });
-      expect(events.find((e) => e.actions.stateDelta["answer"] !== undefined)?.actions.stateDelta["answer"]).toEqual({
+      expect(events.find((e) => e.actions.stateDelta.answer !== undefined)?.actions.stateDelta.answer).toEqual({
         code: "secret-k9",
         length: 9,
       });

@@ -14,10 +14,9 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason as Error);
     signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => (signal.removeEventListener("abort", onAbort), resolve(value)),
-      (error: unknown) => (signal.removeEventListener("abort", onAbort), reject(error as Error)),
-    );
+    promise
+      .finally(() => signal.removeEventListener("abort", onAbort))
+      .then(resolve, (error: unknown) => reject(error as Error));
   });
 }
 

@@ -41,9 +41,15 @@ export interface AnalyticsPluginOptions {
   retry?: AnalyticsRetryConfig;
   /** Rows kept while the sink is slow or down; beyond it the oldest are dropped and counted (default 10,000). */
   maxQueueSize?: number;
-  /** Told about rows given up: a batch after its retries, a row whose contentFormatter threw, rows left at a close timeout (default: one line on stderr). */
+  /**
+   * Told about rows given up: a batch after its retries, a row whose contentFormatter
+   * threw, rows left at a close timeout (default: one line on stderr).
+   */
   onError?: (error: unknown, info: { droppedRows: number }) => void;
-  /** Longest `close()` waits for the sink (flush, then the sink's close) before aborting its signal and giving up the rest (default 5 s; ms or `"10s"`). */
+  /**
+   * Longest `close()` waits for the sink (flush, then the sink's close) before
+   * aborting its signal and giving up the rest (default 5 s; ms or `"10s"`).
+   */
   closeTimeout?: number | string;
   /** Plugin name (default `analytics`). */
   name?: string;

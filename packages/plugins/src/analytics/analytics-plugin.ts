@@ -105,7 +105,8 @@ export class AnalyticsPlugin extends BasePlugin {
         if (reported) return;
         reported = true;
         process.stderr.write(
-          `${this.name}: dropped ${info.droppedRows} analytics rows: ${(error as Error)?.message ?? String(error)} (further failures are not reported)\n`,
+          `${this.name}: dropped ${info.droppedRows} analytics rows: ${(error as Error)?.message ?? String(error)} ` +
+            `(further failures are not reported)\n`,
         );
       });
   }

@@ -290,7 +290,10 @@ export class LoggingPlugin extends BasePlugin {
       if (part.functionResponse)
         return `response ${part.functionResponse.name}(${this.includeContent ? preview(part.functionResponse.response ?? {}, this.max) : "…"})`;
       if (part.inlineData)
-        return `inline ${part.inlineData.mimeType ?? "?"} (${Math.floor(((part.inlineData.data?.length ?? 0) * 3) / 4)} bytes)`;
+        return (
+          `inline ${part.inlineData.mimeType ?? "?"} ` +
+          `(${Math.floor(((part.inlineData.data?.length ?? 0) * 3) / 4)} bytes)`
+        );
       if (part.fileData) return `file ${part.fileData.fileUri ?? ""}`;
       if (part.executableCode) return `code ${this.text(part.executableCode.code ?? "")}`;
       if (part.codeExecutionResult) return `code result ${part.codeExecutionResult.outcome ?? ""}`;
@@ -312,7 +315,9 @@ function errorFields(error: unknown): Record<string, unknown> {
 
 function formatText(record: LogRecord, name: string): string {
   const head = `[${name}] ${record.point.toUpperCase().replace("_", " ")}`;
-  const where = `app=${record.appName} session=${record.sessionId} invocation=${record.invocationId}${record.agentName ? ` agent=${record.agentName}` : ""}`;
+  const where =
+    `app=${record.appName} session=${record.sessionId} ` +
+    `invocation=${record.invocationId}${record.agentName ? ` agent=${record.agentName}` : ""}`;
   const fields = Object.entries(record.fields)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)

@@ -1,3 +1,4 @@
+import type { Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import type { Content } from "@agentkit/core";
@@ -50,7 +51,7 @@ export interface ConformanceCase {
 export async function findConformanceCases(casesDir: string): Promise<ConformanceCase[]> {
   const dirs: string[] = [];
   const walk = async (dir: string): Promise<void> => {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (error) {

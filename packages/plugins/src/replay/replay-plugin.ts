@@ -81,7 +81,8 @@ export class ReplayPlugin extends BasePlugin {
     const llm = recording.llmRecording;
     if (!llm) {
       throw new ReplayVerificationError(
-        `Replay (${this.source}): agent "${context.agentName}" called its model, but the next recording is a call of tool "${recording.toolRecording?.toolCall.name}".`,
+        `Replay (${this.source}): agent "${context.agentName}" called its model, but the next recording is a call of ` +
+          `tool "${recording.toolRecording?.toolCall.name}".`,
       );
     }
     if (this.verify === "strict") {
@@ -113,7 +114,8 @@ export class ReplayPlugin extends BasePlugin {
     const recorded = recording.toolRecording;
     if (!recorded)
       throw new ReplayVerificationError(
-        `Replay (${this.source}): agent "${context.agentName}" called tool "${tool.name}", but the next recording is a model call.`,
+        `Replay (${this.source}): agent "${context.agentName}" called tool "${tool.name}", but the next recording is ` +
+          `a model call.`,
       );
     if (this.verify === "strict") {
       const differences = diffValues(
@@ -141,7 +143,8 @@ export class ReplayPlugin extends BasePlugin {
     const recording = queue?.shift();
     if (!recording)
       throw new ReplayVerificationError(
-        `Replay (${this.source}): agent "${agentName}" made a ${what} that was not recorded (no recordings left for it).`,
+        `Replay (${this.source}): agent "${agentName}" made a ${what} that was not recorded (no recordings left for ` +
+          `it).`,
       );
     return recording;
   }

@@ -139,7 +139,7 @@ export class AccessControl {
 
   private refuse(req: Request, res: Response, error: unknown, next: (error?: unknown) => void): void {
     this.logFailure(req, error);
-    if (!(error instanceof AuthenticationError)) return next(error);
+    if (!(error instanceof AuthenticationError)) return void next(error);
     res.set("WWW-Authenticate", this.challenge(error)).status(401).json(errorBody(error));
   }
 

@@ -117,7 +117,8 @@ function checkOptions(options: JwtAuthOptions): CheckedJwtOptions {
   for (const alg of allowed) {
     if (!(ASYMMETRIC_JWT_ALGORITHMS as readonly string[]).includes(alg))
       throw new ConfigurationError(
-        `JWT auth: algorithm ${JSON.stringify(alg)} is not accepted; use asymmetric ones (${ASYMMETRIC_JWT_ALGORITHMS.join(", ")}). ` +
+        `JWT auth: algorithm ${JSON.stringify(alg)} is not accepted; use asymmetric ones ` +
+          `(${ASYMMETRIC_JWT_ALGORITHMS.join(", ")}). ` +
           "`none` and HMAC (HS*) are refused: a public key must never verify a symmetric signature.",
       );
   }
@@ -148,7 +149,8 @@ function checkOptions(options: JwtAuthOptions): CheckedJwtOptions {
     checked.algorithms = allowed.filter((alg) => forKey.includes(alg));
     if (checked.algorithms.length === 0)
       throw new ConfigurationError(
-        `JWT auth: a ${key.asymmetricKeyType ?? "unknown"} public key verifies none of the allowed algorithms (${allowed.join(", ")}).`,
+        `JWT auth: a ${key.asymmetricKeyType ?? "unknown"} public key verifies none of the allowed algorithms ` +
+          `(${allowed.join(", ")}).`,
       );
     checked.publicKey = key;
   }

@@ -169,7 +169,8 @@ class ReplayModelPlugin extends BasePlugin {
     const reply = this.replies[this.next];
     if (!reply)
       throw new AgentTestError(
-        `The agent made model call ${this.next + 1}, but the test recorded only ${this.replies.length} model responses.`,
+        `The agent made model call ${this.next + 1}, but the test recorded only ${this.replies.length} model ` +
+          `responses.`,
       );
     this.next += 1;
     return { content: structuredClone(reply) };

@@ -6,7 +6,7 @@ import type { ModelRegistry } from "@agentkit/core";
 import type { AgentLoader } from "../agent-loader.js";
 import { AppNotFoundError, HttpRequestError } from "../errors/server-errors.js";
 import { parseBody } from "../http/request-schemas.js";
-import { rebuildAgentTest, replayAgentTest } from "./agent-test-replay.js";
+import { rebuildAgentTest, replayAgentTest, type ReplayOutcome } from "./agent-test-replay.js";
 import { appDirOf, testFileOf } from "./app-files.js";
 import { sortKeys } from "./normalize-test-events.js";
 
@@ -50,7 +50,7 @@ export function createAgentTestsRouter(options: AgentTestsRouterOptions): Router
     for (const file of files) {
       if (res.destroyed) return;
       const name = `${appName}/${basename(file)}`;
-      let outcome;
+      let outcome: ReplayOutcome;
       try {
         // Loaded per test: an edit between tests is picked up like any request would pick it up.
         outcome = await replayAgentTest(

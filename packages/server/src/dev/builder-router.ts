@@ -21,6 +21,8 @@ export interface BuilderRouterOptions {
   policy?: BuilderPolicy;
   /** Largest multipart upload of one save, in bytes or a string like "10mb". Default "10mb". */
   maxUploadBytes?: number | string;
+  /** Called after a final save, before answering: the loader's `settled`, so the next request sees the app. */
+  afterSave?: () => Promise<void>;
 }
 
 const ROOT_CONFIG = "root_agent.yaml";
@@ -84,6 +86,7 @@ export function createBuilderRouter(options: BuilderRouterOptions): Router {
       await mkdir(appDir, { recursive: true });
       for (const file of files) await writeAtomically(fileUnder(appDir, file.rel), markBuilderWritten(file.text));
       await dropDraft(appDir, appName);
+      await options.afterSave?.();
       res.json(true);
     },
   );

@@ -61,7 +61,8 @@ export async function checkBuilderYaml(text: string, target: BuilderFileTarget):
     throw invalid(
       target,
       "agent_class",
-      `unknown agent class ${JSON.stringify(agentClass)}; expected one of ${Object.keys(AGENT_CLASS_SCHEMAS).join(", ")}`,
+      `unknown agent class ${JSON.stringify(agentClass)}; expected one ` +
+        `of ${Object.keys(AGENT_CLASS_SCHEMAS).join(", ")}`,
     );
   }
   await checkRules(value, target, new Set([resolve(target.finalPath)]));
@@ -136,7 +137,8 @@ function walk(
         const problem = BARE_NAME.test(reference)
           ? target.policy.tools.includes(reference)
             ? undefined
-            : `the built-in tool "${reference}" is not allowed in configs written through the agent builder (allowed: ${target.policy.tools.join(", ") || "none"})`
+            : `the built-in tool "${reference}" is not allowed in configs written through the agent builder ` +
+              `(allowed: ${target.policy.tools.join(", ") || "none"})`
           : prefixed(codeReferenceProblem(reference, target.finalPath, scope));
         if (problem) throw invalid(target, field, problem);
       }

@@ -87,7 +87,8 @@ function judged(
 ): EvalMetricDefinition {
   const unavailableReason = judge
     ? undefined
-    : `${info.metricName} needs a judge model: pass judgeModel to createEvalRouter (or evaluate with tool_trajectory_avg_score / response_match_score).`;
+    : `${info.metricName} needs a judge model: pass judgeModel to createEvalRouter (or evaluate with ` +
+      `tool_trajectory_avg_score / response_match_score).`;
   return {
     info,
     unavailableReason,

@@ -171,8 +171,3 @@ export interface RunEvalResult extends EvalCaseResult {
 export function parseEvalSet(raw: unknown): EvalSet {
   return evalSetSchema.parse(raw) as unknown as EvalSet;
 }
-
-/** Parses an eval case from JSON (camelCase or snake_case fields); throws a ZodError. */
-export function parseEvalCase(raw: unknown): EvalCase {
-  return evalCaseSchema.parse(raw) as unknown as EvalCase;
-}

@@ -32,8 +32,12 @@ const RESULT_SUFFIX = ".evalset_result.json";
 export function createFileEvalStore({ dir }: FileEvalStoreOptions): EvalStore {
   if (typeof dir !== "string" || dir === "")
     throw new ConfigurationError("createFileEvalStore needs a directory: { dir }.");
-  const setsDir = (app: string) => (assertSafeId("app name", app), join(dir, app, "eval_sets"));
-  const resultsDir = (app: string) => (assertSafeId("app name", app), join(dir, app, "eval_history"));
+  const appDir = (app: string, folder: string) => {
+    assertSafeId("app name", app);
+    return join(dir, app, folder);
+  };
+  const setsDir = (app: string) => appDir(app, "eval_sets");
+  const resultsDir = (app: string) => appDir(app, "eval_history");
 
   const list = async (folder: string, suffix: string): Promise<string[]> => {
     const names = await readdir(folder).catch((error: NodeJS.ErrnoException) => {

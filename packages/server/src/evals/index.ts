@@ -1,28 +1,17 @@
 export { createEvalRouter, DEFAULT_EVAL_METRICS, type EvalRouterOptions } from "./eval-router.js";
-export { createInMemoryEvalStore, assertSafeId, type EvalStore } from "./eval-store.js";
+export { createInMemoryEvalStore, type EvalStore } from "./eval-store.js";
 export { createFileEvalStore, type FileEvalStoreOptions } from "./file-eval-store.js";
-export {
-  createEvalMetrics,
-  type EvalMetricDefinition,
-  type EvalMetricsOptions,
-  type InvocationScore,
-  type MetricInfo,
-} from "./eval-metrics.js";
+export { createEvalMetrics, type EvalMetricDefinition } from "./eval-metrics.js";
 export { rouge1F1, tokenize } from "./rouge.js";
-export { runEvalSet, EVAL_SESSION_PREFIX, type RunEvalSetOptions } from "./run-eval-set.js";
-export { invocationFromEvents, invocationsFromSession } from "./invocations-from-events.js";
+export { runEvalSet, EVAL_SESSION_PREFIX } from "./run-eval-set.js";
+export { invocationsFromSession } from "./invocations-from-events.js";
 export {
   EvalStatus,
-  parseEvalSet,
-  parseEvalCase,
   type EvalSet,
   type EvalCase,
   type Invocation,
-  type IntermediateData,
-  type SessionInput,
   type EvalMetric,
   type EvalMetricResult,
-  type EvalMetricResultPerInvocation,
   type EvalCaseResult,
   type EvalSetResult,
   type RunEvalResult,

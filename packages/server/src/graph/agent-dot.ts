@@ -118,7 +118,9 @@ export async function buildAgentDot(root: BaseAgent, options: AgentDotOptions = 
     const inner = `${indent}  `;
     lines.push(`${inner}label=${dotId(`${agent.name} (${kind})`)};`);
     lines.push(
-      `${inner}style="rounded,dashed"; color=${dotId(highlighted.has(agent.name) ? palette.highlightEdge : palette.stroke)}; fontcolor=${dotId(palette.text)};`,
+      `${inner}style="rounded,dashed"; ` +
+        `color=${dotId(highlighted.has(agent.name) ? palette.highlightEdge : palette.stroke)}; ` +
+        `fontcolor=${dotId(palette.text)};`,
     );
     const parts: Ends[] = [];
     for (const sub of agent.subAgents) parts.push(await draw(sub, inner));

@@ -1,12 +1,4 @@
-import {
-  AgentTool,
-  LoopAgent,
-  ParallelAgent,
-  SequentialAgent,
-  isLlmAgent,
-  type BaseAgent,
-  type BaseTool,
-} from "@agentkit/core";
+import { LoopAgent, ParallelAgent, SequentialAgent, isLlmAgent, type BaseAgent, type BaseTool } from "@agentkit/core";
 
 /** How a workflow agent runs its sub-agents. */
 export type WorkflowKind = "sequential" | "parallel" | "loop";
@@ -44,8 +36,4 @@ export function modelNameOf(agent: BaseAgent): string | undefined {
   const model = agent.model;
   if (typeof model === "string") return model;
   return model?.model;
-}
-
-export function isAgentTool(tool: BaseTool | undefined): tool is AgentTool {
-  return tool instanceof AgentTool;
 }

@@ -1,5 +1,5 @@
 import type { Response } from "express";
-import { type Event } from "@agentkit/core";
+import type { Event } from "@agentkit/core";
 import { checkClientState, type ClientStatePolicy } from "@agentkit/core/internal";
 import { isAdmin, principalOf } from "../auth/principal.js";
 

@@ -94,12 +94,14 @@ export function resolveServerLimits(limits: ServerLimits = {}, bodyLimitBytes: n
   }
   if (out.maxBodyBytesInFlight < bodyLimitBytes) {
     throw new ConfigurationError(
-      `limits.maxBodyBytesInFlight (${out.maxBodyBytesInFlight}) must be at least bodyLimit (${bodyLimitBytes} bytes), or no body of the largest allowed size could ever be read.`,
+      `limits.maxBodyBytesInFlight (${out.maxBodyBytesInFlight}) must be at least bodyLimit (${bodyLimitBytes} ` +
+        `bytes), or no body of the largest allowed size could ever be read.`,
     );
   }
   if (out.requestTimeoutMs > 0 && out.headersTimeoutMs > out.requestTimeoutMs) {
     throw new ConfigurationError(
-      `limits.headersTimeoutMs (${out.headersTimeoutMs}) must not exceed limits.requestTimeoutMs (${out.requestTimeoutMs}).`,
+      `limits.headersTimeoutMs (${out.headersTimeoutMs}) must not exceed limits.requestTimeoutMs ` +
+        `(${out.requestTimeoutMs}).`,
     );
   }
   return out;

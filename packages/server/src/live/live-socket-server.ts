@@ -1,7 +1,13 @@
 import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { RawData, WebSocket, WebSocketServer } from "ws";
-import { eventToJson, RunAbortedError, SessionNotFoundError, type LiveRequest, type RunConfig } from "@agentkit/core";
+import {
+  eventToJsonText,
+  RunAbortedError,
+  SessionNotFoundError,
+  type LiveRequest,
+  type RunConfig,
+} from "@agentkit/core";
 import { sessionKeyProblem } from "@agentkit/core/internal";
 import type { AccessControl } from "../auth/access-control.js";
 import { AuthenticationError } from "../auth/auth-errors.js";
@@ -11,6 +17,7 @@ import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { rejectReason, type HostGuardOptions } from "../http/host-guard.js";
 import type { LiveLimits } from "../http/server-limits.js";
 import type { RouteDeps } from "../routes/route-deps.js";
+import type { RunnerLease } from "../runs/runner-cache.js";
 import { SessionRunQueue } from "../runs/session-run-queue.js";
 import { BoundedLiveRequestQueue } from "./bounded-live-request-queue.js";
 import { LiveMessageError, parseLiveMessage } from "./live-request-message.js";
@@ -121,9 +128,9 @@ export class LiveSocketServer {
       refuse(socket, 400, "Bad Request");
       return;
     }
-    if (url.pathname !== "/run_live") return refuse(socket, 404, "Not Found");
-    if (rejectReason(req, this.guard, true)) return refuse(socket, 403, "Forbidden");
-    if (this.deps.runs.isDraining || this.closed) return refuse(socket, 503, "Service Unavailable");
+    if (url.pathname !== "/run_live") return void refuse(socket, 404, "Not Found");
+    if (rejectReason(req, this.guard, true)) return void refuse(socket, 403, "Forbidden");
+    if (this.deps.runs.isDraining || this.closed) return void refuse(socket, 503, "Service Unavailable");
     const keys = this.socketKeys(req, url.searchParams);
     const { maxSockets, maxSocketsPerClient, maxSocketsPerUser } = this.limits;
     if (maxSockets > 0 && this.counts.get(TOTAL) >= maxSockets) {
@@ -248,7 +255,7 @@ export class LiveSocketServer {
     let lease: { release(): void } | undefined;
     const finished = this.deps.runs.start(controller);
     try {
-      let runnerLease;
+      let runnerLease: RunnerLease;
       try {
         runnerLease = await this.deps.runners.acquire(params.appName);
       } catch (error) {
@@ -273,7 +280,7 @@ export class LiveSocketServer {
         runConfig: params.runConfig,
         signal: controller.signal,
       });
-      for await (const event of events) sendJson(ws, eventToJson(event));
+      for await (const event of events) if (ws.readyState === ws.OPEN) ws.send(eventToJsonText(event));
       ws.close(LiveCloseCode.NORMAL, "Live run ended");
     } catch (error) {
       if (controller.signal.aborted && (error instanceof RunAbortedError || ws.readyState !== ws.OPEN)) return;
@@ -359,7 +366,8 @@ function refuseWith(
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("");
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\nContent-Type: ` +
+      `application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
 }
 

@@ -1,3 +1,4 @@
+import type { Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -44,7 +45,7 @@ export async function findAppEntry(appDir: string): Promise<AppEntry | undefined
 
 /** Names of the app folders of an agents directory (folders holding an entry file), sorted. */
 export async function listAppFolders(agentsDir: string): Promise<string[]> {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(agentsDir, { withFileTypes: true });
   } catch {

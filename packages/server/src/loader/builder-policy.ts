@@ -38,5 +38,8 @@ export function builderExecutorProblem(name: string, allowed: readonly string[])
   const why = /^[A-Za-z_][\w]*$/.test(name)
     ? `the code executor "${name}" is not allowed`
     : `a code reference ("${name}") as code executor is not allowed`;
-  return `${why} in configs written through the agent builder: it could run processes on the server (allowed: ${allowed.join(", ") || "none"}; write the config as a file to use another executor)`;
+  return (
+    `${why} in configs written through the agent builder: it could run processes on the server ` +
+    `(allowed: ${allowed.join(", ") || "none"}; write the config as a file to use another executor)`
+  );
 }

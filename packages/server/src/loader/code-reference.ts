@@ -92,7 +92,10 @@ function locate(reference: string, fromFile: string, scope: CodeScope): Located 
     const missing = `"${reference}": no module ${parts.join("/")}.ts (or .js) in ${scope.agentsDir}`;
     return { kind: "path", path, exportName, missing };
   }
-  return `"${reference}" is not a code reference: use "./file.ts#exportName", "package#exportName" or "app.module.exportName"`;
+  return (
+    `"${reference}" is not a code reference: use "./file.ts#exportName", "package#exportName" or ` +
+    `"app.module.exportName"`
+  );
 }
 
 /**

@@ -61,12 +61,18 @@ export function fileProblem(file: string, scope: CodeScope, extensions: readonly
 /** Why a bare package specifier may not be imported in this scope, or undefined. */
 export function packageProblem(specifier: string, scope: CodeScope): string | undefined {
   if (scope.restricted)
-    return "names a package: configs written through the agent builder may only reference files of their app folder (./tools.ts#name)";
+    return (
+      "names a package: configs written through the agent builder may only reference files of their app folder " +
+      "(./tools.ts#name)"
+    );
   if (specifier.startsWith("node:") || isBuiltin(specifier))
     return "names a Node built-in module, which YAML configs may not reference";
   const segments = specifier.split("/");
   if (!BARE_PACKAGE.test(specifier) || segments.some((s) => s === "." || s === ".."))
-    return 'is not a package name: write "package#export" or "@scope/package/subpath#export" (files start with ./ or ../)';
+    return (
+      'is not a package name: write "package#export" or "@scope/package/subpath#export" (files start with ./ or ' +
+      "../)"
+    );
   return undefined;
 }
 
@@ -92,16 +98,25 @@ const BARE_PACKAGE = /^(?:@[A-Za-z0-9~][\w.~-]*\/)?[A-Za-z0-9~][\w.~-]*(?:\/[\w.
 function segmentsProblem(segments: string[], scope: CodeScope, prefix: string): string | undefined {
   const hidden = segments.find((s) => s.startsWith("."));
   if (hidden)
-    return `${prefix}is inside the hidden folder "${hidden}" (hidden folders such as .agentkit hold the server's data: sessions, artifacts)`;
+    return (
+      `${prefix}is inside the hidden folder "${hidden}" (hidden folders such as .agentkit hold the server's ` +
+      `data: sessions, artifacts)`
+    );
   if (segments.includes("node_modules"))
     return `${prefix}is inside node_modules: reference a package by its name (package#export)`;
   const app = basename(scope.appDir);
   const [top] = segments;
   if (top === app && segments.length > 1) return undefined;
   if (scope.restricted)
-    return `${prefix}leaves the app folder ${app}/ (configs written through the agent builder may only reference files of their own app)`;
+    return (
+      `${prefix}leaves the app folder ${app}/ (configs written through the agent builder may only reference ` +
+      `files of their own app)`
+    );
   if (top?.startsWith("_") && segments.length > 1) return undefined;
-  return `${prefix}leaves the app folder ${app}/ (code shared between apps belongs in a _-prefixed folder of the agents directory, such as _shared/)`;
+  return (
+    `${prefix}leaves the app folder ${app}/ (code shared between apps belongs in a _-prefixed folder of the ` +
+    `agents directory, such as _shared/)`
+  );
 }
 
 function kindName(extensions: readonly string[]): string {

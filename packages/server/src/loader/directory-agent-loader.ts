@@ -13,6 +13,7 @@ import { AppNotFoundError } from "../errors/server-errors.js";
 import { describeError } from "./agent-load-error.js";
 import { DEFAULT_BUILDER_POLICY, type BuilderPolicy } from "./builder-policy.js";
 import { findAppEntry, isIgnoredFolderName, listAppFolders, type AppEntry } from "./app-discovery.js";
+import { AppWatcher } from "./app-watcher.js";
 import { listSourceFiles, sameSnapshot, takeSnapshot, type FileSnapshot } from "./file-snapshot.js";
 import {
   displayPath,
@@ -37,6 +38,11 @@ export interface DirectoryAgentLoaderOptions {
   agentsDir: string;
   /** Reload an app on its next `loadApp` after one of its files changed (default false). */
   reload?: boolean;
+  /**
+   * With `reload`: how long the files of an app must stay unchanged before it reloads, in ms
+   * (default 100), so an editor's multi-step save is read whole.
+   */
+  reloadDebounceMs?: number;
   /** Root of the agent sources, for `buildOutputDirs` (default: `agentsDir`). */
   sourceDir?: string;
   /**
@@ -94,6 +100,8 @@ class DirectoryAgentLoader implements AgentLoader {
   private readonly options: DirectoryAgentLoaderOptions;
   private loadCount = 0;
   private closed = false;
+  /** With reload: which apps may have changed (no directory scan per run); absent without reload. */
+  private readonly watcher: AppWatcher | undefined;
 
   constructor(options: DirectoryAgentLoaderOptions) {
     this.options = options;
@@ -118,11 +126,15 @@ class DirectoryAgentLoader implements AgentLoader {
       ownsTag: (tag) => this.reload && tag.startsWith(this.tagPrefix),
       onResolved: (tag, file) => this.resolvedByTag.get(tag)?.add(file),
     };
+    this.watcher = this.reload ? AppWatcher.start(this.agentsDir, options.reloadDebounceMs ?? 100) : undefined;
+    if (this.reload && !this.watcher)
+      this.log("warn", "cannot watch the agents directory: every load checks the app's files instead");
     if (addModuleHooksClient(client)) this.hooksClient = client;
     else if (this.reload)
       this.log(
         "warn",
-        "module.registerHooks is unavailable: a reloaded app re-imports its entry module but not the modules it imports",
+        "module.registerHooks is unavailable: a reloaded app re-imports its entry module but not the modules it " +
+          "imports",
       );
   }
 
@@ -135,6 +147,14 @@ class DirectoryAgentLoader implements AgentLoader {
     this.assertOpen();
     const cached = this.apps.get(appName);
     if (cached && !this.reload) return unwrap(cached.outcome);
+    if (cached && this.watcher) {
+      // Nothing under the app folder (or shared code) changed: serve it without touching the disk.
+      // Files outside the agents directory are not watched: such apps check them every time.
+      const { check, waitMs } = this.watcher.take(appName);
+      const outside = [...cached.extraFiles].some((f) => !f.startsWith(this.agentsDir + sep));
+      if (!check && !outside) return unwrap(cached.outcome);
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
     const inFlight = this.pending.get(appName);
     if (inFlight) return inFlight;
     const promise = this.refresh(appName).finally(() => this.pending.delete(appName));
@@ -145,10 +165,19 @@ class DirectoryAgentLoader implements AgentLoader {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.watcher?.close();
     if (this.hooksClient) removeModuleHooksClient(this.hooksClient);
     await Promise.allSettled([...this.pending.values()]);
     this.apps.clear();
     this.resolvedByTag.clear();
+  }
+
+  /**
+   * With reload: resolves once the loader has seen every file change made before the call, so a
+   * load right after an edit serves the edited app (tests, tools that edit then load).
+   */
+  async settled(): Promise<void> {
+    await this.watcher?.settled();
   }
 
   /** Loads the app, or returns the cached outcome when none of its files changed. */
@@ -201,7 +230,8 @@ class DirectoryAgentLoader implements AgentLoader {
     for (const file of entry.shadowed)
       this.log(
         "warn",
-        `${displayPath(this.agentsDir, file)} is ignored: app "${appName}" loads ${displayPath(this.agentsDir, entry.file)}`,
+        `${displayPath(this.agentsDir, file)} is ignored: app "${appName}" ` +
+          `loads ${displayPath(this.agentsDir, entry.file)}`,
       );
     let outcome: AppState["outcome"];
     try {
@@ -219,7 +249,8 @@ class DirectoryAgentLoader implements AgentLoader {
       if (loaded.app && loaded.app.name !== appName) {
         this.log(
           "warn",
-          `app "${appName}": its App is named "${loaded.app.name}"; the server serves it as "${appName}" (the folder name)`,
+          `app "${appName}": its App is named "${loaded.app.name}"; the server serves it as "${appName}" (the folder ` +
+            `name)`,
         );
       }
       const app: LoadedApp = loaded.app
@@ -253,7 +284,8 @@ class DirectoryAgentLoader implements AgentLoader {
           ctx,
           source,
           undefined,
-          `agent "${agent.name}" uses model "${agent.model}", which no registered pattern matches (known patterns: ${known})`,
+          `agent "${agent.name}" uses model "${agent.model}", which no registered pattern matches (known ` +
+            `patterns: ${known})`,
         );
       }
       agent.subAgents.forEach(visit);

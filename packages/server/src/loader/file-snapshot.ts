@@ -1,3 +1,4 @@
+import type { Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -10,7 +11,7 @@ export type FileSnapshot = Map<string, string>;
 /** The code and config files of a folder tree (skipping node_modules and dot entries). */
 export async function listSourceFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch {

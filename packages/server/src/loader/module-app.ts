@@ -10,7 +10,10 @@ export interface ModuleAppResult {
   source: string;
 }
 
-/** Export names looked up, in order: an App (`default`, `app`, `App`), else an agent (`rootAgent`, `root_agent`, `default`). */
+/**
+ * Export names looked up, in order: an App (`default`, `app`,
+ * `App`), else an agent (`rootAgent`, `root_agent`, `default`).
+ */
 const APP_EXPORTS = ["default", "app", "App"] as const;
 const AGENT_EXPORTS = ["rootAgent", "root_agent", "default"] as const;
 
@@ -47,7 +50,8 @@ export async function loadModuleApp(ctx: LoadContext, file: string): Promise<Mod
       ctx,
       source,
       undefined,
-      `the export "${key}" is ${describeValue(value)}, expected an agent (a BaseAgent such as new LlmAgent({...}))${foreignHint(value)}`,
+      `the export "${key}" is ${describeValue(value)}, expected an agent (a BaseAgent such as new ` +
+        `LlmAgent({...}))${foreignHint(value)}`,
     );
   }
   const names = Object.keys(ns).filter((k) => k !== "__esModule");
@@ -55,7 +59,8 @@ export async function loadModuleApp(ctx: LoadContext, file: string): Promise<Mod
     ctx,
     source,
     undefined,
-    `exports no rootAgent or App (it exports: ${names.join(", ") || "nothing"}); add \`export const rootAgent = new LlmAgent({...})\` or \`export default new App({...})\``,
+    `exports no rootAgent or App (it exports: ${names.join(", ") || "nothing"}); add \`export const rootAgent = new ` +
+      `LlmAgent({...})\` or \`export default new App({...})\``,
   );
 }
 
@@ -64,7 +69,8 @@ function foreignHint(value: unknown): string {
   const looksLikeAgent =
     typeof value === "object" && value !== null && typeof (value as { runAsync?: unknown }).runAsync === "function";
   return looksLikeAgent || isLlmAgent(value)
-    ? "; it looks like an agent from another copy of @agentkit/core: make the agents directory and the server use the same @agentkit/core"
+    ? "; it looks like an agent from another copy of @agentkit/core: make the agents directory and the server use " +
+        "the same @agentkit/core"
     : "";
 }
 

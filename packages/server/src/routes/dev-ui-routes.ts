@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import express, { Router } from "express";
 
 export interface DevUiOptions {
@@ -32,6 +33,20 @@ fetch("../list-apps").then((r) => r.json()).then((apps) => {
 `;
 
 /**
+ * Where an OAuth popup lands (the redirect URI of the dev UI's consent card): a page that hands
+ * its own URL (with `code` and `state`) to the window that opened it, same origin only, and
+ * closes. Nothing is stored or logged here; the code is redeemed by the flow once the UI sends it.
+ */
+export const OAUTH_CALLBACK_PATH = "/dev-ui/oauth/callback";
+
+const OAUTH_CALLBACK_SCRIPT = `if (window.opener) { window.opener.postMessage({ authResponseUrl: window.location.href }, window.location.origin); window.close(); } else { document.body.textContent = "Authorization finished: return to the dev UI."; }`;
+const OAUTH_CALLBACK_SCRIPT_HASH = `sha256-${createHash("sha256").update(OAUTH_CALLBACK_SCRIPT).digest("base64")}`;
+const OAUTH_CALLBACK_HTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Authorization</title></head>
+<body><p>Finishing authorization...</p><script>${OAUTH_CALLBACK_SCRIPT}</script></body></html>
+`;
+
+/**
  * `/` → `/dev-ui/`, the dev UI's static files and its runtime config (http-api.md 4.12; with
  * the stored telemetry consent answer, when there is one).
  * Without a UI folder a small page says the UI is not installed (still a valid page with a
@@ -42,7 +57,20 @@ export function devUiRoutes(
   telemetryConsent?: () => Promise<boolean | null>,
 ): Router {
   const router = Router();
-  router.get("/", (_req, res) => res.redirect(302, "/dev-ui/"));
+  // The query survives: ADK's dev UI sends OAuth popups back to the origin (`/?code=...&state=...`)
+  // and reads them on the UI page.
+  router.get("/", (req, res) => {
+    const query = req.originalUrl.indexOf("?");
+    res.redirect(302, `/dev-ui/${query >= 0 ? req.originalUrl.slice(query) : ""}`);
+  });
+  router.get(OAUTH_CALLBACK_PATH, (_req, res) => {
+    res
+      .set("Cache-Control", "no-store")
+      .set("Referrer-Policy", "no-referrer")
+      .set("Content-Security-Policy", `default-src 'none'; script-src '${OAUTH_CALLBACK_SCRIPT_HASH}'`)
+      .type("html")
+      .send(OAUTH_CALLBACK_HTML);
+  });
   router.get("/dev-ui", (req, res, next) => {
     // Routing is not strict, so "/dev-ui/" lands here too: only the slash-less form redirects.
     if (req.path.endsWith("/")) return next();

@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { Router, type Request, type Response } from "express";
-import { eventToJson, RunAbortedError, type Event } from "@agentkit/core";
+import { eventToJson, eventToJsonText, RunAbortedError, type Event } from "@agentkit/core";
+import { sendJsonText } from "../http/send-json-text.js";
 import { principalOf } from "../auth/principal.js";
 import { reasoningEngineUserOf } from "../auth/route-access.js";
 import { validateSessionKey } from "@agentkit/core/internal";
@@ -40,7 +41,7 @@ export function runRoutes(deps: RouteDeps): Router {
     });
     res.flushHeaders();
     try {
-      await run.execute((event) => writeFrame(res, eventToJson(event), controller.signal));
+      await run.execute((event) => writeFrameText(res, eventToJsonText(event), controller.signal));
     } catch (error) {
       if (!controller.signal.aborted) {
         if (statusForError(error) >= 500) deps.logger.error("Run failed after the SSE stream started", error);
@@ -61,7 +62,7 @@ export function runRoutes(deps: RouteDeps): Router {
     const principal = principalOf(res);
     const userId = principal && reasoningEngineUserOf(req.body) === undefined ? principal.userId : body.userId;
     const params = { ...runParams(res, { ...body, userId }), createSessionIfMissing: true };
-    await runToJson(deps, req, res, params, (events) => ({ output: events }));
+    await runToJson(deps, req, res, params, (list) => `{"output":${list}}`);
   });
 
   // Continues the session's interrupted run in a resumable app (runner.resume): JSON like /run.
@@ -110,7 +111,8 @@ async function runToJson(
   req: Request,
   res: Response,
   params: RunParams,
-  wrap: (events: unknown[]) => unknown = (events) => events,
+  /** Wraps the JSON text of the event list (Agent Engine's `{ "output": [...] }`). */
+  wrapText?: (list: string) => string,
 ): Promise<void> {
   const controller = abortOnDisconnect(req, res);
   const run = await prepareRun(deps, { ...params, streaming: false }, controller);
@@ -128,7 +130,9 @@ async function runToJson(
       .json({ ...errorBody(error, deps.exposeErrorMessages), events: events.map(eventToJson) });
     return;
   }
-  res.json(wrap(events.map(eventToJson)));
+  // Each event is serialized once, straight into the body.
+  const list = `[${events.map(eventToJsonText).join(",")}]`;
+  sendJsonText(res, wrapText ? wrapText(list) : list);
 }
 
 /** An AbortController aborted when the client goes away before the response is complete. */
@@ -144,8 +148,13 @@ export function abortOnDisconnect(req: Request, res: Response): AbortController 
 
 /** One SSE frame in one write: `data: <json>` and a blank line; waits for drain. */
 async function writeFrame(res: Response, payload: unknown, signal: AbortSignal): Promise<void> {
+  await writeFrameText(res, JSON.stringify(payload), signal);
+}
+
+/** A frame whose JSON text is already written (events: `eventToJsonText`). */
+async function writeFrameText(res: Response, json: string, signal: AbortSignal): Promise<void> {
   if (signal.aborted || res.destroyed) return;
-  if (!res.write(`data: ${JSON.stringify(payload)}\n\n`)) {
+  if (!res.write(`data: ${json}\n\n`)) {
     await once(res, "drain", { signal }).catch(() => {});
   }
 }

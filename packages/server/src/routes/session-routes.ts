@@ -6,6 +6,7 @@ import {
   InvalidJsonError,
   SessionNotFoundError,
   sessionToJson,
+  sessionToJsonText,
   type Event,
   type GetSessionConfig,
 } from "@agentkit/core";
@@ -20,6 +21,7 @@ import {
 import { SessionRunQueue } from "../runs/session-run-queue.js";
 import type { RouteDeps } from "./route-deps.js";
 import { checkSessionKeyParams } from "../http/session-key-params.js";
+import { sendJsonText } from "../http/send-json-text.js";
 
 /** Sessions created by evaluation runs; hidden from the list like ADK does. */
 export const EVAL_SESSION_PREFIX = "___eval___session___";
@@ -48,7 +50,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
       events.length > 0
         ? await sessionService.getSession({ appName: app, userId: user, sessionId: session.id })
         : session;
-    res.json(sessionToJson(fresh ?? session));
+    sendJsonText(res, sessionToJsonText(fresh ?? session));
   });
 
   router.post(`${base}/:sid`, async (req, res) => {
@@ -61,7 +63,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
       sessionId: sid,
       ...(body.state ? { state: body.state } : {}),
     });
-    res.json(sessionToJson(session));
+    sendJsonText(res, sessionToJsonText(session));
   });
 
   router.get(base, async (req, res) => {
@@ -82,7 +84,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
       ...(config ? { config } : {}),
     });
     if (!session) throw new SessionNotFoundError({ appName: app, userId: user, sessionId: sid });
-    res.json(sessionToJson(session));
+    sendJsonText(res, sessionToJsonText(session));
   });
 
   router.delete(`${base}/:sid`, async (req, res) => {
@@ -106,7 +108,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
       await sessionService.appendEvent({ session, event });
       return (await sessionService.getSession(key)) ?? session;
     });
-    res.json(sessionToJson(updated));
+    sendJsonText(res, sessionToJsonText(updated));
   });
 
   return router;
@@ -143,7 +145,8 @@ function queryNumber(value: unknown, field: string, integer: boolean): number {
     throw new HttpRequestError(
       400,
       "INVALID_REQUEST",
-      `Invalid query parameter ${field}: expected ${integer ? "a non-negative integer" : "a number"}, got ${JSON.stringify(value)}`,
+      `Invalid query parameter ${field}: expected ${integer ? "a non-negative integer" : "a number"}, ` +
+        `got ${JSON.stringify(value)}`,
     );
   }
   // Timestamps may come in milliseconds (JS clients); agentkit stores seconds.

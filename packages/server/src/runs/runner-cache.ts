@@ -1,4 +1,5 @@
 import {
+  type BaseCredentialService,
   App,
   Runner,
   type BaseArtifactService,
@@ -17,6 +18,8 @@ export interface RunnerCacheOptions {
   artifactService: BaseArtifactService;
   memoryService: BaseMemoryService;
   modelRegistry?: ModelRegistry;
+  /** Where tools' credentials are kept (per app and user); default: each runner's own, in memory. */
+  credentialService?: BaseCredentialService;
   /**
    * Added to every app's runner before the app's own plugins: observers (tracing) must see
    * every call, and a plugin that short-circuits a hook hides it from the plugins after it.
@@ -104,8 +107,13 @@ export class RunnerCache {
   }
 
   private build(loaded: LoadedApp): Runner {
-    const { sessionService, artifactService, memoryService, modelRegistry } = this.options;
-    const services = { sessionService, artifactService, memoryService };
+    const { sessionService, artifactService, memoryService, modelRegistry, credentialService } = this.options;
+    const services = {
+      sessionService,
+      artifactService,
+      memoryService,
+      ...(credentialService ? { credentialService } : {}),
+    };
     if (loaded.app) {
       const app = loaded.app;
       const withPlugins =

@@ -8,5 +8,4 @@ export {
 export { TracingPlugin } from "./tracing-plugin.js";
 export { TraceStore, type TraceStoreOptions, type EventTraceAttributes } from "./trace-store.js";
 export { createDebugRouter, type DebugRouterOptions } from "./debug-router.js";
-export { toSpanJson, type SpanJson, type SpanAttributeValue } from "./span-json.js";
-export { TraceAttr, GEN_AI_SYSTEM } from "./trace-attributes.js";
+export type { SpanJson } from "./span-json.js";

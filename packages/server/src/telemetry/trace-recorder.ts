@@ -11,6 +11,8 @@ export type TraceRecorderOptions = TraceStoreOptions & {
    * characters (default 100 000); longer ones become `{truncated, length, head}`.
    */
   maxAttributeChars?: number;
+  /** Record prompts, responses and tool payloads in spans (default true: the dev UI shows them). */
+  captureContent?: boolean;
 };
 
 /** Restricts a trace lookup to the runs of one user. */
@@ -29,6 +31,8 @@ export interface TraceSource {
 }
 
 export interface TraceRecorder extends TraceSource {
+  /** Traces, spans and attribute bytes held (bounded by the store's options). */
+  readonly size: { traces: number; spans: number; bytes: number };
   /** Give it to every runner (`plugins: [recorder.plugin]`); one instance serves them all. */
   readonly plugin: TracingPlugin;
   /** Shuts the recorder's own tracer provider down and drops the stored traces. Idempotent. */
@@ -62,12 +66,19 @@ export function createTraceRecorder(options: TraceRecorderOptions = {}): TraceRe
       provider ??= startProvider();
       return (await provider).getTracer("@agentkit/server");
     },
-    { maxAttributeChars: options.maxAttributeChars },
+    {
+      ...(options.maxAttributeChars !== undefined ? { maxAttributeChars: options.maxAttributeChars } : {}),
+      ...(options.captureContent !== undefined ? { captureContent: options.captureContent } : {}),
+      lazyAttributes: store.lazy,
+    },
   );
   return {
     plugin,
     spansForSession: (sessionId, owner) => store.spansForSession(sessionId, owner),
     attributesForEvent: (eventId, owner) => store.attributesForEvent(eventId, owner),
+    get size() {
+      return store.size;
+    },
     shutdown: () => (shutting ??= provider ? provider.then((p) => p.shutdown()) : store.shutdown()),
   };
 }

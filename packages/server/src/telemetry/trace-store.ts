@@ -2,6 +2,7 @@ import { ConfigurationError } from "@agentkit/core";
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace";
 import { toSpanJson, type SpanAttributeValue, type SpanJson } from "./span-json.js";
+import { LazySpanAttributes } from "./lazy-span-attributes.js";
 import { TraceAttr } from "./trace-attributes.js";
 
 export interface TraceStoreOptions {
@@ -9,10 +10,19 @@ export interface TraceStoreOptions {
   maxSpans?: number;
   /** Most traces kept (default 1 000). */
   maxTraces?: number;
+  /** Most bytes of attribute text (written and waiting to be written) kept over all traces (default 64 MiB). */
+  maxBytes?: number;
+  /**
+   * Longest lazily written attribute (a model request) in a session's span list, in characters
+   * (default 4 096): the list holds every span of the session, so each request is its head there;
+   * the single-event answer (`attributesForEvent`) has it whole (up to `maxAttributeChars`).
+   */
+  maxListAttributeChars?: number;
 }
 
 interface StoredTrace {
   spans: SpanJson[];
+  bytes: number;
   sessionIds: Set<string>;
   eventIds: string[];
   /** The `user.id` of its spans: whose run it was. */
@@ -31,16 +41,24 @@ export type EventTraceAttributes = Record<string, SpanAttributeValue> & { trace_
 export class TraceStore implements SpanProcessor {
   readonly maxSpans: number;
   readonly maxTraces: number;
+  readonly maxBytes: number;
+  readonly maxListAttributeChars: number;
+  /** Attributes written on read (model requests), keyed by span id; filled by the tracing plugin. */
+  readonly lazy: LazySpanAttributes;
   /** Insertion order = age: the first entry is evicted first. */
   private readonly traces = new Map<string, StoredTrace>();
   private readonly bySession = new Map<string, Set<string>>();
   private readonly byEvent = new Map<string, { traceId: string; span: SpanJson }>();
   private spanCount = 0;
+  private byteCount = 0;
   private closed = false;
 
-  constructor(options: TraceStoreOptions = {}) {
+  constructor(options: TraceStoreOptions = {}, lazy: LazySpanAttributes = new LazySpanAttributes()) {
     this.maxSpans = positive(options.maxSpans, 10_000, "maxSpans");
     this.maxTraces = positive(options.maxTraces, 1_000, "maxTraces");
+    this.maxBytes = positive(options.maxBytes, 64 * 1024 * 1024, "maxBytes");
+    this.maxListAttributeChars = positive(options.maxListAttributeChars, 4096, "maxListAttributeChars");
+    this.lazy = lazy;
   }
 
   onStart(_span: Span, _parentContext: Context): void {}
@@ -50,11 +68,14 @@ export class TraceStore implements SpanProcessor {
     const span = toSpanJson(readable);
     let trace = this.traces.get(span.trace_id);
     if (!trace) {
-      trace = { spans: [], sessionIds: new Set(), eventIds: [] };
+      trace = { spans: [], bytes: 0, sessionIds: new Set(), eventIds: [] };
       this.traces.set(span.trace_id, trace);
     }
     trace.spans.push(span);
     this.spanCount += 1;
+    const bytes = spanBytes(span) + this.lazy.bytesOf(span.span_id);
+    trace.bytes += bytes;
+    this.byteCount += bytes;
     const userId = span.attributes[TraceAttr.userId];
     if (typeof userId === "string" && trace.userId === undefined) trace.userId = userId;
     for (const key of [TraceAttr.sessionId, TraceAttr.conversationId]) {
@@ -88,7 +109,9 @@ export class TraceStore implements SpanProcessor {
       if (trace && (!owner || trace.userId === owner.userId)) out.push(...trace.spans);
     }
     // Equal starts: the enclosing (longer) span first, so parents precede children.
-    return out.sort((a, b) => a.start_time - b.start_time || b.end_time - a.end_time).map(copySpan);
+    return out
+      .sort((a, b) => a.start_time - b.start_time || b.end_time - a.end_time)
+      .map((span) => this.withLazy(span, this.maxListAttributeChars));
   }
 
   /** The attributes of the model-call span that produced the event (of `owner`'s runs, when given), or `undefined`. */
@@ -96,12 +119,13 @@ export class TraceStore implements SpanProcessor {
     const found = this.byEvent.get(eventId);
     if (!found) return undefined;
     if (owner && this.traces.get(found.traceId)?.userId !== owner.userId) return undefined;
-    return { ...found.span.attributes, trace_id: found.span.trace_id, span_id: found.span.span_id };
+    const attributes = this.withLazy(found.span, Number.MAX_SAFE_INTEGER).attributes;
+    return { ...attributes, trace_id: found.span.trace_id, span_id: found.span.span_id };
   }
 
-  /** Traces and spans currently held. */
-  get size(): { traces: number; spans: number } {
-    return { traces: this.traces.size, spans: this.spanCount };
+  /** Traces, spans and attribute bytes currently held. */
+  get size(): { traces: number; spans: number; bytes: number } {
+    return { traces: this.traces.size, spans: this.spanCount, bytes: this.byteCount };
   }
 
   async forceFlush(): Promise<void> {}
@@ -112,11 +136,19 @@ export class TraceStore implements SpanProcessor {
     this.traces.clear();
     this.bySession.clear();
     this.byEvent.clear();
+    this.lazy.clear();
     this.spanCount = 0;
+    this.byteCount = 0;
+  }
+
+  /** A copy of the span with its lazy attributes written out. */
+  private withLazy(span: SpanJson, maxChars: number): SpanJson {
+    return { ...span, attributes: { ...span.attributes, ...this.lazy.resolve(span.span_id, maxChars) } };
   }
 
   private enforceBounds(currentTraceId: string): void {
-    while (this.traces.size > this.maxTraces || (this.spanCount > this.maxSpans && this.traces.size > 1)) {
+    const over = () => this.spanCount > this.maxSpans || this.byteCount > this.maxBytes;
+    while (this.traces.size > this.maxTraces || (over() && this.traces.size > 1)) {
       const oldest = this.traces.keys().next().value;
       if (oldest === undefined) break;
       // Never evict the trace being written while another one is older.
@@ -125,9 +157,13 @@ export class TraceStore implements SpanProcessor {
     }
     // One trace alone over the span budget: drop its oldest spans.
     const trace = this.traces.get(currentTraceId);
-    while (trace && this.spanCount > this.maxSpans && trace.spans.length > 0) {
+    while (trace && over() && trace.spans.length > 0) {
       const dropped = trace.spans.shift()!;
       this.spanCount -= 1;
+      const bytes = spanBytes(dropped) + this.lazy.bytesOf(dropped.span_id);
+      trace.bytes -= bytes;
+      this.byteCount -= bytes;
+      this.lazy.delete(dropped.span_id);
       const eventId = dropped.attributes[TraceAttr.eventId];
       if (typeof eventId === "string" && this.byEvent.get(eventId)?.span === dropped) this.byEvent.delete(eventId);
     }
@@ -138,6 +174,8 @@ export class TraceStore implements SpanProcessor {
     if (!trace) return;
     this.traces.delete(traceId);
     this.spanCount -= trace.spans.length;
+    this.byteCount -= trace.bytes;
+    for (const span of trace.spans) this.lazy.delete(span.span_id);
     for (const sessionId of trace.sessionIds) {
       const set = this.bySession.get(sessionId);
       set?.delete(traceId);
@@ -148,8 +186,11 @@ export class TraceStore implements SpanProcessor {
   }
 }
 
-function copySpan(span: SpanJson): SpanJson {
-  return { ...span, attributes: { ...span.attributes } };
+/** What a stored span costs: the length of its string attributes (the rest is small and fixed). */
+function spanBytes(span: SpanJson): number {
+  let bytes = 200;
+  for (const value of Object.values(span.attributes)) if (typeof value === "string") bytes += value.length;
+  return bytes;
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

@@ -9,6 +9,8 @@ import {
   type ToolContext,
 } from "@agentkit/core";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
+import { LazySpanAttributes } from "./lazy-span-attributes.js";
+import { materializeContents, RequestContentsLog } from "./request-contents-log.js";
 import { GEN_AI_SYSTEM, TraceAttr } from "./trace-attributes.js";
 import { DEFAULT_MAX_ATTRIBUTE_CHARS, toJsonString } from "./trace-json.js";
 
@@ -47,16 +49,33 @@ interface OtelApi {
 export class TracingPlugin extends BasePlugin {
   private readonly source: TracerSource;
   private readonly maxAttributeChars: number;
+  /** Prompt and response content in spans (model requests and responses, tool arguments and results). */
+  private readonly captureContent: boolean;
+  /** Where model requests' attributes wait until a trace is read (shared with the trace store). */
+  readonly lazyAttributes: LazySpanAttributes;
+  private readonly requestLog = new RequestContentsLog();
   private readonly invocations = new Map<string, InvocationSpans>();
   private loading: Promise<void> | undefined;
   // Set by `load()` before the first invocation is recorded; every other hook acts only on recorded invocations.
   private tracer!: Tracer;
   private otel!: OtelApi;
 
-  constructor(tracer: TracerSource, options: { name?: string; maxAttributeChars?: number } = {}) {
+  constructor(
+    tracer: TracerSource,
+    options: {
+      name?: string;
+      maxAttributeChars?: number;
+      /** Record prompts, responses and tool payloads (default true). Off: spans carry only ids, names, usage and status. */
+      captureContent?: boolean;
+      /** The lazy-attribute registry to fill (the trace store's); one of its own when absent. */
+      lazyAttributes?: LazySpanAttributes;
+    } = {},
+  ) {
     super(options.name ?? "agentkit_tracing");
     this.source = tracer;
     this.maxAttributeChars = options.maxAttributeChars ?? DEFAULT_MAX_ATTRIBUTE_CHARS;
+    this.captureContent = options.captureContent ?? true;
+    this.lazyAttributes = options.lazyAttributes ?? new LazySpanAttributes();
   }
 
   /** Loads @opentelemetry/api (and the tracer, when given as a function) once. */
@@ -172,11 +191,11 @@ export class TracingPlugin extends BasePlugin {
           [TraceAttr.userId]: spans.userId,
           // Filled in after-model; a string from the start so every generate_content span is valid.
           [TraceAttr.eventId]: "",
-          [TraceAttr.llmRequest]: this.json(requestForTrace(request)),
         },
       },
       this.otel.trace.setSpan(this.otel.ROOT_CONTEXT, this.agentSpan(spans, context.agentName)),
     );
+    if (this.captureContent) this.recordRequest(span, spans.sessionId, context, request);
     spans.models.set(context.agentName, span);
     return undefined;
   }
@@ -189,7 +208,7 @@ export class TracingPlugin extends BasePlugin {
     if (response.partial) return undefined;
     spans.models.delete(context.agentName);
     if (context.modelResponseEventId) span.setAttribute(TraceAttr.eventId, context.modelResponseEventId);
-    span.setAttribute(TraceAttr.llmResponse, this.json(response));
+    if (this.captureContent) span.setAttribute(TraceAttr.llmResponse, this.json(response));
     const usage = response.usageMetadata;
     if (usage?.promptTokenCount !== undefined) span.setAttribute(TraceAttr.inputTokens, usage.promptTokenCount);
     if (usage?.candidatesTokenCount !== undefined)
@@ -235,7 +254,7 @@ export class TracingPlugin extends BasePlugin {
           [TraceAttr.toolDescription]: tool.description,
           [TraceAttr.toolType]: tool.constructor.name,
           [TraceAttr.toolCallId]: callId,
-          [TraceAttr.toolCallArgs]: this.json(args),
+          ...(this.captureContent ? { [TraceAttr.toolCallArgs]: this.json(args) } : {}),
           [TraceAttr.invocationId]: context.invocationId,
           [TraceAttr.sessionId]: spans.sessionId,
           [TraceAttr.userId]: spans.userId,
@@ -257,7 +276,7 @@ export class TracingPlugin extends BasePlugin {
   }): undefined {
     const span = this.takeToolSpan(context);
     if (!span) return undefined;
-    span.setAttribute(TraceAttr.toolResponse, this.json(response));
+    if (this.captureContent) span.setAttribute(TraceAttr.toolResponse, this.json(response));
     span.end();
     return undefined;
   }
@@ -266,7 +285,7 @@ export class TracingPlugin extends BasePlugin {
     const span = this.takeToolSpan(context);
     if (!span) return undefined;
     const message = error instanceof Error ? error.message : String(error);
-    span.setAttribute(TraceAttr.toolResponse, this.json({ error: message }));
+    if (this.captureContent) span.setAttribute(TraceAttr.toolResponse, this.json({ error: message }));
     span.setStatus({ code: STATUS_ERROR, message });
     span.end();
     return undefined;
@@ -274,6 +293,29 @@ export class TracingPlugin extends BasePlugin {
 
   /** The plugin holds no resources of its own; the recorder that made it owns the provider. */
   override async close(): Promise<void> {}
+
+  /**
+   * The request attribute costs only what is new in this request: its contents are recorded as a
+   * chain node sharing the conversation's earlier contents, and the JSON is written when a trace
+   * is read (the same text the eager form had). Model and config are small and captured now.
+   */
+  private recordRequest(span: Span, sessionId: string, context: CallbackContext, request: LlmRequest): void {
+    const key = JSON.stringify([sessionId, context.invocation.branch ?? "", context.agentName]);
+    const node = this.requestLog.record(key, request.contents);
+    const { abortSignal: _signal, ...config } = request.config as Record<string, unknown>;
+    const model = request.model;
+    const newBytes = node.tail.length === 0 ? 0 : toJsonString(node.tail, this.maxAttributeChars).length;
+    this.lazyAttributes.set(
+      span.spanContext().spanId,
+      TraceAttr.llmRequest,
+      (maxChars) =>
+        toJsonString(
+          { model, config, contents: materializeContents(node) },
+          Math.min(maxChars, this.maxAttributeChars),
+        ),
+      newBytes + 512,
+    );
+  }
 
   private takeToolSpan(context: ToolContext): Span | undefined {
     const spans = this.invocations.get(context.invocationId);
@@ -309,10 +351,4 @@ function modelNameOf(context: CallbackContext): string {
   if (typeof agent.model === "string") return agent.model;
   const model = agent.model as { model?: unknown } | undefined;
   return typeof model?.model === "string" ? model.model : "";
-}
-
-/** What of a request is worth showing: model, config (minus runtime handles), contents. */
-function requestForTrace(request: LlmRequest): Record<string, unknown> {
-  const { abortSignal: _signal, ...config } = request.config as Record<string, unknown>;
-  return { model: request.model, config, contents: request.contents };
 }

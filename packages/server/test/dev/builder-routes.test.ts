@@ -8,7 +8,8 @@ import { makeAgentsDir, type TempAgentsDir } from "../loader/agents-dir.js";
 import { json, recordingLogger } from "../support/test-server.js";
 
 const ROOT =
-  "name: pipeline\nmodel: some-model\ndescription: first version\ninstruction: Help.\nsub_agents:\n  - config_path: helper.yaml\n";
+  "name: pipeline\nmodel: some-model\ndescription: first version\ninstruction: Help.\nsub_agents:\n  - config_path: " +
+  "helper.yaml\n";
 const TOOLS = `import { FunctionTool } from "@agentkit/core";
 import { z } from "zod";
 export const x = new FunctionTool({ name: "x", description: "x", parameters: z.object({}), execute: () => ({}) });
@@ -180,7 +181,8 @@ describe("agent builder: save", () => {
 
   it("accepts code references inside the app folder and built-in names of the builder policy", async () => {
     const config =
-      "name: pipeline\nmodel: some-model\ndescription: refs\ntools:\n  - exit_loop\n  - ./tools.ts#x\nbefore_agent_callbacks:\n  - pipeline.tools.cb\nsub_agents:\n  - config_path: helper.yaml\n";
+      "name: pipeline\nmodel: some-model\ndescription: refs\ntools:\n  - exit_loop\n  - " +
+      "./tools.ts#x\nbefore_agent_callbacks:\n  - pipeline.tools.cb\nsub_agents:\n  - config_path: helper.yaml\n";
     const res = await save("pipeline", { "pipeline/root_agent.yaml": config });
     expect(res.status).toBe(200);
     expect(await readSaved("pipeline/root_agent.yaml")).toBe(config);

@@ -44,7 +44,8 @@ function fail(server: FuzzServer, what: string, sent: Sent | string, detail = ""
   const request =
     typeof sent === "string"
       ? sent
-      : `${sent.method} ${sent.path.slice(0, 300)} ${JSON.stringify(sent.headers)} body=${JSON.stringify(String(sent.body ?? "").slice(0, 300))}`;
+      : `${sent.method} ${sent.path.slice(0, 300)} ${JSON.stringify(sent.headers)} ` +
+        `body=${JSON.stringify(String(sent.body ?? "").slice(0, 300))}`;
   failures.push(`[seed ${SEED}] ${what}: ${request}${detail ? `\n    ${detail.slice(0, 600)}` : ""}`);
   void server;
 }
@@ -288,7 +289,9 @@ async function rawAbuse(server: FuzzServer, rng: SeededRandom): Promise<void> {
   );
 }
 
-/** Bad WebSocket frames on /run_live: binary, invalid JSON, huge, wrong types; the socket never takes the server down. */
+/**
+ * Bad WebSocket frames on /run_live: binary, invalid JSON, huge, wrong types; the socket never takes the server down.
+ */
 async function liveAbuse(server: FuzzServer, inputs: FuzzInputs, rng: SeededRandom): Promise<void> {
   const wsUrl = server.url.replace("http", "ws");
   const frames = (): (string | Buffer)[] => [

@@ -32,7 +32,8 @@ describe("body limits", () => {
     // A 2 MiB body that is being received (never finished) holds 2 of the 3 MiB.
     const slow = await rawClient(t.port);
     slow.socket.write(
-      `POST /apps/A/users/u/sessions/s/artifacts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${2 * MIB}\r\n\r\n{"filename":`,
+      `POST /apps/A/users/u/sessions/s/artifacts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ` +
+        `application/json\r\nContent-Length: ${2 * MIB}\r\n\r\n{"filename":`,
     );
     await until(() => t.server.stats().bodyBytesInFlight === 2 * MIB, BOUND_MS, "the first body's reservation");
 
@@ -65,7 +66,8 @@ describe("body limits", () => {
   it("a chunked body reserves the whole body limit", async () => {
     const client = await rawClient(t.port);
     client.socket.write(
-      "POST /run HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n",
+      "POST /run HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: " +
+        "chunked\r\n\r\n1\r\n{\r\n",
     );
     await until(() => t.server.stats().bodyBytesInFlight === 2 * MIB, BOUND_MS, "the chunked body's reservation");
     client.socket.write("0\r\n\r\n");
@@ -85,7 +87,8 @@ describe("body limits", () => {
     // Refused before a byte of it is read, and the connection is not kept to drain it.
     const client = await rawClient(t.port);
     client.socket.write(
-      `POST /run HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${100 * MIB}\r\n\r\n{`,
+      `POST /run HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ` +
+        `application/json\r\nContent-Length: ${100 * MIB}\r\n\r\n{`,
     );
     await client.closed(BOUND_MS);
     expect(client.received()).toMatch(/^HTTP\/1\.1 413 /);

@@ -24,7 +24,10 @@ const markers: string[] = [];
 /** A module that proves it ran: importing it writes `marker`. */
 function payload(marker: string): string {
   markers.push(marker);
-  return `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "ran");\nexport const run = 1;\n`;
+  return (
+    `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "ran");\nexport const ` +
+    `run = 1;\n`
+  );
 }
 
 class RecordingExecutor extends BaseCodeExecutor {

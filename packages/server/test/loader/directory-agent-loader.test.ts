@@ -167,7 +167,10 @@ describe("createDirectoryAgentLoader: options", () => {
   it("imports through importModule: plain file URLs without reload, tagged URLs (one tag per load) with it", async () => {
     const t = await temp({ "a/agent.ts": agentModule("a", `"v1"`) });
     const urls: string[] = [];
-    const importModule = (url: string) => (urls.push(url), import(url));
+    const importModule = (url: string) => {
+      urls.push(url);
+      return import(url);
+    };
     const plain = createDirectoryAgentLoader({ agentsDir: t.dir, importModule });
     await plain.loadApp("a");
     await plain.close();

@@ -17,7 +17,10 @@ const examplesDir = resolve(import.meta.dirname, "../../../../examples/agents");
 const MODEL_ENV = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "AGENTKIT_EXAMPLE_MODEL"];
 const savedEnv: Record<string, string | undefined> = {};
 beforeAll(() => {
-  for (const key of MODEL_ENV) (savedEnv[key] = process.env[key]), delete process.env[key];
+  for (const key of MODEL_ENV) {
+    savedEnv[key] = process.env[key];
+    delete process.env[key];
+  }
 });
 afterAll(() => {
   for (const key of MODEL_ENV) if (savedEnv[key] !== undefined) process.env[key] = savedEnv[key];

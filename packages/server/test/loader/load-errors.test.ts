@@ -35,7 +35,8 @@ const YAML_CASES: { app: string; files: Record<string, string>; file?: string; f
     app: "sub_model",
     files: {
       "root_agent.yaml":
-        "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - name: one\n    model: m\n  - name: two\n    model: 42\n",
+        "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - name: one\n    model: m\n  - name: two\n    model: " +
+        "42\n",
     },
     field: "sub_agents[1].model",
     message: /: sub_agents\[1\]\.model: expected string, received number$/,
@@ -58,7 +59,8 @@ const YAML_CASES: { app: string; files: Record<string, string>; file?: string; f
     app: "no_model",
     files: {
       "root_agent.yaml":
-        "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - name: first\n    model: m\n    sub_agents:\n      - name: inherits\n  - name: orphan\n",
+        "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - name: first\n    model: m\n    sub_agents:\n      - " +
+        "name: inherits\n  - name: orphan\n",
     },
     field: "sub_agents[1].model",
     message:
@@ -185,7 +187,8 @@ const YAML_CASES: { app: string; files: Record<string, string>; file?: string; f
     app: "twins",
     files: {
       "root_agent.yaml":
-        "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - name: same\n    model: m\n  - name: same\n    model: m\n",
+        "agent_class: SequentialAgent\nname: s\nsub_agents:\n  - name: same\n    model: m\n  - name: same\n    " +
+        "model: m\n",
     },
     message: /twins\/root_agent\.yaml: Agent "s" has two sub-agents named "same"/,
   },
@@ -235,7 +238,8 @@ const MODULE_CASES: { app: string; files: Record<string, string>; file: string; 
     app: "ts_throws_paths",
     files: {
       "agent.ts":
-        'import { readFileSync } from "node:fs";\nreadFileSync("/nonexistent-agentkit/secret.txt");\nexport const rootAgent = 1;\n',
+        'import { readFileSync } from "node:fs";\nreadFileSync("/nonexistent-agentkit/secret.txt");\nexport const ' +
+        "rootAgent = 1;\n",
     },
     file: "agent.ts",
     message: /cannot load the module: .*ENOENT: no such file or directory, open '…\/secret\.txt'/,

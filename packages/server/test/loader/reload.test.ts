@@ -31,6 +31,7 @@ describe("hot reload in process (YAML apps)", () => {
     expect(first.rootAgent).toMatchObject({ instruction: "one" });
     expect(await loader.loadApp("y")).toBe(first);
     await t.write("y/root_agent.yaml", yamlAgent("two"));
+    await loader.settled!();
     const second = await loader.loadApp("y");
     expect(second).not.toBe(first);
     expect(second.rootAgent).toMatchObject({ instruction: "two" });
@@ -38,6 +39,7 @@ describe("hot reload in process (YAML apps)", () => {
     // Another app is untouched by y's reload.
     const other = await loader.loadApp("other");
     await t.write("y/root_agent.yaml", yamlAgent("three"));
+    await loader.settled!();
     await loader.loadApp("y");
     expect(await loader.loadApp("other")).toBe(other);
     await loader.close();
@@ -53,12 +55,15 @@ describe("hot reload in process (YAML apps)", () => {
     const a = await loader.loadApp("y");
     expect(a.rootAgent.subAgents[0]?.description).toBe("first");
     await t.write("_common/step.yaml", "name: step\nmodel: m\ndescription: second\n");
+    await loader.settled!();
     const b = await loader.loadApp("y");
     expect(b.rootAgent.subAgents[0]?.description).toBe("second");
     await t.write("y/notes.json", "{}");
+    await loader.settled!();
     const c = await loader.loadApp("y");
     expect(c).not.toBe(b);
     await t.remove("y/notes.json");
+    await loader.settled!();
     const d = await loader.loadApp("y");
     expect(d).not.toBe(c);
     expect(await loader.loadApp("y")).toBe(d);
@@ -73,12 +78,14 @@ describe("hot reload in process (YAML apps)", () => {
     const loader = createDirectoryAgentLoader({ agentsDir: t.dir, reload: true });
     await loader.loadApp("y");
     await t.write("y/root_agent.yaml", "name: y\nmodel: 3\n");
+    await loader.settled!();
     const broken = await loader.loadApp("y").catch((e: unknown) => e);
     expect(broken).toBeInstanceOf(AgentLoadError);
     expect((broken as Error).message).toMatch(/y\/root_agent\.yaml: model: expected string, received number/);
     expect(await loader.loadApp("y").catch((e: unknown) => e)).toBe(broken);
     expect((await loader.loadApp("ok")).rootAgent.name).toBe("ok");
     await t.write("y/root_agent.yaml", yamlAgent("fixed"));
+    await loader.settled!();
     expect((await loader.loadApp("y")).rootAgent).toMatchObject({ instruction: "fixed" });
     await loader.close();
   });
@@ -88,12 +95,15 @@ describe("hot reload in process (YAML apps)", () => {
     const loader = createDirectoryAgentLoader({ agentsDir: t.dir, reload: true });
     expect(await loader.listApps()).toEqual(["y"]);
     await t.write("later/root_agent.yaml", "name: later\nmodel: m\n");
+    await loader.settled!();
     expect(await loader.listApps()).toEqual(["later", "y"]);
     expect((await loader.loadApp("later")).rootAgent.name).toBe("later");
     await t.remove("later/root_agent.yaml");
+    await loader.settled!();
     expect(await loader.listApps()).toEqual(["y"]);
     await expect(loader.loadApp("later")).rejects.toBeInstanceOf(AppNotFoundError);
     await t.write("later/agent.ts", agentModule("later_ts", `"now a module"`));
+    await loader.settled!();
     expect((await loader.loadApp("later")).rootAgent.name).toBe("later_ts");
     await loader.close();
   });
@@ -178,11 +188,13 @@ async function drive(
 
 const label = (text: string) => `export const label: string = ${JSON.stringify(text)};\n`;
 const toolModule = (name: string) =>
-  `import { FunctionTool } from "@agentkit/core";\nexport const tool = new FunctionTool({ name: "${name}", description: "d", execute: () => ({}) });\n`;
+  `import { FunctionTool } from "@agentkit/core";\nexport const tool = new FunctionTool({ name: "${name}", ` +
+  `description: "d", execute: () => ({}) });\n`;
 
 describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, runtime) => {
   it("re-imports a changed agent module and a changed sibling module; a broken file fails alone and loads again once fixed", async () => {
     const t = await temp(runtime.coreDir, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: source of the agent module, a template literal
       "a/agent.ts": agentModule("a", "`${label}-v1`", 'import { label } from "./label.js";'),
       "a/label.ts": label("L1"),
       "b/agent.ts": agentModule("b", `"b1"`),
@@ -193,6 +205,7 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
       {
         op: "write",
         path: "a/agent.ts",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: source of the agent module, a template literal
         content: agentModule("a", "`${label}-v2`", 'import { label } from "./label.js";'),
       },
       { op: "load", app: "a" },
@@ -205,6 +218,7 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
       {
         op: "write",
         path: "a/agent.ts",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: source of the agent module, a template literal
         content: agentModule("a", "`${label}-v3`", 'import { label } from "./label.js";'),
       },
       { op: "load", app: "a" },
@@ -226,7 +240,8 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
     // Node: "SyntaxError: Expression expected (at line 1)"; tsx: "TransformError: ... agent.ts:1:29: ERROR: ...".
     expect(error?.message).toMatch(
       new RegExp(
-        `^${t.dir.split("/").pop()}/a/agent\\.ts: cannot load the module: (SyntaxError|TransformError): [\\s\\S]*(line 1|agent\\.ts:1:)`,
+        `^${t.dir.split("/").pop()}/a/agent\\.ts: cannot load the module: (SyntaxError|TransformError): ` +
+          `[\\s\\S]*(line 1|agent\\.ts:1:)`,
       ),
     );
   }, 60_000);
@@ -263,6 +278,7 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
 describe("plain node on compiled packages, without reload", () => {
   it("loads a .ts agent importing its .ts sibling as ./x.js, and keeps serving the first load", async () => {
     const t = await temp(builtRuntime.coreDir, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: source of the agent module, a template literal
       "a/agent.ts": agentModule("a", "`${label}-v1`", 'import { label } from "./label.js";'),
       "a/label.ts": label("L1"),
     });

@@ -74,7 +74,8 @@ describe("YAML agent configs", () => {
       thinkingConfig: { includeThoughts: true, thinkingBudget: 128 },
       labels: { team_name: "docs" },
     });
-    // Built-in by name, an instance, a factory with args (via ./tools.js → tools.ts), a toolset class, ADK's dotted path.
+    // Built-in by name, an instance, a factory with args (via
+    // ./tools.js → tools.ts), a toolset class, ADK's dotted path.
     expect(agent.tools[0]).toBe(exitLoopTool);
     expect(agent.tools[1]).toBe(lookupTool);
     expect(agent.tools[2]).toBeInstanceOf(FunctionTool);

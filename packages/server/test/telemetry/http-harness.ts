@@ -2,8 +2,8 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import {
-  BaseAgent,
-  BasePlugin,
+  type BaseAgent,
+  type BasePlugin,
   InMemoryArtifactService,
   InMemoryMemoryService,
   InMemorySessionService,

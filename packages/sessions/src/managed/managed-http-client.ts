@@ -25,7 +25,8 @@ export class ManagedSessionApiError extends SessionError {
           ? "MANAGED_SESSION_UNAVAILABLE"
           : "MANAGED_SESSION_API_ERROR";
     super(
-      `Managed session API ${method} ${path} failed with HTTP ${status}${body?.error?.status ? ` ${body.error.status}` : ""}: ${detail}`,
+      `Managed session API ${method} ${path} failed with ` +
+        `HTTP ${status}${body?.error?.status ? ` ${body.error.status}` : ""}: ${detail}`,
       { ...options, code },
     );
     this.status = status;
@@ -84,7 +85,8 @@ export class ManagedHttpClient {
         token = await this.options.getAccessToken();
       } catch (cause) {
         throw new SessionError(
-          `Managed session API: getting an access token failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+          `Managed session API: getting an access token ` +
+            `failed: ${cause instanceof Error ? cause.message : String(cause)}`,
           { code: "MANAGED_SESSION_AUTH", cause },
         );
       }
@@ -110,7 +112,8 @@ export class ManagedHttpClient {
       throw new SessionError(
         timedOut
           ? `Managed session API ${method} ${url.pathname} timed out after ${this.options.timeoutMs} ms`
-          : `Managed session API ${method} ${url.pathname} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+          : `Managed session API ${method} ${url.pathname} ` +
+              `failed: ${cause instanceof Error ? cause.message : String(cause)}`,
         { code: timedOut ? "MANAGED_SESSION_TIMEOUT" : "MANAGED_SESSION_UNAVAILABLE", cause },
       );
     }

@@ -208,7 +208,7 @@ export class ManagedSessionService extends BaseSessionService {
       ...userIds.map((u) => this.fetchSession(appName, userStateSessionId(u))),
     ]);
     const byUser = new Map<string, Record<string, unknown>>();
-    userIds.forEach((u, i) => byUser.set(u, users[i]?.sessionState ?? {}));
+    for (const [i, u] of userIds.entries()) byUser.set(u, users[i]?.sessionState ?? {});
     return [app?.sessionState ?? {}, byUser];
   }
 
@@ -290,7 +290,8 @@ export class ManagedSessionService extends BaseSessionService {
             ),
         this.readShared(appName, [userId]),
       ]);
-      // The filter already ran on the server; filterEvents repeats it exactly (float seconds) and applies numRecentEvents.
+      // The filter already ran on the server; filterEvents repeats
+      // it exactly (float seconds) and applies numRecentEvents.
       const events = filterEvents(eventResources.map(fromSessionEvent), config);
       return this.toSession(resource, appName, app, users.get(userId) ?? {}, events);
     });

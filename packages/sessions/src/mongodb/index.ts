@@ -12,3 +12,4 @@ export {
 } from "./collection-names.js";
 export { SESSION_MIGRATIONS } from "./session-migrations.js";
 export type { MongoMigration } from "./mongo-schema.js";
+export { MongoCredentialStore } from "./mongo-credential-store.js";

@@ -30,7 +30,8 @@ export async function applyMigrations(
   const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   if (current > latest) {
     throw new SessionError(
-      `The MongoDB ${component} store is at schema version ${current}, newer than this agentkit supports (${latest}). Upgrade @agentkit/sessions.`,
+      `The MongoDB ${component} store is at schema version ${current}, newer than this agentkit supports ` +
+        `(${latest}). Upgrade @agentkit/sessions.`,
       { code: "SESSION_SCHEMA_TOO_NEW" },
     );
   }

@@ -77,7 +77,8 @@ export class PostgresSessionService extends SqlSessionService {
       url = new URL(uri);
     } catch (cause) {
       throw new ConfigurationError(
-        `Invalid PostgreSQL session URI ${JSON.stringify(redact(String(uri)))}: expected postgres://user:pass@host:5432/db.`,
+        `Invalid PostgreSQL session URI ${JSON.stringify(redact(String(uri)))}: expected ` +
+          `postgres://user:pass@host:5432/db.`,
         { cause },
       );
     }

@@ -69,7 +69,8 @@ export function* migratePlan(
 ): SqlPlan<MigrationResult> {
   if (dialect.migrationLock) yield dialect.migrationLock;
   yield sql(
-    `CREATE TABLE IF NOT EXISTS ${TABLES.version} (version INTEGER NOT NULL PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS ${TABLES.version} (version INTEGER NOT NULL PRIMARY KEY, applied_at DOUBLE PRECISION ` +
+      `NOT NULL)`,
   );
   const { rows } = yield sql(`SELECT MAX(version) AS version FROM ${TABLES.version}`);
   const from = Number(rows[0]?.version ?? 0);
@@ -77,7 +78,8 @@ export function* migratePlan(
   if (from > latest) {
     throw new SessionStoreError(
       "SESSION_STORE_TOO_NEW",
-      `The session store has schema version ${from}, but this agentkit knows versions up to ${latest}. Upgrade @agentkit/sessions (never open a store with an older release).`,
+      `The session store has schema version ${from}, but this agentkit knows versions up to ${latest}. Upgrade ` +
+        `@agentkit/sessions (never open a store with an older release).`,
     );
   }
   for (const migration of migrations) {

@@ -61,7 +61,8 @@ function* mergeSharedState(
   if (Object.keys(delta).length === 0) return;
   const where = keyColumns.map((c) => `${c} = ?`).join(" AND ");
   yield sql(
-    `INSERT INTO ${table} (${keyColumns.join(", ")}, state) VALUES (${keyColumns.map(() => "?").join(", ")}, '{}') ON CONFLICT DO NOTHING`,
+    `INSERT INTO ${table} (${keyColumns.join(", ")}, state) VALUES (${keyColumns.map(() => "?").join(", ")}, '{}') ` +
+      `ON CONFLICT DO NOTHING`,
     ...keyValues,
   );
   const { rows } = yield sql(`SELECT state FROM ${table} WHERE ${where}${dialect.forUpdate}`, ...keyValues);
@@ -87,7 +88,8 @@ export function* createSessionPlan(
   now: number,
 ): SqlPlan<Session> {
   const inserted = yield sql(
-    `INSERT INTO ${TABLES.sessions} (app_name, user_id, id, state, create_time, last_update_time) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    `INSERT INTO ${TABLES.sessions} (app_name, user_id, id, state, create_time, last_update_time) VALUES (?, ?, ?, ` +
+      `?, ?, ?) ON CONFLICT DO NOTHING`,
     key.appName,
     key.userId,
     key.sessionId,
@@ -137,6 +139,58 @@ export function* getSessionPlan(
   return rowToSession(row, events);
 }
 
+/** The tail of a session's history after a known prefix (see `SessionEventsCache`). */
+export interface HistoryTail {
+  /** The session row read in the same plan, or undefined when the session is gone. */
+  session: Session | undefined;
+  /** False when the known prefix is no longer the start of the stored history (read it all). */
+  prefixHolds: boolean;
+  /** Events after the prefix, in order, with their sequence numbers. */
+  events: Event[];
+  lastSeq: number;
+  lastId: string | undefined;
+}
+
+/**
+ * The session and only the events stored after event `#afterSeq` (whose id must still be
+ * `afterId`: a deleted and re-created session may reuse sequence numbers), so a reader that
+ * already holds the first events parses only what was appended since.
+ */
+export function* historyTailPlan(
+  key: SessionKeyArgs,
+  afterSeq: number,
+  afterId: string | undefined,
+): SqlPlan<HistoryTail> {
+  const row = yield* readSessionRow(key);
+  if (!row) return { session: undefined, prefixHolds: false, events: [], lastSeq: 0, lastId: undefined };
+  if (afterSeq > 0) {
+    const { rows } = yield sql(
+      `SELECT id FROM ${TABLES.events} WHERE ${EVENT_KEY} AND seq = ?`,
+      key.appName,
+      key.userId,
+      key.sessionId,
+      afterSeq,
+    );
+    if (rows[0]?.id !== afterId)
+      return { session: rowToSession(row, []), prefixHolds: false, events: [], lastSeq: 0, lastId: undefined };
+  }
+  const { rows } = yield sql(
+    `SELECT seq, ${EVENT_COLUMNS} FROM ${TABLES.events} WHERE ${EVENT_KEY} AND seq > ? ORDER BY seq`,
+    key.appName,
+    key.userId,
+    key.sessionId,
+    afterSeq,
+  );
+  const last = rows[rows.length - 1];
+  return {
+    session: rowToSession(row, []),
+    prefixHolds: true,
+    events: rows.map(rowToEvent),
+    lastSeq: last ? Number(last.seq) : afterSeq,
+    lastId: last ? String(last.id) : afterId,
+  };
+}
+
 export function* listSessionsPlan(appName: string, userId: string | undefined): SqlPlan<Session[]> {
   const { rows } =
     userId === undefined
@@ -145,7 +199,8 @@ export function* listSessionsPlan(appName: string, userId: string | undefined): 
           appName,
         )
       : yield sql(
-          `SELECT ${SESSION_COLUMNS} FROM ${SESSION_FROM} WHERE s.app_name = ? AND s.user_id = ? ORDER BY s.create_time, s.id`,
+          `SELECT ${SESSION_COLUMNS} FROM ${SESSION_FROM} WHERE s.app_name = ? AND s.user_id = ? ORDER BY ` +
+            `s.create_time, s.id`,
           appName,
           userId,
         );
@@ -202,7 +257,8 @@ export interface AppendArgs {
 export function* appendEventPlan(dialect: SqlDialect, args: AppendArgs): SqlPlan<number> {
   const { key } = args;
   const { rows } = yield sql(
-    `SELECT state, last_update_time FROM ${TABLES.sessions} WHERE app_name = ? AND user_id = ? AND id = ?${dialect.forUpdate}`,
+    `SELECT state, last_update_time FROM ${TABLES.sessions} WHERE app_name = ? AND user_id = ? AND id = ` +
+      `?${dialect.forUpdate}`,
     key.appName,
     key.userId,
     key.sessionId,
@@ -224,7 +280,8 @@ export function* appendEventPlan(dialect: SqlDialect, args: AppendArgs): SqlPlan
   );
   const seq = Number(seqRow.rows[0]?.seq ?? 0) + 1;
   yield sql(
-    `INSERT INTO ${TABLES.events} (app_name, user_id, session_id, seq, id, event_time, event_json, format_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO ${TABLES.events} (app_name, user_id, session_id, seq, id, event_time, event_json, format_version) ` +
+      `VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     key.appName,
     key.userId,
     key.sessionId,

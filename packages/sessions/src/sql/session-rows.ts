@@ -23,7 +23,8 @@ export function rowToEvent(row: SqlRow): Event {
   if (format > EVENT_FORMAT_VERSION) {
     throw new SessionStoreError(
       "SESSION_STORE_TOO_NEW",
-      `Event ${String(row.id)} is stored in format ${format}; this agentkit reads formats up to ${EVENT_FORMAT_VERSION}. Upgrade @agentkit/sessions.`,
+      `Event ${String(row.id)} is stored in format ${format}; this agentkit reads formats up ` +
+        `to ${EVENT_FORMAT_VERSION}. Upgrade @agentkit/sessions.`,
     );
   }
   try {

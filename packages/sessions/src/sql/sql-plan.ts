@@ -34,8 +34,13 @@ export function sql(text: string, ...params: SqlValue[]): SqlStatement {
 /** What differs between the SQL backends, as far as the plans care. */
 export interface SqlDialect {
   readonly name: "sqlite" | "postgres";
-  /** Appended to a SELECT that must lock its rows until commit ("" where the transaction already holds the write lock). */
+  /**
+   * Appended to a SELECT that must lock its rows until commit ("" where the transaction already holds the write lock).
+   */
   readonly forUpdate: string;
-  /** Run first in the migration transaction so two processes never migrate at once (none where BEGIN IMMEDIATE already does). */
+  /**
+   * Run first in the migration transaction so two processes never
+   * migrate at once (none where BEGIN IMMEDIATE already does).
+   */
   readonly migrationLock: SqlStatement | undefined;
 }

@@ -15,13 +15,15 @@ import {
   type ListSessionsResponse,
   type Session,
 } from "@agentkit/core";
-import { splitStateDelta, validateSessionKey, validateSessionKeyPart } from "@agentkit/core/internal";
+import { SessionQueueKey, splitStateDelta, validateSessionKey, validateSessionKeyPart } from "@agentkit/core/internal";
+import { SessionEventsCache } from "./session-events-cache.js";
 import { migratePlan, type MigrationResult } from "./schema.js";
 import {
   appendEventPlan,
   createSessionPlan,
   deleteSessionPlan,
   getSessionPlan,
+  historyTailPlan,
   listEventsPlan,
   listSessionsPlan,
   type SessionKeyArgs,
@@ -29,7 +31,10 @@ import {
 import { SessionStoreError } from "./session-store-error.js";
 import type { SqlDialect, SqlPlan } from "./sql-plan.js";
 
-/** How a plan runs: "write" takes the store's write lock for the whole transaction, "read" reads one consistent snapshot. */
+/**
+ * How a plan runs: "write" takes the store's write lock for
+ * the whole transaction, "read" reads one consistent snapshot.
+ */
 export type SqlPlanMode = "read" | "write";
 
 /**
@@ -40,6 +45,8 @@ export type SqlPlanMode = "read" | "write";
 export abstract class SqlSessionService extends BaseSessionService {
   private initializing: Promise<MigrationResult> | undefined;
   private closed = false;
+  /** Parsed, frozen events per session: a run loads only what was appended since the last load. */
+  private readonly history = new SessionEventsCache();
 
   protected constructor(protected readonly dialect: SqlDialect) {
     super();
@@ -67,7 +74,7 @@ export abstract class SqlSessionService extends BaseSessionService {
   }
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
-    const id = sessionId && sessionId.trim() ? sessionId.trim() : randomUUID();
+    const id = sessionId?.trim() ? sessionId.trim() : randomUUID();
     const key = checkKey({ appName, userId, sessionId: id });
     // JSON round trip: the stored state is exactly what will be read back, and the input stays the caller's.
     const delta = splitStateDelta(jsonCopy(state ?? {}, "state"));
@@ -75,7 +82,24 @@ export abstract class SqlSessionService extends BaseSessionService {
   }
 
   override async getSession({ appName, userId, sessionId, config }: GetSessionRequest): Promise<Session | undefined> {
-    return this.execute(getSessionPlan(checkKey({ appName, userId, sessionId }), config), "read");
+    const key = checkKey({ appName, userId, sessionId });
+    if (config) return this.execute(getSessionPlan(key, config), "read");
+    // The whole history: parse only what was appended since this process last read it.
+    const cacheKey = SessionQueueKey.of(key);
+    const cached = this.history.get(cacheKey);
+    let prefix = cached;
+    let tail = await this.execute(historyTailPlan(key, cached?.lastSeq ?? 0, cached?.lastId), "read");
+    if (tail.session && !tail.prefixHolds) {
+      // Not the history this process read (the session was deleted and re-created): read it all.
+      prefix = undefined;
+      tail = await this.execute(historyTailPlan(key, 0, undefined), "read");
+    }
+    if (!tail.session) {
+      this.history.delete(cacheKey);
+      return undefined;
+    }
+    const events = this.history.extend(cacheKey, prefix, tail.events, tail.lastSeq, tail.lastId);
+    return { ...tail.session, events: events.slice() };
   }
 
   override async listSessions({ appName, userId }: ListSessionsRequest): Promise<ListSessionsResponse> {
@@ -85,7 +109,9 @@ export abstract class SqlSessionService extends BaseSessionService {
   }
 
   override async deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
-    await this.execute(deleteSessionPlan(checkKey({ appName, userId, sessionId })), "write");
+    const key = checkKey({ appName, userId, sessionId });
+    this.history.delete(SessionQueueKey.of(key));
+    await this.execute(deleteSessionPlan(key), "write");
   }
 
   override async listEvents(request: ListEventsRequest): Promise<ListEventsResponse> {
@@ -102,6 +128,7 @@ export abstract class SqlSessionService extends BaseSessionService {
     if (this.closed) return;
     this.closed = true;
     await Promise.allSettled([this.initializing, super.close()]);
+    this.history.clear();
     await this.closeDriver();
   }
 

@@ -2,3 +2,4 @@
 export { SqliteSessionService, sqlitePathFromUri, type SqliteSessionServiceOptions } from "./sqlite-session-service.js";
 export { SessionStoreError, type SessionStoreErrorCode } from "../sql/session-store-error.js";
 export { SCHEMA_VERSION, type MigrationResult } from "../sql/schema.js";
+export { SqliteCredentialStore } from "./sqlite-credential-store.js";

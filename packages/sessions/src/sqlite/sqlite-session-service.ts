@@ -12,6 +12,13 @@ export interface SqliteSessionServiceOptions {
   path: string;
   /** How long a write waits for another connection's write lock before failing, in ms (default 5000). */
   busyTimeoutMs?: number;
+  /**
+   * SQLite's `synchronous` setting. `"NORMAL"` (default): in WAL mode a committed append survives
+   * a crash of the process (kill -9) and of the server process alike; a power loss or an OS
+   * crash may lose the last transactions (never corrupt the file). `"FULL"`: every commit is
+   * fsynced, so it survives a power loss too, at several times the cost of an append.
+   */
+  synchronous?: "NORMAL" | "FULL";
 }
 
 /** SQLite's result code for "database is locked". */
@@ -41,14 +48,17 @@ export class SqliteSessionService extends SqlSessionService {
     const busy = options.busyTimeoutMs ?? 5000;
     if (!Number.isInteger(busy) || busy < 0)
       throw new ConfigurationError(`busyTimeoutMs must be a non-negative integer, got ${busy}.`);
+    const synchronous = options.synchronous ?? "NORMAL";
+    if (synchronous !== "NORMAL" && synchronous !== "FULL") {
+      throw new ConfigurationError(`synchronous must be "NORMAL" or "FULL", got ${JSON.stringify(synchronous)}.`);
+    }
     this.path = options.path;
     this.busyTimeoutMs = busy;
     try {
       if (this.path !== ":memory:") mkdirSync(dirname(this.path), { recursive: true });
       this.db = new DatabaseSync(this.path, { timeout: busy });
       if (this.path !== ":memory:") this.db.exec("PRAGMA journal_mode = WAL");
-      // FULL (SQLite's usual default, set explicitly): a committed append survives power loss too.
-      this.db.exec("PRAGMA synchronous = FULL");
+      this.db.exec(`PRAGMA synchronous = ${synchronous}`);
       this.db.exec(`PRAGMA busy_timeout = ${busy}`);
     } catch (cause) {
       throw new SessionStoreError(
@@ -96,7 +106,8 @@ export class SqliteSessionService extends SqlSessionService {
       if ((error as { errcode?: unknown }).errcode === SQLITE_BUSY) {
         throw new SessionStoreError(
           "SESSION_STORE_ERROR",
-          `The SQLite session store ${this.path} stayed locked by another writer for longer than busyTimeoutMs (${this.busyTimeoutMs} ms); retry, or raise busyTimeoutMs.`,
+          `The SQLite session store ${this.path} stayed locked by another writer for longer than busyTimeoutMs ` +
+            `(${this.busyTimeoutMs} ms); retry, or raise busyTimeoutMs.`,
           { cause: error },
         );
       }
@@ -133,7 +144,8 @@ export function sqlitePathFromUri(uri: string): string {
     throw new ConfigurationError(`Not a SQLite URI: ${JSON.stringify(uri)} (expected sqlite:///abs/path/sessions.db).`);
   if (url.host !== "") {
     throw new ConfigurationError(
-      `SQLite URI ${JSON.stringify(uri)} names a host ("${url.host}"); use three slashes for an absolute path: sqlite:///abs/path/sessions.db.`,
+      `SQLite URI ${JSON.stringify(uri)} names a host ("${url.host}"); use three slashes for an absolute path: ` +
+        `sqlite:///abs/path/sessions.db.`,
     );
   }
   const path = fileURLToPath(`file://${url.pathname}`);

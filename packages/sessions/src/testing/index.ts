@@ -1,7 +1,8 @@
-// Contract test suites for session and memory backends (import from `@agentkit/sessions/testing`
-// inside a jest test file; they define describe/it blocks with @jest/globals).
+// Contract suites for session and memory backends. They take the test functions of the
+// framework that runs them (jest, vitest, node:test + assertExpect) and depend on none.
 export { runSessionServiceContract } from "./session-service-contract.js";
 export { runMemoryServiceContract } from "./memory-service-contract.js";
 export { createFullEvent } from "./full-event.js";
-export type { ContractFactory, ContractSubject } from "./contract-harness.js";
+export { assertExpect } from "@agentkit/core/testing";
+export type { ContractFactory, ContractSubject, ContractTestApi } from "./contract-harness.js";
 export type { SessionContractOptions } from "./session-append-contract.js";

@@ -1,15 +1,20 @@
-import { describe, expect, it } from "@jest/globals";
 import { createEvent, type BaseMemoryService, type Event, type Session } from "@agentkit/core";
-import { useContractSubject, type ContractFactory } from "./contract-harness.js";
+import { checkContractTestApi, useContractSubject } from "@agentkit/core/testing";
+import type { ContractFactory, ContractTestApi } from "./contract-harness.js";
 
 /**
  * The behaviour every `BaseMemoryService` must have: ingest a session's text events per
  * (app, user), replace a re-ingested session, and find events by case-insensitive keywords
  * ranked by matched words, then recency.
  */
-export function runMemoryServiceContract(name: string, factory: ContractFactory<BaseMemoryService>): void {
+export function runMemoryServiceContract(
+  name: string,
+  factory: ContractFactory<BaseMemoryService>,
+  test: ContractTestApi,
+): void {
+  const { describe, it, expect } = checkContractTestApi("runMemoryServiceContract", test);
   describe(`${name} (memory service contract)`, () => {
-    const ctx = useContractSubject(factory);
+    const ctx = useContractSubject(factory, test);
     const base = 1_700_000_000;
     const say = (id: string, text: string, offset: number, author = "user"): Event =>
       createEvent({

@@ -1,4 +1,3 @@
-import { describe, expect, it } from "@jest/globals";
 import {
   createEvent,
   eventToJson,
@@ -8,7 +7,7 @@ import {
   type EventInit,
   type Session,
 } from "@agentkit/core";
-import type { ContractContext } from "./contract-harness.js";
+import type { ContractContext, ContractTestApi } from "./contract-harness.js";
 import { createFullEvent } from "./full-event.js";
 
 export interface SessionContractOptions {
@@ -19,6 +18,7 @@ export interface SessionContractOptions {
 /** appendEvent, stale writers, concurrency, paging and event round trips. */
 export function defineSessionAppendContract(
   ctx: ContractContext<BaseSessionService>,
+  { describe, it, expect }: ContractTestApi,
   options: SessionContractOptions,
 ): void {
   const key = (sessionId: string) => ({ appName: ctx.appName, userId: "u1", sessionId });

@@ -1,4 +1,3 @@
-import { describe, expect, it } from "@jest/globals";
 import {
   createEvent,
   InvalidSessionKeyError,
@@ -6,10 +5,13 @@ import {
   SessionAlreadyExistsError,
   type BaseSessionService,
 } from "@agentkit/core";
-import type { ContractContext } from "./contract-harness.js";
+import type { ContractContext, ContractTestApi } from "./contract-harness.js";
 
 /** create / get / list / delete and state scoping. */
-export function defineSessionLifecycleContract(ctx: ContractContext<BaseSessionService>): void {
+export function defineSessionLifecycleContract(
+  ctx: ContractContext<BaseSessionService>,
+  { describe, it, expect }: ContractTestApi,
+): void {
   const key = (sessionId: string, userId = "u1") => ({ appName: ctx.appName, userId, sessionId });
 
   describe("createSession", () => {

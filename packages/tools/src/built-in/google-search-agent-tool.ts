@@ -11,7 +11,8 @@ export interface GoogleSearchAgentToolOptions {
 }
 
 const DEFAULT_INSTRUCTION =
-  "You are a specialist in Google Search. Answer the request with a concise, factual summary of what a Google search finds, and name your sources.";
+  "You are a specialist in Google Search. Answer the request with a concise, factual summary of what a Google search " +
+  "finds, and name your sources.";
 
 /**
  * Google Search for any agent: a Gemini sub-agent with `googleSearchTool`, called as a

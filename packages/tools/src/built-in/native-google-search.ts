@@ -2,7 +2,8 @@ import { BaseTool, ConfigurationError, type LlmRequest, type ToolContext } from 
 import { addNativeTool, hasOtherTools, isGemini1Model, requireGeminiModel } from "./model-names.js";
 
 export const GOOGLE_SEARCH_HINT =
-  "Use a Gemini model, give GoogleSearchTool a Gemini `fallbackModel`, or add a GoogleSearchAgentTool (a Gemini sub-agent with search that any model can call as a function).";
+  "Use a Gemini model, give GoogleSearchTool a Gemini `fallbackModel`, or add a GoogleSearchAgentTool (a Gemini " +
+  "sub-agent with search that any model can call as a function).";
 
 /**
  * Adds Gemini's native search to a request: `{ googleSearch: {} }`, or `googleSearchRetrieval`
@@ -13,7 +14,8 @@ export function addNativeGoogleSearch(llmRequest: LlmRequest): void {
   if (isGemini1Model(llmRequest.model)) {
     if (hasOtherTools(llmRequest, "googleSearchRetrieval")) {
       throw new ConfigurationError(
-        `google_search cannot be combined with other tools on the Gemini 1 model "${llmRequest.model}". ${GOOGLE_SEARCH_HINT}`,
+        `google_search cannot be combined with other tools on the Gemini 1 model ` +
+          `"${llmRequest.model}". ${GOOGLE_SEARCH_HINT}`,
       );
     }
     addNativeTool(llmRequest, "googleSearchRetrieval", {});

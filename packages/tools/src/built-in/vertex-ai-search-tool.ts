@@ -105,7 +105,8 @@ function resourceName(
     );
   if (!project) {
     throw new ConfigurationError(
-      `VertexAiSearchTool: "${id}" is a bare id; pass project (and location) or the full resource name projects/…/${collection}/${id}.`,
+      `VertexAiSearchTool: "${id}" is a bare id; pass project (and location) or the full resource name ` +
+        `projects/…/${collection}/${id}.`,
     );
   }
   return `projects/${project}/locations/${location}/collections/default_collection/${collection}/${id}`;

@@ -36,7 +36,8 @@ export function resolvePythonExecutable(command: string): Promise<string> {
       if (error || !path) {
         reject(
           new ConfigurationError(
-            `Cannot run Python ("${command}"): ${error?.message ?? "no sys.executable"}. Install python3 or use language: "javascript".`,
+            `Cannot run Python ("${command}"): ${error?.message ?? "no sys.executable"}. Install python3 or use ` +
+              `language: "javascript".`,
             { cause: error },
           ),
         );

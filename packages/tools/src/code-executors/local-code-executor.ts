@@ -150,7 +150,8 @@ export class LocalCodeExecutor extends BaseCodeExecutor {
       const found = configured.includes("/") ? configured : findOnPath(configured);
       if (!found)
         throw new ConfigurationError(
-          `LocalCodeExecutor: "${configured}" is not on PATH. Install Python 3, set pythonPath, or use language: "javascript".`,
+          `LocalCodeExecutor: "${configured}" is not on PATH. Install Python 3, set pythonPath, or use language: ` +
+            `"javascript".`,
         );
       return resolvePythonExecutable(found);
     })();
@@ -197,6 +198,9 @@ export class LocalCodeExecutor extends BaseCodeExecutor {
   }
 }
 
-/** ADK's name for the local executor. */
+/**
+ * ADK's name for the local executor.
+ * @alias
+ */
 export const UnsafeLocalCodeExecutor = LocalCodeExecutor;
 export type UnsafeLocalCodeExecutor = LocalCodeExecutor;

@@ -26,7 +26,8 @@ const configSchema = z.strictObject({
   environment: z
     .enum([ComputerEnvironment.ENVIRONMENT_BROWSER, "browser"], {
       error:
-        "only ENVIRONMENT_BROWSER is available from a YAML config (the computer is Playwright's Chromium); use a code reference for other computers",
+        "only ENVIRONMENT_BROWSER is available from a YAML config (the computer is Playwright's Chromium); use a " +
+        "code reference for other computers",
     })
     .optional(),
   timeout: z.number().positive().optional(),
@@ -69,7 +70,8 @@ export async function computerUseToolsetFromConfig(
     accessSync(executablePath, constants.X_OK);
   } catch (error) {
     throw new ConfigurationError(
-      `${TOOL} args: executable_path: no executable browser at ${executablePath} (install Chromium or set executable_path).`,
+      `${TOOL} args: executable_path: no executable browser at ${executablePath} (install Chromium or set ` +
+        `executable_path).`,
       {
         cause: error,
       },

@@ -10,7 +10,7 @@ import {
 } from "@agentkit/core";
 import { z } from "zod";
 import { isGeminiModel } from "../built-in/model-names.js";
-import { type BaseComputer, type ComputerState } from "./base-computer.js";
+import type { BaseComputer, ComputerState } from "./base-computer.js";
 
 /** Gemini's computer-use model emits coordinates on a 0-999 grid, whatever the screen size. */
 export const NORMALIZED_COORDINATE_RANGE = 1000;
@@ -182,20 +182,27 @@ function toResult(state: ComputerState): ComputerToolResult {
 
 /**
  * Screenshots travel as inline image parts of the function response (what Gemini reads),
- * not as base64 text inside the JSON response.
+ * not as base64 text inside the JSON response. Request contents are shared snapshots: a content
+ * holding a screenshot is replaced by a changed copy, never edited.
  */
 function moveScreenshotsToParts(request: LlmRequest): void {
-  for (const content of request.contents) {
-    for (const part of content.parts ?? []) {
+  request.contents = request.contents.map((content) => {
+    let changed = false;
+    const parts = (content.parts ?? []).map((part) => {
       const fr = part.functionResponse;
       const image = fr?.response?.image as { mimeType?: unknown; data?: unknown } | undefined;
-      if (!fr || typeof image?.data !== "string" || image.mimeType !== "image/png") continue;
+      if (!fr || typeof image?.data !== "string" || image.mimeType !== "image/png") return part;
+      changed = true;
       const { image: _image, ...rest } = fr.response!;
-      part.functionResponse = {
-        ...fr,
-        response: rest,
-        parts: [...(fr.parts ?? []), { inlineData: { mimeType: "image/png", data: image.data } }],
+      return {
+        ...part,
+        functionResponse: {
+          ...fr,
+          response: rest,
+          parts: [...(fr.parts ?? []), { inlineData: { mimeType: "image/png", data: image.data } }],
+        },
       };
-    }
-  }
+    });
+    return changed ? { ...content, parts } : content;
+  });
 }

@@ -40,7 +40,8 @@ export class LoadArtifactsTool extends BaseTool {
     return {
       artifact_names: names,
       status:
-        "artifact contents temporarily inserted and removed. to access these artifacts, call load_artifacts tool again.",
+        "artifact contents temporarily inserted and removed. to access these artifacts, call load_artifacts tool " +
+        "again.",
     };
   }
 

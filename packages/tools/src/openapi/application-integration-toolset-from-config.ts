@@ -56,9 +56,11 @@ export function applicationIntegrationToolsetFromConfig(
   const raw = snakeKeys(args ?? {}, ["entity_operations", "service_account_json"]);
   rejectUnsupported(TOOL, raw, {
     auth_scheme:
-      "connection end-user auth is not implemented; the toolset authenticates with service_account_json, sa_key_file or access_token",
+      "connection end-user auth is not implemented; the toolset authenticates with service_account_json, sa_key_file " +
+      "or access_token",
     auth_credential:
-      "connection end-user auth is not implemented; the toolset authenticates with service_account_json, sa_key_file or access_token",
+      "connection end-user auth is not implemented; the toolset authenticates with service_account_json, sa_key_file " +
+      "or access_token",
   });
   const c = parseConfigArgs(TOOL, configSchema, raw);
   const credentials = (["service_account_json", "sa_key_file", "access_token", "access_token_env"] as const).filter(
@@ -66,7 +68,9 @@ export function applicationIntegrationToolsetFromConfig(
   );
   if (credentials.length !== 1) {
     throw new ConfigurationError(
-      `${TOOL} args need exactly one of service_account_json, sa_key_file, access_token or access_token_env (application default credentials are not supported); got ${credentials.length ? credentials.join(", ") : "none"}.`,
+      `${TOOL} args need exactly one of service_account_json, sa_key_file, access_token or access_token_env ` +
+        `(application default credentials are not supported); ` +
+        `got ${credentials.length ? credentials.join(", ") : "none"}.`,
     );
   }
   if (c.integration !== undefined && (c.entity_operations || c.actions)) {

@@ -2,7 +2,9 @@ import { z } from "zod";
 
 const tokenSource = z.union([z.string().min(1), z.custom<() => Promise<string>>((v) => typeof v === "function")]);
 
-/** How requests authenticate: an API key (header, query or cookie), a bearer token (or a token provider), or basic auth. */
+/**
+ * How requests authenticate: an API key (header, query or cookie), a bearer token (or a token provider), or basic auth.
+ */
 export const openApiAuthSchema = z.discriminatedUnion("type", [
   z
     .object({

@@ -25,6 +25,11 @@ export interface ParsedOperation {
   parameters: OperationParameter[];
   /** JSON request body schema, when the operation takes one. */
   requestBody?: { schema: Json; required: boolean; contentType: string };
+  /**
+   * The operation's security requirements (its own `security`, else the document's): a list of
+   * alternatives, each naming `components.securitySchemes` entries and their scopes.
+   */
+  security?: Record<string, string[]>[];
 }
 
 /** Reads a document given as an object, JSON text or YAML text, and checks it is OpenAPI 3. */
@@ -89,10 +94,39 @@ export function listOperations(doc: OpenApiDocument): ParsedOperation[] {
         ...(typeof op.description === "string" ? { description: op.description } : {}),
         parameters: [...byKey.values()],
         ...jsonBody(resolve(op.requestBody)),
+        ...securityOf(op.security ?? doc.security),
       });
     }
   }
   return operations;
+}
+
+function securityOf(security: unknown): Pick<ParsedOperation, "security"> {
+  if (!Array.isArray(security)) return {};
+  const alternatives = security
+    .filter(isObject)
+    .map((requirement) =>
+      Object.fromEntries(
+        Object.entries(requirement).map(([name, scopes]) => [
+          name,
+          Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === "string") : [],
+        ]),
+      ),
+    );
+  return { security: alternatives };
+}
+
+/** The document's `components.securitySchemes`, `$ref`s resolved. */
+export function securitySchemes(doc: OpenApiDocument): Record<string, Json> {
+  const components = isObject(doc.components) ? doc.components : {};
+  const schemes = isObject(components.securitySchemes) ? components.securitySchemes : {};
+  const resolve = refResolver(doc);
+  const out: Record<string, Json> = {};
+  for (const [name, scheme] of Object.entries(schemes)) {
+    const resolved = resolve(scheme);
+    if (isObject(resolved)) out[name] = resolved;
+  }
+  return out;
 }
 
 function jsonBody(body: unknown): Pick<ParsedOperation, "requestBody"> {

@@ -79,7 +79,8 @@ export function openApiToolsetFromConfig(
   const given = (["spec_str", "spec_dict", "spec_path"] as const).filter((k) => c[k] !== undefined);
   if (given.length !== 1) {
     throw new ConfigurationError(
-      `${TOOL} args need exactly one of spec_str, spec_dict or spec_path; got ${given.length ? given.join(", ") : "none"}.`,
+      `${TOOL} args need exactly one of spec_str, spec_dict or spec_path; ` +
+        `got ${given.length ? given.join(", ") : "none"}.`,
     );
   }
   if (c.spec_str_type !== undefined && c.spec_dict !== undefined)

@@ -1,8 +1,23 @@
-import { BaseToolset, ConfigurationError, type BaseTool, type ReadonlyContext, type ToolFilter } from "@agentkit/core";
+import {
+  BaseToolset,
+  ConfigurationError,
+  type AuthCredential,
+  type AuthScheme,
+  type BaseTool,
+  type ReadonlyContext,
+  type ToolFilter,
+} from "@agentkit/core";
 import { z } from "zod";
 import { openApiAuthSchema, type OpenApiAuth } from "./openapi-auth.js";
 import { OpenApiSpecError } from "./openapi-error.js";
-import { listOperations, loadOpenApiDocument, serverUrl, type OpenApiDocument } from "./openapi-spec.js";
+import {
+  listOperations,
+  loadOpenApiDocument,
+  securitySchemes,
+  serverUrl,
+  type OpenApiDocument,
+} from "./openapi-spec.js";
+import { checkCredentialNames, toAuthSchemes, type OpenApiSecurityConfig } from "./openapi-security.js";
 import { RestApiTool, operationToolName, type RestCallConfig } from "./rest-api-tool.js";
 
 const optionsSchema = z
@@ -23,8 +38,18 @@ const optionsSchema = z
     fetch: z.custom<typeof globalThis.fetch>((v) => typeof v === "function").optional(),
     /** Per-call timeout (default 30 s); a timeout is returned to the model as an error. */
     timeoutMs: z.number().int().positive().default(30_000),
+    /** Credentials for the spec's `components.securitySchemes`, by scheme name (per-user OAuth2, OIDC, API keys...). */
+    authCredentials: z.record(z.string(), z.custom<AuthCredential>(isCredential)).optional(),
+    /** One scheme for every operation, whatever the spec says (ADK's `authScheme`). */
+    authScheme: z.custom<AuthScheme>((v) => typeof v === "object" && v !== null && "type" in v).optional(),
+    /** The credential for `authScheme` (ADK's `authCredential`). */
+    authCredential: z.custom<AuthCredential>(isCredential).optional(),
   })
   .strict();
+
+function isCredential(v: unknown): boolean {
+  return typeof v === "object" && v !== null && typeof (v as { authType?: unknown }).authType === "string";
+}
 
 export type OpenApiToolsetOptions = z.input<typeof optionsSchema> & { auth?: OpenApiAuth };
 
@@ -49,12 +74,24 @@ export class OpenApiToolset extends BaseToolset {
     const baseUrl = o.baseUrl ?? serverUrl(this.document);
     if (!baseUrl || !/^https?:\/\//.test(baseUrl) || /\{[^}]+\}/.test(baseUrl)) {
       throw new OpenApiSpecError(
-        `No usable server URL: the document's first server is ${JSON.stringify(baseUrl ?? null)}. Pass baseUrl (an absolute http(s) URL).`,
+        `No usable server URL: the document's first server is ${JSON.stringify(baseUrl ?? null)}. Pass baseUrl (an ` +
+          `absolute http(s) URL).`,
       );
     }
+    const schemes = toAuthSchemes(securitySchemes(this.document));
+    checkCredentialNames(o.authCredentials ?? {}, schemes);
+    const security: OpenApiSecurityConfig | undefined =
+      o.authScheme || o.authCredentials
+        ? {
+            schemes,
+            credentials: o.authCredentials ?? {},
+            ...(o.authScheme ? { override: { authScheme: o.authScheme, authCredential: o.authCredential } } : {}),
+          }
+        : undefined;
     const config: RestCallConfig = {
       baseUrl,
       ...(o.auth ? { auth: o.auth } : {}),
+      ...(security ? { security } : {}),
       headers: o.headers ?? {},
       fetch: o.fetch ?? globalThis.fetch,
       timeoutMs: o.timeoutMs,

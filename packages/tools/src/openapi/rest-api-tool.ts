@@ -1,8 +1,10 @@
 import { BaseTool, type FunctionDeclaration, type ToolRunRequest } from "@agentkit/core";
 import { validateToolName } from "@agentkit/core/internal";
 import { applyAuth, type openApiAuthSchema } from "./openapi-auth.js";
+import { isUserToken, operationAuthConfigs, resolveUserAuth, type OpenApiSecurityConfig } from "./openapi-security.js";
 import { isObject, type OperationParameter, type ParsedOperation } from "./openapi-spec.js";
 import type { z } from "zod";
+import { deepCopy } from "@agentkit/core/internal";
 
 /** What a tool needs to call its endpoint (shared by every tool of one toolset). */
 export interface RestCallConfig {
@@ -13,6 +15,8 @@ export interface RestCallConfig {
   timeoutMs: number;
   /** Body fields always sent (used by the connector toolset for its fixed routing fields). */
   fixedBody?: Record<string, unknown>;
+  /** Per-user credentials for the spec's security schemes (see docs/auth.md). */
+  security?: OpenApiSecurityConfig;
 }
 
 // JSON Schema keys models accept; OpenAPI-only keys (example, xml, readOnly, x-…) are dropped.
@@ -124,15 +128,39 @@ export class RestApiTool extends BaseTool {
   }
 
   override getDeclaration(): FunctionDeclaration {
-    return { name: this.name, description: this.description, parametersJsonSchema: structuredClone(this.schema) };
+    return { name: this.name, description: this.description, parametersJsonSchema: deepCopy(this.schema) };
   }
 
   override async runAsync({ args, toolContext }: ToolRunRequest): Promise<unknown> {
-    return this.call(args ?? {}, toolContext?.invocation.signal);
+    const signal = toolContext?.invocation.signal;
+    const configs = this.config.security ? operationAuthConfigs(this.operation, this.config.security) : [];
+    if (configs.length === 0) return this.call(args ?? {}, signal);
+    if (!toolContext) return { error: `${this.name} needs the user's credentials: run it through a Runner.` };
+    const auth = await resolveUserAuth(configs, toolContext);
+    if (auth.kind === "pending") return auth.response;
+    const result = await this.call(args ?? {}, signal, auth.apply);
+    // A refused user token (revoked, or expired early): forget it and ask the user again.
+    const refused = (result as { status?: unknown }).status === 401;
+    const tokens = configs.filter(isUserToken);
+    if (refused && tokens.length > 0) {
+      for (const config of tokens) {
+        await toolContext.deleteCredential(config);
+        toolContext.requestCredential(config);
+      }
+      return { pending: true, message: "The API refused the user's token; waiting for the user to authorize again." };
+    }
+    return result;
   }
 
-  /** Calls the endpoint with these arguments (also usable without a runner). */
-  async call(args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+  /**
+   * Calls the endpoint with these arguments (also usable without a runner). `applyUserAuth` adds
+   * the user's credentials (what `runAsync` resolved).
+   */
+  async call(
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    applyUserAuth?: (url: URL, headers: Headers) => void,
+  ): Promise<unknown> {
     const missing = (this.schema.required as string[] | undefined)?.filter((k) => args[k] === undefined) ?? [];
     if (missing.length) return { error: `Missing required argument(s) for ${this.name}: ${missing.join(", ")}.` };
 
@@ -161,6 +189,7 @@ export class RestApiTool extends BaseTool {
     const url = new URL(config.baseUrl.replace(/\/+$/, "") + path);
     for (const [k, v] of query) url.searchParams.append(k, v);
     await applyAuth(config.auth, url, headers);
+    applyUserAuth?.(url, headers);
     if (body !== undefined) headers.set("content-type", operation.requestBody?.contentType ?? "application/json");
 
     const timeout = AbortSignal.timeout(config.timeoutMs);

@@ -75,9 +75,8 @@ export class VectorRetrievalTool extends BaseRetrievalTool {
     for (const doc of documents) {
       if (typeof doc?.text !== "string") throw new ConfigurationError("Every document needs a string `text`.");
       const base = doc.id ?? `doc-${++this.nextId}`;
-      chunkText(doc.text, options).forEach((text, n) =>
-        records.push({ id: `${base}#${n}`, text, metadata: { ...doc.metadata, source: base, chunk: n } }),
-      );
+      for (const [n, text] of chunkText(doc.text, options).entries())
+        records.push({ id: `${base}#${n}`, text, metadata: { ...doc.metadata, source: base, chunk: n } });
     }
     if (records.length === 0) return [];
     const vectors = await this.embed(
@@ -123,7 +122,8 @@ export class VectorRetrievalTool extends BaseRetrievalTool {
     }
     if (!Array.isArray(vectors) || vectors.length !== texts.length || !vectors.every((v) => Array.isArray(v))) {
       throw new RetrievalError(
-        `The embedder must return one vector per text (${texts.length}); it returned ${Array.isArray(vectors) ? vectors.length : typeof vectors}.`,
+        `The embedder must return one vector per text (${texts.length}); it ` +
+          `returned ${Array.isArray(vectors) ? vectors.length : typeof vectors}.`,
       );
     }
     return vectors as number[][];

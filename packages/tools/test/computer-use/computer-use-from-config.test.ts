@@ -87,7 +87,7 @@ describe("computerUseToolsetFromConfig (YAML agent configs)", () => {
         .flatMap((e) => e.content?.parts ?? [])
         .flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
       expect(responses.map((r) => r.response?.url)).toEqual([`${base}/`, `${base}/#clicked`]);
-      expect(pngSize((responses[0]!.response?.image as { data: string }).data)).toEqual([640, 480]);
+      expect(pngSize((responses[0]!.response!.image as { data: string }).data)).toEqual([640, 480]);
       expect((toolset.computer as PlaywrightComputer).userDataDir).toBe(join(dir, "profile"));
       expect(processesUsing(join(dir, "profile")).length).toBeGreaterThan(0);
     } finally {

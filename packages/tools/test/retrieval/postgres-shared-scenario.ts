@@ -15,10 +15,15 @@ const R = (id: string, vector: number[], metadata: VectorRecord["metadata"] = {}
 
 /** id and score rounded far below any real difference (the raw scores are compared separately). */
 const ranked = (matches: VectorMatch[]) => matches.map((m) => [m.id, Number(m.score.toFixed(9))]);
+/** cos 45°, the score of a vector at 45° to the query, rounded as `ranked` rounds. */
+const COS_45 = Number(Math.SQRT1_2.toFixed(9));
 
 export async function vectorStoreScenario(store: VectorStore): Promise<Observation[]> {
   const log: Observation[] = [];
-  const see = <T>(step: string, result: T): T => (log.push([step, result]), result);
+  const see = <T>(step: string, result: T): T => {
+    log.push([step, result]);
+    return result;
+  };
   const search = async (step: string, ...args: Parameters<VectorStore["search"]>) =>
     see(step, await store.search(...args));
 
@@ -39,7 +44,7 @@ export async function vectorStoreScenario(store: VectorStore): Promise<Observati
   expect(ranked(top)).toEqual([
     ["a", 1],
     ["d", 1],
-    ["b", 0.707106781],
+    ["b", COS_45],
     ["c", 0],
     ["z", 0],
   ]);
@@ -75,7 +80,7 @@ export async function vectorStoreScenario(store: VectorStore): Promise<Observati
   expect(ranked(await search("minScore 0.5", [1, 0, 0], { minScore: 0.5 }))).toEqual([
     ["a", 1],
     ["d", 1],
-    ["b", 0.707106781],
+    ["b", COS_45],
   ]);
   expect((await search("minScore 0 keeps zeros", [1, 0, 0], { minScore: 0, topK: 10 })).map((m) => m.id)).toEqual([
     "a",
@@ -115,7 +120,7 @@ export async function vectorStoreScenario(store: VectorStore): Promise<Observati
   expect(ranked(replaced)).toEqual([
     ["a", 1],
     ["c", 1],
-    ["b", 0.707106781],
+    ["b", COS_45],
   ]);
   expect(replaced[0]).toMatchObject({ text: "new a", metadata: { topic: "y" } });
   expect((await search("replaced metadata", [1, 0, 0], { filter: { topic: "x" } })).map((m) => m.id)).toEqual([

@@ -91,7 +91,7 @@ describe("PostgresVectorStore agrees with InMemoryVectorStore", () => {
         const expected = await memory.search(query, options);
         const actual = await store.search(query, options);
         expect(actual.map((m) => m.id)).toEqual(expected.map((m) => m.id));
-        actual.forEach((m, i) => expect(m.score).toBeCloseTo(expected[i]!.score, 12));
+        for (const [i, m] of actual.entries()) expect(m.score).toBeCloseTo(expected[i]!.score, 12);
       }
     },
     SLOW,
@@ -142,7 +142,8 @@ describe("PostgresVectorStore in PostgreSQL", () => {
       expect(await store.size()).toBe(0);
       await store.upsert([{ id: "a", text: "a", vector: [1, 0], metadata: {} }]);
       const constraint = await pool.query(
-        `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = '"${name}"'::regclass AND contype = 'c'`,
+        `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = '"${name}"'::regclass AND ` +
+          `contype = 'c'`,
       );
       expect(constraint.rows.map((r) => r.def)).toEqual(["CHECK ((cardinality(embedding) = 2))"]);
       const raw = pool.query(`INSERT INTO "${name}" (id, "text", embedding, norm) VALUES ('raw', 'raw', '{1,2,3}', 1)`);
@@ -212,7 +213,8 @@ describe("PostgresVectorStore in PostgreSQL", () => {
       const store = new PostgresVectorStore({ pool, schema: "knowledge", table: "chunks" });
       await store.upsert([{ id: "a", text: "a", vector: [1], metadata: { k: "v" } }]);
       const columns = await pool.query(
-        "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = 'knowledge' AND table_name = 'chunks' ORDER BY ordinal_position",
+        "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = 'knowledge' " +
+          "AND table_name = 'chunks' ORDER BY ordinal_position",
       );
       expect(columns.rows.map((r) => [r.column_name, r.data_type, r.is_nullable])).toEqual([
         ["id", "text", "NO"],
@@ -288,7 +290,7 @@ describe("PostgresVectorStore in PostgreSQL", () => {
       expect(await connections()).toBeGreaterThan(0);
       await owned.close();
       // The backend exits just after the client disconnects.
-      for (let i = 0; i < 50 && (await connections()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+      while ((await connections()) > 0) await new Promise((r) => setTimeout(r, 100));
       expect(await connections()).toBe(0);
       await expect(owned.search([1])).rejects.toThrow(RetrievalError);
     },

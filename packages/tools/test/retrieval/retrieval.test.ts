@@ -65,7 +65,7 @@ describe("InMemoryVectorStore", () => {
     expect((await store.search([1, 0.1], { filter: { k: "x" } })).map((m) => m.id)).toEqual(["a", "c"]);
     expect((await store.search([0, 1], { minScore: 0.5 })).map((m) => [m.id, Number(m.score.toFixed(3))])).toEqual([
       ["c", 1],
-      ["b", 0.707],
+      ["b", Number(Math.SQRT1_2.toFixed(3))],
     ]);
     await expect(store.search([1, 0, 0])).rejects.toThrow(/3 dimensions/);
     await store.delete(["a"]);
@@ -111,7 +111,12 @@ describe("VectorRetrievalTool", () => {
     const tool = new VectorRetrievalTool({
       name: "kb",
       description: "kb",
-      embed: { embed: async (texts) => (calls.push(texts), hashedBagOfWords(texts)) },
+      embed: {
+        embed: async (texts) => {
+          calls.push(texts);
+          return hashedBagOfWords(texts);
+        },
+      },
       filter: { topic: "drinks" },
     });
     await tool.addDocuments(DOCS);
@@ -133,7 +138,7 @@ describe("VectorRetrievalTool", () => {
 });
 
 describe("VertexAiRagRetrieval", () => {
-  const seen: { url: string; headers: Record<string, unknown>; body: any }[] = [];
+  const seen: { url: string; headers: Record<string, unknown>; body: { query: { text: string } } }[] = [];
   let base = "";
   const server = createServer(async (req, res) => {
     let body = "";

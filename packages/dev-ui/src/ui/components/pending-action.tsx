@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { confirmationDetails, parseToolAnswer, type PendingCall } from "../lib/chat-events.js";
 import type { Part } from "../lib/types.js";
+import { CredentialRequest } from "./credential-request.js";
 import { JsonView } from "./json-view.js";
 
 interface Props {
@@ -9,12 +10,18 @@ interface Props {
   onAnswer(parts: Part[], functionCallEventId: string): void;
 }
 
-/** Answers a call waiting for the client (http-api.md 7): approve/deny a confirmation, or type a long-running tool's result. */
+/**
+ * Answers a call waiting for the client (http-api.md 7):
+ * approve/deny a confirmation, or type a long-running tool's result.
+ */
 export function PendingAction({ pending, disabled, onAnswer }: Props) {
   const [text, setText] = useState("");
   const { call, eventId } = pending;
   const answer = (response: Record<string, unknown>) =>
     onAnswer([{ functionResponse: { id: call.id, name: call.name, response } }], eventId);
+
+  if (pending.kind === "credential")
+    return <CredentialRequest pending={pending} disabled={disabled} onAnswer={onAnswer} />;
 
   if (pending.kind === "confirmation") {
     const details = confirmationDetails(call);

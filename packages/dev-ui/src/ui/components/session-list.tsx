@@ -39,6 +39,7 @@ export function SessionList(props: Props) {
                   name="name"
                   aria-label="Session name"
                   defaultValue={displayName(s)}
+                  // biome-ignore lint/a11y/noAutofocus: the field appears because the user asked to rename
                   autoFocus
                   onKeyDown={(e) => e.key === "Escape" && setEditing(undefined)}
                 />

@@ -69,7 +69,7 @@ export interface PendingCall {
   /** The event that carried the call (sent back as `functionCallEventId`). */
   eventId: string;
   call: FunctionCall & { id: string };
-  kind: "confirmation" | "long-running";
+  kind: "confirmation" | "credential" | "long-running";
 }
 
 /**
@@ -90,11 +90,15 @@ export function pendingCalls(events: readonly AgentEvent[]): PendingCall[] {
     for (const p of e.content?.parts ?? []) {
       const call = p.functionCall;
       if (!call?.id || !ids.has(call.id) || answered.has(call.id)) continue;
-      if (call.name === "adk_request_credential") continue; // OAuth is not supported by this UI
       pending.push({
         eventId: e.id,
         call: { ...call, id: call.id },
-        kind: call.name === "adk_request_confirmation" ? "confirmation" : "long-running",
+        kind:
+          call.name === "adk_request_confirmation"
+            ? "confirmation"
+            : call.name === "adk_request_credential"
+              ? "credential"
+              : "long-running",
       });
     }
   }
@@ -124,4 +128,60 @@ export function confirmationDetails(call: FunctionCall): { tool?: string; args?:
     ...(original?.name ? { tool: original.name, args: original.args ?? {} } : {}),
     ...(typeof confirmation?.hint === "string" && confirmation.hint ? { hint: confirmation.hint } : {}),
   };
+}
+
+/** Where this UI's OAuth popups land: the server's callback page posts the URL back here. */
+export function oauthRedirectUri(origin: string): string {
+  return `${origin}/dev-ui/oauth/callback`;
+}
+
+/** What an `adk_request_credential` asks for: an OAuth2 authorization (its URL) or a typed secret. */
+export interface CredentialDetails {
+  /** The scheme type: `oauth2`, `openIdConnect`, `apiKey`, `http`... */
+  scheme: string;
+  /** OAuth2 / OIDC: the authorization URL to open, its redirect_uri set to this UI's callback unless the tool fixed one. */
+  authUri?: string;
+  /** The host the user authorizes (shown on the card). */
+  host?: string;
+  /** The redirect URI the authorization server will send the user back to. */
+  redirectUri?: string;
+}
+
+interface RequestedAuthConfig {
+  authScheme?: { type?: string };
+  exchangedAuthCredential?: { authType?: string; oauth2?: Record<string, unknown> };
+}
+
+export function credentialDetails(call: FunctionCall, origin: string): CredentialDetails {
+  const config = (call.args?.authConfig ?? {}) as RequestedAuthConfig;
+  const scheme = config.authScheme?.type ?? "oauth2";
+  const authUri = config.exchangedAuthCredential?.oauth2?.authUri;
+  if (typeof authUri !== "string") return { scheme };
+  try {
+    const url = new URL(authUri);
+    // As ADK's dev UI does, the popup comes back to this UI; a redirect the tool fixed is kept
+    // (its client is registered for it).
+    if (!url.searchParams.get("redirect_uri")) url.searchParams.set("redirect_uri", oauthRedirectUri(origin));
+    return { scheme, authUri: url.toString(), host: url.host, redirectUri: url.searchParams.get("redirect_uri")! };
+  } catch {
+    return { scheme };
+  }
+}
+
+/** The answer to a credential request (what ADK's dev UI sends): the request's authConfig with the redirect filled in. */
+export function oauthAnswer(call: FunctionCall, authResponseUri: string, redirectUri: string): Record<string, unknown> {
+  const config = structuredClone(call.args?.authConfig ?? {}) as RequestedAuthConfig & Record<string, unknown>;
+  const exchanged = (config.exchangedAuthCredential ??= { authType: "oauth2" });
+  exchanged.oauth2 = { ...exchanged.oauth2, authResponseUri, redirectUri };
+  return config;
+}
+
+/** The answer to a request for a typed secret (API key, bearer token). */
+export function secretAnswer(call: FunctionCall, scheme: string, secret: string): Record<string, unknown> {
+  const config = structuredClone(call.args?.authConfig ?? {}) as Record<string, unknown>;
+  config.exchangedAuthCredential =
+    scheme === "http"
+      ? { authType: "http", http: { scheme: "bearer", credentials: { token: secret } } }
+      : { authType: "apiKey", apiKey: secret };
+  return config;
 }

@@ -12,7 +12,7 @@ export function readUrlState(search: string): UrlState {
   const params = new URLSearchParams(search);
   const value = (key: string) => {
     const v = params.get(key);
-    return v && v.trim() ? v : undefined;
+    return v?.trim() ? v : undefined;
   };
   return {
     userId: value("userId") ?? DEFAULT_USER,

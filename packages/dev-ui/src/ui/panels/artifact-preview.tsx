@@ -54,9 +54,9 @@ export function ArtifactPreview({ api, app, userId, sessionId, name, version }: 
       {payload.mimeType.startsWith("image/") ? (
         <img class="inline-image" alt={name} src={`data:${payload.mimeType};base64,${normalizeBase64(payload.data)}`} />
       ) : isText(payload.mimeType) ? (
-        <pre class="json" aria-label={`Content of ${name}`}>
-          {base64ToText(payload.data)}
-        </pre>
+        <figure class="labelled-block" aria-label={`Content of ${name}`}>
+          <pre class="json">{base64ToText(payload.data)}</pre>
+        </figure>
       ) : (
         <p class="muted">No preview for this type.</p>
       )}

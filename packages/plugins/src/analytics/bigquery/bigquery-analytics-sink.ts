@@ -89,7 +89,9 @@ export class BigQueryAnalyticsSink implements AnalyticsSink {
             schema: { fields: expectedFields() },
             timePartitioning: { type: "DAY", field: "timestamp" },
             ...(clusteringFields.length ? { clustering: { fields: clusteringFields.slice(0, 4) } } : {}),
-            description: `agentkit agent analytics${this.options.connectionId ? ` (connection ${this.options.connectionId})` : ""}`,
+            description:
+              `agentkit agent ` +
+              `analytics${this.options.connectionId ? ` (connection ${this.options.connectionId})` : ""}`,
           })
           .catch((error: { code?: number }) => {
             if (error.code !== 409) throw error;
@@ -107,13 +109,17 @@ export class BigQueryAnalyticsSink implements AnalyticsSink {
     } catch (error) {
       if (error instanceof BigQuerySinkError) throw error;
       throw new BigQuerySinkError(
-        `Cannot prepare BigQuery table ${this.options.datasetId}.${this.options.tableId ?? "agent_events"}: ${(error as Error).message}`,
+        `Cannot prepare BigQuery ` +
+          `table ${this.options.datasetId}.${this.options.tableId ?? "agent_events"}: ${(error as Error).message}`,
         { cause: error },
       );
     }
   }
 
-  /** An aborted `signal` ends the wait for BigQuery at once (the request may still land; its insert ids de-duplicate a retry). */
+  /**
+   * An aborted `signal` ends the wait for BigQuery at once (the
+   * request may still land; its insert ids de-duplicate a retry).
+   */
   async writeRows(rows: readonly AnalyticsRow[], signal?: AbortSignal): Promise<void> {
     if (rows.length === 0) return;
     signal?.throwIfAborted();

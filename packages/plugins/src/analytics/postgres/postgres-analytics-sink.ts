@@ -95,7 +95,8 @@ export class PostgresAnalyticsSink implements AnalyticsSink {
     const indexed = clusteringFields.filter((f) => known.has(f));
     if (indexed.length)
       statements.push(
-        `CREATE INDEX IF NOT EXISTS "${this.table}_clustering_idx" ON ${this.qualifiedName} (${indexed.map((f) => `"${f}"`).join(", ")})`,
+        `CREATE INDEX IF NOT EXISTS "${this.table}_clustering_idx" ON ${this.qualifiedName} ` +
+          `(${indexed.map((f) => `"${f}"`).join(", ")})`,
       );
     try {
       for (const sql of statements) await abortable(this.pool.query(sql), signal);
@@ -121,7 +122,9 @@ export class PostgresAnalyticsSink implements AnalyticsSink {
         values.push(id, ...ANALYTICS_COLUMNS.map((c) => row[c.name]));
         return `(${names.map((_, i) => `$${first + i + 1}`).join(", ")})`;
       });
-      const sql = `INSERT INTO ${this.qualifiedName} (${names.map((n) => `"${n}"`).join(", ")}) VALUES ${tuples.join(", ")} ON CONFLICT (row_id) DO NOTHING`;
+      const sql =
+        `INSERT INTO ${this.qualifiedName} (${names.map((n) => `"${n}"`).join(", ")}) ` +
+        `VALUES ${tuples.join(", ")} ON CONFLICT (row_id) DO NOTHING`;
       try {
         await abortable(this.pool.query(sql, values), signal);
       } catch (error) {

@@ -44,7 +44,6 @@ export const agentRefSchema = z.union([
   z.strictObject({ config_path: z.string().min(1) }),
   z.strictObject({ code: codeConfigSchema }),
 ]);
-export type AgentRef = z.infer<typeof agentRefSchema>;
 
 const thinkingConfigSchema = z.strictObject({
   include_thoughts: z.boolean().optional(),
@@ -116,10 +115,6 @@ export const loopAgentConfigSchema = z.strictObject({
   ...baseFields,
   max_iterations: z.number().int().positive().optional(),
 });
-export type WorkflowAgentConfig =
-  | z.infer<typeof sequentialAgentConfigSchema>
-  | z.infer<typeof parallelAgentConfigSchema>
-  | z.infer<typeof loopAgentConfigSchema>;
 
 /** The schema of each `agent_class` (LlmAgent when omitted). */
 export const AGENT_CLASS_SCHEMAS = {

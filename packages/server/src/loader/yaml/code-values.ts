@@ -92,7 +92,8 @@ export async function resolveCodeExecutorCode(
 export function checkCodeExecutor(value: unknown, what: string): BaseCodeExecutor {
   if (isCodeExecutor(value)) return value;
   throw new ReferenceProblem(
-    `${what} ${describeValue(value)}, expected a code executor (a BaseCodeExecutor such as new LocalCodeExecutor({...}) from @agentkit/tools)`,
+    `${what} ${describeValue(value)}, expected a code executor (a BaseCodeExecutor such as new ` +
+      `LocalCodeExecutor({...}) from @agentkit/tools)`,
   );
 }
 
@@ -128,7 +129,8 @@ export async function resolveSchema(
     return value as Record<string, unknown>;
   }
   throw new ReferenceProblem(
-    `"${name}" is ${describeValue(value)}, expected a zod schema${allowJson ? ' or a JSON Schema with type "object"' : ""}`,
+    `"${name}" is ${describeValue(value)}, expected a zod ` +
+      `schema${allowJson ? ' or a JSON Schema with type "object"' : ""}`,
   );
 }
 
@@ -160,7 +162,8 @@ export async function resolveTools(
         : await (exported as (a?: unknown) => unknown)(args);
     } catch (error) {
       throw new ReferenceProblem(
-        `"${name}" threw when ${isClass(exported) ? "constructed" : "called"}: ${(error as Error).message ?? String(error)}`,
+        `"${name}" threw ` +
+          `when ${isClass(exported) ? "constructed" : "called"}: ${(error as Error).message ?? String(error)}`,
         error,
       );
     }
@@ -208,7 +211,8 @@ function refuseCodeExecutors(agent: BaseAgent, reference: string, seen = new Set
   if (isLlmAgent(agent)) {
     if (agent.codeExecutor)
       throw new ReferenceProblem(
-        `"${reference}" gives agent "${agent.name}", which has a code executor: configs written through the agent builder may not use code executors from code (reference the agent from a config you write as a file)`,
+        `"${reference}" gives agent "${agent.name}", which has a code executor: configs written through the agent ` +
+          `builder may not use code executors from code (reference the agent from a config you write as a file)`,
       );
     for (const tool of agent.tools) if (tool instanceof AgentTool) refuseCodeExecutors(tool.agent, reference, seen);
   }

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import {
   AgentKitError,
-  BaseAgent,
+  type BaseAgent,
   LlmAgent,
   LoopAgent,
   ParallelAgent,
@@ -99,7 +99,8 @@ class YamlAgentBuilder {
       throw this.error(
         file,
         [...path, "agent_class"],
-        `unknown agent class ${JSON.stringify(agentClass)}; expected one of ${Object.keys(AGENT_CLASS_SCHEMAS).join(", ")}`,
+        `unknown agent class ${JSON.stringify(agentClass)}; expected one ` +
+          `of ${Object.keys(AGENT_CLASS_SCHEMAS).join(", ")}`,
       );
     }
     const parsed = AGENT_CLASS_SCHEMAS[agentClass as AgentClassName].safeParse(node);
@@ -273,7 +274,8 @@ class YamlAgentBuilder {
         throw this.error(
           file,
           namePath,
-          `the built-in tool "${name}" is not allowed in configs written through the agent builder (allowed: ${this.ctx.builderPolicy.tools.join(", ") || "none"})`,
+          `the built-in tool "${name}" is not allowed in configs written through the agent builder ` +
+            `(allowed: ${this.ctx.builderPolicy.tools.join(", ") || "none"})`,
         );
       const builtIn = this.ctx.builtInTools.get(name);
       if (!builtIn) {
@@ -281,7 +283,8 @@ class YamlAgentBuilder {
         throw this.error(
           file,
           namePath,
-          `unknown built-in tool "${name}" (built-in tools: ${known}); for your own tools use a code reference such as "./tools.ts#${name}"`,
+          `unknown built-in tool "${name}" (built-in tools: ${known}); for your own tools use a code reference such ` +
+            `as "./tools.ts#${name}"`,
         );
       }
       if (typeof builtIn !== "function") {
@@ -317,7 +320,8 @@ class YamlAgentBuilder {
       throw this.error(
         file,
         namePath,
-        `unknown built-in code executor "${name}" (built-in code executors: ${known}); for your own executor use a code reference such as "./executors.ts#${name}"`,
+        `unknown built-in code executor "${name}" (built-in code executors: ${known}); for your own executor use a ` +
+          `code reference such as "./executors.ts#${name}"`,
       );
     }
     if (typeof builtIn !== "function") {
@@ -369,7 +373,9 @@ class YamlAgentBuilder {
     return makeAgentTool(await this.subAgent(agent, from, [...path, "agent"], files, false), skip);
   }
 
-  /** The callbacks of a `*_callbacks` list; their signature is the user's responsibility (TypeScript cannot check YAML). */
+  /**
+   * The callbacks of a `*_callbacks` list; their signature is the user's responsibility (TypeScript cannot check YAML).
+   */
   private async callbacks<F>(list: CodeConfig[] | undefined, from: ConfigSource, path: Path): Promise<F[] | undefined> {
     if (!list?.length) return undefined;
     const out: F[] = [];
@@ -391,7 +397,8 @@ class YamlAgentBuilder {
         throw this.error(
           file,
           [...path, key],
-          "configs written through the agent builder may not hold args (they would call code with arguments of the writer's choice)",
+          "configs written through the agent builder may not hold args (they would call code with arguments of the " +
+            "writer's choice)",
         );
       this.refuseArgs(value, file, [...path, key]);
     }

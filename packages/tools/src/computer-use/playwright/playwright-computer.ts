@@ -243,7 +243,8 @@ export class PlaywrightComputer implements BaseComputer {
         });
       } catch (error) {
         throw new ComputerUseError(
-          `Could not start Chromium at ${o.executablePath} (install it, or set executablePath): ${(error as Error).message}`,
+          `Could not start Chromium at ${o.executablePath} (install it, or set ` +
+            `executablePath): ${(error as Error).message}`,
           {
             cause: error,
           },

@@ -36,7 +36,10 @@ export function parseDimension(def: string | null | undefined): number | undefin
 }
 
 export function addDimensionSql(name: string, dimension: number): string {
-  return `ALTER TABLE ${name} ADD CONSTRAINT "${DIMENSION_CONSTRAINT}" CHECK (cardinality(embedding) = ${Math.trunc(dimension)})`;
+  return (
+    `ALTER TABLE ${name} ADD CONSTRAINT "${DIMENSION_CONSTRAINT}" CHECK (cardinality(embedding) ` +
+    `= ${Math.trunc(dimension)})`
+  );
 }
 
 /** A multi-row upsert of `rows` rows; parameters per row: id, text, metadata (JSON text), embedding, norm. */

@@ -108,7 +108,7 @@ export class InMemoryDatabase {
     const name = Object.keys(cmd)[0] ?? "";
     this.commandCounts.set(name, (this.commandCounts.get(name) ?? 0) + 1);
     const failPoint = this.failPoint;
-    if (failPoint && failPoint.commands.includes(name)) {
+    if (failPoint?.commands.includes(name)) {
       failPoint.remaining -= 1;
       if (failPoint.remaining <= 0) this.failPoint = undefined;
       if (failPoint.closeConnection) return { closeConnection: true };
@@ -144,7 +144,8 @@ export class InMemoryDatabase {
     throw new CommandError(
       20,
       "IllegalOperation",
-      "Transaction numbers are only allowed on a replica set member or mongos (the agentkit test server is a standalone without transactions)",
+      "Transaction numbers are only allowed on a replica set member or mongos (the agentkit test server is a " +
+        "standalone without transactions)",
     );
   }
 

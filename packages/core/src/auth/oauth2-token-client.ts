@@ -1,0 +1,144 @@
+import { CredentialError } from "../errors/auth-errors.js";
+import type { OAuth2Auth } from "./auth-credential.js";
+import type { OpenIdConnectWithConfig } from "./auth-scheme.js";
+
+/** The client side of a token request: who asks, and how it proves it (RFC 6749 2.3). */
+export interface OAuth2Client {
+  clientId?: string;
+  clientSecret?: string;
+  /** `client_secret_basic` (default with a secret), `client_secret_post`, or `none` (public client). */
+  tokenEndpointAuthMethod?: string;
+}
+
+/** Tokens from a token response, as `OAuth2Auth` fields (`expiresAt` in epoch seconds). */
+export type OAuth2Tokens = Pick<
+  OAuth2Auth,
+  "accessToken" | "refreshToken" | "idToken" | "expiresAt" | "expiresIn" | "scope"
+>;
+
+export interface TokenRequestOptions {
+  fetch?: typeof fetch;
+  signal?: AbortSignal;
+  /** Seconds since the epoch; for `expiresAt`. */
+  now?: () => number;
+}
+
+/**
+ * POSTs a token request (form-encoded) and reads the token response. A refusal or a malformed
+ * answer throws `CredentialError` with `errorCode` whose message carries only the provider's
+ * `error` / `error_description`, never the request's secrets.
+ */
+export async function requestOAuth2Token(
+  tokenEndpoint: string,
+  params: Record<string, string | undefined>,
+  client: OAuth2Client,
+  errorCode: string,
+  options: TokenRequestOptions = {},
+): Promise<OAuth2Tokens> {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") body.set(k, v);
+  const headers: Record<string, string> = {
+    "content-type": "application/x-www-form-urlencoded",
+    accept: "application/json",
+  };
+  const method = client.tokenEndpointAuthMethod ?? (client.clientSecret ? "client_secret_basic" : "none");
+  if (method === "client_secret_basic" && client.clientId) {
+    const user = encodeURIComponent(client.clientId);
+    const pass = encodeURIComponent(client.clientSecret ?? "");
+    headers.authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+  } else if (client.clientId) {
+    body.set("client_id", client.clientId);
+    if (method === "client_secret_post" && client.clientSecret) body.set("client_secret", client.clientSecret);
+  }
+  const doFetch = options.fetch ?? fetch;
+  let response: Response;
+  try {
+    response = await doFetch(tokenEndpoint, { method: "POST", headers, body, signal: options.signal });
+  } catch (error) {
+    throw new CredentialError(errorCode, `Token endpoint ${safeUrl(tokenEndpoint)} could not be reached.`, {
+      cause: error,
+    });
+  }
+  const text = await response.text();
+  let json: Record<string, unknown> | undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
+  } catch {
+    json = undefined;
+  }
+  if (!response.ok || !json || typeof json.access_token !== "string") {
+    const providerError = typeof json?.error === "string" ? json.error : undefined;
+    const description = typeof json?.error_description === "string" ? json.error_description : undefined;
+    const detail = providerError ? `: ${providerError}${description ? ` (${description})` : ""}` : "";
+    throw new CredentialError(
+      errorCode,
+      `Token endpoint ${safeUrl(tokenEndpoint)} refused the request (HTTP ${response.status})${detail}.`,
+    );
+  }
+  const now = options.now?.() ?? Date.now() / 1000;
+  const tokens: OAuth2Tokens = { accessToken: json.access_token };
+  if (typeof json.refresh_token === "string") tokens.refreshToken = json.refresh_token;
+  if (typeof json.id_token === "string") tokens.idToken = json.id_token;
+  if (typeof json.scope === "string") tokens.scope = json.scope;
+  const expiresIn = typeof json.expires_in === "number" ? json.expires_in : Number(json.expires_in);
+  if (Number.isFinite(expiresIn) && expiresIn > 0) {
+    tokens.expiresIn = expiresIn;
+    tokens.expiresAt = Math.floor(now + expiresIn);
+  }
+  return tokens;
+}
+
+/** The URL without query or credentials, for messages. */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+/**
+ * Reads an OpenID Connect discovery document (`.well-known/openid-configuration`) into an
+ * `OpenIdConnectWithConfig` scheme.
+ */
+export async function discoverOpenIdConfig(
+  openIdConnectUrl: string,
+  options: { fetch?: typeof fetch; signal?: AbortSignal; scopes?: string[] } = {},
+): Promise<OpenIdConnectWithConfig> {
+  const doFetch = options.fetch ?? fetch;
+  let doc: Record<string, unknown>;
+  try {
+    const response = await doFetch(openIdConnectUrl, {
+      headers: { accept: "application/json" },
+      signal: options.signal,
+    });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    doc = (await response.json()) as Record<string, unknown>;
+  } catch (error) {
+    throw new CredentialError(
+      "AUTH_DISCOVERY_FAILED",
+      `OpenID Connect discovery at ${safeUrl(openIdConnectUrl)} failed: ${error instanceof Error ? error.message : String(error)}.`,
+      { cause: error },
+    );
+  }
+  if (typeof doc.authorization_endpoint !== "string" || typeof doc.token_endpoint !== "string") {
+    throw new CredentialError(
+      "AUTH_DISCOVERY_FAILED",
+      `OpenID Connect discovery at ${safeUrl(openIdConnectUrl)} names no authorization_endpoint or token_endpoint.`,
+    );
+  }
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : undefined);
+  return {
+    type: "openIdConnect",
+    openIdConnectUrl,
+    authorizationEndpoint: doc.authorization_endpoint,
+    tokenEndpoint: doc.token_endpoint,
+    userinfoEndpoint: typeof doc.userinfo_endpoint === "string" ? doc.userinfo_endpoint : undefined,
+    revocationEndpoint: typeof doc.revocation_endpoint === "string" ? doc.revocation_endpoint : undefined,
+    tokenEndpointAuthMethodsSupported: strings(doc.token_endpoint_auth_methods_supported),
+    grantTypesSupported: strings(doc.grant_types_supported),
+    scopes: options.scopes ?? ["openid"],
+  };
+}

@@ -1,0 +1,60 @@
+import type { Content } from "@agentkit/core";
+
+/**
+ * The contents of one recorded model request, as a node of a chain: the first `baseLength`
+ * contents of `base` followed by `tail`. Consecutive requests of one conversation share their
+ * prefix, so a node holds only what is new; every content is the same frozen snapshot the
+ * request builder shares, never a copy.
+ */
+export interface ContentsNode {
+  readonly base: ContentsNode | undefined;
+  readonly baseLength: number;
+  readonly tail: readonly Content[];
+  readonly length: number;
+}
+
+/** The full contents of a node (walks the chain; only when a trace is read). */
+export function materializeContents(node: ContentsNode): Content[] {
+  const chain: ContentsNode[] = [];
+  for (let n: ContentsNode | undefined = node; n; n = n.base) chain.push(n);
+  let contents: Content[] = [];
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const n = chain[i]!;
+    contents = contents.length === n.baseLength ? contents : contents.slice(0, n.baseLength);
+    for (const c of n.tail) contents.push(c);
+  }
+  return contents;
+}
+
+/**
+ * Records request contents per conversation key (session, branch, agent) as chain nodes. The
+ * latest request of each key is remembered (bounded, least recently used out) to find the prefix
+ * the next one shares, by identity of its content objects: O(contents) pointer comparisons and
+ * O(new contents) of memory per request, never a serialization.
+ */
+export class RequestContentsLog {
+  private readonly latest = new Map<string, { contents: readonly Content[]; node: ContentsNode }>();
+
+  constructor(private readonly maxKeys = 1024) {}
+
+  record(key: string, contents: readonly Content[]): ContentsNode {
+    const previous = this.latest.get(key);
+    let shared = 0;
+    if (previous) {
+      const limit = Math.min(previous.contents.length, contents.length);
+      while (shared < limit && previous.contents[shared] === contents[shared]) shared++;
+    }
+    const node: ContentsNode =
+      previous && shared > 0
+        ? { base: previous.node, baseLength: shared, tail: contents.slice(shared), length: contents.length }
+        : { base: undefined, baseLength: 0, tail: contents.slice(), length: contents.length };
+    this.latest.delete(key);
+    this.latest.set(key, { contents: contents.slice(), node });
+    if (this.latest.size > this.maxKeys) this.latest.delete(this.latest.keys().next().value!);
+    return node;
+  }
+
+  clear(): void {
+    this.latest.clear();
+  }
+}
