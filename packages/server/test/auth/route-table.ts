@@ -69,6 +69,7 @@ export const TABLE: Record<string, Access> = {
   "GET /dev-ui": "public",
   "GET /dev-ui/assets/config/runtime-config.json": "public",
   "GET /dev-ui/config": "public",
+  "GET /dev-ui/oauth/callback": "public",
   "USE /dev-ui": "public",
   // dev routes (web mode)
   "GET /config/telemetry": "admin",
