@@ -101,16 +101,6 @@ export async function resumeSuspendedToolCalls(
   return undefined;
 }
 
-/** Ids of calls a suspension record keeps pending (they must not be closed as interrupted). */
-export function suspendedCallIds(events: readonly Event[]): Set<string> {
-  const ids = new Set<string>();
-  for (const event of events) {
-    const record = suspendedCallOf(event);
-    if (record) ids.add(record.id);
-  }
-  return ids;
-}
-
 /** The client-facing requests still pending in a run's events: calls in `longRunningToolIds` nobody answered. */
 export function pendingRequests(events: readonly Event[]): Event[] {
   const answered = new Set<string>();

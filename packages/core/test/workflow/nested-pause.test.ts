@@ -63,7 +63,10 @@ describe("a pause inside an agent tool", () => {
       tools: [new AgentTool({ agent: inner.agent })],
     });
     let reported = 0;
-    const report = new FunctionNode("report", (_c, text: string) => (reported++, `report: ${text}`));
+    const report = new FunctionNode("report", (_c, text: string) => {
+      reported++;
+      return `report: ${text}`;
+    });
     const app = await appFor(new Workflow({ name: "ops", edges: [["START", manager, report]] }));
 
     const first = await app.send("clean up please");

@@ -218,11 +218,23 @@ describe("resumable apps: workflows", () => {
   it("nested workflows: the inner pause pauses the outer; on resume only the paused path continues", async () => {
     const counts: Record<string, number> = {};
     const count = (name: string) => (counts[name] = (counts[name] ?? 0) + 1);
-    const prep = new FunctionNode("prep", () => (count("prep"), "prepped"));
-    const ask = new FunctionNode("ask", (ctx) => (count("ask"), ctx.requestInput({ message: "name?" })));
-    const greet = new FunctionNode("greet", (_c, name: string) => (count("greet"), `hello ${name}`));
+    const prep = new FunctionNode("prep", () => {
+      count("prep");
+      return "prepped";
+    });
+    const ask = new FunctionNode("ask", (ctx) => {
+      count("ask");
+      return ctx.requestInput({ message: "name?" });
+    });
+    const greet = new FunctionNode("greet", (_c, name: string) => {
+      count("greet");
+      return `hello ${name}`;
+    });
     const inner = new Workflow({ name: "inner", edges: [["START", ask, greet]] });
-    const done = new FunctionNode("done", (_c, text: string) => (count("done"), `${text}!`));
+    const done = new FunctionNode("done", (_c, text: string) => {
+      count("done");
+      return `${text}!`;
+    });
     const app = await resumableApp(new Workflow({ name: "outer", edges: [["START", prep, inner, done]] }));
     const first = await app.send("go");
     const request = pendingCall(first);
@@ -312,7 +324,10 @@ describe("resumable apps: interrupted runs", () => {
   it("runner.resume continues after a failure: completed nodes are not run again", async () => {
     let fetches = 0;
     let failOnce = true;
-    const fetch = new FunctionNode("fetch", () => (fetches++, "data"));
+    const fetch = new FunctionNode("fetch", () => {
+      fetches++;
+      return "data";
+    });
     const flaky = new FunctionNode("process", (_c, input: string) => {
       if (failOnce) {
         failOnce = false;
