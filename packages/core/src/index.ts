@@ -297,6 +297,7 @@ export { FunctionNode, type FunctionNodeHandler, type FunctionNodeOptions } from
 export { JoinNode, type JoinNodeOptions, type JoinWaitFor } from "./workflow/join-node.js";
 export { AgentNode, type AgentNodeOptions } from "./workflow/agent-node.js";
 export { ToolNode, type ToolNodeOptions } from "./workflow/tool-node.js";
+export { NodeTool, type NodeToolOptions } from "./workflow/node-tool.js";
 export { node, type NodeLike } from "./workflow/build-node.js";
 export { NodeContext, type RunNodeOptions } from "./workflow/node-context.js";
 export { RequestInput, isRequestInput, type RequestInputParams } from "./workflow/request-input.js";

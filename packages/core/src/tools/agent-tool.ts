@@ -140,7 +140,8 @@ export class AgentTool extends BaseTool {
     return isLlmAgent(this.agent) ? this.agent.inputSchema : undefined;
   }
 
-  private buildMessage(args: Record<string, unknown>): { content: Content } | { error: string } {
+  /** The child run's message for the call's arguments, or the error the call answers with. */
+  protected buildMessage(args: Record<string, unknown>): { content: Content } | { error: string } {
     const inputSchema = this.inputSchema;
     if (inputSchema) {
       const parsed = inputSchema.safeParse(args ?? {});
