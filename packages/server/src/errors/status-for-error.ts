@@ -71,6 +71,20 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   WORKFLOW_RESUME_FAILED: 409,
   NOTHING_TO_RESUME: 409,
   NOT_RESUMABLE: 409,
+  // Credentials: a client's authorization answer that does not fit its request is the client's
+  // fault; the authorization server failing is an upstream one; a missing key or a tool asking
+  // outside a flow is the server's configuration or code.
+  AUTH_RESPONSE_INVALID: 400,
+  AUTH_STATE_MISMATCH: 400,
+  CREDENTIAL_EXCHANGE_FAILED: 502,
+  CREDENTIAL_REFRESH_FAILED: 502,
+  AUTH_DISCOVERY_FAILED: 502,
+  AUTH_SCHEME_UNSUPPORTED: 500,
+  CREDENTIAL_KEY_REQUIRED: 500,
+  CREDENTIAL_KEY_INVALID: 500,
+  CREDENTIAL_DECRYPT_FAILED: 500,
+  CREDENTIAL_REQUEST_UNAVAILABLE: 500,
+  SUSPEND_UNAVAILABLE: 500,
   // A used-up budget (RunConfig.budget / App.budget): the quota kind of "too many requests".
   BUDGET_TOKENS_EXCEEDED: 429,
   BUDGET_COST_EXCEEDED: 429,
