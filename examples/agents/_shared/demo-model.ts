@@ -45,19 +45,37 @@ function pickToolCall(userText: string, tools: string[]): { name: string; args: 
     const sides = Number(/(\d+)[- ]?sided|d(\d+)/i.exec(userText)?.slice(1).find(Boolean) ?? 6);
     return { name: "roll_die", args: { sides } };
   }
+  if (tools.includes("submit_expense")) {
+    const found = /(\d+(?:\.\d+)?)\s*(eur|usd|gbp|€|\$)(?:\s+(?:on|for)\s+(.+?))?[.!]?$/i.exec(userText);
+    if (found) {
+      const currency = { "€": "EUR", $: "USD" }[found[2]!] ?? found[2]!.toUpperCase();
+      return {
+        name: "submit_expense",
+        args: { amount: Number(found[1]), currency, purpose: found[3] ?? "unspecified" },
+      };
+    }
+  }
   return undefined;
 }
 
 function answerFromTool(name: string, response: Record<string, unknown>): string {
   if (response.error) return `The tool ${name} failed: ${String(response.error)}`;
   if (name === "get_current_time") return `It is ${String(response.time)} in ${String(response.timezone)}.`;
+  if (name === "submit_expense" && response.status)
+    return response.status === "filed"
+      ? `Your expense of ${String(response.amount)} ${String(response.currency)} for ${String(response.purpose)} is filed as ${String(response.id)} (approved by ${String(response.approvedBy)}).`
+      : `Your expense of ${String(response.amount)} ${String(response.currency)} for ${String(response.purpose)} was rejected${response.comment ? `: ${String(response.comment)}` : ""}.`;
   if (name === "roll_die") return `I rolled a ${String(response.sides)}-sided die and got ${String(response.result)}.`;
   return `The tool ${name} returned ${JSON.stringify(response)}.`;
 }
 
 function defaultAnswer(userText: string, tools: string[]): string {
   const offer = tools.length
-    ? ` I can use these tools: ${tools.join(", ")}. Try "what time is it in Europe/Paris?" or "roll a 20-sided die".`
+    ? ` I can use these tools: ${tools.join(", ")}. Try ${
+        tools.includes("submit_expense")
+          ? '"I spent 250 EUR on train tickets"'
+          : '"what time is it in Europe/Paris?" or "roll a 20-sided die"'
+      }.`
     : "";
   const demo =
     " (I am the offline demo model: set GOOGLE_API_KEY or GEMINI_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY or " +

@@ -18,6 +18,8 @@ export {
   ModelError,
   ToolError,
   InvalidUserMessageError,
+  NothingToResumeError,
+  NotResumableError,
 } from "./errors/run-errors.js";
 export { InvalidArtifactNameError, InvalidArtifactScopeError } from "./errors/artifact-errors.js";
 export {
@@ -272,6 +274,7 @@ export {
   type RunAsyncRequest,
   type RunEphemeralRequest,
   type RunLiveRequest,
+  type ResumeRequest,
 } from "./runner/runner.js";
 export type { WarmUpReport } from "./runner/warm-up.js";
 export { App, type AppOptions, type EventsCompactionConfig, type EventsSummarizer } from "./runner/app.js";
@@ -300,6 +303,7 @@ export { FunctionNode, type FunctionNodeHandler, type FunctionNodeOptions } from
 export { JoinNode, type JoinNodeOptions, type JoinWaitFor } from "./workflow/join-node.js";
 export { AgentNode, type AgentNodeOptions } from "./workflow/agent-node.js";
 export { ToolNode, type ToolNodeOptions } from "./workflow/tool-node.js";
+export { NodeTool, type NodeToolOptions } from "./workflow/node-tool.js";
 export { node, type NodeLike } from "./workflow/build-node.js";
 export { NodeContext, type RunNodeOptions } from "./workflow/node-context.js";
 export { RequestInput, isRequestInput, type RequestInputParams } from "./workflow/request-input.js";

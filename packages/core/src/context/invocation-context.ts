@@ -68,6 +68,8 @@ export interface NodeScope {
   /** Whether `input` is already in the history the agent reads (so it is not shown again). */
   inputInHistory?: boolean;
   setOutput?: (output: unknown) => void;
+  /** The parent workflow records this run's completion (a nested workflow writes no end record of its own). */
+  recordedByParent?: boolean;
 }
 
 /** Counts model calls across every agent of one invocation. */

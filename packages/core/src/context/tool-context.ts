@@ -1,4 +1,6 @@
+import type { Part } from "../content/content.js";
 import type { EventActions, ToolConfirmation } from "../events/event-actions.js";
+import type { Event } from "../events/event.js";
 import { AgentKitError } from "../errors/agentkit-error.js";
 import { CallbackContext } from "./callback-context.js";
 import type { InvocationContext } from "./invocation-context.js";
@@ -11,20 +13,64 @@ import {
   type CredentialDependencies,
 } from "../auth/credential-manager.js";
 
+/**
+ * A tool call that paused because something it runs waits for the client (an agent tool whose
+ * agent asked for a confirmation or input): the flow shows the client `requests` and ends the
+ * turn; when the client answers, the call runs again with `resumedCall` set.
+ */
+export interface ToolSuspension {
+  /** The events holding the calls the client must answer (only those calls are shown). */
+  requests: Event[];
+  /** What the tool needs to continue (JSON); stored in the session with the requests. */
+  checkpoint: unknown;
+}
+
+/** A suspended call running again: its checkpoint and the client's answers to its requests. */
+export interface ResumedToolCall {
+  checkpoint: unknown;
+  /** The `functionResponse` parts of the client's message that answer the call's requests. */
+  answers: Part[];
+}
+
 /** The context a tool runs with: a callback context plus the call it answers. */
 export class ToolContext extends CallbackContext {
   /** Id of the function call being executed. */
   readonly functionCallId?: string;
   /** The user's answer when this call was confirmed (re-run after `adk_request_confirmation`). */
   readonly toolConfirmation?: ToolConfirmation;
+  /** Set when this call continues after a suspension (see `suspend`). */
+  readonly resumedCall?: ResumedToolCall;
+  /** @internal Set by `suspend`. */
+  suspension?: ToolSuspension;
 
   constructor(
     invocationContext: InvocationContext,
-    options: { functionCallId?: string; actions?: EventActions; toolConfirmation?: ToolConfirmation } = {},
+    options: {
+      functionCallId?: string;
+      actions?: EventActions;
+      toolConfirmation?: ToolConfirmation;
+      resumedCall?: ResumedToolCall;
+    } = {},
   ) {
     super(invocationContext, options.actions);
     this.functionCallId = options.functionCallId;
     this.toolConfirmation = options.toolConfirmation;
+    if (options.resumedCall) this.resumedCall = options.resumedCall;
+  }
+
+  /**
+   * Pauses this call until the client answers the calls in `requests` (which something the tool
+   * runs made, e.g. an agent tool's agent): the flow shows them to the client under this agent,
+   * stores `checkpoint` with them, and ends the turn. The answer runs the call again with
+   * `resumedCall`. What the tool returns after suspending is ignored.
+   */
+  suspend(suspension: ToolSuspension): void {
+    if (!this.functionCallId)
+      throw new AgentKitError(
+        "SUSPEND_UNAVAILABLE",
+        "suspend needs a function call id; it is only available inside a tool call.",
+      );
+    this.suspension = suspension;
   }
 
   /**

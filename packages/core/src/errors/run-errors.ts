@@ -49,3 +49,28 @@ export class InvalidUserMessageError extends AgentKitError {
     if (options.partIndex !== undefined) this.partIndex = options.partIndex;
   }
 }
+
+/** `runner.resume` found nothing to continue: the session's latest run completed (or never started). */
+export class NothingToResumeError extends AgentKitError {
+  readonly sessionId: string;
+
+  constructor(sessionId: string, options: AgentKitErrorOptions = {}) {
+    super(
+      "NOTHING_TO_RESUME",
+      `Session ${sessionId} has no interrupted run to resume: its latest run completed. Send a new message instead.`,
+      options,
+    );
+    this.sessionId = sessionId;
+  }
+}
+
+/** `runner.resume` was asked of an app that does not checkpoint its runs. */
+export class NotResumableError extends AgentKitError {
+  constructor(options: AgentKitErrorOptions = {}) {
+    super(
+      "NOT_RESUMABLE",
+      "This app does not resume runs: create it with App({ resumability: { isResumable: true } }) (or give the Runner resumability).",
+      options,
+    );
+  }
+}

@@ -1,6 +1,7 @@
 import type { Content, FunctionCall, Part } from "../content/content.js";
 import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
 import { RESERVED_FUNCTION_CALL_NAMES } from "./confirmation-names.js";
+import { suspendedCallOf } from "./suspended-call-record.js";
 import { deepCopy } from "../content/deep-copy.js";
 
 /**
@@ -280,7 +281,14 @@ export function isInternalRequestEvent(event: Event): boolean {
 }
 
 function shouldIncludeEvent(branch: string | undefined, event: Event): boolean {
-  return !event.partial && !isEmptyContent(event) && isEventInBranch(branch, event) && !isInternalRequestEvent(event);
+  return (
+    !event.partial &&
+    !isEmptyContent(event) &&
+    isEventInBranch(branch, event) &&
+    !isInternalRequestEvent(event) &&
+    // What a suspended tool call shows the client is its tool's business, not the model's.
+    !suspendedCallOf(event)
+  );
 }
 
 /** Drops events annulled by a rewind (`actions.rewindBeforeInvocationId`). */

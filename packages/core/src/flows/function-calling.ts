@@ -10,7 +10,7 @@ import { LlmCallsLimitExceededError, RunAbortedError } from "../errors/run-error
 import { mergeEventActions, type EventActions, type ToolConfirmation } from "../events/event-actions.js";
 import { createEvent, getFunctionCalls, type Event } from "../events/event.js";
 import { BaseTool } from "../tools/base-tool.js";
-import { ToolContext } from "../context/tool-context.js";
+import { ToolContext, type ResumedToolCall, type ToolSuspension } from "../context/tool-context.js";
 import { CLIENT_FUNCTION_CALL_ID_PREFIX } from "./confirmation-names.js";
 import { SET_MODEL_RESPONSE_TOOL_NAME, SetModelResponseTool } from "./output-schema.js";
 
@@ -53,6 +53,8 @@ export interface HandleFunctionCallsOptions {
   filter?: Set<string>;
   /** Confirmation answers by call id (re-runs after `adk_request_confirmation`). */
   confirmations?: Record<string, ToolConfirmation>;
+  /** Suspended calls running again, by call id (see `ToolContext.suspend`). */
+  resumedCalls?: Record<string, ResumedToolCall>;
 }
 
 export interface FunctionCallsOutcome {
@@ -60,12 +62,15 @@ export interface FunctionCallsOutcome {
   event?: Event;
   /** Arguments of a successful `set_model_response` call: the agent's structured answer. */
   structuredOutput?: Record<string, unknown>;
+  /** Calls that suspended (no response yet): what each waits for. */
+  suspensions?: { call: FunctionCall; suspension: ToolSuspension }[];
 }
 
 interface CallResult {
   part?: Part;
   actions: EventActions;
   structured?: Record<string, unknown>;
+  suspension?: ToolSuspension;
 }
 
 /**
@@ -94,7 +99,14 @@ export async function executeFunctionCalls(
   const selected = calls.filter((c) => !options.filter || (c.id !== undefined && options.filter.has(c.id)));
   if (selected.length === 0) return {};
   const run = (call: FunctionCall) =>
-    runOneCall(ctx, agent, call, toolsDict, call.id ? options.confirmations?.[call.id] : undefined);
+    runOneCall(
+      ctx,
+      agent,
+      call,
+      toolsDict,
+      call.id ? options.confirmations?.[call.id] : undefined,
+      call.id ? options.resumedCalls?.[call.id] : undefined,
+    );
   let results: CallResult[];
   if (ctx.runConfig.toolExecutionMode === ToolExecutionMode.SEQUENTIAL) {
     results = [];
@@ -109,7 +121,10 @@ export async function executeFunctionCalls(
   const parts = results.flatMap((r) => (r.part ? [r.part] : []));
   const actions = mergeEventActions(...results.map((r) => r.actions));
   const structuredOutput = results.find((r) => r.structured)?.structured;
-  if (parts.length === 0 && !hasEffects(actions)) return {};
+  const suspensions = results.flatMap((r, i) =>
+    r.suspension ? [{ call: selected[i]!, suspension: r.suspension }] : [],
+  );
+  if (parts.length === 0 && !hasEffects(actions)) return suspensions.length > 0 ? { suspensions } : {};
   const event = createEvent({
     invocationId: ctx.invocationId,
     author: agent.name,
@@ -117,7 +132,7 @@ export async function executeFunctionCalls(
     content: parts.length > 0 ? { role: "user", parts } : undefined,
     actions,
   });
-  return { event, structuredOutput };
+  return { event, structuredOutput, ...(suspensions.length > 0 ? { suspensions } : {}) };
 }
 
 /** True when the actions change anything (a non-empty map, a flag, a compaction...). */
@@ -136,8 +151,9 @@ async function runOneCall(
   call: FunctionCall,
   toolsDict: Record<string, BaseTool>,
   toolConfirmation: ToolConfirmation | undefined,
+  resumedCall?: ResumedToolCall,
 ): Promise<CallResult> {
-  const toolContext = new ToolContext(ctx, { functionCallId: call.id, toolConfirmation });
+  const toolContext = new ToolContext(ctx, { functionCallId: call.id, toolConfirmation, resumedCall });
   const args = call.args ?? {};
   const name = call.name ?? "";
   const tool = Object.hasOwn(toolsDict, name) ? toolsDict[name] : undefined;
@@ -167,6 +183,8 @@ async function runOneCall(
       };
     }
   }
+  // A suspended call has not answered yet: the flow shows the client what it waits for.
+  if (toolContext.suspension) return { actions: toolContext.actions, suspension: toolContext.suspension };
   // A long-running tool that returns nothing has not answered yet: the run pauses for the client.
   if (tool.isLongRunning && (response === undefined || response === null)) return { actions: toolContext.actions };
 

@@ -4,6 +4,7 @@ import { getFunctionCalls, getFunctionResponses, type Event } from "../events/ev
 import {
   REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
   REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
+  REQUEST_INPUT_FUNCTION_CALL_NAME,
   RESERVED_FUNCTION_CALL_NAMES,
 } from "./confirmation-names.js";
 
@@ -24,8 +25,9 @@ interface PendingCall {
  * - a `functionCall` part is refused (so are code execution parts, which only the flow makes);
  * - a `functionResponse` must answer a call the flow is waiting for: made by an agent (never by
  *   a `user` event), listed in that event's `longRunningToolIds`, not answered by a client before,
- *   under the call's own name; a confirmation or credential answer must also match the record the
- *   flow stored with the request (`actions.requestedToolConfirmations` / `requestedAuthConfigs`).
+ *   under the call's own name; a confirmation, credential or input answer must also match the
+ *   record the flow stored with the request (`actions.requestedToolConfirmations` /
+ *   `requestedAuthConfigs` / `requestedInputs`, the last keyed by the call's own id).
  * Imported events can never satisfy this: the server strips `longRunningToolIds` and request
  * records from events a client imports, so only requests this flow emitted are answerable.
  * Returns the message to store: responses without a name get the name of the call they answer.
@@ -54,6 +56,9 @@ export function checkIncomingMessage(message: Content, events: readonly Event[])
     }
     if (callName === REQUEST_CREDENTIAL_FUNCTION_CALL_NAME && !isRecordedCredentialRequest(found!)) {
       refuse(index, `answers credential request "${id}", which the flow did not record`);
+    }
+    if (callName === REQUEST_INPUT_FUNCTION_CALL_NAME && !isRecordedInputRequest(found!)) {
+      refuse(index, `answers input request "${id}", which the flow did not record`);
     }
     return response.name === undefined ? { ...part, functionResponse: { ...response, name: callName } } : part;
   });
@@ -131,4 +136,10 @@ function isRecordedConfirmation({ call, event }: PendingCall): boolean {
 function isRecordedCredentialRequest({ call, event }: PendingCall): boolean {
   const originalId = call.args?.functionCallId;
   return typeof originalId === "string" && Object.hasOwn(event.actions.requestedAuthConfigs, originalId);
+}
+
+/** The input request carries the record the flow stored with it (keyed by the call's own id). */
+function isRecordedInputRequest({ call, event }: PendingCall): boolean {
+  const records = event.actions.requestedInputs;
+  return call.id !== undefined && records !== undefined && Object.hasOwn(records, call.id);
 }

@@ -18,6 +18,7 @@ import {
 } from "./function-calling.js";
 import { executeCodeInResponse, preprocessCodeExecution, saveModelSideImages } from "./code-execution.js";
 import { callModel } from "./model-call.js";
+import { buildSuspendedCallEvent, resumeSuspendedToolCalls } from "./suspended-tools.js";
 import { buildLlmRequest } from "./request-builder.js";
 import { deepCopy } from "../content/deep-copy.js";
 
@@ -52,6 +53,16 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
     yield authorized;
     if (again) {
       yield again;
+      return;
+    }
+  }
+  if (ctx.isEnded) return;
+  const continued = await resumeSuspendedToolCalls(ctx, agent);
+  if (continued) {
+    if (continued.event) yield continued.event;
+    if (continued.suspensions) {
+      for (const { call, suspension } of continued.suspensions)
+        yield buildSuspendedCallEvent(ctx, agent, call, suspension);
       return;
     }
   }
@@ -170,15 +181,21 @@ async function* afterFunctionCalls(
 ): AsyncGenerator<Event, void, void> {
   const outcome = await executeFunctionCalls(ctx, agent, calls, toolsDict);
   const responseEvent = outcome.event;
+  // Built before the response is stored: a credential the user cannot be asked for answers its call with an error.
+  const credentialRequest = responseEvent
+    ? await buildCredentialRequestEvent(ctx, agent.name, calls, responseEvent, generateFunctionCallId)
+    : undefined;
+  if (responseEvent) yield responseEvent;
+  if (outcome.suspensions) {
+    // A call waits for the client (e.g. an agent tool's agent asked for a confirmation): every
+    // request of the step is shown, then the turn ends.
+    if (credentialRequest) yield credentialRequest;
+    const confirmation = responseEvent && buildConfirmationRequestEvent(ctx, agent, calls, responseEvent);
+    if (confirmation) yield confirmation;
+    for (const { call, suspension } of outcome.suspensions) yield buildSuspendedCallEvent(ctx, agent, call, suspension);
+    return;
+  }
   if (!responseEvent) return;
-  const credentialRequest = await buildCredentialRequestEvent(
-    ctx,
-    agent.name,
-    calls,
-    responseEvent,
-    generateFunctionCallId,
-  );
-  yield responseEvent;
   if (credentialRequest) {
     yield credentialRequest;
     return;

@@ -1,6 +1,7 @@
 import type { Part } from "../content/content.js";
 import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
 import { UNANSWERED_CALL_RESPONSE } from "../flows/contents.js";
+import { suspendedCallOf } from "../flows/suspended-call-record.js";
 
 /** Marks the events `closeInterruptedCalls` writes. */
 export const INTERRUPTED_CALLS_ERROR_CODE = "TOOL_CALLS_INTERRUPTED";
@@ -21,6 +22,8 @@ export const INTERRUPTED_CALLS_ERROR_CODE = "TOOL_CALLS_INTERRUPTED";
 export function closeInterruptedCalls(events: readonly Event[]): Event[] {
   let invocationId: string | undefined;
   const answered = new Set<string>();
+  // Calls a tool suspended wait for the client like long-running ones.
+  const suspended = new Set<string>();
   const dangling: { event: Event; parts: Part[] }[] = [];
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
@@ -31,10 +34,13 @@ export function closeInterruptedCalls(events: readonly Event[]): Event[] {
       break;
     }
     for (const r of getFunctionResponses(event)) if (r.id) answered.add(r.id);
+    const record = suspendedCallOf(event);
+    if (record) suspended.add(record.id);
     if (event.author === "user") continue;
     const parts: Part[] = [];
     for (const call of getFunctionCalls(event)) {
-      if (!call.id || answered.has(call.id) || event.longRunningToolIds?.includes(call.id)) continue;
+      if (!call.id || answered.has(call.id) || suspended.has(call.id) || event.longRunningToolIds?.includes(call.id))
+        continue;
       parts.push({
         functionResponse: { id: call.id, name: call.name ?? "", response: { ...UNANSWERED_CALL_RESPONSE } },
       });

@@ -1,12 +1,12 @@
 import type { BaseAgent } from "../agents/base-agent.js";
-import { InvocationContext, type ResumabilityConfig } from "../context/invocation-context.js";
+import { InvocationContext, type NodeScope, type ResumabilityConfig } from "../context/invocation-context.js";
 import type { LiveRequestQueue } from "../agents/live-request-queue.js";
 import { resolveRunConfig, StreamingMode, type RunConfig } from "../agents/run-config.js";
 import type { BaseArtifactService } from "../artifacts/base-artifact-service.js";
 import { createUserContent, type Content } from "../content/content.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { BudgetExceededError } from "../errors/budget-errors.js";
-import { RunAbortedError } from "../errors/run-errors.js";
+import { NotResumableError, NothingToResumeError, RunAbortedError } from "../errors/run-errors.js";
 import { SessionAlreadyExistsError, SessionNotFoundError } from "../errors/session-errors.js";
 import { createEvent, newInvocationId, type Event } from "../events/event.js";
 import type { BaseMemoryService } from "../memory/base-memory-service.js";
@@ -26,6 +26,7 @@ import { rewindSession, type RewindRequest } from "./rewind-session.js";
 import { warmUpAgentTree, type WarmUpReport } from "./warm-up.js";
 import { compactAfterRun } from "./compact-after-run.js";
 import { findAgentToRun } from "./find-agent-to-run.js";
+import { findInterruptedRun, findResumeTarget } from "./resume-target.js";
 import { checkIncomingMessage } from "../flows/incoming-message-check.js";
 import { closeInterruptedCalls } from "./interrupted-calls.js";
 import { AbortWatch, applyCustomMetadata, saveInputBlobsAsArtifacts } from "./run-helpers.js";
@@ -97,6 +98,13 @@ export type RunEphemeralRequest = Omit<RunAsyncRequest, "userId" | "sessionId"> 
   /** Initial state of the throwaway session. */
   state?: Record<string, unknown>;
 };
+
+export interface ResumeRequest {
+  userId: string;
+  sessionId: string;
+  runConfig?: RunConfig;
+  signal?: AbortSignal;
+}
 
 export interface RunLiveRequest {
   userId: string;
@@ -245,8 +253,13 @@ export class Runner {
         await this.sessionService.appendEvent({ session, event: userEvent });
       }
 
-      const agent = findAgentToRun(session, this.agent);
-      const ctx = rootContext.withAgent(agent, { userContent: message });
+      // In a resumable app an answer continues the paused workflow run it belongs to.
+      const resumeTarget = this.resumability?.isResumable ? findResumeTarget(session, this.agent) : undefined;
+      const agent = resumeTarget ?? findAgentToRun(session, this.agent);
+      const ctx = rootContext.withAgent(agent, {
+        userContent: message,
+        nodeScope: resumeTarget ? resumeScope(resumeTarget, message) : undefined,
+      });
       yield* this.execute(ctx, session, watch, (c) => c.agent.runAsync(c));
       // Reached only when the run completed (not on break, abort or error).
       if (this.eventsCompactionConfig) {
@@ -301,6 +314,33 @@ export class Runner {
     const { userId = "ephemeral-user", state, ...run } = request;
     const session = await sessionService.createSession({ appName: this.appName, userId, ...(state ? { state } : {}) });
     yield* runner.runAsync({ ...run, userId, sessionId: session.id });
+  }
+
+  /**
+   * Continues the session's interrupted run (resumable apps): a run cut off by a crash, a restart,
+   * an abort or an error continues from its last checkpoint. Completed nodes are not run again, a
+   * tool call that already returned is never run again, and a call cut off before it returned is
+   * reported (an error response), not repeated. A run paused for the client waits for its answer
+   * (this returns without events). Throws `NothingToResumeError` when the latest run completed,
+   * `NotResumableError` when the app is not resumable.
+   */
+  async *resume(request: ResumeRequest): AsyncGenerator<Event, void, void> {
+    this.assertOpen();
+    if (!this.resumability?.isResumable) throw new NotResumableError();
+    const watch = new AbortWatch(request.signal);
+    try {
+      watch.throwIfAborted();
+      const runConfig = resolveRunConfig(request.runConfig);
+      const session = await watch.race(this.loadSession(request.userId, request.sessionId, false));
+      const target = findInterruptedRun(session, this.agent);
+      if (!target) throw new NothingToResumeError(request.sessionId);
+      const rootContext = this.newContext({ session, runConfig, signal: request.signal });
+      await this.closeInterruptedCalls(session, watch);
+      const ctx = rootContext.withAgent(target, { nodeScope: resumeScope(target, undefined) });
+      yield* this.execute(ctx, session, watch, (c) => c.agent.runAsync(c));
+    } finally {
+      watch.dispose();
+    }
   }
 
   /**
@@ -544,6 +584,11 @@ export class Runner {
   private assertOpen(): void {
     if (this.closing) throw new ConfigurationError("This Runner is closed; create a new one to run again.");
   }
+}
+
+/** The scope a workflow continues its latest run in (its input is in the start record). */
+function resumeScope(agent: BaseAgent, message: Content | undefined): NodeScope {
+  return { path: agent.name, resume: true, input: message, inputInHistory: message !== undefined };
 }
 
 function withUserRole(content: Content): Content {

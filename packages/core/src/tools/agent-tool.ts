@@ -13,6 +13,8 @@ import type { FunctionDeclaration } from "../content/generate-content-config.js"
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { isLlmAgent } from "../flows/llm-agent-kind.js";
 import { parseStructuredOutput } from "../flows/output-schema.js";
+import { eventFromJson, eventToJson } from "../events/event-json.js";
+import { pendingRequests } from "../flows/suspended-tools.js";
 import { Runner } from "../runner/runner.js";
 import { InMemorySessionService } from "../sessions/in-memory-session-service.js";
 import { withoutTempKeys } from "../sessions/state.js";
@@ -36,7 +38,10 @@ export interface AgentToolOptions {
  * starts with a copy of the caller's state; its state changes (except `temp:`) flow back
  * into the caller's state and the artifacts it saves go to the caller's artifact service
  * (recorded in the caller's `artifactDelta`). The result is the agent's last answer text,
- * parsed with its `outputSchema` when it has one.
+ * parsed with its `outputSchema` when it has one. When the agent pauses for the client (a
+ * confirmation, input, a long-running tool), the call pauses too: the client sees the agent's
+ * requests under the calling agent, and the answer continues the agent's run where it stopped
+ * (its session is checkpointed in the caller's session). A workflow's result is its output.
  */
 export class AgentTool extends BaseTool {
   readonly agent: BaseAgent;
@@ -67,7 +72,10 @@ export class AgentTool extends BaseTool {
 
   override async runAsync({ args, toolContext }: ToolRunRequest): Promise<unknown> {
     if (this.skipSummarization) toolContext.actions.skipSummarization = true;
-    const message = this.buildMessage(args);
+    const resumed = toolContext.resumedCall;
+    const message = resumed
+      ? { content: { role: "user", parts: resumed.answers } satisfies Content }
+      : this.buildMessage(args);
     if ("error" in message) return { error: message.error };
 
     const parent = toolContext.invocation;
@@ -81,14 +89,19 @@ export class AgentTool extends BaseTool {
       memoryService: parent.memoryService,
       modelRegistry: parent.modelRegistry,
       plugins: this.includePlugins ? [...parent.pluginManager.plugins] : [],
+      resumability: parent.resumability,
     });
     const session = await sessionService.createSession({
       appName: parent.appName,
       userId: parent.userId,
       state: toolContext.state.toRecord(),
     });
+    // A suspended call continues: the child session is rebuilt from the checkpoint, then answered.
+    for (const stored of checkpointEvents(resumed?.checkpoint))
+      await sessionService.appendEvent({ session, event: eventFromJson(stored) });
 
     let lastContent: Content | undefined;
+    let lastOutput: { value: unknown } | undefined;
     let childUsage: UsageRollup | undefined;
     for await (const event of runner.runAsync({
       userId: session.userId,
@@ -99,10 +112,22 @@ export class AgentTool extends BaseTool {
       for (const [key, value] of Object.entries(withoutTempKeys(event.actions.stateDelta)))
         toolContext.state.set(key, value);
       if (event.content && !event.partial) lastContent = event.content;
+      // A workflow's result is its output (its nodes' output events, its own end record).
+      if (event.output !== undefined && !event.partial) lastOutput = { value: event.output };
       childUsage = readInvocationUsage(event) ?? childUsage;
     }
     // The child run's model calls are this invocation's too (its usage and its budget).
     if (childUsage) parent.usage.addNested(childUsage);
+    // The child paused for the client (a confirmation, input, a long-running tool): so does this call.
+    const childEvents =
+      (await sessionService.getSession({ appName: session.appName, userId: session.userId, sessionId: session.id }))
+        ?.events ?? [];
+    const requests = pendingRequests(childEvents);
+    if (requests.length > 0) {
+      toolContext.suspend({ requests, checkpoint: { events: childEvents.map(eventToJson) } });
+      return undefined;
+    }
+    if (lastOutput) return lastOutput.value;
     const text = (lastContent?.parts ?? [])
       .flatMap((p) => (typeof p.text === "string" && !p.thought ? [p.text] : []))
       .join("\n");
@@ -115,7 +140,8 @@ export class AgentTool extends BaseTool {
     return isLlmAgent(this.agent) ? this.agent.inputSchema : undefined;
   }
 
-  private buildMessage(args: Record<string, unknown>): { content: Content } | { error: string } {
+  /** The child run's message for the call's arguments, or the error the call answers with. */
+  protected buildMessage(args: Record<string, unknown>): { content: Content } | { error: string } {
     const inputSchema = this.inputSchema;
     if (inputSchema) {
       const parsed = inputSchema.safeParse(args ?? {});
@@ -132,6 +158,12 @@ export class AgentTool extends BaseTool {
       return { error: `Invalid arguments for agent ${this.name}: "request" must be a string.` };
     return { content: { role: "user", parts: [{ text: request }] } };
   }
+}
+
+/** The stored child events of a suspended call's checkpoint. */
+function checkpointEvents(checkpoint: unknown): unknown[] {
+  const events = (checkpoint as { events?: unknown } | undefined)?.events;
+  return Array.isArray(events) ? events : [];
 }
 
 /**

@@ -47,6 +47,7 @@ export class AgentNode extends BaseNode {
       resume: ctx.isResume,
       input,
       inputInHistory: ctx.inputInHistory,
+      recordedByParent: true,
       setOutput: (value) => {
         scopedOutput = { value };
       },

@@ -1,9 +1,21 @@
 import type { LlmAgent } from "../agents/llm-agent.js";
+import type { AuthConfig } from "../auth/auth-config.js";
+import {
+  buildCredentialRequestEvent,
+  completeAuthorization,
+  credentialDependenciesOf,
+} from "../auth/credential-request.js";
+import { CallbackContext } from "../context/callback-context.js";
 import type { FunctionCall } from "../content/content.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
+import { CredentialError } from "../errors/auth-errors.js";
+import { createEventActions, mergeEventActions } from "../events/event-actions.js";
 import { getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
 import { buildConfirmationRequestEvent, parseToolConfirmation } from "../flows/confirmation.js";
-import { REQUEST_CONFIRMATION_FUNCTION_CALL_NAME } from "../flows/confirmation-names.js";
+import {
+  REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+  REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
+} from "../flows/confirmation-names.js";
 import { UNANSWERED_CALL_RESPONSE } from "../flows/contents.js";
 import { executeFunctionCalls, generateFunctionCallId } from "../flows/function-calling.js";
 import type { BaseTool } from "../tools/base-tool.js";
@@ -19,7 +31,8 @@ export interface ToolNodeOptions extends Omit<BaseNodeOptions, "name" | "rerunOn
 /**
  * Runs a tool as a node: the input (an object, a JSON string, or a text as `{ request }`) is
  * the call's arguments and the tool's result is the output. The call goes through the same path
- * as a model's call (plugin tool callbacks, confirmation, long-running pauses) and is written as
+ * as a model's call (plugin tool callbacks, confirmation, credential requests, long-running
+ * pauses) and is written as
  * a function call and response of the node, so a resumed or restarted run never runs a call that
  * already returned: it takes the stored result, and a call cut off by a crash fails the node with
  * `NodeInterruptedError` instead of running again.
@@ -43,6 +56,7 @@ export class ToolNode extends BaseNode {
     const previous = prior.flatMap(getFunctionCalls).find((c) => c.name === this.tool.name);
     let call: FunctionCall;
     let confirmation: ReturnType<typeof parseToolConfirmation> | undefined;
+    let authorizationActions: ReturnType<typeof createEventActions> | undefined;
     if (previous?.id) {
       call = previous;
       const answered = findResponse(ctx.session.events, call.id!);
@@ -57,8 +71,26 @@ export class ToolNode extends BaseNode {
       const request = prior
         .flatMap(getFunctionCalls)
         .find((c) => c.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME && c.id && c.id in ctx.resumeInputs);
+      const authorized = authorizedRequest(prior, ctx.resumeInputs);
       if (request?.id) confirmation = parseToolConfirmation(ctx.resumeInputs[request.id] as Record<string, unknown>);
-      else if (this.tool.isLongRunning && call.id! in ctx.resumeInputs) return ctx.resumeInputs[call.id!];
+      else if (authorized) {
+        const actions = createEventActions();
+        try {
+          const deps = credentialDependenciesOf(ctx.invocation);
+          const context = new CallbackContext(ctx.invocation, actions);
+          await completeAuthorization(authorized.record, authorized.id, authorized.answer, context, deps);
+        } catch (error) {
+          if (!(error instanceof CredentialError)) throw error;
+          // As in an agent's flow: a failed authorization answers the call with an error.
+          const response = { error: `Authorization failed (${error.code}): ${error.message}` };
+          yield ctx.createNodeEvent({
+            content: { role: "user", parts: [{ functionResponse: { id: call.id, name: call.name, response } }] },
+            actions,
+          });
+          return response;
+        }
+        authorizationActions = actions;
+      } else if (this.tool.isLongRunning && call.id! in ctx.resumeInputs) return ctx.resumeInputs[call.id!];
       else if (this.tool.isLongRunning)
         throw new NodeInterruptedError(this.name, `long-running tool "${this.tool.name}" has no answer yet.`);
     } else {
@@ -82,8 +114,17 @@ export class ToolNode extends BaseNode {
     const responseEvent = outcome.event;
     if (!responseEvent) return undefined; // a long-running tool that answers later: the call stays pending
     responseEvent.nodeInfo = { path: ctx.nodePath };
+    if (authorizationActions) responseEvent.actions = mergeEventActions(authorizationActions, responseEvent.actions);
+    // Built before the response is stored: a credential the user cannot be asked for answers the call with an error.
+    const credentialRequest = await buildCredentialRequestEvent(
+      ctx.invocation,
+      this.name,
+      [call],
+      responseEvent,
+      generateFunctionCallId,
+    );
     yield responseEvent;
-    const request = buildConfirmationRequestEvent(ctx.invocation, caller, [call], responseEvent);
+    const request = credentialRequest ?? buildConfirmationRequestEvent(ctx.invocation, caller, [call], responseEvent);
     if (request) {
       request.nodeInfo = { path: ctx.nodePath };
       yield request;
@@ -114,13 +155,38 @@ function toArgs(input: unknown): Record<string, unknown> {
   return { value: input };
 }
 
-/** The call's result, if it returned (a response that only asked for confirmation does not count). */
+/** The call's result, if it returned (a response that only asked for confirmation or a credential does not count). */
 function findResponse(events: readonly Event[], id: string): Record<string, unknown> | undefined {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
     if (Object.hasOwn(event.actions.requestedToolConfirmations, id)) continue;
+    if (Object.hasOwn(event.actions.requestedAuthConfigs, id)) continue;
     const found = getFunctionResponses(event).find((r) => r.id === id);
     if (found) return found.response ?? {};
+  }
+  return undefined;
+}
+
+/**
+ * The node's answered credential request, with the record the flow stored with it (the scheme and
+ * key come from that record, never from the client's answer).
+ */
+function authorizedRequest(
+  prior: readonly Event[],
+  answers: Readonly<Record<string, unknown>>,
+): { id: string; record: AuthConfig; answer: Record<string, unknown> | undefined } | undefined {
+  for (const event of prior) {
+    for (const c of getFunctionCalls(event)) {
+      if (c.name !== REQUEST_CREDENTIAL_FUNCTION_CALL_NAME || !c.id || !(c.id in answers)) continue;
+      const originalId = c.args?.functionCallId;
+      if (typeof originalId !== "string" || !Object.hasOwn(event.actions.requestedAuthConfigs, originalId)) continue;
+      const answer = answers[c.id];
+      return {
+        id: c.id,
+        record: event.actions.requestedAuthConfigs[originalId] as AuthConfig,
+        answer: typeof answer === "object" && answer !== null ? (answer as Record<string, unknown>) : undefined,
+      };
+    }
   }
   return undefined;
 }

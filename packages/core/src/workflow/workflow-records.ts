@@ -71,6 +71,8 @@ export class RunRecords {
       const event = this.events[i]!;
       const record = recordOf(event);
       if (!record?.path.startsWith(prefix) || record.path.indexOf("/", prefix.length) >= 0) continue;
+      // A nested workflow's own start record shares its node run's path: not a node record.
+      if (record.status === "started") continue;
       const { name, run } = leafOf(record.path);
       if (run === undefined) continue;
       out.push({ event, name, run, status: record.status, state: record.state });

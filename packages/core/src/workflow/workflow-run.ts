@@ -232,7 +232,7 @@ export async function* runWorkflow(
   if (waiting.size > 0 && !ctx.isEnded) return; // paused: the answer resumes it
   if (workflow.outputSchema && output !== undefined)
     output = validate(workflow.name, workflow.outputSchema, "output", output);
-  if (writeRecords)
+  if (writeRecords && !scope?.recordedByParent)
     yield createEvent({
       invocationId: ctx.invocationId,
       author: workflow.name,

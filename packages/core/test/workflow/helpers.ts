@@ -33,9 +33,11 @@ export async function runOnce(
   return { runner, events, session };
 }
 
-/** The outputs of node completion events, by author. */
+/** The outputs of node completion events (not a workflow's own end record), by author. */
 export const outputs = (events: Event[]) =>
-  events.filter((e) => e.nodeInfo?.status === "completed" && e.output !== undefined).map((e) => [e.author, e.output]);
+  events
+    .filter((e) => e.nodeInfo?.status === "completed" && e.nodeInfo.path.includes("@") && e.output !== undefined)
+    .map((e) => [e.author, e.output]);
 
 export const textOf = (input: unknown): string =>
   typeof input === "string" ? input : ((input as Content).parts ?? []).map((p) => p.text ?? "").join("");

@@ -87,6 +87,9 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   NODE_SCHEMA_INVALID: 500,
   NODE_INTERRUPTED: 500,
   WORKFLOW_RESUME_FAILED: 409,
+  NOTHING_TO_RESUME: 409,
+  NOT_RESUMABLE: 409,
+  SUSPEND_UNAVAILABLE: 500,
   // A used-up budget (RunConfig.budget / App.budget): the quota kind of "too many requests".
   BUDGET_TOKENS_EXCEEDED: 429,
   BUDGET_COST_EXCEEDED: 429,

@@ -27,14 +27,16 @@ export function checkRequestState(
 
 /**
  * Events a client imports on session create are history, never pending requests: they lose
- * `longRunningToolIds` and the confirmation and credential records, so none of their calls can
- * be answered later (only requests this server's flow emitted are answerable), and their state
- * deltas follow the same rules as any client state.
+ * `longRunningToolIds`, the confirmation, credential and input records, and workflow checkpoints
+ * (`agentState`, `nodeInfo`), so none of their calls can be answered later (only requests this
+ * server's flow emitted are answerable) and no run resumes from them; their state deltas follow
+ * the same rules as any client state.
  */
 export function sanitizeImportedEvents(res: Response, events: Event[]): Event[] {
   return events.map((event, i) => {
     checkRequestState(res, event.actions.stateDelta, `events.${i}.actions.stateDelta`);
-    const { longRunningToolIds: _dropped, ...rest } = event;
-    return { ...rest, actions: { ...event.actions, requestedToolConfirmations: {}, requestedAuthConfigs: {} } };
+    const { longRunningToolIds: _dropped, nodeInfo: _node, ...rest } = event;
+    const { agentState: _state, requestedInputs: _inputs, ...actions } = event.actions;
+    return { ...rest, actions: { ...actions, requestedToolConfirmations: {}, requestedAuthConfigs: {} } };
   });
 }

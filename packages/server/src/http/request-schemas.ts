@@ -41,6 +41,9 @@ export const runRequestSchema = z.object({
   customMetadata: jsonObject.nullish(),
 });
 
+/** POST /apps/{app}/users/{user}/sessions/{sid}/resume: nothing to give yet (an empty or absent body). */
+export const resumeRequestSchema = z.object({});
+
 /** POST /apps/{app}/users/{user}/sessions (4.2). */
 export const createSessionSchema = z.object({
   state: jsonObject.nullish(),

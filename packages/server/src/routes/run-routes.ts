@@ -6,7 +6,13 @@ import { principalOf } from "../auth/principal.js";
 import { reasoningEngineUserOf } from "../auth/route-access.js";
 import { validateSessionKey } from "@agentkit/core/internal";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
-import { contentField, parseBody, reasoningEngineSchema, runRequestSchema } from "../http/request-schemas.js";
+import {
+  contentField,
+  parseBody,
+  reasoningEngineSchema,
+  resumeRequestSchema,
+  runRequestSchema,
+} from "../http/request-schemas.js";
 import { checkRequestState } from "../http/client-state.js";
 import { ServerDrainingError } from "../errors/server-errors.js";
 import { setRetryAfter } from "../http/error-handlers.js";
@@ -14,7 +20,10 @@ import { prepareRun, type RunParams } from "../runs/execute-run.js";
 import { cutByShutdown } from "../runs/run-tracker.js";
 import type { RouteDeps } from "./route-deps.js";
 
-/** POST /run, /run_sse (http-api.md 4.4, 4.5 and section 5) and JS's /api/reasoning_engine. */
+/**
+ * POST /run, /run_sse (http-api.md 4.4, 4.5 and section 5), JS's /api/reasoning_engine, and
+ * POST /apps/{app}/users/{user}/sessions/{sid}/resume (agentkit: continue an interrupted run).
+ */
 export function runRoutes(deps: RouteDeps): Router {
   const router = Router();
 
@@ -38,6 +47,19 @@ export function runRoutes(deps: RouteDeps): Router {
       deps,
       runToJson(deps, req, res, params, (list) => `{"output":${list}}`),
     );
+  });
+
+  // Continues the session's interrupted run in a resumable app (runner.resume): JSON like /run.
+  router.post("/apps/:app/users/:user/sessions/:sid/resume", async (req, res) => {
+    parseBody(resumeRequestSchema, req.body);
+    const params: RunParams = {
+      appName: req.params.app,
+      userId: req.params.user,
+      sessionId: req.params.sid,
+      resume: true,
+    };
+    validateSessionKey(params);
+    await runToJson(deps, req, res, params);
   });
 
   return router;

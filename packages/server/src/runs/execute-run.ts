@@ -23,6 +23,8 @@ export interface RunParams {
   customMetadata?: Record<string, unknown>;
   /** Create the session when it does not exist (Agent Engine style), instead of a 404. */
   createSessionIfMissing?: boolean;
+  /** Continue the session's interrupted run (`runner.resume`) instead of running a message. */
+  resume?: boolean;
 }
 
 /** A run that passed its checks (app and session exist, the session's turn is ours) and may start. */
@@ -89,14 +91,21 @@ export async function prepareRun(
           streamingMode: params.streaming ? StreamingMode.SSE : StreamingMode.NONE,
           ...(params.customMetadata ? { customMetadata: params.customMetadata } : {}),
         };
-        const events = lease.runner.runAsync({
-          userId: params.userId,
-          sessionId: params.sessionId,
-          ...(params.newMessage ? { newMessage: params.newMessage } : {}),
-          ...(params.stateDelta ? { stateDelta: params.stateDelta } : {}),
-          runConfig,
-          signal: controller.signal,
-        });
+        const events = params.resume
+          ? lease.runner.resume({
+              userId: params.userId,
+              sessionId: params.sessionId,
+              runConfig,
+              signal: controller.signal,
+            })
+          : lease.runner.runAsync({
+              userId: params.userId,
+              sessionId: params.sessionId,
+              ...(params.newMessage ? { newMessage: params.newMessage } : {}),
+              ...(params.stateDelta ? { stateDelta: params.stateDelta } : {}),
+              runConfig,
+              signal: controller.signal,
+            });
         for await (const event of events) await onEvent(event);
       } finally {
         done();

@@ -55,6 +55,7 @@ export const TABLE: Record<string, Access> = {
   "GET /apps/:app/users/:user/sessions/:sid/usage": "own-user",
   "POST /apps/:app/users/:user/sessions/:sid/rewind": "own-user",
   "POST /apps/:app/users/:user/sessions/:sid/fork": "own-user",
+  "POST /apps/:app/users/:user/sessions/:sid/resume": "own-user",
   // artifacts
   [`GET ${artifacts}`]: "own-user",
   [`POST ${artifacts}`]: "own-user",

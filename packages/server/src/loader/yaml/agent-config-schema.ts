@@ -116,6 +116,66 @@ export const loopAgentConfigSchema = z.strictObject({
   max_iterations: z.number().int().positive().optional(),
 });
 
+const NODE_NAME = z
+  .string()
+  .regex(AGENT_NAME, "must be an identifier (letters, digits, underscores; not starting with a digit)");
+
+/**
+ * A node of a `Workflow`: exactly one of `code` (a function `(ctx, input) => output`, or an
+ * exported node, agent or tool), `agent` (`{ config_path }`, `{ code }` or an inline agent
+ * config), `tool` (as in an agent's `tools`) or `join` (a fan-in).
+ */
+export const workflowNodeConfigSchema = z.strictObject({
+  name: NODE_NAME,
+  description: z.string().optional(),
+  code: codeConfigSchema.optional(),
+  agent: z.unknown().optional(),
+  tool: toolConfigSchema.optional(),
+  join: z
+    .union([
+      z.literal(true),
+      z.strictObject({
+        wait_for: z.union([z.literal("all"), z.number().int().positive(), z.array(z.string().min(1)).min(1)]),
+      }),
+    ])
+    .optional(),
+  timeout_ms: z.number().int().positive().optional(),
+});
+export type WorkflowNodeConfig = z.infer<typeof workflowNodeConfigSchema>;
+
+/** One element of a chain: `START`, a node name, a group of names (fan-out / fan-in), or a routing map. */
+const chainElementSchema = z.union([
+  z.string().min(1),
+  z.array(z.string().min(1)).min(1),
+  z.record(z.string().min(1), z.union([z.string().min(1), z.array(z.string().min(1)).min(1)])),
+]);
+
+/** An edge item: a chain (`[START, a, b]`), or one edge with a route or a loop bound. */
+export const workflowEdgeConfigSchema = z.union([
+  z.array(chainElementSchema).min(2),
+  z.strictObject({
+    from: z.string().min(1),
+    to: z.string().min(1),
+    route: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
+    max_traversals: z.number().int().positive().optional(),
+  }),
+]);
+export type WorkflowEdgeConfig = z.infer<typeof workflowEdgeConfigSchema>;
+
+export const workflowConfigSchema = z.strictObject({
+  agent_class: z.literal("Workflow"),
+  name: baseFields.name,
+  description: baseFields.description,
+  before_agent_callbacks: callbackList,
+  after_agent_callbacks: callbackList,
+  nodes: z.array(workflowNodeConfigSchema).min(1),
+  edges: z.array(workflowEdgeConfigSchema).min(1),
+  max_concurrency: z.number().int().positive().optional(),
+  input_schema: codeConfigSchema.optional(),
+  output_schema: codeConfigSchema.optional(),
+});
+export type WorkflowConfig = z.infer<typeof workflowConfigSchema>;
+
 /** The schema of each `agent_class` (LlmAgent when omitted). */
 export const AGENT_CLASS_SCHEMAS = {
   LlmAgent: llmAgentConfigSchema,
