@@ -23,10 +23,11 @@ export const TEST_ONLY_PACKAGES = ["@agentkit/test-support"];
 
 /**
  * Backends a library package may list in devDependencies, for tests against real stores (the
- * server's fuzz test runs on SQLite sessions and file artifacts). Its src/ still may not import them.
+ * server's fuzz test runs on SQLite sessions and file artifacts; its eval judges are tested
+ * through the real model adapters against their fake provider servers). Its src/ still may not import them.
  */
 export const TEST_BACKENDS = {
-  "@agentkit/server": ["@agentkit/sessions", "@agentkit/artifacts"],
+  "@agentkit/server": ["@agentkit/sessions", "@agentkit/artifacts", "@agentkit/models"],
 };
 
 /** Vendor SDKs confined to one folder of one package. */
