@@ -12,9 +12,10 @@ import { freePort, makeOAuthAgents, startOAuthMcpServer, startProtectedApi, type
 
 /**
  * ADK's own compiled dev UI (@google/adk-devtools) handles `adk_request_credential` itself: it
- * opens the authorization URL in a popup with `redirect_uri` set to the server's origin, the popup
- * comes back to `/?code=...` (the server keeps the query when it redirects to `/dev-ui/`), the UI
- * page in the popup posts the URL to its opener and the opener answers. This runs that against
+ * opens the authorization URL in a popup with `redirect_uri` set to the page it runs on
+ * (`/dev-ui/`; a redirect to the bare origin works too: the server keeps the query when it
+ * redirects `/` to `/dev-ui/`), the UI page in the popup posts the URL to its opener and the
+ * opener answers. This runs that against
  * agentkit's dev server and a real OpenID provider.
  */
 const TIMEOUT = 120_000;
@@ -30,7 +31,8 @@ let page: Page;
 beforeAll(async () => {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  provider = await startOAuthProvider({ redirectUris: [origin, `${origin}/`] });
+  // ADK's UI replaces the request's redirect_uri with the page it runs on (`/dev-ui/`).
+  provider = await startOAuthProvider({ redirectUris: [origin, `${origin}/`, `${origin}/dev-ui/`] });
   api = await startProtectedApi(provider);
   mcp = await startOAuthMcpServer(provider);
   agents = await makeOAuthAgents({
