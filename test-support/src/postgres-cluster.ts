@@ -59,6 +59,9 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** util-linux's runuser: in /usr/sbin, which a non-login root PATH may leave out. */
+const RUNUSER = ["/usr/sbin/runuser", "/sbin/runuser"].find((p) => existsSync(p)) ?? "runuser";
+
 /** Starts a cluster; always pair with `stop()` (afterAll, finally). */
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresCluster> {
   const bin = findPostgresBin();
@@ -66,7 +69,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   const data = join(dir, "data");
   const asRoot = userInfo().uid === 0;
   const run = (command: string, args: string[]) =>
-    asRoot ? exec("runuser", ["-u", "postgres", "--", join(bin, command), ...args]) : exec(join(bin, command), args);
+    asRoot ? exec(RUNUSER, ["-u", "postgres", "--", join(bin, command), ...args]) : exec(join(bin, command), args);
   const stopServer = () => run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
   let started = false;
   try {

@@ -93,6 +93,6 @@ async function casesFromScenariosFile(file: string, set: EvalSet, now: number): 
     let n = set.evalCases.length + i + 1;
     const taken = new Set(set.evalCases.map((c) => c.evalId));
     while (taken.has(`scenario_${n}`)) n += 1;
-    return { evalId: `scenario_${n}`, conversation: [], conversationScenario: scenario, creationTimestamp: now };
+    return { evalId: `scenario_${n}`, conversationScenario: scenario, creationTimestamp: now };
   });
 }
