@@ -1,4 +1,5 @@
-import type { EvalMetric } from "@agentkit/server/devtools";
+import { AgentKitError } from "@agentkit/core";
+import { evalMetricsFromConfig, parseEvalConfig, type EvalMetric } from "@agentkit/server/devtools";
 import { CliUsageError } from "./cli-usage-error.js";
 
 /** ADK's `adk eval` defaults when no test_config.json is given. */
@@ -11,7 +12,7 @@ export interface EvalCriteria {
   metrics: EvalMetric[];
   /** `judge_model_options.judge_model` of the criteria, if any names one. */
   judgeModel?: string;
-  /** Criterion fields this build reads but does not apply yet (for a warning). */
+  /** Criterion fields this build reads but does not apply (for a warning); none today. */
   ignored: string[];
   /** `user_simulator_config`: the model playing the user of conversation-scenario cases. */
   userSimulator?: { model: string; maxAllowedInvocations?: number };
@@ -47,16 +48,20 @@ export function criteriaFromTestConfig(raw: unknown, file: string, known: readon
           fail(`${field}.judge_model_options.judge_model`, "expected a model name");
         judges.add(judgeModel as string);
       }
-      for (const key of Object.keys(value))
-        if (key !== "threshold" && key !== "judge_model_options" && key !== "judgeModelOptions")
-          ignored.push(`${field}.${key}`);
     }
-    metrics.push({ metricName: name, threshold: threshold as number });
   }
   if (judges.size > 1)
     fail("criteria", `one judge model per run, got ${[...judges].join(", ")}: run the judged metrics separately`);
   const [judgeModel] = judges;
   const userSimulator = userSimulatorConfig(raw.user_simulator_config ?? raw.userSimulatorConfig, fail);
+  // Every criterion field (match_type, ignore_args, arg_matchers, judge options, rubrics, ...) as
+  // the server's eval config parser reads it, so the CLI scores exactly as the eval routes do.
+  try {
+    metrics.push(...evalMetricsFromConfig(parseEvalConfig(raw, { source: file })));
+  } catch (error) {
+    if (error instanceof AgentKitError) throw new CliUsageError(error.message);
+    throw error;
+  }
   return { metrics, ignored, ...(judgeModel ? { judgeModel } : {}), ...(userSimulator ? { userSimulator } : {}) };
 }
 
