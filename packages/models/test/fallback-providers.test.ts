@@ -124,7 +124,9 @@ describe("FallbackModel against the fake provider servers", () => {
     openai.reply({ kind: "hang" });
     anthropic.reply({ kind: "json", body: message([{ type: "text", text: "from claude" }]) });
     const model = new FallbackModel([
-      new OpenAIModel({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL: env.OPENAI_BASE_URL!, timeoutMs: 100 }),
+      // Long enough for the request to reach the hanging server on a loaded machine (a timeout
+      // that fires while still connecting is a NETWORK failure, not a TIMEOUT).
+      new OpenAIModel({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL: env.OPENAI_BASE_URL!, timeoutMs: 2000 }),
       new AnthropicModel({ model: "claude-sonnet-4-6", apiKey: "sk-ant-test", baseURL: env.ANTHROPIC_BASE_URL! }),
     ]);
     try {
