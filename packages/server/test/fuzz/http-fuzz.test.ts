@@ -19,6 +19,8 @@ const CONCURRENCY = 8;
 /** Every request must be answered within this (the slowest legitimate one takes milliseconds). */
 const ANSWER_BOUND_MS = 15_000;
 const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url)).replace(/\/$/, "");
+/** The folder that holds the checkout (e.g. `/work/`): no answer may name it either. */
+const CHECKOUT_PARENT = `${REPO_ROOT.slice(0, REPO_ROOT.lastIndexOf("/"))}/`;
 
 interface Sent {
   method: string;
@@ -53,7 +55,7 @@ function fail(server: FuzzServer, what: string, sent: Sent | string, detail = ""
 /** Stack frames, absolute paths of this machine: nothing of it may reach a client. */
 function leaks(server: FuzzServer, text: string): string | undefined {
   if (/\n\s+at /.test(text) || /\bat [^\s()]+ \([^()]*:\d+:\d+\)/.test(text)) return "a stack trace";
-  for (const path of [...server.secretPaths, REPO_ROOT, "/work/", "node_modules", "file:///"]) {
+  for (const path of [...server.secretPaths, REPO_ROOT, CHECKOUT_PARENT, "node_modules", "file:///"]) {
     if (text.includes(path)) return `the path ${path}`;
   }
   return undefined;
