@@ -7,6 +7,8 @@ import {
   type McpConnectionParameters,
   type McpProgress,
 } from "../src/index.js";
+import { createServer, connect as connectTcp, type Server as TcpServer, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import { PIXEL_PNG_BASE64 } from "./fixtures/fixture-server.js";
 import { startFixtureHttpServer, type FixtureHttpServer } from "./fixtures/http-server.js";
 import { makeToolContext, waitFor } from "./helpers.js";
@@ -97,4 +99,57 @@ describe("McpToolset HTTP failures", () => {
     expect(error).toBeInstanceOf(McpSessionInitError);
     expect((error as Error).message).toContain(`127.0.0.1:${s.port}/mcp`);
   });
+
+  it.each(["sse", "streamable-http"] as const)(
+    "over %s, opens the session after the first connections are reset",
+    async (type) => {
+      const s = await server();
+      const proxy = await resettingProxy(s.port, 2);
+      const set = toolset({
+        type,
+        url: (type === "sse" ? s.sseUrl : s.mcpUrl).replace(`:${s.port}/`, `:${proxy.port}/`),
+      });
+      expect((await set.getTools()).map((t) => t.name)).toContain("echo");
+      expect(proxy.resets()).toBe(2);
+      expect(s.sessionsOpened()).toBe(1);
+    },
+  );
+
+  it("gives up with McpSessionInitError when every connection is reset", async () => {
+    const s = await server();
+    const proxy = await resettingProxy(s.port, Number.POSITIVE_INFINITY);
+    const set = toolset({ type: "streamable-http", url: s.mcpUrl.replace(`:${s.port}/`, `:${proxy.port}/`) });
+    const error = await set.getTools().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpSessionInitError);
+    expect(proxy.resets()).toBe(3); // the bounded number of attempts
+    expect(s.sessionsOpened()).toBe(0);
+  });
 });
+
+/** A TCP proxy to 127.0.0.1:`target` that resets the first `count` connections it accepts. */
+async function resettingProxy(target: number, count: number): Promise<{ port: number; resets(): number }> {
+  let resets = 0;
+  const sockets = new Set<Socket>();
+  const proxy: TcpServer = createServer((client) => {
+    sockets.add(client);
+    client.on("close", () => sockets.delete(client));
+    client.on("error", () => undefined);
+    if (resets < count) {
+      resets += 1;
+      client.resetAndDestroy();
+      return;
+    }
+    const upstream = connectTcp(target, "127.0.0.1");
+    sockets.add(upstream);
+    upstream.on("close", () => sockets.delete(upstream));
+    upstream.on("error", () => client.destroy());
+    client.on("error", () => upstream.destroy());
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  cleanup.push(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  });
+  return { port: (proxy.address() as AddressInfo).port, resets: () => resets };
+}

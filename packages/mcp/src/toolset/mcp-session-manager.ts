@@ -1,4 +1,5 @@
 import { VERSION } from "@agentkit/core";
+import { retry } from "@agentkit/core/internal";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
@@ -109,7 +110,21 @@ export class McpSessionManager {
       );
   }
 
+  /**
+   * Opens a session. A network failure while opening it (a proxy or a busy server resetting
+   * the socket, a server still starting) is retried a few times with a short backoff; an HTTP
+   * error, a timeout, or a failure that persists ends in `McpSessionInitError`. Stdio is tried
+   * once.
+   */
   private async connect(): Promise<Client> {
+    const attempts = this.connection.type === "stdio" ? 1 : CONNECT_ATTEMPTS;
+    return retry(() => this.connectOnce(), {
+      policy: { maxAttempts: attempts, initialDelayMs: 50, maxDelayMs: 1000 },
+      decide: (error) => ({ retry: !this.isClosed && isTransientNetworkFailure(error) }),
+    });
+  }
+
+  private async connectOnce(): Promise<Client> {
     const transport = this.progress.tap(this.createTransport());
     const elicitation = this.elicitation;
     const capabilities = elicitation
@@ -174,6 +189,20 @@ export class McpSessionManager {
         });
     }
   }
+}
+
+/** Attempts to open an HTTP session, the first included. */
+const CONNECT_ATTEMPTS = 3;
+
+/**
+ * The socket failed before any answer: worth another try. `fetch failed` covers SSE, whose
+ * error keeps only that text of the network failure.
+ */
+function isTransientNetworkFailure(error: unknown): boolean {
+  const cause = error instanceof McpSessionInitError ? (error as { cause?: unknown }).cause : error;
+  if (cause instanceof StreamableHTTPError) return false; // the server answered
+  const text = `${messageOf(cause)} ${messageOf((cause as { cause?: unknown } | undefined)?.cause)}`;
+  return /fetch failed|ECONNRESET|ECONNREFUSED|socket hang up|other side closed|EPIPE/i.test(text);
 }
 
 /** Closes a client, first ending its HTTP session on the server when asked; never throws. */
