@@ -128,7 +128,12 @@ async function getJson<T>(url: string): Promise<T> {
 interface Figures extends CutFigures {
   store: string;
   turns: number;
+  /** Requests (and live sockets) the proxy sent to each replica. */
+  served: Record<string, number>;
+  /** Requests the proxy answered 502 (the backend refused or cut the connection before answering). */
+  badGateway: number;
   failedAttempts: number;
+  failedByMode: Record<TurnMode, number>;
   inFlightAtKill: number;
   heldAtKill: number;
   seconds: number;
@@ -161,6 +166,7 @@ async function killOneReplica(store: string, sessionUri: string, extra: readonly
   let completed = 0;
   let finished = 0;
   let failedAttempts = 0;
+  const failedByMode: Record<TurnMode, number> = { run: 0, sse: 0, live: 0 };
   const progress = new Set<() => void>();
   const onProgress = (listener: () => void) => {
     progress.add(listener);
@@ -173,10 +179,14 @@ async function killOneReplica(store: string, sessionUri: string, extra: readonly
   const conversations = sessions.map(async (s, i) => {
     try {
       for (let n = 1; n <= TURNS; n++) {
-        const turn = await sendTurn({ baseUrl: proxy.url, appName: "notes", ...s }, n, MODES[(i + n) % MODES.length]!, {
+        const mode = MODES[(i + n) % MODES.length]!;
+        const turn = await sendTurn({ baseUrl: proxy.url, appName: "notes", ...s }, n, mode, {
           maxAttempts: 6,
           attemptMs: 90_000,
-          onFailure: () => (failedAttempts += 1),
+          onFailure: () => {
+            failedAttempts += 1;
+            failedByMode[mode] += 1;
+          },
         });
         results[i]!.push(turn);
         completed += 1;
@@ -191,7 +201,17 @@ async function killOneReplica(store: string, sessionUri: string, extra: readonly
   // The kill: after KILL_AFTER turns, hold replica a's tool calls; with two held (or every
   // unfinished conversation held), take a out of rotation and SIGKILL it.
   const sources = [onProgress, (l: () => void) => proxy.onChange(l), (l: () => void) => notary.onChange(l)];
-  await until(() => completed >= KILL_AFTER, sources);
+  // A conversation that fails (or all ending first) ends the wait instead of leaving it hanging.
+  const allDone = Promise.all(conversations);
+  allDone.catch(() => undefined);
+  await Promise.race([
+    until(() => completed >= KILL_AFTER, sources),
+    allDone.then(() => {
+      throw new Error("every conversation ended before the kill");
+    }),
+  ]);
+  expect(proxy.served.get("a")).toBeGreaterThan(0);
+  expect(proxy.served.get("b")).toBeGreaterThan(0);
   notary.hold("a");
   await until(() => notary.heldCount >= Math.min(2, SESSIONS - finished), sources);
   const heldAtKill = notary.heldCount;
@@ -224,7 +244,6 @@ async function killOneReplica(store: string, sessionUri: string, extra: readonly
     expect(fromC.events).toEqual(fromB.events);
     expect(fromC.state).toEqual(fromB.state);
     const audit = auditSession(fromB, results[i]!);
-    problems.push(...audit.problems);
     for (const k of Object.keys(figures) as (keyof CutFigures)[]) figures[k] += audit.figures[k];
 
     // The artifacts of acknowledged turns: listed, and each acknowledged version loads.
@@ -247,7 +266,10 @@ async function killOneReplica(store: string, sessionUri: string, extra: readonly
   const result: Figures = {
     store,
     turns: completed,
+    served: Object.fromEntries(proxy.served),
+    badGateway: proxy.badGateway,
     failedAttempts,
+    failedByMode,
     inFlightAtKill,
     heldAtKill,
     ...figures,

@@ -97,8 +97,6 @@ export class NotaryServer {
   private holding: string | undefined;
   private readonly held: ServerResponse[] = [];
   private readonly listeners = new Set<() => void>();
-  /** Requests answered, by replica. */
-  readonly answered = new Map<string, number>();
 
   private constructor(private readonly server: Server) {}
 
@@ -151,7 +149,6 @@ export class NotaryServer {
       for (const l of this.listeners) l();
       return;
     }
-    this.answered.set(replica, (this.answered.get(replica) ?? 0) + 1);
     res.end("ok");
   }
 }

@@ -116,8 +116,8 @@ function checkWholeTurn(run: WireEvent[], n: number, say: (text: string) => void
   const [, call, response, answer, ...rest] = run;
   const c = call && callOf(call);
   const r = response && responseOf(response);
-  if (c?.name !== "save_note" || c.args?.n !== n) return say(`note ${n}: second event is not save_note(${n})`);
-  if (r?.id !== c.id || r?.response?.n !== n) return say(`note ${n}: third event is not the call's response`);
+  if (c?.name !== "save_note" || c.args?.n !== n) return void say(`note ${n}: second event is not save_note(${n})`);
+  if (r?.id !== c.id || r?.response?.n !== n) return void say(`note ${n}: third event is not the call's response`);
   const version = r.response?.version;
   if (response!.actions?.artifactDelta?.[`note-${n}.txt`] !== version)
     say(`note ${n}: the response's artifactDelta does not name v${version}`);

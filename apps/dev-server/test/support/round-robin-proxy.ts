@@ -18,7 +18,9 @@ export class RoundRobinProxy {
   private readonly clientSockets = new Set<Socket>();
   private readonly upstreamSockets = new Set<Duplex>();
   private next = 0;
-  /** Requests answered 502 because no backend was in rotation or it refused the connection. */
+  /** Requests and tunnels sent to each backend. */
+  readonly served = new Map<string, number>();
+  /** Requests answered 502: no backend in rotation, or it refused or cut the connection before answering. */
   badGateway = 0;
 
   private constructor(private readonly server: Server) {}
@@ -81,6 +83,7 @@ export class RoundRobinProxy {
 
   /** Counts one exchange on `name` until the returned function is called (once). */
   private track(name: string): () => void {
+    this.served.set(name, (this.served.get(name) ?? 0) + 1);
     this.bump(name, 1);
     let done = false;
     return () => {
@@ -97,7 +100,7 @@ export class RoundRobinProxy {
 
   private forward(req: IncomingMessage, res: ServerResponse): void {
     const backend = this.pick();
-    if (!backend) return this.refuse(res);
+    if (!backend) return void this.refuse(res);
     const done = this.track(backend.name);
     const target = new URL(backend.url);
     const upstream = request({
