@@ -61,7 +61,9 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  // Every child by its own handle (SIGTERM, then its exit), even when a test failed midway.
+  // Held tool calls first (their runs would hold up a graceful stop), then every child by its
+  // own handle (SIGTERM, then its exit), even when a test failed midway.
+  notary?.releaseAll();
   await Promise.allSettled(children.map((c) => c.stop()));
   await Promise.allSettled(proxies.map((p) => p.close()));
   await notary?.close();
