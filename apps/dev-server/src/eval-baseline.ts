@@ -1,4 +1,4 @@
-import type { EvalSetResult } from "@agentkit/server/devtools";
+import { parseEvalSetResult, type EvalSetResult } from "@agentkit/server/devtools";
 import { CliUsageError } from "./cli-usage-error.js";
 
 /** A score that fell further below the baseline's than allowed. */
@@ -11,18 +11,26 @@ export interface EvalRegression {
   allowed: number;
 }
 
-/** Results of a previous `agentkit eval --output` file: an array of eval set results, or one. */
+/**
+ * Results of a previous `agentkit eval --output` file: an array of eval set results, or one
+ * (also an ADK Python result file), in snake_case (ADK's, current files) or camelCase (older
+ * agentkit files).
+ */
 export function parseBaselineResults(raw: unknown, file: string): EvalSetResult[] {
   const list = Array.isArray(raw) ? raw : [raw];
-  for (const [i, item] of list.entries()) {
-    const ok =
-      typeof item === "object" &&
-      item !== null &&
-      typeof (item as EvalSetResult).evalSetId === "string" &&
-      Array.isArray((item as EvalSetResult).evalCaseResults);
-    if (!ok) throw new CliUsageError(`${file}: [${i}]: expected an eval set result (evalSetId, evalCaseResults)`);
-  }
-  return list as EvalSetResult[];
+  return list.map((item, i) => {
+    try {
+      return parseEvalSetResult(item);
+    } catch (error) {
+      const issue = (error as { issues?: { path: PropertyKey[]; message: string }[] }).issues?.[0];
+      const why = issue
+        ? `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`
+        : error instanceof Error
+          ? error.message
+          : String(error);
+      throw new CliUsageError(`${file}: [${i}]: expected an eval set result (eval_set_id, eval_case_results): ${why}`);
+    }
+  });
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   type EvalMetric,
   type EvalSet,
   type EvalStore,
+  evalSetResultToAdkJson,
 } from "@agentkit/server/devtools";
 import { CliUsageError } from "./cli-usage-error.js";
 import { readJsonFile } from "./read-json-file.js";
@@ -170,7 +171,9 @@ export async function runEvalCommand(options: EvalCommandOptions, io: EvalComman
   const results = reports.map((r) => r.result);
   const regressions = baseline ? findRegressions(results, baseline, options.maxRegression) : [];
   io.stdout.write(formatEvalTable(reports, regressions));
-  if (options.outputFile) await writeOutput(options.outputFile, `${JSON.stringify(results, null, 2)}\n`);
+  // ADK Python's field names (snake_case), so its tools read the file too.
+  if (options.outputFile)
+    await writeOutput(options.outputFile, `${JSON.stringify(results.map(evalSetResultToAdkJson), null, 2)}\n`);
   if (options.junitFile) await writeOutput(options.junitFile, evalJunitXml(reports, regressions));
   const allPassed = results.every((r) => r.evalCaseResults.every((c) => c.finalEvalStatus === EvalStatus.PASSED));
   return allPassed && regressions.length === 0 ? 0 : 1;

@@ -31,6 +31,7 @@ export {
   DEFAULT_EVAL_METRICS,
   DEFAULT_EVAL_CONFIG,
   parseEvalSetResult,
+  evalSetResultToAdkJson,
   parseEvalConfig,
   loadEvalConfig,
   evalMetricsFromConfig,

@@ -36,7 +36,6 @@ export { USER_SIMULATOR_STOP_SIGNAL, type UserSimulatorOptions } from "./user-si
 export {
   EvalStatus,
   parseEvalSet,
-  parseEvalSetResult,
   type EvalSet,
   type EvalCase,
   type ConversationScenario,
@@ -50,6 +49,7 @@ export {
   type EvalSetResult,
   type RunEvalResult,
 } from "./eval-types.js";
+export { parseEvalSetResult, evalSetResultToAdkJson } from "./eval-result-json.js";
 export {
   EvalSetNotFoundError,
   EvalSetAlreadyExistsError,
