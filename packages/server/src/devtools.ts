@@ -55,6 +55,7 @@ export {
   type ToolSimulationRule,
   type ConversationScenario,
   type UserSimulatorOptions,
+  type UserSimulatorResolver,
   type EvalStore,
   type FileEvalStoreOptions,
   type EvalMetricDefinition,

@@ -32,7 +32,11 @@ export { runEvalSet, EVAL_SESSION_PREFIX, type EvalProgress, type RunEvalSetOpti
 export { invocationsFromSession } from "./invocations-from-events.js";
 export { toolUsesOf } from "./invocation-data.js";
 export { ToolSimulationPlugin, type ToolSimulation, type ToolSimulationRule } from "./tool-simulation-plugin.js";
-export { USER_SIMULATOR_STOP_SIGNAL, type UserSimulatorOptions } from "./user-simulator.js";
+export {
+  USER_SIMULATOR_STOP_SIGNAL,
+  type UserSimulatorOptions,
+  type UserSimulatorResolver,
+} from "./user-simulator.js";
 export {
   EvalStatus,
   parseEvalSet,
