@@ -83,7 +83,7 @@ function caseResultToAdk(result: EvalCaseResult): Record<string, unknown> {
     eval_metric_result_per_invocation: result.evalMetricResultPerInvocation.map(perInvocationToAdk),
     session_id: result.sessionId,
     session_details: result.sessionDetails === undefined ? null : snake(result.sessionDetails),
-    user_id: result.userId,
+    user_id: result.userId ?? null,
   };
 }
 

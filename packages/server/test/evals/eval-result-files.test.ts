@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
-import { copyFile, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -372,6 +372,10 @@ describe("eval result files in ADK Python's shape", () => {
       threshold: 0.8,
       evalStatus: EvalStatus.NOT_EVALUATED,
     });
+
+    // The same result in agentkit's earlier file shape (a camelCase object) reads the same.
+    await writeFile(join(dir, "support", "eval_history", "old.evalset_result.json"), JSON.stringify(loaded, null, 2));
+    expect(await store.getEvalSetResult("support", "old")).toEqual(loaded);
 
     // Written back under another id: the same document ADK wrote (unset fields aside).
     await store.putEvalSetResult("support", { ...loaded, evalSetResultId: "copy" });
