@@ -1,5 +1,6 @@
 import { parseEvalSetResult, type EvalSetResult } from "@agentkit/server/devtools";
 import { CliUsageError } from "./cli-usage-error.js";
+import { describeIssue } from "./describe-issue.js";
 
 /** A score that fell further below the baseline's than allowed. */
 export interface EvalRegression {
@@ -22,13 +23,9 @@ export function parseBaselineResults(raw: unknown, file: string): EvalSetResult[
     try {
       return parseEvalSetResult(item);
     } catch (error) {
-      const issue = (error as { issues?: { path: PropertyKey[]; message: string }[] }).issues?.[0];
-      const why = issue
-        ? `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`
-        : error instanceof Error
-          ? error.message
-          : String(error);
-      throw new CliUsageError(`${file}: [${i}]: expected an eval set result (eval_set_id, eval_case_results): ${why}`);
+      throw new CliUsageError(
+        `${file}: [${i}]: expected an eval set result (eval_set_id, eval_case_results): ${describeIssue(error)}`,
+      );
     }
   });
 }

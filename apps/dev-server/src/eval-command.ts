@@ -24,6 +24,7 @@ import {
   evalSetResultToAdkJson,
 } from "@agentkit/server/devtools";
 import { CliUsageError } from "./cli-usage-error.js";
+import { describeIssue } from "./describe-issue.js";
 import { readJsonFile } from "./read-json-file.js";
 import { devServerBuiltInCodeExecutors } from "./dev-server-code-executors.js";
 import { devServerBuiltInTools } from "./dev-server-tools.js";
@@ -292,12 +293,6 @@ async function runnerFor(
     : new Runner({ appName, agent: loaded.rootAgent, plugins: [toolSimulator], ...services, modelRegistry });
   runners.set(appName, runner);
   return runner;
-}
-
-function describeIssue(error: unknown): string {
-  const issue = (error as { issues?: { path: PropertyKey[]; message: string }[] }).issues?.[0];
-  if (issue) return `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`;
-  return error instanceof Error ? error.message : String(error);
 }
 
 async function writeOutput(file: string, text: string): Promise<void> {

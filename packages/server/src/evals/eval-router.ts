@@ -216,7 +216,8 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
     const ids = body.evalCaseIds ?? body.evalIds;
     for (const id of ids ?? [])
       if (!set.evalCases.some((c) => c.evalId === id)) throw new EvalCaseNotFoundError(set.evalSetId, id);
-    const selected = ids ? set.evalCases.filter((c) => ids.includes(c.evalId)) : set.evalCases;
+    // As runEvalSet picks them: no ids (or an empty list) means every case.
+    const selected = ids?.length ? set.evalCases.filter((c) => ids.includes(c.evalId)) : set.evalCases;
     const userSimulator =
       typeof options.userSimulator === "function"
         ? selected.some((c) => c.conversationScenario)
