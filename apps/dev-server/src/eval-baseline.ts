@@ -1,5 +1,6 @@
-import type { EvalSetResult } from "@agentkit/server/devtools";
+import { parseEvalSetResult, type EvalSetResult } from "@agentkit/server/devtools";
 import { CliUsageError } from "./cli-usage-error.js";
+import { describeIssue } from "./describe-issue.js";
 
 /** A score that fell further below the baseline's than allowed. */
 export interface EvalRegression {
@@ -11,18 +12,22 @@ export interface EvalRegression {
   allowed: number;
 }
 
-/** Results of a previous `agentkit eval --output` file: an array of eval set results, or one. */
+/**
+ * Results of a previous `agentkit eval --output` file: an array of eval set results, or one
+ * (also an ADK Python result file), in snake_case (ADK's, current files) or camelCase (older
+ * agentkit files).
+ */
 export function parseBaselineResults(raw: unknown, file: string): EvalSetResult[] {
   const list = Array.isArray(raw) ? raw : [raw];
-  for (const [i, item] of list.entries()) {
-    const ok =
-      typeof item === "object" &&
-      item !== null &&
-      typeof (item as EvalSetResult).evalSetId === "string" &&
-      Array.isArray((item as EvalSetResult).evalCaseResults);
-    if (!ok) throw new CliUsageError(`${file}: [${i}]: expected an eval set result (evalSetId, evalCaseResults)`);
-  }
-  return list as EvalSetResult[];
+  return list.map((item, i) => {
+    try {
+      return parseEvalSetResult(item);
+    } catch (error) {
+      throw new CliUsageError(
+        `${file}: [${i}]: expected an eval set result (eval_set_id, eval_case_results): ${describeIssue(error)}`,
+      );
+    }
+  });
 }
 
 /**

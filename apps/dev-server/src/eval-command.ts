@@ -21,8 +21,10 @@ import {
   type EvalMetric,
   type EvalSet,
   type EvalStore,
+  evalSetResultToAdkJson,
 } from "@agentkit/server/devtools";
 import { CliUsageError } from "./cli-usage-error.js";
+import { describeIssue } from "./describe-issue.js";
 import { readJsonFile } from "./read-json-file.js";
 import { devServerBuiltInCodeExecutors } from "./dev-server-code-executors.js";
 import { devServerBuiltInTools } from "./dev-server-tools.js";
@@ -170,7 +172,9 @@ export async function runEvalCommand(options: EvalCommandOptions, io: EvalComman
   const results = reports.map((r) => r.result);
   const regressions = baseline ? findRegressions(results, baseline, options.maxRegression) : [];
   io.stdout.write(formatEvalTable(reports, regressions));
-  if (options.outputFile) await writeOutput(options.outputFile, `${JSON.stringify(results, null, 2)}\n`);
+  // ADK Python's field names (snake_case), so its tools read the file too.
+  if (options.outputFile)
+    await writeOutput(options.outputFile, `${JSON.stringify(results.map(evalSetResultToAdkJson), null, 2)}\n`);
   if (options.junitFile) await writeOutput(options.junitFile, evalJunitXml(reports, regressions));
   const allPassed = results.every((r) => r.evalCaseResults.every((c) => c.finalEvalStatus === EvalStatus.PASSED));
   return allPassed && regressions.length === 0 ? 0 : 1;
@@ -289,12 +293,6 @@ async function runnerFor(
     : new Runner({ appName, agent: loaded.rootAgent, plugins: [toolSimulator], ...services, modelRegistry });
   runners.set(appName, runner);
   return runner;
-}
-
-function describeIssue(error: unknown): string {
-  const issue = (error as { issues?: { path: PropertyKey[]; message: string }[] }).issues?.[0];
-  if (issue) return `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`;
-  return error instanceof Error ? error.message : String(error);
 }
 
 async function writeOutput(file: string, text: string): Promise<void> {

@@ -49,6 +49,8 @@ Flags (web, api-server):
                                  /a2a/{app}/.well-known/agent-card.json; env AGENTKIT_A2A=1)
   --dev-ui-dir <dir>             web: serve this built dev UI instead of agentkit's (for ADK's own:
                                  node_modules/@google/adk-devtools/dist/browser; env AGENTKIT_DEV_UI_DIR)
+  --user-simulator-model <name>  web: the model playing the user of eval scenario cases (any registry name;
+                                 default: each app's own agent model; env AGENTKIT_USER_SIMULATOR_MODEL)
   --allowed-hosts <h1,h2>        Host header names accepted besides the bound address: the names clients
                                  use to reach the server (repeatable; env AGENTKIT_ALLOWED_HOSTS)
 Authentication (web, api-server; a non-loopback --host refuses to start without it):

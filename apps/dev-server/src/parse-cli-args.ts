@@ -42,6 +42,11 @@ export interface ServeOptions {
   sessionLockWaitMs?: number;
   /** Resource limits given as flags (`--headers-timeout-ms`, `--live-max-sockets`, …); defaults for the rest. */
   limits?: ServerLimits;
+  /**
+   * web: the model that plays the user of conversation-scenario eval cases (any registry name);
+   * absent: each app's own agent model.
+   */
+  userSimulatorModel?: string;
 }
 
 /** `--auth` and the flags of its mode. */
@@ -124,6 +129,7 @@ const SERVE_FLAGS: FlagSpec = {
   "log-level": { type: "string" },
   a2a: { type: "boolean" },
   "dev-ui-dir": { type: "string" },
+  "user-simulator-model": { type: "string" },
   "allowed-hosts": { type: "string", multiple: true },
   auth: { type: "string" },
   "api-keys-file": { type: "string" },
@@ -166,6 +172,11 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
       const devUiDir = str(values, "dev-ui-dir") ?? (env.AGENTKIT_DEV_UI_DIR || undefined);
       if (devUiDir !== undefined && command !== "web")
         throw new CliUsageError("--dev-ui-dir applies to agentkit web only (api-server serves no UI).");
+      const flagSimulator = str(values, "user-simulator-model");
+      if (flagSimulator !== undefined && command !== "web")
+        throw new CliUsageError("--user-simulator-model applies to agentkit web only (api-server runs no evals).");
+      const userSimulatorModel =
+        command === "web" ? (flagSimulator ?? (env.AGENTKIT_USER_SIMULATOR_MODEL || undefined)) : undefined;
       const auth = parseAuth(values, env);
       const insecureNoAuth = values["insecure-no-auth"] === true || isTrue(env.AGENTKIT_INSECURE_NO_AUTH);
       if (insecureNoAuth && auth) throw new CliUsageError(`--insecure-no-auth contradicts --auth ${auth.mode}.`);
@@ -195,6 +206,7 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
           logLevel: parseLogLevel(str(values, "log-level") ?? env.AGENTKIT_LOG_LEVEL ?? "info"),
           a2a: values.a2a === true || env.AGENTKIT_A2A === "1" || env.AGENTKIT_A2A === "true",
           ...(devUiDir !== undefined ? { devUiDir } : {}),
+          ...(userSimulatorModel !== undefined ? { userSimulatorModel } : {}),
           ...(allowedHosts.length > 0 ? { allowedHosts } : {}),
           ...(auth ? { auth } : {}),
           ...(insecureNoAuth ? { insecureNoAuth } : {}),
@@ -213,6 +225,7 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
         "allow-origins": _o,
         a2a: _a,
         "dev-ui-dir": _d,
+        "user-simulator-model": _usm,
         "allowed-hosts": _ah,
         auth: _auth,
         "api-keys-file": _k,

@@ -17,6 +17,7 @@ import { devServerBuilderPolicy, devServerBuiltInTools } from "./dev-server-tool
 import { createLogger } from "./create-logger.js";
 import type { ServeOptions } from "./parse-cli-args.js";
 import { devServerAuth } from "./server-auth.js";
+import { createUserSimulatorResolver } from "./user-simulator-resolver.js";
 
 export interface StartDevServerOptions extends ServeOptions {
   mode: "web" | "api";
@@ -63,6 +64,14 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
   // Eval cases that simulate tools are served by this plugin in every app runner (inert for other runs).
   const toolSimulator = devtools ? new devtools.ToolSimulationPlugin() : undefined;
   try {
+    // Scenario cases of the dev UI: a user simulator per app (a bad --user-simulator-model stops here).
+    const userSimulator = web
+      ? createUserSimulatorResolver({
+          ...(options.userSimulatorModel !== undefined ? { model: options.userSimulatorModel } : {}),
+          modelRegistry,
+          loader,
+        })
+      : undefined;
     const server = createAgentServer({
       loader,
       sessionService: services.sessionService,
@@ -91,7 +100,12 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       server.mountDevTools(devtools.createDebugRouter({ traces }));
       const evalStore = devtools.createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });
       server.mountDevTools(
-        devtools.createEvalRouter({ ...server.context, evalStore, ...(toolSimulator ? { toolSimulator } : {}) }),
+        devtools.createEvalRouter({
+          ...server.context,
+          evalStore,
+          ...(toolSimulator ? { toolSimulator } : {}),
+          ...(userSimulator ? { userSimulator } : {}),
+        }),
       );
     }
     if (options.a2a) server.mount(createA2aRoutes(server.context, { authenticated: auth.options !== undefined }));

@@ -135,22 +135,34 @@ describe("agentkit eval", () => {
     expect(out).toContain("- response_match_score: 0.00 < 0.80");
     expect(out).toContain("3 cases: 2 passed, 1 failed, 0 not evaluated");
 
+    // ADK Python's field names (snake_case) and status numbers.
     const results = JSON.parse(readFileSync(output, "utf8")) as {
-      evalSetId: string;
-      evalSetResultId: string;
-      evalCaseResults: { evalId: string; finalEvalStatus: number; evalMetricResultPerInvocation: unknown[] }[];
+      eval_set_id: string;
+      eval_set_result_id: string;
+      eval_case_results: {
+        eval_id: string;
+        final_eval_status: number;
+        eval_metric_result_per_invocation: unknown[];
+        overall_eval_metric_results: { metric_name: string; eval_status: number }[];
+      }[];
     }[];
     expect(results).toHaveLength(1);
-    expect(results[0]!.evalSetId).toBe("echo_set");
-    expect(results[0]!.evalCaseResults.map((c) => [c.evalId, c.finalEvalStatus])).toEqual([
+    expect(results[0]!.eval_set_id).toBe("echo_set");
+    expect(results[0]!.eval_case_results.map((c) => [c.eval_id, c.final_eval_status])).toEqual([
       ["hello", 1],
       ["two_turns", 1],
       ["wrong", 2],
     ]);
-    expect(results[0]!.evalCaseResults[1]!.evalMetricResultPerInvocation).toHaveLength(2);
+    expect(
+      results[0]!.eval_case_results[2]!.overall_eval_metric_results.map((m) => [m.metric_name, m.eval_status]),
+    ).toEqual([
+      ["tool_trajectory_avg_score", 1],
+      ["response_match_score", 2],
+    ]);
+    expect(results[0]!.eval_case_results[1]!.eval_metric_result_per_invocation).toHaveLength(2);
     // Kept in the store's history too, where the dev UI lists past runs.
     const history = join(agents.dir, ".agentkit", "evals", "echo_app", "eval_history");
-    expect(readdirSync(history)).toEqual([`${results[0]!.evalSetResultId}.evalset_result.json`]);
+    expect(readdirSync(history)).toEqual([`${results[0]!.eval_set_result_id}.evalset_result.json`]);
 
     const xml = readFileSync(junit, "utf8");
     expect(xml).toContain('<testsuites name="agentkit eval" tests="3" failures="1" errors="0">');
@@ -177,9 +189,9 @@ describe("agentkit eval", () => {
 
     // A baseline where "hello" scored the same and "wrong" better: the drop on "wrong" regresses.
     const previous = JSON.parse(readFileSync(baseline, "utf8")) as {
-      evalCaseResults: { evalId: string; overallEvalMetricResults: { score: number }[] }[];
+      eval_case_results: { eval_id: string; overall_eval_metric_results: { score: number }[] }[];
     }[];
-    previous[0]!.evalCaseResults.find((c) => c.evalId === "wrong")!.overallEvalMetricResults[0]!.score = 0.3;
+    previous[0]!.eval_case_results.find((c) => c.eval_id === "wrong")!.overall_eval_metric_results[0]!.score = 0.3;
     agents.write("baseline.json", JSON.stringify(previous));
     const onlyHello = `${setFile}:hello`;
     const same = await inProcess(["eval", appDir, onlyHello, "--config", config, "--baseline", baseline]);
@@ -202,6 +214,35 @@ describe("agentkit eval", () => {
       "response_match_score=0.5",
     ]);
     expect(tolerated.out).not.toContain("Regressions");
+
+    // A baseline written by an earlier agentkit (camelCase field names) gates the same way.
+    const camel = previous.map((set) => toCamelCaseBaseline(set));
+    agents.write("camel-baseline.json", JSON.stringify(camel));
+    const camelBaseline = join(agents.dir, "camel-baseline.json");
+    const fromCamel = await inProcess([
+      "eval",
+      appDir,
+      `${setFile}:wrong`,
+      "--config",
+      config,
+      "--baseline",
+      camelBaseline,
+    ]);
+    expect(fromCamel.code).toBe(1);
+    expect(fromCamel.out).toContain("echo_set/wrong response_match_score: 0.30 -> 0.00 (allowed drop 0)");
+    // And a baseline that is not a result is a usage error naming the file.
+    agents.write("not-results.json", JSON.stringify([{ hello: "world" }]));
+    const bad = await inProcess([
+      "eval",
+      appDir,
+      onlyHello,
+      "--config",
+      config,
+      "--baseline",
+      join(agents.dir, "not-results.json"),
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("not-results.json: [0]: expected an eval set result");
   });
 
   it("rejects unknown metrics, unknown cases and missing eval sets with exit 2, naming the field", async () => {
@@ -324,17 +365,17 @@ describe("the example eval set (CI runs it through the real CLI)", () => {
     expect(stdout).toContain("3 cases: 3 passed, 0 failed, 0 not evaluated");
     // The clock and the dice answered from the case's simulation, not for real.
     const [result] = JSON.parse(readFileSync(output, "utf8")) as {
-      evalCaseResults: {
-        evalId: string;
-        evalMetricResultPerInvocation: {
-          actualInvocation: { intermediateData: { toolResponses: { response: unknown }[] } };
+      eval_case_results: {
+        eval_id: string;
+        eval_metric_result_per_invocation: {
+          actual_invocation: { intermediate_data: { tool_responses: { response: unknown }[] } };
         }[];
       }[];
     }[];
     const responses = (evalId: string) =>
-      result!.evalCaseResults
-        .find((c) => c.evalId === evalId)!
-        .evalMetricResultPerInvocation.flatMap((r) => r.actualInvocation.intermediateData.toolResponses)
+      result!.eval_case_results
+        .find((c) => c.eval_id === evalId)!
+        .eval_metric_result_per_invocation.flatMap((r) => r.actual_invocation.intermediate_data.tool_responses)
         .map((r) => r.response);
     expect(responses("time_in_paris")).toEqual([{ timezone: "Europe/Paris", time: "12:00:00" }]);
     expect(responses("roll_d20_then_d6")).toEqual([
@@ -344,3 +385,18 @@ describe("the example eval set (CI runs it through the real CLI)", () => {
     expect(existsSync(join(EXAMPLES_DIR, ".agentkit", "evals", "assistant", "eval_history"))).toBe(true);
   });
 });
+
+/** An --output entry as agentkit wrote it before it used ADK Python's names: camelCase keys. */
+function toCamelCaseBaseline(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toCamelCaseBaseline);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()),
+      // Free-form values (arguments, state, results) keep their keys.
+      ["args", "response", "state", "state_delta", "details", "criterion"].includes(key)
+        ? inner
+        : toCamelCaseBaseline(inner),
+    ]),
+  );
+}

@@ -13,6 +13,11 @@ export class DemoModel extends BaseLlm {
 
   async *generateContentAsync(request: LlmRequest, stream = false): AsyncGenerator<LlmResponse, void, void> {
     const last = request.contents[request.contents.length - 1];
+    if (isUserSimulatorPrompt(request)) {
+      // Playing the user of an eval scenario: the demo user is satisfied after its starting prompt.
+      yield { content: { role: "model", parts: [{ text: USER_SIMULATOR_STOP_SIGNAL }] }, finishReason: "STOP" };
+      return;
+    }
     const response = last?.parts?.find((p) => p.functionResponse)?.functionResponse;
     const text = response ? `${answerFromTool(response.name ?? "", response.response ?? {})} (demo model)` : undefined;
     if (text === undefined) {
@@ -33,6 +38,17 @@ export class DemoModel extends BaseLlm {
       usageMetadata: usage(request, answer.length / 4),
     };
   }
+}
+
+/** ADK's stop signal, which a user simulator's prompt asks for when the conversation is done. */
+const USER_SIMULATOR_STOP_SIGNAL = "</finished>";
+
+/** A request from an eval's user simulator: no tools, and a prompt naming the stop signal. */
+function isUserSimulatorPrompt(request: LlmRequest): boolean {
+  return (
+    Object.keys(request.toolsDict).length === 0 &&
+    request.contents.some((c) => c.role === "user" && getTextOf(c).includes(USER_SIMULATOR_STOP_SIGNAL))
+  );
 }
 
 function pickToolCall(userText: string, tools: string[]): { name: string; args: Record<string, unknown> } | undefined {

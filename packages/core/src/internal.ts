@@ -103,6 +103,14 @@ export { ContentsCache, type ContentsCacheOptions } from "./flows/contents-cache
 export type { ContentsMemo, ContentsMemoSlot } from "./flows/contents.js";
 export { deepCopy, deepFreeze } from "./content/deep-copy.js";
 export {
+  camelToSnake,
+  snakeToCamel,
+  convertKeys,
+  toCamelCase,
+  toSnakeCase,
+  type KeyCaseOptions,
+} from "./content/key-case.js";
+export {
   abortableSleep,
   backoffDelay,
   resolveRetryPolicy,

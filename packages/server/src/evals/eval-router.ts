@@ -25,7 +25,7 @@ import { invocationsFromSession } from "./invocations-from-events.js";
 import { runEvalSet, type EvalProgress } from "./run-eval-set.js";
 import { checkEvalMetrics } from "./score-eval-case.js";
 import type { ToolSimulationPlugin } from "./tool-simulation-plugin.js";
-import type { UserSimulatorOptions } from "./user-simulator.js";
+import type { UserSimulatorOptions, UserSimulatorResolver } from "./user-simulator.js";
 import { KeyedQueue } from "@agentkit/core/internal";
 
 export type EvalRouterOptions = ServerContext &
@@ -33,8 +33,12 @@ export type EvalRouterOptions = ServerContext &
     evalStore: EvalStore;
     /** Cases run at once (default 1). */
     parallel?: number;
-    /** Plays the user of conversation-scenario cases. */
-    userSimulator?: UserSimulatorOptions;
+    /**
+     * Plays the user of conversation-scenario cases: one simulator for every app, or a function
+     * giving each app's (called only when a run has a scenario case; `undefined`: none, and
+     * those cases are NOT_EVALUATED, saying so).
+     */
+    userSimulator?: UserSimulatorOptions | UserSimulatorResolver;
     /** The tool simulation plugin installed in the app runners (`createAgentServer({plugins})`). */
     toolSimulator?: ToolSimulationPlugin;
   };
@@ -212,6 +216,14 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
     const ids = body.evalCaseIds ?? body.evalIds;
     for (const id of ids ?? [])
       if (!set.evalCases.some((c) => c.evalId === id)) throw new EvalCaseNotFoundError(set.evalSetId, id);
+    // As runEvalSet picks them: no ids (or an empty list) means every case.
+    const selected = ids?.length ? set.evalCases.filter((c) => ids.includes(c.evalId)) : set.evalCases;
+    const userSimulator =
+      typeof options.userSimulator === "function"
+        ? selected.some((c) => c.conversationScenario)
+          ? await options.userSimulator(appName)
+          : undefined
+        : options.userSimulator;
     const controller = new AbortController();
     // Stop the agents when the client goes away before the run ends.
     const onClose = () => {
@@ -230,7 +242,7 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
         definitions,
         signal: controller.signal,
         ...(options.parallel ? { parallel: options.parallel } : {}),
-        ...(options.userSimulator ? { userSimulator: options.userSimulator } : {}),
+        ...(userSimulator ? { userSimulator } : {}),
         ...(options.toolSimulator ? { toolSimulator: options.toolSimulator } : {}),
         ...(onProgress ? { onProgress } : {}),
       });

@@ -291,12 +291,3 @@ export const evalSetResultSchema = wireObject({
     .default([]),
   creationTimestamp: z.number().default(0),
 });
-
-/**
- * Parses an eval result as ADK writes it: a JSON object, or (ADK Python's local results
- * manager) a JSON string holding the object. Throws a ZodError or a SyntaxError.
- */
-export function parseEvalSetResult(raw: unknown): EvalSetResult {
-  const value = typeof raw === "string" ? (JSON.parse(raw) as unknown) : raw;
-  return evalSetResultSchema.parse(value) as unknown as EvalSetResult;
-}

@@ -3,7 +3,8 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promise
 import { join } from "node:path";
 import { ConfigurationError } from "@agentkit/core";
 import { assertSafeId, type EvalStore } from "./eval-store.js";
-import { parseEvalSet, parseEvalSetResult, type EvalSet } from "./eval-types.js";
+import { evalSetResultFileText, parseEvalSetResult } from "./eval-result-json.js";
+import { parseEvalSet, type EvalSet } from "./eval-types.js";
 
 /** A stored file that is not what it should be: the developer fixes or deletes it. */
 function corrupt(file: string, error: unknown): ConfigurationError {
@@ -61,11 +62,11 @@ export function createFileEvalStore({ dir }: FileEvalStoreOptions): EvalStore {
       throw corrupt(file, error);
     }
   };
-  const write = async (folder: string, name: string, value: unknown): Promise<void> => {
+  const write = async (folder: string, name: string, text: string): Promise<void> => {
     await mkdir(folder, { recursive: true });
     const target = join(folder, name);
     const temp = `${target}.${randomUUID()}.tmp`;
-    await writeFile(temp, `${JSON.stringify(value, null, 2)}\n`, "utf8");
+    await writeFile(temp, text, "utf8");
     await rename(temp, target);
   };
 
@@ -84,7 +85,7 @@ export function createFileEvalStore({ dir }: FileEvalStoreOptions): EvalStore {
     },
     async putEvalSet(app, set: EvalSet) {
       assertSafeId("eval set id", set.evalSetId);
-      await write(setsDir(app), set.evalSetId + SET_SUFFIX, set);
+      await write(setsDir(app), set.evalSetId + SET_SUFFIX, `${JSON.stringify(set, null, 2)}\n`);
     },
     async deleteEvalSet(app, id) {
       assertSafeId("eval set id", id);
@@ -100,7 +101,7 @@ export function createFileEvalStore({ dir }: FileEvalStoreOptions): EvalStore {
       const raw = await read(file);
       if (raw === undefined) return undefined;
       try {
-        // Ours (camelCase JSON) or ADK Python's (snake_case JSON inside a JSON string).
+        // ADK Python's shape (snake_case JSON inside a JSON string), or a plain JSON object.
         return parseEvalSetResult(raw);
       } catch (error) {
         throw corrupt(file, error);
@@ -108,7 +109,7 @@ export function createFileEvalStore({ dir }: FileEvalStoreOptions): EvalStore {
     },
     async putEvalSetResult(app, result) {
       assertSafeId("eval result id", result.evalSetResultId);
-      await write(resultsDir(app), result.evalSetResultId + RESULT_SUFFIX, result);
+      await write(resultsDir(app), result.evalSetResultId + RESULT_SUFFIX, evalSetResultFileText(result));
     },
   };
 }

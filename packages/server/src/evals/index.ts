@@ -32,11 +32,14 @@ export { runEvalSet, EVAL_SESSION_PREFIX, type EvalProgress, type RunEvalSetOpti
 export { invocationsFromSession } from "./invocations-from-events.js";
 export { toolUsesOf } from "./invocation-data.js";
 export { ToolSimulationPlugin, type ToolSimulation, type ToolSimulationRule } from "./tool-simulation-plugin.js";
-export { USER_SIMULATOR_STOP_SIGNAL, type UserSimulatorOptions } from "./user-simulator.js";
+export {
+  USER_SIMULATOR_STOP_SIGNAL,
+  type UserSimulatorOptions,
+  type UserSimulatorResolver,
+} from "./user-simulator.js";
 export {
   EvalStatus,
   parseEvalSet,
-  parseEvalSetResult,
   type EvalSet,
   type EvalCase,
   type ConversationScenario,
@@ -50,6 +53,7 @@ export {
   type EvalSetResult,
   type RunEvalResult,
 } from "./eval-types.js";
+export { parseEvalSetResult, evalSetResultToAdkJson } from "./eval-result-json.js";
 export {
   EvalSetNotFoundError,
   EvalSetAlreadyExistsError,

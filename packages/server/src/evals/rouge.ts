@@ -1,14 +1,21 @@
+import { porterStem } from "./porter-stemmer.js";
+
 /** Han, kana and Hangul syllables are scored one character at a time (no spaces between words). */
 const TOKEN =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])[\p{L}\p{N}\p{M}])+/gu;
 
+/** Tokens the stemmer applies to, as rouge_score's: ASCII letters and digits, longer than 3 characters. */
+const STEMMABLE = /^[a-z0-9]{4,}$/;
+
 /**
  * Lower-cased word tokens of any script: letters with their accents (NFKC-normalised, so a
  * precomposed and a decomposed "é" are the same token), digits, and each Chinese or Japanese
- * character on its own.
+ * character on its own. English words longer than 3 characters are reduced to their Porter stem,
+ * as ADK's scorer (rouge_score with `use_stemmer=True`) does, so "refunds" matches "refunded".
  */
 export function tokenize(text: string): string[] {
-  return text.normalize("NFKC").toLowerCase().match(TOKEN) ?? [];
+  const tokens = text.normalize("NFKC").toLowerCase().match(TOKEN) ?? [];
+  return tokens.map((token) => (STEMMABLE.test(token) ? porterStem(token) : token));
 }
 
 /**

@@ -97,7 +97,8 @@ async function runEvalCase(options: RunEvalSetOptions, evalCase: EvalCase): Prom
   // Why the case could not be scored at all (not a failure of the agent).
   let notRun =
     scenario && !options.userSimulator
-      ? "the case is a conversation scenario: running it needs a user simulator model (user_simulator_config)"
+      ? "the case is a conversation scenario: running it needs a user simulator model " +
+        "(agentkit eval: user_simulator_config in test_config.json; agentkit web: --user-simulator-model)"
       : evalCase.toolSimulation && !options.toolSimulator
         ? "the case simulates tools: the runner needs the tool simulation plugin"
         : undefined;

@@ -15,6 +15,9 @@ export interface UserSimulatorOptions {
   maxAllowedInvocations?: number;
 }
 
+/** Gives an app's user simulator (`undefined`: the app has none). */
+export type UserSimulatorResolver = (appName: string) => Promise<UserSimulatorOptions | undefined>;
+
 /**
  * The next message of a simulated user following the scenario, given the conversation so
  * far; `undefined` when the user is done (the stop signal). Throws when the model fails or

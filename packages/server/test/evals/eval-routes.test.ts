@@ -313,3 +313,115 @@ describe("eval routes over HTTP (http-api.md 4.10, checklist 35)", () => {
     expect((await getJson(`${base}/eval_sets`)).body).toEqual(["smoke"]);
   });
 });
+
+describe("scenario cases over HTTP (a user simulator per app)", () => {
+  const agentModel = new ScriptedModel({ model: "agent" });
+  const simulatorModel = new ScriptedModel({ model: "simulator" });
+  const plainModel = new ScriptedModel({ model: "plain" });
+  const ctx = staticContext({
+    shop: new LlmAgent({ name: "shop", model: agentModel }),
+    plain: new LlmAgent({ name: "plain", model: plainModel }),
+  });
+  const asked: string[] = [];
+  let dir = "";
+  let server: Awaited<ReturnType<typeof serve>>;
+  const scenarioSet = {
+    eval_set: {
+      eval_set_id: "scenarios",
+      eval_cases: [
+        {
+          eval_id: "order_socks",
+          conversation_scenario: {
+            starting_prompt: "I need socks.",
+            conversation_plan: "Order red socks in size 42, then finish.",
+          },
+        },
+      ],
+    },
+  };
+  const metrics = { eval_metrics: [{ metric_name: "model_call_count", threshold: 5 }] };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "agentkit-eval-scenarios-"));
+    server = await serve(
+      createEvalRouter({
+        ...ctx,
+        evalStore: createFileEvalStore({ dir }),
+        // "shop" has a simulator, "plain" none.
+        userSimulator: async (appName) => {
+          asked.push(appName);
+          return appName === "shop" ? { model: simulatorModel, maxAllowedInvocations: 5 } : undefined;
+        },
+      }),
+    );
+  });
+  afterAll(async () => {
+    await server.close();
+    await ctx.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("plays the scenario with the app's simulator and stores the conversation in the result", async () => {
+    agentModel.push(ScriptedModel.text("Which colour and size?"), ScriptedModel.text("Red socks, size 42: ordered."));
+    simulatorModel.push(ScriptedModel.text("Red, size 42."), ScriptedModel.text("</finished>"));
+    const base = `${server.url}/dev/apps/shop`;
+    expect((await sendJson("POST", `${base}/eval_sets`, scenarioSet)).status).toBe(200);
+    const run = await sendJson("POST", `${base}/eval_sets/scenarios/run_eval`, metrics);
+    expect(run.status).toBe(200);
+    const [caseResult] = run.body as RunEvalResult[];
+    expect(caseResult!.finalEvalStatus).toBe(EvalStatus.PASSED);
+    expect(caseResult!.overallEvalMetricResults[0]).toMatchObject({ metricName: "model_call_count", score: 2 });
+    const turns = caseResult!.evalMetricResultPerInvocation.map((row) => [
+      row.actualInvocation.userContent.parts![0]!.text,
+      row.actualInvocation.finalResponse!.parts![0]!.text,
+      row.expectedInvocation,
+    ]);
+    expect(turns).toEqual([
+      ["I need socks.", "Which colour and size?", undefined],
+      ["Red, size 42.", "Red socks, size 42: ordered.", undefined],
+    ]);
+    simulatorModel.assertConsumed();
+    expect(asked).toEqual(["shop"]);
+    // The stored result (the dev UI's history) holds the played conversation, in camelCase.
+    const ids = (await getJson(`${base}/eval_results`)).body as string[];
+    const stored = (await getJson(`${base}/eval_results/${encodeURIComponent(ids[0]!)}`)).body as EvalSetResult;
+    expect(stored.evalCaseResults[0]!.evalMetricResultPerInvocation).toHaveLength(2);
+  });
+
+  it("without a simulator for the app, the case is NOT_EVALUATED with the reason (200, not an error)", async () => {
+    const base = `${server.url}/dev/apps/plain`;
+    expect((await sendJson("POST", `${base}/eval_sets`, scenarioSet)).status).toBe(200);
+    const run = await sendJson("POST", `${base}/eval_sets/scenarios/run`, metrics);
+    expect(run.status).toBe(200);
+    const [caseResult] = (run.body as { runEvalResults: RunEvalResult[] }).runEvalResults;
+    expect(caseResult!.finalEvalStatus).toBe(EvalStatus.NOT_EVALUATED);
+    expect(caseResult!.overallEvalMetricResults[0]).toMatchObject({
+      evalStatus: EvalStatus.NOT_EVALUATED,
+      details: { reason: expect.stringContaining("needs a user simulator model") },
+    });
+    expect(caseResult!.evalMetricResultPerInvocation).toEqual([]);
+  });
+
+  it("asks for no simulator when the run has no scenario case", async () => {
+    const base = `${server.url}/dev/apps/plain`;
+    const fixed = {
+      eval_set: {
+        eval_set_id: "fixed",
+        eval_cases: [
+          {
+            eval_id: "hi",
+            conversation: [{ user_content: { role: "user", parts: [{ text: "hi" }] } }],
+          },
+        ],
+      },
+    };
+    expect((await sendJson("POST", `${base}/eval_sets`, fixed)).status).toBe(200);
+    asked.length = 0;
+    plainModel.push(ScriptedModel.text("hello"));
+    const run = await sendJson("POST", `${base}/eval_sets/fixed/run`, metrics);
+    expect(run.status).toBe(200);
+    const [caseResult] = (run.body as { runEvalResults: RunEvalResult[] }).runEvalResults;
+    expect(caseResult!.finalEvalStatus).toBe(EvalStatus.PASSED);
+    expect(asked).toEqual([]);
+  });
+});
