@@ -109,7 +109,10 @@ export class OtlpReceiver {
 
   /** Metric data points by metric name: `{ attributes, value }` (sums and gauges) or `{ attributes, count, sum }` (histograms). */
   metrics(): Map<string, { attributes: Record<string, unknown>; value?: number; count?: number; sum?: number }[]> {
-    const out = new Map<string, { attributes: Record<string, unknown>; value?: number; count?: number; sum?: number }[]>();
+    const out = new Map<
+      string,
+      { attributes: Record<string, unknown>; value?: number; count?: number; sum?: number }[]
+    >();
     for (const r of this.requests.filter((r) => r.path === "/v1/metrics"))
       for (const rm of list(r.body.resourceMetrics))
         for (const sm of list(obj(rm).scopeMetrics))
@@ -120,8 +123,7 @@ export class OtlpReceiver {
             for (const p of list(data.dataPoints)) {
               const point = obj(p);
               const attributes = attributesOf(list(point.attributes));
-              if (metric.histogram)
-                points.push({ attributes, count: Number(point.count), sum: Number(point.sum) });
+              if (metric.histogram) points.push({ attributes, count: Number(point.count), sum: Number(point.sum) });
               else points.push({ attributes, value: Number(point.asInt ?? point.asDouble) });
             }
             out.set(String(metric.name), points);

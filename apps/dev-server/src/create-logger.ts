@@ -35,7 +35,11 @@ export function createLogger(
   };
   const paths = (text: string) => (at >= RANK.debug ? text : relativizePaths(text, pathsBase));
   const errorText = (error: unknown) =>
-    error instanceof Error ? (at >= RANK.debug ? (error.stack ?? error.message) : paths(error.message)) : paths(String(error));
+    error instanceof Error
+      ? at >= RANK.debug
+        ? (error.stack ?? error.message)
+        : paths(error.message)
+      : paths(String(error));
   const line =
     options.format === "json"
       ? (tag: LogLevel, message: string, error?: unknown, fields?: LogFields) =>

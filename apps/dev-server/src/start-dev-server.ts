@@ -87,11 +87,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       memoryService: services.memoryService,
       credentialService: services.credentialService,
       modelRegistry,
-      plugins: [
-        ...(traces ? [traces.plugin] : []),
-        ...otelPlugins,
-        ...(toolSimulator ? [toolSimulator] : []),
-      ],
+      plugins: [...(traces ? [traces.plugin] : []), ...otelPlugins, ...(toolSimulator ? [toolSimulator] : [])],
       mode: options.mode,
       // The developer at the dev UI needs to see why a run failed (ADK's dev servers send the message too);
       // a server shared over a network or with authentication keeps internals to its log.

@@ -71,7 +71,12 @@ async function runWeather(url: string, key?: string): Promise<{ invocationId: st
   expect((await post(`${url}/apps/weather/users/u1/sessions`, { sessionId: "s1" }, key)).status).toBe(200);
   const run = await post(
     `${url}/run`,
-    { appName: "weather", userId: "u1", sessionId: "s1", newMessage: { role: "user", parts: [{ text: "weather in Oslo?" }] } },
+    {
+      appName: "weather",
+      userId: "u1",
+      sessionId: "s1",
+      newMessage: { role: "user", parts: [{ text: "weather in Oslo?" }] },
+    },
     key,
   );
   expect(run.status).toBe(200);
@@ -146,10 +151,17 @@ describe("agentkit --otel and --log-format json", () => {
       expect(typeof r.message).toBe("string");
     }
     expect(records).toContainEqual(
-      expect.objectContaining({ level: "debug", message: "Run finished", app: "weather", session: "s1", invocation: invocationId }),
+      expect.objectContaining({
+        level: "debug",
+        message: "Run finished",
+        app: "weather",
+        session: "s1",
+        invocation: invocationId,
+      }),
     );
     const everything = `${p.output()}\n${p.errors()}\n${receiver.requests.map((r) => r.text).join("\n")}`;
-    for (const secret of [CLIENT_KEY, WRONG_KEY, MODEL_KEY, OTLP_TOKEN, ARG_SECRET]) expect(everything).not.toContain(secret);
+    for (const secret of [CLIENT_KEY, WRONG_KEY, MODEL_KEY, OTLP_TOKEN, ARG_SECRET])
+      expect(everything).not.toContain(secret);
   });
 
   it("web: the exported spans are the ones the dev UI shows; content opted in is exported with credentials masked", async () => {

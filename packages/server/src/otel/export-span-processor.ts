@@ -45,7 +45,10 @@ export class ExportSpanProcessor implements SpanProcessor {
     const spanId = span.spanContext().spanId;
     let attributes: Attributes = { ...span.attributes };
     if (captureContent && lazy)
-      attributes = { ...attributes, ...lazy.resolve(spanId, this.options.maxAttributeChars ?? DEFAULT_MAX_ATTRIBUTE_CHARS) };
+      attributes = {
+        ...attributes,
+        ...lazy.resolve(spanId, this.options.maxAttributeChars ?? DEFAULT_MAX_ATTRIBUTE_CHARS),
+      };
     if (ownsLazy) lazy?.delete(spanId);
     const out: Attributes = {};
     for (const [key, value] of Object.entries(attributes)) {

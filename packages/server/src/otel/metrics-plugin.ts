@@ -75,7 +75,10 @@ export class OtelMetricsPlugin extends BasePlugin {
       description: "Runs in progress.",
       unit: "{run}",
     });
-    this.toolCalls = meter.createCounter(OtelMetric.toolCalls, { description: "Tool calls, by outcome.", unit: "{call}" });
+    this.toolCalls = meter.createCounter(OtelMetric.toolCalls, {
+      description: "Tool calls, by outcome.",
+      unit: "{call}",
+    });
     this.errors = meter.createCounter(OtelMetric.errors, {
       description: "Model errors, tool errors and error events, by source and error.type.",
       unit: "{error}",
@@ -114,7 +117,10 @@ export class OtelMetricsPlugin extends BasePlugin {
   override afterModelCallback({ context, response }: { context: CallbackContext; response: LlmResponse }): undefined {
     if (response.partial) return undefined;
     const attributes = this.modelAttributes(context);
-    this.endModelCall(context, response.errorCode ? { ...attributes, [OtelAttr.errorType]: response.errorCode } : attributes);
+    this.endModelCall(
+      context,
+      response.errorCode ? { ...attributes, [OtelAttr.errorType]: response.errorCode } : attributes,
+    );
     const usage = response.usageMetadata;
     if (usage?.promptTokenCount !== undefined)
       this.tokenUsage.record(usage.promptTokenCount, { ...attributes, [OtelAttr.tokenType]: "input" });
@@ -123,26 +129,59 @@ export class OtelMetricsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override onModelErrorCallback({ context, error }: { context: CallbackContext; request: LlmRequest; error: unknown }): undefined {
+  override onModelErrorCallback({
+    context,
+    error,
+  }: {
+    context: CallbackContext;
+    request: LlmRequest;
+    error: unknown;
+  }): undefined {
     const type = errorType(error);
     this.endModelCall(context, { ...this.modelAttributes(context), [OtelAttr.errorType]: type });
-    this.errors.add(1, { [OtelAttr.appName]: context.invocation.appName, [OtelAttr.errorSource]: "model", [OtelAttr.errorType]: type });
+    this.errors.add(1, {
+      [OtelAttr.appName]: context.invocation.appName,
+      [OtelAttr.errorSource]: "model",
+      [OtelAttr.errorType]: type,
+    });
     return undefined;
   }
 
   override afterToolCallback({ tool, context }: { tool: BaseTool; context: ToolContext }): undefined {
-    this.toolCalls.add(1, { [OtelAttr.appName]: context.invocation.appName, [TraceAttr.toolName]: tool.name, [OtelAttr.outcome]: "ok" });
+    this.toolCalls.add(1, {
+      [OtelAttr.appName]: context.invocation.appName,
+      [TraceAttr.toolName]: tool.name,
+      [OtelAttr.outcome]: "ok",
+    });
     return undefined;
   }
 
-  override onToolErrorCallback({ tool, context, error }: { tool: BaseTool; context: ToolContext; error: unknown }): undefined {
+  override onToolErrorCallback({
+    tool,
+    context,
+    error,
+  }: {
+    tool: BaseTool;
+    context: ToolContext;
+    error: unknown;
+  }): undefined {
     const app = context.invocation.appName;
     this.toolCalls.add(1, { [OtelAttr.appName]: app, [TraceAttr.toolName]: tool.name, [OtelAttr.outcome]: "error" });
-    this.errors.add(1, { [OtelAttr.appName]: app, [OtelAttr.errorSource]: "tool", [OtelAttr.errorType]: errorType(error) });
+    this.errors.add(1, {
+      [OtelAttr.appName]: app,
+      [OtelAttr.errorSource]: "tool",
+      [OtelAttr.errorType]: errorType(error),
+    });
     return undefined;
   }
 
-  override onEventCallback({ invocationContext, event }: { invocationContext: InvocationContext; event: Event }): undefined {
+  override onEventCallback({
+    invocationContext,
+    event,
+  }: {
+    invocationContext: InvocationContext;
+    event: Event;
+  }): undefined {
     if (event.errorCode && !event.partial)
       this.errors.add(1, {
         [OtelAttr.appName]: invocationContext.appName,

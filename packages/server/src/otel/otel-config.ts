@@ -58,9 +58,13 @@ export function otelConfigFromEnv(env: Record<string, string | undefined>): Otel
         "OTLP over gRPC is not supported: agentkit exports OTLP/HTTP (http/json); point the endpoint at the receiver's HTTP port (4318).",
       );
     if (protocol === "http/protobuf")
-      notes.push(`${signal}: exporting OTLP/HTTP with JSON encoding (http/json), which every OTLP/HTTP receiver accepts`);
+      notes.push(
+        `${signal}: exporting OTLP/HTTP with JSON encoding (http/json), which every OTLP/HTTP receiver accepts`,
+      );
     else if (protocol !== undefined && protocol !== "http/json")
-      throw new ConfigurationError(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/json or http/protobuf, got "${protocol}".`);
+      throw new ConfigurationError(
+        `OTEL_EXPORTER_OTLP_PROTOCOL must be http/json or http/protobuf, got "${protocol}".`,
+      );
     const specific = get(`OTEL_EXPORTER_OTLP_${upper}_ENDPOINT`);
     const base = get("OTEL_EXPORTER_OTLP_ENDPOINT") ?? DEFAULT_ENDPOINT;
     const url = specific ?? `${base.replace(/\/+$/, "")}/${PATHS[signal]}`;

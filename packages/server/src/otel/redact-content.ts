@@ -11,7 +11,8 @@ export type Redactor = (text: string, site: RedactionSite) => string;
 export const REDACTED = "[REDACTED]";
 
 /** Keys whose values are credentials wherever they appear in exported JSON (tool arguments, requests, responses). */
-const CREDENTIAL_KEY = /(pass(word|wd|phrase)?|secret|token|api[-_]?key|apikey|authorization|credential|private[-_]?key|cookie)s?$/i;
+const CREDENTIAL_KEY =
+  /(pass(word|wd|phrase)?|secret|token|api[-_]?key|apikey|authorization|credential|private[-_]?key|cookie)s?$/i;
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/g;
 
 /**

@@ -182,7 +182,9 @@ export function startOtelExport(options: OtelExportOptions): OtelExport {
     shutdowns.push(() => provider.shutdown());
   } else if (otelLogger) {
     // Logs without metrics: the plugin still writes its record per run.
-    metricsPlugin = new OtelMetricsPlugin(createNoopMeter(), (message, attributes) => emit("info", message, attributes));
+    metricsPlugin = new OtelMetricsPlugin(createNoopMeter(), (message, attributes) =>
+      emit("info", message, attributes),
+    );
   }
 
   let shutting: Promise<void> | undefined;

@@ -149,7 +149,8 @@ describe("OpenTelemetry export over OTLP/HTTP (JSON) to a local receiver", () =>
     expect(root!.resource).toMatchObject({ "service.name": "weather-service", "deployment.environment": "test" });
     // Content is opt-in: no prompt, response or tool payload by default.
     for (const span of spans)
-      for (const key of Object.keys(span.attributes)) expect(key).not.toMatch(/llm_request|llm_response|tool_call_args|tool_response/);
+      for (const key of Object.keys(span.attributes))
+        expect(key).not.toMatch(/llm_request|llm_response|tool_call_args|tool_response/);
     expect(r.allText()).not.toContain("weather in Oslo?");
     expect(r.allText()).not.toContain("Sunny in Oslo");
 
@@ -165,7 +166,10 @@ describe("OpenTelemetry export over OTLP/HTTP (JSON) to a local receiver", () =>
     expect(metrics.get("agentkit.runs")!.map((p) => p.value)).toEqual([1]);
     expect(metrics.get("agentkit.runs.active")!.map((p) => p.value)).toEqual([0]);
     expect(metrics.get("agentkit.tool.calls")).toEqual([
-      { attributes: { "agentkit.app.name": "weather", "gen_ai.tool.name": "get_weather", "agentkit.outcome": "ok" }, value: 1 },
+      {
+        attributes: { "agentkit.app.name": "weather", "gen_ai.tool.name": "get_weather", "agentkit.outcome": "ok" },
+        value: 1,
+      },
     ]);
     // The run waited for its session's turn once (creating the session takes no turn).
     expect(metrics.get("agentkit.run_queue.wait")!.reduce((n, p) => n + (p.count ?? 0), 0)).toBe(1);
@@ -199,7 +203,10 @@ describe("OpenTelemetry export over OTLP/HTTP (JSON) to a local receiver", () =>
       city: "<city>",
       api_key: "[REDACTED]",
     });
-    expect(JSON.parse(String(tool.attributes["gcp.vertex.agent.tool_response"]))).toEqual({ city: "<city>", sky: "sunny" });
+    expect(JSON.parse(String(tool.attributes["gcp.vertex.agent.tool_response"]))).toEqual({
+      city: "<city>",
+      sky: "sunny",
+    });
     const [first, second] = spans.filter((s) => s.name === "call_llm");
     const request = JSON.parse(String(first!.attributes["gcp.vertex.agent.llm_request"]));
     expect(JSON.stringify(request.contents)).toContain("weather in <city>?");
