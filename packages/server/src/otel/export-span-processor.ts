@@ -64,9 +64,11 @@ export class ExportSpanProcessor implements SpanProcessor {
     return this.options.next.forceFlush();
   }
 
-  shutdown(): Promise<void> {
-    return this.options.next.shutdown();
-  }
+  /**
+   * Leaves `next` running: the export owns the batch processor and stops it within its bounded
+   * shutdown; a trace recorder shutting down its provider first must not wait on the receiver.
+   */
+  async shutdown(): Promise<void> {}
 
   private redactValue(key: string, value: AttributeValue | undefined): AttributeValue | undefined {
     const one = (text: string) => {

@@ -82,10 +82,10 @@ export function startOtelExport(options: OtelExportOptions): OtelExport {
     return options.redact ? options.redact(masked, { signal: "logs", ...(attribute ? { attribute } : {}) }) : masked;
   };
   const resource = resourceFromAttributes({
+    "telemetry.distro.name": "agentkit",
+    "telemetry.distro.version": VERSION,
     ...config.resourceAttributes,
     "service.name": config.serviceName,
-    "telemetry.sdk.name": "agentkit",
-    "service.version": VERSION,
   });
   const timeoutMillis = options.exportTimeoutMs ?? 10_000;
   const shutdowns: (() => Promise<void>)[] = [];
@@ -201,7 +201,7 @@ export function startOtelExport(options: OtelExportOptions): OtelExport {
     recordRunQueueWait: (ms, appName) => queueWait?.record(ms / 1000, { [OtelAttr.appName]: appName }),
     shutdown: () =>
       (shutting ??= bounded(
-        // Spans first: the tracer providers flush into the shared batch processor before it stops.
+        // All at once: ended spans are already in the batch processor, which each export flushes.
         Promise.allSettled(shutdowns.map((stop) => stop())).then(() => undefined),
         options.shutdownTimeoutMs ?? 5000,
         () => base?.warn("OpenTelemetry: the last exports did not finish in time and were dropped"),
