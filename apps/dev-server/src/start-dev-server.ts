@@ -67,7 +67,13 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
   // Loaded only with --otel: a server without it never loads the OpenTelemetry SDK or exporters.
   const otel = options.otel ? await startOtel(options, env, baseLogger) : undefined;
   const logger = otel ? otel.export.logger(baseLogger, options.logLevel) : baseLogger;
-  const services = await createServices(options, { agentsDir, clusterLock: options.sessionLock !== "process" });
+  let services: Awaited<ReturnType<typeof createServices>>;
+  try {
+    services = await createServices(options, { agentsDir, clusterLock: options.sessionLock !== "process" });
+  } catch (error) {
+    await otel?.export.shutdown();
+    throw error;
+  }
   // Traces and evals are dev tooling: `agentkit api-server` neither records nor serves them.
   const web = options.mode === "web";
   // Loaded only for web: `api-server` never loads the dev tooling modules (nor OpenTelemetry without --otel).
