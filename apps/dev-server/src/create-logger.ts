@@ -1,10 +1,8 @@
 import { relativizePaths, type LogFields, type ServerLogger } from "@agentkit/server";
 import type { LogFormat, LogLevel } from "./parse-cli-args.js";
+import { createSecretScrubber } from "./secret-scrubber.js";
 
 const RANK: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
-const REDACTED = "[REDACTED]";
-/** Credentials in an Authorization-style text ("Bearer abc…"), whoever wrote them into a message. */
-const SCHEME_CREDENTIAL = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/g;
 
 export interface LoggerOptions {
   /** text (default): `[agentkit] <level> <message>`; json: one JSON object a line. */
@@ -26,13 +24,7 @@ export function createLogger(
   options: LoggerOptions = {},
 ): ServerLogger {
   const at = RANK[level];
-  // Longest first, so a secret containing another is masked whole.
-  const secrets = [...new Set(options.secrets ?? [])].filter((s) => s.length >= 6).sort((a, b) => b.length - a.length);
-  const scrub = (text: string) => {
-    let out = text.replace(SCHEME_CREDENTIAL, (_m, scheme: string) => `${scheme} ${REDACTED}`);
-    for (const secret of secrets) out = out.replaceAll(secret, REDACTED);
-    return out;
-  };
+  const scrub = createSecretScrubber(options.secrets ?? []);
   const paths = (text: string) => (at >= RANK.debug ? text : relativizePaths(text, pathsBase));
   const errorText = (error: unknown) =>
     error instanceof Error

@@ -18,6 +18,7 @@ import { devServerBuiltInCodeExecutors } from "./dev-server-code-executors.js";
 import { devServerBuilderPolicy, devServerBuiltInTools } from "./dev-server-tools.js";
 import { createLogger } from "./create-logger.js";
 import type { ServeOptions } from "./parse-cli-args.js";
+import { createSecretScrubber } from "./secret-scrubber.js";
 import { secretValues } from "./secret-values.js";
 import { devServerAuth } from "./server-auth.js";
 
@@ -60,12 +61,13 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
     builderPolicy: devServerBuilderPolicy(),
   });
   const env = options.env ?? process.env;
+  const secrets = secretValues(options, env);
   const baseLogger = createLogger(options.logLevel, undefined, dirname(agentsDir), {
     ...(options.logFormat ? { format: options.logFormat } : {}),
-    secrets: secretValues(options, env),
+    secrets,
   });
   // Loaded only with --otel: a server without it never loads the OpenTelemetry SDK or exporters.
-  const otel = options.otel ? await startOtel(options, env, baseLogger) : undefined;
+  const otel = options.otel ? await startOtel(options, env, baseLogger, createSecretScrubber(secrets)) : undefined;
   const logger = otel ? otel.export.logger(baseLogger, options.logLevel) : baseLogger;
   let services: Awaited<ReturnType<typeof createServices>>;
   try {
@@ -165,6 +167,7 @@ async function startOtel(
   options: StartDevServerOptions,
   env: NodeJS.ProcessEnv,
   logger: ServerLogger,
+  scrub: (text: string) => string,
 ): Promise<{ export: OtelExport; banner: string }> {
   const { otelConfigFromEnv, startOtelExport } = await import("@agentkit/server/otel");
   let config: OtelConfig;
@@ -183,7 +186,8 @@ async function startOtel(
     })
     .filter(Boolean);
   return {
-    export: startOtelExport({ config, logger, captureContent }),
+    // The log's secret masking also applies to what is exported (span content, log records).
+    export: startOtelExport({ config, logger, captureContent, redact: scrub }),
     banner:
       `otel: ${signals.length ? signals.join(", ") : "every signal off"} (service ${config.serviceName}` +
       `${captureContent ? ", with prompt and response content" : ""})`,

@@ -32,7 +32,8 @@ export const rootAgent = new LlmAgent({
     name: "get_weather",
     description: "Weather of a city",
     parameters: z.object({ city: z.string(), api_key: z.string() }),
-    execute: async ({ city }) => ({ city, sky: "sunny" }),
+    // A careless tool that echoes a credential of the environment: masking must catch it on the way out.
+    execute: async ({ city }) => ({ city, sky: "sunny", via: process.env.OPENAI_API_KEY }),
   })],
 });
 `,
@@ -182,6 +183,11 @@ describe("agentkit --otel and --log-format json", () => {
     expect(JSON.parse(String(tool.attributes["gcp.vertex.agent.tool_call_args"]))).toEqual({
       city: "Oslo",
       api_key: "[REDACTED]",
+    });
+    expect(JSON.parse(String(tool.attributes["gcp.vertex.agent.tool_response"]))).toEqual({
+      city: "Oslo",
+      sky: "sunny",
+      via: "[REDACTED]",
     });
     expect(String(exported.find((s) => s.name === "call_llm")?.attributes["gcp.vertex.agent.llm_request"])).toContain(
       "weather in Oslo?",
