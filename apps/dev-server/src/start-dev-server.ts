@@ -51,15 +51,6 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
   const auth = devServerAuth(options, options.mode === "web" ? "web" : "api-server");
   const agentsDir = resolve(options.agentsDir);
   const devUi = options.mode === "web" ? devUiOption(options.devUiDir) : {};
-  const modelRegistry = createModelRegistry();
-  const loader = createDirectoryAgentLoader({
-    agentsDir,
-    reload: options.reload,
-    modelRegistry,
-    builtInTools: devServerBuiltInTools(),
-    builtInCodeExecutors: devServerBuiltInCodeExecutors(),
-    builderPolicy: devServerBuilderPolicy(),
-  });
   const env = options.env ?? process.env;
   const secrets = secretValues(options, env);
   const baseLogger = createLogger(options.logLevel, undefined, dirname(agentsDir), {
@@ -67,10 +58,21 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
     secrets,
   });
   // Loaded only with --otel: a server without it never loads the OpenTelemetry SDK or exporters.
+  // Before the loader and services: a bad OTEL_* variable fails with nothing else started.
   const otel = options.otel ? await startOtel(options, env, baseLogger, createSecretScrubber(secrets)) : undefined;
   const logger = otel ? otel.export.logger(baseLogger, options.logLevel) : baseLogger;
+  const modelRegistry = createModelRegistry();
+  let loader: ReturnType<typeof createDirectoryAgentLoader>;
   let services: Awaited<ReturnType<typeof createServices>>;
   try {
+    loader = createDirectoryAgentLoader({
+      agentsDir,
+      reload: options.reload,
+      modelRegistry,
+      builtInTools: devServerBuiltInTools(),
+      builtInCodeExecutors: devServerBuiltInCodeExecutors(),
+      builderPolicy: devServerBuilderPolicy(),
+    });
     services = await createServices(options, { agentsDir, clusterLock: options.sessionLock !== "process" });
   } catch (error) {
     await otel?.export.shutdown();

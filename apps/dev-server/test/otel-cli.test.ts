@@ -195,4 +195,24 @@ describe("agentkit --otel and --log-format json", () => {
     const payloads = receiver.requests.map((r) => r.text).join("\n");
     for (const secret of [ARG_SECRET, OTLP_TOKEN, MODEL_KEY]) expect(payloads).not.toContain(secret);
   });
+
+  it("a bad OTEL_* variable is a usage error (exit 2) naming the variable, not its value, before anything starts", async () => {
+    const receiver = await new OtlpReceiver().start();
+    receivers.push(receiver);
+    for (const [env, message] of [
+      [{ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, /--otel: OTLP over gRPC is not supported/],
+      [{ OTEL_EXPORTER_OTLP_HEADERS: OTLP_TOKEN }, /--otel: OTEL_EXPORTER_OTLP_HEADERS: every entry must be key=value/],
+    ] as const) {
+      const p = startCli(["api-server", agents.dir, "--port", "0", "--otel"], {
+        ...OFFLINE_ENV,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        ...env,
+      });
+      children.push(p);
+      expect(await p.exited).toBe(2);
+      expect(p.errors()).toMatch(message);
+      expect(`${p.output()}${p.errors()}`).not.toContain(OTLP_TOKEN);
+    }
+    expect(receiver.requests).toEqual([]);
+  });
 });
