@@ -56,6 +56,12 @@ export const VENDOR_ZONES = {
   },
   "@agentkit/server": {
     jose: "src/auth/",
+    // The OTLP export: only in @agentkit/server/otel, which a server without --otel never loads.
+    "@opentelemetry/exporter-trace-otlp-http": "src/otel/",
+    "@opentelemetry/exporter-metrics-otlp-http": "src/otel/",
+    "@opentelemetry/exporter-logs-otlp-http": "src/otel/",
+    "@opentelemetry/sdk-metrics": "src/otel/",
+    "@opentelemetry/sdk-logs": "src/otel/",
   },
   "@agentkit/artifacts": {
     "@aws-sdk/client-s3": "src/s3/",

@@ -20,4 +20,20 @@ describe("@agentkit/server entries", () => {
     expect(local.some((f) => f.startsWith("src/telemetry/"))).toBe(true);
     expect(local.some((f) => f.startsWith("src/evals/"))).toBe(true);
   });
+
+  it("the otel entry holds the OTLP export, and neither the root nor the devtools entry reaches it", () => {
+    const otel = valueImportClosure(serverDir, "src/otel.ts");
+    expect(otel.packages).toEqual(
+      expect.arrayContaining([
+        "@opentelemetry/exporter-trace-otlp-http",
+        "@opentelemetry/exporter-metrics-otlp-http",
+        "@opentelemetry/exporter-logs-otlp-http",
+      ]),
+    );
+    for (const entry of ["src/index.ts", "src/devtools.ts"]) {
+      const { files, packages } = valueImportClosure(serverDir, entry);
+      expect(files.map((f) => relative(serverDir, f)).filter((f) => f.startsWith("src/otel"))).toEqual([]);
+      expect(packages.filter((p) => p.includes("otlp"))).toEqual([]);
+    }
+  });
 });

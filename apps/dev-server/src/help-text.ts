@@ -45,6 +45,17 @@ Flags (web, api-server):
   --no-warm-up                   load apps and their models on the first request, not before listening (env AGENTKIT_WARM_UP=0)
   --allow-origins <o1,o2>        enable CORS for these origins (repeatable; env AGENTKIT_ALLOW_ORIGINS)
   --log-level <level>            error | warn | info | debug (default info; env AGENTKIT_LOG_LEVEL)
+  --log-format text|json         json: one JSON object a line (level, time, message, app, session,
+                                 invocation ids where known; env AGENTKIT_LOG_FORMAT); known secrets
+                                 (API keys, *_API_KEY / *_TOKEN variables, Bearer credentials) are masked
+  --otel                         export traces, metrics and logs over OTLP/HTTP (JSON) (env AGENTKIT_OTEL=1) to
+                                 OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318) or the per-signal
+                                 OTEL_EXPORTER_OTLP_{TRACES,METRICS,LOGS}_ENDPOINT; also read:
+                                 OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
+                                 OTEL_{TRACES,METRICS,LOGS}_EXPORTER=none, OTEL_METRIC_EXPORT_INTERVAL
+                                 (docs/deployment.md#telemetry)
+  --otel-capture-content         also export prompts, responses and tool payloads in spans, credentials
+                                 masked (default off; env OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)
   --a2a                          also serve every app over A2A at /a2a/{app} (agent card at
                                  /a2a/{app}/.well-known/agent-card.json; env AGENTKIT_A2A=1)
   --dev-ui-dir <dir>             web: serve this built dev UI instead of agentkit's (for ADK's own:

@@ -69,6 +69,7 @@ export async function main(
           ...cli.options,
           mode: cli.command === "web" ? "web" : "api",
           log: io.stdout,
+          env: io.env,
         });
         if (io.env.AGENTKIT_STARTUP_TIMING === "1") io.stderr.write(startupTiming(modulesLoaded));
         await waitForSignal();

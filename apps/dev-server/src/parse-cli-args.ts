@@ -5,6 +5,7 @@ import { LIMIT_FLAG_SPECS, parseLimitFlags } from "./limit-flags.js";
 
 export type LogLevel = "error" | "warn" | "info" | "debug";
 const LOG_LEVELS: readonly LogLevel[] = ["error", "warn", "info", "debug"];
+export type LogFormat = "text" | "json";
 
 /** What the server commands (`web`, `api-server`) need. */
 export interface ServeOptions {
@@ -19,6 +20,13 @@ export interface ServeOptions {
   artifactServiceUri?: string;
   memoryServiceUri?: string;
   logLevel: LogLevel;
+  /** `--log-format text|json`: json writes one JSON object a line (level, time, message, ids). Default text. */
+  logFormat?: LogFormat;
+  /**
+   * `--otel`: export traces, metrics and logs over OTLP/HTTP to the endpoints of the standard
+   * `OTEL_EXPORTER_OTLP_*` variables; `captureContent` adds prompts and responses to spans.
+   */
+  otel?: { captureContent: boolean };
   /** Also serve every app over A2A at `/a2a/{app}` (agent card, JSON-RPC, HTTP+JSON). */
   a2a?: boolean;
   /**
@@ -127,6 +135,9 @@ const SERVE_FLAGS: FlagSpec = {
   "artifact-service-uri": { type: "string" },
   "memory-service-uri": { type: "string" },
   "log-level": { type: "string" },
+  "log-format": { type: "string" },
+  otel: { type: "boolean" },
+  "otel-capture-content": { type: "boolean" },
   a2a: { type: "boolean" },
   "dev-ui-dir": { type: "string" },
   "user-simulator-model": { type: "string" },
@@ -204,6 +215,8 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
           ),
           ...serviceUris(values, env),
           logLevel: parseLogLevel(str(values, "log-level") ?? env.AGENTKIT_LOG_LEVEL ?? "info"),
+          ...parseLogFormat(values, env),
+          ...parseOtel(values, env),
           a2a: values.a2a === true || env.AGENTKIT_A2A === "1" || env.AGENTKIT_A2A === "true",
           ...(devUiDir !== undefined ? { devUiDir } : {}),
           ...(userSimulatorModel !== undefined ? { userSimulatorModel } : {}),
@@ -237,6 +250,9 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
         "insecure-no-auth": _i,
         "session-lock": _sl,
         "session-lock-wait-ms": _slw,
+        "log-format": _lf,
+        otel: _ot,
+        "otel-capture-content": _oc,
         ...serveAndRunFlags
       } = SERVE_FLAGS;
       // The limit flags are the server's: `run` has none.
@@ -464,6 +480,32 @@ function isTrue(value: string | undefined): boolean {
 
 function isFalse(value: string | undefined): boolean {
   return value === "0" || value?.toLowerCase() === "false";
+}
+
+/** `--log-format text|json` (AGENTKIT_LOG_FORMAT). */
+function parseLogFormat(values: FlagValues, env: NodeJS.ProcessEnv): { logFormat?: LogFormat } {
+  const raw = str(values, "log-format") ?? (env.AGENTKIT_LOG_FORMAT || undefined);
+  if (raw === undefined) return {};
+  const format = raw.toLowerCase();
+  if (format !== "text" && format !== "json")
+    throw new CliUsageError(`--log-format must be text or json, got "${raw}".`);
+  return { logFormat: format };
+}
+
+/**
+ * `--otel` (AGENTKIT_OTEL=1) turns the export on; `--otel-capture-content` (or the GenAI
+ * convention's OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true) adds content to spans.
+ * Endpoints and headers stay in the OTEL_* variables, read when the export starts.
+ */
+function parseOtel(values: FlagValues, env: NodeJS.ProcessEnv): { otel?: { captureContent: boolean } } {
+  const on = values.otel === true || isTrue(env.AGENTKIT_OTEL);
+  const captureContent =
+    values["otel-capture-content"] === true || isTrue(env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT);
+  if (values["otel-capture-content"] === true && !on)
+    throw new CliUsageError("--otel-capture-content applies to --otel only (OpenTelemetry export is off).");
+  // The SDK's own switch: a deployment that disabled OpenTelemetry keeps it off.
+  if (!on || isTrue(env.OTEL_SDK_DISABLED)) return {};
+  return { otel: { captureContent } };
 }
 
 function parsePort(raw: string): number {

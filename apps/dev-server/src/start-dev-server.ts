@@ -8,7 +8,9 @@ import {
   createGraphRouter,
   isLoopbackHost,
   type AgentServer,
+  type ServerLogger,
 } from "@agentkit/server";
+import type { OtelConfig, OtelExport } from "@agentkit/server/otel";
 import { createA2aRoutes } from "./a2a-routes.js";
 import { CliUsageError } from "./cli-usage-error.js";
 import { createServices } from "./create-services.js";
@@ -16,6 +18,8 @@ import { devServerBuiltInCodeExecutors } from "./dev-server-code-executors.js";
 import { devServerBuilderPolicy, devServerBuiltInTools } from "./dev-server-tools.js";
 import { createLogger } from "./create-logger.js";
 import type { ServeOptions } from "./parse-cli-args.js";
+import { createSecretScrubber } from "./secret-scrubber.js";
+import { secretValues } from "./secret-values.js";
 import { devServerAuth } from "./server-auth.js";
 import { createUserSimulatorResolver } from "./user-simulator-resolver.js";
 
@@ -23,6 +27,8 @@ export interface StartDevServerOptions extends ServeOptions {
   mode: "web" | "api";
   /** Where the startup banner goes (default stdout). */
   log?: NodeJS.WritableStream;
+  /** The environment (OTEL_* for `--otel`, secrets to keep out of logs); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningDevServer {
@@ -46,21 +52,42 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
   const auth = devServerAuth(options, options.mode === "web" ? "web" : "api-server");
   const agentsDir = resolve(options.agentsDir);
   const devUi = options.mode === "web" ? devUiOption(options.devUiDir) : {};
-  const modelRegistry = createModelRegistry();
-  const loader = createDirectoryAgentLoader({
-    agentsDir,
-    reload: options.reload,
-    modelRegistry,
-    builtInTools: devServerBuiltInTools(),
-    builtInCodeExecutors: devServerBuiltInCodeExecutors(),
-    builderPolicy: devServerBuilderPolicy(),
+  const env = options.env ?? process.env;
+  const secrets = secretValues(options, env);
+  const baseLogger = createLogger(options.logLevel, undefined, dirname(agentsDir), {
+    ...(options.logFormat ? { format: options.logFormat } : {}),
+    secrets,
   });
-  const services = await createServices(options, { agentsDir, clusterLock: options.sessionLock !== "process" });
+  // Loaded only with --otel: a server without it never loads the OpenTelemetry SDK or exporters.
+  // Before the loader and services: a bad OTEL_* variable fails with nothing else started.
+  const otel = options.otel ? await startOtel(options, env, baseLogger, createSecretScrubber(secrets)) : undefined;
+  const logger = otel ? otel.export.logger(baseLogger, options.logLevel) : baseLogger;
+  const modelRegistry = createModelRegistry();
+  let loader: ReturnType<typeof createDirectoryAgentLoader>;
+  let services: Awaited<ReturnType<typeof createServices>>;
+  try {
+    loader = createDirectoryAgentLoader({
+      agentsDir,
+      reload: options.reload,
+      modelRegistry,
+      builtInTools: devServerBuiltInTools(),
+      builtInCodeExecutors: devServerBuiltInCodeExecutors(),
+      builderPolicy: devServerBuilderPolicy(),
+    });
+    services = await createServices(options, { agentsDir, clusterLock: options.sessionLock !== "process" });
+  } catch (error) {
+    await otel?.export.shutdown();
+    throw error;
+  }
   // Traces and evals are dev tooling: `agentkit api-server` neither records nor serves them.
   const web = options.mode === "web";
-  // Loaded only for web: `api-server` never loads the dev tooling modules or OpenTelemetry.
+  // Loaded only for web: `api-server` never loads the dev tooling modules (nor OpenTelemetry without --otel).
   const devtools = web ? await import("@agentkit/server/devtools") : undefined;
-  const traces = devtools?.createTraceRecorder();
+  // With --otel the export gets the very spans the dev UI shows (one tracer provider, two processors).
+  const traces = devtools?.createTraceRecorder(
+    otel ? { spanProcessors: (plugin) => [otel.export.spanProcessorFor(plugin)].filter((p) => p !== undefined) } : {},
+  );
+  const otelPlugins = otel?.export.plugins({ tracing: !traces }) ?? [];
   // Eval cases that simulate tools are served by this plugin in every app runner (inert for other runs).
   const toolSimulator = devtools ? new devtools.ToolSimulationPlugin() : undefined;
   try {
@@ -79,7 +106,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       memoryService: services.memoryService,
       credentialService: services.credentialService,
       modelRegistry,
-      plugins: [...(traces ? [traces.plugin] : []), ...(toolSimulator ? [toolSimulator] : [])],
+      plugins: [...(traces ? [traces.plugin] : []), ...otelPlugins, ...(toolSimulator ? [toolSimulator] : [])],
       mode: options.mode,
       // The developer at the dev UI needs to see why a run failed (ADK's dev servers send the message too);
       // a server shared over a network or with authentication keeps internals to its log.
@@ -88,7 +115,8 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       host: options.host,
       ...(options.allowedHosts?.length ? { allowedHosts: options.allowedHosts } : {}),
       ...(auth.options ? { auth: auth.options } : {}),
-      logger: createLogger(options.logLevel, undefined, dirname(agentsDir)),
+      logger,
+      ...(otel ? { onRunQueueWait: (ms: number, app: string) => otel.export.recordRunQueueWait(ms, app) } : {}),
       ...(options.allowOrigins.length > 0 ? { cors: { allowOrigins: options.allowOrigins } } : {}),
       ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
       ...(options.limits ? { limits: options.limits } : {}),
@@ -123,6 +151,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
         `${warm ? `, warmed up in ${warm.ms} ms` : ""}\n` +
         (options.a2a ? `  a2a: ${url}/a2a/{app} (agent cards at ${url}/a2a/{app}/.well-known/agent-card.json)\n` : "") +
         (auth.banner ? `  ${auth.banner}\n` : "") +
+        (otel ? `  ${otel.banner}\n` : "") +
         `  sessions: ${services.describe.sessions}\n  artifacts: ${services.describe.artifacts}\n  ` +
         `memory: ${services.describe.memory}\n  credentials: ${services.describe.credentials}\n`,
     );
@@ -134,16 +163,51 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       async close() {
         await server.close();
         await traces?.shutdown();
+        // Bounded: a receiver that is down delays shutdown by at most the export's timeout.
+        await otel?.export.shutdown();
         await loader.close();
         await services.close();
       },
     };
   } catch (error) {
     await traces?.shutdown();
+    await otel?.export.shutdown();
     await loader.close();
     await services.close();
     throw error;
   }
+}
+
+/** `--otel`: reads the OTEL_* variables (a bad one is a usage error) and starts the export. */
+async function startOtel(
+  options: StartDevServerOptions,
+  env: NodeJS.ProcessEnv,
+  logger: ServerLogger,
+  scrub: (text: string) => string,
+): Promise<{ export: OtelExport; banner: string }> {
+  const { otelConfigFromEnv, startOtelExport } = await import("@agentkit/server/otel");
+  let config: OtelConfig;
+  try {
+    config = otelConfigFromEnv(env);
+  } catch (error) {
+    throw new CliUsageError(`--otel: ${(error as Error).message}`);
+  }
+  for (const note of config.notes) logger.warn(`OpenTelemetry: ${note}`);
+  const captureContent = options.otel?.captureContent === true || config.captureContent;
+  const signals = (["traces", "metrics", "logs"] as const)
+    .map((signal) => {
+      const target = config[signal];
+      // The origin only: a URL's path or query may carry a token.
+      return target ? `${signal} ${new URL(target.url).origin}` : undefined;
+    })
+    .filter(Boolean);
+  return {
+    // The log's secret masking also applies to what is exported (span content, log records).
+    export: startOtelExport({ config, logger, captureContent, redact: scrub }),
+    banner:
+      `otel: ${signals.length ? signals.join(", ") : "every signal off"} (service ${config.serviceName}` +
+      `${captureContent ? ", with prompt and response content" : ""})`,
+  };
 }
 
 /**

@@ -181,6 +181,9 @@ describe("parseCliArgs", () => {
     [["web", "--port", "80a"], /--port must be an integer/],
     [["web", "--port", "70000"], /--port must be an integer/],
     [["web", "--log-level", "loud"], /--log-level must be one of/],
+    [["api-server", "--log-format", "xml"], /--log-format must be text or json/],
+    [["api-server", "--otel-capture-content"], /applies to --otel only/],
+    [["run", "a", "--otel"], /agentkit run: .*otel/],
     [["web", "--bogus"], /agentkit web: .*bogus/],
     [["web", "a", "b"], /one agents directory/],
     [["web", "--reload", "--no-reload"], /contradict/],
@@ -189,5 +192,26 @@ describe("parseCliArgs", () => {
   ])("rejects %j with a usage error", (argv, message) => {
     expect(() => parseCliArgs(argv, {})).toThrow(CliUsageError);
     expect(() => parseCliArgs(argv, {})).toThrow(message);
+  });
+
+  it("--log-format and --otel, from flags or the environment", () => {
+    const serve = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+      const cli = parseCliArgs(["api-server", ...argv], env);
+      if (cli.command !== "api-server") throw new Error("not a server command");
+      return cli.options;
+    };
+    expect(serve([]).logFormat).toBeUndefined();
+    expect(serve([]).otel).toBeUndefined();
+    expect(serve(["--log-format", "JSON"]).logFormat).toBe("json");
+    expect(serve([], { AGENTKIT_LOG_FORMAT: "json" }).logFormat).toBe("json");
+    expect(serve(["--otel"]).otel).toEqual({ captureContent: false });
+    expect(serve([], { AGENTKIT_OTEL: "1" }).otel).toEqual({ captureContent: false });
+    expect(serve(["--otel", "--otel-capture-content"]).otel).toEqual({ captureContent: true });
+    expect(serve(["--otel"], { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true" }).otel).toEqual({
+      captureContent: true,
+    });
+    // The SDK's own off switch wins; an endpoint alone does not turn export on.
+    expect(serve(["--otel"], { OTEL_SDK_DISABLED: "true" }).otel).toBeUndefined();
+    expect(serve([], { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }).otel).toBeUndefined();
   });
 });

@@ -112,6 +112,11 @@ export interface AgentServerOptions {
   /** Where unexpected errors are reported (with their stacks; clients never see a stack). */
   logger?: ServerLogger;
   /**
+   * Told how long each run (and state edit) waited for its session's turn, in ms, once it has it
+   * (the OpenTelemetry export's `agentkit.run_queue.wait`: `otel.recordRunQueueWait`).
+   */
+  onRunQueueWait?: (ms: number, appName: string) => void;
+  /**
    * Send the message of an unexpected error (a tool or callback that throws, a failing service)
    * to the client, as ADK's dev servers do, instead of "Internal server error". Off by default:
    * messages can carry internals (a connection string in a driver error). The `agentkit web`
@@ -251,6 +256,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       options.sessionLock
         ? { lock: options.sessionLock, waitMs: checkWaitMs(options.sessionLockWaitMs ?? DEFAULT_SESSION_LOCK_WAIT_MS) }
         : undefined,
+      options.onRunQueueWait,
     ),
     runs: new RunTracker(),
     rateLimiter: new RunRateLimiter(limits),

@@ -54,7 +54,7 @@ export {
 } from "./auth/index.js";
 export type { DevUiOptions } from "./routes/dev-ui-routes.js";
 export type { AppInfo } from "./routes/app-routes.js";
-export { consoleLogger, type ServerLogger } from "./server-logger.js";
+export { consoleLogger, type LogFields, type ServerLogger } from "./server-logger.js";
 export { LiveCloseCode, type LiveStats } from "./live/live-socket-server.js";
 export {
   createGraphRouter,

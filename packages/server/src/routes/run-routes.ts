@@ -108,7 +108,8 @@ async function runToSse(deps: RouteDeps, req: Request, res: Response): Promise<v
     const cut = cutByShutdown(controller.signal);
     if (!controller.signal.aborted || cut) {
       const reported = cut ? new ServerDrainingError() : error;
-      if (!cut && statusForError(error) >= 500) deps.logger.error("Run failed after the SSE stream started", error);
+      if (!cut && statusForError(error) >= 500)
+        deps.logger.error("Run failed after the SSE stream started", error, run.fields);
       const { error: message, code } = errorBody(reported, deps.exposeErrorMessages);
       // An error after the stream started is a frame with a string `error` (section 5.1).
       if (!res.destroyed) res.write(`data: ${JSON.stringify({ error: message, code })}\n\n`);
@@ -143,7 +144,8 @@ async function runToJson(
     // Cut by shutdown: a 503 with the events so far, so the client knows the answer is incomplete.
     const error = cutByShutdown(controller.signal) ? new ServerDrainingError() : caught;
     if (controller.signal.aborted && error instanceof RunAbortedError) return; // the client left
-    if (statusForError(error) >= 500 && !(error instanceof ServerDrainingError)) deps.logger.error("Run failed", error);
+    if (statusForError(error) >= 500 && !(error instanceof ServerDrainingError))
+      deps.logger.error("Run failed", error, run.fields);
     setRetryAfter(res, error);
     // Like adk-devtools: the error plus the events produced before it.
     res

@@ -10,6 +10,7 @@ import {
 import { checkIncomingMessage } from "@agentkit/core/internal";
 import { ServerDrainingError } from "../errors/server-errors.js";
 import type { RouteDeps } from "../routes/route-deps.js";
+import type { LogFields } from "../server-logger.js";
 import type { RunnerLease } from "./runner-cache.js";
 import { cutByShutdown } from "./run-tracker.js";
 
@@ -33,6 +34,8 @@ export interface PreparedRun {
   execute(onEvent: (event: Event) => Promise<void> | void): Promise<void>;
   /** Gives up without running (releases the session slot and the runner). */
   cancel(): void;
+  /** What the run's log lines are about: app, user, session, and the invocation once its first event is out. */
+  readonly fields: LogFields;
 }
 
 /**
@@ -83,9 +86,12 @@ export async function prepareRun(
     lease.release();
     tracked();
   };
+  const fields: LogFields = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
   return {
     cancel: done,
+    fields,
     async execute(onEvent) {
+      let outcome = "failed";
       try {
         const runConfig: RunConfig = {
           streamingMode: params.streaming ? StreamingMode.SSE : StreamingMode.NONE,
@@ -106,9 +112,14 @@ export async function prepareRun(
               runConfig,
               signal: controller.signal,
             });
-        for await (const event of events) await onEvent(event);
+        for await (const event of events) {
+          if (!fields.invocationId && event.invocationId) fields.invocationId = event.invocationId;
+          await onEvent(event);
+        }
+        outcome = "finished";
       } finally {
         done();
+        deps.logger.debug?.(`Run ${outcome}`, fields);
       }
     },
   };

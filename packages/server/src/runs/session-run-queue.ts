@@ -19,7 +19,11 @@ export interface ClusterSessionLock {
  * (the one serial queue of the code base) keyed by session.
  */
 export class SessionRunQueue extends KeyedQueue {
-  constructor(private readonly cluster?: ClusterSessionLock) {
+  constructor(
+    private readonly cluster?: ClusterSessionLock,
+    /** Told how long each acquired turn waited (in-process queue plus store lock), for metrics. */
+    private readonly onWait?: (ms: number, appName: string) => void,
+  ) {
     super();
   }
 
@@ -29,6 +33,13 @@ export class SessionRunQueue extends KeyedQueue {
    * given up only once the store has the lock back, so `idle()` covers the unlock too.
    */
   async acquireSession(key: SessionLockKey, signal?: AbortSignal): Promise<ReleaseRun> {
+    const started = this.onWait ? performance.now() : 0;
+    const release = await this.acquireTurn(key, signal);
+    this.onWait?.(performance.now() - started, key.appName);
+    return release;
+  }
+
+  private async acquireTurn(key: SessionLockKey, signal?: AbortSignal): Promise<ReleaseRun> {
     const release = await this.acquire(SessionQueueKey.of(key), signal);
     if (!this.cluster) return release;
     let unlock: () => Promise<void>;

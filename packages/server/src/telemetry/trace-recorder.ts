@@ -1,4 +1,4 @@
-import type { TracerProvider } from "@opentelemetry/sdk-trace";
+import type { SpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import type { SpanJson } from "./span-json.js";
 import { TraceStore, type EventTraceAttributes, type TraceStoreOptions } from "./trace-store.js";
 import { TracingPlugin } from "./tracing-plugin.js";
@@ -13,6 +13,11 @@ export type TraceRecorderOptions = TraceStoreOptions & {
   maxAttributeChars?: number;
   /** Record prompts, responses and tool payloads in spans (default true: the dev UI shows them). */
   captureContent?: boolean;
+  /**
+   * More processors fed the same spans, made once the first run starts (an OTLP export:
+   * `(plugin) => [otel.spanProcessorFor(plugin)]`); `shutdown()` shuts them down too.
+   */
+  spanProcessors?: (plugin: TracingPlugin) => SpanProcessor[];
 };
 
 /** Restricts a trace lookup to the runs of one user. */
@@ -57,7 +62,7 @@ export function createTraceRecorder(options: TraceRecorderOptions = {}): TraceRe
     const { resourceFromAttributes } = await import("@opentelemetry/resources");
     return new TracerProvider({
       resource: resourceFromAttributes({ "service.name": options.serviceName ?? "agentkit" }),
-      spanProcessors: [store],
+      spanProcessors: [store, ...(options.spanProcessors?.(plugin) ?? [])],
     });
   };
   const plugin = new TracingPlugin(
