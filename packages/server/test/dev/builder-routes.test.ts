@@ -3,7 +3,14 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { InMemoryArtifactService, InMemoryMemoryService, InMemorySessionService } from "@agentkit/core";
-import { createAgentServer, createDirectoryAgentLoader, createGraphRouter, type AgentServer } from "../../src/index.js";
+import { createAppDevRouters, memoryTelemetryConsent } from "../../src/devtools.js";
+import {
+  createAgentServer,
+  createDirectoryAgentLoader,
+  createGraphRouter,
+  type AgentLoader,
+  type AgentServer,
+} from "../../src/index.js";
 import { makeAgentsDir, type TempAgentsDir } from "../loader/agents-dir.js";
 import { json, recordingLogger } from "../support/test-server.js";
 
@@ -18,6 +25,7 @@ export const cb = () => undefined;
 const HELPER = "name: helper\nmodel: some-model\ndescription: helps\n";
 
 let agents: TempAgentsDir;
+let loader: AgentLoader;
 let server: AgentServer;
 let url: string;
 const logger = recordingLogger();
@@ -28,21 +36,30 @@ beforeAll(async () => {
     "pipeline/helper.yaml": HELPER,
     "pipeline/tools.ts": TOOLS,
   });
+  loader = createDirectoryAgentLoader({ agentsDir: agents.dir, reload: true });
   server = createAgentServer({
-    loader: createDirectoryAgentLoader({ agentsDir: agents.dir, reload: true }),
+    loader,
     sessionService: new InMemorySessionService(),
     artifactService: new InMemoryArtifactService(),
     memoryService: new InMemoryMemoryService(),
     mode: "web",
     logger,
   });
+  mountAppDevTools(server, loader);
   server.mount(createGraphRouter(server.context));
   ({ url } = await server.listen({ host: "127.0.0.1", port: 0 }));
 });
 afterAll(async () => {
   await server.close();
+  await loader.close?.();
   await agents.cleanup();
 });
+
+/** The builder, agent tests and telemetry routers, as `agentkit web` mounts them; whether they were mounted. */
+function mountAppDevTools(target: AgentServer, loader: AgentLoader): boolean {
+  const routers = createAppDevRouters({ loader, telemetry: memoryTelemetryConsent() });
+  return routers.map((router) => target.mountDevTools(router)).every(Boolean);
+}
 
 /** POST builder/save with one multipart `files` part per entry (name → YAML text). */
 function save(app: string, files: Record<string, string>, query = ""): Promise<Response> {
@@ -259,13 +276,15 @@ describe("agent builder: the draft (tmp=true) and cancel", () => {
 
 describe("dev routes are for web mode", () => {
   it("an api-mode server does not serve the builder, tests or telemetry routes", async () => {
+    const apiLoader = createDirectoryAgentLoader({ agentsDir: agents.dir });
     const api = createAgentServer({
-      loader: createDirectoryAgentLoader({ agentsDir: agents.dir }),
+      loader: apiLoader,
       sessionService: new InMemorySessionService(),
       artifactService: new InMemoryArtifactService(),
       memoryService: new InMemoryMemoryService(),
       mode: "api",
     });
+    expect(mountAppDevTools(api, apiLoader)).toBe(false);
     const { url: apiUrl } = await api.listen({ host: "127.0.0.1", port: 0 });
     try {
       for (const path of ["/dev/apps/pipeline/builder", "/dev/apps/pipeline/tests", "/config/telemetry"]) {
@@ -275,6 +294,7 @@ describe("dev routes are for web mode", () => {
       }
     } finally {
       await api.close();
+      await apiLoader.close();
     }
     expect(logger.errors).toEqual([]);
   });
