@@ -109,7 +109,8 @@ export async function startAuthServer(
     auth: apiKeyAuthenticator({ text: KEYS_TEXT, source: "test keys" }),
     ...rest,
   });
-  for (const router of createAppDevRouters({ loader, telemetry: memoryTelemetryConsent() })) server.mountDevTools(router);
+  for (const router of createAppDevRouters({ loader, telemetry: memoryTelemetryConsent() }))
+    server.mountDevTools(router);
   server.mount(createDebugRouter({ traces }));
   server.mount(createGraphRouter(server.context));
   server.mount(createEvalRouter({ ...server.context, evalStore: createInMemoryEvalStore() }));
