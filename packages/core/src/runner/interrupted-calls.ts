@@ -1,6 +1,6 @@
 import type { Part } from "../content/content.js";
 import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
-import { UNANSWERED_CALL_RESPONSE } from "../flows/contents.js";
+import { UNANSWERED_CALL_RESPONSE } from "../flows/answer-dangling-calls.js";
 import { suspendedCallOf } from "../flows/suspended-call-record.js";
 import type { BaseSessionService } from "../sessions/base-session-service.js";
 import type { Session } from "../sessions/session.js";
