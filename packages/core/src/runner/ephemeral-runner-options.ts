@@ -1,7 +1,7 @@
 import { InMemoryArtifactService } from "../artifacts/in-memory-artifact-service.js";
 import type { BaseSessionService } from "../sessions/base-session-service.js";
-import type { App } from "./app.js";
 import type { RunContextInit, RunnerView } from "./run-context.js";
+import type { Runner } from "./runner.js";
 import type { RunnerOptions } from "./runner-options.js";
 
 /**
@@ -12,7 +12,7 @@ import type { RunnerOptions } from "./runner-options.js";
  * closed: that would close the agents' toolsets and the plugins it shares.
  */
 export function ephemeralRunnerOptions(
-  runner: RunnerView & { readonly app?: App },
+  runner: RunnerView & Pick<Runner, "app">,
   sessionService: BaseSessionService,
   now: RunContextInit["now"],
 ): RunnerOptions {

@@ -1,39 +1,30 @@
-import type { BaseAgent } from "../agents/base-agent.js";
 import type { LiveRequestQueue } from "../agents/live-request-queue.js";
 import type { RunConfig } from "../agents/run-config.js";
-import type { BaseArtifactService } from "../artifacts/base-artifact-service.js";
-import type { BaseCredentialService } from "../auth/base-credential-service.js";
-import type { CredentialExchangerRegistry } from "../auth/credential-exchangers.js";
-import { InvocationContext, type ResumabilityConfig } from "../context/invocation-context.js";
+import { InvocationContext } from "../context/invocation-context.js";
 import { newInvocationId } from "../events/event.js";
-import type { ContentsCache } from "../flows/contents-cache.js";
-import type { BaseMemoryService } from "../memory/base-memory-service.js";
-import type { ContextCacheConfig } from "../models/llm-request.js";
-import type { ModelRegistry } from "../models/model-registry.js";
-import type { PluginManager } from "../plugins/plugin-manager.js";
-import type { BaseSessionService } from "../sessions/base-session-service.js";
 import type { Session } from "../sessions/session.js";
-import { resolveBudget, type Budget } from "../usage/budget.js";
-import type { PriceTable } from "../usage/price-table.js";
+import { resolveBudget } from "../usage/budget.js";
+import type { Runner } from "./runner.js";
 import { newUsageTracker } from "./run-usage.js";
 
-/** What a run takes from its runner: the runner's public fields (a `Runner` is one). */
-export interface RunnerView {
-  readonly appName: string;
-  readonly agent: BaseAgent;
-  readonly sessionService: BaseSessionService;
-  readonly artifactService?: BaseArtifactService;
-  readonly memoryService?: BaseMemoryService;
-  readonly credentialService: BaseCredentialService;
-  readonly credentialExchangers: CredentialExchangerRegistry;
-  readonly modelRegistry?: ModelRegistry;
-  readonly pluginManager: PluginManager;
-  readonly contextCacheConfig?: ContextCacheConfig;
-  readonly contentsCache: ContentsCache;
-  readonly budget?: Budget;
-  readonly prices: PriceTable;
-  readonly resumability?: ResumabilityConfig;
-}
+/** What a run takes from its runner: public fields of the `Runner`. */
+export type RunnerView = Pick<
+  Runner,
+  | "appName"
+  | "agent"
+  | "sessionService"
+  | "artifactService"
+  | "memoryService"
+  | "credentialService"
+  | "credentialExchangers"
+  | "modelRegistry"
+  | "pluginManager"
+  | "contextCacheConfig"
+  | "contentsCache"
+  | "budget"
+  | "prices"
+  | "resumability"
+>;
 
 export interface RunContextInit {
   session: Session;

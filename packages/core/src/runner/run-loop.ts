@@ -2,17 +2,13 @@ import type { InvocationContext } from "../context/invocation-context.js";
 import { BudgetExceededError } from "../errors/budget-errors.js";
 import { RunAbortedError } from "../errors/run-errors.js";
 import { createEvent, type Event } from "../events/event.js";
-import type { PluginManager } from "../plugins/plugin-manager.js";
-import type { BaseSessionService } from "../sessions/base-session-service.js";
 import type { Session } from "../sessions/session.js";
 import { type AbortWatch, applyCustomMetadata } from "./run-helpers.js";
+import type { Runner } from "./runner.js";
 import { budgetExceededEvent, recordEventUsage } from "./run-usage.js";
 
 /** What the run loop uses of its runner. */
-export interface RunLoopServices {
-  readonly pluginManager: PluginManager;
-  readonly sessionService: BaseSessionService;
-}
+export type RunLoopServices = Pick<Runner, "pluginManager" | "sessionService">;
 
 /**
  * The run loop every kind of run shares (`runAsync`, `resume`, `runLive`): beforeRun (a returned

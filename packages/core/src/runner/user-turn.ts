@@ -1,21 +1,14 @@
-import type { BaseArtifactService } from "../artifacts/base-artifact-service.js";
 import { createUserContent, type Content } from "../content/content.js";
 import type { InvocationContext } from "../context/invocation-context.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { createEvent, type Event } from "../events/event.js";
 import { checkIncomingMessage } from "../flows/incoming-message-check.js";
-import type { PluginManager } from "../plugins/plugin-manager.js";
-import type { BaseSessionService } from "../sessions/base-session-service.js";
 import type { Session } from "../sessions/session.js";
 import { type AbortWatch, applyCustomMetadata, saveInputBlobsAsArtifacts } from "./run-helpers.js";
+import type { Runner } from "./runner.js";
 
 /** What storing the user's turn uses of its runner. */
-export interface UserTurnServices {
-  readonly appName: string;
-  readonly sessionService: BaseSessionService;
-  readonly artifactService?: BaseArtifactService;
-  readonly pluginManager: PluginManager;
-}
+export type UserTurnServices = Pick<Runner, "appName" | "sessionService" | "artifactService" | "pluginManager">;
 
 /**
  * The caller's message as user content (a string becomes one text part). It is data from
