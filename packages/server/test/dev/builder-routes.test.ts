@@ -275,6 +275,27 @@ describe("agent builder: the draft (tmp=true) and cancel", () => {
 });
 
 describe("dev routes are for web mode", () => {
+  it("a web-mode server serves them only once mounted: createAgentServer builds no dev router itself", async () => {
+    const webLoader = createDirectoryAgentLoader({ agentsDir: agents.dir });
+    const web = createAgentServer({
+      loader: webLoader,
+      sessionService: new InMemorySessionService(),
+      artifactService: new InMemoryArtifactService(),
+      memoryService: new InMemoryMemoryService(),
+      mode: "web",
+    });
+    const { url: webUrl } = await web.listen({ host: "127.0.0.1", port: 0 });
+    const paths = ["/dev/apps/pipeline/builder", "/dev/apps/pipeline/tests", "/config/telemetry"];
+    try {
+      for (const path of paths) expect((await fetch(`${webUrl}${path}`)).status).toBe(404);
+      expect(mountAppDevTools(web, webLoader)).toBe(true);
+      for (const path of paths) expect([path, (await fetch(`${webUrl}${path}`)).status]).toEqual([path, 200]);
+    } finally {
+      await web.close();
+      await webLoader.close();
+    }
+  });
+
   it("an api-mode server does not serve the builder, tests or telemetry routes", async () => {
     const apiLoader = createDirectoryAgentLoader({ agentsDir: agents.dir });
     const api = createAgentServer({
