@@ -275,48 +275,47 @@ describe("agent builder: the draft (tmp=true) and cancel", () => {
 });
 
 describe("dev routes are for web mode", () => {
-  it("a web-mode server serves them only once mounted: createAgentServer builds no dev router itself", async () => {
-    const webLoader = createDirectoryAgentLoader({ agentsDir: agents.dir });
-    const web = createAgentServer({
-      loader: webLoader,
+  const DEV_PATHS = ["/dev/apps/pipeline/builder", "/dev/apps/pipeline/tests", "/config/telemetry"];
+
+  /** A second server over the agents directory, with its own loader; closed by `use` when done. */
+  async function withServer(
+    mode: "web" | "api",
+    use: (target: AgentServer, loader: AgentLoader, url: string) => Promise<void>,
+  ): Promise<void> {
+    const ownLoader = createDirectoryAgentLoader({ agentsDir: agents.dir });
+    const target = createAgentServer({
+      loader: ownLoader,
       sessionService: new InMemorySessionService(),
       artifactService: new InMemoryArtifactService(),
       memoryService: new InMemoryMemoryService(),
-      mode: "web",
+      mode,
     });
-    const { url: webUrl } = await web.listen({ host: "127.0.0.1", port: 0 });
-    const paths = ["/dev/apps/pipeline/builder", "/dev/apps/pipeline/tests", "/config/telemetry"];
+    const { url: targetUrl } = await target.listen({ host: "127.0.0.1", port: 0 });
     try {
-      for (const path of paths) expect((await fetch(`${webUrl}${path}`)).status).toBe(404);
-      expect(mountAppDevTools(web, webLoader)).toBe(true);
-      for (const path of paths) expect([path, (await fetch(`${webUrl}${path}`)).status]).toEqual([path, 200]);
+      await use(target, ownLoader, targetUrl);
     } finally {
-      await web.close();
-      await webLoader.close();
+      await target.close();
+      await ownLoader.close();
     }
+  }
+
+  it("a web-mode server serves them only once mounted: createAgentServer builds no dev router itself", async () => {
+    await withServer("web", async (web, webLoader, webUrl) => {
+      for (const path of DEV_PATHS) expect((await fetch(`${webUrl}${path}`)).status).toBe(404);
+      expect(mountAppDevTools(web, webLoader)).toBe(true);
+      for (const path of DEV_PATHS) expect([path, (await fetch(`${webUrl}${path}`)).status]).toEqual([path, 200]);
+    });
   });
 
   it("an api-mode server does not serve the builder, tests or telemetry routes", async () => {
-    const apiLoader = createDirectoryAgentLoader({ agentsDir: agents.dir });
-    const api = createAgentServer({
-      loader: apiLoader,
-      sessionService: new InMemorySessionService(),
-      artifactService: new InMemoryArtifactService(),
-      memoryService: new InMemoryMemoryService(),
-      mode: "api",
-    });
-    expect(mountAppDevTools(api, apiLoader)).toBe(false);
-    const { url: apiUrl } = await api.listen({ host: "127.0.0.1", port: 0 });
-    try {
-      for (const path of ["/dev/apps/pipeline/builder", "/dev/apps/pipeline/tests", "/config/telemetry"]) {
+    await withServer("api", async (api, apiLoader, apiUrl) => {
+      expect(mountAppDevTools(api, apiLoader)).toBe(false);
+      for (const path of DEV_PATHS) {
         const res = await fetch(`${apiUrl}${path}`);
         expect(res.status).toBe(404);
         expect((await json(res)).code).toBe("NOT_FOUND");
       }
-    } finally {
-      await api.close();
-      await apiLoader.close();
-    }
+    });
     expect(logger.errors).toEqual([]);
   });
 });
