@@ -43,7 +43,8 @@ export interface RunningDevServer {
 /**
  * The composition root: the only place that knows concrete backends. Loads the agents
  * directory, opens the services named by URIs, builds the server with graphs (and, for
- * `agentkit web`, the dev tooling: traces and evals behind the server's dev tooling gate),
+ * `agentkit web`, the dev tooling of `@agentkit/server/devtools`: telemetry consent, agent
+ * builder, agent tests, traces and evals, behind the server's dev tooling gate),
  * listens, and prints the URL and the apps.
  */
 export async function startDevServer(options: StartDevServerOptions): Promise<RunningDevServer> {
@@ -51,7 +52,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
   // First: a server that would be open to the network, or bad keys, fail before anything starts.
   const auth = devServerAuth(options, options.mode === "web" ? "web" : "api-server");
   const agentsDir = resolve(options.agentsDir);
-  const devUi = options.mode === "web" ? devUiOption(options.devUiDir) : {};
+  const uiDir = options.mode === "web" ? devUiDirOption(options.devUiDir) : undefined;
   const env = options.env ?? process.env;
   const secrets = secretValues(options, env);
   const baseLogger = createLogger(options.logLevel, undefined, dirname(agentsDir), {
@@ -90,6 +91,9 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
   const otelPlugins = otel?.export.plugins({ tracing: !traces }) ?? [];
   // Eval cases that simulate tools are served by this plugin in every app runner (inert for other runs).
   const toolSimulator = devtools ? new devtools.ToolSimulationPlugin() : undefined;
+  // The dev UI asks once: its answer is kept next to the apps and shown in the UI's runtime config.
+  const telemetry = devtools?.fileTelemetryConsent(join(agentsDir, ".agentkit", "telemetry.json"));
+  const devUi = telemetry ? { ...uiDir, telemetryConsent: () => telemetry.read() } : undefined;
   try {
     // Scenario cases of the dev UI: a user simulator per app (a bad --user-simulator-model stops here).
     const userSimulator = web
@@ -111,7 +115,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       // The developer at the dev UI needs to see why a run failed (ADK's dev servers send the message too);
       // a server shared over a network or with authentication keeps internals to its log.
       exposeErrorMessages: options.mode === "web" && !auth.options && isLoopbackHost(options.host),
-      ...devUi,
+      ...(devUi ? { devUi } : {}),
       host: options.host,
       ...(options.allowedHosts?.length ? { allowedHosts: options.allowedHosts } : {}),
       ...(auth.options ? { auth: auth.options } : {}),
@@ -124,7 +128,11 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       ...(options.sessionLockWaitMs !== undefined ? { sessionLockWaitMs: options.sessionLockWaitMs } : {}),
     });
     server.mount(createGraphRouter(server.context));
-    if (devtools && traces) {
+    if (devtools && traces && telemetry) {
+      // Every dev router goes through the dev tooling gate, in this order: the dev UI's own
+      // (telemetry consent, builder, agent tests), then traces and evals.
+      for (const router of devtools.createAppDevRouters({ loader, modelRegistry, telemetry }))
+        server.mountDevTools(router);
       server.mountDevTools(devtools.createDebugRouter({ traces }));
       const evalStore = devtools.createFileEvalStore({ dir: join(agentsDir, ".agentkit", "evals") });
       server.mountDevTools(
@@ -215,7 +223,7 @@ async function startOtel(
  * @agentkit/dev-ui; without a built UI (`pnpm --filter @agentkit/dev-ui run build:ui`) the
  * server shows a page saying so.
  */
-function devUiOption(dir: string | undefined): { devUi?: { dir: string } } {
+function devUiDirOption(dir: string | undefined): { dir?: string } {
   if (dir !== undefined) {
     const absolute = resolve(dir);
     if (!existsSync(join(absolute, "index.html")))
@@ -223,7 +231,7 @@ function devUiOption(dir: string | undefined): { devUi?: { dir: string } } {
         `--dev-ui-dir: no index.html in ${absolute} (point it at a built dev UI, e.g. ` +
           `node_modules/@google/adk-devtools/dist/browser).`,
       );
-    return { devUi: { dir: absolute } };
+    return { dir: absolute };
   }
-  return existsSync(join(devUiDir(), "index.html")) ? { devUi: { dir: devUiDir() } } : {};
+  return existsSync(join(devUiDir(), "index.html")) ? { dir: devUiDir() } : {};
 }

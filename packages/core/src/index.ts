@@ -268,14 +268,14 @@ export {
 export { USAGE_METADATA_KEY, MODEL_METADATA_KEY, FAILOVER_METADATA_KEY } from "./usage/usage-metadata-keys.js";
 
 // Runner, App, workflow agents, AgentTool
-export {
-  Runner,
-  type RunnerOptions,
-  type RunAsyncRequest,
-  type RunEphemeralRequest,
-  type RunLiveRequest,
-  type ResumeRequest,
-} from "./runner/runner.js";
+export { Runner } from "./runner/runner.js";
+export type {
+  RunnerOptions,
+  RunAsyncRequest,
+  RunEphemeralRequest,
+  RunLiveRequest,
+  ResumeRequest,
+} from "./runner/runner-options.js";
 export type { WarmUpReport } from "./runner/warm-up.js";
 export { App, type AppOptions, type EventsCompactionConfig, type EventsSummarizer } from "./runner/app.js";
 export { LlmEventSummarizer, type LlmEventSummarizerOptions } from "./runner/llm-event-summarizer.js";

@@ -76,14 +76,9 @@ export {
   type HandleFunctionCallsOptions,
   type FunctionCallsOutcome,
 } from "./flows/function-calling.js";
-export {
-  getContents,
-  getCurrentTurnContents,
-  isEventInBranch,
-  isInternalRequestEvent,
-  PENDING_CALL_RESPONSE,
-  UNANSWERED_CALL_RESPONSE,
-} from "./flows/contents.js";
+export { getContents, getCurrentTurnContents } from "./flows/contents.js";
+export { isEventInBranch, isInternalRequestEvent } from "./flows/should-include-event.js";
+export { PENDING_CALL_RESPONSE, UNANSWERED_CALL_RESPONSE } from "./flows/answer-dangling-calls.js";
 export { injectSessionState, isValidStateName, identityInstruction } from "./flows/instructions.js";
 export {
   buildConfirmationRequestEvent,

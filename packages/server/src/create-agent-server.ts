@@ -1,5 +1,4 @@
 import type { IncomingMessage, Server } from "node:http";
-import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
 import cors from "cors";
@@ -17,9 +16,6 @@ import {
 import type { AgentLoader } from "./agent-loader.js";
 import { AccessControl, type ServerAuthOptions } from "./auth/access-control.js";
 import type { Authenticator } from "./auth/authenticator.js";
-import { createAgentTestsRouter } from "./dev/agent-tests-router.js";
-import { createBuilderRouter } from "./dev/builder-router.js";
-import { createTelemetryRouter, fileTelemetryConsent, memoryTelemetryConsent } from "./dev/telemetry-consent.js";
 import { BodyBudget, bodyGuard, jsonDepthVerifier } from "./http/body-guard.js";
 import { ConnectionLimiter } from "./http/connection-limiter.js";
 import { corsMiddlewareOptions, originMatcher, type ServerCorsOptions } from "./http/cors-options.js";
@@ -105,9 +101,15 @@ export interface AgentServerOptions {
    * sockets and their queues). Defaults in `DEFAULT_SERVER_LIMITS`; docs/security.md#client-input-and-resource-limits.
    */
   limits?: ServerLimits;
-  /** Static dev UI (web mode). Without it `/dev-ui/` is a page saying the UI is not installed. */
+  /**
+   * The dev UI (web mode): its folder (without one `/dev-ui/` is a page saying the UI is not
+   * installed), logo and stored telemetry consent answer.
+   */
   devUi?: DevUiOptions;
-  /** "web" (default) serves the dev UI; "api" only the API (`/` answers "OK"). */
+  /**
+   * "web" (default) serves the dev UI and mounts the dev tooling routers given to
+   * `mountDevTools`; "api" only the API (`/` answers "OK", `mountDevTools` mounts nothing).
+   */
   mode?: "web" | "api";
   /** Where unexpected errors are reported (with their stacks; clients never see a stack). */
   logger?: ServerLogger;
@@ -125,20 +127,6 @@ export interface AgentServerOptions {
   exposeErrorMessages?: boolean;
   /** Routers mounted after the built-in routes and before the JSON 404 (graph, A2A ...). */
   extraRouters?: readonly Router[];
-  /**
-   * Dev tooling routers of the caller (traces, evals: `createDebugRouter`, `createEvalRouter`),
-   * served like the built-in dev routes: behind the dev tooling gate, in web mode only.
-   */
-  devRouters?: readonly Router[];
-  /**
-   * The dev tooling routes (web mode only, default on there): `/config/telemetry`, and, when
-   * the loader reads an agents directory, the agent builder (`/dev/apps/{app}/builder…`) and
-   * agent tests (`/dev/apps/{app}/tests…`) of http-api.md 4.11, which read and write files in
-   * that directory, plus `devRouters`. They answer 403 unless the request comes from an admin
-   * principal, or the server has no authentication and is bound to loopback
-   * (docs/security.md#dev-tooling). `mode: "api"` never serves them.
-   */
-  devRoutes?: boolean;
   /**
    * On close, how long running runs may finish before they are cut (an SSE error frame or a 503
    * body with code `SHUTTING_DOWN`). Default 5000 ms.
@@ -189,9 +177,9 @@ export interface AgentServer {
   /** Mounts a router before the JSON 404 (same slot as `extraRouters`). */
   mount(router: Router): void;
   /**
-   * Mounts a dev tooling router (same slot as `devRouters`): behind the dev tooling gate, and
-   * only when the server serves dev routes (web mode, `devRoutes` not false); ignored otherwise.
-   * Returns whether it was mounted.
+   * Mounts a dev tooling router (the builder, agent tests, telemetry consent, traces, evals of
+   * `@agentkit/server/devtools`) behind the dev tooling gate (docs/security.md#dev-tooling), in
+   * web mode only; ignored in api mode. Returns whether it was mounted.
    */
   mountDevTools(router: Router): boolean;
   /** For a server the caller owns: hand it HTTP upgrades so `/run_live` works there too. */
@@ -303,43 +291,17 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   app.use(appRoutes(deps), sessionRoutes(deps), artifactRoutes(deps), memoryRoutes(deps), runRoutes(deps));
   app.use(usageRoutes(deps));
   const web = (options.mode ?? "web") === "web";
-  const agentsDir = options.loader.agentsDir;
-  const telemetry = agentsDir
-    ? fileTelemetryConsent(join(agentsDir, ".agentkit", "telemetry.json"))
-    : memoryTelemetryConsent();
-  if (web) app.use(devUiRoutes(options.devUi, () => telemetry.read()));
+  if (web) app.use(devUiRoutes(options.devUi));
   else app.get("/", (_req, res) => res.type("text").send("OK"));
   const extra = Router();
   for (const router of options.extraRouters ?? []) extra.use(router);
   app.use(extra);
   // Every dev tooling router goes through this one mount, behind the gate (never in api mode).
-  const devTools =
-    web && options.devRoutes !== false
-      ? new DevToolsMount(devToolsGate({ boundHost: () => boundHost, authConfigured: () => access !== undefined }))
-      : undefined;
-  if (devTools) {
-    devTools.add(createTelemetryRouter(telemetry));
-    if (agentsDir) {
-      devTools.add(
-        createBuilderRouter({
-          agentsDir,
-          ...(options.loader.builderPolicy ? { policy: options.loader.builderPolicy } : {}),
-          afterSave: async () => {
-            await options.loader.settled?.();
-          },
-        }),
-      );
-      devTools.add(
-        createAgentTestsRouter({
-          agentsDir,
-          loader: options.loader,
-          ...(options.modelRegistry ? { modelRegistry: options.modelRegistry } : {}),
-        }),
-      );
-    }
-    for (const router of options.devRouters ?? []) devTools.add(router);
-    app.use(devTools.router);
-  }
+  // The routers themselves come from `@agentkit/server/devtools`, so an API server never loads them.
+  const devTools = web
+    ? new DevToolsMount(devToolsGate({ boundHost: () => boundHost, authConfigured: () => access !== undefined }))
+    : undefined;
+  if (devTools) app.use(devTools.router);
   app.use(notFoundHandler);
   app.use(errorHandler((error) => logger.error("Request failed", error), exposeErrorMessages));
 

@@ -89,6 +89,7 @@ export {
   type EvalSetResult,
   type RunEvalResult,
 } from "./evals/index.js";
+export { createAppDevRouters, type AppDevRoutersOptions } from "./dev/app-dev-routers.js";
 export { createBuilderRouter, type BuilderRouterOptions } from "./dev/builder-router.js";
 export { createAgentTestsRouter, type AgentTestsRouterOptions } from "./dev/agent-tests-router.js";
 export { AgentTestError, replayAgentTest, rebuildAgentTest, type ReplayOutcome } from "./dev/agent-test-replay.js";

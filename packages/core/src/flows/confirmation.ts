@@ -6,7 +6,7 @@ import type { ToolConfirmation } from "../events/event-actions.js";
 import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
 import type { BaseTool } from "../tools/base-tool.js";
 import { REQUEST_CONFIRMATION_FUNCTION_CALL_NAME } from "./confirmation-names.js";
-import { isEventInBranch } from "./contents.js";
+import { isEventInBranch } from "./should-include-event.js";
 import { executeFunctionCalls, generateFunctionCallId } from "./function-calling.js";
 import { deepCopy } from "../content/deep-copy.js";
 

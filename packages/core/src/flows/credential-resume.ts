@@ -11,7 +11,7 @@ import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from 
 import type { BaseTool } from "../tools/base-tool.js";
 import { findModelCall } from "./confirmation.js";
 import { REQUEST_CREDENTIAL_FUNCTION_CALL_NAME } from "./confirmation-names.js";
-import { isEventInBranch } from "./contents.js";
+import { isEventInBranch } from "./should-include-event.js";
 import { executeFunctionCalls } from "./function-calling.js";
 
 /**

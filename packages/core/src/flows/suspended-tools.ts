@@ -5,7 +5,7 @@ import type { ResumedToolCall, ToolSuspension } from "../context/tool-context.js
 import { ReadonlyContext } from "../context/readonly-context.js";
 import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
 import type { BaseTool } from "../tools/base-tool.js";
-import { isEventInBranch } from "./contents.js";
+import { isEventInBranch } from "./should-include-event.js";
 import { executeFunctionCalls, type FunctionCallsOutcome } from "./function-calling.js";
 import { suspendedCallOf, type SuspendedCallRecord } from "./suspended-call-record.js";
 

@@ -1,7 +1,10 @@
 import type { Part } from "../content/content.js";
 import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
-import { UNANSWERED_CALL_RESPONSE } from "../flows/contents.js";
+import { UNANSWERED_CALL_RESPONSE } from "../flows/answer-dangling-calls.js";
 import { suspendedCallOf } from "../flows/suspended-call-record.js";
+import type { BaseSessionService } from "../sessions/base-session-service.js";
+import type { Session } from "../sessions/session.js";
+import type { AbortWatch } from "./run-helpers.js";
 
 /** Marks the events `closeInterruptedCalls` writes. */
 export const INTERRUPTED_CALLS_ERROR_CODE = "TOOL_CALLS_INTERRUPTED";
@@ -65,4 +68,16 @@ export function closeInterruptedCalls(events: readonly Event[]): Event[] {
       errorMessage: `The run stopped before ${parts.length === 1 ? "this tool call" : "these tool calls"} returned.`,
     }),
   );
+}
+
+/** Stores the responses of `closeInterruptedCalls` before a run starts (aborting stops between them). */
+export async function storeInterruptedCallResponses(
+  sessionService: BaseSessionService,
+  session: Session,
+  watch: AbortWatch,
+): Promise<void> {
+  for (const event of closeInterruptedCalls(session.events)) {
+    watch.throwIfAborted();
+    await sessionService.appendEvent({ session, event });
+  }
 }

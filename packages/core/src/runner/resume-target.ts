@@ -1,4 +1,6 @@
 import type { BaseAgent } from "../agents/base-agent.js";
+import type { Content } from "../content/content.js";
+import type { NodeScope } from "../context/invocation-context.js";
 import { isFinalResponse, type Event } from "../events/event.js";
 import type { Session } from "../sessions/session.js";
 import { isWorkflow } from "../workflow/workflow.js";
@@ -65,4 +67,9 @@ function outermostWorkflow(agent: BaseAgent): BaseAgent | undefined {
   for (let current: BaseAgent | undefined = agent; current; current = current.parentAgent)
     if (isWorkflow(current)) found = current;
   return found;
+}
+
+/** The scope a workflow continues its latest run in (its input is in the start record). */
+export function resumeScope(agent: BaseAgent, message: Content | undefined): NodeScope {
+  return { path: agent.name, resume: true, input: message, inputInHistory: message !== undefined };
 }

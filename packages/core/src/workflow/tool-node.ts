@@ -16,7 +16,7 @@ import {
   REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
   REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
 } from "../flows/confirmation-names.js";
-import { UNANSWERED_CALL_RESPONSE } from "../flows/contents.js";
+import { UNANSWERED_CALL_RESPONSE } from "../flows/answer-dangling-calls.js";
 import { executeFunctionCalls, generateFunctionCallId } from "../flows/function-calling.js";
 import type { BaseTool } from "../tools/base-tool.js";
 import { BaseNode, type BaseNodeOptions, type NodeYield } from "./base-node.js";

@@ -1,7 +1,6 @@
 import {
   BasePlugin,
   ConfigurationError,
-  getTextOf,
   type BaseAgent,
   type BaseTool,
   type CallbackContext,
@@ -12,18 +11,11 @@ import {
   type LlmResponse,
   type ToolContext,
 } from "@agentkit/core";
-import {
-  ANALYTICS_EVENT_TYPES,
-  type AnalyticsEventType,
-  type AnalyticsRow,
-  type AnalyticsSink,
-} from "./analytics-row.js";
-import { AnalyticsCloseTimeoutError, safeStringify, settlesWithin } from "./abortable.js";
-import { isContent, stripBinary } from "./strip-binary.js";
+import type { AnalyticsPluginOptions } from "./analytics-options.js";
+import { ANALYTICS_EVENT_TYPES, type AnalyticsEventType, type AnalyticsRow } from "./analytics-row.js";
+import { AnalyticsRowWriter } from "./analytics-row-writer.js";
+import { buildAnalyticsRow, type AnalyticsRowData, type AnalyticsRowFormat } from "./build-analytics-row.js";
 import { parseDuration } from "./parse-duration.js";
-
-import type { AnalyticsPluginOptions, ContentFormatter } from "./analytics-options.js";
-import { retry } from "@agentkit/core/internal";
 
 export type { AnalyticsPluginOptions, AnalyticsRetryConfig, ContentFormatter } from "./analytics-options.js";
 
@@ -34,51 +26,19 @@ export type { AnalyticsPluginOptions, AnalyticsRetryConfig, ContentFormatter } f
  * `close()` (called by `runner.close()`) writes what is left.
  */
 export class AnalyticsPlugin extends BasePlugin {
-  private readonly sink: AnalyticsSink;
   private readonly enabled: boolean;
-  private readonly batchSize: number;
-  private readonly flushIntervalMs: number;
-  private readonly clusteringFields: string[];
-  private readonly customTags?: Record<string, string>;
   private readonly types: ReadonlySet<AnalyticsEventType>;
-  private readonly maxContentLength: number;
-  private readonly logMultiModal: boolean;
+  private readonly format: AnalyticsRowFormat;
   private readonly logSessionMetadata: boolean;
-  private readonly autoSchemaUpgrade: boolean;
-  private readonly formatter?: ContentFormatter;
-  private readonly retryInitialMs: number;
-  private readonly retryMaxMs: number;
-  private readonly maxAttempts: number;
-  private readonly maxQueueSize: number;
-  private readonly onError: (error: unknown, info: { droppedRows: number }) => void;
-
-  private readonly queue: AnalyticsRow[] = [];
+  /** The queue, batches, retries and the sink (analytics-row-writer.ts). */
+  private readonly writer: AnalyticsRowWriter;
   private readonly started = new Map<string, number>();
-  private timer?: NodeJS.Timeout;
-  private writing: Promise<void> = Promise.resolve();
-  private prepared?: Promise<void>;
-  private closed = false;
-  /** Rows handed to the write chain and not finished yet. */
-  private pendingRows = 0;
-  /** Set when close() timed out: the rows still pending were counted as dropped then. */
-  private gaveUp = false;
-  private readonly abort = new AbortController();
-  private readonly closeTimeoutMs: number;
-  /** Rows dropped because the queue was full or a batch failed for good. */
-  droppedRows = 0;
-  /** Rows the sink accepted. */
-  writtenRows = 0;
 
   constructor(options: AnalyticsPluginOptions) {
     super(options?.name ?? "analytics");
     if (!options?.sink || typeof options.sink.writeRows !== "function")
       throw new ConfigurationError("AnalyticsPlugin needs a sink (e.g. new JsonlAnalyticsSink({ dir })).");
-    this.sink = options.sink;
     this.enabled = options.enabled ?? true;
-    this.batchSize = positiveInt(options.batchSize ?? 50, "batchSize");
-    this.flushIntervalMs = parseDuration(options.batchFlushInterval ?? 1000, "batchFlushInterval");
-    this.clusteringFields = options.clusteringFields ?? ["event_type", "agent", "user_id"];
-    this.customTags = options.customTags;
     for (const t of [...(options.eventAllowlist ?? []), ...(options.eventDenylist ?? [])]) {
       if (!(ANALYTICS_EVENT_TYPES as readonly string[]).includes(t))
         throw new ConfigurationError(
@@ -88,27 +48,48 @@ export class AnalyticsPlugin extends BasePlugin {
     const allowed = options.eventAllowlist ? new Set(options.eventAllowlist) : new Set(ANALYTICS_EVENT_TYPES);
     for (const t of options.eventDenylist ?? []) allowed.delete(t);
     this.types = allowed;
-    this.maxContentLength = options.maxContentLength ?? 500;
-    this.logMultiModal = options.logMultiModalContent ?? false;
+    this.format = {
+      maxContentLength: options.maxContentLength ?? 500,
+      logMultiModal: options.logMultiModalContent ?? false,
+      ...(options.contentFormatter ? { formatter: options.contentFormatter } : {}),
+      ...(options.customTags ? { customTags: options.customTags } : {}),
+    };
     this.logSessionMetadata = options.logSessionMetadata ?? true;
-    this.autoSchemaUpgrade = options.autoSchemaUpgrade ?? true;
-    this.formatter = options.contentFormatter;
-    this.retryInitialMs = parseDuration(options.retry?.initialDelay ?? 500, "retry.initialDelay");
-    this.retryMaxMs = parseDuration(options.retry?.maxDelay ?? 10_000, "retry.maxDelay");
-    this.maxAttempts = positiveInt(options.retry?.maxAttempts ?? 3, "retry.maxAttempts");
-    this.maxQueueSize = positiveInt(options.maxQueueSize ?? 10_000, "maxQueueSize");
-    this.closeTimeoutMs = parseDuration(options.closeTimeout ?? 5000, "closeTimeout");
     let reported = false;
-    this.onError =
-      options.onError ??
-      ((error, info) => {
-        if (reported) return;
-        reported = true;
-        process.stderr.write(
-          `${this.name}: dropped ${info.droppedRows} analytics rows: ${(error as Error)?.message ?? String(error)} ` +
-            `(further failures are not reported)\n`,
-        );
-      });
+    this.writer = new AnalyticsRowWriter({
+      sink: options.sink,
+      batchSize: positiveInt(options.batchSize ?? 50, "batchSize"),
+      flushIntervalMs: parseDuration(options.batchFlushInterval ?? 1000, "batchFlushInterval"),
+      clusteringFields: options.clusteringFields ?? ["event_type", "agent", "user_id"],
+      autoSchemaUpgrade: options.autoSchemaUpgrade ?? true,
+      retry: {
+        initialDelayMs: parseDuration(options.retry?.initialDelay ?? 500, "retry.initialDelay"),
+        maxDelayMs: parseDuration(options.retry?.maxDelay ?? 10_000, "retry.maxDelay"),
+        maxAttempts: positiveInt(options.retry?.maxAttempts ?? 3, "retry.maxAttempts"),
+      },
+      maxQueueSize: positiveInt(options.maxQueueSize ?? 10_000, "maxQueueSize"),
+      closeTimeoutMs: parseDuration(options.closeTimeout ?? 5000, "closeTimeout"),
+      onError:
+        options.onError ??
+        ((error, info) => {
+          if (reported) return;
+          reported = true;
+          process.stderr.write(
+            `${this.name}: dropped ${info.droppedRows} analytics rows: ${(error as Error)?.message ?? String(error)} ` +
+              `(further failures are not reported)\n`,
+          );
+        }),
+    });
+  }
+
+  /** Rows dropped because the queue was full, a batch failed for good, or a row could not be built. */
+  get droppedRows(): number {
+    return this.writer.droppedRows;
+  }
+
+  /** Rows the sink accepted. */
+  get writtenRows(): number {
+    return this.writer.writtenRows;
   }
 
   override onUserMessageCallback({
@@ -272,206 +253,30 @@ export class AnalyticsPlugin extends BasePlugin {
   }
 
   /** Writes every queued row now (waits for batches in flight too). */
-  async flush(): Promise<void> {
-    while (this.queue.length > 0) this.scheduleBatch();
-    await this.writing;
+  flush(): Promise<void> {
+    return this.writer.flush();
   }
 
   /**
    * Flushes and closes the sink, waiting at most `closeTimeout` for each; past it the sink's
    * signal is aborted and the rows not written are counted in `droppedRows`. Never throws.
    */
-  override async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    clearInterval(this.timer);
-    this.timer = undefined;
-    if (!(await settlesWithin(this.flush(), this.closeTimeoutMs))) {
-      const left = this.queue.splice(0).length + this.pendingRows;
-      this.gaveUp = true;
-      this.droppedRows += left;
-      this.report(
-        new AnalyticsCloseTimeoutError(
-          `AnalyticsPlugin: the sink did not finish writing within ${this.closeTimeoutMs} ms; ${left} row(s) given up.`,
-        ),
-        left,
-      );
-    }
-    this.abort.abort(new AnalyticsCloseTimeoutError("AnalyticsPlugin closed."));
-    let sinkClose: Promise<void>;
-    try {
-      sinkClose = Promise.resolve(this.sink.close());
-    } catch (error) {
-      sinkClose = Promise.reject(error as Error);
-    }
-    sinkClose.catch((error: unknown) => this.report(error, 0));
-    if (!(await settlesWithin(sinkClose, this.closeTimeoutMs))) {
-      this.report(
-        new AnalyticsCloseTimeoutError(
-          `AnalyticsPlugin: the sink's close() did not finish within ${this.closeTimeoutMs} ms.`,
-        ),
-        0,
-      );
-    }
+  override close(): Promise<void> {
+    return this.writer.close();
   }
 
-  /** Calls `onError`, which must never break the plugin either. */
-  private report(error: unknown, droppedRows: number): void {
-    try {
-      this.onError(error, { droppedRows });
-    } catch {
-      // A failing error handler is ignored.
-    }
-  }
-
-  private add(
-    ctx: InvocationContext,
-    type: AnalyticsEventType,
-    data: {
-      agent?: string;
-      model?: string | null;
-      tool?: string;
-      content?: unknown;
-      attributes?: Record<string, unknown>;
-      latencyMs?: number | null;
-      error?: string;
-    },
-  ): void {
-    if (!this.enabled || this.closed || !this.types.has(type)) return;
+  private add(ctx: InvocationContext, type: AnalyticsEventType, data: AnalyticsRowData): void {
+    if (!this.enabled || this.writer.isClosed || !this.types.has(type)) return;
     // Logging must never fail the run: a row that cannot be built (a throwing contentFormatter,
     // content that cannot be serialized) is dropped, counted and reported.
     let row: AnalyticsRow;
     try {
-      row = this.buildRow(ctx, type, data);
+      row = buildAnalyticsRow(ctx, type, data, this.format);
     } catch (error) {
-      this.droppedRows++;
-      this.report(error, 1);
+      this.writer.dropUnbuilt(error);
       return;
     }
-    if (this.queue.length >= this.maxQueueSize) {
-      this.queue.shift();
-      this.droppedRows++;
-    }
-    this.queue.push(row);
-    if (this.queue.length >= this.batchSize) this.scheduleBatch();
-    else this.ensureTimer();
-  }
-
-  private buildRow(
-    ctx: InvocationContext,
-    type: AnalyticsEventType,
-    data: {
-      agent?: string;
-      model?: string | null;
-      tool?: string;
-      content?: unknown;
-      attributes?: Record<string, unknown>;
-      latencyMs?: number | null;
-      error?: string;
-    },
-  ): AnalyticsRow {
-    const { text, truncated } = this.formatContent(data.content, type);
-    const attributes = { ...(data.attributes ?? {}), ...(this.customTags ? { custom_tags: this.customTags } : {}) };
-    const cleaned = Object.fromEntries(Object.entries(attributes).filter(([, v]) => v !== undefined));
-    return {
-      timestamp: new Date().toISOString(),
-      event_type: type,
-      app_name: ctx.appName,
-      agent: data.agent ?? null,
-      session_id: ctx.session.id,
-      invocation_id: ctx.invocationId,
-      user_id: ctx.userId,
-      model: data.model ?? null,
-      tool_name: data.tool ?? null,
-      content: text,
-      attributes: Object.keys(cleaned).length ? safeStringify(cleaned) : null,
-      latency_ms: data.latencyMs ?? null,
-      status: data.error ? "ERROR" : "OK",
-      error_message: data.error ?? null,
-      is_truncated: truncated,
-    };
-  }
-
-  private ensureTimer(): void {
-    if (this.timer || this.closed) return;
-    this.timer = setInterval(
-      () => {
-        if (this.queue.length > 0) this.scheduleBatch();
-      },
-      Math.max(1, this.flushIntervalMs),
-    );
-    this.timer.unref();
-  }
-
-  /** Takes one batch off the queue and chains its write after the previous ones. */
-  private scheduleBatch(): void {
-    const batch = this.queue.splice(0, this.batchSize);
-    if (batch.length === 0) return;
-    this.pendingRows += batch.length;
-    this.writing = this.writing.then(async () => {
-      try {
-        await this.writeWithRetries(batch);
-      } finally {
-        this.pendingRows -= batch.length;
-      }
-    });
-  }
-
-  private async writeWithRetries(batch: AnalyticsRow[]): Promise<void> {
-    try {
-      await retry(
-        async () => {
-          // Closed past its timeout: these rows were counted as dropped and reported then.
-          if (this.gaveUp) return;
-          await this.ensurePrepared();
-          await this.sink.writeRows(batch, this.abort.signal);
-          if (!this.gaveUp) this.writtenRows += batch.length;
-        },
-        {
-          policy: {
-            maxAttempts: this.maxAttempts,
-            initialDelayMs: this.retryInitialMs,
-            maxDelayMs: this.retryMaxMs,
-            jitter: 0,
-          },
-          decide: () => ({ retry: !this.gaveUp }),
-        },
-      );
-    } catch (error) {
-      if (this.gaveUp) return;
-      this.droppedRows += batch.length;
-      this.report(error, batch.length);
-    }
-  }
-
-  /** Prepares the sink once; a failed prepare is tried again by the next attempt. */
-  private ensurePrepared(): Promise<void> {
-    this.prepared ??= (
-      this.sink.prepare?.({
-        autoSchemaUpgrade: this.autoSchemaUpgrade,
-        clusteringFields: this.clusteringFields,
-        signal: this.abort.signal,
-      }) ?? Promise.resolve()
-    ).catch((error: unknown) => {
-      this.prepared = undefined;
-      throw error;
-    });
-    return this.prepared;
-  }
-
-  private formatContent(content: unknown, type: AnalyticsEventType): { text: string | null; truncated: boolean } {
-    if (content === undefined || content === null) return { text: null, truncated: false };
-    let value = this.logMultiModal ? content : stripBinary(content);
-    if (this.formatter) value = this.formatter(value, type);
-    if (value === undefined || value === null) return { text: null, truncated: false };
-    let text = typeof value === "string" ? value : safeStringify(value);
-    if (isContent(value)) {
-      const plain = getTextOf(value);
-      if (plain && (value.parts ?? []).every((p) => typeof p.text === "string")) text = plain;
-    }
-    if (this.maxContentLength > 0 && text.length > this.maxContentLength)
-      return { text: text.slice(0, this.maxContentLength), truncated: true };
-    return { text, truncated: false };
+    this.writer.push(row);
   }
 
   private sessionMetadata(ctx: InvocationContext): Record<string, unknown> | undefined {

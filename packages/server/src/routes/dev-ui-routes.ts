@@ -2,10 +2,18 @@ import { createHash } from "node:crypto";
 import express, { Router } from "express";
 
 export interface DevUiOptions {
-  /** Folder of the built dev UI (index.html with `<base href="./">` and its assets). */
-  dir: string;
+  /**
+   * Folder of the built dev UI (index.html with `<base href="./">` and its assets). Without it
+   * `/dev-ui/` is a page saying the UI is not installed.
+   */
+  dir?: string;
   /** Shown by the UI in its header instead of the default logo. */
   logo?: { text: string; imageUrl: string };
+  /**
+   * The stored telemetry consent answer (true / false, null before one), written into the UI's
+   * runtime config so it asks once: the `read` of the dev tooling's `TelemetryConsentStore`.
+   */
+  telemetryConsent?: () => Promise<boolean | null>;
 }
 
 const PLACEHOLDER_HTML = `<!doctype html>
@@ -52,10 +60,7 @@ const OAUTH_CALLBACK_HTML = `<!doctype html>
  * Without a UI folder a small page says the UI is not installed (still a valid page with a
  * module script, so a browser pointed at the server sees why).
  */
-export function devUiRoutes(
-  options: DevUiOptions | undefined,
-  telemetryConsent?: () => Promise<boolean | null>,
-): Router {
+export function devUiRoutes(options: DevUiOptions | undefined): Router {
   const router = Router();
   // The query survives: ADK's dev UI sends OAuth popups back to the origin (`/?code=...&state=...`)
   // and reads them on the UI page.
@@ -81,7 +86,7 @@ export function devUiRoutes(
   // Generated rather than shipped: same-origin serving means an empty backendUrl.
   router.get("/dev-ui/assets/config/runtime-config.json", async (_req, res) => {
     // The telemetry answer, once given, so the UI does not ask again (as ADK Python writes it).
-    const telemetry = (await telemetryConsent?.()) ?? null;
+    const telemetry = (await options?.telemetryConsent?.()) ?? null;
     res.set("Cache-Control", "no-store").json({
       backendUrl: "",
       ...(options?.logo ? { logo: options.logo } : {}),
@@ -92,7 +97,7 @@ export function devUiRoutes(
     res.json({ logo_text: options?.logo?.text ?? null, logo_image_url: options?.logo?.imageUrl ?? null });
   });
 
-  if (options) {
+  if (options?.dir !== undefined) {
     router.use(
       "/dev-ui",
       express.static(options.dir, {

@@ -16,10 +16,12 @@ import {
   type ServerLogger,
 } from "../../src/index.js";
 import {
+  createAppDevRouters,
   createDebugRouter,
   createEvalRouter,
   createInMemoryEvalStore,
   createTraceRecorder,
+  memoryTelemetryConsent,
   type TraceRecorder,
 } from "../../src/devtools.js";
 import { checklistAgent } from "../support/test-server.js";
@@ -107,6 +109,8 @@ export async function startAuthServer(
     auth: apiKeyAuthenticator({ text: KEYS_TEXT, source: "test keys" }),
     ...rest,
   });
+  for (const router of createAppDevRouters({ loader, telemetry: memoryTelemetryConsent() }))
+    server.mountDevTools(router);
   server.mount(createDebugRouter({ traces }));
   server.mount(createGraphRouter(server.context));
   server.mount(createEvalRouter({ ...server.context, evalStore: createInMemoryEvalStore() }));

@@ -11,6 +11,7 @@ import {
   ModelRegistry,
 } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
+import { createAppDevRouters, fileTelemetryConsent } from "../../src/devtools.js";
 import { createAgentServer, createDirectoryAgentLoader, type AgentServer } from "../../src/index.js";
 import { makeAgentsDir, type TempAgentsDir } from "../loader/agents-dir.js";
 import { json, post, send, userMessage, type Json } from "../support/test-server.js";
@@ -35,19 +36,24 @@ beforeAll(async () => {
       "name: quiz\nmodel: test-model\ninstruction: Answer about the weather.\ntools:\n  - get_weather\n",
   });
   const modelRegistry = new ModelRegistry().register("test-model", () => model);
+  const loader = createDirectoryAgentLoader({
+    agentsDir: agents.dir,
+    reload: true,
+    modelRegistry,
+    builtInTools: { get_weather: getWeather },
+  });
+  // Where `agentkit web` keeps the answer, read back into the dev UI's runtime config.
+  const telemetry = fileTelemetryConsent(join(agents.dir, ".agentkit", "telemetry.json"));
   server = createAgentServer({
-    loader: createDirectoryAgentLoader({
-      agentsDir: agents.dir,
-      reload: true,
-      modelRegistry,
-      builtInTools: { get_weather: getWeather },
-    }),
+    loader,
     sessionService: new InMemorySessionService(),
     artifactService: new InMemoryArtifactService(),
     memoryService: new InMemoryMemoryService(),
     modelRegistry,
     mode: "web",
+    devUi: { telemetryConsent: () => telemetry.read() },
   });
+  for (const router of createAppDevRouters({ loader, modelRegistry, telemetry })) server.mountDevTools(router);
   ({ url } = await server.listen({ host: "127.0.0.1", port: 0 }));
 });
 afterAll(async () => {

@@ -3,7 +3,14 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { InMemoryArtifactService, InMemoryMemoryService, InMemorySessionService } from "@agentkit/core";
-import { createAgentServer, createDirectoryAgentLoader, createGraphRouter, type AgentServer } from "../../src/index.js";
+import { createAppDevRouters, memoryTelemetryConsent } from "../../src/devtools.js";
+import {
+  createAgentServer,
+  createDirectoryAgentLoader,
+  createGraphRouter,
+  type AgentLoader,
+  type AgentServer,
+} from "../../src/index.js";
 import { makeAgentsDir, type TempAgentsDir } from "../loader/agents-dir.js";
 import { json, recordingLogger } from "../support/test-server.js";
 
@@ -18,6 +25,7 @@ export const cb = () => undefined;
 const HELPER = "name: helper\nmodel: some-model\ndescription: helps\n";
 
 let agents: TempAgentsDir;
+let loader: AgentLoader;
 let server: AgentServer;
 let url: string;
 const logger = recordingLogger();
@@ -28,21 +36,30 @@ beforeAll(async () => {
     "pipeline/helper.yaml": HELPER,
     "pipeline/tools.ts": TOOLS,
   });
+  loader = createDirectoryAgentLoader({ agentsDir: agents.dir, reload: true });
   server = createAgentServer({
-    loader: createDirectoryAgentLoader({ agentsDir: agents.dir, reload: true }),
+    loader,
     sessionService: new InMemorySessionService(),
     artifactService: new InMemoryArtifactService(),
     memoryService: new InMemoryMemoryService(),
     mode: "web",
     logger,
   });
+  mountAppDevTools(server, loader);
   server.mount(createGraphRouter(server.context));
   ({ url } = await server.listen({ host: "127.0.0.1", port: 0 }));
 });
 afterAll(async () => {
   await server.close();
+  await loader.close?.();
   await agents.cleanup();
 });
+
+/** The builder, agent tests and telemetry routers, as `agentkit web` mounts them; whether they were mounted. */
+function mountAppDevTools(target: AgentServer, loader: AgentLoader): boolean {
+  const routers = createAppDevRouters({ loader, telemetry: memoryTelemetryConsent() });
+  return routers.map((router) => target.mountDevTools(router)).every(Boolean);
+}
 
 /** POST builder/save with one multipart `files` part per entry (name → YAML text). */
 function save(app: string, files: Record<string, string>, query = ""): Promise<Response> {
@@ -258,24 +275,47 @@ describe("agent builder: the draft (tmp=true) and cancel", () => {
 });
 
 describe("dev routes are for web mode", () => {
-  it("an api-mode server does not serve the builder, tests or telemetry routes", async () => {
-    const api = createAgentServer({
-      loader: createDirectoryAgentLoader({ agentsDir: agents.dir }),
+  const DEV_PATHS = ["/dev/apps/pipeline/builder", "/dev/apps/pipeline/tests", "/config/telemetry"];
+
+  /** A second server over the agents directory, with its own loader; closed by `use` when done. */
+  async function withServer(
+    mode: "web" | "api",
+    use: (target: AgentServer, loader: AgentLoader, url: string) => Promise<void>,
+  ): Promise<void> {
+    const ownLoader = createDirectoryAgentLoader({ agentsDir: agents.dir });
+    const target = createAgentServer({
+      loader: ownLoader,
       sessionService: new InMemorySessionService(),
       artifactService: new InMemoryArtifactService(),
       memoryService: new InMemoryMemoryService(),
-      mode: "api",
+      mode,
     });
-    const { url: apiUrl } = await api.listen({ host: "127.0.0.1", port: 0 });
+    const { url: targetUrl } = await target.listen({ host: "127.0.0.1", port: 0 });
     try {
-      for (const path of ["/dev/apps/pipeline/builder", "/dev/apps/pipeline/tests", "/config/telemetry"]) {
+      await use(target, ownLoader, targetUrl);
+    } finally {
+      await target.close();
+      await ownLoader.close();
+    }
+  }
+
+  it("a web-mode server serves them only once mounted: createAgentServer builds no dev router itself", async () => {
+    await withServer("web", async (web, webLoader, webUrl) => {
+      for (const path of DEV_PATHS) expect((await fetch(`${webUrl}${path}`)).status).toBe(404);
+      expect(mountAppDevTools(web, webLoader)).toBe(true);
+      for (const path of DEV_PATHS) expect([path, (await fetch(`${webUrl}${path}`)).status]).toEqual([path, 200]);
+    });
+  });
+
+  it("an api-mode server does not serve the builder, tests or telemetry routes", async () => {
+    await withServer("api", async (api, apiLoader, apiUrl) => {
+      expect(mountAppDevTools(api, apiLoader)).toBe(false);
+      for (const path of DEV_PATHS) {
         const res = await fetch(`${apiUrl}${path}`);
         expect(res.status).toBe(404);
         expect((await json(res)).code).toBe("NOT_FOUND");
       }
-    } finally {
-      await api.close();
-    }
+    });
     expect(logger.errors).toEqual([]);
   });
 });

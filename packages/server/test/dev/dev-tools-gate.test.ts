@@ -16,10 +16,12 @@ import {
   type AgentServerOptions,
 } from "../../src/index.js";
 import {
+  createAppDevRouters,
   createDebugRouter,
   createEvalRouter,
   createInMemoryEvalStore,
   createTraceRecorder,
+  memoryTelemetryConsent,
 } from "../../src/devtools.js";
 import { makeAgentsDir, type TempAgentsDir } from "../loader/agents-dir.js";
 import { json } from "../support/test-server.js";
@@ -46,7 +48,7 @@ const DEV_REQUESTS: [method: string, path: string][] = [
   ["GET", "/dev/apps/pipeline/metrics-info"],
 ];
 
-/** A web server over the agents directory with the dev server's trace and eval routers as dev tools. */
+/** A web server over the agents directory with the dev server's dev tools (builder, tests, telemetry, traces, evals). */
 function makeServer(extra: Partial<AgentServerOptions> = {}): AgentServer {
   const server = createAgentServer({
     loader,
@@ -56,6 +58,8 @@ function makeServer(extra: Partial<AgentServerOptions> = {}): AgentServer {
     mode: "web",
     ...extra,
   });
+  for (const router of createAppDevRouters({ loader, telemetry: memoryTelemetryConsent() }))
+    server.mountDevTools(router);
   server.mountDevTools(createDebugRouter({ traces }));
   server.mountDevTools(createEvalRouter({ ...server.context, evalStore: createInMemoryEvalStore() }));
   return server;
@@ -198,7 +202,7 @@ describe("with authentication configured", () => {
 
 describe("api mode", () => {
   it("serves no dev route at all, not even routers handed to it", async () => {
-    const server = makeServer({ mode: "api", devRouters: [createDebugRouter({ traces })] });
+    const server = makeServer({ mode: "api" });
     closers.push(() => server.close());
     expect(server.mountDevTools(createDebugRouter({ traces }))).toBe(false);
     const { url } = await server.listen({ host: "127.0.0.1", port: 0 });
@@ -208,15 +212,15 @@ describe("api mode", () => {
     }
   });
 
-  it("devRouters and mountDevTools mount behind the gate in web mode", async () => {
+  it("mountDevTools mounts behind the gate in web mode", async () => {
     const server = createAgentServer({
       loader,
       sessionService: new InMemorySessionService(),
       artifactService: new InMemoryArtifactService(),
       memoryService: new InMemoryMemoryService(),
       host: "0.0.0.0",
-      devRouters: [createDebugRouter({ traces })],
     });
+    expect(server.mountDevTools(createDebugRouter({ traces }))).toBe(true);
     expect(server.mountDevTools(createGraphRouter(server.context))).toBe(true);
     const url = await serveWithPrincipal(server);
     expect((await fetch(`${url}/debug/trace/session/s1`)).status).toBe(403);

@@ -1,0 +1,62 @@
+import type { FunctionCall, Part } from "../content/content.js";
+import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
+
+/** What the model reads for a call the client has not answered yet (a paused long-running call). */
+export const PENDING_CALL_RESPONSE = {
+  status: "pending",
+  message: "This long-running call has not returned yet; its result will arrive in a later message.",
+} as const;
+
+/** What the model reads for a call that never got a response (its run stopped). */
+export const UNANSWERED_CALL_RESPONSE = {
+  error: "This tool call was interrupted before it returned (the run stopped); its outcome is unknown.",
+} as const;
+
+/**
+ * Every provider except Gemini refuses a request whose function call is not followed by its
+ * response (and Gemini refuses unequal counts), so a request must never carry one: a call left
+ * without a response (a paused long-running call, or a call whose run was killed before the
+ * runner could record the interruption) gets a stand-in response right after it, the same on
+ * every adapter. Calls without an id (providers that do not use them) are left as they are.
+ */
+export function answerDanglingCalls(events: Event[]): Event[] {
+  const answered = new Set<string>();
+  for (const event of events) for (const r of getFunctionResponses(event)) if (r.id) answered.add(r.id);
+  const isDangling = (c: FunctionCall) => c.id !== undefined && c.id !== "" && !answered.has(c.id);
+  if (!events.some((e) => getFunctionCalls(e).some(isDangling))) return events;
+  const out: Event[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    out.push(event);
+    const missing = getFunctionCalls(event).filter(isDangling);
+    if (missing.length === 0) continue;
+    const parts: Part[] = missing.map((c) => ({
+      functionResponse: {
+        id: c.id!,
+        name: c.name ?? "",
+        response: { ...(event.longRunningToolIds?.includes(c.id!) ? PENDING_CALL_RESPONSE : UNANSWERED_CALL_RESPONSE) },
+      },
+    }));
+    const next = events[i + 1];
+    if (next && getFunctionResponses(next).length > 0) {
+      out.push({
+        ...next,
+        content: { role: next.content?.role ?? "user", parts: [...(next.content?.parts ?? []), ...parts] },
+      });
+      i += 1;
+    } else {
+      const { invocationId, author, branch, timestamp } = event;
+      out.push(
+        createEvent({
+          id: `${event.id}-answers`,
+          invocationId,
+          author,
+          branch,
+          timestamp,
+          content: { role: "user", parts },
+        }),
+      );
+    }
+  }
+  return out;
+}

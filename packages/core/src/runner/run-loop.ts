@@ -1,0 +1,117 @@
+import type { InvocationContext } from "../context/invocation-context.js";
+import { BudgetExceededError } from "../errors/budget-errors.js";
+import { RunAbortedError } from "../errors/run-errors.js";
+import { createEvent, type Event } from "../events/event.js";
+import type { Session } from "../sessions/session.js";
+import { type AbortWatch, applyCustomMetadata } from "./run-helpers.js";
+import type { Runner } from "./runner.js";
+import { budgetExceededEvent, recordEventUsage } from "./run-usage.js";
+
+/** What the run loop uses of its runner. */
+export type RunLoopServices = Pick<Runner, "pluginManager" | "sessionService">;
+
+/**
+ * The run loop every kind of run shares (`runAsync`, `resume`, `runLive`): beforeRun (a returned
+ * content answers instead of the agent), the agent's events one at a time (onEvent, persist,
+ * yield; the agent resumes only when the consumer asks for the next event), then afterRun
+ * exactly once, also on early stop, abort or error. A used-up budget ends the run with an event
+ * saying so before the error is thrown.
+ */
+export async function* runLoop(
+  runner: RunLoopServices,
+  ctx: InvocationContext,
+  session: Session,
+  watch: AbortWatch,
+  start: (ctx: InvocationContext) => AsyncGenerator<Event, void, void>,
+): AsyncGenerator<Event, void, void> {
+  let agentRun: AsyncGenerator<Event, void, void> | undefined;
+  let stepPending = false;
+  let failed = false;
+  try {
+    const early = await watch.race(runner.pluginManager.run("beforeRunCallback", { invocationContext: ctx }));
+    if (early) {
+      const event = createEvent({
+        invocationId: ctx.invocationId,
+        author: ctx.agent.name,
+        branch: ctx.branch,
+        content: { role: early.role ?? "model", parts: early.parts ?? [] },
+      });
+      applyCustomMetadata(event, ctx.runConfig.customMetadata);
+      watch.throwIfAborted();
+      await runner.sessionService.appendEvent({ session, event });
+      yield event;
+      return;
+    }
+    agentRun = start(ctx);
+    for (;;) {
+      stepPending = true;
+      let step: IteratorResult<Event, void>;
+      try {
+        step = await watch.race(agentRun.next());
+      } catch (error) {
+        throw watch.isAborted && !(error instanceof RunAbortedError) ? new RunAbortedError({ cause: error }) : error;
+      }
+      stepPending = false;
+      if (step.done) break;
+      const event = await handleEvent(runner, ctx, session, step.value, watch);
+      yield event;
+      watch.throwIfAborted();
+    }
+  } catch (error) {
+    failed = true;
+    // A used-up budget is an answer too: the client sees (and the session keeps) why the run stopped.
+    if (error instanceof BudgetExceededError && !watch.isAborted) {
+      yield await handleEvent(runner, ctx, session, budgetExceededEvent(ctx, error), watch);
+    }
+    throw error;
+  } finally {
+    await finishRun(runner, ctx, agentRun, stepPending, failed);
+  }
+}
+
+/** Stops the agent's generator and runs afterRun; an error here never hides the one that ended the run. */
+async function finishRun(
+  runner: RunLoopServices,
+  ctx: InvocationContext,
+  agentRun: AsyncGenerator<Event, void, void> | undefined,
+  stepPending: boolean,
+  failed: boolean,
+): Promise<void> {
+  try {
+    if (agentRun) {
+      // A generator busy in a step (abort won the race) cannot be awaited: its return is
+      // queued and runs the agent's finally blocks once the step settles.
+      if (stepPending) agentRun.return(undefined).catch(() => {});
+      else await agentRun.return(undefined);
+    }
+    await runner.pluginManager.run("afterRunCallback", { invocationContext: ctx });
+  } catch (error) {
+    if (!failed) throw error; // never mask the error that ended the run
+  }
+}
+
+/**
+ * One event of the agent: the run's custom metadata and usage, onEvent plugins (which may
+ * replace it), then stored unless partial. Returns what the caller yields.
+ */
+async function handleEvent(
+  runner: RunLoopServices,
+  ctx: InvocationContext,
+  session: Session,
+  event: Event,
+  watch: AbortWatch,
+): Promise<Event> {
+  applyCustomMetadata(event, ctx.runConfig.customMetadata);
+  recordEventUsage(ctx, event);
+  const replaced = await runner.pluginManager.run("onEventCallback", { invocationContext: ctx, event });
+  const out = replaced ?? event;
+  if (replaced) {
+    applyCustomMetadata(out, ctx.runConfig.customMetadata);
+    recordEventUsage(ctx, out, false);
+  }
+  if (!out.partial) {
+    watch.throwIfAborted();
+    await runner.sessionService.appendEvent({ session, event: out });
+  }
+  return out;
+}

@@ -1,0 +1,82 @@
+import { createUserContent, type Content } from "../content/content.js";
+import type { InvocationContext } from "../context/invocation-context.js";
+import { ConfigurationError } from "../errors/agentkit-error.js";
+import { createEvent, type Event } from "../events/event.js";
+import { checkIncomingMessage } from "../flows/incoming-message-check.js";
+import type { Session } from "../sessions/session.js";
+import { type AbortWatch, applyCustomMetadata, saveInputBlobsAsArtifacts } from "./run-helpers.js";
+import type { Runner } from "./runner.js";
+
+/** What storing the user's turn uses of its runner. */
+export type UserTurnServices = Pick<Runner, "appName" | "sessionService" | "artifactService" | "pluginManager">;
+
+/**
+ * The caller's message as user content (a string becomes one text part). It is data from
+ * outside: refused before anything is stored if it calls a function or answers a call the flow
+ * is not waiting for (`checkIncomingMessage` against the session's events).
+ */
+export function checkedUserMessage(
+  newMessage: Content | string | undefined,
+  events: readonly Event[],
+): Content | undefined {
+  return newMessage === undefined
+    ? undefined
+    : checkIncomingMessage(withUserRole(createUserContent(newMessage)), events);
+}
+
+/**
+ * Stores the user's turn of a run: onUserMessage plugins may replace the message, its inline
+ * files become artifacts when the run config asks (`saveInputBlobsAsArtifacts`), and one user
+ * event carries the message, the request's state delta and the artifacts saved. A run with
+ * neither a message nor state stores nothing. Returns the message the agent sees.
+ */
+export async function appendUserTurn(
+  runner: UserTurnServices,
+  turn: {
+    ctx: InvocationContext;
+    session: Session;
+    message: Content | undefined;
+    stateDelta: Record<string, unknown> | undefined;
+    watch: AbortWatch;
+  },
+): Promise<Content | undefined> {
+  const { ctx, session, watch } = turn;
+  let message = turn.message;
+  let artifactDelta: Record<string, number> = {};
+  if (message) {
+    const replaced = await runner.pluginManager.run("onUserMessageCallback", {
+      invocationContext: ctx,
+      userMessage: message,
+    });
+    if (replaced) message = withUserRole(replaced);
+    if (ctx.runConfig.saveInputBlobsAsArtifacts) {
+      if (!runner.artifactService)
+        throw new ConfigurationError("saveInputBlobsAsArtifacts needs an artifactService on the Runner.");
+      ({ message, artifactDelta } = await saveInputBlobsAsArtifacts({
+        message,
+        artifactService: runner.artifactService,
+        appName: runner.appName,
+        userId: session.userId,
+        sessionId: session.id,
+        invocationId: ctx.invocationId,
+      }));
+    }
+  }
+  const stateDelta = { ...(turn.stateDelta ?? {}) };
+  if (message || Object.keys(stateDelta).length > 0) {
+    const userEvent = createEvent({
+      invocationId: ctx.invocationId,
+      author: "user",
+      content: message,
+      actions: { stateDelta, artifactDelta },
+    });
+    applyCustomMetadata(userEvent, ctx.runConfig.customMetadata);
+    watch.throwIfAborted();
+    await runner.sessionService.appendEvent({ session, event: userEvent });
+  }
+  return message;
+}
+
+function withUserRole(content: Content): Content {
+  return content.role ? content : { ...content, role: "user" };
+}
