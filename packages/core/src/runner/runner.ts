@@ -33,6 +33,7 @@ import { AbortWatch, applyCustomMetadata, saveInputBlobsAsArtifacts } from "./ru
 import { resolveBudget, type Budget } from "../usage/budget.js";
 import { PriceTable, type ModelPrice } from "../usage/price-table.js";
 import { sessionUsageFromEvents, type SessionUsage } from "../usage/session-usage.js";
+import { SessionUsageCache } from "../usage/session-usage-cache.js";
 import { budgetExceededEvent, newUsageTracker, recordEventUsage } from "./run-usage.js";
 import { InMemoryCredentialService, type BaseCredentialService } from "../auth/base-credential-service.js";
 import { CredentialExchangerRegistry } from "../auth/credential-exchangers.js";
@@ -137,6 +138,8 @@ export class Runner {
   readonly contextCacheConfig?: ContextCacheConfig;
   /** Memos of request contents per session, so a request costs what was appended, not the history. */
   readonly contentsCache = new ContentsCache();
+  /** Walks of sessions' usage, so the usage before a run costs what was appended since the last one. */
+  private readonly usageCache = new SessionUsageCache();
   /** Default usage limits of every run. */
   readonly budget?: Budget;
   /** Prices of the usage rollups. */
@@ -426,6 +429,7 @@ export class Runner {
 
   private async closeNow(): Promise<void> {
     this.contentsCache.clear();
+    this.usageCache.clear();
     const results = await Promise.allSettled([this.pluginManager.close(), closeAgentTree(this.agent)]);
     const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
     if (failures.length === 1) throw failures[0];
@@ -574,6 +578,7 @@ export class Runner {
       resumability: this.resumability,
       usage: newUsageTracker({
         session: init.session,
+        usageCache: this.usageCache,
         prices: this.prices,
         budget: resolveBudget(this.budget, init.runConfig.budget),
         now: this.now,
