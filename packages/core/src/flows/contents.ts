@@ -2,6 +2,7 @@ import type { Content, FunctionCall, Part } from "../content/content.js";
 import { createEvent, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
 import { RESERVED_FUNCTION_CALL_NAMES } from "./confirmation-names.js";
 import { suspendedCallOf } from "./suspended-call-record.js";
+import { copyWithRoom } from "../content/copy-with-room.js";
 import { deepCopy } from "../content/deep-copy.js";
 
 /**
@@ -54,12 +55,12 @@ export function getContents(
     const extended = extendContents(memo, branch, events, agentName);
     if (extended) {
       if (extended !== memo) slot.set(extended);
-      return extended.contents.slice();
+      return copyWithRoom(extended.contents);
     }
   }
   const { contents, extendable } = buildContents(branch, events, agentName);
   slot?.set({ seen: events.length, lastId: events.at(-1)?.id, contents, extendable });
-  return contents.slice();
+  return copyWithRoom(contents);
 }
 
 /** The full build: every event of the history through every step. */

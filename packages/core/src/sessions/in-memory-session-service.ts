@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { copyWithRoom } from "../content/copy-with-room.js";
 import { deepCopy, deepFreeze } from "../content/deep-copy.js";
 import { SessionAlreadyExistsError, SessionNotFoundError } from "../errors/session-errors.js";
 import type { Event } from "../events/event.js";
@@ -156,7 +157,7 @@ export class InMemorySessionService extends BaseSessionService {
       appName: stored.appName,
       userId: stored.userId,
       state: deepCopy(state),
-      events: events.slice(),
+      events: copyWithRoom(events),
       lastUpdateTime: stored.lastUpdateTime,
     };
   }
