@@ -259,12 +259,8 @@ export {
   type UsageSnapshot,
   type ModelCallRecorder,
 } from "./usage/usage-tracker.js";
-export {
-  sessionUsageFromEvents,
-  readInvocationUsage,
-  type SessionUsage,
-  type InvocationUsage,
-} from "./usage/session-usage.js";
+export { sessionUsageFromEvents, type SessionUsage, type InvocationUsage } from "./usage/session-usage.js";
+export { readInvocationUsage } from "./usage/usage-walk.js";
 export { USAGE_METADATA_KEY, MODEL_METADATA_KEY, FAILOVER_METADATA_KEY } from "./usage/usage-metadata-keys.js";
 
 // Runner, App, workflow agents, AgentTool

@@ -16,6 +16,17 @@ export function deepCopy<T>(value: T): T {
   return out as T;
 }
 
+/** `deepFreeze(deepCopy(value))` in one pass: each object of the copy is frozen as it is made. */
+export function frozenCopy<T>(value: T): T {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
+  const proto = Object.getPrototypeOf(value) as object | null;
+  if (proto !== null && Object.getPrototypeOf(proto) !== null) return deepFreeze(structuredClone(value));
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) setOwn(out, key, frozenCopy((value as Record<string, unknown>)[key]));
+  return Object.freeze(out) as T;
+}
+
 /** Freezes a value and everything it holds (objects and arrays), in place; returns it. */
 export function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {

@@ -1,5 +1,6 @@
 import type { Content } from "../content/content.js";
 import type { Event } from "../events/event.js";
+import { copyWithRoom } from "../content/copy-with-room.js";
 import { answerDanglingCalls } from "./answer-dangling-calls.js";
 import { applyCompactions } from "./apply-compactions.js";
 import { applyRewinds } from "./apply-rewinds.js";
@@ -69,12 +70,12 @@ export function getContents(
     const extended = extendContents(memo, branch, events, agentName);
     if (extended) {
       if (extended !== memo) slot.set(extended);
-      return extended.contents.slice();
+      return copyWithRoom(extended.contents);
     }
   }
   const { contents, extendable } = buildContents(branch, events, agentName);
   slot?.set({ seen: events.length, lastId: events.at(-1)?.id, contents, extendable });
-  return contents.slice();
+  return copyWithRoom(contents);
 }
 
 /** The full build: every event of the history through every step. */

@@ -21,6 +21,7 @@ export type RunnerView = Pick<
   | "pluginManager"
   | "contextCacheConfig"
   | "contentsCache"
+  | "usageCache"
   | "budget"
   | "prices"
   | "resumability"
@@ -63,6 +64,7 @@ export function newRunContext(runner: RunnerView, init: RunContextInit): Invocat
     resumability: runner.resumability,
     usage: newUsageTracker({
       session: init.session,
+      usageCache: runner.usageCache,
       prices: runner.prices,
       budget: resolveBudget(runner.budget, init.runConfig.budget),
       now: init.now,

@@ -4,21 +4,25 @@ import { createEvent, isFinalResponse, type Event } from "../events/event.js";
 import type { Session } from "../sessions/session.js";
 import type { Budget } from "../usage/budget.js";
 import type { PriceTable } from "../usage/price-table.js";
-import { sessionUsageFromEvents } from "../usage/session-usage.js";
+import type { SessionUsageCache } from "../usage/session-usage-cache.js";
 import { USAGE_METADATA_KEY } from "../usage/usage-metadata-keys.js";
 import { UsageTracker } from "../usage/usage-tracker.js";
 
 /** The usage tracker of a new invocation: the session's stored usage so far, the run's budget. */
 export function newUsageTracker(args: {
   session: Session;
+  usageCache: SessionUsageCache;
   prices: PriceTable;
   budget?: Budget;
   now?: () => number;
 }): UsageTracker {
+  // The events loaded for this run, before it appends any: the run only pushes to the array.
+  const { events } = args.session;
+  const count = events.length;
   return new UsageTracker({
     prices: args.prices,
-    // Read from the events loaded for this run, before it appends any; computed on first use.
-    sessionBefore: lazy(args.session.events.slice(), (events) => sessionUsageFromEvents(events).total),
+    // Computed on first use (the tracker keeps it), from what the cache has not read yet.
+    sessionBefore: () => args.usageCache.totalBefore(events, count, args.prices),
     ...(args.budget ? { budget: args.budget } : {}),
     ...(args.now ? { now: args.now } : {}),
   });
@@ -46,9 +50,4 @@ export function budgetExceededEvent(ctx: InvocationContext, error: BudgetExceede
     errorCode: error.code,
     errorMessage: error.message,
   });
-}
-
-function lazy<T, R>(input: T, compute: (input: T) => R): () => R {
-  let result: { value: R } | undefined;
-  return () => (result ??= { value: compute(input) }).value;
 }

@@ -40,6 +40,7 @@ import { appendUserTurn, checkedUserMessage } from "./user-turn.js";
 import type { Budget } from "../usage/budget.js";
 import type { PriceTable } from "../usage/price-table.js";
 import { sessionUsageFromEvents, type SessionUsage } from "../usage/session-usage.js";
+import { SessionUsageCache } from "../usage/session-usage-cache.js";
 import { InMemoryCredentialService, type BaseCredentialService } from "../auth/base-credential-service.js";
 import { CredentialExchangerRegistry } from "../auth/credential-exchangers.js";
 
@@ -69,6 +70,8 @@ export class Runner {
   readonly contextCacheConfig?: ContextCacheConfig;
   /** Memos of request contents per session, so a request costs what was appended, not the history. */
   readonly contentsCache = new ContentsCache();
+  /** Walks of sessions' usage, so the usage before a run costs what was appended since the last one. */
+  readonly usageCache = new SessionUsageCache();
   /** Default usage limits of every run. */
   readonly budget?: Budget;
   /** Prices of the usage rollups. */
@@ -288,6 +291,7 @@ export class Runner {
 
   private async closeNow(): Promise<void> {
     this.contentsCache.clear();
+    this.usageCache.clear();
     const results = await Promise.allSettled([this.pluginManager.close(), closeAgentTree(this.agent)]);
     const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
     if (failures.length === 1) throw failures[0];

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { deepCopy, deepFreeze } from "../content/deep-copy.js";
+import { copyWithRoom } from "../content/copy-with-room.js";
+import { deepCopy, frozenCopy } from "../content/deep-copy.js";
 import { SessionAlreadyExistsError, SessionNotFoundError } from "../errors/session-errors.js";
 import type { Event } from "../events/event.js";
 import { nowSeconds } from "../events/event.js";
@@ -108,7 +109,7 @@ export class InMemorySessionService extends BaseSessionService {
     assignOwn(stored.state, deepCopy(write.delta.session));
     // Stored events are immutable snapshots (nothing the caller holds is frozen or shared), so
     // reads can share them instead of copying the history.
-    stored.events.push(deepFreeze(deepCopy(write.event)));
+    stored.events.push(frozenCopy(write.event));
     // Strictly increasing, so a second holder of the previous version is always detected.
     stored.lastUpdateTime = Math.max(write.event.timestamp, stored.lastUpdateTime + TIME_STEP);
     return stored.lastUpdateTime;
@@ -156,7 +157,7 @@ export class InMemorySessionService extends BaseSessionService {
       appName: stored.appName,
       userId: stored.userId,
       state: deepCopy(state),
-      events: events.slice(),
+      events: copyWithRoom(events),
       lastUpdateTime: stored.lastUpdateTime,
     };
   }

@@ -14,6 +14,8 @@ export type SessionKeyField = "appName" | "userId" | "sessionId";
 const CONTROL = /\p{Cc}/u;
 // In a `u` regex a well-formed pair is one code point, so only lone surrogates match.
 const LONE_SURROGATE = /\p{Cs}/u;
+// `.` or `..` as a whole segment between `/` or `\` separators (or the ends).
+const DOT_SEGMENT = /(?:^|[/\\])\.\.?(?=[/\\]|$)/;
 // `/x`, `\x`, `\\server\x`, `C:\x`, `C:/x`.
 const ABSOLUTE = /^(?:[/\\]|[A-Za-z]:[/\\])/;
 
@@ -30,7 +32,7 @@ export function nameProblem(value: string, maxBytes: number): string | undefined
   if (bytes > maxBytes) return `is ${bytes} bytes of UTF-8; at most ${maxBytes} are allowed`;
   if (CONTROL.test(value)) return "contains a control character (NUL, newline, …)";
   if (ABSOLUTE.test(value)) return "is an absolute path";
-  if (value.split(/[/\\]/).some((segment) => segment === "." || segment === "..")) {
+  if (DOT_SEGMENT.test(value)) {
     return 'is or contains a "." or ".." segment';
   }
   return undefined;

@@ -18,7 +18,7 @@ import { pendingRequests } from "../flows/suspended-tools.js";
 import { Runner } from "../runner/runner.js";
 import { InMemorySessionService } from "../sessions/in-memory-session-service.js";
 import { withoutTempKeys } from "../sessions/state.js";
-import { readInvocationUsage } from "../usage/session-usage.js";
+import { readInvocationUsage } from "../usage/usage-walk.js";
 import type { UsageRollup } from "../usage/usage-rollup.js";
 import { BaseTool, type ToolRunRequest } from "./base-tool.js";
 import type { ToolContext } from "../context/tool-context.js";

@@ -68,6 +68,8 @@ export interface PriceTableOptions {
   includeDefaults?: boolean;
 }
 
+const MAX_REMEMBERED_NAMES = 1024;
+
 // Prefixes the registry accepts (`openai/gpt-4o`), Gemini's resource form (`models/…`).
 const NAME_PREFIX = /^(?:models\/|openai\/|anthropic\/|gemini\/|google\/)/;
 // Dated or numbered snapshots of a priced model: `-2024-07-18`, `-20250929`, `-001`, `-latest`.
@@ -81,6 +83,8 @@ const SNAPSHOT_SUFFIX = /-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{3}|latest)$/;
  */
 export class PriceTable {
   private readonly prices: Record<string, ModelPrice> = {};
+  /** What `get` found for each name asked (every final event prices its rollups); cleared by `set`. */
+  private readonly found = new Map<string, ModelPrice | undefined>();
 
   constructor(options: PriceTableOptions = {}) {
     if (options.includeDefaults ?? true) this.addAll(DEFAULT_MODEL_PRICES);
@@ -97,16 +101,18 @@ export class PriceTable {
   set(model: string, price: ModelPrice): this {
     checkPrice(model, price);
     setOwn(this.prices as Record<string, unknown>, model.toLowerCase(), { ...price });
+    this.found.clear();
     return this;
   }
 
   /** The price of a model, or undefined when unknown. */
   get(model: string): ModelPrice | undefined {
-    let name = model.trim().toLowerCase();
-    const exact = this.lookup(name);
-    if (exact) return exact;
-    name = name.replace(NAME_PREFIX, "");
-    return this.lookup(name) ?? this.lookup(name.replace(SNAPSHOT_SUFFIX, ""));
+    if (this.found.has(model)) return this.found.get(model);
+    const price = this.find(model);
+    // Names come from stored events too: keep the memo bounded.
+    if (this.found.size >= MAX_REMEMBERED_NAMES) this.found.clear();
+    this.found.set(model, price);
+    return price;
   }
 
   /** USD for these tokens of this model; undefined when the model has no price. */
@@ -151,6 +157,14 @@ export class PriceTable {
 
   private addAll(prices: Readonly<Record<string, ModelPrice>>): void {
     for (const [model, price] of Object.entries(prices)) this.set(model, price);
+  }
+
+  private find(model: string): ModelPrice | undefined {
+    let name = model.trim().toLowerCase();
+    const exact = this.lookup(name);
+    if (exact) return exact;
+    name = name.replace(NAME_PREFIX, "");
+    return this.lookup(name) ?? this.lookup(name.replace(SNAPSHOT_SUFFIX, ""));
   }
 
   private lookup(name: string): ModelPrice | undefined {

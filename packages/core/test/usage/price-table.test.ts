@@ -34,6 +34,19 @@ describe("PriceTable", () => {
     expect(PriceTable.from(table)).toBe(table);
   });
 
+  it("a price set after a lookup is found (and replaced) by the next lookup", () => {
+    const table = new PriceTable();
+    expect(table.get("my-llm-001")).toBeUndefined();
+    expect(table.get("gpt-4o")).toEqual(DEFAULT_MODEL_PRICES["gpt-4o"]);
+    table.set("my-llm", { inputPerMillion: 1, outputPerMillion: 2 });
+    table.set("gpt-4o", { inputPerMillion: 3, outputPerMillion: 4 });
+    expect(table.get("my-llm-001")).toEqual({ inputPerMillion: 1, outputPerMillion: 2 });
+    expect(table.get("gpt-4o")).toEqual({ inputPerMillion: 3, outputPerMillion: 4 });
+    // Many distinct names (stored events may carry any) are all still answered right.
+    for (let i = 0; i < 3000; i++) expect(table.get(`unknown-${i}`)).toBeUndefined();
+    expect(table.get("my-llm-001")).toEqual({ inputPerMillion: 1, outputPerMillion: 2 });
+  });
+
   it("prices cached input and counts thoughts once, whichever way a provider reports them", () => {
     const table = new PriceTable({
       includeDefaults: false,

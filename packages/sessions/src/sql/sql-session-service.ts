@@ -16,6 +16,7 @@ import {
   type Session,
 } from "@agentkit/core";
 import {
+  copyWithRoom,
   decodeSessionPageToken,
   SessionQueueKey,
   sessionPageFromRows,
@@ -107,7 +108,7 @@ export abstract class SqlSessionService extends BaseSessionService {
       return undefined;
     }
     const events = this.history.extend(cacheKey, prefix, tail.events, tail.lastSeq, tail.lastId);
-    return { ...tail.session, events: events.slice() };
+    return { ...tail.session, events: copyWithRoom(events) };
   }
 
   override async listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "@jest/globals";
+import { createEvent } from "../src/index.js";
+import { deepCopy, deepFreeze } from "../src/internal.js";
+import { frozenCopy } from "../src/content/deep-copy.js";
+
+describe("createEvent", () => {
+  it("keeps the caller's key order, fills the fixed fields in place or at the end, drops undefined values", () => {
+    const event = createEvent({
+      branch: undefined,
+      author: "a",
+      content: { role: "model", parts: [{ text: "hi" }] },
+      id: undefined,
+      partial: undefined,
+      timestamp: 5,
+    });
+    expect(Object.keys(event)).toEqual(["author", "content", "id", "timestamp", "invocationId", "actions"]);
+    expect(event.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(event).toEqual({
+      author: "a",
+      content: { role: "model", parts: [{ text: "hi" }] },
+      id: event.id,
+      timestamp: 5,
+      invocationId: "",
+      actions: createEvent({ author: "x" }).actions,
+    });
+    expect(Object.keys(createEvent({ author: "u" }))).toEqual(["author", "id", "invocationId", "timestamp", "actions"]);
+    // Same JSON as the spread-then-delete construction it replaces.
+    const init = { invocationId: "e-1", author: "a", branch: undefined, turnComplete: true, id: "x", timestamp: 1 };
+    const spread: Record<string, unknown> = { ...init, actions: createEvent({ author: "a" }).actions };
+    delete spread.branch;
+    expect(JSON.stringify(createEvent(init))).toBe(JSON.stringify(spread));
+  });
+
+  it("a data key named __proto__ stays an own key and does not re-parent the event", () => {
+    const init = JSON.parse('{"author":"a","__proto__":{"polluted":true}}');
+    const event = createEvent(init);
+    expect(Object.getPrototypeOf(event)).toBe(Object.prototype);
+    expect(Object.hasOwn(event, "__proto__")).toBe(true);
+    expect((event as unknown as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+});
+
+describe("frozenCopy", () => {
+  it("equals deepFreeze(deepCopy(value)): a deep copy, every object frozen, the source untouched", () => {
+    const source = {
+      a: [1, { b: "c" }, [2, 3]],
+      d: { e: null, f: undefined, when: new Date(0) },
+      ...JSON.parse('{"__proto__":{"x":1}}'),
+    };
+    const copy = frozenCopy(source);
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(deepFreeze(deepCopy(source))));
+    expect(copy).not.toBe(source);
+    expect(copy.a[1]).not.toBe(source.a[1]);
+    expect(
+      Object.isFrozen(copy) && Object.isFrozen(copy.a) && Object.isFrozen(copy.a[1]) && Object.isFrozen(copy.d.when),
+    ).toBe(true);
+    expect(Object.isFrozen(source) || Object.isFrozen(source.a)).toBe(false);
+    expect(Object.hasOwn(copy, "__proto__")).toBe(true);
+    expect(copy.d.when).toEqual(new Date(0));
+  });
+});
