@@ -203,6 +203,7 @@ describe("Runner.runAsync", () => {
     expect(seen.map((e) => e.content?.parts?.[0]?.text)).toEqual(["first"]);
     expect((await stored()).events.map((e) => e.content?.parts?.[0]?.text)).toEqual(["hi", "first"]);
     expect(recorder.calls.filter((c) => c === "afterRun")).toHaveLength(1);
+    expect(recorder.runEndings[0]).toBeInstanceOf(RunAbortedError);
     await agent.finished;
     expect(agent.finallyRan).toBe(1);
   });
@@ -266,6 +267,7 @@ describe("Runner.runAsync", () => {
     expect(agent.seen).toHaveLength(1);
     expect((await stored()).events).toHaveLength(2);
     expect(recorder.calls.filter((c) => c === "afterRun")).toHaveLength(1);
+    expect(recorder.runEndings).toEqual([undefined]); // a consumer's break is no error
   });
 
   it("propagates an agent error as thrown and still runs afterRun", async () => {
@@ -279,6 +281,9 @@ describe("Runner.runAsync", () => {
     const { runner } = await setup(new Boom({ name: "root" }), [recorder]);
     await expect(collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage: "hi" }))).rejects.toThrow("boom");
     expect(recorder.calls.at(-1)).toBe("afterRun");
+    expect(recorder.runEndings).toHaveLength(1);
+    expect(recorder.runEndings[0]).toBeInstanceOf(ConfigurationError);
+    expect((recorder.runEndings[0] as Error).message).toBe("boom");
   });
 
   it("saves inline data of the message as artifacts when asked", async () => {

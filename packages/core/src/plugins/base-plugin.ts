@@ -43,7 +43,11 @@ export abstract class BasePlugin {
     return undefined;
   }
 
-  afterRunCallback(_args: { invocationContext: InvocationContext }): MaybePromise<void> {}
+  /**
+   * Runs once when the run ends, however it ends; `error` is what ended it when it failed
+   * (an abort, a used-up budget, the LLM-call limit, an agent's error), absent otherwise.
+   */
+  afterRunCallback(_args: { invocationContext: InvocationContext; error?: unknown }): MaybePromise<void> {}
 
   /** A returned content skips the agent and becomes its answer. */
   beforeAgentCallback(_args: { agent: BaseAgent; context: CallbackContext }): Maybe<Content> {

@@ -26,7 +26,7 @@ export async function* runLoop(
 ): AsyncGenerator<Event, void, void> {
   let agentRun: AsyncGenerator<Event, void, void> | undefined;
   let stepPending = false;
-  let failed = false;
+  let failed: { error: unknown } | undefined;
   try {
     const early = await watch.race(runner.pluginManager.run("beforeRunCallback", { invocationContext: ctx }));
     if (early) {
@@ -58,7 +58,7 @@ export async function* runLoop(
       watch.throwIfAborted();
     }
   } catch (error) {
-    failed = true;
+    failed = { error };
     // A used-up budget is an answer too: the client sees (and the session keeps) why the run stopped.
     if (error instanceof BudgetExceededError && !watch.isAborted) {
       yield await handleEvent(runner, ctx, session, budgetExceededEvent(ctx, error), watch);
@@ -75,7 +75,7 @@ async function finishRun(
   ctx: InvocationContext,
   agentRun: AsyncGenerator<Event, void, void> | undefined,
   stepPending: boolean,
-  failed: boolean,
+  failed: { error: unknown } | undefined,
 ): Promise<void> {
   try {
     if (agentRun) {
@@ -84,7 +84,10 @@ async function finishRun(
       if (stepPending) agentRun.return(undefined).catch(() => {});
       else await agentRun.return(undefined);
     }
-    await runner.pluginManager.run("afterRunCallback", { invocationContext: ctx });
+    await runner.pluginManager.run("afterRunCallback", {
+      invocationContext: ctx,
+      ...(failed ? { error: failed.error } : {}),
+    });
   } catch (error) {
     if (!failed) throw error; // never mask the error that ended the run
   }

@@ -127,6 +127,8 @@ export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 /** Records the name of every hook it sees, in order. */
 export class RecordingPlugin extends BasePlugin {
   readonly calls: string[] = [];
+  /** The `error` each afterRun was given (undefined for a run that did not throw). */
+  readonly runEndings: unknown[] = [];
   closed = 0;
 
   constructor(name = "recorder") {
@@ -168,8 +170,9 @@ export class RecordingPlugin extends BasePlugin {
     this.calls.push("afterAgent");
     return undefined;
   }
-  override afterRunCallback() {
+  override afterRunCallback({ error }: { error?: unknown }) {
     this.calls.push("afterRun");
+    this.runEndings.push(error);
   }
   override async close() {
     this.closed += 1;

@@ -1,3 +1,4 @@
+import { errorType } from "../telemetry/error-type.js";
 import {
   BasePlugin,
   type BaseTool,
@@ -93,11 +94,24 @@ export class OtelMetricsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterRunCallback({ invocationContext }: { invocationContext: InvocationContext }): void {
+  override afterRunCallback({
+    invocationContext,
+    error,
+  }: {
+    invocationContext: InvocationContext;
+    error?: unknown;
+  }): void {
     const run = this.runStarts.get(invocationContext.invocationId);
     if (!run) return;
     this.runStarts.delete(invocationContext.invocationId);
     this.activeRuns.add(-1, { [OtelAttr.appName]: run.app });
+    // A run that threw (abort, budget, LLM-call limit, an agent's error) counts as an error of its own.
+    if (error !== undefined)
+      this.errors.add(1, {
+        [OtelAttr.appName]: run.app,
+        [OtelAttr.errorSource]: "run",
+        [OtelAttr.errorType]: errorType(error),
+      });
     for (const key of this.modelStarts.keys())
       if (key.startsWith(`${invocationContext.invocationId}\n`)) this.modelStarts.delete(key);
     this.runLog?.("run finished", {
@@ -218,11 +232,4 @@ function modelName(context: CallbackContext): string {
   if (typeof model === "string") return model;
   const name = (model as { model?: unknown } | undefined)?.model;
   return typeof name === "string" ? name : "";
-}
-
-/** A low-cardinality error type: the error's `code` when it has one, else its class name. */
-function errorType(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && /^[A-Za-z0-9_.-]{1,64}$/.test(code)) return code;
-  return error instanceof Error ? error.constructor.name : "unknown";
 }

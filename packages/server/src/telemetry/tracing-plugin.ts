@@ -1,3 +1,4 @@
+import { errorType } from "./error-type.js";
 import {
   BasePlugin,
   type BaseAgent,
@@ -125,10 +126,18 @@ export class TracingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterRunCallback({ invocationContext }: { invocationContext: InvocationContext }): void {
+  override afterRunCallback({
+    invocationContext,
+    error,
+  }: {
+    invocationContext: InvocationContext;
+    error?: unknown;
+  }): void {
     const spans = this.invocations.get(invocationContext.invocationId);
     if (!spans) return;
     this.invocations.delete(invocationContext.invocationId);
+    // A run that threw: its code or class only (a message may quote what the model or a tool saw).
+    if (error !== undefined) spans.root.setStatus({ code: STATUS_ERROR, message: errorType(error) });
     // Whatever an error or an early stop left open ends with the invocation, innermost first.
     for (const span of spans.tools.values()) endUnfinished(span);
     for (const span of spans.models.values()) endUnfinished(span);

@@ -3,8 +3,10 @@ import {
   FunctionTool,
   InMemoryArtifactService,
   InMemoryMemoryService,
+  InMemoryRunner,
   InMemorySessionService,
   LlmAgent,
+  LlmCallsLimitExceededError,
 } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { OtlpReceiver } from "@agentkit/test-support/otlp-receiver";
@@ -227,5 +229,43 @@ describe("OpenTelemetry export over OTLP/HTTP (JSON) to a local receiver", () =>
     for (const signal of ["traces", "metrics", "logs"])
       expect(failures.filter((l) => l.includes(`exporting ${signal} failed`)).length).toBeLessThanOrEqual(1);
     expect(logger.lines.join("\n")).not.toContain(HEADER_SECRET);
+  });
+
+  it("a run that throws counts as a run error and marks its invocation span, with the error's code only", async () => {
+    receiver = await new OtlpReceiver().start();
+    const otel = startOtelExport({
+      config: otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }),
+      logger: recordingLogger(),
+    });
+    // The model asks for a tool; a limit of one LLM call ends the run before the second.
+    const runner = new InMemoryRunner({ agent: weatherAgent(), appName: "weather", plugins: otel.plugins() });
+    try {
+      const session = await runner.sessionService.createSession({ appName: "weather", userId: "u1" });
+      const run = async () => {
+        for await (const _ of runner.runAsync({
+          userId: "u1",
+          sessionId: session.id,
+          newMessage: { role: "user", parts: [{ text: "weather in Oslo?" }] },
+          runConfig: { maxLlmCalls: 1 },
+        }));
+      };
+      await expect(run()).rejects.toBeInstanceOf(LlmCallsLimitExceededError);
+    } finally {
+      await runner.close();
+      await otel.shutdown();
+    }
+    const r = receiver;
+    await r.until(() => r.spans().some((s) => s.name === "invocation") && r.metrics().has("agentkit.errors"));
+    expect(r.metrics().get("agentkit.errors")).toContainEqual({
+      attributes: {
+        "agentkit.app.name": "weather",
+        "agentkit.error.source": "run",
+        "error.type": "LLM_CALLS_LIMIT_EXCEEDED",
+      },
+      value: 1,
+    });
+    const root = r.spans().find((s) => s.name === "invocation")!;
+    expect(root.status).toEqual({ code: 2, message: "LLM_CALLS_LIMIT_EXCEEDED" });
+    expect(r.allText()).not.toContain("Raise RunConfig.maxLlmCalls");
   });
 });
