@@ -85,7 +85,7 @@ export function GraphPanel({
         </label>
       ) : null}
       {pending.length > 0 ? (
-        <div class="graph-pending" aria-label="Waiting for you">
+        <section class="graph-pending" aria-label="Waiting for you">
           {pending.map((p) => (
             <PendingAction
               key={p.call.id}
@@ -94,7 +94,7 @@ export function GraphPanel({
               onAnswer={(parts, eventId) => void chat.send(parts, { functionCallEventId: eventId })}
             />
           ))}
-        </div>
+        </section>
       ) : null}
       <GraphView dot={dot} label={`Agent graph of ${app}`} status={status} />
       {status.size > 0 ? (
