@@ -51,7 +51,7 @@ export interface Harness {
  * The real dev server (web mode, port 0) over a temp agents directory of scripted agents,
  * and one headless Chromium page that records console errors and uncaught exceptions.
  */
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(options: { apps?: readonly string[] } = {}): Promise<Harness> {
   if (!existsSync(join(devUiDir(), "index.html"))) {
     throw new Error(
       `The dev UI is not built (${devUiDir()}): run \`pnpm --filter @agentkit/dev-ui run build:ui\` (turbo does it ` +
@@ -59,7 +59,7 @@ export async function startHarness(): Promise<Harness> {
     );
   }
   mkdirSync(SCREENSHOTS, { recursive: true });
-  const agents: FixtureAgents = await makeFixtureAgents();
+  const agents: FixtureAgents = await makeFixtureAgents(options.apps);
   const data = await mkdtemp(join(tmpdir(), "agentkit-dev-ui-data-"));
   const quiet = new Writable({ write: (_chunk, _enc, done) => done() });
   let server: RunningDevServer | undefined;

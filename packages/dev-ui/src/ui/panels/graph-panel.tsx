@@ -36,6 +36,7 @@ export function GraphPanel({
 }) {
   const [dot, setDot] = useState<string | undefined>();
   const [picked, setPicked] = useState<string | undefined>();
+  const [drawn, setDrawn] = useState<ReadonlySet<string>>(new Set());
   useEffect(() => {
     let live = true;
     setDot(undefined);
@@ -96,14 +97,16 @@ export function GraphPanel({
           ))}
         </section>
       ) : null}
-      <GraphView dot={dot} label={`Agent graph of ${app}`} status={status} />
+      <GraphView dot={dot} label={`Agent graph of ${app}`} status={status} onDrawn={setDrawn} />
       {status.size > 0 ? (
         <ul class="node-status" aria-label="Node status">
-          {[...status].map(([node, s]) => (
-            <li key={node} data-node={node} data-status={s}>
-              <span class={`dot status-${s}`} aria-hidden="true" /> {node}: {LABELS[s]}
-            </li>
-          ))}
+          {[...status]
+            .filter(([node]) => drawn.has(node))
+            .map(([node, s]) => (
+              <li key={node} data-node={node} data-status={s}>
+                <span class={`dot status-${s}`} aria-hidden="true" /> {node}: {LABELS[s]}
+              </li>
+            ))}
         </ul>
       ) : null}
     </section>

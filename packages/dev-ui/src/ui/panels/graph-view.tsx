@@ -12,10 +12,13 @@ export function GraphView({
   dot,
   label,
   status,
+  onDrawn,
 }: {
   dot: string;
   label: string;
   status?: ReadonlyMap<string, NodeStatus>;
+  /** The ids of the drawn nodes, once drawn. */
+  onDrawn?(ids: ReadonlySet<string>): void;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const [svg, setSvg] = useState<SVGSVGElement | undefined>();
@@ -30,6 +33,7 @@ export function GraphView({
         rendered.setAttribute("aria-label", label);
         host.current.replaceChildren(rendered);
         setSvg(rendered);
+        onDrawn?.(new Set([...rendered.querySelectorAll("g.node > title")].map((t) => t.textContent ?? "")));
       },
       (e: Error) => live && setError(e.message),
     );
