@@ -191,5 +191,11 @@ describe("rewind", () => {
     expect(isRewindable(answer("i1", "c", "x", {}))).toBe(false);
     expect(isRewindable({ ...userText("i1", "hi"), id: "local-1" })).toBe(false);
     expect(isRewindable(ev("i1", "bot", { content: { parts: [{ text: "x" }] } }))).toBe(false);
+    const nodeInput = {
+      ...userText("i1", '{"amount":250}'),
+      nodeInfo: { path: "flow/writer@1" },
+      branch: "flow.writer",
+    };
+    expect(isRewindable(nodeInput)).toBe(false);
   });
 });

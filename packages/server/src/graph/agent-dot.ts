@@ -77,7 +77,13 @@ export async function buildAgentDot(root: BaseAgent, options: AgentDotOptions = 
   const lines: string[] = [];
   const emitted = new Set<string>();
 
-  const node = (name: string, shape: string, indent: string, label?: string): void => {
+  const node = (
+    name: string,
+    shape: string,
+    indent: string,
+    label?: string,
+    extra: Record<string, string> = {},
+  ): void => {
     if (emitted.has(name)) return;
     emitted.add(name);
     const on = highlighted.has(label ?? name);
@@ -90,6 +96,7 @@ export async function buildAgentDot(root: BaseAgent, options: AgentDotOptions = 
         color: on ? palette.highlightEdge : palette.stroke,
         fillcolor: on ? palette.highlightFill : undefined,
         fontcolor: on ? palette.highlightText : palette.text,
+        ...extra,
       })};`,
     );
   };
@@ -106,7 +113,7 @@ export async function buildAgentDot(root: BaseAgent, options: AgentDotOptions = 
   };
 
   const pen: DotPen = {
-    node: (id, label, shape, indent) => node(id, shape, indent, label),
+    node: (id, label, shape, indent, extra) => node(id, shape, indent, label, extra),
     edge,
     cluster: async (id, label, highlightName, indent, body) => {
       lines.push(`${indent}subgraph ${dotId(id)} {`);

@@ -21,7 +21,7 @@ export type WorkflowNodeKind = "function" | "tool" | "agent" | "join" | "workflo
 
 /** The drawing primitives the workflow part of the DOT shares with the agent part. */
 export interface DotPen {
-  node(id: string, label: string, shape: string, indent: string): void;
+  node(id: string, label: string, shape: string, indent: string, extra?: Record<string, string>): void;
   edge(from: string, to: string, indent: string, extra?: Record<string, string>): void;
   cluster(
     id: string,
@@ -76,7 +76,7 @@ export async function drawWorkflow(
   const entry = `${path}/${START}`;
   const ends = new Map<string, { entry: string; exits: string[]; cluster?: string }>();
   await pen.cluster(cluster, `${workflow.name} (workflow)`, workflow.name, indent, async (inner) => {
-    pen.node(entry, START, "circle", inner);
+    pen.node(entry, START, "circle", inner, { fontsize: "8", width: "0.5", fixedsize: "true" });
     for (const node of workflow.graph.nodes.values()) {
       const id = `${path}/${node.name}`;
       const kind = nodeKindOf(node);

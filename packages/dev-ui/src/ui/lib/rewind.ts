@@ -22,6 +22,8 @@ export function withoutRewound(events: readonly AgentEvent[]): AgentEvent[] {
 /** A user's own message (not an answer to a call) that a rewind can undo: it has a stored invocation. */
 export function isRewindable(event: AgentEvent): boolean {
   if (event.author !== "user" || !event.invocationId || event.id.startsWith("local-")) return false;
+  // a workflow node's input shown to its agent as a user turn is not the user's message
+  if (event.nodeInfo !== undefined || event.branch) return false;
   const parts = event.content?.parts ?? [];
   return parts.length > 0 && !parts.some((p) => p.functionResponse || p.functionCall);
 }
