@@ -104,6 +104,7 @@ describe("the Graph tab in Chromium against the dev server (a resumable workflow
       await seeStatus({ lookup: "completed", gather: "completed", approval: "waiting", decide: null });
       const input = panel().getByRole("form", { name: "Answer adk_request_input" });
       await seeText(input, "Approve 250 EUR?");
+      await panel().screenshot({ path: join(SCREENSHOTS, "graph-panel-paused.png") });
       await input.getByRole("textbox").fill('{"approved": true}');
       const second = await answerIn(input.getByRole("button", { name: "Send response" }));
       expect(second).toMatchObject({
