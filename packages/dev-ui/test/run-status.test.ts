@@ -142,6 +142,8 @@ describe("runStatus", () => {
               id: "t1",
               checkpoint: {
                 events: [
+                  record("x", "submit", "submit", "started"),
+                  record("x", "submit", "submit/submit@1", "started"),
                   record("x", "policy", "submit/submit@1/policy@1", "completed"),
                   callFor("x", "approval", "submit/submit@1/approval@1", "c1", "adk_request_input"),
                   record("x", "approval", "submit/submit@1/approval@1", "waiting"),
@@ -157,6 +159,7 @@ describe("runStatus", () => {
     expect(paused.get("submit")).toBe("waiting");
     expect(paused.get("submit/submit/policy")).toBe("completed");
     expect(paused.get("submit/submit/approval")).toBe("waiting");
+    expect(paused.get("submit/submit")).toBe("waiting");
     const resumed = [
       ...events,
       answer("i2", "c1", "adk_request_input", { approved: true }),
@@ -169,6 +172,8 @@ describe("runStatus", () => {
     expect(done.get("expenses")).toBe("completed");
     expect(done.get("submit")).toBe("completed");
     expect(done.get("submit/submit/approval")).toBe("completed");
+    expect(done.get("submit/submit")).toBe("completed");
+    expect([...done.values()].filter((s) => s !== "completed")).toEqual([]);
   });
 });
 

@@ -57,6 +57,8 @@ interface Tally {
   clientCalls: Map<string, Set<string>>;
   /** Ordinary tool calls per tool name. */
   toolCalls: Map<string, Set<string>>;
+  /** Keys read from a paused tool's checkpoint, by the tool call's id: its response ends them. */
+  checkpoints: Map<string, Set<string>>;
 }
 
 /**
@@ -81,12 +83,17 @@ export function runStatus(
     lastPath: new Map(),
     clientCalls: new Map(),
     toolCalls: new Map(),
+    checkpoints: new Map(),
   };
   for (const event of events) if (event.invocationId && ids.has(event.invocationId)) read(tally, event);
 
   const open = (map: Map<string, Set<string>>, key: string, answered: ReadonlySet<string>) =>
     [...(map.get(key) ?? [])].some((id) => !answered.has(id));
   const waitingOnClient = (key: string) => open(tally.clientCalls, key, answers.byClient);
+  // a paused tool answered: what its checkpoint left unfinished finished with it
+  for (const [callId, keys] of tally.checkpoints)
+    if (answers.any.has(callId))
+      for (const key of keys) if (tally.status.get(key) !== "failed") tally.status.set(key, "completed");
   const out = new Map<string, NodeStatus>();
   for (const [key, status] of tally.status) {
     let next = status;
@@ -148,15 +155,23 @@ function read(tally: Tally, event: AgentEvent): void {
       status.set(response.name, error ? "failed" : "completed");
     }
   }
-  const suspended = (event.actions?.agentState as { suspendedCall?: { checkpoint?: { events?: unknown } } } | undefined)
-    ?.suspendedCall?.checkpoint?.events;
-  if (Array.isArray(suspended)) for (const child of suspended as AgentEvent[]) read(tally, child);
+  const suspended = (
+    event.actions?.agentState as { suspendedCall?: { id?: unknown; checkpoint?: { events?: unknown } } } | undefined
+  )?.suspendedCall;
+  const children = suspended?.checkpoint?.events;
+  if (!Array.isArray(children)) return;
+  const before = new Set(tally.status.keys());
+  for (const child of children as AgentEvent[]) read(tally, child);
+  if (typeof suspended?.id === "string") {
+    const keys = [...tally.status.keys()].filter((k) => !before.has(k));
+    add(tally.checkpoints, suspended.id, ...keys);
+  }
 }
 
-function add(map: Map<string, Set<string>>, key: string, id: string): void {
+function add(map: Map<string, Set<string>>, key: string, ...ids: string[]): void {
   let set = map.get(key);
   if (!set) map.set(key, (set = new Set()));
-  set.add(id);
+  for (const id of ids) set.add(id);
 }
 
 /** Call ids answered: by the client (user-authored responses) and by anyone (tools' own responses). */
