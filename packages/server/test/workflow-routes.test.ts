@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "@jest/globals";
-import { App, FunctionNode, REQUEST_INPUT_FUNCTION_CALL_NAME, Workflow } from "@agentkit/core";
+import { App, BasePlugin, FunctionNode, REQUEST_INPUT_FUNCTION_CALL_NAME, Workflow } from "@agentkit/core";
 import { json, post, startTestServer, userMessage, type TestServer } from "./support/test-server.js";
 
 // Workflows over HTTP: pauses answered through /run, interrupted runs continued with /resume,
@@ -61,6 +61,31 @@ describe("workflows over HTTP", () => {
     const again = await post(`${server.url}/apps/pay/users/u/sessions/s1/resume`);
     expect(again.status).toBe(409);
     expect(await json(again)).toMatchObject({ code: "NOTHING_TO_RESUME" });
+  });
+
+  it("the app stays resumable when the server adds plugins of its own (the dev server does)", async () => {
+    server = await startTestServer({
+      apps: { pay: paymentApp({ left: 0 }) },
+      plugins: [new (class extends BasePlugin {})("extra")],
+    });
+    await createSession(server.url, "pay", "s1");
+    const run = async (newMessage: unknown) =>
+      (await json(
+        await post(`${server!.url}/run`, { appName: "pay", userId: "u", sessionId: "s1", newMessage }),
+      )) as unknown as {
+        author: string;
+        output?: unknown;
+        content?: { parts: { functionCall?: { id: string; name: string } }[] };
+      }[];
+    const request = (await run(userMessage("pay"))).flatMap((e) => e.content?.parts ?? []).find((p) => p.functionCall)!
+      .functionCall!;
+    const answered = await run({
+      role: "user",
+      parts: [{ functionResponse: { id: request.id, name: request.name, response: { approved: true } } }],
+    });
+    // the paused node continued: the answer is the node's output and the next node ran (no new run of the root)
+    expect(answered.filter((e) => e.author === "book").map((e) => e.output)).toEqual(["booked"]);
+    expect(answered.some((e) => e.author === "approve" && e.content?.parts.some((p) => p.functionCall))).toBe(false);
   });
 
   it("/resume answers 409 for an app that is not resumable, 404 for a missing session, 400 for a bad key", async () => {

@@ -8,7 +8,7 @@ const coreDir = resolve(import.meta.dirname, "../../../../packages/core");
  * The scripted models answer from the request (not a fixed list), so each app can be run
  * any number of times (chat, then the eval run that replays the session).
  */
-const HELPERS = `import { FunctionTool, LlmAgent } from "@agentkit/core";
+const HELPERS = `import { App, DEFAULT_ROUTE, Edge, FunctionNode, FunctionTool, JoinNode, LlmAgent, ToolNode, Workflow } from "@agentkit/core";
 import { ScriptedLiveModel, ScriptedModel } from "@agentkit/core/testing";
 export const usage = { promptTokenCount: 12, candidatesTokenCount: 5, totalTokenCount: 17 };
 export function lastResponse(request) {
@@ -16,7 +16,7 @@ export function lastResponse(request) {
   return last?.parts?.find((p) => p.functionResponse)?.functionResponse;
 }
 export function repeat(step, n = 40) { return Array.from({ length: n }, () => step); }
-export { FunctionTool, LlmAgent, ScriptedLiveModel, ScriptedModel };
+export { App, DEFAULT_ROUTE, Edge, FunctionNode, FunctionTool, JoinNode, LlmAgent, ScriptedLiveModel, ScriptedModel, ToolNode, Workflow };
 `;
 
 const AGENTS: Record<string, string> = {
@@ -134,6 +134,46 @@ export const rootAgent = new LlmAgent({
   subAgents: [helper],
   model: new ScriptedModel({ steps: repeat(ScriptedModel.functionCall("transfer_to_agent", { agent_name: "billing_helper" })) }),
 });
+`,
+  // A resumable workflow: a function node, a tool node that needs confirmation and an LLM agent
+  // in parallel, a join, a person's approval (requestInput), routes with a default, a bounded
+  // loop edge and a nested workflow.
+  "expense_flow/agent.js": `import { App, DEFAULT_ROUTE, Edge, FunctionNode, FunctionTool, JoinNode, LlmAgent, ScriptedModel, ToolNode, Workflow, repeat } from "../_shared/helpers.js";
+const check = new FunctionNode("check", (ctx, input) => {
+  const text = (input?.parts ?? []).map((p) => p.text ?? "").join("");
+  const amount = Number(/[0-9]+/.exec(text)?.[0] ?? 0);
+  ctx.state.set("amount", amount);
+  return { amount };
+});
+const budget = new FunctionTool({
+  name: "lookup_budget",
+  description: "Reads the team budget.",
+  parameters: { type: "object", properties: { amount: { type: "number" } } },
+  requireConfirmation: true,
+  execute: ({ amount }) => ({ budget: 500, amount }),
+});
+const lookup = new ToolNode(budget, { name: "lookup" });
+const writer = new LlmAgent({ name: "writer", description: "Writes a note.", model: new ScriptedModel({ steps: repeat(ScriptedModel.text("The expense looks fine.")) }) });
+const gather = new JoinNode({ name: "gather" });
+const approval = new FunctionNode("approval", (ctx, input) =>
+  ctx.requestInput({ message: "Approve " + ctx.state.get("amount") + " EUR?", payload: input }),
+);
+const decide = new FunctionNode("decide", (ctx, answer) => {
+  ctx.route = answer?.again ? "ask_again" : answer?.approved ? "approved" : "rejected";
+  return answer;
+});
+const charge = new FunctionNode("charge", (ctx) => ({ charged: ctx.state.get("amount") }));
+const receipt = new FunctionNode("receipt", (_ctx, input) => "Receipt for " + input.charged + " EUR");
+const pay = new Workflow({ name: "pay", description: "Charges and writes a receipt.", edges: [["START", charge, receipt]] });
+const notify = new FunctionNode("notify", () => "Rejected");
+const rootAgent = new Workflow({
+  name: "expense_flow",
+  edges: [
+    ["START", check, [lookup, writer], gather, approval, decide, { approved: pay, [DEFAULT_ROUTE]: notify }],
+    new Edge({ from: decide, to: approval, route: "ask_again", maxTraversals: 2 }),
+  ],
+});
+export const app = new App({ name: "expense_flow", rootAgent, resumability: { isResumable: true } });
 `,
   // Live audio: answers every microphone blob with 0.1 s of 24 kHz PCM and a transcription.
   "live_agent/agent.js": `import { LlmAgent, ScriptedLiveModel, repeat } from "../_shared/helpers.js";

@@ -48,10 +48,11 @@ export interface Harness {
 }
 
 /**
- * The real dev server (web mode, port 0) over a temp agents directory of scripted agents,
- * and one headless Chromium page that records console errors and uncaught exceptions.
+ * The real dev server (web mode, port 0) over a temp agents directory of scripted agents (or
+ * the given one), and one headless Chromium page that records console errors and uncaught
+ * exceptions.
  */
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(options: { apps?: readonly string[]; agentsDir?: string } = {}): Promise<Harness> {
   if (!existsSync(join(devUiDir(), "index.html"))) {
     throw new Error(
       `The dev UI is not built (${devUiDir()}): run \`pnpm --filter @agentkit/dev-ui run build:ui\` (turbo does it ` +
@@ -59,7 +60,10 @@ export async function startHarness(): Promise<Harness> {
     );
   }
   mkdirSync(SCREENSHOTS, { recursive: true });
-  const agents: FixtureAgents = await makeFixtureAgents();
+  // an agents directory of the caller's (the examples) is used as it is and left in place
+  const agents: FixtureAgents = options.agentsDir
+    ? { dir: options.agentsDir, cleanup: async () => undefined }
+    : await makeFixtureAgents(options.apps);
   const data = await mkdtemp(join(tmpdir(), "agentkit-dev-ui-data-"));
   const quiet = new Writable({ write: (_chunk, _enc, done) => done() });
   let server: RunningDevServer | undefined;

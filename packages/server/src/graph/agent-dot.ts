@@ -1,5 +1,7 @@
 import type { BaseAgent } from "@agentkit/core";
+import { isWorkflow } from "@agentkit/core";
 import { toolsOf, workflowKindOf } from "./agent-kind.js";
+import { drawWorkflow, workflowOfTool, type DotPen } from "./workflow-dot.js";
 
 export interface AgentDotOptions {
   /** Dark background and light strokes, as the dev UI's dark theme (default true). */
@@ -17,6 +19,8 @@ export interface AgentDotOptions {
 interface Ends {
   entries: string[];
   exits: string[];
+  /** The cluster an edge into this part is clipped at. */
+  cluster?: string;
 }
 
 interface Palette {
@@ -62,8 +66,9 @@ function attrs(values: Record<string, string | undefined>): string {
  * The agent tree as a Graphviz DOT `strict digraph`, left to right: agents are ellipses, tools
  * boxes, an agent is linked to its tools and sub-agents; a workflow agent (sequential,
  * parallel, loop) is a cluster around its sub-agents, chained in run order for sequential
- * and loop (the loop's last sub-agent points back to its first). Highlighted nodes are filled
- * and highlighted edges coloured.
+ * and loop (the loop's last sub-agent points back to its first). A `Workflow` (also one behind a
+ * `NodeTool`) is a cluster of its graph (workflow-dot.ts). Highlighted nodes are filled and
+ * highlighted edges coloured.
  */
 export async function buildAgentDot(root: BaseAgent, options: AgentDotOptions = {}): Promise<string> {
   const palette = options.darkMode === false ? LIGHT : DARK;
@@ -72,17 +77,26 @@ export async function buildAgentDot(root: BaseAgent, options: AgentDotOptions = 
   const lines: string[] = [];
   const emitted = new Set<string>();
 
-  const node = (name: string, shape: "ellipse" | "box", indent: string): void => {
+  const node = (
+    name: string,
+    shape: string,
+    indent: string,
+    label?: string,
+    extra: Record<string, string> = {},
+  ): void => {
     if (emitted.has(name)) return;
     emitted.add(name);
-    const on = highlighted.has(name);
+    const on = highlighted.has(label ?? name);
+    const rounded = shape === "box";
     lines.push(
       `${indent}${dotId(name)}${attrs({
         shape,
-        style: on ? (shape === "box" ? "rounded,filled" : "filled") : shape === "box" ? "rounded" : undefined,
+        label,
+        style: on ? (rounded ? "rounded,filled" : "filled") : rounded ? "rounded" : undefined,
         color: on ? palette.highlightEdge : palette.stroke,
         fillcolor: on ? palette.highlightFill : undefined,
         fontcolor: on ? palette.highlightText : palette.text,
+        ...extra,
       })};`,
     );
   };
@@ -98,19 +112,45 @@ export async function buildAgentDot(root: BaseAgent, options: AgentDotOptions = 
     lines.push(`${indent}${dotId(from)} -> ${dotId(to)}${attrs({ ...style, ...extra })};`);
   };
 
+  const pen: DotPen = {
+    node: (id, label, shape, indent, extra) => node(id, shape, indent, label, extra),
+    edge,
+    cluster: async (id, label, highlightName, indent, body) => {
+      lines.push(`${indent}subgraph ${dotId(id)} {`);
+      const inner = `${indent}  `;
+      lines.push(`${inner}label=${dotId(label)};`);
+      lines.push(
+        `${inner}style="rounded,dashed"; ` +
+          `color=${dotId(highlighted.has(highlightName) ? palette.highlightEdge : palette.stroke)}; ` +
+          `fontcolor=${dotId(palette.text)};`,
+      );
+      await body(inner);
+      lines.push(`${indent}}`);
+    },
+  };
+
   /** Draws an agent; returns the nodes an incoming edge enters and an outgoing hand-over leaves. */
   const draw = async (agent: BaseAgent, indent: string): Promise<Ends> => {
     const kind = workflowKindOf(agent);
+    if (!kind && isWorkflow(agent)) {
+      const drawn = await drawWorkflow(agent, agent.name, pen, indent);
+      return { entries: [drawn.entry], exits: drawn.exits, cluster: drawn.cluster };
+    }
     if (!kind) {
       node(agent.name, "ellipse", indent);
-      for (const tool of await toolsOf(agent)) {
-        node(tool.name, "box", indent);
-        edge(agent.name, tool.name, indent);
+      for (const { name, tool } of await toolsOf(agent)) {
+        node(name, "box", indent);
+        edge(agent.name, name, indent);
+        const workflow = workflowOfTool(tool);
+        if (workflow) {
+          const drawn = await drawWorkflow(workflow, name, pen, indent);
+          edge(name, drawn.entry, indent, { arrowhead: "normal", style: "dashed", lhead: drawn.cluster });
+        }
       }
       for (const sub of agent.subAgents) {
         const ends = await draw(sub, indent);
-        for (const target of ends.entries)
-          edge(agent.name, target, indent, workflowKindOf(sub) ? { lhead: `cluster_${sub.name}` } : {});
+        const cluster = ends.cluster ?? (workflowKindOf(sub) ? `cluster_${sub.name}` : undefined);
+        for (const target of ends.entries) edge(agent.name, target, indent, cluster ? { lhead: cluster } : {});
       }
       return { entries: [agent.name], exits: [agent.name] };
     }

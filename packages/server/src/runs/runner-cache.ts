@@ -128,6 +128,8 @@ export class RunnerCache {
               modelRegistry: app.modelRegistry,
               budget: app.budget,
               prices: app.prices,
+              // without it a resumable app's pauses were not resumed under the dev server's plugins
+              resumability: app.resumability,
             });
       return new Runner({
         app: withPlugins,

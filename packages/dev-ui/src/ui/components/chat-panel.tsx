@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef } from "preact/hooks";
 import type { Chat } from "../hooks/use-chat.js";
 import { pendingCalls } from "../lib/chat-events.js";
+import { isRewindable, withoutRewound } from "../lib/rewind.js";
 import { displayName } from "../lib/session-info.js";
 import type { AgentEvent } from "../lib/types.js";
 import { sessionUsage } from "../lib/usage.js";
@@ -21,13 +22,24 @@ interface Props {
 
 export function ChatPanel({ api, app, chat, selectedEvent, onSelectEvent, onError }: Props) {
   const bottom = useRef<HTMLDivElement>(null);
-  const pending = useMemo(() => (chat.running ? [] : pendingCalls(chat.events)), [chat.events, chat.running]);
+  const history = useMemo(() => withoutRewound(chat.events), [chat.events]);
+  const pending = useMemo(() => (chat.running ? [] : pendingCalls(history)), [history, chat.running]);
   const usage = useMemo(() => sessionUsage(chat.events), [chat.events]);
   useEffect(
     () => bottom.current?.scrollIntoView?.({ block: "end" }),
     [chat.events.length, chat.events[chat.events.length - 1]],
   );
-  const shown = chat.events.filter(
+  const rewind = async (invocationId: string) => {
+    const session = chat.session;
+    if (!session || !confirm("Rewind to before this message? This turn and every later one are undone.")) return;
+    try {
+      await api.rewindSession(app, session.userId, session.id, invocationId);
+    } catch (error) {
+      onError(`Could not rewind the session: ${(error as Error).message}`);
+    }
+    await chat.reload();
+  };
+  const shown = history.filter(
     (e) =>
       hasVisibleParts(e) ||
       e.inputTranscription?.text ||
@@ -56,6 +68,7 @@ export function ChatPanel({ api, app, chat, selectedEvent, onSelectEvent, onErro
             previousAuthor={shown[i - 1]?.author}
             selected={event.id === selectedEvent}
             onSelect={() => onSelectEvent(event.id)}
+            {...(!chat.running && isRewindable(event) ? { onRewind: () => void rewind(event.invocationId!) } : {})}
           />
         ))}
         {chat.running ? <div class="muted typing">{app} is working…</div> : null}

@@ -9,10 +9,12 @@ interface Props {
   previousAuthor?: string;
   selected: boolean;
   onSelect(): void;
+  /** Offered on the user's own stored messages: undo this turn and everything after it. */
+  onRewind?(): void;
 }
 
 /** One event of the chat: author, text (markdown), attachments, tool cards, errors, actions. */
-export function EventMessage({ event, previousAuthor, selected, onSelect }: Props) {
+export function EventMessage({ event, previousAuthor, selected, onSelect, onRewind }: Props) {
   const author = event.author ?? "unknown";
   const isUser = author === "user" && !event.content?.parts?.some((p) => p.functionResponse || p.functionCall);
   const parts = event.content?.parts ?? [];
@@ -29,6 +31,17 @@ export function EventMessage({ event, previousAuthor, selected, onSelect }: Prop
         <span class="author">{author}</span>
         {previousAuthor && previousAuthor !== author && author !== "user" && previousAuthor !== "user" ? (
           <span class="muted"> (took over from {previousAuthor})</span>
+        ) : null}
+        {onRewind ? (
+          <button
+            type="button"
+            class="ghost inspect"
+            aria-label="Rewind to before this message"
+            title="Rewind to before this message"
+            onClick={onRewind}
+          >
+            ↶
+          </button>
         ) : null}
         {!event.id.startsWith("local-") ? (
           <button type="button" class="ghost inspect" aria-label={`Inspect event ${event.id}`} onClick={onSelect}>

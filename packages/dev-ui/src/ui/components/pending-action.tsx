@@ -54,6 +54,11 @@ export function PendingAction({ pending, disabled, onAnswer }: Props) {
         setText("");
       }}
     >
+      {typeof call.args?.message === "string" ? (
+        <p class="request-message">
+          <strong>{call.args.message}</strong>
+        </p>
+      ) : null}
       <p>
         <code>{call.name}</code> is waiting for a response (text, or a JSON object).
       </p>

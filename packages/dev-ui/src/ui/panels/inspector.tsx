@@ -56,7 +56,7 @@ export function Inspector(props: Props) {
         {!app ? (
           <p class="muted">Pick an app.</p>
         ) : tab === "graph" ? (
-          <GraphPanel api={api} app={app} dark={props.dark} onError={onError} />
+          <GraphPanel api={api} app={app} dark={props.dark} chat={chat} onError={onError} />
         ) : tab === "evals" ? (
           <EvalPanel api={api} app={app} session={session} onError={onError} />
         ) : !session ? (

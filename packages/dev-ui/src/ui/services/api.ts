@@ -49,6 +49,9 @@ export class Api {
   createSession = (app: string, user: string, state?: Record<string, unknown>) =>
     this.call<Session>("POST", this.session(app, user), state ? { state } : undefined);
   deleteSession = (app: string, user: string, id: string) => this.call<void>("DELETE", this.session(app, user, id));
+  /** Undoes an invocation and every later one (agentkit's and ADK Python's rewind route). */
+  rewindSession = (app: string, user: string, id: string, invocationId: string) =>
+    this.call<Session>("POST", `${this.session(app, user, id)}/rewind`, { invocationId });
   patchState = (app: string, user: string, id: string, stateDelta: Record<string, unknown>) =>
     this.call<Session>("PATCH", this.session(app, user, id), { stateDelta });
   listArtifacts = (app: string, user: string, id: string) =>
