@@ -20,7 +20,8 @@ import type { Authenticator } from "./auth/authenticator.js";
 import { createAgentTestsRouter } from "./dev/agent-tests-router.js";
 import { createBuilderRouter } from "./dev/builder-router.js";
 import { createTelemetryRouter, fileTelemetryConsent, memoryTelemetryConsent } from "./dev/telemetry-consent.js";
-import { BodyBudget, bodyGuard, jsonDepthVerifier } from "./http/body-guard.js";
+import { BodyBudget, bodyGuard } from "./http/body-guard.js";
+import { jsonBody } from "./http/json-body.js";
 import { ConnectionLimiter } from "./http/connection-limiter.js";
 import { corsMiddlewareOptions, originMatcher, type ServerCorsOptions } from "./http/cors-options.js";
 import { errorHandler, notFoundHandler } from "./http/error-handlers.js";
@@ -291,7 +292,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       bodyBudget,
     ),
   );
-  app.use(express.json({ limit: bodyLimitBytes, strict: true, verify: jsonDepthVerifier(limits.maxJsonDepth) }));
+  app.use(jsonBody({ limitBytes: bodyLimitBytes, maxDepth: limits.maxJsonDepth }));
   if (access) app.use(access.authorize);
   app.use(healthRoutes(context, deps.runs, options.readiness));
   app.use(appRoutes(deps), sessionRoutes(deps), artifactRoutes(deps), memoryRoutes(deps), runRoutes(deps));
