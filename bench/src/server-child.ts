@@ -6,6 +6,7 @@
 // Usage (by server-process.ts): server-child.ts --kind agentkit|adk|bare [--sessions memory|sqlite:<file>]
 import { performance } from "node:perf_hooks";
 import { memoryUsage } from "node:process";
+import { getHeapStatistics } from "node:v8";
 import { stringArg } from "./args.js";
 import { startBareHttpServer } from "./bare-http-server.mjs";
 import { startCpuProfile } from "./cpu-profile.js";
@@ -23,6 +24,12 @@ export interface ChildStats {
   cpuUs: number;
   rss: number;
   heapUsed: number;
+  /** Where RSS goes beside the live heap: V8's heap (committed, physical), its malloc'ed memory, buffers. */
+  heapTotal: number;
+  heapPhysical: number;
+  v8Malloced: number;
+  external: number;
+  arrayBuffers: number;
 }
 
 /** Starts the server; resolves with its URL and how to close it. */
@@ -96,7 +103,17 @@ async function start(kind: ServerKind, sessions: string): Promise<{ url: string;
 function stats(): ChildStats {
   const cpu = process.cpuUsage();
   const mem = memoryUsage();
-  return { cpuUs: cpu.user + cpu.system, rss: mem.rss, heapUsed: mem.heapUsed };
+  const heap = getHeapStatistics();
+  return {
+    cpuUs: cpu.user + cpu.system,
+    rss: mem.rss,
+    heapUsed: mem.heapUsed,
+    heapTotal: mem.heapTotal,
+    heapPhysical: heap.total_physical_size,
+    v8Malloced: heap.malloced_memory,
+    external: mem.external,
+    arrayBuffers: mem.arrayBuffers,
+  };
 }
 
 async function main(): Promise<void> {
@@ -114,6 +131,7 @@ async function main(): Promise<void> {
         await stopProfile?.(message.file);
         stopProfile = undefined;
       }
+      if (process.env.ZZ_SPACES) console.error(JSON.stringify((await import("node:v8")).getHeapSpaceStatistics().map((x) => [x.space_name, Math.round(x.space_size / 2 ** 20), Math.round(x.space_used_size / 2 ** 20)])));
       process.send!({ op: message.op, ...stats() });
     })();
   });

@@ -40,6 +40,7 @@ import type { ReadinessOptions } from "./health/readiness.js";
 import { LiveSocketServer, type LiveStats } from "./live/live-socket-server.js";
 import { appRoutes } from "./routes/app-routes.js";
 import { artifactRoutes } from "./routes/artifact-routes.js";
+import { hotRoutes } from "./routes/hot-routes.js";
 import { devUiRoutes, type DevUiOptions } from "./routes/dev-ui-routes.js";
 import { memoryRoutes } from "./routes/memory-routes.js";
 import type { RouteDeps } from "./routes/route-deps.js";
@@ -294,6 +295,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   );
   app.use(jsonBody({ limitBytes: bodyLimitBytes, maxDepth: limits.maxJsonDepth }));
   if (access) app.use(access.authorize);
+  // The two requests of every agent flow skip the routers (exact paths only; the same handlers).
+  app.use(hotRoutes(deps));
   app.use(healthRoutes(context, deps.runs, options.readiness));
   app.use(appRoutes(deps), sessionRoutes(deps), artifactRoutes(deps), memoryRoutes(deps), runRoutes(deps));
   app.use(usageRoutes(deps));

@@ -94,7 +94,11 @@ export function rejectReason(
     return "Forbidden: origin not allowed";
   }
   if (hostHeader && originHost === hostHeader.trim().toLowerCase()) {
-    if (!isLoopbackHost(bound) || isLoopbackHost(hostnameOf(originHost)) || options.allowedHosts.includes(hostnameOf(originHost)))
+    if (
+      !isLoopbackHost(bound) ||
+      isLoopbackHost(hostnameOf(originHost)) ||
+      options.allowedHosts.includes(hostnameOf(originHost))
+    )
       return undefined;
   }
   return "Forbidden: origin not allowed";

@@ -10,7 +10,7 @@ export interface JsonBodyOptions {
 }
 
 /** What body-parser's strict mode accepts as the first non-whitespace character. */
-const STRICT_FIRST = /^[\x20\x09\x0a\x0d]*[{[]/;
+const STRICT_FIRST = /^[ \t\n\r]*[{[]/;
 const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
 
 /**
@@ -82,13 +82,21 @@ function leanLength(req: Parameters<RequestHandler>[0]): number | undefined {
 function isPlainJsonType(type: string | undefined): boolean {
   if (type === undefined) return false;
   const lower = type.toLowerCase();
-  return lower === "application/json" || lower === "application/json; charset=utf-8" || lower === "application/json;charset=utf-8";
+  return (
+    lower === "application/json" ||
+    lower === "application/json; charset=utf-8" ||
+    lower === "application/json;charset=utf-8"
+  );
 }
 
 /** body-parser's strict JSON: the depth check on the bytes, a leading BOM dropped, `{}` for nothing. */
 function parseStrict(body: Buffer, maxDepth: number): unknown {
   if (jsonDepthExceeds(body, maxDepth)) {
-    throw new HttpRequestError(400, "JSON_TOO_DEEP", `The JSON body is nested deeper than ${maxDepth} levels; flatten it.`);
+    throw new HttpRequestError(
+      400,
+      "JSON_TOO_DEEP",
+      `The JSON body is nested deeper than ${maxDepth} levels; flatten it.`,
+    );
   }
   const bom = body.length >= 3 && body[0] === UTF8_BOM[0] && body[1] === UTF8_BOM[1] && body[2] === UTF8_BOM[2];
   const text = body.toString("utf8", bom ? 3 : 0);
