@@ -6,7 +6,7 @@
 // Usage (by server-process.ts): server-child.ts --kind agentkit|adk|bare [--sessions memory|sqlite:<file>]
 import { performance } from "node:perf_hooks";
 import { memoryUsage } from "node:process";
-import { getHeapStatistics } from "node:v8";
+import { getHeapSpaceStatistics } from "node:v8";
 import { stringArg } from "./args.js";
 import { startBareHttpServer } from "./bare-http-server.mjs";
 import { startCpuProfile } from "./cpu-profile.js";
@@ -24,12 +24,12 @@ export interface ChildStats {
   cpuUs: number;
   rss: number;
   heapUsed: number;
-  /** Where RSS goes beside the live heap: V8's heap (committed, physical), its malloc'ed memory, buffers. */
+  /** V8's heap as committed (live objects plus the free room it keeps, young generation included). */
   heapTotal: number;
-  heapPhysical: number;
-  v8Malloced: number;
+  /** Of which V8's young generation (semi-spaces), which grows under load and stays grown. */
+  newSpace: number;
+  /** Memory outside the JS heap held by JS objects (buffers). */
   external: number;
-  arrayBuffers: number;
 }
 
 /** Starts the server; resolves with its URL and how to close it. */
@@ -103,16 +103,14 @@ async function start(kind: ServerKind, sessions: string): Promise<{ url: string;
 function stats(): ChildStats {
   const cpu = process.cpuUsage();
   const mem = memoryUsage();
-  const heap = getHeapStatistics();
+  const newSpace = getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
   return {
     cpuUs: cpu.user + cpu.system,
     rss: mem.rss,
     heapUsed: mem.heapUsed,
     heapTotal: mem.heapTotal,
-    heapPhysical: heap.total_physical_size,
-    v8Malloced: heap.malloced_memory,
+    newSpace: newSpace?.space_size ?? 0,
     external: mem.external,
-    arrayBuffers: mem.arrayBuffers,
   };
 }
 
@@ -131,7 +129,6 @@ async function main(): Promise<void> {
         await stopProfile?.(message.file);
         stopProfile = undefined;
       }
-      if (process.env.ZZ_SPACES) console.error(JSON.stringify((await import("node:v8")).getHeapSpaceStatistics().map((x) => [x.space_name, Math.round(x.space_size / 2 ** 20), Math.round(x.space_used_size / 2 ** 20)])));
       process.send!({ op: message.op, ...stats() });
     })();
   });
