@@ -6,6 +6,7 @@
 // Usage (by server-process.ts): server-child.ts --kind agentkit|adk|bare [--sessions memory|sqlite:<file>]
 import { performance } from "node:perf_hooks";
 import { memoryUsage } from "node:process";
+import { getHeapSpaceStatistics } from "node:v8";
 import { stringArg } from "./args.js";
 import { startBareHttpServer } from "./bare-http-server.mjs";
 import { startCpuProfile } from "./cpu-profile.js";
@@ -23,6 +24,12 @@ export interface ChildStats {
   cpuUs: number;
   rss: number;
   heapUsed: number;
+  /** V8's heap as committed (live objects plus the free room it keeps, young generation included). */
+  heapTotal: number;
+  /** Of which V8's young generation (semi-spaces), which grows under load and stays grown. */
+  newSpace: number;
+  /** Memory outside the JS heap held by JS objects (buffers). */
+  external: number;
 }
 
 /** Starts the server; resolves with its URL and how to close it. */
@@ -96,7 +103,15 @@ async function start(kind: ServerKind, sessions: string): Promise<{ url: string;
 function stats(): ChildStats {
   const cpu = process.cpuUsage();
   const mem = memoryUsage();
-  return { cpuUs: cpu.user + cpu.system, rss: mem.rss, heapUsed: mem.heapUsed };
+  const newSpace = getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
+  return {
+    cpuUs: cpu.user + cpu.system,
+    rss: mem.rss,
+    heapUsed: mem.heapUsed,
+    heapTotal: mem.heapTotal,
+    newSpace: newSpace?.space_size ?? 0,
+    external: mem.external,
+  };
 }
 
 async function main(): Promise<void> {

@@ -83,12 +83,19 @@ async function longSession(
 
 async function manySessions(
   subject: Subject,
-): Promise<{ fresh: number; idle: number; heapIdle: number; seconds: number }> {
+): Promise<{ fresh: number; idle: number; heapIdle: number; heapTotal: number; newSpace: number; seconds: number }> {
   return withServer(subject, async (server) => {
     const fresh = (await server.gc()).rss;
     const load = await runLoad(server.url, { concurrency: 16, flows: SESSIONS, route: "/run" });
     const idle = await server.gc();
-    return { fresh, idle: idle.rss, heapIdle: idle.heapUsed, seconds: load.seconds };
+    return {
+      fresh,
+      idle: idle.rss,
+      heapIdle: idle.heapUsed,
+      heapTotal: idle.heapTotal,
+      newSpace: idle.newSpace,
+      seconds: load.seconds,
+    };
   });
 }
 
@@ -100,9 +107,10 @@ async function main(): Promise<void> {
   const all = subjects();
   console.log(`\n1. One session growing to ${TURNS} turns over /run (4 events per turn)`);
   console.log(
-    `| server | fresh RSS | RSS after ${FIRST} turns | RSS after ${TURNS} turns | ratio | heap used after ${FIRST} / ${TURNS} turns |`,
+    `| server | fresh RSS | RSS after ${FIRST} turns | RSS after ${TURNS} turns | ratio | heap used after ${FIRST} / ${TURNS} turns | ` +
+      `V8 heap committed (of which young generation) after ${FIRST} / ${TURNS} turns |`,
   );
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
   const ratios: { label: string; ratio: number }[] = [];
   for (const subject of all) {
     if (subject.kind === "adk" && !ADK_LONG) continue;
@@ -111,18 +119,22 @@ async function main(): Promise<void> {
     ratios.push({ label: subject.label, ratio });
     console.log(
       `| ${subject.label} | ${mb(r.fresh.rss)} | ${mb(r.after100.rss)} | ${mb(r.afterAll.rss)} | ${ratio.toFixed(2)} | ` +
-        `${mb(r.after100.heapUsed)} / ${mb(r.afterAll.heapUsed)} |`,
+        `${mb(r.after100.heapUsed)} / ${mb(r.afterAll.heapUsed)} | ` +
+        `${mb(r.after100.heapTotal)} (${mb(r.after100.newSpace)}) / ${mb(r.afterAll.heapTotal)} (${mb(r.afterAll.newSpace)}) |`,
     );
   }
   console.log(`\n2. ${SESSIONS} one-turn sessions (create + /run, concurrency 16), then idle`);
-  console.log("| server | fresh RSS | RSS once idle | heap used once idle | load took |");
-  console.log("| --- | ---: | ---: | ---: | ---: |");
+  console.log(
+    "| server | fresh RSS | RSS once idle | heap used once idle | V8 heap committed (young generation) once idle | load took |",
+  );
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
   const idle: { label: string; rss: number }[] = [];
   for (const subject of subjects()) {
     const r = await manySessions(subject);
     idle.push({ label: subject.label, rss: r.idle });
     console.log(
-      `| ${subject.label} | ${mb(r.fresh)} | ${mb(r.idle)} | ${mb(r.heapIdle)} | ${r.seconds.toFixed(1)} s |`,
+      `| ${subject.label} | ${mb(r.fresh)} | ${mb(r.idle)} | ${mb(r.heapIdle)} | ${mb(r.heapTotal)} (${mb(r.newSpace)}) | ` +
+        `${r.seconds.toFixed(1)} s |`,
     );
   }
   console.log("");

@@ -16,7 +16,8 @@ import {
 import type { AgentLoader } from "./agent-loader.js";
 import { AccessControl, type ServerAuthOptions } from "./auth/access-control.js";
 import type { Authenticator } from "./auth/authenticator.js";
-import { BodyBudget, bodyGuard, jsonDepthVerifier } from "./http/body-guard.js";
+import { BodyBudget, bodyGuard } from "./http/body-guard.js";
+import { jsonBody } from "./http/json-body.js";
 import { ConnectionLimiter } from "./http/connection-limiter.js";
 import { corsMiddlewareOptions, originMatcher, type ServerCorsOptions } from "./http/cors-options.js";
 import { errorHandler, notFoundHandler } from "./http/error-handlers.js";
@@ -35,6 +36,7 @@ import type { ReadinessOptions } from "./health/readiness.js";
 import { LiveSocketServer, type LiveStats } from "./live/live-socket-server.js";
 import { appRoutes } from "./routes/app-routes.js";
 import { artifactRoutes } from "./routes/artifact-routes.js";
+import { hotRoutes } from "./routes/hot-routes.js";
 import { devUiRoutes, type DevUiOptions } from "./routes/dev-ui-routes.js";
 import { memoryRoutes } from "./routes/memory-routes.js";
 import type { RouteDeps } from "./routes/route-deps.js";
@@ -285,8 +287,10 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       bodyBudget,
     ),
   );
-  app.use(express.json({ limit: bodyLimitBytes, strict: true, verify: jsonDepthVerifier(limits.maxJsonDepth) }));
+  app.use(jsonBody({ limitBytes: bodyLimitBytes, maxDepth: limits.maxJsonDepth }));
   if (access) app.use(access.authorize);
+  // The two requests of every agent flow skip the routers (exact paths only; the same handlers).
+  app.use(hotRoutes(deps));
   app.use(healthRoutes(context, deps.runs, options.readiness));
   app.use(appRoutes(deps), sessionRoutes(deps), artifactRoutes(deps), memoryRoutes(deps), runRoutes(deps));
   app.use(usageRoutes(deps));

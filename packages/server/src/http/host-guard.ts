@@ -70,12 +70,16 @@ function isInterfaceAddress(name: string): boolean {
  *   without an allow-list, same-origin also means a loopback origin.
  * Requests without Origin (curl, server-side clients) pass the Origin check.
  */
-export function rejectReason(req: IncomingMessage, options: HostGuardOptions, upgrade = false): string | undefined {
+export function rejectReason(
+  req: IncomingMessage,
+  options: HostGuardOptions,
+  upgrade = false,
+  acceptsHost: HostCheck = checkHost,
+): string | undefined {
   const bound = options.boundHost();
-  const loopback = isLoopbackHost(bound);
   const hostHeader = req.headers.host;
   if (!hostHeader) return "Forbidden: missing Host header";
-  if (!isAcceptedHost(hostnameOf(hostHeader), bound, options.allowedHosts)) {
+  if (!acceptsHost(hostHeader, bound, options.allowedHosts)) {
     return "Forbidden: possible DNS-rebinding request";
   }
   const method = (req.method ?? "GET").toUpperCase();
@@ -90,16 +94,46 @@ export function rejectReason(req: IncomingMessage, options: HostGuardOptions, up
     return "Forbidden: origin not allowed";
   }
   if (hostHeader && originHost === hostHeader.trim().toLowerCase()) {
-    if (!loopback || isLoopbackHost(hostnameOf(originHost)) || options.allowedHosts.includes(hostnameOf(originHost)))
+    if (
+      !isLoopbackHost(bound) ||
+      isLoopbackHost(hostnameOf(originHost)) ||
+      options.allowedHosts.includes(hostnameOf(originHost))
+    )
       return undefined;
   }
   return "Forbidden: origin not allowed";
 }
 
+/** Whether a Host header may reach a server bound to `bound` (see `isAcceptedHost`). */
+type HostCheck = (hostHeader: string, bound: string | undefined, allowedHosts: readonly string[]) => boolean;
+
+function checkHost(hostHeader: string, bound: string | undefined, allowedHosts: readonly string[]): boolean {
+  return isAcceptedHost(hostnameOf(hostHeader), bound, allowedHosts);
+}
+
+/**
+ * `checkHost` remembering its last accepted Host header: clients send the same one on every
+ * request. Not on a wildcard bind, whose answer depends on the machine's current interfaces.
+ */
+function lastHostMemo(): HostCheck {
+  let lastHeader: string | undefined;
+  let lastBound: string | undefined;
+  return (hostHeader, bound, allowedHosts) => {
+    if (hostHeader === lastHeader && bound === lastBound) return true;
+    const accepted = checkHost(hostHeader, bound, allowedHosts);
+    if (accepted && !isWildcardHost(bound)) {
+      lastHeader = hostHeader;
+      lastBound = bound;
+    }
+    return accepted;
+  };
+}
+
 /** Express middleware answering 403 JSON for requests `rejectReason` refuses. */
 export function hostGuard(options: HostGuardOptions): RequestHandler {
+  const acceptsHost = lastHostMemo();
   return (req, res, next) => {
-    const reason = rejectReason(req, options);
+    const reason = rejectReason(req, options, false, acceptsHost);
     if (!reason) return next();
     res.status(403).json({ error: reason, detail: reason, code: "FORBIDDEN" });
   };

@@ -1,4 +1,4 @@
-import { STATUS_CODES, type IncomingMessage } from "node:http";
+import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { RawData, WebSocket, WebSocketServer } from "ws";
 import {
@@ -387,8 +387,11 @@ function refuseWith(
   const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("");
+  // Not a static import of node:http: its ESM wrapper reads every export, and the lazy ones load
+  // the whole fetch implementation at start-up (see create-agent-server.ts).
+  const reason = process.getBuiltinModule("node:http").STATUS_CODES[status] ?? "Error";
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\nContent-Type: ` +
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ` +
       `application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
 }

@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { Router, type Request, type Response } from "express";
+import { Router, type Request, type RequestHandler, type Response } from "express";
 import { eventToJson, eventToJsonText, RunAbortedError, type Event } from "@agentkit/core";
 import { sendJsonText } from "../http/send-json-text.js";
 import { principalOf } from "../auth/principal.js";
@@ -27,10 +27,7 @@ import type { RouteDeps } from "./route-deps.js";
 export function runRoutes(deps: RouteDeps): Router {
   const router = Router();
 
-  router.post("/run", async (req, res) => {
-    const body = parseBody(runRequestSchema, req.body);
-    await answering(deps, runToJson(deps, req, res, runParams(res, body)));
-  });
+  router.post("/run", runHandler(deps));
 
   router.post("/run_sse", (req, res) => answering(deps, runToSse(deps, req, res)));
 
@@ -63,6 +60,14 @@ export function runRoutes(deps: RouteDeps): Router {
   });
 
   return router;
+}
+
+/** `POST /run` (http-api.md 4.4): the run's events as one JSON array. */
+export function runHandler(deps: RouteDeps): RequestHandler {
+  return async (req, res) => {
+    const body = parseBody(runRequestSchema, req.body);
+    await answering(deps, runToJson(deps, req, res, runParams(res, body)));
+  };
 }
 
 /** The one mapping of a run request body (`/run`, `/run_sse`, `/api/reasoning_engine`) to a run. */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Router, type Request } from "express";
+import { Router, type Request, type RequestHandler } from "express";
 import {
   createEvent,
   eventFromJson,
@@ -35,13 +35,13 @@ export const EVAL_SESSION_PREFIX = "___eval___session___";
 
 type SessionParams = { app: string; user: string; sid: string };
 
-/** Session routes of http-api.md 4.2 and 4.3. */
-export function sessionRoutes(deps: RouteDeps): Router {
-  const router = checkSessionKeyParams(Router());
+/**
+ * `POST /apps/{app}/users/{user}/sessions` (http-api.md 4.2): its `app` and `user` parameters
+ * decoded and checked by the caller (the session router, or the hot routes).
+ */
+export function createSessionHandler(deps: RouteDeps): RequestHandler<{ app: string; user: string }> {
   const { sessionService } = deps.context;
-  const base = "/apps/:app/users/:user/sessions";
-
-  router.post(base, async (req, res) => {
+  return async (req, res) => {
     const { app, user } = req.params;
     const body = parseBody(createSessionSchema, req.body);
     checkRequestState(res, body.state, "state", { initial: true });
@@ -58,7 +58,16 @@ export function sessionRoutes(deps: RouteDeps): Router {
         ? await sessionService.getSession({ appName: app, userId: user, sessionId: session.id })
         : session;
     sendJsonText(res, sessionToJsonText(fresh ?? session));
-  });
+  };
+}
+
+/** Session routes of http-api.md 4.2 and 4.3. */
+export function sessionRoutes(deps: RouteDeps): Router {
+  const router = checkSessionKeyParams(Router());
+  const { sessionService } = deps.context;
+  const base = "/apps/:app/users/:user/sessions";
+
+  router.post(base, createSessionHandler(deps));
 
   router.post(`${base}/:sid`, async (req, res) => {
     const { app, user, sid } = req.params;
