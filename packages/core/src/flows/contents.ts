@@ -5,6 +5,7 @@ import { answerDanglingCalls } from "./answer-dangling-calls.js";
 import { applyCompactions } from "./apply-compactions.js";
 import { applyRewinds } from "./apply-rewinds.js";
 import { frozenContentsOf } from "./frozen-content.js";
+import { lendContents } from "./shared-contents.js";
 import { mergeTranscriptions } from "./merge-transcriptions.js";
 import { isOtherAgentReply, presentEvents } from "./present-events.js";
 import {
@@ -65,17 +66,31 @@ export function getContents(
   agentName: string,
   slot?: ContentsMemoSlot,
 ): Content[] {
+  return copyWithRoom(getLentContents(branch, events, agentName, slot));
+}
+
+/**
+ * `getContents` without the copy: the memo's own array, marked lent (`lendContents`), which the
+ * next call for the same slot extends in place. For the flow only: it must `ownContents` the
+ * request before anything but itself or a `readsContentsOnly` model can see it.
+ */
+export function getLentContents(
+  branch: string | undefined,
+  events: readonly Event[],
+  agentName: string,
+  slot?: ContentsMemoSlot,
+): Content[] {
   const memo = slot?.get();
   if (memo?.extendable && slot) {
     const extended = extendContents(memo, branch, events, agentName);
     if (extended) {
       if (extended !== memo) slot.set(extended);
-      return copyWithRoom(extended.contents);
+      return lendContents(extended.contents);
     }
   }
   const { contents, extendable } = buildContents(branch, events, agentName);
   slot?.set({ seen: events.length, lastId: events.at(-1)?.id, contents, extendable });
-  return copyWithRoom(contents);
+  return lendContents(contents);
 }
 
 /** The full build: every event of the history through every step. */
