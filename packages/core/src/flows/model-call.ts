@@ -9,7 +9,7 @@ import type { EventActions } from "../events/event-actions.js";
 import { newEventId } from "../events/event.js";
 import type { LlmRequest } from "../models/llm-request.js";
 import type { LlmResponse } from "../models/llm-response.js";
-import { ownContents } from "./shared-contents.js";
+import { ownContents, returnContents } from "./shared-contents.js";
 import { BasePlugin } from "../plugins/base-plugin.js";
 
 /**
@@ -73,6 +73,7 @@ export async function* callModel(
   } finally {
     usage.end();
     await iterator.return?.(undefined);
+    returnContents(request.contents);
   }
 }
 

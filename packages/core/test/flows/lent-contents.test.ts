@@ -134,6 +134,65 @@ describe("lent request contents", () => {
     expect(withoutIds(history)).toBe(withoutIds(referenceHistory));
   });
 
+  it("a concurrent run on the same session does not change the array a model is still reading", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const waiting = new Promise<void>((resolve) => (entered = resolve));
+    const views: { first: string; later?: string; length: number }[] = [];
+    class SlowModel extends BaseLlm {
+      calls = 0;
+      override get readsContentsOnly(): boolean {
+        return true;
+      }
+      async *generateContentAsync(request: LlmRequest): AsyncGenerator<LlmResponse, void, void> {
+        this.calls += 1;
+        const view: (typeof views)[number] = {
+          first: JSON.stringify(request.contents),
+          length: request.contents.length,
+        };
+        views.push(view);
+        if (this.calls === 3) {
+          // The third call (run A's) waits while run B reads and extends the same memo.
+          entered();
+          await gate;
+        }
+        view.later = JSON.stringify(request.contents);
+        yield { content: { role: "model", parts: [{ text: `answer ${this.calls}` }] } };
+      }
+    }
+    const model = new SlowModel({ model: "slow" });
+    const agent = new LlmAgent({ name: "root", model });
+    const sessionService = new InMemorySessionService();
+    const runner = new Runner({ appName: "app", agent, sessionService });
+    const session = await sessionService.createSession({ appName: "app", userId: "u" });
+    const run = async (text: string): Promise<void> => {
+      const newMessage = { role: "user", parts: [{ text }] };
+      for await (const _ of runner.runAsync({ userId: "u", sessionId: session.id, newMessage })) void _;
+    };
+    await run("one");
+    await run("two");
+    const runA = run("three A").catch((error: unknown) => error); // may end stale: B wrote meanwhile
+    await waiting;
+    await run("three B");
+    release();
+    await runA;
+
+    expect(views).toHaveLength(4);
+    const a = views[2]!;
+    expect(a.later).toBe(a.first);
+    expect(JSON.parse(a.first)).toHaveLength(5);
+    // Run B saw A's message and its own, from the same memo.
+    expect((JSON.parse(views[3]!.first) as Content[]).map((c) => c.parts?.[0]?.text)).toEqual([
+      "one",
+      "answer 1",
+      "two",
+      "answer 2",
+      "three A",
+      "three B",
+    ]);
+  });
+
   it("a plugin's before-model edits and a model that edits its request do not leak into later requests", async () => {
     const reference = new RecordingModel(false);
     await converse({ model: reference }, 4);
