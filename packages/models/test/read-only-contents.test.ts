@@ -2,7 +2,7 @@
 // request conversion must only read it (deeply frozen here, so any in-place edit throws) and
 // give the same vendor request as for a private copy.
 import { describe, expect, it } from "@jest/globals";
-import { createLlmRequest, type Content } from "@agentkit/core";
+import { BaseLlm, createLlmRequest, type Content, type LlmResponse } from "@agentkit/core";
 import { AnthropicModel } from "../src/anthropic/anthropic-model.js";
 import { parseAnthropicModelOptions } from "../src/anthropic/anthropic-options.js";
 import { toAnthropicRequest } from "../src/anthropic/request-conversion.js";
@@ -11,6 +11,7 @@ import { toGeminiRequest } from "../src/gemini/request-conversion.js";
 import { OpenAIModel } from "../src/openai/openai-model.js";
 import { toChatCompletionParams } from "../src/openai/request-conversion.js";
 import { toResponsesParams } from "../src/openai/responses-request-conversion.js";
+import { LazyModel } from "../src/registry/lazy-model.js";
 
 function history(): Content[] {
   return [
@@ -67,6 +68,25 @@ describe("adapters that read request contents only", () => {
     expect(new Gemini({ model: "gemini-2.5-flash", apiKey: "test-key" }).readsContentsOnly).toBe(true);
     expect(new OpenAIModel({ model: "gpt-4o", apiKey: "test-key" }).readsContentsOnly).toBe(true);
     expect(new AnthropicModel({ model: "claude-sonnet-4-5", apiKey: "test-key" }).readsContentsOnly).toBe(true);
+  });
+
+  it("a lazily built model answers for the model it built, and no before it is built", async () => {
+    const gemini = new LazyModel(
+      "gemini-2.5-flash",
+      async () => new Gemini({ model: "gemini-2.5-flash", apiKey: "k" }),
+    );
+    expect(gemini.readsContentsOnly).toBe(false);
+    await gemini.getModel();
+    expect(gemini.readsContentsOnly).toBe(true);
+    await gemini.close();
+    expect(gemini.readsContentsOnly).toBe(false);
+
+    class Copying extends BaseLlm {
+      async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {}
+    }
+    const other = new LazyModel("other", async () => new Copying({ model: "other" }));
+    await other.getModel();
+    expect(other.readsContentsOnly).toBe(false);
   });
 
   it.each(conversions)("%s: a frozen shared history converts as a private copy does, untouched", (_, convert) => {
