@@ -5,6 +5,11 @@ import { BaseLlm, type LlmRequest, type LlmResponse } from "@agentkit/core";
  * not the double: a user turn gets one tool call, a tool response gets the final text.
  */
 export class InstantModel extends BaseLlm {
+  /** It only reads the last content and keeps nothing of them. */
+  override get readsContentsOnly(): boolean {
+    return true;
+  }
+
   constructor() {
     super({ model: "instant" });
   }

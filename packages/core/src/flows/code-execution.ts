@@ -16,6 +16,7 @@ import {
 } from "../code-executors/code-executor-context.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { RunAbortedError } from "../errors/run-errors.js";
+import { ownContents, returnContents } from "./shared-contents.js";
 import type { Part } from "../content/content.js";
 import type { EventActions } from "../events/event-actions.js";
 import { createEvent, newEventId, type Event } from "../events/event.js";
@@ -35,6 +36,7 @@ export async function preprocessCodeExecution(agent: LlmAgent, request: LlmReque
   if (!executor) return [];
   let files: CodeExecutionFile[] = [];
   if (executor.modelSide) {
+    ownContents(request); // the executor may edit the request's contents
     await executor.processLlmRequest(request);
   } else {
     files = extractInputFiles(request.contents, executor.optimizeDataFile);
@@ -45,9 +47,11 @@ export async function preprocessCodeExecution(agent: LlmAgent, request: LlmReque
     }
   }
   const codeDelimiters = executor.codeBlockDelimiters[0] ?? (["", ""] as const);
-  request.contents = request.contents.map((content) =>
+  const source = request.contents;
+  request.contents = source.map((content) =>
     convertCodeExecutionParts(content, codeDelimiters, executor.executionResultDelimiters),
   );
+  returnContents(source); // the request now owns a new array
   return files;
 }
 

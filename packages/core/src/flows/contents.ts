@@ -5,6 +5,7 @@ import { answerDanglingCalls } from "./answer-dangling-calls.js";
 import { applyCompactions } from "./apply-compactions.js";
 import { applyRewinds } from "./apply-rewinds.js";
 import { frozenContentsOf } from "./frozen-content.js";
+import { isLent, lendContents } from "./shared-contents.js";
 import { mergeTranscriptions } from "./merge-transcriptions.js";
 import { isOtherAgentReply, presentEvents } from "./present-events.js";
 import {
@@ -23,7 +24,8 @@ import { shouldIncludeEvent } from "./should-include-event.js";
 /**
  * What `getContents` remembers of one (session, branch, agent) between calls: the contents it
  * built for the first `seen` events. Its `contents` are frozen snapshots shared with every
- * request built from it; the array itself is the memo's own.
+ * request built from it; the array itself is the memo's own, lent to a request (without a copy)
+ * only by `getLentContents`.
  */
 export interface ContentsMemo {
   readonly seen: number;
@@ -65,17 +67,42 @@ export function getContents(
   agentName: string,
   slot?: ContentsMemoSlot,
 ): Content[] {
+  return copyWithRoom(memoContents(branch, events, agentName, slot));
+}
+
+/**
+ * `getContents` without the copy: the memo's own array, lent (`lendContents`), which the next
+ * call for the same slot extends in place once it is given back. For the flow only: it must
+ * `ownContents` the request before anything but itself or a `readsContentsOnly` model can see
+ * it, and give the array back (`returnContents`) when the model call ends.
+ */
+export function getLentContents(
+  branch: string | undefined,
+  events: readonly Event[],
+  agentName: string,
+  slot?: ContentsMemoSlot,
+): Content[] {
+  return lendContents(memoContents(branch, events, agentName, slot));
+}
+
+/** The memo's contents for `events`, extended or rebuilt (the memo's own array: not to edit). */
+function memoContents(
+  branch: string | undefined,
+  events: readonly Event[],
+  agentName: string,
+  slot: ContentsMemoSlot | undefined,
+): Content[] {
   const memo = slot?.get();
   if (memo?.extendable && slot) {
     const extended = extendContents(memo, branch, events, agentName);
     if (extended) {
       if (extended !== memo) slot.set(extended);
-      return copyWithRoom(extended.contents);
+      return extended.contents;
     }
   }
   const { contents, extendable } = buildContents(branch, events, agentName);
   slot?.set({ seen: events.length, lastId: events.at(-1)?.id, contents, extendable });
-  return copyWithRoom(contents);
+  return contents;
 }
 
 /** The full build: every event of the history through every step. */
@@ -130,7 +157,9 @@ function extendContents(
   const seen = events.length;
   const lastId = events.at(-1)?.id;
   if (latest !== presented) return { seen, lastId, contents: memo.contents.concat(added), extendable: false };
-  // The memo owns its array: appending in place keeps an extension O(new events).
+  // The memo owns its array: appending in place keeps an extension O(new events), unless a
+  // request still holds it (a concurrent run on the session): then that request's view stays.
+  if (isLent(memo.contents)) return { seen, lastId, contents: memo.contents.concat(added), extendable: true };
   memo.contents.push(...added);
   return { seen, lastId, contents: memo.contents, extendable: true };
 }

@@ -19,7 +19,7 @@ import {
 import { executeCodeInResponse, preprocessCodeExecution, saveModelSideImages } from "./code-execution.js";
 import { callModel } from "./model-call.js";
 import { buildSuspendedCallEvent, resumeSuspendedToolCalls } from "./suspended-tools.js";
-import { buildLlmRequest } from "./request-builder.js";
+import { buildLlmRequestLendingContents } from "./request-builder.js";
 import { deepCopy } from "../content/deep-copy.js";
 
 /**
@@ -71,7 +71,7 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
   // One actions object for the step: state written while building the request (tools'
   // processLlmRequest) or by model callbacks is stored with the step's model event.
   const actions = createEventActions();
-  const request = await buildLlmRequest(ctx, agent, actions);
+  const request = await buildLlmRequestLendingContents(ctx, agent, actions);
   const inputFiles = await preprocessCodeExecution(agent, request);
   const context = new CallbackContext(ctx, actions);
   let stored = false;

@@ -1,5 +1,5 @@
 import { CallbackContext } from "../context/callback-context.js";
-import { runCallbackSlot } from "../agents/callbacks.js";
+import { callbackList, runCallbackSlot } from "../agents/callbacks.js";
 import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import { StreamingMode } from "../agents/run-config.js";
@@ -9,6 +9,8 @@ import type { EventActions } from "../events/event-actions.js";
 import { newEventId } from "../events/event.js";
 import type { LlmRequest } from "../models/llm-request.js";
 import type { LlmResponse } from "../models/llm-response.js";
+import { ownContents, returnContents } from "./shared-contents.js";
+import { BasePlugin } from "../plugins/base-plugin.js";
 
 /**
  * One model call with its callbacks: checks the budget (`BudgetExceededError`), counts the
@@ -31,6 +33,9 @@ export async function* callModel(
   // The budget is checked before anything of the call happens (BudgetExceededError ends the run).
   ctx.usage.checkBeforeModelCall(agent.name, ctx.branch);
   ctx.incrementLlmCallCount();
+  // Lent contents (see buildLlmRequestLendingContents) are copied before anyone who may edit or keep them.
+  if (callbackList(agent.beforeModelCallback).length > 0 || ctx.pluginManager.plugins.some(seesModelRequest))
+    ownContents(request);
   const before =
     (await ctx.pluginManager.run("beforeModelCallback", { context, request })) ??
     (await runCallbackSlot(agent.beforeModelCallback, { context, request }));
@@ -40,6 +45,7 @@ export async function* callModel(
   }
 
   const model = agent.resolveModel(ctx);
+  if (!model.readsContentsOnly) ownContents(request);
   const stream = ctx.runConfig.streamingMode === StreamingMode.SSE;
   const iterator = model.generateContentAsync(request, stream, { signal: ctx.signal });
   const usage = ctx.usage.startModelCall(model.model);
@@ -52,6 +58,7 @@ export async function* callModel(
         ctx.throwIfAborted();
         if (isFatal(error)) throw error;
         usage.end(); // counted now: the error's event is stored before this generator resumes
+        ownContents(request);
         const recovered =
           (await ctx.pluginManager.run("onModelErrorCallback", { context, request, error })) ??
           (await runCallbackSlot(agent.onModelErrorCallback, { context, request, error }));
@@ -66,6 +73,7 @@ export async function* callModel(
   } finally {
     usage.end();
     await iterator.return?.(undefined);
+    returnContents(request.contents);
   }
 }
 
@@ -85,6 +93,11 @@ export async function afterModel(
     (await ctx.pluginManager.run("afterModelCallback", { context, response })) ??
     (await runCallbackSlot(agent.afterModelCallback, { context, response }));
   return altered ?? response;
+}
+
+/** A plugin whose before-model hook is its own (the default returns nothing and reads nothing). */
+function seesModelRequest(plugin: BasePlugin): boolean {
+  return plugin.beforeModelCallback !== BasePlugin.prototype.beforeModelCallback;
 }
 
 function isFatal(error: unknown): boolean {

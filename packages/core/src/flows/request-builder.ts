@@ -12,9 +12,16 @@ import {
   type LiveConnectConfig,
   type LlmRequest,
 } from "../models/llm-request.js";
-import { isToolset } from "../tools/base-toolset.js";
+import { BaseTool } from "../tools/base-tool.js";
+import { BaseToolset, isToolset } from "../tools/base-toolset.js";
 import { ToolContext } from "../context/tool-context.js";
-import { getContents, getCurrentTurnContents, insertInstructionContents, type ContentsMemoSlot } from "./contents.js";
+import {
+  getCurrentTurnContents,
+  getLentContents,
+  insertInstructionContents,
+  type ContentsMemoSlot,
+} from "./contents.js";
+import { ownContents } from "./shared-contents.js";
 import { applyInstructions } from "./instructions.js";
 import { outputSchemaToJson, SET_MODEL_RESPONSE_INSTRUCTION, SetModelResponseTool } from "./output-schema.js";
 import { buildTransferInstructions, getTransferTargets, TransferToAgentTool } from "./transfer.js";
@@ -30,6 +37,23 @@ import { deepCopy } from "../content/deep-copy.js";
  * (as every other state write is persisted), so live and stored state never disagree.
  */
 export async function buildLlmRequest(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  actions: EventActions = createEventActions(),
+): Promise<LlmRequest> {
+  const request = await buildLlmRequestLendingContents(ctx, agent, actions);
+  ownContents(request);
+  return request;
+}
+
+/**
+ * `buildLlmRequest` whose `contents` may still be the lent history array (see
+ * `getLentContents`): for the text flow, which calls `ownContents` before anything that may edit
+ * or keep them (callbacks, plugins, a model that does not declare `readsContentsOnly`). Steps
+ * of the build that may edit them (instruction contents, tools and toolsets that override
+ * `processLlmRequest`) get a copy first.
+ */
+export async function buildLlmRequestLendingContents(
   ctx: InvocationContext,
   agent: LlmAgent,
   actions: EventActions = createEventActions(),
@@ -54,18 +78,21 @@ export async function buildLlmRequest(
   request.contents =
     agent.includeContents === "none"
       ? getCurrentTurnContents(ctx.branch, ctx.session.events, agent.name)
-      : getContents(ctx.branch, ctx.session.events, agent.name, contentsSlot(ctx, agent));
-  insertInstructionContents(request.contents, instructionContents);
+      : getLentContents(ctx.branch, ctx.session.events, agent.name, contentsSlot(ctx, agent));
+  if (instructionContents.length > 0) {
+    ownContents(request);
+    insertInstructionContents(request.contents, instructionContents);
+  }
 
   const readonly = new ReadonlyContext(ctx);
   for (const union of agent.tools) {
     const toolContext = new ToolContext(ctx, { actions });
     if (isToolset(union)) {
+      if (union.processLlmRequest !== BaseToolset.prototype.processLlmRequest) ownContents(request);
       await union.processLlmRequest({ toolContext, llmRequest: request });
-      for (const tool of await union.getTools(readonly))
-        await tool.processLlmRequest({ toolContext, llmRequest: request });
+      for (const tool of await union.getTools(readonly)) await processWithTool(tool, toolContext, request);
     } else {
-      await union.processLlmRequest({ toolContext, llmRequest: request });
+      await processWithTool(union, toolContext, request);
     }
   }
 
@@ -85,6 +112,12 @@ export async function buildLlmRequest(
     appendTools(request, [new TransferToAgentTool(agent, targets)]);
   }
   return request;
+}
+
+/** A tool's `processLlmRequest`; one that overrides the default (which only adds the tool) may edit the contents. */
+async function processWithTool(tool: BaseTool, toolContext: ToolContext, request: LlmRequest): Promise<void> {
+  if (tool.processLlmRequest !== BaseTool.prototype.processLlmRequest) ownContents(request);
+  await tool.processLlmRequest({ toolContext, llmRequest: request });
 }
 
 /** The memo slot of this session, branch and agent in the runner's cache (none without a cache). */

@@ -33,6 +33,16 @@ export interface GenerateContentOptions {
 export abstract class BaseLlm {
   readonly model: string;
 
+  /**
+   * True when `generateContentAsync` only reads `request.contents` while it runs: it never edits
+   * the array nor keeps it after the call. The flow then hands it the history array it shares
+   * between the requests of a session instead of a copy (a long session saves a history-sized
+   * copy per call). Default false: the model gets a copy of its own.
+   */
+  get readsContentsOnly(): boolean {
+    return false;
+  }
+
   constructor({ model }: BaseLlmOptions) {
     this.model = model;
   }

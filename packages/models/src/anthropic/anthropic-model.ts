@@ -21,6 +21,11 @@ export class AnthropicModel extends BaseLlm {
   private readonly options: ResolvedAnthropicModelOptions;
   private client: Anthropic | undefined;
 
+  /** It only converts them to new messages (`toAnthropicMessages`) and keeps nothing of them. */
+  override get readsContentsOnly(): boolean {
+    return true;
+  }
+
   constructor(options: AnthropicModelOptions) {
     const parsed = parseAnthropicModelOptions(options);
     super({ model: stripProviderPrefix(parsed.model) });

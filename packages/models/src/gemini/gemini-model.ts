@@ -48,6 +48,11 @@ export class Gemini extends BaseLlm {
   private readonly connections = new Set<GeminiLiveConnection>();
 
   /** `env` replaces `process.env` for the settings' fallbacks (tests, embedding). */
+  /** It only converts them to new Gemini contents (`toGeminiContents`) and keeps nothing of them. */
+  override get readsContentsOnly(): boolean {
+    return true;
+  }
+
   constructor(options: GeminiOptions, env?: Record<string, string | undefined>) {
     const parsed = parseGeminiOptions(options);
     super({ model: stripModelPrefix(parsed.model) });

@@ -28,6 +28,11 @@ export class OpenAIModel extends BaseLlm {
   private readonly options: ResolvedOpenAIModelOptions;
   private client: OpenAI | undefined;
 
+  /** It only converts them to new messages or input items and keeps nothing of them. */
+  override get readsContentsOnly(): boolean {
+    return true;
+  }
+
   constructor(options: OpenAIModelOptions) {
     const parsed = openAIModelOptionsSchema.safeParse(options);
     if (!parsed.success) {

@@ -16,6 +16,7 @@ export type ModelLoader = () => Promise<BaseLlm>;
 export class LazyModel extends BaseLlm {
   private readonly load: ModelLoader;
   private pending: Promise<BaseLlm> | undefined;
+  private built: BaseLlm | undefined;
 
   constructor(model: string, load: ModelLoader) {
     super({ model });
@@ -27,12 +28,23 @@ export class LazyModel extends BaseLlm {
     return this.pending !== undefined;
   }
 
+  /** The real model's answer once it is built; false before (the flow then passes a copy). */
+  override get readsContentsOnly(): boolean {
+    return this.built?.readsContentsOnly ?? false;
+  }
+
   /** The real model, loading it on the first call. */
   getModel(): Promise<BaseLlm> {
-    this.pending ??= this.load().catch((error: unknown) => {
-      this.pending = undefined;
-      throw error;
-    });
+    this.pending ??= this.load().then(
+      (model) => {
+        this.built = model;
+        return model;
+      },
+      (error: unknown) => {
+        this.pending = undefined;
+        throw error;
+      },
+    );
     return this.pending;
   }
 
@@ -59,6 +71,7 @@ export class LazyModel extends BaseLlm {
     const pending = this.pending;
     if (!pending) return;
     this.pending = undefined;
+    this.built = undefined;
     const model = await pending.catch(() => undefined);
     await model?.close();
   }

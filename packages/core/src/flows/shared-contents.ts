@@ -1,0 +1,47 @@
+import { copyWithRoom } from "../content/copy-with-room.js";
+import type { Content } from "../content/content.js";
+import type { LlmRequest } from "../models/llm-request.js";
+
+/**
+ * History arrays `getLentContents` has lent to requests without copying them (the memo's own
+ * array), with how many requests hold each. Only the flow and models that declare
+ * `readsContentsOnly` may see such an array; anyone else gets the request after `ownContents`.
+ * While an array is out, the memo does not append to it (`isLent`): a concurrent run on the same
+ * session gets a new array instead of changing the one a model is still reading. A WeakMap so a
+ * memo dropped by the cache (or a loan never returned after an error) is not kept alive here.
+ */
+const loans = new WeakMap<Content[], number>();
+
+/** Lends `contents` to one request: it must be given back by `ownContents` or `returnContents`. */
+export function lendContents(contents: Content[]): Content[] {
+  loans.set(contents, (loans.get(contents) ?? 0) + 1);
+  return contents;
+}
+
+/** True while a request holds `contents` as lent. */
+export function isLent(contents: Content[]): boolean {
+  return loans.has(contents);
+}
+
+/**
+ * Gives the request a copy of its contents when they are lent, so a callback, tool, plugin or
+ * model that edits or keeps `request.contents` changes its own array, never the memo's. Cheap
+ * when the request already owns them (a map lookup).
+ */
+export function ownContents(request: LlmRequest): void {
+  if (!loans.has(request.contents)) return;
+  const lent = request.contents;
+  request.contents = copyWithRoom(lent);
+  giveBack(lent);
+}
+
+/** A request is done with `contents` (its model call ended): a lent array is given back. */
+export function returnContents(contents: Content[]): void {
+  if (loans.has(contents)) giveBack(contents);
+}
+
+function giveBack(contents: Content[]): void {
+  const count = loans.get(contents)! - 1;
+  if (count > 0) loans.set(contents, count);
+  else loans.delete(contents);
+}
