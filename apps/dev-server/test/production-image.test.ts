@@ -213,8 +213,15 @@ describe("the production image, without a container", () => {
     const sessionUri = image!.env.AGENTKIT_SESSION_SERVICE_URI!;
     const dbFile = join(image!.root, new URL(sessionUri.replace(/^sqlite:/, "file:")).pathname);
     expect(statSync(dbFile).uid).toBe(image!.uid);
-    // Nothing was written into the read-only agents directory.
+    // Nothing was written into the agents directory, mounted read-only (even root cannot write it).
     expect(existsSync(join(agentsDir!, ".agentkit"))).toBe(false);
+    const write = startInRoot(image!, ["/bin/sh", "-c", "touch /agents/probe"], {
+      env: { PATH: "/usr/bin" },
+      uid: 0,
+      binds: [{ host: agentsDir!, image: "/agents", readOnly: true }],
+    });
+    expect(await write.exited).not.toBe(0);
+    expect(existsSync(join(agentsDir!, "probe"))).toBe(false);
   });
 
   it("refuses the image's 0.0.0.0 host without the documented authentication", async () => {
