@@ -156,6 +156,8 @@ describe("the production image, without a container", () => {
     expect(uid).toBe(String(image!.uid));
     expect(image!.uid).not.toBe(0);
     expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean)).toEqual(image!.entrypoint);
+    // The port the image listens on is the one it exposes.
+    expect(image!.exposed).toContain(image!.env.AGENTKIT_PORT);
     // The CLI's own statement: the built packages, loaded without tsx's hooks.
     expect(server!.output()).toContain("hooks ready (dist)");
     expect(server!.output()).not.toMatch(/tsx|ExperimentalWarning|Type Stripping/i);
@@ -174,6 +176,7 @@ describe("the production image, without a container", () => {
     const readyBody = (await ready.json()) as { status: string; checks: Record<string, unknown> };
     expect({ status: ready.status, body: readyBody.status }).toEqual({ status: 200, body: "ready" });
     expect(Object.keys(readyBody.checks).sort()).toEqual(["agents", "artifacts", "sessions"]);
+    expect(image!.healthcheck).toBeDefined();
     const port = new URL(url).port;
     const check = startInRoot(image!, ["/bin/sh", "-c", image!.healthcheck!], {
       env: { ...image!.env, AGENTKIT_PORT: port },
