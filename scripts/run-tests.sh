@@ -13,7 +13,7 @@ find packages apps examples bench scripts -maxdepth 2 -name .jest-results.json -
 rc=0
 # Two tasks at a time on this 2-core machine: more only oversubscribes the CPU and makes the
 # tests that spawn child processes miss their timeouts.
-turbo run test typecheck --continue --concurrency="${AGENTKIT_TEST_CONCURRENCY:-2}" --output-logs=errors-only "$@" || rc=$?
+turbo run test typecheck typecheck:sources --continue --concurrency="${AGENTKIT_TEST_CONCURRENCY:-2}" --output-logs=errors-only "$@" || rc=$?
 if [ "$rc" -ne 0 ]; then echo "turbo: a test or type-check task failed (see above)" >&2; fi
 # Last line of the run: "N passed, N failed, N skipped".
 node scripts/test-summary.mjs || rc=1
