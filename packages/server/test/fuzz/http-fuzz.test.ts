@@ -19,7 +19,7 @@ const CONCURRENCY = 8;
 /** Every request must be answered within this (the slowest legitimate one takes milliseconds). */
 const ANSWER_BOUND_MS = 15_000;
 const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url)).replace(/\/$/, "");
-/** The folder that holds the checkout (e.g. `/work/`): no answer may name it either. */
+/** The folder that holds the checkout (its parent directory): no answer may name it either. */
 const CHECKOUT_PARENT = `${REPO_ROOT.slice(0, REPO_ROOT.lastIndexOf("/"))}/`;
 
 interface Sent {
