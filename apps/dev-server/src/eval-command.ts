@@ -31,7 +31,7 @@ import { devServerBuiltInTools } from "./dev-server-tools.js";
 import { findRegressions, parseBaselineResults } from "./eval-baseline.js";
 import { criteriaFromTestConfig, DEFAULT_CLI_CRITERIA, type EvalCriteria } from "./eval-criteria.js";
 import { evalJunitXml, formatEvalTable, progressBar, type EvalRunReport } from "./eval-report.js";
-import type { EvalCommandOptions } from "./parse-cli-args.js";
+import type { EvalCommandOptions } from "./parse-eval-args.js";
 
 export interface EvalCommandIo {
   stdout: NodeJS.WritableStream;

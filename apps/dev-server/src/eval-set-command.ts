@@ -11,7 +11,7 @@ import {
 import { CliUsageError } from "./cli-usage-error.js";
 import { readJsonFile } from "./read-json-file.js";
 import { evalStoreDir, resolveEvalTarget } from "./eval-command.js";
-import type { EvalSetCommandOptions } from "./parse-cli-args.js";
+import type { EvalSetCommandOptions } from "./parse-eval-args.js";
 
 /**
  * `agentkit eval_set create | add_case`: writes eval sets where the dev UI and `agentkit eval`
