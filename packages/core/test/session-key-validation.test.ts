@@ -13,6 +13,7 @@ import {
   validateArtifactFilename,
   validateSessionKey,
 } from "../src/internal.js";
+import { nameProblem } from "../src/sessions/session-key-validation.js";
 
 describe("session key rules", () => {
   it("accept what ADK clients send: UUIDs, eval ids, e-mail user ids, slashes, non-ASCII, prototype names", () => {
@@ -53,6 +54,19 @@ describe("session key rules", () => {
       ["a/./b", /segment/],
     ];
     for (const [value, problem] of cases) expect(sessionKeyProblem(value)).toMatch(problem);
+  });
+
+  it("the quick check of plain ASCII keys agrees with the full rules", () => {
+    // Dots, separators-free ASCII and lengths around the limit: where a shortcut could go wrong.
+    const alphabet = ["a", "Z", "0", "_", "-", ".", ":", "@", "+", "/", "\\", " "];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const samples = [".", "..", "...", ".a", "a.", "x".repeat(128), "x".repeat(129), "a/..", "..\\b"];
+    for (let i = 0; i < 3000; i++) {
+      const length = 1 + Math.floor(next() * (next() < 0.1 ? 130 : 6));
+      samples.push(Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join(""));
+    }
+    for (const value of samples) expect(sessionKeyProblem(value)).toBe(fullRules(value));
   });
 
   it("throw InvalidSessionKeyError (a SessionError, INVALID_SESSION_KEY) naming the field, with a bounded preview", () => {
@@ -154,3 +168,8 @@ describe("artifact filename rules", () => {
     }
   });
 });
+
+/** The rules without the quick path: what `sessionKeyProblem` answered before it had one. */
+function fullRules(value: string): string | undefined {
+  return nameProblem(value, MAX_SESSION_KEY_BYTES);
+}

@@ -38,24 +38,26 @@ export class ContentsCache {
   }
 
   slot(key: string): ContentsMemoSlot {
-    return {
-      get: () => {
-        const memo = this.entries.get(key);
-        if (memo) {
-          // Most recently used last.
-          this.entries.delete(key);
-          this.entries.set(key, memo);
-        }
-        return memo;
-      },
-      set: (memo) => {
-        this.entries.delete(key);
-        this.entries.set(key, memo);
-        this.held += memo.contents.length - (this.counted.get(key) ?? 0);
-        this.counted.set(key, memo.contents.length);
-        this.evict();
-      },
-    };
+    return new CacheSlot(this, key);
+  }
+
+  /** The memo under `key`, now the most recently used. */
+  get(key: string): ContentsMemo | undefined {
+    const memo = this.entries.get(key);
+    if (memo) {
+      this.entries.delete(key);
+      this.entries.set(key, memo);
+    }
+    return memo;
+  }
+
+  /** Stores the memo under `key` (most recently used), then evicts over the bounds. */
+  set(key: string, memo: ContentsMemo): void {
+    this.entries.delete(key);
+    this.entries.set(key, memo);
+    this.held += memo.contents.length - (this.counted.get(key) ?? 0);
+    this.counted.set(key, memo.contents.length);
+    this.evict();
   }
 
   clear(): void {
@@ -71,5 +73,24 @@ export class ContentsCache {
       this.held -= this.counted.get(key) ?? 0;
       this.counted.delete(key);
     }
+  }
+}
+
+/** One key's slot (a class, not closures: one is made per request). */
+class CacheSlot implements ContentsMemoSlot {
+  private readonly cache: ContentsCache;
+  private readonly key: string;
+
+  constructor(cache: ContentsCache, key: string) {
+    this.cache = cache;
+    this.key = key;
+  }
+
+  get(): ContentsMemo | undefined {
+    return this.cache.get(this.key);
+  }
+
+  set(memo: ContentsMemo): void {
+    this.cache.set(this.key, memo);
   }
 }

@@ -20,6 +20,7 @@ import { executeCodeInResponse, preprocessCodeExecution, saveModelSideImages } f
 import { callModel } from "./model-call.js";
 import { buildSuspendedCallEvent, resumeSuspendedToolCalls } from "./suspended-tools.js";
 import { buildLlmRequestLendingContents } from "./request-builder.js";
+import { newestUserEventAnswersCalls } from "./answers-calls.js";
 import { deepCopy } from "../content/deep-copy.js";
 
 /**
@@ -43,29 +44,7 @@ export async function* runLlmFlow(ctx: InvocationContext, agent: LlmAgent): Asyn
 
 async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenerator<Event, void, void> {
   ctx.throwIfAborted();
-  const resumed = await resumeConfirmedToolCalls(ctx, agent);
-  if (resumed) yield resumed;
-  const authorized = await resumeAuthorizedToolCalls(ctx, agent);
-  if (authorized) {
-    // Answered calls may ask again (e.g. for a second credential): pause once more.
-    const calls = getFunctionResponses(authorized).map((r) => ({ id: r.id, name: r.name }));
-    const again = await buildCredentialRequestEvent(ctx, agent.name, calls, authorized, generateFunctionCallId);
-    yield authorized;
-    if (again) {
-      yield again;
-      return;
-    }
-  }
-  if (ctx.isEnded) return;
-  const continued = await resumeSuspendedToolCalls(ctx, agent);
-  if (continued) {
-    if (continued.event) yield continued.event;
-    if (continued.suspensions) {
-      for (const { call, suspension } of continued.suspensions)
-        yield buildSuspendedCallEvent(ctx, agent, call, suspension);
-      return;
-    }
-  }
+  if (newestUserEventAnswersCalls(ctx.session.events, ctx.branch) && (yield* resumeAnsweredCalls(ctx, agent))) return;
   if (ctx.isEnded) return;
 
   // One actions object for the step: state written while building the request (tools'
@@ -118,6 +97,37 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
       actions: deepCopy(actions),
     });
   }
+}
+
+/**
+ * Resumes what the newest user event answers: confirmed tool calls, authorized ones (whose
+ * answers may ask again), suspended ones. True when the step ends here (a new pause).
+ */
+async function* resumeAnsweredCalls(ctx: InvocationContext, agent: LlmAgent): AsyncGenerator<Event, boolean, void> {
+  const resumed = await resumeConfirmedToolCalls(ctx, agent);
+  if (resumed) yield resumed;
+  const authorized = await resumeAuthorizedToolCalls(ctx, agent);
+  if (authorized) {
+    // Answered calls may ask again (e.g. for a second credential): pause once more.
+    const calls = getFunctionResponses(authorized).map((r) => ({ id: r.id, name: r.name }));
+    const again = await buildCredentialRequestEvent(ctx, agent.name, calls, authorized, generateFunctionCallId);
+    yield authorized;
+    if (again) {
+      yield again;
+      return true;
+    }
+  }
+  if (ctx.isEnded) return true;
+  const continued = await resumeSuspendedToolCalls(ctx, agent);
+  if (continued) {
+    if (continued.event) yield continued.event;
+    if (continued.suspensions) {
+      for (const { call, suspension } of continued.suspensions)
+        yield buildSuspendedCallEvent(ctx, agent, call, suspension);
+      return true;
+    }
+  }
+  return false;
 }
 
 /**

@@ -18,6 +18,10 @@ const LONE_SURROGATE = /\p{Cs}/u;
 const DOT_SEGMENT = /(?:^|[/\\])\.\.?(?=[/\\]|$)/;
 // `/x`, `\x`, `\\server\x`, `C:\x`, `C:/x`.
 const ABSOLUTE = /^(?:[/\\]|[A-Za-z]:[/\\])/;
+// Keys every rule accepts at a glance (ids, UUIDs, e-mail addresses): printable ASCII without
+// separators (one byte each, so at most 128 bytes), not "." or "..". Checked first because
+// every run validates its keys several times.
+const PLAIN_KEY = /^(?!\.\.?$)[\w.\-:@+]{1,128}$/;
 
 /**
  * The rules shared by session keys and artifact filenames: what is wrong with `value` (a
@@ -48,6 +52,7 @@ export function nameProblem(value: string, maxBytes: number): string | undefined
 export function sessionKeyProblem(value: unknown): string | undefined {
   if (typeof value !== "string") return `must be a string, got ${value === null ? "null" : typeof value}`;
   if (value.length === 0) return "must not be empty";
+  if (PLAIN_KEY.test(value)) return undefined;
   return nameProblem(value, MAX_SESSION_KEY_BYTES);
 }
 

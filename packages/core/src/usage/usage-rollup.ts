@@ -1,6 +1,5 @@
 import type { UsageMetadata } from "../content/generate-content-config.js";
 import { getOwn, setOwn } from "../sessions/own-keys.js";
-import { deepCopy } from "../content/deep-copy.js";
 
 /** Token counts by kind, summed over model calls (the providers' `usageMetadata` fields). */
 export interface TokenUsage {
@@ -95,8 +94,16 @@ export function addRollup(into: UsageRollup, add: UsageRollup): void {
   into.durationMs += add.durationMs;
 }
 
+/** A deep copy of a rollup, keys in the same order (the shape is known: no generic walk). */
 export function cloneRollup(rollup: UsageRollup): UsageRollup {
-  return deepCopy(rollup);
+  const models: Record<string, ModelUsage> = {};
+  for (const name of Object.keys(rollup.models)) {
+    const usage = rollup.models[name]!;
+    setOwn(models, name, { ...usage, tokens: { ...usage.tokens } });
+  }
+  const copy: UsageRollup = { ...rollup, tokens: { ...rollup.tokens }, models };
+  if (rollup.unpricedModels) copy.unpricedModels = [...rollup.unpricedModels];
+  return copy;
 }
 
 /**

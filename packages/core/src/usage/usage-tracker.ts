@@ -127,9 +127,9 @@ export class UsageTracker {
   }
 
   /** The session's usage so far (earlier invocations plus this one), priced. */
-  sessionUsage(): UsageRollup {
+  sessionUsage(invocation: UsageRollup = this.invocationUsage()): UsageRollup {
     const rollup = cloneRollup(this.sessionBefore());
-    addRollup(rollup, this.invocationUsage());
+    addRollup(rollup, invocation);
     return this.prices.priceRollup(rollup);
   }
 
@@ -140,6 +140,8 @@ export class UsageTracker {
   }
 
   snapshot(): UsageSnapshot {
-    return { invocation: this.invocationUsage(), session: this.sessionUsage() };
+    // One reading of the invocation for both (`addRollup` only reads it): the same duration.
+    const invocation = this.invocationUsage();
+    return { invocation, session: this.sessionUsage(invocation) };
   }
 }

@@ -188,7 +188,7 @@ describe("incremental contents equal a full build", () => {
     const slot = cache.slot("s");
     let memos: ContentsMemo[] = [];
     const capture = {
-      get: slot.get,
+      get: () => slot.get(),
       set: (m: ContentsMemo) => {
         memos.push(m);
         slot.set(m);
