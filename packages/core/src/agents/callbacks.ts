@@ -56,13 +56,25 @@ export function callbackList<F>(slot: CallbackSlot<F> | undefined): F[] {
 }
 
 /** Runs callbacks in order; returns the first value that is not `undefined`/`null`. */
-export async function runCallbackSlot<A, R>(
+export function runCallbackSlot<A, R>(
   slot: CallbackSlot<(args: A) => MaybePromise<R | undefined | void>> | undefined,
   args: A,
 ): Promise<R | undefined> {
-  for (const callback of callbackList(slot)) {
+  // Most agents set few callbacks: an empty slot makes no promise of its own.
+  if (slot === undefined || (Array.isArray(slot) && slot.length === 0)) return NOTHING;
+  return runCallbacks(callbackList(slot), args);
+}
+
+async function runCallbacks<A, R>(
+  callbacks: ((args: A) => MaybePromise<R | undefined | void>)[],
+  args: A,
+): Promise<R | undefined> {
+  for (const callback of callbacks) {
     const result = await callback(args);
     if (result !== undefined && result !== null) return result as R;
   }
   return undefined;
 }
+
+/** What an empty slot answers (one settled promise, shared). */
+const NOTHING: Promise<undefined> = Promise.resolve(undefined);

@@ -28,13 +28,50 @@ export class KeyedQueue {
 
   /** Waits for the key's turn; the caller must call the returned release exactly when done. */
   async acquire(key: string, signal?: AbortSignal): Promise<ReleaseSlot> {
+    await this.enter(key, signal);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.release(key);
+    };
+  }
+
+  /** Resolves once nothing is held or waiting (e.g. before closing what the tasks use). */
+  idle(): Promise<void> {
+    if (this.lines.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Runs `task` holding the key's slot (released when it settles, also on failure). */
+  run<T>(key: string, task: () => Promise<T> | T, signal?: AbortSignal): Promise<T> {
+    let waiting: Promise<void> | undefined;
+    try {
+      waiting = this.enter(key, signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // A free key runs the task at once: no extra turn of the event loop for the common case.
+    return waiting ? waiting.then(() => this.hold(key, task)) : this.hold(key, task);
+  }
+
+  private async hold<T>(key: string, task: () => Promise<T> | T): Promise<T> {
+    try {
+      return await task();
+    } finally {
+      this.release(key);
+    }
+  }
+
+  /** Takes the key's slot: at once when it is free (no promise made), else in line. */
+  private enter(key: string, signal: AbortSignal | undefined): Promise<void> | undefined {
     if (signal?.aborted) throw new RunAbortedError({ cause: signal.reason });
     const line = this.lines.get(key);
     if (!line) {
       this.lines.set(key, []);
-      return this.releaser(key);
+      return undefined;
     }
-    await new Promise<void>((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       const onAbort = () => {
         const i = line.indexOf(waiter);
         if (i >= 0) line.splice(i, 1);
@@ -49,34 +86,13 @@ export class KeyedQueue {
       signal?.addEventListener("abort", onAbort, { once: true });
       line.push(waiter);
     });
-    return this.releaser(key);
   }
 
-  /** Resolves once nothing is held or waiting (e.g. before closing what the tasks use). */
-  idle(): Promise<void> {
-    if (this.lines.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  /** Runs `task` holding the key's slot (released when it settles, also on failure). */
-  async run<T>(key: string, task: () => Promise<T> | T, signal?: AbortSignal): Promise<T> {
-    const release = await this.acquire(key, signal);
-    try {
-      return await task();
-    } finally {
-      release();
-    }
-  }
-
-  private releaser(key: string): ReleaseSlot {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.lines.get(key)?.shift();
-      if (next) return next.grant();
-      this.lines.delete(key);
-      if (this.lines.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
-    };
+  /** Hands the key to the next in line, or forgets it. */
+  private release(key: string): void {
+    const next = this.lines.get(key)?.shift();
+    if (next) return next.grant();
+    this.lines.delete(key);
+    if (this.lines.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 }

@@ -12,7 +12,10 @@ export function deepCopy<T>(value: T): T {
   const proto = Object.getPrototypeOf(value) as object | null;
   if (proto !== null && Object.getPrototypeOf(proto) !== null) return structuredClone(value);
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) setOwn(out, key, deepCopy((value as Record<string, unknown>)[key]));
+  // `for…in` + own check: the order of `Object.keys` without allocating its array.
+  for (const key in value) {
+    if (Object.hasOwn(value, key)) setOwn(out, key, deepCopy((value as Record<string, unknown>)[key]));
+  }
   return out as T;
 }
 
@@ -23,7 +26,9 @@ export function frozenCopy<T>(value: T): T {
   const proto = Object.getPrototypeOf(value) as object | null;
   if (proto !== null && Object.getPrototypeOf(proto) !== null) return deepFreeze(structuredClone(value));
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) setOwn(out, key, frozenCopy((value as Record<string, unknown>)[key]));
+  for (const key in value) {
+    if (Object.hasOwn(value, key)) setOwn(out, key, frozenCopy((value as Record<string, unknown>)[key]));
+  }
   return Object.freeze(out) as T;
 }
 

@@ -26,6 +26,7 @@ export function isValidStateName(name: string): boolean {
  * `{not a key}`) stays literal.
  */
 export async function injectSessionState(template: string, ctx: InvocationContext): Promise<string> {
+  if (!template.includes("{")) return template; // no placeholder possible: skip the scan
   const matches = [...template.matchAll(PLACEHOLDER)];
   if (matches.length === 0) return template;
   let out = "";

@@ -1,5 +1,5 @@
 import { AgentKitError, ConfigurationError } from "../errors/agentkit-error.js";
-import type { BasePlugin, PluginHookName } from "./base-plugin.js";
+import { BasePlugin, type PluginHookName } from "./base-plugin.js";
 
 /** A plugin hook threw. */
 export class PluginError extends AgentKitError {
@@ -19,6 +19,9 @@ export class PluginError extends AgentKitError {
 
 type HookArgs<H extends PluginHookName> = Parameters<BasePlugin[H]>[0];
 type HookResult<H extends PluginHookName> = Exclude<Awaited<ReturnType<BasePlugin[H]>>, void | undefined>;
+
+/** What `run` answers when no plugin has the hook (one settled promise, shared). */
+const NOTHING: Promise<undefined> = Promise.resolve(undefined);
 
 /** Runs plugins in registration order; the first hook that returns a value wins. */
 export class PluginManager {
@@ -45,9 +48,26 @@ export class PluginManager {
     return this.list;
   }
 
-  /** Runs one hook over every plugin in order, stopping at the first returned value. */
-  async run<H extends PluginHookName>(hook: H, args: HookArgs<H>): Promise<HookResult<H> | undefined> {
-    for (const plugin of this.list) {
+  /**
+   * Runs one hook over every plugin in order, stopping at the first returned value. Plugins
+   * that keep `BasePlugin`'s own hook (which does nothing) are passed over, and with none left
+   * no promise is made: every event and model call goes through several hooks.
+   */
+  run<H extends PluginHookName>(hook: H, args: HookArgs<H>): Promise<HookResult<H> | undefined> {
+    for (let i = 0; i < this.list.length; i++) {
+      if (this.list[i]![hook] !== BasePlugin.prototype[hook]) return this.runFrom(i, hook, args);
+    }
+    return NOTHING;
+  }
+
+  private async runFrom<H extends PluginHookName>(
+    start: number,
+    hook: H,
+    args: HookArgs<H>,
+  ): Promise<HookResult<H> | undefined> {
+    for (let i = start; i < this.list.length; i++) {
+      const plugin = this.list[i]!;
+      if (plugin[hook] === BasePlugin.prototype[hook]) continue;
       let result: unknown;
       try {
         result = await (plugin[hook] as (a: HookArgs<H>) => unknown).call(plugin, args);
