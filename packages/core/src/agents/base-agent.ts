@@ -2,7 +2,13 @@ import type { Content } from "../content/content.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { createEvent, type Event } from "../events/event.js";
 import { CallbackContext } from "../context/callback-context.js";
-import { runCallbackSlot, type AfterAgentCallback, type BeforeAgentCallback, type CallbackSlot } from "./callbacks.js";
+import {
+  callbackList,
+  runCallbackSlot,
+  type AfterAgentCallback,
+  type BeforeAgentCallback,
+  type CallbackSlot,
+} from "./callbacks.js";
 import type { InvocationContext } from "../context/invocation-context.js";
 
 export interface BaseAgentOptions {
@@ -133,6 +139,7 @@ export abstract class BaseAgent {
 
   /** Plugins first, then the agent's callbacks; returned content ends this agent's turn. */
   private async handleBeforeAgent(ctx: InvocationContext): Promise<Event | undefined> {
+    if (!hasAgentCallbacks(ctx, "beforeAgentCallback", this.beforeAgentCallback)) return undefined;
     const context = new CallbackContext(ctx);
     let content: Content | undefined = await ctx.pluginManager.run("beforeAgentCallback", { agent: this, context });
     if (!content) content = await runCallbackSlot(this.beforeAgentCallback, { context });
@@ -141,6 +148,7 @@ export abstract class BaseAgent {
   }
 
   private async handleAfterAgent(ctx: InvocationContext): Promise<Event | undefined> {
+    if (!hasAgentCallbacks(ctx, "afterAgentCallback", this.afterAgentCallback)) return undefined;
     const context = new CallbackContext(ctx);
     let content: Content | undefined = await ctx.pluginManager.run("afterAgentCallback", { agent: this, context });
     if (!content) content = await runCallbackSlot(this.afterAgentCallback, { context });
@@ -163,6 +171,15 @@ export abstract class BaseAgent {
       actions: context.actions,
     });
   }
+}
+
+/** Whether a plugin or the agent has a callback here (without one, no context is made). */
+function hasAgentCallbacks(
+  ctx: InvocationContext,
+  hook: "beforeAgentCallback" | "afterAgentCallback",
+  slot: CallbackSlot<BeforeAgentCallback | AfterAgentCallback> | undefined,
+): boolean {
+  return ctx.pluginManager.hasHook(hook) || callbackList(slot).length > 0;
 }
 
 /** Throws `ConfigurationError` unless the name is a valid agent name. */

@@ -10,7 +10,6 @@ import { newEventId } from "../events/event.js";
 import type { LlmRequest } from "../models/llm-request.js";
 import type { LlmResponse } from "../models/llm-response.js";
 import { ownContents, returnContents } from "./shared-contents.js";
-import { BasePlugin } from "../plugins/base-plugin.js";
 
 /**
  * One model call with its callbacks: checks the budget (`BudgetExceededError`), counts the
@@ -34,7 +33,7 @@ export async function* callModel(
   ctx.usage.checkBeforeModelCall(agent.name, ctx.branch);
   ctx.incrementLlmCallCount();
   // Lent contents (see buildLlmRequestLendingContents) are copied before anyone who may edit or keep them.
-  if (callbackList(agent.beforeModelCallback).length > 0 || ctx.pluginManager.plugins.some(seesModelRequest))
+  if (callbackList(agent.beforeModelCallback).length > 0 || ctx.pluginManager.hasHook("beforeModelCallback"))
     ownContents(request);
   const before =
     (await ctx.pluginManager.run("beforeModelCallback", { context, request })) ??
@@ -93,11 +92,6 @@ export async function afterModel(
     (await ctx.pluginManager.run("afterModelCallback", { context, response })) ??
     (await runCallbackSlot(agent.afterModelCallback, { context, response }));
   return altered ?? response;
-}
-
-/** A plugin whose before-model hook is its own (the default returns nothing and reads nothing). */
-function seesModelRequest(plugin: BasePlugin): boolean {
-  return plugin.beforeModelCallback !== BasePlugin.prototype.beforeModelCallback;
 }
 
 function isFatal(error: unknown): boolean {

@@ -48,25 +48,23 @@ export class PluginManager {
     return this.list;
   }
 
+  /** True when some plugin has its own `hook` (not `BasePlugin`'s, which does nothing). */
+  hasHook(hook: PluginHookName): boolean {
+    for (const plugin of this.list) if (plugin[hook] !== BasePlugin.prototype[hook]) return true;
+    return false;
+  }
+
   /**
    * Runs one hook over every plugin in order, stopping at the first returned value. Plugins
    * that keep `BasePlugin`'s own hook (which does nothing) are passed over, and with none left
    * no promise is made: every event and model call goes through several hooks.
    */
   run<H extends PluginHookName>(hook: H, args: HookArgs<H>): Promise<HookResult<H> | undefined> {
-    for (let i = 0; i < this.list.length; i++) {
-      if (this.list[i]![hook] !== BasePlugin.prototype[hook]) return this.runFrom(i, hook, args);
-    }
-    return NOTHING;
+    return this.hasHook(hook) ? this.runFrom(hook, args) : NOTHING;
   }
 
-  private async runFrom<H extends PluginHookName>(
-    start: number,
-    hook: H,
-    args: HookArgs<H>,
-  ): Promise<HookResult<H> | undefined> {
-    for (let i = start; i < this.list.length; i++) {
-      const plugin = this.list[i]!;
+  private async runFrom<H extends PluginHookName>(hook: H, args: HookArgs<H>): Promise<HookResult<H> | undefined> {
+    for (const plugin of this.list) {
       if (plugin[hook] === BasePlugin.prototype[hook]) continue;
       let result: unknown;
       try {
