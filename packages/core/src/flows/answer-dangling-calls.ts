@@ -20,10 +20,19 @@ export const UNANSWERED_CALL_RESPONSE = {
  * every adapter. Calls without an id (providers that do not use them) are left as they are.
  */
 export function answerDanglingCalls(events: Event[]): Event[] {
+  // One pass over the parts first: most histories have no dangling call and need nothing more.
   const answered = new Set<string>();
-  for (const event of events) for (const r of getFunctionResponses(event)) if (r.id) answered.add(r.id);
+  const ids: string[] = [];
+  for (const event of events) {
+    const parts = event.content?.parts;
+    if (!parts) continue;
+    for (const part of parts) {
+      if (part.functionResponse?.id) answered.add(part.functionResponse.id);
+      if (part.functionCall?.id) ids.push(part.functionCall.id);
+    }
+  }
+  if (!ids.some((id) => !answered.has(id))) return events;
   const isDangling = (c: FunctionCall) => c.id !== undefined && c.id !== "" && !answered.has(c.id);
-  if (!events.some((e) => getFunctionCalls(e).some(isDangling))) return events;
   const out: Event[] = [];
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!;

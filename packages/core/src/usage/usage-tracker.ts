@@ -87,20 +87,7 @@ export class UsageTracker {
 
   /** Starts a model call of `model`; responses naming another model (`agentkit:model`) count for that one. */
   startModelCall(model: string): ModelCallRecorder {
-    let counted = false;
-    return {
-      record: (response) => {
-        if (response.partial) return; // streamed chunks repeat what the complete response reports
-        const named = response.customMetadata?.[MODEL_METADATA_KEY];
-        const answeredBy = typeof named === "string" && named !== "" ? named : model;
-        addModelUsage(this.invocation, answeredBy, tokensOf(response.usageMetadata), counted ? 0 : 1);
-        counted = true;
-      },
-      end: () => {
-        if (!counted) addModelUsage(this.invocation, model, tokensOf(undefined), 1);
-        counted = true;
-      },
-    };
+    return new ModelCall(this.invocation, model);
   }
 
   /** Counts the tool calls of a complete event (its function responses). */
@@ -143,5 +130,30 @@ export class UsageTracker {
     // One reading of the invocation for both (`addRollup` only reads it): the same duration.
     const invocation = this.invocationUsage();
     return { invocation, session: this.sessionUsage(invocation) };
+  }
+}
+
+/** One model call's recorder (a class: no closures made per call). */
+class ModelCall implements ModelCallRecorder {
+  private counted = false;
+  private readonly invocation: UsageRollup;
+  private readonly model: string;
+
+  constructor(invocation: UsageRollup, model: string) {
+    this.invocation = invocation;
+    this.model = model;
+  }
+
+  record(response: LlmResponse): void {
+    if (response.partial) return; // streamed chunks repeat what the complete response reports
+    const named = response.customMetadata?.[MODEL_METADATA_KEY];
+    const answeredBy = typeof named === "string" && named !== "" ? named : this.model;
+    addModelUsage(this.invocation, answeredBy, tokensOf(response.usageMetadata), this.counted ? 0 : 1);
+    this.counted = true;
+  }
+
+  end(): void {
+    if (!this.counted) addModelUsage(this.invocation, this.model, tokensOf(undefined), 1);
+    this.counted = true;
   }
 }
