@@ -63,7 +63,7 @@ export function bodyGuard(options: BodyGuardOptions, budget: BodyBudget): Reques
     if (size >= LARGE_BODY_BYTES && size <= options.bodyLimitBytes) {
       const release = budget.reserve(size);
       if (!release) {
-        res.set("Retry-After", String(RETRY_AFTER_SECONDS));
+        res.setHeader("Retry-After", String(RETRY_AFTER_SECONDS));
         refuseUnread(
           res,
           new HttpRequestError(
@@ -79,7 +79,7 @@ export function bodyGuard(options: BodyGuardOptions, budget: BodyBudget): Reques
     if (options.bodyTimeoutMs > 0) {
       const timer = setTimeout(() => {
         if (req.complete) return;
-        res.set("Connection", "close");
+        res.setHeader("Connection", "close");
         sendError(
           res,
           new HttpRequestError(408, "REQUEST_TIMEOUT", "The request body did not arrive in time; send it faster."),
@@ -99,7 +99,7 @@ export function bodyGuard(options: BodyGuardOptions, budget: BodyBudget): Reques
 
 /** Answers a request whose body is not wanted, and closes the connection instead of reading it. */
 function refuseUnread(res: Response, error: HttpRequestError): void {
-  res.set("Connection", "close");
+  res.setHeader("Connection", "close");
   sendError(res, error);
   res.once("finish", () => res.req.socket.destroySoon());
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import express, { type RequestHandler } from "express";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { jsonDepthExceeds, jsonDepthVerifier } from "./body-guard.js";
@@ -30,7 +31,7 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
     verify: jsonDepthVerifier(options.maxDepth),
   });
   return (req, res, next) => {
-    const length = leanLength(req);
+    const length = leanBodyLength(req);
     if (length === undefined || length > options.limitBytes) return fallback(req, res, next);
     const chunks: Buffer[] = [];
     let received = 0;
@@ -68,7 +69,7 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
  * The declared length of a body the lean path reads, or `undefined` when `express.json` should
  * handle the request (mirroring its own checks: a body, the JSON type, a UTF-8 charset, no coding).
  */
-function leanLength(req: Parameters<RequestHandler>[0]): number | undefined {
+export function leanBodyLength(req: IncomingMessage): number | undefined {
   const { headers } = req;
   const raw = headers["content-length"];
   if (typeof raw !== "string" || !/^\d+$/.test(raw) || headers["transfer-encoding"] !== undefined) return undefined;
