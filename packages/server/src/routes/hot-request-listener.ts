@@ -75,10 +75,10 @@ function runChain(chain: readonly RequestHandler[], onError: ErrorRequestHandler
     }
   };
   const next: NextFunction = (error?: unknown): void => {
-    if (error) return fail(error);
+    if (error) return void fail(error);
     const step = chain[index++];
     // `hotRoutes` (last) passes on only requests `isHotRoute` rejects, which never get here.
-    if (!step) return fail(new ConfigurationError("A hot route request passed every handler."));
+    if (!step) return void fail(new ConfigurationError("A hot route request passed every handler."));
     try {
       const result: unknown = step(req, res, next);
       if (result instanceof Promise) result.catch(fail);
