@@ -33,36 +33,61 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
   return (req, res, next) => {
     const length = leanBodyLength(req);
     if (length === undefined || length > options.limitBytes) return fallback(req, res, next);
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let settled = false;
-    const finish = (error?: HttpRequestError) => {
-      if (settled) return;
-      settled = true;
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onFailed);
-      req.off("close", onFailed);
-      if (error) return next(error);
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-      try {
-        req.body = parseStrict(body, options.maxDepth);
-      } catch (caught) {
-        return next(caught);
-      }
-      next();
-    };
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      chunks.push(chunk);
-    };
-    const onEnd = () => finish(received === length ? undefined : unreadable());
-    const onFailed = () => finish(unreadable());
+    // The read's state sits on the request and the listeners are module functions: no closures
+    // per request (this runs for nearly every request with a body).
+    (req as ReadingRequest)[BODY_READ] = { length, maxDepth: options.maxDepth, next, chunks: [], received: 0 };
     req.on("data", onData);
-    req.once("end", onEnd);
-    req.once("error", onFailed);
-    req.once("close", onFailed);
+    req.on("end", onEnd);
+    req.on("error", onFailed);
+    req.on("close", onFailed);
   };
+}
+
+/** A lean body read in progress. */
+interface BodyRead {
+  readonly length: number;
+  readonly maxDepth: number;
+  readonly next: (error?: unknown) => void;
+  readonly chunks: Buffer[];
+  received: number;
+}
+
+const BODY_READ = Symbol("agentkit.bodyRead");
+type ReadingRequest = IncomingMessage & { body?: unknown; [BODY_READ]?: BodyRead | undefined };
+
+function onData(this: ReadingRequest, chunk: Buffer): void {
+  const read = this[BODY_READ];
+  if (!read) return;
+  read.received += chunk.length;
+  read.chunks.push(chunk);
+}
+
+function onEnd(this: ReadingRequest): void {
+  const read = this[BODY_READ];
+  if (read) finish(this, read, read.received === read.length ? undefined : unreadable());
+}
+
+function onFailed(this: ReadingRequest): void {
+  const read = this[BODY_READ];
+  if (read) finish(this, read, unreadable());
+}
+
+/** Once per read: stop listening, then parse the body into `req.body`, or pass the error on. */
+function finish(req: ReadingRequest, read: BodyRead, error: HttpRequestError | undefined): void {
+  req[BODY_READ] = undefined;
+  req.off("data", onData);
+  req.off("end", onEnd);
+  req.off("error", onFailed);
+  req.off("close", onFailed);
+  if (error) return read.next(error);
+  const { chunks, received } = read;
+  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+  try {
+    req.body = parseStrict(body, read.maxDepth);
+  } catch (caught) {
+    return read.next(caught);
+  }
+  read.next();
 }
 
 /**

@@ -1,0 +1,11 @@
+import { runLoad } from "./http-load.js";
+import { startServer } from "./server-process.js";
+const s = await startServer("bare");
+await runLoad(s.url, { concurrency: 64, route: "/run", seconds: 2 });
+const before = await s.stats();
+await s.profileStart();
+const load = await runLoad(s.url, { concurrency: 64, route: "/run", seconds: 3 });
+await s.profileStop("/tmp/h2/bare-warm.cpuprofile");
+const after = await s.stats();
+console.log("bare flows", load.flows, "cpu us/flow", (after.cpuUs - before.cpuUs) / load.flows);
+await s.stop();
