@@ -79,13 +79,13 @@ function finish(req: ReadingRequest, read: BodyRead, error: HttpRequestError | u
   req.off("end", onEnd);
   req.off("error", onFailed);
   req.off("close", onFailed);
-  if (error) return read.next(error);
+  if (error) return void read.next(error);
   const { chunks, received } = read;
   const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
   try {
     req.body = parseStrict(body, read.maxDepth);
   } catch (caught) {
-    return read.next(caught);
+    return void read.next(caught);
   }
   read.next();
 }

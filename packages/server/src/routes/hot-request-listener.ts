@@ -80,10 +80,10 @@ class ChainRun {
   }
 
   advance(error?: unknown): void {
-    if (error) return this.fail(error);
+    if (error) return void this.fail(error);
     const step = this.chain[this.index++];
     // `hotRoutes` (last) passes on only requests `isHotRoute` rejects, which never get here.
-    if (!step) return this.fail(new ConfigurationError("A hot route request passed every handler."));
+    if (!step) return void this.fail(new ConfigurationError("A hot route request passed every handler."));
     try {
       const result: unknown = step(this.req, this.res, this.next);
       if (result instanceof Promise) result.catch(this.fail);
