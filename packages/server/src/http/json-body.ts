@@ -33,61 +33,65 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
   return (req, res, next) => {
     const length = leanBodyLength(req);
     if (length === undefined || length > options.limitBytes) return fallback(req, res, next);
-    // The read's state sits on the request and the listeners are module functions: no closures
-    // per request (this runs for nearly every request with a body).
-    (req as ReadingRequest)[BODY_READ] = { length, maxDepth: options.maxDepth, next, chunks: [], received: 0 };
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onFailed);
-    req.on("close", onFailed);
+    new LeanBodyRead(req, length, options.maxDepth, next);
   };
 }
 
-/** A lean body read in progress. */
-interface BodyRead {
-  readonly length: number;
-  readonly maxDepth: number;
-  readonly next: (error?: unknown) => void;
-  readonly chunks: Buffer[];
-  received: number;
-}
+/**
+ * One lean body read: its listeners are bound methods, not closures (this runs for nearly every
+ * request with a body), removed once the body is in or the request fails.
+ */
+class LeanBodyRead {
+  private readonly chunks: Buffer[] = [];
+  private received = 0;
+  private settled = false;
 
-const BODY_READ = Symbol("agentkit.bodyRead");
-type ReadingRequest = IncomingMessage & { body?: unknown; [BODY_READ]?: BodyRead | undefined };
-
-function onData(this: ReadingRequest, chunk: Buffer): void {
-  const read = this[BODY_READ];
-  if (!read) return;
-  read.received += chunk.length;
-  read.chunks.push(chunk);
-}
-
-function onEnd(this: ReadingRequest): void {
-  const read = this[BODY_READ];
-  if (read) finish(this, read, read.received === read.length ? undefined : unreadable());
-}
-
-function onFailed(this: ReadingRequest): void {
-  const read = this[BODY_READ];
-  if (read) finish(this, read, unreadable());
-}
-
-/** Once per read: stop listening, then parse the body into `req.body`, or pass the error on. */
-function finish(req: ReadingRequest, read: BodyRead, error: HttpRequestError | undefined): void {
-  req[BODY_READ] = undefined;
-  req.off("data", onData);
-  req.off("end", onEnd);
-  req.off("error", onFailed);
-  req.off("close", onFailed);
-  if (error) return void read.next(error);
-  const { chunks, received } = read;
-  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-  try {
-    req.body = parseStrict(body, read.maxDepth);
-  } catch (caught) {
-    return void read.next(caught);
+  constructor(
+    private readonly req: IncomingMessage & { body?: unknown },
+    private readonly length: number,
+    private readonly maxDepth: number,
+    private readonly next: (error?: unknown) => void,
+  ) {
+    this.onData = this.onData.bind(this);
+    this.onEnd = this.onEnd.bind(this);
+    this.onFailed = this.onFailed.bind(this);
+    req.on("data", this.onData);
+    req.on("end", this.onEnd);
+    req.on("error", this.onFailed);
+    req.on("close", this.onFailed);
   }
-  read.next();
+
+  onData(chunk: Buffer): void {
+    this.received += chunk.length;
+    this.chunks.push(chunk);
+  }
+
+  onEnd(): void {
+    this.finish(this.received === this.length ? undefined : unreadable());
+  }
+
+  onFailed(): void {
+    this.finish(unreadable());
+  }
+
+  /** Once: stop listening, then parse the body into `req.body`, or pass the error on. */
+  private finish(error: HttpRequestError | undefined): void {
+    if (this.settled) return;
+    this.settled = true;
+    const { req, chunks, received } = this;
+    req.off("data", this.onData);
+    req.off("end", this.onEnd);
+    req.off("error", this.onFailed);
+    req.off("close", this.onFailed);
+    if (error) return void this.next(error);
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+    try {
+      req.body = parseStrict(body, this.maxDepth);
+    } catch (caught) {
+      return void this.next(caught);
+    }
+    this.next();
+  }
 }
 
 /**
