@@ -13,7 +13,9 @@
 // and reported as median (min-max). Targets at concurrency 64: flows/s ≥ 10x ADK's; server CPU
 // per flow ≤ 5x the bare server's CPU per request (2 requests per flow).
 // Usage: pnpm bench:http [-- --rounds 3 --seconds 2 --warm-up-seconds 2 --fresh-flows 500 --concurrency 1,16,64
-//   --routes /run,/run_sse --servers bare,agentkit,adk --profile DIR]
+//   --routes /run,/run_sse --servers bare,agentkit,adk,baseline --baseline DIR --profile DIR]
+// `baseline` is agentkit's server from another checkout (--baseline: its root, dependencies
+// installed), so a change is compared with main in the same rounds.
 import { join } from "node:path";
 import { availableParallelism, loadavg } from "node:os";
 import { listArg, numberArg, stringArg } from "./args.js";
@@ -31,12 +33,14 @@ const CONCURRENCY = listArg("concurrency", ["64"]).map(Number);
 const ROUTES = listArg("routes", ["/run"]) as Route[];
 const KINDS = listArg("servers", ["bare", "agentkit", "adk"]) as ServerKind[];
 const PROFILE_DIR = stringArg("profile", "");
+const BASELINE_DIR = stringArg("baseline", "");
 const TARGET_CONCURRENCY = 64;
 
 const LABEL: Record<ServerKind, string> = {
   bare: "bare node:http, same 2 requests",
   agentkit: "agentkit createAgentServer",
   adk: "ADK 2.0.0 AdkApiServer",
+  baseline: `agentkit createAgentServer of ${BASELINE_DIR}`,
 };
 
 interface Cell extends LoadResult {
@@ -61,7 +65,7 @@ async function fresh(): Promise<Map<ServerKind, Cell[]>> {
   const cells = new Map<ServerKind, Cell[]>(KINDS.map((k) => [k, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of rotate(KINDS, round)) {
-      const server = await startServer(kind);
+      const server = await startServer(kind, { baselineDir: BASELINE_DIR });
       try {
         cells
           .get(kind)!
@@ -78,7 +82,7 @@ type WarmKey = `${number} ${Route} ${ServerKind}`;
 
 /** Servers started once and warmed up; then per round, per concurrency and route, each server for SECONDS. */
 async function warm(): Promise<Map<WarmKey, Cell[]>> {
-  const servers = await Promise.all(KINDS.map((k) => startServer(k)));
+  const servers = await Promise.all(KINDS.map((k) => startServer(k, { baselineDir: BASELINE_DIR })));
   const cells = new Map<WarmKey, Cell[]>();
   try {
     for (const server of servers)
@@ -201,6 +205,17 @@ async function main(): Promise<void> {
   targets("fresh", freshCells.get("agentkit"), freshCells.get("adk"), freshCells.get("bare"));
   const at = (kind: ServerKind) => warmCells.get(`${TARGET_CONCURRENCY} /run ${kind}`);
   targets("warm", at("agentkit"), at("adk"), at("bare"));
+  baselineFigure("fresh", freshCells.get("agentkit"), freshCells.get("baseline"));
+  baselineFigure("warm", at("agentkit"), at("baseline"));
+}
+
+/** This checkout's server CPU per flow over the baseline's, round by round. */
+function baselineFigure(phase: string, agentkit: Cell[] | undefined, baseline: Cell[] | undefined) {
+  if (!agentkit || !baseline) return;
+  const r = agentkit.map((c, i) => c.cpuUsPerFlow / baseline[i]!.cpuUsPerFlow);
+  console.log(
+    `FIGURE HTTP ${phase} server CPU per flow, agentkit / baseline: ${median(r).toFixed(3)} (rounds ${spread(r, 2)})`,
+  );
 }
 
 await main();

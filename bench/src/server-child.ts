@@ -11,7 +11,8 @@ import { stringArg } from "./args.js";
 import { startBareHttpServer } from "./bare-http-server.mjs";
 import { startCpuProfile } from "./cpu-profile.js";
 
-export type ServerKind = "agentkit" | "adk" | "bare";
+/** `baseline`: agentkit's server from another checkout (its own server-child.ts, `--kind agentkit`). */
+export type ServerKind = "agentkit" | "adk" | "bare" | "baseline";
 
 export type ChildRequest =
   | { op: "stats" }

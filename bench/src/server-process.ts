@@ -3,6 +3,7 @@
 // reads the server's own CPU and memory over IPC, so a figure never includes the load
 // generator's work.
 import { spawn, type ChildProcess } from "node:child_process";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChildRequest, ChildStats, ServerKind } from "./server-child.js";
 
@@ -24,6 +25,8 @@ export interface StartServerOptions {
   /** "memory" (default) or "sqlite:<file>" (agentkit only). */
   sessions?: string;
   exposeGc?: boolean;
+  /** For kind `baseline`: the root of the other checkout (its dependencies installed). */
+  baselineDir?: string;
 }
 
 const childScript = fileURLToPath(new URL("./server-child.ts", import.meta.url));
@@ -35,19 +38,26 @@ const resolveHook = new URL("./ts-resolve-hook.ts", import.meta.url).href;
  * without tsx's module hooks (ADK loads about 2,500 modules).
  */
 const nodeFlags = (kind: ServerKind) =>
-  kind === "agentkit" ? process.execArgv : ["--disable-warning=ExperimentalWarning", "--import", resolveHook];
+  kind === "agentkit" || kind === "baseline"
+    ? process.execArgv
+    : ["--disable-warning=ExperimentalWarning", "--import", resolveHook];
 
 export function startServer(kind: ServerKind, options: StartServerOptions = {}): Promise<ServerProcess> {
+  // A baseline server is the other checkout's own child script, run from its bench folder (its tsx).
+  const baseline = kind === "baseline" ? baselineBench(options.baselineDir) : undefined;
   const args = [
     ...nodeFlags(kind),
     ...(options.exposeGc ? ["--expose-gc"] : []),
-    childScript,
+    baseline ? join(baseline, "src", "server-child.ts") : childScript,
     "--kind",
-    kind,
+    baseline ? "agentkit" : kind,
     "--sessions",
     options.sessions ?? "memory",
   ];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit", "ipc"] });
+  const child = spawn(process.execPath, args, {
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
+    ...(baseline ? { cwd: baseline } : {}),
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return new Promise((resolve, reject) => {
     let out = "";
@@ -65,6 +75,11 @@ export function startServer(kind: ServerKind, options: StartServerOptions = {}):
     child.stdout!.on("data", onData);
     child.once("exit", onEarlyExit);
   });
+}
+
+function baselineBench(dir: string | undefined): string {
+  if (!dir) throw new Error("a baseline server needs --baseline <the other checkout's root>");
+  return join(resolve(dir), "bench");
 }
 
 function handle(kind: ServerKind, child: ChildProcess, url: string, exited: Promise<void>): ServerProcess {

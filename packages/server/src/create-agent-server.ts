@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
 import cors from "cors";
-import express, { Router, type Express } from "express";
+import express, { Router, type Express, type RequestHandler } from "express";
 import {
   type BaseCredentialService,
   ConfigurationError,
@@ -37,6 +37,7 @@ import { LiveSocketServer, type LiveStats } from "./live/live-socket-server.js";
 import { appRoutes } from "./routes/app-routes.js";
 import { artifactRoutes } from "./routes/artifact-routes.js";
 import { hotRoutes } from "./routes/hot-routes.js";
+import { hotRequestListener } from "./routes/hot-request-listener.js";
 import { devUiRoutes, type DevUiOptions } from "./routes/dev-ui-routes.js";
 import { memoryRoutes } from "./routes/memory-routes.js";
 import type { RouteDeps } from "./routes/route-deps.js";
@@ -272,12 +273,13 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   // No ETag on API answers: hashing every body costs CPU and nobody revalidates a run (the dev
   // UI's static files keep theirs: serve-static sets its own).
   app.set("etag", false);
-  app.use(connections.guard);
-  app.use(hostGuard(guard));
-  if (options.cors) app.use(cors(corsMiddlewareOptions(options.cors)));
+  // The guards and body reading of every request, in order; the hot requests of an agent flow
+  // run this same chain without Express when the server listens (`hotRequestListener`).
+  const chain: RequestHandler[] = [connections.guard, hostGuard(guard)];
+  if (options.cors) chain.push(cors(corsMiddlewareOptions(options.cors)));
   // Credentials are checked before a body is read; the rule needs the body (`/run` names its user there).
-  if (access) app.use(access.identify);
-  app.use(
+  if (access) chain.push(access.identify);
+  chain.push(
     bodyGuard(
       {
         bodyLimitBytes,
@@ -286,11 +288,12 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       },
       bodyBudget,
     ),
+    jsonBody({ limitBytes: bodyLimitBytes, maxDepth: limits.maxJsonDepth }),
   );
-  app.use(jsonBody({ limitBytes: bodyLimitBytes, maxDepth: limits.maxJsonDepth }));
-  if (access) app.use(access.authorize);
-  // The two requests of every agent flow skip the routers (exact paths only; the same handlers).
-  app.use(hotRoutes(deps));
+  if (access) chain.push(access.authorize);
+  // The requests of every agent flow skip the routers (exact paths only; the same handlers).
+  chain.push(hotRoutes(deps));
+  for (const middleware of chain) app.use(middleware);
   app.use(healthRoutes(context, deps.runs, options.readiness));
   app.use(appRoutes(deps), sessionRoutes(deps), artifactRoutes(deps), memoryRoutes(deps), runRoutes(deps));
   app.use(usageRoutes(deps));
@@ -307,7 +310,15 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     : undefined;
   if (devTools) app.use(devTools.router);
   app.use(notFoundHandler);
-  app.use(errorHandler((error) => logger.error("Request failed", error), exposeErrorMessages));
+  const onError = errorHandler((error) => logger.error("Request failed", error), exposeErrorMessages);
+  app.use(onError);
+  const listener = hotRequestListener({
+    app,
+    chain,
+    onError,
+    bodyLimitBytes,
+    expressPrototypes: access?.hasCustomRules ?? false,
+  });
 
   const live = new LiveSocketServer(deps, guard, limits.live, access);
   let server: Server | undefined;
@@ -349,7 +360,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       boundHost = host;
       // Not a static `import … from "node:http"`: Node's ESM wrapper of a built-in reads every
       // export, and node:http's lazy ones load the whole fetch implementation (~50 ms of start-up).
-      const http = process.getBuiltinModule("node:http").createServer(httpServerOptions(limits), app);
+      const http = process.getBuiltinModule("node:http").createServer(httpServerOptions(limits), listener);
       http.headersTimeout = limits.headersTimeoutMs;
       http.requestTimeout = limits.requestTimeoutMs;
       http.keepAliveTimeout = limits.keepAliveTimeoutMs;

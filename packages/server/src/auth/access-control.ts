@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { Router, type Request, type RequestHandler, type Response } from "express";
 import { ConfigurationError } from "@agentkit/core";
 import { errorBody } from "../errors/status-for-error.js";
+import { sendJson } from "../http/send-json.js";
 import type { ServerLogger } from "../server-logger.js";
 import { AuthenticationError, AuthenticationUnavailableError, ForbiddenError } from "./auth-errors.js";
 import { checkedPrincipal, type Authenticator } from "./authenticator.js";
@@ -46,6 +47,8 @@ export class AccessControl {
   private readonly authenticator: Authenticator;
   private readonly realm: string;
   private readonly rules: Router;
+  /** Whether the caller added route rules (their `userOf` is written against Express's request). */
+  readonly hasCustomRules: boolean;
 
   constructor(
     options: ServerAuthOptions,
@@ -60,6 +63,7 @@ export class AccessControl {
     if (!/^[\x20-\x7e]*$/.test(this.realm) || this.realm.includes('"'))
       throw new ConfigurationError("createAgentServer: auth.realm must be printable ASCII without quotes.");
     this.rules = ruleRouter([...(options.routes ?? []), ...BUILT_IN_ROUTE_RULES]);
+    this.hasCustomRules = (options.routes ?? []).length > 0;
   }
 
   readonly identify: RequestHandler = (req, res, next) => {
@@ -89,8 +93,8 @@ export class AccessControl {
     if (!match || !principal) return next(new ConfigurationError("AccessControl.authorize ran without identify."));
     const denial = this.denial(match, principal, req);
     if (denial === undefined) return next();
-    this.logger.debug?.(`Forbidden: ${req.method} ${req.path} for user "${principal.userId}": ${denial}`);
-    res.status(403).json(errorBody(new ForbiddenError(denial)));
+    this.logger.debug?.(`Forbidden: ${req.method} ${pathOf(req)} for user "${principal.userId}": ${denial}`);
+    sendJson(res, 403, errorBody(new ForbiddenError(denial)));
   };
 
   /**
@@ -140,11 +144,12 @@ export class AccessControl {
   private refuse(req: Request, res: Response, error: unknown, next: (error?: unknown) => void): void {
     this.logFailure(req, error);
     if (!(error instanceof AuthenticationError)) return void next(error);
-    res.set("WWW-Authenticate", this.challenge(error)).status(401).json(errorBody(error));
+    res.setHeader("WWW-Authenticate", this.challenge(error));
+    sendJson(res, 401, errorBody(error));
   }
 
   private logFailure(req: IncomingMessage, error: unknown): void {
-    const where = `${req.method ?? "GET"} ${new URL(req.url ?? "/", "http://localhost").pathname}`;
+    const where = `${req.method ?? "GET"} ${pathOf(req)}`;
     if (error instanceof AuthenticationError)
       this.logger.debug?.(
         `Unauthenticated: ${where}: ${error.failure}${error.logDetail ? ` (${error.logDetail})` : ""}`,
@@ -152,6 +157,11 @@ export class AccessControl {
     else if (error instanceof AuthenticationUnavailableError)
       this.logger.warn(`Cannot check credentials for ${where}`, error.cause);
   }
+}
+
+/** A request's path for log lines (the URL without its query). */
+function pathOf(req: IncomingMessage): string {
+  return new URL(req.url ?? "/", "http://localhost").pathname;
 }
 
 const OWN_USER_ONLY = "This principal may only act for its own user.";

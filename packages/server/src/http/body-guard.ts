@@ -1,4 +1,5 @@
-import type { RequestHandler, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Request, RequestHandler, Response } from "express";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { sendError } from "./error-handlers.js";
 
@@ -63,7 +64,7 @@ export function bodyGuard(options: BodyGuardOptions, budget: BodyBudget): Reques
     if (size >= LARGE_BODY_BYTES && size <= options.bodyLimitBytes) {
       const release = budget.reserve(size);
       if (!release) {
-        res.set("Retry-After", String(RETRY_AFTER_SECONDS));
+        res.setHeader("Retry-After", String(RETRY_AFTER_SECONDS));
         refuseUnread(
           res,
           new HttpRequestError(
@@ -77,29 +78,45 @@ export function bodyGuard(options: BodyGuardOptions, budget: BodyBudget): Reques
       res.once("close", release);
     }
     if (options.bodyTimeoutMs > 0) {
-      const timer = setTimeout(() => {
-        if (req.complete) return;
-        res.set("Connection", "close");
-        sendError(
-          res,
-          new HttpRequestError(408, "REQUEST_TIMEOUT", "The request body did not arrive in time; send it faster."),
-        );
-        // The rest of the body is not wanted: close once the answer is out (or at once if it cannot be sent).
-        if (res.writableFinished || res.destroyed) req.socket.destroy();
-        else res.once("finish", () => req.socket.destroy());
-      }, options.bodyTimeoutMs);
+      // Module functions, not closures: this runs for every request with a body.
+      const timer = setTimeout(onBodyTimeout, options.bodyTimeoutMs, req, res);
       timer.unref();
-      const clear = () => clearTimeout(timer);
-      req.once("end", clear);
-      res.once("close", clear);
+      (req as TimedRequest)[BODY_TIMER] = timer;
+      req.once("end", clearRequestTimer);
+      res.once("close", clearResponseTimer);
     }
     next();
   };
 }
 
+/** Where a request's body deadline timer is kept, for the listeners that clear it. */
+const BODY_TIMER = Symbol("agentkit.bodyTimer");
+type TimedRequest = IncomingMessage & { [BODY_TIMER]?: NodeJS.Timeout };
+
+function clearRequestTimer(this: IncomingMessage): void {
+  clearTimeout((this as TimedRequest)[BODY_TIMER]);
+}
+
+function clearResponseTimer(this: ServerResponse): void {
+  clearTimeout((this.req as TimedRequest)[BODY_TIMER]);
+}
+
+/** The body did not arrive within `bodyTimeoutMs`: 408, then the connection closes. */
+function onBodyTimeout(req: Request, res: Response): void {
+  if (req.complete) return;
+  res.setHeader("Connection", "close");
+  sendError(
+    res,
+    new HttpRequestError(408, "REQUEST_TIMEOUT", "The request body did not arrive in time; send it faster."),
+  );
+  // The rest of the body is not wanted: close once the answer is out (or at once if it cannot be sent).
+  if (res.writableFinished || res.destroyed) req.socket.destroy();
+  else res.once("finish", () => req.socket.destroy());
+}
+
 /** Answers a request whose body is not wanted, and closes the connection instead of reading it. */
 function refuseUnread(res: Response, error: HttpRequestError): void {
-  res.set("Connection", "close");
+  res.setHeader("Connection", "close");
   sendError(res, error);
   res.once("finish", () => res.req.socket.destroySoon());
 }

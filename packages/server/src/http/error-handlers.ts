@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { AgentKitError, SessionBusyError } from "@agentkit/core";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
 import { HttpRequestError } from "../errors/server-errors.js";
+import { sendJson } from "./send-json.js";
 
 /** Sends the JSON error body of http-api.md for any error (no stack traces, ever). */
 export function sendError(res: Response, error: unknown, exposeMessages = false): void {
@@ -10,7 +11,7 @@ export function sendError(res: Response, error: unknown, exposeMessages = false)
     return;
   }
   setRetryAfter(res, error);
-  res.status(statusForError(error)).json(errorBody(error, exposeMessages));
+  sendJson(res, statusForError(error), errorBody(error, exposeMessages));
 }
 
 /** `Retry-After` for a refusal the client may retry later (rate limits, a busy session, shutdown). */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { RequestHandler } from "express";
+import { sendJson } from "./send-json.js";
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
 
@@ -135,6 +136,6 @@ export function hostGuard(options: HostGuardOptions): RequestHandler {
   return (req, res, next) => {
     const reason = rejectReason(req, options, false, acceptsHost);
     if (!reason) return next();
-    res.status(403).json({ error: reason, detail: reason, code: "FORBIDDEN" });
+    sendJson(res, 403, { error: reason, detail: reason, code: "FORBIDDEN" });
   };
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import express, { type RequestHandler } from "express";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { jsonDepthExceeds, jsonDepthVerifier } from "./body-guard.js";
@@ -30,45 +31,74 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
     verify: jsonDepthVerifier(options.maxDepth),
   });
   return (req, res, next) => {
-    const length = leanLength(req);
+    const length = leanBodyLength(req);
     if (length === undefined || length > options.limitBytes) return fallback(req, res, next);
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let settled = false;
-    const finish = (error?: HttpRequestError) => {
-      if (settled) return;
-      settled = true;
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onFailed);
-      req.off("close", onFailed);
-      if (error) return next(error);
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-      try {
-        req.body = parseStrict(body, options.maxDepth);
-      } catch (caught) {
-        return next(caught);
-      }
-      next();
-    };
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      chunks.push(chunk);
-    };
-    const onEnd = () => finish(received === length ? undefined : unreadable());
-    const onFailed = () => finish(unreadable());
-    req.on("data", onData);
-    req.once("end", onEnd);
-    req.once("error", onFailed);
-    req.once("close", onFailed);
+    new LeanBodyRead(req, length, options.maxDepth, next);
   };
+}
+
+/**
+ * One lean body read: its listeners are bound methods, not closures (this runs for nearly every
+ * request with a body), removed once the body is in or the request fails.
+ */
+class LeanBodyRead {
+  private readonly chunks: Buffer[] = [];
+  private received = 0;
+  private settled = false;
+
+  constructor(
+    private readonly req: IncomingMessage & { body?: unknown },
+    private readonly length: number,
+    private readonly maxDepth: number,
+    private readonly next: (error?: unknown) => void,
+  ) {
+    this.onData = this.onData.bind(this);
+    this.onEnd = this.onEnd.bind(this);
+    this.onFailed = this.onFailed.bind(this);
+    req.on("data", this.onData);
+    req.on("end", this.onEnd);
+    req.on("error", this.onFailed);
+    req.on("close", this.onFailed);
+  }
+
+  onData(chunk: Buffer): void {
+    this.received += chunk.length;
+    this.chunks.push(chunk);
+  }
+
+  onEnd(): void {
+    this.finish(this.received === this.length ? undefined : unreadable());
+  }
+
+  onFailed(): void {
+    this.finish(unreadable());
+  }
+
+  /** Once: stop listening, then parse the body into `req.body`, or pass the error on. */
+  private finish(error: HttpRequestError | undefined): void {
+    if (this.settled) return;
+    this.settled = true;
+    const { req, chunks, received } = this;
+    req.off("data", this.onData);
+    req.off("end", this.onEnd);
+    req.off("error", this.onFailed);
+    req.off("close", this.onFailed);
+    if (error) return void this.next(error);
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+    try {
+      req.body = parseStrict(body, this.maxDepth);
+    } catch (caught) {
+      return void this.next(caught);
+    }
+    this.next();
+  }
 }
 
 /**
  * The declared length of a body the lean path reads, or `undefined` when `express.json` should
  * handle the request (mirroring its own checks: a body, the JSON type, a UTF-8 charset, no coding).
  */
-function leanLength(req: Parameters<RequestHandler>[0]): number | undefined {
+export function leanBodyLength(req: IncomingMessage): number | undefined {
   const { headers } = req;
   const raw = headers["content-length"];
   if (typeof raw !== "string" || !/^\d+$/.test(raw) || headers["transfer-encoding"] !== undefined) return undefined;

@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { Router, type Request, type RequestHandler, type Response } from "express";
 import { eventToJson, eventToJsonText, RunAbortedError, type Event } from "@agentkit/core";
 import { sendJsonText } from "../http/send-json-text.js";
+import { sendJson } from "../http/send-json.js";
 import { principalOf } from "../auth/principal.js";
 import { reasoningEngineUserOf } from "../auth/route-access.js";
 import { validateSessionKey } from "@agentkit/core/internal";
@@ -29,7 +30,7 @@ export function runRoutes(deps: RouteDeps): Router {
 
   router.post("/run", runHandler(deps));
 
-  router.post("/run_sse", (req, res) => answering(deps, runToSse(deps, req, res)));
+  router.post("/run_sse", runSseHandler(deps));
 
   // Agent Engine style (adk-devtools): flat or under `input`, session auto-created.
   router.post("/api/reasoning_engine", async (req, res) => {
@@ -68,6 +69,11 @@ export function runHandler(deps: RouteDeps): RequestHandler {
     const body = parseBody(runRequestSchema, req.body);
     await answering(deps, runToJson(deps, req, res, runParams(res, body)));
   };
+}
+
+/** `POST /run_sse` (http-api.md 4.5 and section 5): the run's events as SSE frames. */
+export function runSseHandler(deps: RouteDeps): RequestHandler {
+  return (req, res) => answering(deps, runToSse(deps, req, res));
 }
 
 /** The one mapping of a run request body (`/run`, `/run_sse`, `/api/reasoning_engine`) to a run. */
@@ -153,9 +159,10 @@ async function runToJson(
       deps.logger.error("Run failed", error, run.fields);
     setRetryAfter(res, error);
     // Like adk-devtools: the error plus the events produced before it.
-    res
-      .status(statusForError(error))
-      .json({ ...errorBody(error, deps.exposeErrorMessages), events: events.map(eventToJson) });
+    sendJson(res, statusForError(error), {
+      ...errorBody(error, deps.exposeErrorMessages),
+      events: events.map(eventToJson),
+    });
     return;
   }
   // Each event is serialized once, straight into the body.

@@ -1,0 +1,16 @@
+import type { ServerResponse } from "node:http";
+
+/**
+ * Answers `status` with `body` as JSON on node's own response, exactly as Express's
+ * `res.status(status).json(body)` does in this app for an error status (no ETag, no freshness
+ * check: that only applies to 2xx), so the guards and error handlers can answer on the lean hot
+ * path (`routes/hot-request-listener.ts`) and under Express alike.
+ */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", Buffer.byteLength(text));
+  if (res.req?.method === "HEAD") res.end();
+  else res.end(text, "utf8");
+}
