@@ -45,20 +45,28 @@ export function applyCustomMetadata(event: Event, metadata: Record<string, unkno
  * Watches an AbortSignal for the length of a run: `race` settles with the first of a step
  * and the abort (as `RunAbortedError`), so a run stops promptly even while an agent waits.
  * `dispose` removes the listener.
+ *
+ * One listener per run, and only the races still in progress are remembered (a settled race
+ * forgets its step). Racing each step against one promise that stays pending for the whole run
+ * (`Promise.race([step, aborted])`) added a reaction to that promise per step, so it held every
+ * step's result, the events and the session read with its history-sized event list, until the
+ * run ended; in a server those objects outlived young-generation collections, were promoted and
+ * made V8 grow its young generation to the maximum (bench/README.md, "Server memory after
+ * racing steps without a run-long promise").
  */
 export class AbortWatch {
-  private readonly aborted?: Promise<never>;
+  /** The rejecters of the races in progress: an abort rejects them all. */
+  private readonly racing = new Set<(error: RunAbortedError) => void>();
   private readonly dispose_: () => void = () => {};
 
   constructor(private readonly signal?: AbortSignal) {
-    if (!signal) return;
-    let onAbort: () => void = () => {};
-    this.aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(new RunAbortedError({ cause: signal.reason }));
-      if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
-    });
-    this.aborted.catch(() => {}); // observed through race(); never an unhandled rejection
+    if (!signal || signal.aborted) return;
+    const onAbort = () => {
+      const error = new RunAbortedError({ cause: signal.reason });
+      for (const reject of this.racing) reject(error);
+      this.racing.clear();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
     this.dispose_ = () => signal.removeEventListener("abort", onAbort);
   }
 
@@ -71,7 +79,23 @@ export class AbortWatch {
   }
 
   race<T>(step: Promise<T>): Promise<T> {
-    return this.aborted ? Promise.race([step, this.aborted]) : step;
+    const signal = this.signal;
+    if (!signal) return step;
+    // Already aborted: the step still wins if it has settled (as a race with a rejected promise).
+    if (signal.aborted) return Promise.race([step, Promise.reject(new RunAbortedError({ cause: signal.reason }))]);
+    return new Promise<T>((resolve, reject) => {
+      this.racing.add(reject);
+      step.then(
+        (value) => {
+          this.racing.delete(reject);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.racing.delete(reject);
+          reject(error);
+        },
+      );
+    });
   }
 
   dispose(): void {
