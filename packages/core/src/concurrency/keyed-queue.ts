@@ -91,7 +91,10 @@ export class KeyedQueue {
   /** Hands the key to the next in line, or forgets it. */
   private release(key: string): void {
     const next = this.lines.get(key)?.shift();
-    if (next) return next.grant();
+    if (next) {
+      next.grant();
+      return;
+    }
     this.lines.delete(key);
     if (this.lines.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
