@@ -86,7 +86,7 @@ describe("agentkit start-up", () => {
   it("an unknown AGENTKIT_RUNTIME is a usage error (exit 2)", async () => {
     const p = start(["help"], { AGENTKIT_RUNTIME: "bogus" });
     expect(await p.exited).toBe(2);
-    expect(p.errors()).toContain('AGENTKIT_RUNTIME must be "source" or "dist", got "bogus"');
+    expect(p.errors()).toContain('AGENTKIT_RUNTIME must be "source", "tsx" or "dist", got "bogus"');
   });
 
   // The test task depends on `build` (turbo.json), so the built packages and CLI exist here.

@@ -1,0 +1,128 @@
+// The module hooks of the `source` runtime (bin/agentkit.mjs): the workspace packages'
+// TypeScript sources run on Node's own TypeScript support, with no tsx. Loaded by the bin
+// before anything else, under Node's type stripping: node builtins only, erasable syntax only.
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { registerHooks, stripTypeScriptTypes } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export interface SourceHooksOptions {
+  /** Where compiled files are kept between processes; undefined: compile in memory every time. */
+  cacheDir?: string | undefined;
+}
+
+/**
+ * Registers the in-thread hooks (`module.registerHooks`) that let plain Node run the sources:
+ * - resolve: adds the `@agentkit/source` export condition (workspace packages resolve to their
+ *   `src/*.ts`), and maps a relative `./x.js` imported by a `.ts` module to `./x.ts` when that
+ *   file exists (what tsc-style sources write);
+ * - load: ES module TypeScript outside node_modules is compiled here, not by Node, so syntax that
+ *   needs a transform (parameter properties, enums, namespaces) works: erasable files are
+ *   stripped (positions unchanged, so stack traces stay right), the others transformed, with an
+ *   inline source map. The output is cached on disk by content, so a start after the first
+ *   reads files instead of loading the compiler (which costs about 0.5 s for the workspace).
+ */
+export function registerSourceHooks(options: SourceHooksOptions = {}): void {
+  const cacheDir = options.cacheDir !== undefined ? privateDir(options.cacheDir) : undefined;
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      const conditions = context.conditions.includes("@agentkit/source")
+        ? context.conditions
+        : [...context.conditions, "@agentkit/source"];
+      const sibling = tsSibling(specifier, context.parentURL);
+      return nextResolve(sibling ?? specifier, { ...context, conditions });
+    },
+    load(url, context, nextLoad) {
+      const result = nextLoad(url, context);
+      if (result.format !== "module-typescript" || url.includes("/node_modules/") || result.source == null)
+        return result;
+      const source = typeof result.source === "string" ? result.source : utf8.decode(result.source);
+      return { format: "module", source: compileCached(source, url, cacheDir), shortCircuit: true };
+    },
+  });
+}
+
+const utf8 = new TextDecoder();
+
+/** `./x.js` from a `.ts` module → `./x.ts` when it exists (also `.mjs` → `.mts`). */
+function tsSibling(specifier: string, parentURL: string | undefined): string | undefined {
+  if (!parentURL?.startsWith("file:") || !(specifier.startsWith("./") || specifier.startsWith("../"))) return undefined;
+  const ext = specifier.endsWith(".js") ? ".js" : specifier.endsWith(".mjs") ? ".mjs" : undefined;
+  if (!ext || parentURL.includes("/node_modules/") || !/\.[cm]?ts(\?|$)/.test(parentURL)) return undefined;
+  const candidate = new URL(`${specifier.slice(0, -ext.length)}${ext === ".js" ? ".ts" : ".mts"}`, parentURL);
+  candidate.search = "";
+  return existsSync(fileURLToPath(candidate)) ? candidate.href : undefined;
+}
+
+function compileCached(source: string, url: string, cacheDir: string | undefined): string {
+  const path = fileURLToPath(url);
+  // The compiler's output depends on Node's version (its bundled compiler) as well as the file.
+  const key = createHash("sha256").update(`${process.version}\0${path}\0`).update(source).digest("hex");
+  const file = cacheDir && join(cacheDir, `${key}.js`);
+  if (file) {
+    try {
+      return readFileSync(file, "utf8");
+    } catch {
+      // Not compiled yet.
+    }
+  }
+  const output = compile(source, url);
+  if (file) {
+    try {
+      // Whole files only: a concurrent start reads either no entry or a complete one.
+      const temp = `${file}.${process.pid}.tmp`;
+      writeFileSync(temp, output, { mode: 0o600 });
+      renameSync(temp, file);
+    } catch {
+      // A read-only or full disk costs speed, not correctness.
+    }
+  }
+  return output;
+}
+
+function compile(source: string, url: string): string {
+  return withoutStripWarning(() => {
+    try {
+      return stripTypeScriptTypes(source, { mode: "strip" });
+    } catch (error) {
+      if ((error as { code?: string }).code !== "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX") throw error;
+      return stripTypeScriptTypes(source, { mode: "transform", sourceMap: true, sourceUrl: url });
+    }
+  });
+}
+
+/**
+ * `stripTypeScriptTypes` warns that it is experimental on first use; the runtime chose it on
+ * purpose, and the warning would show on every start that compiles a changed file.
+ */
+function withoutStripWarning<T>(fn: () => T): T {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const message = typeof warning === "string" ? warning : warning.message;
+    if (message.startsWith("stripTypeScriptTypes is an experimental feature")) return;
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return fn();
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+}
+
+/**
+ * The cache directory, created private to this user. Compiled files run as code, so a directory
+ * another user could write to (a shared temp dir planted in advance) is not used at all.
+ */
+function privateDir(dir: string): string | undefined {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stat = lstatSync(dir);
+    const ownUid = process.getuid?.();
+    if (!stat.isDirectory() || (ownUid !== undefined && stat.uid !== ownUid) || (stat.mode & 0o022) !== 0)
+      return undefined;
+    return dir;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,125 @@
+// The default `source` runtime of bin/agentkit.mjs (src/register-source-hooks.ts): sources on
+// Node's own TypeScript support, syntax that needs a transform, and the on-disk cache of the
+// compiled output (reused, keyed by content, and never read from a directory others can write).
+import { afterAll, describe, expect, it } from "@jest/globals";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { OFFLINE_ENV, startCli, tempAgentsDir } from "./support/cli-process.js";
+
+const agents = tempAgentsDir("agentkit-source-runtime-");
+// A compile cache of this test's own, so what it finds there was written by these starts.
+const compileCache = mkdtempSync(join(tmpdir(), "agentkit-compile-cache-"));
+// Node keeps its cache in a folder per Node version inside; the runtime's own one is in there.
+const sourceCacheDir = () => join(compileCache, readdirSync(compileCache)[0]!, "agentkit-source");
+afterAll(() => {
+  agents.remove();
+  rmSync(compileCache, { recursive: true, force: true });
+});
+
+// Not erasable: an enum and a parameter property (Node's type stripping alone rejects both),
+// imported the tsc way (`./model.js` for model.ts).
+const modelSource = (text: string) => `import { BaseLlm, type LlmResponse } from "@agentkit/core";
+enum Tone { Plain = "plain", Loud = "loud" }
+class Phrase {
+  constructor(private readonly text: string, readonly tone: Tone) {}
+  toString(): string { return this.tone === Tone.Loud ? this.text.toUpperCase() : this.text; }
+}
+class FixedModel extends BaseLlm {
+  constructor(private readonly phrase: Phrase) { super({ model: "fixed" }); }
+  async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
+    yield { content: { role: "model", parts: [{ text: String(this.phrase) }] } };
+  }
+}
+export const model = new FixedModel(new Phrase(${JSON.stringify(text)}, Tone.Plain));
+`;
+agents.write(
+  "echo/agent.ts",
+  `import { LlmAgent } from "@agentkit/core";
+import { model } from "./model.js";
+export const rootAgent = new LlmAgent({ name: "echo", model, instruction: "Answer." });
+`,
+);
+
+/** Starts the CLI on the agents directory, sends one run, stops it: the run's text and stderr. */
+async function answerOnce(): Promise<{ text: string; errors: string }> {
+  const cli = startCli(
+    [
+      "api-server",
+      agents.dir,
+      "--port",
+      "0",
+      "--session-service-uri",
+      "memory://",
+      "--artifact-service-uri",
+      "memory://",
+    ],
+    // NODE_OPTIONS: not jest's (it silences ExperimentalWarning, which the first test looks for).
+    { ...OFFLINE_ENV, NODE_OPTIONS: "", NODE_COMPILE_CACHE: compileCache, AGENTKIT_STARTUP_TIMING: "1" },
+  );
+  try {
+    const url = await cli.listening();
+    const session = (await (await fetch(`${url}/apps/echo/users/u/sessions`, { method: "POST" })).json()) as {
+      id: string;
+    };
+    const res = await fetch(`${url}/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        appName: "echo",
+        userId: "u",
+        sessionId: session.id,
+        newMessage: { role: "user", parts: [{ text: "hi" }] },
+      }),
+    });
+    expect(res.status).toBe(200);
+    const events = (await res.json()) as { content?: { parts?: { text?: string }[] } }[];
+    const text = events.flatMap((e) => e.content?.parts ?? []).find((p) => p.text)?.text ?? "";
+    return { text, errors: cli.errors() };
+  } finally {
+    await cli.stop();
+  }
+}
+
+/** The cached compiled files whose text contains `marker`. */
+const cachedWith = (marker: string) =>
+  readdirSync(sourceCacheDir())
+    .filter((f) => f.endsWith(".js"))
+    .map((f) => join(sourceCacheDir(), f))
+    .filter((f) => readFileSync(f, "utf8").includes(marker));
+
+describe("the source runtime", () => {
+  it("runs agents whose TypeScript needs a transform, and caches the compiled files", async () => {
+    agents.write("echo/model.ts", modelSource("first words"));
+    const { text, errors } = await answerOnce();
+    expect(text).toBe("first words");
+    expect(errors).toContain("hooks ready (source)");
+    // No warning about the experimental stripping API reaches the user.
+    expect(errors).not.toContain("ExperimentalWarning");
+    // The agent's model and the workspace sources (the CLI's own main.ts among them).
+    expect(cachedWith('"first words"')).toHaveLength(1);
+    expect(cachedWith("export async function main(")).toHaveLength(1);
+  });
+
+  it("a later start reads the cache, and an edited file is compiled again", async () => {
+    // Proof that the cache is what runs: its entry, changed in place, is what answers.
+    const [entry] = cachedWith('"first words"');
+    writeFileSync(entry!, readFileSync(entry!, "utf8").replace('"first words"', '"from the cache"'));
+    expect((await answerOnce()).text).toBe("from the cache");
+    // Keyed by content: an edit is never served stale.
+    agents.write("echo/model.ts", modelSource("second words"));
+    expect((await answerOnce()).text).toBe("second words");
+    expect(cachedWith('"second words"')).toHaveLength(1);
+  });
+
+  it("does not read a cache directory that other users can write to", async () => {
+    const [entry] = cachedWith('"second words"');
+    writeFileSync(entry!, readFileSync(entry!, "utf8").replace('"second words"', '"planted by another user"'));
+    chmodSync(sourceCacheDir(), 0o777);
+    try {
+      expect((await answerOnce()).text).toBe("second words");
+    } finally {
+      chmodSync(sourceCacheDir(), 0o700);
+    }
+  });
+});
