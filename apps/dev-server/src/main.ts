@@ -92,7 +92,7 @@ export async function main(
 
 /**
  * Where start-up time went, from the process's time origin: Node's own bootstrap, the module
- * hooks (tsx) being ready (bin/agentkit.mjs), the CLI's modules loaded, the server listening.
+ * hooks (the runtime's: source, tsx or none for dist) being ready (bin/agentkit.mjs), the CLI's modules loaded, the server listening.
  */
 function startupTiming(modulesLoaded: number): string {
   const hooks = performance.getEntriesByName("agentkit:hooks")[0] as PerformanceMark | undefined;
