@@ -106,10 +106,13 @@ describe("the source runtime", () => {
     const [entry] = cachedWith('"first words"');
     writeFileSync(entry!, readFileSync(entry!, "utf8").replace('"first words"', '"from the cache"'));
     expect((await answerOnce()).text).toBe("from the cache");
-    // Keyed by content: an edit is never served stale.
+    // Checked against the content: an edit is never served stale, and its entry is replaced
+    // (the folder holds one entry per source file, not one per edit).
+    const entries = readdirSync(sourceCacheDir()).length;
     agents.write("echo/model.ts", modelSource("second words"));
     expect((await answerOnce()).text).toBe("second words");
-    expect(cachedWith('"second words"')).toHaveLength(1);
+    expect(cachedWith('"second words"')).toEqual([entry]);
+    expect(readdirSync(sourceCacheDir())).toHaveLength(entries);
   });
 
   it("does not read a cache directory that other users can write to", async () => {
