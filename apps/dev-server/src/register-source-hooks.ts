@@ -88,11 +88,28 @@ function compileCached(source: string, url: string, cacheDir: string | undefined
 function compile(source: string, url: string): string {
   return withoutStripWarning(() => {
     try {
-      return stripTypeScriptTypes(source, { mode: "strip" });
+      try {
+        return stripTypeScriptTypes(source, { mode: "strip" });
+      } catch (error) {
+        if ((error as { code?: string }).code !== "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX") throw error;
+        return stripTypeScriptTypes(source, { mode: "transform", sourceMap: true, sourceUrl: url });
+      }
     } catch (error) {
-      if ((error as { code?: string }).code !== "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX") throw error;
-      return stripTypeScriptTypes(source, { mode: "transform", sourceMap: true, sourceUrl: url });
+      throw withLocation(error, url);
     }
+  });
+}
+
+/**
+ * The compiler's syntax errors carry their line only in the stack's first line (`:12`); the
+ * message, which is what an app's load error shows, gets the file and line.
+ */
+function withLocation(error: unknown, url: string): unknown {
+  if ((error as { code?: string }).code !== "ERR_INVALID_TYPESCRIPT_SYNTAX") return error;
+  const line = /^[^\n]*:(\d+)\n/.exec((error as Error).stack ?? "")?.[1];
+  const where = `${fileURLToPath(url)}${line ? `:${line}` : ""}`;
+  return Object.assign(new SyntaxError(`${(error as Error).message} (${where})`, { cause: error }), {
+    code: "ERR_INVALID_TYPESCRIPT_SYNTAX",
   });
 }
 

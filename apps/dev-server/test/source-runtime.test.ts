@@ -42,7 +42,7 @@ export const rootAgent = new LlmAgent({ name: "echo", model, instruction: "Answe
 );
 
 /** Starts the CLI on the agents directory, sends one run, stops it: the run's text and stderr. */
-async function answerOnce(): Promise<{ text: string; errors: string }> {
+async function answerOnce(): Promise<{ text: string; errors: string; log: string }> {
   const cli = startCli(
     [
       "api-server",
@@ -75,7 +75,7 @@ async function answerOnce(): Promise<{ text: string; errors: string }> {
     expect(res.status).toBe(200);
     const events = (await res.json()) as { content?: { parts?: { text?: string }[] } }[];
     const text = events.flatMap((e) => e.content?.parts ?? []).find((p) => p.text)?.text ?? "";
-    return { text, errors: cli.errors() };
+    return { text, errors: cli.errors(), log: cli.output() + cli.errors() };
   } finally {
     await cli.stop();
   }
@@ -117,12 +117,25 @@ describe("the source runtime", () => {
 
   it("does not read a cache directory that other users can write to", async () => {
     const [entry] = cachedWith('"second words"');
-    writeFileSync(entry!, readFileSync(entry!, "utf8").replace('"second words"', '"planted by another user"'));
+    const original = readFileSync(entry!, "utf8");
+    writeFileSync(entry!, original.replace('"second words"', '"planted by another user"'));
     chmodSync(sourceCacheDir(), 0o777);
     try {
       expect((await answerOnce()).text).toBe("second words");
     } finally {
       chmodSync(sourceCacheDir(), 0o700);
+      writeFileSync(entry!, original);
+    }
+  });
+
+  it("a syntax error in an app is its load error, with the file and line; other apps still answer", async () => {
+    agents.write("broken/agent.ts", 'import { LlmAgent } from "@agentkit/core";\nconst x: number = ;\n');
+    try {
+      const { text, log } = await answerOnce();
+      expect(text).toBe("second words");
+      expect(log).toMatch(/Warm-up of app "broken": .*SyntaxError: Expression expected \(.*broken\/agent\.ts:2\)/);
+    } finally {
+      rmSync(join(agents.dir, "broken"), { recursive: true, force: true });
     }
   });
 });
