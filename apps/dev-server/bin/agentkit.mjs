@@ -41,6 +41,9 @@ if (runtime === "dist") {
   const { registerSourceHooks } = await import(new URL("../src/register-source-hooks.ts", import.meta.url).href);
   const cacheDir = getCompileCacheDir();
   registerSourceHooks({ cacheDir: cacheDir === undefined ? undefined : join(cacheDir, "agentkit-source") });
+  // Stack traces through transformed files (their lines move) use the inline source maps, as
+  // under tsx; stripped files keep their positions and carry no map.
+  process.setSourceMapsEnabled(true);
   performance.mark("agentkit:hooks", { detail: runtime });
   ({ main } = await import(new URL("../src/main.ts", import.meta.url).href));
 } else {

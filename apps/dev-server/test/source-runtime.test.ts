@@ -42,7 +42,7 @@ export const rootAgent = new LlmAgent({ name: "echo", model, instruction: "Answe
 );
 
 /** Starts the CLI on the agents directory, sends one run, stops it: the run's text and stderr. */
-async function answerOnce(): Promise<{ text: string; errors: string; log: string }> {
+async function answerOnce(app = "echo"): Promise<{ text: string; errors: string; log: string }> {
   const cli = startCli(
     [
       "api-server",
@@ -59,14 +59,14 @@ async function answerOnce(): Promise<{ text: string; errors: string; log: string
   );
   try {
     const url = await cli.listening();
-    const session = (await (await fetch(`${url}/apps/echo/users/u/sessions`, { method: "POST" })).json()) as {
+    const session = (await (await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" })).json()) as {
       id: string;
     };
     const res = await fetch(`${url}/run`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
-        appName: "echo",
+        appName: app,
         userId: "u",
         sessionId: session.id,
         newMessage: { role: "user", parts: [{ text: "hi" }] },
@@ -136,6 +136,32 @@ describe("the source runtime", () => {
       expect(log).toMatch(/Warm-up of app "broken": .*SyntaxError: Expression expected \(.*broken\/agent\.ts:2\)/);
     } finally {
       rmSync(join(agents.dir, "broken"), { recursive: true, force: true });
+    }
+  });
+
+  it("stack traces through a transformed file point at its own lines", async () => {
+    // Line 6 throws; the transform adds lines above it (the parameter property's field).
+    agents.write(
+      "trace/agent.ts",
+      `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
+class Where extends BaseLlm {
+  constructor(private readonly label: string) { super({ model: "where" }); }
+  async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
+    try {
+      throw new Error(this.label);
+    } catch (error) {
+      const frame = String((error as Error).stack).split("\\n")[1] ?? "";
+      yield { content: { role: "model", parts: [{ text: frame }] } };
+    }
+  }
+}
+export const rootAgent = new LlmAgent({ name: "trace", model: new Where("here"), instruction: "Answer." });
+`,
+    );
+    try {
+      expect((await answerOnce("trace")).text).toMatch(/trace\/agent\.ts:6:\d+\)$/);
+    } finally {
+      rmSync(join(agents.dir, "trace"), { recursive: true, force: true });
     }
   });
 });
