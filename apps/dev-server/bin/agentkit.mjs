@@ -40,7 +40,11 @@ if (runtime === "dist") {
   // This one file Node strips itself (its output is in the compile cache after the first start).
   const { registerSourceHooks } = await import(new URL("../src/register-source-hooks.ts", import.meta.url).href);
   const cacheDir = getCompileCacheDir();
-  registerSourceHooks({ cacheDir: cacheDir === undefined ? undefined : join(cacheDir, "agentkit-source") });
+  const workspace = new URL("../../../", import.meta.url).href;
+  registerSourceHooks({
+    cacheDir: cacheDir === undefined ? undefined : join(cacheDir, "agentkit-source"),
+    linkFreeRoots: [`${workspace}packages/`, `${workspace}apps/`],
+  });
   // Stack traces through transformed files (their lines move) use the inline source maps, as
   // under tsx; stripped files keep their positions and carry no map.
   process.setSourceMapsEnabled(true);

@@ -2,7 +2,7 @@
 // TypeScript sources run on Node's own TypeScript support, with no tsx. Loaded by the bin
 // before anything else, under Node's type stripping: node builtins only, erasable syntax only.
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { registerHooks, stripTypeScriptTypes } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,13 @@ import { fileURLToPath } from "node:url";
 export interface SourceHooksOptions {
   /** Where compiled files are kept between processes; undefined: compile in memory every time. */
   cacheDir?: string | undefined;
+  /**
+   * File URL prefixes (ending in `/`) of source folders with no symbolic links in them (the
+   * workspace's own packages): a `./x.js` → `./x.ts` import there is answered by the hook, without
+   * Node's resolution (its `realpath` would find nothing to follow). Elsewhere (agents), Node
+   * resolves, so a file reached through a linked folder stays one module.
+   */
+  linkFreeRoots?: readonly string[];
 }
 
 /**
@@ -26,12 +33,16 @@ export interface SourceHooksOptions {
  */
 export function registerSourceHooks(options: SourceHooksOptions = {}): void {
   const cacheDir = options.cacheDir !== undefined ? privateDir(options.cacheDir) : undefined;
+  const linkFreeRoots = options.linkFreeRoots ?? [];
   registerHooks({
     resolve(specifier, context, nextResolve) {
       const conditions = context.conditions.includes("@agentkit/source")
         ? context.conditions
         : [...context.conditions, "@agentkit/source"];
       const sibling = tsSibling(specifier, context.parentURL);
+      // Most of the start-up's resolutions (~1,100 of 1,700), at ~0.1 ms each through Node.
+      if (sibling !== undefined && linkFreeRoots.some((root) => sibling.startsWith(root)))
+        return { url: sibling, shortCircuit: true };
       return nextResolve(sibling ?? specifier, { ...context, conditions });
     },
     load(url, context, nextLoad) {
@@ -53,7 +64,7 @@ function tsSibling(specifier: string, parentURL: string | undefined): string | u
   if (!ext || parentURL.includes("/node_modules/") || !/\.[cm]?ts(\?|$)/.test(parentURL)) return undefined;
   const candidate = new URL(`${specifier.slice(0, -ext.length)}${ext === ".js" ? ".ts" : ".mts"}`, parentURL);
   candidate.search = "";
-  return existsSync(fileURLToPath(candidate)) ? candidate.href : undefined;
+  return statSync(fileURLToPath(candidate), { throwIfNoEntry: false })?.isFile() ? candidate.href : undefined;
 }
 
 function compileCached(source: string, url: string, cacheDir: string | undefined): string {

@@ -2,7 +2,7 @@
 // Node's own TypeScript support, syntax that needs a transform, and the on-disk cache of the
 // compiled output (reused, keyed by content, and never read from a directory others can write).
 import { afterAll, describe, expect, it } from "@jest/globals";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OFFLINE_ENV, startCli, tempAgentsDir } from "./support/cli-process.js";
@@ -162,6 +162,29 @@ export const rootAgent = new LlmAgent({ name: "trace", model: new Where("here"),
       expect((await answerOnce("trace")).text).toMatch(/trace\/agent\.ts:6:\d+\)$/);
     } finally {
       rmSync(join(agents.dir, "trace"), { recursive: true, force: true });
+    }
+  });
+
+  it("a file of an agent reached through a linked folder is one module", async () => {
+    agents.write("linked/real/counter.ts", "export const counter = { n: 0 };\n");
+    symlinkSync(join(agents.dir, "linked", "real"), join(agents.dir, "linked", "link"), "dir");
+    agents.write(
+      "linked/agent.ts",
+      `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
+import { counter as viaFolder } from "./real/counter.js";
+import { counter as viaLink } from "./link/counter.js";
+class Same extends BaseLlm {
+  async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
+    yield { content: { role: "model", parts: [{ text: viaFolder === viaLink ? "one module" : "two modules" }] } };
+  }
+}
+export const rootAgent = new LlmAgent({ name: "linked", model: new Same({ model: "same" }), instruction: "Answer." });
+`,
+    );
+    try {
+      expect((await answerOnce("linked")).text).toBe("one module");
+    } finally {
+      rmSync(join(agents.dir, "linked"), { recursive: true, force: true });
     }
   });
 });
