@@ -48,6 +48,9 @@ export function registerSourceHooks(options: SourceHooksOptions = {}): void {
       // Most of the start-up's resolutions (~800 of 1,700), at ~0.1 ms each through Node.
       if (sibling !== undefined && linkFreePackage !== undefined) return { url: sibling, shortCircuit: true };
       if (sibling !== undefined) return nextResolve(sibling, { ...context, conditions });
+      // A dependency's own files (~470 more): the same shortcut.
+      const own = fileOfSamePackage(specifier, context.parentURL);
+      if (own !== undefined) return { url: own, shortCircuit: true };
       // ~120 more, at ~0.4 ms each (package exports, node_modules lookup, realpath of the link).
       const key =
         linkFreePackage !== undefined && isBare(specifier)
@@ -77,6 +80,26 @@ function packageFolder(url: string | undefined, roots: readonly string[]): strin
   const root = roots.find((r) => url.startsWith(r));
   const end = root === undefined ? -1 : url.indexOf("/", root.length);
   return end === -1 ? undefined : url.slice(0, end + 1);
+}
+
+/**
+ * `./x.js` (or `.mjs`, `.cjs`) imported by a file of an installed package, when it is a regular
+ * file inside that same package: the file itself is what Node's resolution would answer, since
+ * installed packages hold no symbolic links (npm and pnpm do not unpack them from a tarball, and
+ * a linked package's files have their real path outside node_modules). A symbolic link, a path
+ * leaving the package, or anything else goes to Node.
+ */
+function fileOfSamePackage(specifier: string, parentURL: string | undefined): string | undefined {
+  if (!parentURL?.startsWith("file:") || !(specifier.startsWith("./") || specifier.startsWith("../"))) return undefined;
+  if (!/\.[cm]?js$/.test(specifier) || specifier.includes("%")) return undefined;
+  const at = parentURL.lastIndexOf("/node_modules/");
+  if (at === -1) return undefined;
+  const [first, second] = parentURL.slice(at + "/node_modules/".length).split("/");
+  if (!first || (first.startsWith("@") && !second)) return undefined;
+  const packageFolder = `${parentURL.slice(0, at)}/node_modules/${first.startsWith("@") ? `${first}/${second}` : first}/`;
+  const candidate = new URL(specifier, parentURL).href;
+  if (!candidate.startsWith(packageFolder)) return undefined;
+  return lstatSync(fileURLToPath(candidate), { throwIfNoEntry: false })?.isFile() ? candidate : undefined;
 }
 
 /** A package name or a package's `#import`: not relative, absolute or a URL (`node:fs`). */

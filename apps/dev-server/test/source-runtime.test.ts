@@ -187,4 +187,35 @@ export const rootAgent = new LlmAgent({ name: "linked", model: new Same({ model:
       rmSync(join(agents.dir, "linked"), { recursive: true, force: true });
     }
   });
+
+  it("a symbolic link inside an installed package still resolves to the file it points at", async () => {
+    agents.write(
+      "node_modules/linked-pkg/package.json",
+      JSON.stringify({ name: "linked-pkg", type: "module", main: "index.js" }),
+    );
+    agents.write("node_modules/linked-pkg/real.js", "export const box = {};\n");
+    symlinkSync("real.js", join(agents.dir, "node_modules", "linked-pkg", "alias.js"));
+    agents.write(
+      "node_modules/linked-pkg/index.js",
+      'import { box as a } from "./real.js";\nimport { box as b } from "./alias.js";\nexport const same = a === b;\n',
+    );
+    agents.write(
+      "pkg/agent.ts",
+      `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
+import { same } from "linked-pkg";
+class Same extends BaseLlm {
+  async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
+    yield { content: { role: "model", parts: [{ text: same ? "one module" : "two modules" }] } };
+  }
+}
+export const rootAgent = new LlmAgent({ name: "pkg", model: new Same({ model: "same" }), instruction: "Answer." });
+`,
+    );
+    try {
+      expect((await answerOnce("pkg")).text).toBe("one module");
+    } finally {
+      rmSync(join(agents.dir, "pkg"), { recursive: true, force: true });
+      rmSync(join(agents.dir, "node_modules", "linked-pkg"), { recursive: true, force: true });
+    }
+  });
 });
