@@ -45,13 +45,13 @@ export function registerSourceHooks(options: SourceHooksOptions = {}): void {
         : [...context.conditions, "@agentkit/source"];
       const sibling = tsSibling(specifier, context.parentURL);
       const linkFreePackage = packageFolder(sibling ?? context.parentURL, linkFreeRoots);
-      // Most of the start-up's resolutions (~800 of 1,700), at ~0.1 ms each through Node.
+      // Half of the start-up's resolutions (818 of 1,676), at ~0.1 ms each through Node.
       if (sibling !== undefined && linkFreePackage !== undefined) return { url: sibling, shortCircuit: true };
       if (sibling !== undefined) return nextResolve(sibling, { ...context, conditions });
-      // A dependency's own files (~470 more): the same shortcut.
+      // A dependency's imports of its own files (416 more): the same shortcut.
       const own = fileOfSamePackage(specifier, context.parentURL);
       if (own !== undefined) return { url: own, shortCircuit: true };
-      // ~120 more, at ~0.4 ms each (package exports, node_modules lookup, realpath of the link).
+      // 114 more, at ~0.4 ms each through Node (exports, the node_modules walk, realpath of the link).
       const key =
         linkFreePackage !== undefined && isBare(specifier)
           ? `${specifier}\0${linkFreePackage}\0${conditions.join()}`
