@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // V8's code cache for every module this process compiles (kept in the OS temp dir, or
-// NODE_COMPILE_CACHE): later starts skip parsing and compiling most of the ~470 modules.
+// NODE_COMPILE_CACHE): later starts skip parsing and compiling most of the ~630 modules.
 enableCompileCache();
 const runtime = process.env.AGENTKIT_RUNTIME || "source";
 if (runtime !== "source" && runtime !== "tsx" && runtime !== "dist") {

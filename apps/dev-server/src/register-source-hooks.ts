@@ -113,7 +113,6 @@ function tsSibling(specifier: string, parentURL: string | undefined): string | u
   const ext = specifier.endsWith(".js") ? ".js" : specifier.endsWith(".mjs") ? ".mjs" : undefined;
   if (!ext || parentURL.includes("/node_modules/") || !/\.[cm]?ts(\?|$)/.test(parentURL)) return undefined;
   const candidate = new URL(`${specifier.slice(0, -ext.length)}${ext === ".js" ? ".ts" : ".mts"}`, parentURL);
-  candidate.search = "";
   return statSync(fileURLToPath(candidate), { throwIfNoEntry: false })?.isFile() ? candidate.href : undefined;
 }
 
