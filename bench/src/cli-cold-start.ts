@@ -4,7 +4,9 @@
 // answered by its offline demo model. Each configuration runs `--runs` times (default 7),
 // interleaved, and reports median / min / max, plus the child's own phases (bin/agentkit.mjs
 // with AGENTKIT_STARTUP_TIMING=1: Node bootstrap, module hooks ready, CLI modules loaded,
-// listening).
+// listening). Configurations: the default `source` runtime (Node's own TypeScript support) on
+// in-memory and on the default SQLite + file services, the built dist when it exists, and the
+// `tsx` runtime (a figure only: the fallback for agents that need tsx, not a target).
 // The baseline, in the same interleaved runs: a bare node:http server started the same way
 // (`node bench/src/bare-http-server.mjs --port 0`: plain JavaScript, Node's built-ins only),
 // its banner, then the same two requests. Target: agentkit's spawn → first answer ≤ 2.5x the
@@ -38,6 +40,8 @@ interface Config {
   app: string;
   /** Text the first answer must contain. */
   expect: string;
+  /** Reported as a figure, not held to the target. */
+  figureOnly?: boolean;
 }
 
 const inMemory = () => ["--session-service-uri", "memory://", "--artifact-service-uri", "memory://"];
@@ -47,9 +51,15 @@ const onDisk = (dir: string) => [
   "--artifact-service-uri",
   `file://${join(dir, "artifacts")}`,
 ];
-const agentkit = (name: string, env: Record<string, string>, services: (dir: string) => string[]): Config => ({
+const agentkit = (
+  name: string,
+  env: Record<string, string>,
+  services: (dir: string) => string[],
+  figureOnly = false,
+): Config => ({
   name,
   env,
+  figureOnly,
   args: (dir) => [bin, "api-server", agentsDir, "--port", "0", ...services(dir)],
   app: "assistant",
   expect: "demo",
@@ -62,11 +72,17 @@ const BARE: Config = {
   expect: "The answer is 42.",
 };
 const CONFIGS: Config[] = [
-  agentkit("sources + tsx, in-memory services", {}, inMemory),
-  agentkit("sources + tsx, SQLite + file services (the defaults)", {}, onDisk),
+  agentkit("sources, in-memory services", {}, inMemory),
+  agentkit("sources, SQLite + file services (the defaults)", {}, onDisk),
   ...(distBuilt
-    ? [agentkit("built dist, no tsx (AGENTKIT_RUNTIME=dist), in-memory", { AGENTKIT_RUNTIME: "dist" }, inMemory)]
+    ? [agentkit("built dist, no hooks (AGENTKIT_RUNTIME=dist), in-memory", { AGENTKIT_RUNTIME: "dist" }, inMemory)]
     : []),
+  agentkit(
+    "sources through tsx (AGENTKIT_RUNTIME=tsx), in-memory (figure)",
+    { AGENTKIT_RUNTIME: "tsx" },
+    inMemory,
+    true,
+  ),
   BARE,
 ];
 
@@ -144,7 +160,8 @@ async function main(): Promise<void> {
     `agentkit api-server cold start, Node ${process.version}, ${new Date().toISOString()}, ${RUNS} runs per configuration (interleaved)`,
   );
   if (!distBuilt) console.log("(no built dist: run `pnpm build` to measure AGENTKIT_RUNTIME=dist too)");
-  // One throw-away run per configuration: tsx's transform cache and the OS file cache warm up.
+  // One throw-away run per configuration: the runtimes' caches of compiled TypeScript (the source
+  // runtime's, tsx's), Node's compile cache and the OS file cache warm up.
   for (const config of CONFIGS) await once(config);
   const samples = new Map<Config, Sample[]>(CONFIGS.map((c) => [c, []]));
   for (let i = 0; i < RUNS; i++) for (const config of CONFIGS) samples.get(config)!.push(await once(config));
@@ -168,7 +185,7 @@ async function main(): Promise<void> {
     );
   }
   console.log("");
-  for (const config of CONFIGS.filter((c) => c !== BARE))
+  for (const config of CONFIGS.filter((c) => c !== BARE && !c.figureOnly))
     reportTarget({
       name: `cold start, spawn → first answer, agentkit api-server (${config.name}) / bare node:http`,
       value: median(ratios(config)),

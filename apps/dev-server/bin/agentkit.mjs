@@ -1,24 +1,29 @@
 #!/usr/bin/env node
 // The `agentkit` command. Runs the CLI in this one process (no child Node process just to pass
-// flags). Two runtimes:
-//   default: the workspace packages' TypeScript sources (the @agentkit/source export condition,
-//            added by a resolve hook) compiled by tsx, registered in-process; agents may use
-//            any TypeScript tsx accepts.
-//   AGENTKIT_RUNTIME=dist: the built output of the packages and of this CLI (`pnpm build`),
-//            loaded with no module hooks at all (the fast start of an installed agentkit);
-//            agents' TypeScript goes through Node's own type stripping, so agents must use
-//            erasable TypeScript only (no enums, namespaces or parameter properties).
+// flags). Three runtimes:
+//   source (default): the workspace packages' TypeScript sources (the @agentkit/source export
+//            condition) on Node's own TypeScript support, through in-thread module hooks that
+//            also transform what Node cannot strip (enums, parameter properties) and cache the
+//            output on disk (src/register-source-hooks.ts). Agents' ES module TypeScript goes
+//            the same way; `.tsx`, decorators and tsconfig paths need tsx.
+//   tsx: the same sources compiled by tsx, registered in-process: any TypeScript tsx accepts,
+//            at about 0.2 s more per start (tsx's own start and its off-thread hooks).
+//   dist: the built output of the packages and of this CLI (`pnpm build`), loaded with no
+//            module hooks at all (the fast start of an installed agentkit); agents' TypeScript
+//            goes through Node's own type stripping, so agents must use erasable TypeScript
+//            only (no enums, namespaces or parameter properties).
 // AGENTKIT_STARTUP_TIMING=1 prints where start-up time goes to stderr.
 import { existsSync } from "node:fs";
-import { enableCompileCache, registerHooks } from "node:module";
+import { enableCompileCache, getCompileCacheDir, registerHooks } from "node:module";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // V8's code cache for every module this process compiles (kept in the OS temp dir, or
-// NODE_COMPILE_CACHE): later starts skip parsing and compiling most of the ~470 modules.
+// NODE_COMPILE_CACHE): later starts skip parsing and compiling most of the ~630 modules.
 enableCompileCache();
 const runtime = process.env.AGENTKIT_RUNTIME || "source";
-if (runtime !== "source" && runtime !== "dist") {
-  process.stderr.write(`agentkit: AGENTKIT_RUNTIME must be "source" or "dist", got "${runtime}".\n`);
+if (runtime !== "source" && runtime !== "tsx" && runtime !== "dist") {
+  process.stderr.write(`agentkit: AGENTKIT_RUNTIME must be "source", "tsx" or "dist", got "${runtime}".\n`);
   process.exit(2);
 }
 let main;
@@ -31,6 +36,20 @@ if (runtime === "dist") {
   performance.mark("agentkit:hooks", { detail: runtime });
   // No module hook here: the agent loader adds its own (a missing `./x.js` → `./x.ts`) for agents.
   ({ main } = await import(new URL("../dist/main.js", import.meta.url).href));
+} else if (runtime === "source") {
+  // This one file Node strips itself (its output is in the compile cache after the first start).
+  const { registerSourceHooks } = await import(new URL("../src/register-source-hooks.ts", import.meta.url).href);
+  const cacheDir = getCompileCacheDir();
+  const workspace = new URL("../../../", import.meta.url).href;
+  registerSourceHooks({
+    cacheDir: cacheDir === undefined ? undefined : join(cacheDir, "agentkit-source"),
+    linkFreeRoots: [`${workspace}packages/`, `${workspace}apps/`],
+  });
+  // Stack traces through transformed files (their lines move) use the inline source maps, as
+  // under tsx; stripped files keep their positions and carry no map.
+  process.setSourceMapsEnabled(true);
+  performance.mark("agentkit:hooks", { detail: runtime });
+  ({ main } = await import(new URL("../src/main.ts", import.meta.url).href));
 } else {
   // The two big plain-JavaScript dependencies (zod: ~95 files, express: ~60 CommonJS ones) load
   // before any hook exists, so none of their files goes through tsx's hooks (~230 ms). Same

@@ -112,7 +112,11 @@ ANTHROPIC_API_KEY, OLLAMA_HOST. S3 endpoints and credentials come from the AWS S
 (AWS_ENDPOINT_URL_S3, AWS_REGION, AWS_ACCESS_KEY_ID, ...).
 
 Runtime (environment only):
-  AGENTKIT_RUNTIME=source|dist   source (default): the workspace packages' TypeScript through tsx;
+  AGENTKIT_RUNTIME=source|tsx|dist
+                                 source (default): the workspace packages' TypeScript on Node's
+                                 own TypeScript support (compiled output cached on disk);
+                                 tsx: the same through tsx (agents may also use .tsx,
+                                 decorators, tsconfig paths), slower to start;
                                  dist: the built packages and CLI (run \`pnpm build\` first), faster
                                  to start; agents' TypeScript through Node's type stripping
                                  (erasable TypeScript only)

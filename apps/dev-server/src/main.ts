@@ -91,8 +91,8 @@ export async function main(
 }
 
 /**
- * Where start-up time went, from the process's time origin: Node's own bootstrap, the module
- * hooks (tsx) being ready (bin/agentkit.mjs), the CLI's modules loaded, the server listening.
+ * Where start-up time went, from the process's time origin: Node's own bootstrap, the runtime's
+ * module hooks ready (bin/agentkit.mjs; none for dist), the CLI's modules loaded, listening.
  */
 function startupTiming(modulesLoaded: number): string {
   const hooks = performance.getEntriesByName("agentkit:hooks")[0] as PerformanceMark | undefined;

@@ -70,8 +70,8 @@ describe("agentkit start-up", () => {
     expect(bootstrap).toBeLessThanOrEqual(hooks);
     expect(hooks).toBeLessThanOrEqual(modules);
     expect(modules).toBeLessThanOrEqual(listen);
-    // One process: no second Node under the CLI. (tsx may start esbuild's service as a child to
-    // compile a file its cache does not hold yet: that one is not a Node process.)
+    // One process: no child at all (the source runtime compiles in-thread; only the tsx runtime
+    // may start esbuild's service).
     const ps = spawn("ps", ["--ppid", String(p.child.pid), "-o", "comm="]);
     let kids = "";
     ps.stdout.on("data", (d: Buffer) => (kids += d.toString()));
@@ -80,13 +80,20 @@ describe("agentkit start-up", () => {
       .split("\n")
       .map((c) => c.trim())
       .filter(Boolean);
-    expect(children.filter((c) => c !== "esbuild")).toEqual([]);
+    expect(children).toEqual([]);
+  });
+
+  it("AGENTKIT_RUNTIME=tsx serves from the sources through tsx", async () => {
+    const p = start(serveArgs, { AGENTKIT_RUNTIME: "tsx", AGENTKIT_STARTUP_TIMING: "1" });
+    const url = await listening(p);
+    expect(await firstAnswer(url)).toMatch(/demo/i);
+    expect(p.errors()).toContain("hooks ready (tsx)");
   });
 
   it("an unknown AGENTKIT_RUNTIME is a usage error (exit 2)", async () => {
     const p = start(["help"], { AGENTKIT_RUNTIME: "bogus" });
     expect(await p.exited).toBe(2);
-    expect(p.errors()).toContain('AGENTKIT_RUNTIME must be "source" or "dist", got "bogus"');
+    expect(p.errors()).toContain('AGENTKIT_RUNTIME must be "source", "tsx" or "dist", got "bogus"');
   });
 
   // The test task depends on `build` (turbo.json), so the built packages and CLI exist here.

@@ -1,0 +1,221 @@
+// The default `source` runtime of bin/agentkit.mjs (src/register-source-hooks.ts): sources on
+// Node's own TypeScript support, syntax that needs a transform, and the on-disk cache of the
+// compiled output (reused, keyed by content, and never read from a directory others can write).
+import { afterAll, describe, expect, it } from "@jest/globals";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { OFFLINE_ENV, startCli, tempAgentsDir } from "./support/cli-process.js";
+
+const agents = tempAgentsDir("agentkit-source-runtime-");
+// A compile cache of this test's own, so what it finds there was written by these starts.
+const compileCache = mkdtempSync(join(tmpdir(), "agentkit-compile-cache-"));
+// Node keeps its cache in a folder per Node version inside; the runtime's own one is in there.
+const sourceCacheDir = () => join(compileCache, readdirSync(compileCache)[0]!, "agentkit-source");
+afterAll(() => {
+  agents.remove();
+  rmSync(compileCache, { recursive: true, force: true });
+});
+
+// Not erasable: an enum and a parameter property (Node's type stripping alone rejects both),
+// imported the tsc way (`./model.js` for model.ts).
+const modelSource = (text: string) => `import { BaseLlm, type LlmResponse } from "@agentkit/core";
+enum Tone { Plain = "plain", Loud = "loud" }
+class Phrase {
+  constructor(private readonly text: string, readonly tone: Tone) {}
+  toString(): string { return this.tone === Tone.Loud ? this.text.toUpperCase() : this.text; }
+}
+class FixedModel extends BaseLlm {
+  constructor(private readonly phrase: Phrase) { super({ model: "fixed" }); }
+  async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
+    yield { content: { role: "model", parts: [{ text: String(this.phrase) }] } };
+  }
+}
+export const model = new FixedModel(new Phrase(${JSON.stringify(text)}, Tone.Plain));
+`;
+agents.write(
+  "echo/agent.ts",
+  `import { LlmAgent } from "@agentkit/core";
+import { model } from "./model.js";
+export const rootAgent = new LlmAgent({ name: "echo", model, instruction: "Answer." });
+`,
+);
+
+/** Starts the CLI on the agents directory, sends one run, stops it: the run's text and stderr. */
+async function answerOnce(app = "echo"): Promise<{ text: string; errors: string; log: string }> {
+  const cli = startCli(
+    [
+      "api-server",
+      agents.dir,
+      "--port",
+      "0",
+      "--session-service-uri",
+      "memory://",
+      "--artifact-service-uri",
+      "memory://",
+    ],
+    // NODE_OPTIONS: not jest's (it silences ExperimentalWarning, which the first test looks for).
+    { ...OFFLINE_ENV, NODE_OPTIONS: "", NODE_COMPILE_CACHE: compileCache, AGENTKIT_STARTUP_TIMING: "1" },
+  );
+  try {
+    const url = await cli.listening();
+    const session = (await (await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" })).json()) as {
+      id: string;
+    };
+    const res = await fetch(`${url}/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        appName: app,
+        userId: "u",
+        sessionId: session.id,
+        newMessage: { role: "user", parts: [{ text: "hi" }] },
+      }),
+    });
+    expect(res.status).toBe(200);
+    const events = (await res.json()) as { content?: { parts?: { text?: string }[] } }[];
+    const text = events.flatMap((e) => e.content?.parts ?? []).find((p) => p.text)?.text ?? "";
+    return { text, errors: cli.errors(), log: cli.output() + cli.errors() };
+  } finally {
+    await cli.stop();
+  }
+}
+
+/** The cached compiled files whose text contains `marker`. */
+const cachedWith = (marker: string) =>
+  readdirSync(sourceCacheDir())
+    .filter((f) => f.endsWith(".js"))
+    .map((f) => join(sourceCacheDir(), f))
+    .filter((f) => readFileSync(f, "utf8").includes(marker));
+
+describe("the source runtime", () => {
+  it("runs agents whose TypeScript needs a transform, and caches the compiled files", async () => {
+    agents.write("echo/model.ts", modelSource("first words"));
+    const { text, errors } = await answerOnce();
+    expect(text).toBe("first words");
+    expect(errors).toContain("hooks ready (source)");
+    // No warning about the experimental stripping API reaches the user.
+    expect(errors).not.toContain("ExperimentalWarning");
+    // The agent's model and the workspace sources (the CLI's own main.ts among them).
+    expect(cachedWith('"first words"')).toHaveLength(1);
+    expect(cachedWith("export async function main(")).toHaveLength(1);
+  });
+
+  it("a later start reads the cache, and an edited file is compiled again", async () => {
+    // Proof that the cache is what runs: its entry, changed in place, is what answers.
+    const [entry] = cachedWith('"first words"');
+    writeFileSync(entry!, readFileSync(entry!, "utf8").replace('"first words"', '"from the cache"'));
+    expect((await answerOnce()).text).toBe("from the cache");
+    // Checked against the content: an edit is never served stale, and its entry is replaced
+    // (the folder holds one entry per source file, not one per edit).
+    const entries = readdirSync(sourceCacheDir()).length;
+    agents.write("echo/model.ts", modelSource("second words"));
+    expect((await answerOnce()).text).toBe("second words");
+    expect(cachedWith('"second words"')).toEqual([entry]);
+    expect(readdirSync(sourceCacheDir())).toHaveLength(entries);
+  });
+
+  it("does not read a cache directory that other users can write to", async () => {
+    const [entry] = cachedWith('"second words"');
+    const original = readFileSync(entry!, "utf8");
+    writeFileSync(entry!, original.replace('"second words"', '"planted by another user"'));
+    chmodSync(sourceCacheDir(), 0o777);
+    try {
+      expect((await answerOnce()).text).toBe("second words");
+    } finally {
+      chmodSync(sourceCacheDir(), 0o700);
+      writeFileSync(entry!, original);
+    }
+  });
+
+  it("a syntax error in an app is its load error, with the file and line; other apps still answer", async () => {
+    agents.write("broken/agent.ts", 'import { LlmAgent } from "@agentkit/core";\nconst x: number = ;\n');
+    try {
+      const { text, log } = await answerOnce();
+      expect(text).toBe("second words");
+      expect(log).toMatch(/Warm-up of app "broken": .*SyntaxError: Expression expected \(.*broken\/agent\.ts:2\)/);
+    } finally {
+      rmSync(join(agents.dir, "broken"), { recursive: true, force: true });
+    }
+  });
+
+  it("stack traces through a transformed file point at its own lines", async () => {
+    // Line 6 throws; the transform adds lines above it (the parameter property's field).
+    agents.write(
+      "trace/agent.ts",
+      `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
+class Where extends BaseLlm {
+  constructor(private readonly label: string) { super({ model: "where" }); }
+  async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
+    try {
+      throw new Error(this.label);
+    } catch (error) {
+      const frame = String((error as Error).stack).split("\\n")[1] ?? "";
+      yield { content: { role: "model", parts: [{ text: frame }] } };
+    }
+  }
+}
+export const rootAgent = new LlmAgent({ name: "trace", model: new Where("here"), instruction: "Answer." });
+`,
+    );
+    try {
+      expect((await answerOnce("trace")).text).toMatch(/trace\/agent\.ts:6:\d+\)$/);
+    } finally {
+      rmSync(join(agents.dir, "trace"), { recursive: true, force: true });
+    }
+  });
+
+  it("a file of an agent reached through a linked folder is one module", async () => {
+    agents.write("linked/real/counter.ts", "export const counter = { n: 0 };\n");
+    symlinkSync(join(agents.dir, "linked", "real"), join(agents.dir, "linked", "link"), "dir");
+    agents.write(
+      "linked/agent.ts",
+      `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
+import { counter as viaFolder } from "./real/counter.js";
+import { counter as viaLink } from "./link/counter.js";
+class Same extends BaseLlm {
+  async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
+    yield { content: { role: "model", parts: [{ text: viaFolder === viaLink ? "one module" : "two modules" }] } };
+  }
+}
+export const rootAgent = new LlmAgent({ name: "linked", model: new Same({ model: "same" }), instruction: "Answer." });
+`,
+    );
+    try {
+      expect((await answerOnce("linked")).text).toBe("one module");
+    } finally {
+      rmSync(join(agents.dir, "linked"), { recursive: true, force: true });
+    }
+  });
+
+  it("a symbolic link inside an installed package still resolves to the file it points at", async () => {
+    agents.write(
+      "node_modules/linked-pkg/package.json",
+      JSON.stringify({ name: "linked-pkg", type: "module", main: "index.js" }),
+    );
+    agents.write("node_modules/linked-pkg/real.js", "export const box = {};\n");
+    symlinkSync("real.js", join(agents.dir, "node_modules", "linked-pkg", "alias.js"));
+    agents.write(
+      "node_modules/linked-pkg/index.js",
+      'import { box as a } from "./real.js";\nimport { box as b } from "./alias.js";\nexport const same = a === b;\n',
+    );
+    agents.write(
+      "pkg/agent.ts",
+      `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
+import { same } from "linked-pkg";
+class Same extends BaseLlm {
+  async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
+    yield { content: { role: "model", parts: [{ text: same ? "one module" : "two modules" }] } };
+  }
+}
+export const rootAgent = new LlmAgent({ name: "pkg", model: new Same({ model: "same" }), instruction: "Answer." });
+`,
+    );
+    try {
+      expect((await answerOnce("pkg")).text).toBe("one module");
+    } finally {
+      rmSync(join(agents.dir, "pkg"), { recursive: true, force: true });
+      rmSync(join(agents.dir, "node_modules", "linked-pkg"), { recursive: true, force: true });
+    }
+  });
+});
