@@ -1,3 +1,4 @@
+import { SeededRandom } from "@agentkit/test-support/seeded-random";
 import { describe, expect, it } from "@jest/globals";
 import {
   InMemoryArtifactService,
@@ -59,12 +60,11 @@ describe("session key rules", () => {
   it("the quick check of plain ASCII keys agrees with the full rules", () => {
     // Dots, separators-free ASCII and lengths around the limit: where a shortcut could go wrong.
     const alphabet = ["a", "Z", "0", "_", "-", ".", ":", "@", "+", "/", "\\", " "];
-    let seed = 7;
-    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const rng = new SeededRandom(7);
     const samples = [".", "..", "...", ".a", "a.", "x".repeat(128), "x".repeat(129), "a/..", "..\\b"];
     for (let i = 0; i < 3000; i++) {
-      const length = 1 + Math.floor(next() * (next() < 0.1 ? 130 : 6));
-      samples.push(Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join(""));
+      const length = 1 + rng.int(rng.chance(0.1) ? 130 : 6);
+      samples.push(Array.from({ length }, () => rng.pick(alphabet)).join(""));
     }
     for (const value of samples) expect(sessionKeyProblem(value)).toBe(fullRules(value));
   });

@@ -1,18 +1,13 @@
 // The incremental request builder must give exactly what a full build gives, on any history.
+import { SeededRandom } from "@agentkit/test-support/seeded-random";
 import { describe, expect, it } from "@jest/globals";
 import { createEvent, type Content, type Event, type Part } from "../../src/index.js";
 import { ContentsCache, getContents, type ContentsMemo } from "../../src/internal.js";
 
-/** A small seeded generator (mulberry32): a failure names its seed and replays exactly. */
+/** Numbers in [0, 1) from a seed (a failure names its seed and replays exactly). */
 function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new SeededRandom(seed);
+  return () => rng.next();
 }
 
 const BRANCHES = [undefined, "root", "root.a", "root.b"];

@@ -1,5 +1,6 @@
 // The usage before a run is read incrementally (a walk kept between runs); it must be exactly what
 // the full walk over the stored events gives, on any history.
+import { SeededRandom } from "@agentkit/test-support/seeded-random";
 import { describe, expect, it } from "@jest/globals";
 import {
   App,
@@ -32,16 +33,10 @@ import {
   usageOf,
 } from "./helpers.js";
 
-/** A small seeded generator (mulberry32): a failure names its seed and replays exactly. */
+/** Numbers in [0, 1) from a seed (a failure names its seed and replays exactly). */
 function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new SeededRandom(seed);
+  return () => rng.next();
 }
 
 const MODELS = ["m-a", "m-b", "gpt-4o", "__proto__", "constructor"];

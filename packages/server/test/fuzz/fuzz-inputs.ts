@@ -1,5 +1,5 @@
 // What the fuzz test sends: odd ids and names, malformed bodies, request lines for every route.
-import type { SeededRandom } from "./seeded-random.js";
+import type { SeededRandom } from "@agentkit/test-support/seeded-random";
 
 /** Strings that have broken servers before: unicode oddities, prototype names, traversal. */
 const ODD_STRINGS = [

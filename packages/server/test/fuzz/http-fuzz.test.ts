@@ -11,7 +11,7 @@ import WebSocket from "ws";
 import { statusForErrorCode } from "../../src/errors/status-for-error.js";
 import { FuzzInputs } from "./fuzz-inputs.js";
 import { startFuzzServer, type FuzzServer } from "./fuzz-server.js";
-import { SeededRandom } from "./seeded-random.js";
+import { SeededRandom } from "@agentkit/test-support/seeded-random";
 
 const SEED = process.env.AGENTKIT_FUZZ_SEED ? Number(process.env.AGENTKIT_FUZZ_SEED) : randomInt(2 ** 31);
 const REQUESTS_PER_SERVER = Number(process.env.AGENTKIT_FUZZ_REQUESTS ?? 1500);

@@ -1,11 +1,14 @@
 /**
- * A small seeded pseudo-random generator (mulberry32) with the picks the fuzz test needs. The
- * same seed gives the same sequence, so a failing run is replayed with AGENTKIT_FUZZ_SEED=<seed>.
+ * A small seeded pseudo-random generator (mulberry32) with the picks randomized tests need. The
+ * same seed gives the same sequence, so a failing run replays exactly from its seed.
  */
 export class SeededRandom {
   private state: number;
 
-  constructor(readonly seed: number) {
+  readonly seed: number;
+
+  constructor(seed: number) {
+    this.seed = seed;
     this.state = seed >>> 0;
   }
 
