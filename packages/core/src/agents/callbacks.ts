@@ -76,5 +76,5 @@ async function runCallbacks<A, R>(
   return undefined;
 }
 
-/** What an empty slot answers (one settled promise, shared). */
-const NOTHING: Promise<undefined> = Promise.resolve(undefined);
+/** What a hook or slot with nothing to run answers: one settled promise, shared (no allocation). */
+export const NOTHING: Promise<undefined> = Promise.resolve(undefined);

@@ -1,4 +1,5 @@
 import { AgentKitError, ConfigurationError } from "../errors/agentkit-error.js";
+import { NOTHING } from "../agents/callbacks.js";
 import { BasePlugin, type PluginHookName } from "./base-plugin.js";
 
 /** A plugin hook threw. */
@@ -19,9 +20,6 @@ export class PluginError extends AgentKitError {
 
 type HookArgs<H extends PluginHookName> = Parameters<BasePlugin[H]>[0];
 type HookResult<H extends PluginHookName> = Exclude<Awaited<ReturnType<BasePlugin[H]>>, void | undefined>;
-
-/** What `run` answers when no plugin has the hook (one settled promise, shared). */
-const NOTHING: Promise<undefined> = Promise.resolve(undefined);
 
 /** Runs plugins in registration order; the first hook that returns a value wins. */
 export class PluginManager {

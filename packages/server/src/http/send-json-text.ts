@@ -1,4 +1,5 @@
 import type { Response } from "express";
+import { writeJsonText } from "./send-json.js";
 
 /**
  * Answers with JSON text already serialized (events and sessions are written in one pass), as
@@ -14,8 +15,5 @@ export function sendJsonText(res: Response, json: string): void {
     res.type("application/json").send(json);
     return;
   }
-  res.setHeader("Content-Type", "application/json; charset=utf-8");
-  res.setHeader("Content-Length", Buffer.byteLength(json));
-  if (req.method === "HEAD") res.end();
-  else res.end(json, "utf8");
+  writeJsonText(res, json);
 }

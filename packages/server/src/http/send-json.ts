@@ -7,8 +7,12 @@ import type { ServerResponse } from "node:http";
  * path (`routes/hot-request-listener.ts`) and under Express alike.
  */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
   res.statusCode = status;
+  writeJsonText(res, JSON.stringify(body));
+}
+
+/** Writes serialized JSON with its headers in one socket write (no body for HEAD). */
+export function writeJsonText(res: ServerResponse, text: string): void {
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   res.setHeader("Content-Length", Buffer.byteLength(text));
   if (res.req?.method === "HEAD") res.end();
