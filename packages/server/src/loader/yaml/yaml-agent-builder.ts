@@ -2,21 +2,9 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import {
   AgentKitError,
-  AgentNode,
-  BaseAgent,
-  BaseTool,
-  Edge,
-  FunctionNode,
-  isBaseNode,
-  JoinNode,
+  type BaseAgent,
+  type BaseTool,
   LlmAgent,
-  ToolNode,
-  Workflow,
-  type BaseNode,
-  type ChainElement,
-  type EdgeItem,
-  type FunctionNodeHandler,
-  type SchemaLike,
   LoopAgent,
   ParallelAgent,
   SequentialAgent,
@@ -38,9 +26,7 @@ import { AgentLoadError, describeError } from "../agent-load-error.js";
 import { builderExecutorProblem } from "../builder-policy.js";
 import { configPathProblem } from "../code-reference.js";
 import {
-  describeValue,
   displayPath,
-  isClass,
   loadError,
   ReferenceProblem,
   scopeOf,
@@ -56,17 +42,12 @@ import {
   type GenerateContentConfigYaml,
   type LlmAgentConfig,
   type ToolConfig,
-  type WorkflowConfig,
-  workflowConfigSchema,
-  type WorkflowEdgeConfig,
-  type WorkflowNodeConfig,
 } from "./agent-config-schema.js";
 import {
   checkCodeExecutor,
   makeAgentTool,
   resolveAgentCode,
   resolveCallback,
-  resolveCode,
   resolveCodeExecutorCode,
   resolveModelCode,
   resolveSchema,
@@ -74,6 +55,7 @@ import {
 } from "./code-values.js";
 import { formatFieldPath, formatProblems, issuesToProblems, type FieldProblem } from "./format-issues.js";
 import { readYamlFile } from "./yaml-file.js";
+import { buildYamlWorkflow, type YamlBuildSteps } from "./yaml-workflow-builder.js";
 
 type Path = (string | number)[];
 
@@ -89,8 +71,8 @@ export async function loadYamlAgent(ctx: LoadContext, file: string): Promise<Bas
   return builder.build(doc.value, file, [], [file], false, doc.builderWritten);
 }
 
-class YamlAgentBuilder {
-  private readonly ctx: LoadContext;
+class YamlAgentBuilder implements YamlBuildSteps {
+  readonly ctx: LoadContext;
 
   constructor(ctx: LoadContext) {
     this.ctx = ctx;
@@ -114,7 +96,7 @@ class YamlAgentBuilder {
       );
     }
     const agentClass = (node as { agent_class?: unknown }).agent_class ?? "LlmAgent";
-    if (agentClass === "Workflow") return this.workflow(node, from, path, files, modelAbove);
+    if (agentClass === "Workflow") return buildYamlWorkflow(this, node, from, path, files, modelAbove);
     if (typeof agentClass !== "string" || !(agentClass in AGENT_CLASS_SCHEMAS)) {
       throw this.error(
         file,
@@ -244,159 +226,8 @@ class YamlAgentBuilder {
     return new LlmAgent(options);
   }
 
-  /**
-   * `agent_class: Workflow`: `nodes` (each by reference or inline) and `edges` (chains of node
-   * names with groups and routing maps, or single edges with a route or a loop bound).
-   */
-  private async workflow(
-    node: object,
-    from: ConfigSource,
-    path: Path,
-    files: string[],
-    modelAbove: boolean,
-  ): Promise<Workflow> {
-    const { file } = from;
-    const parsed = workflowConfigSchema.safeParse(node);
-    if (!parsed.success) {
-      const problems = issuesToProblems(parsed.error.issues, path);
-      throw new AgentLoadError({
-        file,
-        displayFile: displayPath(this.ctx.agentsDir, file),
-        field: problems[0] ? formatFieldPath(problems[0].path) : undefined,
-        problem: formatProblems(problems),
-      });
-    }
-    const config: WorkflowConfig = parsed.data;
-    const nodes = new Map<string, BaseNode>();
-    for (const [i, item] of config.nodes.entries()) {
-      const at = [...path, "nodes", i];
-      if (nodes.has(item.name) || item.name === "START")
-        throw this.error(file, [...at, "name"], `the node name "${item.name}" is used twice (or is START)`);
-      nodes.set(item.name, await this.workflowNode(item, from, at, files, modelAbove));
-    }
-    const edges = config.edges.map((item, i) => this.workflowEdge(item, nodes, file, [...path, "edges", i]));
-    const schema = async (key: "input_schema" | "output_schema") => {
-      const ref = config[key];
-      if (ref === undefined) return undefined;
-      return (await this.code(file, [...path, key], () =>
-        resolveSchema(this.ctx, ref, from, false),
-      )) as unknown as SchemaLike;
-    };
-    const options = {
-      name: config.name,
-      description: config.description,
-      edges,
-      maxConcurrency: config.max_concurrency,
-      inputSchema: await schema("input_schema"),
-      outputSchema: await schema("output_schema"),
-      beforeAgentCallback: await this.callbacks<BeforeAgentCallback>(config.before_agent_callbacks, from, [
-        ...path,
-        "before_agent_callbacks",
-      ]),
-      afterAgentCallback: await this.callbacks<AfterAgentCallback>(config.after_agent_callbacks, from, [
-        ...path,
-        "after_agent_callbacks",
-      ]),
-    };
-    try {
-      return new Workflow(options);
-    } catch (error) {
-      // The graph's own checks (unreachable nodes, a bad route) read as sentences.
-      throw this.error(file, [...path, "edges"], error instanceof AgentKitError ? error.message : describeError(error));
-    }
-  }
-
-  private async workflowNode(
-    item: WorkflowNodeConfig,
-    from: ConfigSource,
-    path: Path,
-    files: string[],
-    modelAbove: boolean,
-  ): Promise<BaseNode> {
-    const { file } = from;
-    const kinds = (["code", "agent", "tool", "join"] as const).filter((k) => item[k] !== undefined);
-    if (kinds.length !== 1)
-      throw this.error(
-        file,
-        kinds.length === 0 ? path : [...path, kinds[1]!],
-        kinds.length === 0
-          ? "required: one of code, agent, tool or join"
-          : `give one of code, agent, tool or join, not ${kinds.join(" and ")}`,
-      );
-    const options = { name: item.name, description: item.description, timeoutMs: item.timeout_ms };
-    const kind = kinds[0]!;
-    const at = [...path, kind];
-    if (kind === "join") {
-      const waitFor = item.join === true ? undefined : item.join!.wait_for;
-      return this.code(file, at, async () => new JoinNode({ ...options, waitFor }));
-    }
-    if (kind === "agent") {
-      // An inline agent without a name takes the node's.
-      const spec = item.agent;
-      const inline =
-        typeof spec === "object" && spec !== null && !Array.isArray(spec) && !("config_path" in spec || "code" in spec);
-      const agentSpec = inline && !("name" in spec) ? { name: item.name, ...spec } : spec;
-      const agent = await this.subAgent(agentSpec, from, at, files, modelAbove);
-      return this.code(file, at, async () => new AgentNode(agent, options));
-    }
-    if (kind === "tool") {
-      const tools = await this.tools(item.tool!, from, at, files);
-      const [tool] = tools;
-      if (tools.length !== 1 || !(tool instanceof BaseTool))
-        throw this.error(file, at, "expected one tool (a toolset or a list of tools cannot be one node)");
-      return this.code(file, at, async () => new ToolNode(tool, options));
-    }
-    const codeAt = typeof item.code === "string" ? at : [...at, "name"];
-    return this.code(file, codeAt, async () => {
-      const { value, name } = await resolveCode(this.ctx, item.code!, from);
-      if (value instanceof BaseAgent) return new AgentNode(value, options);
-      if (value instanceof BaseTool) return new ToolNode(value, options);
-      if (isBaseNode(value)) {
-        if (value.name !== item.name)
-          throw new ReferenceProblem(`"${name}" is the node "${value.name}"; name the node "${value.name}" here too`);
-        if (item.timeout_ms !== undefined || item.description !== undefined)
-          throw new ReferenceProblem(`"${name}" is a built node: set its timeout and description in code`);
-        return value;
-      }
-      if (typeof value === "function" && !isClass(value))
-        return new FunctionNode(item.name, value as FunctionNodeHandler, options);
-      throw new ReferenceProblem(
-        `"${name}" is ${describeValue(value)}, expected a function (ctx, input) => output, a node, an agent or a tool`,
-      );
-    });
-  }
-
-  private workflowEdge(item: WorkflowEdgeConfig, nodes: Map<string, BaseNode>, file: string, path: Path): EdgeItem {
-    const named = (name: string, at: Path): BaseNode => {
-      const found = nodes.get(name);
-      if (!found)
-        throw this.error(file, at, `no node named "${name}" (nodes: ${[...nodes.keys()].join(", ") || "none"})`);
-      return found;
-    };
-    if (!Array.isArray(item)) {
-      const from = item.from === "START" ? "START" : named(item.from, [...path, "from"]);
-      return new Edge({
-        from,
-        to: named(item.to, [...path, "to"]),
-        route: item.route,
-        maxTraversals: item.max_traversals,
-      });
-    }
-    return item.map((element, j): ChainElement => {
-      const at = [...path, j];
-      if (typeof element === "string") return element === "START" && j === 0 ? "START" : named(element, at);
-      if (Array.isArray(element)) return element.map((name, k) => named(name, [...at, k]));
-      return Object.fromEntries(
-        Object.entries(element).map(([route, to]) => [
-          route,
-          Array.isArray(to) ? to.map((name, k) => named(name, [...at, route, k])) : named(to, [...at, route]),
-        ]),
-      );
-    });
-  }
-
   /** `{ config_path }` (another YAML file, relative to this one), `{ code }`, or an inline config. */
-  private async subAgent(
+  async subAgent(
     item: unknown,
     from: ConfigSource,
     path: Path,
@@ -430,12 +261,7 @@ class YamlAgentBuilder {
     return this.build(doc.value, target, [], [...files, target], modelAbove, targetRestricted);
   }
 
-  private async tools(
-    tool: ToolConfig,
-    from: ConfigSource,
-    path: Path,
-    files: string[],
-  ): Promise<(BaseTool | BaseToolset)[]> {
+  async tools(tool: ToolConfig, from: ConfigSource, path: Path, files: string[]): Promise<(BaseTool | BaseToolset)[]> {
     const { file } = from;
     const { name, args } = typeof tool === "string" ? { name: tool, args: undefined } : tool;
     const namePath = typeof tool === "string" ? path : [...path, "name"];
@@ -547,7 +373,7 @@ class YamlAgentBuilder {
   /**
    * The callbacks of a `*_callbacks` list; their signature is the user's responsibility (TypeScript cannot check YAML).
    */
-  private async callbacks<F>(list: CodeConfig[] | undefined, from: ConfigSource, path: Path): Promise<F[] | undefined> {
+  async callbacks<F>(list: CodeConfig[] | undefined, from: ConfigSource, path: Path): Promise<F[] | undefined> {
     if (!list?.length) return undefined;
     const out: F[] = [];
     for (const [i, config] of list.entries()) {
@@ -576,7 +402,7 @@ class YamlAgentBuilder {
   }
 
   /** Runs a code resolution, turning its `ReferenceProblem` into an error naming the file and field. */
-  private async code<T>(file: string, path: Path, run: () => Promise<T>): Promise<T> {
+  async code<T>(file: string, path: Path, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (error) {
@@ -594,7 +420,7 @@ class YamlAgentBuilder {
     throw this.error(file, path, `no model is registered for "${model}" (known patterns: ${known})`);
   }
 
-  private error(file: string, path: Path, problem: string, cause?: unknown): AgentLoadError {
+  error(file: string, path: Path, problem: string, cause?: unknown): AgentLoadError {
     return loadError(this.ctx, file, path.length ? formatFieldPath(path) : undefined, problem, cause);
   }
 }
