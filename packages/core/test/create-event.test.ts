@@ -59,3 +59,35 @@ describe("frozenCopy", () => {
     expect(copy.d.when).toEqual(new Date(0));
   });
 });
+
+describe("deepCopy", () => {
+  it("copies literals, null-prototype records and arrays key by key, and anything else with structuredClone", () => {
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { k: { v: 1 } });
+    class Point {
+      constructor(readonly x: number) {}
+    }
+    const source = {
+      bare,
+      list: [{ n: 1 }, [2]],
+      when: new Date(5),
+      point: new Point(3),
+      bytes: new Uint8Array([1, 2]),
+    };
+    const copy = deepCopy(source);
+    expect(copy).toEqual({
+      bare: { k: { v: 1 } },
+      list: [{ n: 1 }, [2]],
+      when: new Date(5),
+      point: { x: 3 },
+      bytes: new Uint8Array([1, 2]),
+    });
+    expect(copy.bare).not.toBe(bare);
+    expect(copy.bare.k).not.toBe(bare.k);
+    expect(copy.list[0]).not.toBe(source.list[0]);
+    expect(copy.when).not.toBe(source.when);
+    // structuredClone answers with the host realm's classes (jest runs tests in a vm context).
+    expect(Object.prototype.toString.call(copy.when)).toBe("[object Date]");
+    expect(Object.prototype.toString.call(copy.bytes)).toBe("[object Uint8Array]");
+    expect(copy.point).not.toBeInstanceOf(Point);
+  });
+});
