@@ -1,6 +1,6 @@
+import { maskSchemeCredentials } from "@agentkit/core/internal";
+
 const REDACTED = "[REDACTED]";
-/** Credentials in an Authorization-style text ("Bearer abc…"), whoever wrote them into a message. */
-const SCHEME_CREDENTIAL = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/g;
 
 /**
  * Masks known secret values (shorter than 6 characters: left alone, they would mask ordinary
@@ -11,7 +11,7 @@ export function createSecretScrubber(values: readonly string[]): (text: string) 
   // Longest first, so a secret containing another is masked whole.
   const secrets = [...new Set(values)].filter((s) => s.length >= 6).sort((a, b) => b.length - a.length);
   return (text) => {
-    let out = text.replace(SCHEME_CREDENTIAL, (_m, scheme: string) => `${scheme} ${REDACTED}`);
+    let out = maskSchemeCredentials(text, REDACTED);
     for (const secret of secrets) out = out.replaceAll(secret, REDACTED);
     return out;
   };

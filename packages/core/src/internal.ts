@@ -121,5 +121,6 @@ export { requestOAuth2Token, safeUrl } from "./auth/oauth2-token-client.js";
 export { oauth2Endpoints } from "./auth/auth-scheme.js";
 export { CREDENTIAL_STATE_PREFIX } from "./auth/session-state-credential-service.js";
 export { credentialDependenciesOfContext } from "./auth/credential-request.js";
+export { maskSchemeCredentials } from "./auth/scheme-credentials.js";
 export type { CredentialDependencies } from "./auth/credential-manager.js";
 export { warmUpRuntime } from "./runner/warm-up-runtime.js";

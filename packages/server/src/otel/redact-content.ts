@@ -1,3 +1,5 @@
+import { maskSchemeCredentials } from "@agentkit/core/internal";
+
 /** Where a text being exported comes from: a span attribute (by key) or a log record. */
 export interface RedactionSite {
   signal: "traces" | "logs";
@@ -13,7 +15,6 @@ export const REDACTED = "[REDACTED]";
 /** Keys whose values are credentials wherever they appear in exported JSON (tool arguments, requests, responses). */
 const CREDENTIAL_KEY =
   /(pass(word|wd|phrase)?|secret|token|api[-_]?key|apikey|authorization|credential|private[-_]?key|cookie)s?$/i;
-const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/g;
 
 /**
  * The redaction every exported text gets, before any user hook: in JSON, the values of
@@ -45,10 +46,8 @@ function redactValue(value: unknown): unknown {
 
 /** `"api_key": "…"` and `api_key=…` inside free text (a truncated JSON head, a message), and bearer credentials. */
 function redactText(text: string): string {
-  return text
-    .replace(BEARER, (_m, scheme: string) => `${scheme} ${REDACTED}`)
-    .replace(
-      /(\b(?:pass(?:word|wd|phrase)?|secret|token|api[-_]?key|apikey|authorization|credential|private[-_]?key|cookie)\\?["']?\s*[:=]\s*\\?["']?)([^"'\\\s,;}&]+)/gi,
-      (_m, prefix: string) => `${prefix}${REDACTED}`,
-    );
+  return maskSchemeCredentials(text, REDACTED).replace(
+    /(\b(?:pass(?:word|wd|phrase)?|secret|token|api[-_]?key|apikey|authorization|credential|private[-_]?key|cookie)\\?["']?\s*[:=]\s*\\?["']?)([^"'\\\s,;}&]+)/gi,
+    (_m, prefix: string) => `${prefix}${REDACTED}`,
+  );
 }
