@@ -10,6 +10,7 @@ import {
   waitForCall,
   type OfficialUiHarness,
 } from "./official-ui-harness.js";
+import { json } from "./ui-wire.js";
 
 /**
  * ADK's own compiled dev UI (@google/adk-devtools 2.0.0) against `agentkit web --auth api-key`,
@@ -35,7 +36,6 @@ afterAll(async () => {
 
 const rows = (): Locator => page.locator("app-event-row");
 const drawer = (): Locator => page.locator("mat-drawer.selector-drawer");
-const json = <T>(text: string | undefined): T => JSON.parse(text ?? "null") as T;
 
 describe("ADK's official dev UI through an authenticated agentkit web", () => {
   it(

@@ -10,6 +10,7 @@ import {
   waitForCall,
   type OfficialUiHarness,
 } from "./official-ui-harness.js";
+import { json, sseEvents } from "./ui-wire.js";
 
 /**
  * ADK's own compiled dev UI (@google/adk-devtools 2.0.0, dist/browser) driven in Chromium against
@@ -31,32 +32,8 @@ afterAll(async () => {
   await h?.close();
 }, TIMEOUT);
 
-interface SseEvent {
-  id: string;
-  author: string;
-  invocationId: string;
-  partial?: boolean;
-  content?: {
-    parts?: {
-      text?: string;
-      functionCall?: { name: string; args: unknown };
-      functionResponse?: { name: string; response: unknown };
-    }[];
-  };
-  actions?: { artifactDelta?: Record<string, number>; stateDelta?: Record<string, unknown> };
-}
-
-/** The events of an SSE body (`data: <json>` frames). */
-function sseEvents(text: string): SseEvent[] {
-  return text
-    .split("\n\n")
-    .filter((frame) => frame.startsWith("data: "))
-    .map((frame) => JSON.parse(frame.slice("data: ".length)) as SseEvent);
-}
-
 const rows = (): Locator => page.locator("app-event-row");
 const drawer = (): Locator => page.locator("mat-drawer.selector-drawer");
-const json = <T>(text: string | undefined): T => JSON.parse(text ?? "null") as T;
 
 async function pickApp(app: string): Promise<void> {
   await page.locator("button[mattooltip='Select an app']").click();
