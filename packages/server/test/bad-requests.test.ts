@@ -2,6 +2,7 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { json, post, startTestServer, type TestServer } from "./support/test-server.js";
+import { SeededRandom } from "@agentkit/test-support/seeded-random";
 
 let t: TestServer;
 
@@ -147,10 +148,10 @@ describe("fuzz: random bodies on every body-taking route", () => {
     ["PATCH", "/apps/A/users/u/memory"],
     ["POST", "/apps/A/users/u/sessions/fuzz_fixed/artifacts"],
   ];
-  // A small deterministic PRNG so failures reproduce.
-  let seed = 12345;
-  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-  const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  // Seeded, so failures reproduce.
+  const random = new SeededRandom(12345);
+  const rand = () => random.next();
+  const pick = <T>(xs: readonly T[]): T => random.pick(xs);
   const keys = [
     "appName",
     "app_name",

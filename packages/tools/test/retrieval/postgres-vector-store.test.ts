@@ -15,6 +15,7 @@ import { PostgresVectorStore } from "@agentkit/tools/retrieval/postgres";
 import { startRunner } from "../helpers.js";
 import { freePort, startPostgres, type PostgresCluster } from "@agentkit/test-support/postgres";
 import { vectorStoreScenario } from "./postgres-shared-scenario.js";
+import { SeededRandom } from "@agentkit/test-support/seeded-random";
 
 // initdb and the first connections are slow on a loaded machine.
 const SLOW = 120_000;
@@ -36,16 +37,6 @@ afterAll(async () => {
   await cluster?.stop();
 }, SLOW);
 
-/** A deterministic PRNG (mulberry32) so the random comparison is reproducible. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe("PostgresVectorStore agrees with InMemoryVectorStore", () => {
   it(
     "on the shared behaviour scenario (rankings, ties, filters, minScore, topK, replace, delete, size, errors)",
@@ -63,7 +54,9 @@ describe("PostgresVectorStore agrees with InMemoryVectorStore", () => {
   it(
     "on 1,200 random vectors (two INSERT chunks) and 40 random queries",
     async () => {
-      const next = random(7);
+      // Seeded, so the random comparison is reproducible.
+      const random = new SeededRandom(7);
+      const next = () => random.next();
       const dim = 16;
       const vec = () => Array.from({ length: dim }, () => Math.round((next() * 2 - 1) * 1000) / 1000);
       const records: VectorRecord[] = Array.from({ length: 1200 }, (_, i) => ({
