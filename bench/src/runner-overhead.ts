@@ -5,9 +5,14 @@
 // Each round runs each framework for --seconds after a warm-up (the order alternates between
 // rounds); the ratios are taken within a round and the table gives their median (min-max).
 // Targets: invocations/s ≥ 5x ADK's; CPU per invocation ≤ 0.2x ADK's.
-// Usage: pnpm bench:runner [-- --rounds 5 --seconds 2 --warm-up 500 --only agentkit|adk --profile DIR]
+// `--baseline DIR` compares this checkout's agentkit with another checkout's (DIR: its root, its
+// dependencies installed) instead of ADK, in the same process: the other checkout's core and
+// bench agent are loaded from its sources, so before and after a change share the machine's
+// load round by round (a FIGURE line, not a target; `--rounds 20 --seconds 0.5` interleaves finely).
+// Usage: pnpm bench:runner [-- --rounds 5 --seconds 2 --warm-up 500 --only agentkit|adk --profile DIR --baseline DIR]
 import { availableParallelism, loadavg } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { cpuUsage, hrtime } from "node:process";
 import { InMemoryRunner } from "@agentkit/core";
 import { InMemoryRunner as AdkInMemoryRunner } from "@google/adk";
@@ -23,9 +28,16 @@ const SECONDS = numberArg("seconds", 2);
 const WARM_UP = numberArg("warm-up", 500);
 const ONLY = stringArg("only", "");
 const PROFILE_DIR = stringArg("profile", "");
+const BASELINE_DIR = stringArg("baseline", "");
 const BATCH = 100;
 
-type Framework = "agentkit" | "adk";
+type Framework = "agentkit" | "adk" | "baseline";
+
+const LABELS: Record<Framework, string> = {
+  agentkit: "agentkit",
+  adk: "ADK 2.0.0",
+  baseline: `agentkit of ${BASELINE_DIR}`,
+};
 
 /** What both runners offer the benchmark: a session, then one invocation on it. */
 interface BenchRunner {
@@ -37,8 +49,11 @@ interface BenchRunner {
 
 const message = { role: "user", parts: [{ text: "q" }] };
 
-function agentkitRunner(): BenchRunner {
-  const runner = new InMemoryRunner({ agent: makeBenchAgent(), appName: "bench" });
+function agentkitRunner(
+  Runner: typeof InMemoryRunner = InMemoryRunner,
+  makeAgent: typeof makeBenchAgent = makeBenchAgent,
+): BenchRunner {
+  const runner = new Runner({ agent: makeAgent(), appName: "bench" });
   return {
     createSession: async () => (await runner.sessionService.createSession({ appName: "bench", userId: "u" })).id,
     async invoke(sessionId) {
@@ -48,6 +63,20 @@ function agentkitRunner(): BenchRunner {
     },
     close: () => runner.close(),
   };
+}
+
+/**
+ * The other checkout's runner and bench agent, from its sources (its own `@agentkit/core` and
+ * zod: the bench agent resolves them from that checkout's folders).
+ */
+async function baselineRunner(dir: string): Promise<BenchRunner> {
+  const root = resolve(dir);
+  const from = (path: string) => pathToFileURL(join(root, path)).href;
+  const [core, agent] = (await Promise.all([
+    import(from("packages/core/src/index.ts")),
+    import(from("bench/src/bench-agent.ts")),
+  ])) as [typeof import("@agentkit/core"), typeof import("./bench-agent.js")];
+  return agentkitRunner(core.InMemoryRunner, agent.makeBenchAgent);
 }
 
 function adkRunner(): BenchRunner {
@@ -71,7 +100,12 @@ interface Throughput {
 
 /** Runs batches of invocations (fresh sessions made between batches) for `seconds` of timed work. */
 async function throughput(framework: Framework, seconds: number, profileFile?: string): Promise<Throughput> {
-  const runner = framework === "agentkit" ? agentkitRunner() : adkRunner();
+  const runner =
+    framework === "agentkit"
+      ? agentkitRunner()
+      : framework === "baseline"
+        ? await baselineRunner(BASELINE_DIR)
+        : adkRunner();
   try {
     for (let i = 0; i < WARM_UP; i++) await runner.invoke(await runner.createSession());
     const stopProfile = profileFile ? await startCpuProfile() : undefined;
@@ -103,7 +137,7 @@ async function throughput(framework: Framework, seconds: number, profileFile?: s
 
 async function main(): Promise<void> {
   console.log(
-    `in-process runner overhead, agentkit vs @google/adk 2.0.0, Node ${process.version}, ${new Date().toISOString()}, ` +
+    `in-process runner overhead, agentkit vs ${BASELINE_DIR ? LABELS.baseline : "@google/adk 2.0.0"}, Node ${process.version}, ${new Date().toISOString()}, ` +
       `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores, ${ROUNDS} rounds of ${SECONDS}s per framework`,
   );
   if (PROFILE_DIR) {
@@ -113,8 +147,8 @@ async function main(): Promise<void> {
     return;
   }
   if (ONLY !== "" && ONLY !== "agentkit" && ONLY !== "adk") throw new Error(`--only agentkit|adk, got ${ONLY}`);
-  const frameworks: Framework[] = ONLY === "" ? ["agentkit", "adk"] : [ONLY];
-  const results: Record<Framework, Throughput[]> = { agentkit: [], adk: [] };
+  const frameworks: Framework[] = BASELINE_DIR ? ["agentkit", "baseline"] : ONLY === "" ? ["agentkit", "adk"] : [ONLY];
+  const results: Record<Framework, Throughput[]> = { agentkit: [], adk: [], baseline: [] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 ? [...frameworks].reverse() : frameworks;
     for (const f of order) results[f].push(await throughput(f, SECONDS));
@@ -124,12 +158,23 @@ async function main(): Promise<void> {
   for (const f of frameworks) {
     const rs = results[f];
     console.log(
-      `| ${f === "adk" ? "ADK 2.0.0" : "agentkit"} | ${spread(rs.map((r) => r.invocationsPerSecond))} | ` +
+      `| ${LABELS[f]} | ${spread(rs.map((r) => r.invocationsPerSecond))} | ` +
         `${spread(rs.map((r) => r.cpuUsPerInvocation))} | ${spread(rs.map((r) => r.cpuUsPerInvocation / r.eventsPerInvocation))} | ` +
         `${median(rs.map((r) => r.eventsPerInvocation)).toFixed(1)} |`,
     );
   }
   if (frameworks.length < 2) return;
+  if (BASELINE_DIR) {
+    const cpu = results.agentkit.map((r, i) => r.cpuUsPerInvocation / results.baseline[i]!.cpuUsPerInvocation);
+    const rate = results.agentkit.map((r, i) => r.invocationsPerSecond / results.baseline[i]!.invocationsPerSecond);
+    console.log(
+      `\nFIGURE in-process CPU per invocation, agentkit / baseline: ${median(cpu).toFixed(3)} (rounds ${spread(cpu, 3)})`,
+    );
+    console.log(
+      `FIGURE in-process invocations/s, agentkit / baseline: ${median(rate).toFixed(3)} (rounds ${spread(rate, 3)})`,
+    );
+    return;
+  }
   const rate = results.agentkit.map((r, i) => r.invocationsPerSecond / results.adk[i]!.invocationsPerSecond);
   const cpu = results.agentkit.map((r, i) => r.cpuUsPerInvocation / results.adk[i]!.cpuUsPerInvocation);
   console.log(
