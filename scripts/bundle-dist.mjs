@@ -8,7 +8,7 @@
 // @agentkit/core shares the CLI's copy), module evaluation order, and source maps (esbuild reads
 // tsc's maps, so a bundle's map points into src/).
 // Usage, in a package folder: node ../../scripts/bundle-dist.mjs [dist/entry.js ...]
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 
@@ -37,14 +37,14 @@ const result = await build({
   chunkNames: "chunks/[name]-[hash]",
   sourcemap: "linked",
   sourcesContent: false,
-  // Functions keep the names esbuild gives them only when two files' top-level names collide;
-  // the check below fails the build if a class would be renamed (its name is user-visible:
-  // error names, agent_class in graphs, tool types in traces).
+  // Not keepNames: it would add a `name` definition to every named closure, on every call. Class
+  // names (user-visible: error names, agent_class in graphs, tool types in traces) are kept by
+  // keepClassNames below instead.
   keepNames: false,
   metafile: true,
   logLevel: "warning",
 });
-checkClassNames(result.metafile);
+keepClassNames(result.metafile);
 
 // Only now that the bundle exists: tsc's per-file JavaScript (and an earlier bundle) goes.
 for (const file of walk(DIST)) if (/\.js(\.map)?$/.test(file)) rmSync(file);
@@ -80,33 +80,36 @@ function* walk(dir) {
 }
 
 /**
- * esbuild renames a top-level name that two bundled files both declare (`Foo` → `Foo2`). For a
- * class that changes `constructor.name`; fail instead, so the collision is fixed in the sources.
+ * esbuild writes a class whose body names itself as `var X = class _X {…}` (the inner name keeps
+ * the class's own binding), which makes `X.name` "_X". Named `X` again, with its references,
+ * the class is what the source declared; ` X` replaces `_X`, so source map columns still hold.
+ * A class renamed because two files declare the same top-level name (`class X2`) fails the build
+ * instead: rename one in the sources.
  */
-function checkClassNames(metafile) {
-  const renamed = [];
-  for (const output of Object.keys(metafile.outputs)) {
+function keepClassNames(metafile) {
+  const problems = [];
+  for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
     if (!output.endsWith(".js")) continue;
-    const code = readFileSync(output, "utf8");
-    for (const match of code.matchAll(/\bclass ([A-Za-z_$][\w$]*?)(\d+) /g)) {
-      const [, base, digits] = match;
-      if (base && digits && new RegExp(`\\bclass ${base} `).test(code + readAllOutputs(metafile)))
-        renamed.push(`${base}${digits} (${output})`);
+    let code = readFileSync(output, "utf8");
+    const sources = Object.keys(inputs)
+      .filter((input) => existsSync(input))
+      .map((input) => readFileSync(input, "utf8"));
+    const inSources = (pattern) => sources.some((source) => new RegExp(pattern).test(source));
+    for (const [, outer, inner] of [...code.matchAll(/\b(?:var|let|const) ([A-Za-z$][\w$]*) = class (_\1\d*)\b/g)]) {
+      const identifier = `(?<![\\w$.])${inner.replaceAll("$", "\\$")}(?![\\w$])`;
+      // Safe only if the inner name is esbuild's alone (no source file uses it).
+      if (inSources(identifier)) problems.push(`${inner} in ${output} is also a name in the sources`);
+      else code = code.replace(new RegExp(identifier, "g"), ` ${outer}`.padStart(inner.length));
     }
+    for (const [, renamed] of code.matchAll(/\bclass ([A-Za-z$][\w$]*?\d+)\b/g)) {
+      const base = renamed.replace(/\d+$/, "");
+      if (inSources(`\\bclass ${base}\\b`) && !inSources(`\\bclass ${renamed}\\b`))
+        problems.push(`class ${base} is ${renamed} in ${output} (two files declare it)`);
+    }
+    writeFileSync(output, code);
   }
-  if (renamed.length > 0) {
-    process.stderr.write(
-      `bundle-dist: classes renamed by the bundler (same name in two files): ${renamed.join(", ")}\n`,
-    );
+  if (problems.length > 0) {
+    process.stderr.write(`bundle-dist: class names the bundle would change:\n  ${problems.join("\n  ")}\n`);
     process.exit(1);
   }
-}
-
-let allOutputs;
-function readAllOutputs(metafile) {
-  allOutputs ??= Object.keys(metafile.outputs)
-    .filter((output) => output.endsWith(".js"))
-    .map((output) => readFileSync(output, "utf8"))
-    .join("\n");
-  return allOutputs;
 }
