@@ -101,7 +101,10 @@ function keepClassNames(metafile) {
       if (inSources(identifier)) problems.push(`${inner} in ${output} is also a name in the sources`);
       else code = code.replace(new RegExp(identifier, "g"), ` ${outer}`.padStart(inner.length));
     }
-    for (const [, renamed] of code.matchAll(/\bclass ([A-Za-z$][\w$]*?\d+)\b/g)) {
+    for (const [, declared, assigned] of code.matchAll(
+      /\bclass ([A-Za-z$][\w$]*?\d+)\b|\b(?:var|let|const) ([A-Za-z$][\w$]*?\d+) = class\b/g,
+    )) {
+      const renamed = declared ?? assigned;
       const base = renamed.replace(/\d+$/, "");
       if (inSources(`\\bclass ${base}\\b`) && !inSources(`\\bclass ${renamed}\\b`))
         problems.push(`class ${base} is ${renamed} in ${output} (two files declare it)`);
@@ -110,6 +113,7 @@ function keepClassNames(metafile) {
   }
   if (problems.length > 0) {
     process.stderr.write(`bundle-dist: class names the bundle would change:\n  ${problems.join("\n  ")}\n`);
+    rmSync(STAGING, { recursive: true, force: true });
     process.exit(1);
   }
 }
