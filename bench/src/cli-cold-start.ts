@@ -5,7 +5,8 @@
 // interleaved, and reports median / min / max, plus the child's own phases (bin/agentkit.mjs
 // with AGENTKIT_STARTUP_TIMING=1: Node bootstrap, module hooks ready, CLI modules loaded,
 // listening). Configurations: the default `source` runtime (Node's own TypeScript support) on
-// in-memory and on the default SQLite + file services, the built dist when it exists, and the
+// in-memory and on the default SQLite + file services, the built dist when it exists (`pnpm build`:
+// one bundle per package entry, scripts/bundle-dist.mjs), and the
 // `tsx` runtime (a figure only: the fallback for agents that need tsx, not a target).
 // The baseline, in the same interleaved runs: a bare node:http server started the same way
 // (`node bench/src/bare-http-server.mjs --port 0`: plain JavaScript, Node's built-ins only),
@@ -75,7 +76,7 @@ const CONFIGS: Config[] = [
   agentkit("sources, in-memory services", {}, inMemory),
   agentkit("sources, SQLite + file services (the defaults)", {}, onDisk),
   ...(distBuilt
-    ? [agentkit("built dist, no hooks (AGENTKIT_RUNTIME=dist), in-memory", { AGENTKIT_RUNTIME: "dist" }, inMemory)]
+    ? [agentkit("built dist, bundled (AGENTKIT_RUNTIME=dist), in-memory", { AGENTKIT_RUNTIME: "dist" }, inMemory)]
     : []),
   agentkit(
     "sources through tsx (AGENTKIT_RUNTIME=tsx), in-memory (figure)",
