@@ -5,7 +5,8 @@
 // interleaved, and reports median / min / max, plus the child's own phases (bin/agentkit.mjs
 // with AGENTKIT_STARTUP_TIMING=1: Node bootstrap, module hooks ready, CLI modules loaded,
 // listening). Configurations: the default `source` runtime (Node's own TypeScript support) on
-// in-memory and on the default SQLite + file services, the built dist when it exists, and the
+// in-memory and on the default SQLite + file services, the built dist when it exists (`pnpm build`:
+// one bundle per package entry, scripts/bundle-dist.mjs), and the
 // `tsx` runtime (a figure only: the fallback for agents that need tsx, not a target).
 // The baseline, in the same interleaved runs: a bare node:http server started the same way
 // (`node bench/src/bare-http-server.mjs --port 0`: plain JavaScript, Node's built-ins only),
@@ -13,7 +14,7 @@
 // bare server's (ratios taken run by run, median reported), for every configuration.
 // Usage: pnpm bench:cold-start [-- --runs 7]
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -75,7 +76,7 @@ const CONFIGS: Config[] = [
   agentkit("sources, in-memory services", {}, inMemory),
   agentkit("sources, SQLite + file services (the defaults)", {}, onDisk),
   ...(distBuilt
-    ? [agentkit("built dist, no hooks (AGENTKIT_RUNTIME=dist), in-memory", { AGENTKIT_RUNTIME: "dist" }, inMemory)]
+    ? [agentkit("built dist, bundled (AGENTKIT_RUNTIME=dist), in-memory", { AGENTKIT_RUNTIME: "dist" }, inMemory)]
     : []),
   agentkit(
     "sources through tsx (AGENTKIT_RUNTIME=tsx), in-memory (figure)",
@@ -89,7 +90,24 @@ const CONFIGS: Config[] = [
 interface Sample {
   listening: number;
   firstAnswer: number;
+  /** The child's CPU time (user + system, ms) at its banner and after the first answer; NaN without /proc. */
+  cpuListening: number;
+  cpuFirstAnswer: number;
   phases: Record<string, number>;
+}
+
+/**
+ * A process's CPU time so far (user + system), from /proc/<pid>/stat (Linux; clock ticks of
+ * 10 ms). Wall time moves by 1.5x between runs on a shared machine; the child's CPU time much less.
+ */
+function cpuMs(pid: number | undefined): number {
+  try {
+    // Fields after the command name (which may hold spaces): state is 3rd, utime 14th, stime 15th.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 async function once(config: Config): Promise<Sample> {
@@ -125,6 +143,7 @@ async function once(config: Config): Promise<Sample> {
       child.once("exit", (code) => reject(new Error(`agentkit exited with ${code}: ${out}${err}`)));
     });
     const listening = performance.now() - t0;
+    const cpuListening = cpuMs(child.pid);
     const session = (await (await fetch(`${url}/apps/${config.app}/users/u/sessions`, { method: "POST" })).json()) as {
       id: string;
     };
@@ -142,10 +161,11 @@ async function once(config: Config): Promise<Sample> {
     if (run.status !== 200 || !JSON.stringify(events).includes(config.expect))
       throw new Error(`unexpected first answer: ${run.status} ${JSON.stringify(events).slice(0, 200)}`);
     const firstAnswer = performance.now() - t0;
+    const cpuFirstAnswer = cpuMs(child.pid);
     const phases: Record<string, number> = {};
     for (const m of err.matchAll(/(node bootstrap|hooks ready \(\w+\)|modules loaded|listening) (\d+) ms/g))
       phases[m[1]!.replace(/ \(\w+\)/, "")] = Number(m[2]);
-    return { listening, firstAnswer, phases };
+    return { listening, firstAnswer, cpuListening, cpuFirstAnswer, phases };
   } finally {
     child.kill("SIGTERM");
     await exited;
@@ -170,15 +190,16 @@ async function main(): Promise<void> {
   const ratios = (config: Config) => samples.get(config)!.map((s, i) => s.firstAnswer / bare[i]!.firstAnswer);
   console.log("\nms, median (min-max)");
   console.log(
-    "| configuration | spawn → listening | spawn → first /run answered | vs bare | in the child: Node bootstrap / hooks ready / modules loaded / listening |",
+    "| configuration | spawn → listening | spawn → first /run answered | vs bare | child CPU at listening / first answer | in the child: Node bootstrap / hooks ready / modules loaded / listening |",
   );
-  console.log("| --- | ---: | ---: | ---: | --- |");
+  console.log("| --- | ---: | ---: | ---: | ---: | --- |");
   for (const config of CONFIGS) {
     const xs = samples.get(config)!;
     const phase = (k: string) => median(xs.map((s) => s.phases[k] ?? Number.NaN)).toFixed(0);
     console.log(
       `| ${config.name} | ${range(xs.map((s) => s.listening))} | ${range(xs.map((s) => s.firstAnswer))} | ` +
         `${spread(ratios(config), 2)} | ` +
+        `${range(xs.map((s) => s.cpuListening))} / ${range(xs.map((s) => s.cpuFirstAnswer))} | ` +
         (config === BARE
           ? "- |"
           : `${phase("node bootstrap")} / ${phase("hooks ready")} / ${phase("modules loaded")} / ${phase("listening")} |`),
@@ -193,6 +214,15 @@ async function main(): Promise<void> {
       limit: 2.5,
       detail: `(runs ${spread(ratios(config), 2)}; ${median(samples.get(config)!.map((s) => s.firstAnswer)).toFixed(0)} ms vs ${median(bare.map((s) => s.firstAnswer)).toFixed(0)} ms)`,
     });
+  // The same comparison in the child's CPU time, which a loaded machine disturbs less than wall time.
+  const cpuRatios = (config: Config) => samples.get(config)!.map((s, i) => s.cpuFirstAnswer / bare[i]!.cpuFirstAnswer);
+  if (bare.every((s) => Number.isFinite(s.cpuFirstAnswer)))
+    for (const config of CONFIGS.filter((c) => c !== BARE))
+      console.log(
+        `FIGURE cold start, child CPU to first answer, agentkit api-server (${config.name}) / bare node:http: ` +
+          `${median(cpuRatios(config)).toFixed(3)} (runs ${spread(cpuRatios(config), 2)}; ` +
+          `${median(samples.get(config)!.map((s) => s.cpuFirstAnswer)).toFixed(0)} ms vs ${median(bare.map((s) => s.cpuFirstAnswer)).toFixed(0)} ms)`,
+      );
 }
 
 await main();

@@ -8,8 +8,9 @@
 //            the same way; `.tsx`, decorators and tsconfig paths need tsx.
 //   tsx: the same sources compiled by tsx, registered in-process: any TypeScript tsx accepts,
 //            at about 0.2 s more per start (tsx's own start and its off-thread hooks).
-//   dist: the built output of the packages and of this CLI (`pnpm build`), loaded with no
-//            module hooks at all (the fast start of an installed agentkit); agents' TypeScript
+//   dist: the built output of the packages and of this CLI (`pnpm build`: one bundle per
+//            package entry), loaded by Node with only a resolve hook that skips Node's resolution
+//            where its answer is known (the fast start of an installed agentkit); agents' TypeScript
 //            goes through Node's own type stripping, so agents must use erasable TypeScript
 //            only (no enums, namespaces or parameter properties).
 // AGENTKIT_STARTUP_TIMING=1 prints where start-up time goes to stderr.
@@ -28,13 +29,22 @@ if (runtime !== "source" && runtime !== "tsx" && runtime !== "dist") {
 }
 let main;
 if (runtime === "dist") {
-  const built = ["../dist/main.js", "../../../packages/core/dist/index.js", "../../../packages/server/dist/index.js"];
+  const built = [
+    "../dist/main.js",
+    "../dist/register-source-hooks.js",
+    "../../../packages/core/dist/index.js",
+    "../../../packages/server/dist/index.js",
+  ];
   if (!built.every((path) => existsSync(fileURLToPath(new URL(path, import.meta.url))))) {
     process.stderr.write("agentkit: AGENTKIT_RUNTIME=dist needs the built packages; run `pnpm build` first.\n");
     process.exit(2);
   }
+  // Resolution shortcuts only (src/register-source-hooks.ts, registerDistHooks); the agent loader
+  // adds its own hook (a missing `./x.js` → `./x.ts`) for agents.
+  const { registerDistHooks } = await import(new URL("../dist/register-source-hooks.js", import.meta.url).href);
+  const workspace = new URL("../../../", import.meta.url).href;
+  registerDistHooks({ linkFreeRoots: [`${workspace}packages/`, `${workspace}apps/`] });
   performance.mark("agentkit:hooks", { detail: runtime });
-  // No module hook here: the agent loader adds its own (a missing `./x.js` → `./x.ts`) for agents.
   ({ main } = await import(new URL("../dist/main.js", import.meta.url).href));
 } else if (runtime === "source") {
   // This one file Node strips itself (its output is in the compile cache after the first start).

@@ -1,6 +1,7 @@
 // The default `source` runtime of bin/agentkit.mjs (src/register-source-hooks.ts): sources on
 // Node's own TypeScript support, syntax that needs a transform, and the on-disk cache of the
-// compiled output (reused, keyed by content, and never read from a directory others can write).
+// compiled output (reused, keyed by content, and never read from a directory others can write);
+// linked files resolve as Node would, on the `dist` runtime's resolve hook too.
 import { afterAll, describe, expect, it } from "@jest/globals";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,7 +43,10 @@ export const rootAgent = new LlmAgent({ name: "echo", model, instruction: "Answe
 );
 
 /** Starts the CLI on the agents directory, sends one run, stops it: the run's text and stderr. */
-async function answerOnce(app = "echo"): Promise<{ text: string; errors: string; log: string }> {
+async function answerOnce(
+  app = "echo",
+  runtime: "source" | "dist" = "source",
+): Promise<{ text: string; errors: string; log: string }> {
   const cli = startCli(
     [
       "api-server",
@@ -55,7 +59,13 @@ async function answerOnce(app = "echo"): Promise<{ text: string; errors: string;
       "memory://",
     ],
     // NODE_OPTIONS: not jest's (it silences ExperimentalWarning, which the first test looks for).
-    { ...OFFLINE_ENV, NODE_OPTIONS: "", NODE_COMPILE_CACHE: compileCache, AGENTKIT_STARTUP_TIMING: "1" },
+    {
+      ...OFFLINE_ENV,
+      NODE_OPTIONS: "",
+      NODE_COMPILE_CACHE: compileCache,
+      AGENTKIT_STARTUP_TIMING: "1",
+      AGENTKIT_RUNTIME: runtime,
+    },
   );
   try {
     const url = await cli.listening();
@@ -165,12 +175,15 @@ export const rootAgent = new LlmAgent({ name: "trace", model: new Where("here"),
     }
   });
 
-  it("a file of an agent reached through a linked folder is one module", async () => {
-    agents.write("linked/real/counter.ts", "export const counter = { n: 0 };\n");
-    symlinkSync(join(agents.dir, "linked", "real"), join(agents.dir, "linked", "link"), "dir");
-    agents.write(
-      "linked/agent.ts",
-      `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
+  // The dist runtime's resolve hook (registerDistHooks) takes the same shortcuts for installed packages.
+  it.each(["source", "dist"] as const)(
+    "%s runtime: a file of an agent reached through a linked folder is one module",
+    async (runtime) => {
+      agents.write("linked/real/counter.ts", "export const counter = { n: 0 };\n");
+      symlinkSync(join(agents.dir, "linked", "real"), join(agents.dir, "linked", "link"), "dir");
+      agents.write(
+        "linked/agent.ts",
+        `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
 import { counter as viaFolder } from "./real/counter.js";
 import { counter as viaLink } from "./link/counter.js";
 class Same extends BaseLlm {
@@ -180,28 +193,33 @@ class Same extends BaseLlm {
 }
 export const rootAgent = new LlmAgent({ name: "linked", model: new Same({ model: "same" }), instruction: "Answer." });
 `,
-    );
-    try {
-      expect((await answerOnce("linked")).text).toBe("one module");
-    } finally {
-      rmSync(join(agents.dir, "linked"), { recursive: true, force: true });
-    }
-  });
+      );
+      try {
+        const { text, errors } = await answerOnce("linked", runtime);
+        expect(errors).toContain(`hooks ready (${runtime})`);
+        expect(text).toBe("one module");
+      } finally {
+        rmSync(join(agents.dir, "linked"), { recursive: true, force: true });
+      }
+    },
+  );
 
-  it("a symbolic link inside an installed package still resolves to the file it points at", async () => {
-    agents.write(
-      "node_modules/linked-pkg/package.json",
-      JSON.stringify({ name: "linked-pkg", type: "module", main: "index.js" }),
-    );
-    agents.write("node_modules/linked-pkg/real.js", "export const box = {};\n");
-    symlinkSync("real.js", join(agents.dir, "node_modules", "linked-pkg", "alias.js"));
-    agents.write(
-      "node_modules/linked-pkg/index.js",
-      'import { box as a } from "./real.js";\nimport { box as b } from "./alias.js";\nexport const same = a === b;\n',
-    );
-    agents.write(
-      "pkg/agent.ts",
-      `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
+  it.each(["source", "dist"] as const)(
+    "%s runtime: a symbolic link inside an installed package still resolves to the file it points at",
+    async (runtime) => {
+      agents.write(
+        "node_modules/linked-pkg/package.json",
+        JSON.stringify({ name: "linked-pkg", type: "module", main: "index.js" }),
+      );
+      agents.write("node_modules/linked-pkg/real.js", "export const box = {};\n");
+      symlinkSync("real.js", join(agents.dir, "node_modules", "linked-pkg", "alias.js"));
+      agents.write(
+        "node_modules/linked-pkg/index.js",
+        'import { box as a } from "./real.js";\nimport { box as b } from "./alias.js";\nexport const same = a === b;\n',
+      );
+      agents.write(
+        "pkg/agent.ts",
+        `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
 import { same } from "linked-pkg";
 class Same extends BaseLlm {
   async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
@@ -210,12 +228,15 @@ class Same extends BaseLlm {
 }
 export const rootAgent = new LlmAgent({ name: "pkg", model: new Same({ model: "same" }), instruction: "Answer." });
 `,
-    );
-    try {
-      expect((await answerOnce("pkg")).text).toBe("one module");
-    } finally {
-      rmSync(join(agents.dir, "pkg"), { recursive: true, force: true });
-      rmSync(join(agents.dir, "node_modules", "linked-pkg"), { recursive: true, force: true });
-    }
-  });
+      );
+      try {
+        const { text, errors } = await answerOnce("pkg", runtime);
+        expect(errors).toContain(`hooks ready (${runtime})`);
+        expect(text).toBe("one module");
+      } finally {
+        rmSync(join(agents.dir, "pkg"), { recursive: true, force: true });
+        rmSync(join(agents.dir, "node_modules", "linked-pkg"), { recursive: true, force: true });
+      }
+    },
+  );
 });
