@@ -19,24 +19,60 @@ export function deepCopy<T>(value: T): T {
   return out as T;
 }
 
-/** `deepFreeze(deepCopy(value))` in one pass: each object of the copy is frozen as it is made. */
+/**
+ * The frozen empty object and array that frozen snapshots hold wherever their source had an
+ * empty one (events carry four action maps, mostly empty). V8 gives every `{}` room for four
+ * properties (56 bytes), and a store keeps its snapshots for the session's lifetime.
+ */
+const EMPTY_OBJECT: Readonly<Record<string, never>> = Object.freeze({});
+const EMPTY_ARRAY: readonly never[] = Object.freeze([]);
+
+/**
+ * `deepFreeze(deepCopy(value))` in one pass: each object of the copy is frozen as it is made,
+ * and every empty plain object or array is the one shared frozen instance (frozen values cannot
+ * tell one empty object from another).
+ */
 export function frozenCopy<T>(value: T): T {
   if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
+  if (Array.isArray(value)) return (value.length === 0 ? EMPTY_ARRAY : Object.freeze(value.map(frozenCopy))) as T;
   const proto = Object.getPrototypeOf(value) as object | null;
   if (proto !== null && Object.getPrototypeOf(proto) !== null) return deepFreeze(structuredClone(value));
   const out: Record<string, unknown> = {};
+  let empty = true;
   for (const key in value) {
-    if (Object.hasOwn(value, key)) setOwn(out, key, frozenCopy((value as Record<string, unknown>)[key]));
+    if (Object.hasOwn(value, key)) {
+      setOwn(out, key, frozenCopy((value as Record<string, unknown>)[key]));
+      empty = false;
+    }
   }
-  return Object.freeze(out) as T;
+  return (empty && proto !== null ? EMPTY_OBJECT : Object.freeze(out)) as T;
 }
 
-/** Freezes a value and everything it holds (objects and arrays), in place; returns it. */
+/**
+ * Freezes a value and everything it holds (objects and arrays), in place; returns it. Empty
+ * plain objects and arrays it holds (not `value` itself) are replaced by the shared frozen ones
+ * of `frozenCopy`, so only a value the caller owns may be given (a parsed copy, a clone).
+ */
 export function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    for (const key of keys) {
+      const shared = sharedEmpty(record[key]);
+      if (shared) setOwn(record, key, shared);
+    }
+    // Frozen before its children: a cycle ends at the frozen check.
     Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    for (const key of keys) deepFreeze(record[key]);
   }
   return value;
+}
+
+/** The shared frozen instance for an empty plain object or array, else undefined. */
+function sharedEmpty(value: unknown): object | undefined {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return undefined;
+  if (Array.isArray(value)) return value.length === 0 ? EMPTY_ARRAY : undefined;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
+  for (const key in value) if (Object.hasOwn(value, key)) return undefined;
+  return EMPTY_OBJECT;
 }
