@@ -33,6 +33,7 @@ const EMPTY_ARRAY: readonly never[] = Object.freeze([]);
  * tell one empty object from another).
  */
 export function frozenCopy<T>(value: T): T {
+  if (typeof value === "string") return flatString(value) as T;
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) return (value.length === 0 ? EMPTY_ARRAY : Object.freeze(value.map(frozenCopy))) as T;
   const proto = Object.getPrototypeOf(value) as object | null;
@@ -75,4 +76,15 @@ function sharedEmpty(value: unknown): object | undefined {
   if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
   for (const key in value) if (Object.hasOwn(value, key)) return undefined;
   return EMPTY_OBJECT;
+}
+
+/**
+ * The string, flattened in place. V8 keeps a concatenated string as a tree of its pieces (a
+ * `randomUUID()` id is one: a dozen nodes of 32 bytes over its 36 characters); converting it to
+ * a number flattens it (the tree's root then points at one flat copy, which the next collection
+ * puts in its place), so a snapshot kept for the session's lifetime holds flat strings.
+ */
+function flatString(value: string): string {
+  void Number(value);
+  return value;
 }
