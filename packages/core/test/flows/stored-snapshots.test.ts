@@ -74,7 +74,7 @@ describe("requests share the store's snapshots", () => {
       const last = model.contents.at(-1)!;
       // The last request saw every stored event but the final answer, as the very objects the store keeps.
       expect(last).toHaveLength(storedContents.length - 1);
-      last.forEach((content, i) => expect(content).toBe(storedContents[i]));
+      for (const [i, content] of last.entries()) expect(content).toBe(storedContents[i]);
       expect(Object.isFrozen(last[0]) && Object.isFrozen(last[0]!.parts![0])).toBe(true);
     });
   }
