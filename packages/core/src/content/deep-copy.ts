@@ -1,4 +1,5 @@
 import { setOwn } from "../sessions/own-keys.js";
+import { EMPTY_ARRAY, EMPTY_OBJECT, isSharedEmpty, SnapshotSharing } from "./snapshot-sharing.js";
 
 /**
  * A deep copy of JSON-like data (plain objects, arrays, primitives), several times faster than
@@ -20,62 +21,110 @@ export function deepCopy<T>(value: T): T {
 }
 
 /**
- * The frozen empty object and array that frozen snapshots hold wherever their source had an
- * empty one (events carry four action maps, mostly empty). V8 gives every `{}` room for four
- * properties (56 bytes), and a store keeps its snapshots for the session's lifetime.
- */
-const EMPTY_OBJECT: Readonly<Record<string, never>> = Object.freeze({});
-const EMPTY_ARRAY: readonly never[] = Object.freeze([]);
-
-/**
- * `deepFreeze(deepCopy(value))` in one pass: each object of the copy is frozen as it is made,
- * and every empty plain object or array is the one shared frozen instance (frozen values cannot
- * tell one empty object from another).
+ * `deepFreeze(deepCopy(value))` in one pass: each object of the copy is frozen as it is made.
+ * The copy shares what it can (`snapshot-sharing.ts`): every empty plain object or array is one
+ * shared frozen instance, a record of nothing but empties (an unchanged event's `actions`) is
+ * shared by key list, equal small leaves of primitives within the value are one object, and
+ * strings are flattened. Frozen values cannot tell a shared object from an own one.
  */
 export function frozenCopy<T>(value: T): T {
+  return copyFrozen(value, new SnapshotSharing());
+}
+
+function copyFrozen<T>(value: T, sharing: SnapshotSharing): T {
   if (typeof value === "string") return flatString(value) as T;
   if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return (value.length === 0 ? EMPTY_ARRAY : Object.freeze(value.map(frozenCopy))) as T;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return EMPTY_ARRAY as T;
+    let primitive = true;
+    const out = (value as unknown[]).map((item) => {
+      const copy = copyFrozen(item, sharing);
+      if (typeof copy === "object" && copy !== null) primitive = false;
+      return copy;
+    });
+    Object.freeze(out);
+    return (primitive ? sharing.leaf(out, out.length) : out) as T;
+  }
   const proto = Object.getPrototypeOf(value) as object | null;
   if (proto !== null && Object.getPrototypeOf(proto) !== null) return deepFreeze(structuredClone(value));
   const out: Record<string, unknown> = {};
-  let empty = true;
+  let count = 0;
+  let allEmpty = true;
+  let primitive = true;
   for (const key in value) {
-    if (Object.hasOwn(value, key)) {
-      setOwn(out, key, frozenCopy((value as Record<string, unknown>)[key]));
-      empty = false;
-    }
+    if (!Object.hasOwn(value, key)) continue;
+    const copy = copyFrozen((value as Record<string, unknown>)[key], sharing);
+    setOwn(out, key, copy);
+    count++;
+    if (!isSharedEmpty(copy)) allEmpty = false;
+    if (typeof copy === "object" && copy !== null) primitive = false;
   }
-  return (empty && proto !== null ? EMPTY_OBJECT : Object.freeze(out)) as T;
+  if (count === 0 && proto !== null) return EMPTY_OBJECT as T;
+  Object.freeze(out);
+  if (allEmpty && proto !== null) return sharing.emptyRecord(out, count) as T;
+  return (primitive && proto !== null ? sharing.leaf(out, count) : out) as T;
 }
 
 /**
- * Freezes a value and everything it holds (objects and arrays), in place; returns it. Empty
- * plain objects and arrays it holds (not `value` itself) are replaced by the shared frozen ones
- * of `frozenCopy`, so only a value the caller owns may be given (a parsed copy, a clone).
+ * Freezes a value and everything it holds (objects and arrays), in place; returns it. What it
+ * holds is shared as `frozenCopy` shares it (empty objects and arrays, records of empties, equal
+ * leaves within the value): those children are replaced, not `value` itself, so only a value the
+ * caller owns may be given (a parsed copy, a clone).
  */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    const record = value as Record<string, unknown>;
-    const keys = Object.keys(record);
-    for (const key of keys) {
-      const shared = sharedEmpty(record[key]);
-      if (shared) setOwn(record, key, shared);
-    }
-    // Frozen before its children: a cycle ends at the frozen check.
-    Object.freeze(value);
-    for (const key of keys) deepFreeze(record[key]);
-  }
+  freezeSharing(value, new SnapshotSharing());
   return value;
 }
 
-/** The shared frozen instance for an empty plain object or array, else undefined. */
-function sharedEmpty(value: unknown): object | undefined {
+function freezeSharing(value: unknown, sharing: SnapshotSharing): void {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  for (const key of keys) {
+    const shared = sharedChild(record[key], sharing);
+    if (shared) setOwn(record, key, shared);
+  }
+  // Frozen before its children: a cycle ends at the frozen check.
+  Object.freeze(value);
+  for (const key of keys) freezeSharing(record[key], sharing);
+}
+
+/**
+ * The shared frozen stand-in for a plain object or array that holds no nested data (empty, only
+ * primitives, or only empty objects and arrays), frozen in place on the way; else undefined.
+ */
+function sharedChild(value: unknown, sharing: SnapshotSharing): object | undefined {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return undefined;
-  if (Array.isArray(value)) return value.length === 0 ? EMPTY_ARRAY : undefined;
-  if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
-  for (const key in value) if (Object.hasOwn(value, key)) return undefined;
-  return EMPTY_OBJECT;
+  const isArray = Array.isArray(value);
+  if (!isArray && Object.getPrototypeOf(value) !== Object.prototype) return undefined;
+  const record = value as Record<string, unknown>;
+  let count = 0;
+  let primitive = true;
+  let allEmpty = true;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    count++;
+    const child = record[key];
+    if (typeof child === "object" && child !== null) {
+      primitive = false;
+      if (!isEmptyPlain(child)) return undefined;
+    } else allEmpty = false;
+  }
+  if (count === 0) return isArray ? EMPTY_ARRAY : EMPTY_OBJECT;
+  if (primitive) return sharing.leaf(Object.freeze(value), count);
+  if (!allEmpty || isArray) return undefined;
+  for (const key in record) {
+    if (Object.hasOwn(record, key)) setOwn(record, key, Array.isArray(record[key]) ? EMPTY_ARRAY : EMPTY_OBJECT);
+  }
+  return sharing.emptyRecord(Object.freeze(value), count);
+}
+
+/** An empty plain object or array. */
+function isEmptyPlain(value: object): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
 }
 
 /**
@@ -85,6 +134,7 @@ function sharedEmpty(value: unknown): object | undefined {
  * puts in its place), so a snapshot kept for the session's lifetime holds flat strings.
  */
 function flatString(value: string): string {
-  void Number(value);
+  // Shorter concatenations are flat already (V8 makes no tree under 13 characters).
+  if (value.length >= 13) void Number(value);
   return value;
 }
