@@ -9,9 +9,13 @@ import { EMPTY_ARRAY, EMPTY_OBJECT, isSharedEmpty, SnapshotSharing } from "./sna
  */
 export function deepCopy<T>(value: T): T {
   if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map(deepCopy) as T;
-  const proto = Object.getPrototypeOf(value) as object | null;
-  if (proto !== null && Object.getPrototypeOf(proto) !== null) return structuredClone(value);
+  if (Array.isArray(value)) {
+    const n = value.length;
+    const copy = new Array(n);
+    for (let i = 0; i < n; i++) copy[i] = deepCopy(value[i]);
+    return copy as T;
+  }
+  if (!isPlainRecord(value)) return structuredClone(value);
   const out: Record<string, unknown> = {};
   // `for…in` + own check: the order of `Object.keys` without allocating its array.
   for (const key in value) {
@@ -35,18 +39,19 @@ function copyFrozen<T>(value: T, sharing: SnapshotSharing): T {
   if (typeof value === "string") return flatString(value) as T;
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) {
-    if (value.length === 0) return EMPTY_ARRAY as T;
+    const n = value.length;
+    if (n === 0) return EMPTY_ARRAY as T;
+    const copy = new Array(n);
     let primitive = true;
-    const out = (value as unknown[]).map((item) => {
-      const copy = copyFrozen(item, sharing);
-      if (typeof copy === "object" && copy !== null) primitive = false;
-      return copy;
-    });
-    Object.freeze(out);
-    return (primitive ? sharing.leaf(out, out.length) : out) as T;
+    for (let i = 0; i < n; i++) {
+      const item = copyFrozen(value[i], sharing);
+      if (typeof item === "object" && item !== null) primitive = false;
+      copy[i] = item;
+    }
+    Object.freeze(copy);
+    return (primitive ? sharing.leaf(copy, n) : copy) as T;
   }
-  const proto = Object.getPrototypeOf(value) as object | null;
-  if (proto !== null && Object.getPrototypeOf(proto) !== null) return deepFreeze(structuredClone(value));
+  if (!isPlainRecord(value)) return deepFreeze(structuredClone(value));
   const out: Record<string, unknown> = {};
   let count = 0;
   let allEmpty = true;
@@ -59,10 +64,20 @@ function copyFrozen<T>(value: T, sharing: SnapshotSharing): T {
     if (!isSharedEmpty(copy)) allEmpty = false;
     if (typeof copy === "object" && copy !== null) primitive = false;
   }
-  if (count === 0 && proto !== null) return EMPTY_OBJECT as T;
+  if (count === 0) return EMPTY_OBJECT as T;
   Object.freeze(out);
-  if (allEmpty && proto !== null) return sharing.emptyRecord(out, count) as T;
-  return (primitive && proto !== null ? sharing.leaf(out, count) : out) as T;
+  if (allEmpty) return sharing.emptyRecord(out, count) as T;
+  return (primitive ? sharing.leaf(out, count) : out) as T;
+}
+
+/**
+ * An object made by a literal, `Object.create(null)` or a class-less prototype chain of one
+ * level (what JSON-like data is). `Object.prototype` is compared first: nearly every value is
+ * a literal, and that answer needs one prototype read instead of two.
+ */
+function isPlainRecord(value: object): boolean {
+  const proto = Object.getPrototypeOf(value) as object | null;
+  return proto === Object.prototype || proto === null || Object.getPrototypeOf(proto) === null;
 }
 
 /**
