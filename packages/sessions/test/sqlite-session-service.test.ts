@@ -65,18 +65,20 @@ describe("SqliteSessionService reads only what was appended since its last read"
     const service = new SqliteSessionService({ path });
     const other = new SqliteSessionService({ path });
     const key = { appName: "cache", userId: "u", sessionId: "w" };
-    const session = await service.createSession(key);
-    await service.getSession(key); // the cache now holds the (empty) history
+    const created = await service.createSession(key);
+    await service.appendEvent({ session: created, event: event("e0") });
+    const session = (await service.getSession(key))!; // the cache now holds [e0]
     const mine = event("m1");
     mine.customMetadata = { note: undefined, kept: "yes" };
     await service.appendEvent({ session, event: mine });
     const read = (await service.getSession(key))!;
     // Exactly what a read of the stored row gives (undefined dropped), frozen, and not the caller's object.
-    expect(read.events.map((e) => e.id)).toEqual(["m1"]);
-    expect(read.events[0]).not.toBe(mine);
-    expect(Object.isFrozen(read.events[0]) && Object.isFrozen(read.events[0]!.content!.parts![0])).toBe(true);
-    expect(JSON.stringify(read.events[0])).toBe(JSON.stringify((await other.getSession(key))!.events[0]));
-    expect(read.events[0]!.customMetadata).toEqual({ kept: "yes" });
+    expect(read.events.map((e) => e.id)).toEqual(["e0", "m1"]);
+    expect(read.events[1]).not.toBe(mine);
+    expect(Object.isFrozen(read.events[1]) && Object.isFrozen(read.events[1]!.content!.parts![0])).toBe(true);
+    expect(JSON.stringify(read.events)).toBe(JSON.stringify((await other.getSession(key))!.events));
+    expect(read.events[1]!.customMetadata).toEqual({ kept: "yes" });
+    expect((await service.getSession(key))!.events[1]).toBe(read.events[1]);
     // The caller's event is untouched and stays its own.
     expect(Object.isFrozen(mine)).toBe(false);
     expect(Object.hasOwn(mine.customMetadata!, "note")).toBe(true);
@@ -86,8 +88,8 @@ describe("SqliteSessionService reads only what was appended since its last read"
     await other.appendEvent({ session: theirs, event: event("o1") });
     const stale = (await service.getSession(key))!;
     await service.appendEvent({ session: stale, event: event("m2") });
-    expect((await service.getSession(key))!.events.map((e) => e.id)).toEqual(["m1", "o1", "m2"]);
-    expect((await other.getSession(key))!.events.map((e) => e.id)).toEqual(["m1", "o1", "m2"]);
+    expect((await service.getSession(key))!.events.map((e) => e.id)).toEqual(["e0", "m1", "o1", "m2"]);
+    expect((await other.getSession(key))!.events.map((e) => e.id)).toEqual(["e0", "m1", "o1", "m2"]);
     await Promise.all([service.close(), other.close()]);
   });
 

@@ -59,11 +59,13 @@ export class SessionEventsCache {
    * This process stored `event` (the JSON it wrote, parsed back) as number `seq` of the session,
    * right after the event `previousId`: when the cached history ends there, the event joins it
    * and the frozen copy the cache now holds is returned (the store hands it to the writer, so its
-   * requests share it); otherwise nothing changes and the next read fetches it.
+   * requests share it); otherwise nothing changes and the next read fetches it. A history read
+   * empty (a new session) is not started here: many sessions are created, run once and never
+   * read again, and their events would only sit in the cache.
    */
   appended(key: string, seq: number, previousId: string | undefined, event: Event): Event | undefined {
-    const entry = this.entries.get(key);
-    if (!entry || entry.lastSeq !== seq - 1 || entry.lastId !== previousId) return undefined;
+    if (!this.holdsUpTo(key, seq - 1, previousId)) return undefined;
+    const entry = this.entries.get(key)!;
     const snapshot = deepFreeze(event);
     const events = ownedPrefix(entry);
     events.push(snapshot);
@@ -71,10 +73,10 @@ export class SessionEventsCache {
     return snapshot;
   }
 
-  /** True when the cached history of `key` ends with event number `seq`, whose id is `id`. */
+  /** True when the cached history of `key` is not empty and ends with event number `seq`, whose id is `id`. */
   holdsUpTo(key: string, seq: number, id: string | undefined): boolean {
     const entry = this.entries.get(key);
-    return entry !== undefined && entry.lastSeq === seq && entry.lastId === id;
+    return entry !== undefined && entry.count > 0 && entry.lastSeq === seq && entry.lastId === id;
   }
 
   delete(key: string): void {
