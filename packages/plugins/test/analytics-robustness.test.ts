@@ -111,6 +111,23 @@ describe("AnalyticsPlugin never fails or blocks the run", () => {
     expect(JSON.parse(start.attributes!).session_metadata.state).toEqual({ big: "12" });
   });
 
+  it("writes an object met twice (not inside itself) in full both times", async () => {
+    const sink = new MemorySink();
+    const shared = Object.freeze({ tokens: 3 });
+    const plugin = new AnalyticsPlugin({
+      sink,
+      contentFormatter: (content) => ({ content, first: shared, second: [shared, { again: shared }] }),
+    });
+    const { runner } = await run(plugin, "hello");
+    await runner.close();
+    const message = sink.rows.find((r) => r.event_type === "USER_MESSAGE_RECEIVED")!;
+    expect(JSON.parse(message.content!)).toEqual({
+      content: { role: "user", parts: [{ text: "hello" }] },
+      first: { tokens: 3 },
+      second: [{ tokens: 3 }, { again: { tokens: 3 } }],
+    });
+  });
+
   it("close() gives up on a hung sink after closeTimeout, aborts its signal and counts the rows", async () => {
     const sink = new HungSink(true);
     const errors: unknown[] = [];

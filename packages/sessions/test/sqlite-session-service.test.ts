@@ -60,6 +60,71 @@ describe("SqliteSessionService reads only what was appended since its last read"
     await Promise.all([reader.close(), writer.close()]);
   });
 
+  it("keeps its own appends as a read of the stored row gives them: frozen, the caller's event left alone", async () => {
+    const path = join(dir, "write-through.db");
+    const service = new SqliteSessionService({ path });
+    const other = new SqliteSessionService({ path });
+    const key = { appName: "cache", userId: "u", sessionId: "w" };
+    const created = await service.createSession(key);
+    await service.appendEvent({ session: created, event: event("e0") });
+    const session = (await service.getSession(key))!; // the cache now holds [e0]
+    const mine = event("m1");
+    mine.customMetadata = { note: undefined, kept: "yes" };
+    await service.appendEvent({ session, event: mine });
+    const read = (await service.getSession(key))!;
+    // Exactly what a read of the stored row gives (undefined dropped), frozen, and not the caller's object.
+    expect(read.events.map((e) => e.id)).toEqual(["e0", "m1"]);
+    expect(read.events[1]).not.toBe(mine);
+    expect(Object.isFrozen(read.events[1]) && Object.isFrozen(read.events[1]!.content!.parts![0])).toBe(true);
+    expect(JSON.stringify(read.events)).toBe(JSON.stringify((await other.getSession(key))!.events));
+    expect(read.events[1]!.customMetadata).toEqual({ kept: "yes" });
+    expect((await service.getSession(key))!.events[1]).toBe(read.events[1]);
+    // The caller's event is untouched and stays its own.
+    expect(Object.isFrozen(mine)).toBe(false);
+    expect(Object.hasOwn(mine.customMetadata!, "note")).toBe(true);
+
+    // Another writer's event in between: this process's next append does not join the cache, the read fetches both.
+    const theirs = (await other.getSession(key))!;
+    await other.appendEvent({ session: theirs, event: event("o1") });
+    const stale = (await service.getSession(key))!;
+    await service.appendEvent({ session: stale, event: event("m2") });
+    expect((await service.getSession(key))!.events.map((e) => e.id)).toEqual(["e0", "m1", "o1", "m2"]);
+    expect((await other.getSession(key))!.events.map((e) => e.id)).toEqual(["e0", "m1", "o1", "m2"]);
+    await Promise.all([service.close(), other.close()]);
+  });
+
+  it("reads racing each other and an append never duplicate or lose events", async () => {
+    const path = join(dir, "racing.db");
+    const service = new SqliteSessionService({ path });
+    const writer = new SqliteSessionService({ path });
+    const key = { appName: "cache", userId: "u", sessionId: "r" };
+    let session = await writer.createSession(key);
+    await writer.appendEvent({ session, event: event("a1") });
+    await service.getSession(key);
+    const ids = ["a1"];
+    for (let round = 0; round < 5; round++) {
+      // Another connection appends, then this service reads the same tail several times at once
+      // while it appends too: each read starts from the same cached entry.
+      session = (await writer.getSession(key))!;
+      await writer.appendEvent({ session, event: event(`b${round}`) });
+      ids.push(`b${round}`);
+      await service.getSession(key); // the cache now ends at b{round}
+      await writer.appendEvent({ session, event: event(`c${round}`) });
+      ids.push(`c${round}`);
+      const reads = [service.getSession(key), service.getSession(key)];
+      const latest = (await service.getSession(key))!;
+      await service.appendEvent({ session: latest, event: event(`d${round}`) });
+      ids.push(`d${round}`);
+      for (const read of await Promise.all([...reads, service.getSession(key), service.getSession(key)])) {
+        const got = read!.events.map((e) => e.id);
+        expect(new Set(got).size).toBe(got.length);
+        expect(ids.slice(0, got.length)).toEqual(got);
+      }
+      expect((await service.getSession(key))!.events.map((e) => e.id)).toEqual(ids);
+    }
+    await Promise.all([service.close(), writer.close()]);
+  });
+
   it("refuses an unknown synchronous setting", () => {
     expect(() => new SqliteSessionService({ path: join(dir, "sync.db"), synchronous: "OFF" as "FULL" })).toThrow(
       ConfigurationError,

@@ -6,6 +6,7 @@ import { setOwn } from "./own-keys.js";
 import type { GetSessionConfig, ListEventsResponse, ListSessionsResponse, Session } from "./session.js";
 import { validateSessionKey } from "./session-key-validation.js";
 import { splitStateDelta, TEMP_PREFIX, withoutTempKeys } from "./state.js";
+import { rememberStoredSnapshot } from "./stored-snapshots.js";
 
 export interface CreateSessionRequest {
   appName: string;
@@ -101,9 +102,12 @@ export abstract class BaseSessionService {
    * user and session state, and advance the session's `lastUpdateTime` (strictly, so a second
    * holder of the previous version is always detected), all or nothing. Throw
    * `SessionNotFoundError` for a missing session and `StaleSessionError` when the stored
-   * session moved past `write.seenLastUpdateTime`. Returns the new `lastUpdateTime`.
+   * session moved past `write.seenLastUpdateTime`. Returns the new `lastUpdateTime`; a store
+   * that keeps a deeply frozen copy of the event in this process (what its reads return) may
+   * return `{ lastUpdateTime, snapshot }` instead, so requests built later from the caller's
+   * event share that copy rather than make one more.
    */
-  protected abstract storeEvent(write: EventWrite): Promise<number>;
+  protected abstract storeEvent(write: EventWrite): Promise<number | { lastUpdateTime: number; snapshot: Event }>;
 
   /**
    * Appends an event (the single write path; backends implement `storeEvent`, not this).
@@ -118,14 +122,18 @@ export abstract class BaseSessionService {
     return this.sessionQueue.run(SessionQueueKey.of(key), async () => {
       const delta = withoutTempKeys(event.actions?.stateDelta ?? {});
       const stored: Event = { ...event, actions: { ...createEventActions(event.actions), stateDelta: delta } };
-      const lastUpdateTime = await this.storeEvent({
+      const result = await this.storeEvent({
         ...key,
         event: stored,
         delta: splitStateDelta(delta),
         seenLastUpdateTime: session.lastUpdateTime,
       });
       applyEventToSession(session, event);
-      session.lastUpdateTime = lastUpdateTime;
+      if (typeof result === "number") session.lastUpdateTime = result;
+      else {
+        session.lastUpdateTime = result.lastUpdateTime;
+        rememberStoredSnapshot(event, result.snapshot);
+      }
       return event;
     });
   }

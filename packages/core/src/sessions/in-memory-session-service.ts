@@ -98,7 +98,7 @@ export class InMemorySessionService extends BaseSessionService {
     if (byApp.size === 0) this.sessions.delete(appName);
   }
 
-  protected override async storeEvent(write: EventWrite): Promise<number> {
+  protected override async storeEvent(write: EventWrite): Promise<{ lastUpdateTime: number; snapshot: Event }> {
     const stored = this.find(write.appName, write.userId, write.sessionId);
     if (!stored) throw new SessionNotFoundError(write);
     if (stored.lastUpdateTime > write.seenLastUpdateTime) {
@@ -108,11 +108,12 @@ export class InMemorySessionService extends BaseSessionService {
     assignOwn(this.userStateOf(stored.appName, stored.userId), deepCopy(write.delta.user));
     assignOwn(stored.state, deepCopy(write.delta.session));
     // Stored events are immutable snapshots (nothing the caller holds is frozen or shared), so
-    // reads can share them instead of copying the history.
-    stored.events.push(frozenCopy(write.event));
+    // reads, and requests built from the caller's event, can share them instead of copying.
+    const snapshot = frozenCopy(write.event);
+    stored.events.push(snapshot);
     // Strictly increasing, so a second holder of the previous version is always detected.
     stored.lastUpdateTime = Math.max(write.event.timestamp, stored.lastUpdateTime + TIME_STEP);
-    return stored.lastUpdateTime;
+    return { lastUpdateTime: stored.lastUpdateTime, snapshot };
   }
 
   private find(appName: string, userId: string, sessionId: string): StoredSession | undefined {

@@ -37,15 +37,21 @@ export async function settlesWithin(promise: Promise<unknown>, ms: number): Prom
   }
 }
 
-/** JSON text that never throws: BigInt as a decimal string, a repeated (circular) object as "[Circular]". */
+/**
+ * JSON text that never throws: BigInt as a decimal string, an object inside itself (a cycle) as
+ * "[Circular]". An object met again elsewhere is written again (stored events share equal frozen
+ * parts), as JSON.stringify writes it.
+ */
 export function safeStringify(value: unknown): string {
-  const seen = new WeakSet<object>();
-  return JSON.stringify(value, (_key, v: unknown) => {
+  // The objects from the root to the one being written: JSON.stringify calls the replacer with
+  // the holder as `this`, so everything above the holder on this stack has been written.
+  const ancestors: object[] = [];
+  return JSON.stringify(value, function (this: unknown, _key, v: unknown) {
     if (typeof v === "bigint") return v.toString();
-    if (typeof v === "object" && v !== null) {
-      if (seen.has(v)) return "[Circular]";
-      seen.add(v);
-    }
+    if (typeof v !== "object" || v === null) return v;
+    while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop();
+    if (ancestors.includes(v)) return "[Circular]";
+    ancestors.push(v);
     return v;
   });
 }

@@ -5,6 +5,11 @@ import { deepFreeze } from "@agentkit/core/internal";
 export interface CachedHistory {
   /** Owned by the cache (appended in place); readers get copies of the array. */
   readonly events: Event[];
+  /**
+   * How many of `events` this entry covers. The array is shared with the entry that follows, so
+   * a reader holding an older entry (a read that raced another read or an append) sees more.
+   */
+  readonly count: number;
   /** Sequence number and id of the last event, to check the prefix still holds. */
   readonly lastSeq: number;
   readonly lastId: string | undefined;
@@ -12,7 +17,8 @@ export interface CachedHistory {
 
 /**
  * Parsed events per session, so loading a session for a run reads and parses only the events
- * appended since this process last loaded it, not the whole history. Events are frozen and
+ * appended since this process last loaded it, not the whole history; this process's own appends
+ * go in as they are stored (`appended`), so they are never read back. Events are frozen and
  * shared (reads return a new array of them). Bounded by sessions and by events held, least
  * recently used first out; a stale or evicted entry only costs a full read.
  */
@@ -43,20 +49,41 @@ export class SessionEventsCache {
     lastId: string | undefined,
   ): readonly Event[] {
     for (const event of fresh) deepFreeze(event);
-    const events = previous ? previous.events : [];
+    const events = previous ? ownedPrefix(previous) : [];
     events.push(...fresh);
-    this.delete(key);
-    this.entries.set(key, { events, lastSeq, lastId });
-    this.held += events.length;
-    this.evict();
+    this.replace(key, { events, count: events.length, lastSeq, lastId });
     return events;
+  }
+
+  /**
+   * This process stored `event` (the JSON it wrote, parsed back) as number `seq` of the session,
+   * right after the event `previousId`: when the cached history ends there, the event joins it
+   * and the frozen copy the cache now holds is returned (the store hands it to the writer, so its
+   * requests share it); otherwise nothing changes and the next read fetches it. A history read
+   * empty (a new session) is not started here: many sessions are created, run once and never
+   * read again, and their events would only sit in the cache.
+   */
+  appended(key: string, seq: number, previousId: string | undefined, event: Event): Event | undefined {
+    if (!this.holdsUpTo(key, seq - 1, previousId)) return undefined;
+    const entry = this.entries.get(key)!;
+    const snapshot = deepFreeze(event);
+    const events = ownedPrefix(entry);
+    events.push(snapshot);
+    this.replace(key, { events, count: events.length, lastSeq: seq, lastId: snapshot.id });
+    return snapshot;
+  }
+
+  /** True when the cached history of `key` is not empty and ends with event number `seq`, whose id is `id`. */
+  holdsUpTo(key: string, seq: number, id: string | undefined): boolean {
+    const entry = this.entries.get(key);
+    return entry !== undefined && entry.count > 0 && entry.lastSeq === seq && entry.lastId === id;
   }
 
   delete(key: string): void {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
-    this.held -= entry.events.length;
+    this.held -= entry.count;
   }
 
   clear(): void {
@@ -64,11 +91,26 @@ export class SessionEventsCache {
     this.held = 0;
   }
 
+  private replace(key: string, entry: CachedHistory): void {
+    this.delete(key);
+    this.entries.set(key, entry);
+    this.held += entry.count;
+    this.evict();
+  }
+
   private evict(): void {
     for (const [key, entry] of this.entries) {
       if (this.entries.size <= this.maxSessions && this.held <= this.maxEvents) return;
       this.entries.delete(key);
-      this.held -= entry.events.length;
+      this.held -= entry.count;
     }
   }
+}
+
+/**
+ * The entry's events as an array the caller may append to: its own array when nothing was
+ * appended past the entry since (the common case, no copy), else a copy of its part of it.
+ */
+function ownedPrefix(entry: CachedHistory): Event[] {
+  return entry.events.length === entry.count ? entry.events : entry.events.slice(0, entry.count);
 }

@@ -254,6 +254,13 @@ export function* deleteSessionPlan(key: SessionKeyArgs): SqlPlan<void> {
   yield sql(`DELETE FROM ${TABLES.events} WHERE ${EVENT_KEY}`, key.appName, key.userId, key.sessionId);
 }
 
+/** What `appendEventPlan` stored: the session's new time, the event's sequence number, the id before it. */
+export interface AppendedEvent {
+  lastUpdateTime: number;
+  seq: number;
+  previousId: string | undefined;
+}
+
 export interface AppendArgs {
   key: SessionKeyArgs;
   /** The lastUpdateTime of the writer's copy of the session. */
@@ -270,9 +277,11 @@ export interface AppendArgs {
  * UPDATE on PostgreSQL; SQLite's BEGIN IMMEDIATE holds the write lock), so two writers on one
  * session run one after the other and the second sees the first's last_update_time: a writer
  * whose copy is older than the store gets StaleSessionError and nothing is written.
- * Returns the session's new last_update_time.
+ * Returns the session's new last_update_time and where the event went: its sequence number and
+ * the id of the event before it (undefined for the first), so a reader's cache of the history can
+ * take the event without reading it back.
  */
-export function* appendEventPlan(dialect: SqlDialect, args: AppendArgs): SqlPlan<number> {
+export function* appendEventPlan(dialect: SqlDialect, args: AppendArgs): SqlPlan<AppendedEvent> {
   const { key } = args;
   const { rows } = yield sql(
     `SELECT state, last_update_time FROM ${TABLES.sessions} WHERE app_name = ? AND user_id = ? AND id = ` +
@@ -290,13 +299,14 @@ export function* appendEventPlan(dialect: SqlDialect, args: AppendArgs): SqlPlan
       `the stored session was last updated at ${stored}, after this copy (${args.seenLastUpdateTime})`,
     );
   }
-  const seqRow = yield sql(
-    `SELECT COALESCE(MAX(seq), 0) AS seq FROM ${TABLES.events} WHERE ${EVENT_KEY}`,
+  const lastRow = yield sql(
+    `SELECT seq, id FROM ${TABLES.events} WHERE ${EVENT_KEY} ORDER BY seq DESC LIMIT 1`,
     key.appName,
     key.userId,
     key.sessionId,
   );
-  const seq = Number(seqRow.rows[0]?.seq ?? 0) + 1;
+  const previous = lastRow.rows[0];
+  const seq = Number(previous?.seq ?? 0) + 1;
   yield sql(
     `INSERT INTO ${TABLES.events} (app_name, user_id, session_id, seq, id, event_time, event_json, format_version) ` +
       `VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -331,5 +341,5 @@ export function* appendEventPlan(dialect: SqlDialect, args: AppendArgs): SqlPlan
         key.sessionId,
       );
   yield* mergeAppAndUserState(dialect, key.appName, key.userId, args.delta);
-  return lastUpdateTime;
+  return { lastUpdateTime, seq, previousId: previous ? String(previous.id) : undefined };
 }

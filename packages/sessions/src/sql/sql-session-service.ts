@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import {
   AgentKitError,
   BaseSessionService,
+  eventFromJson,
   eventToJson,
   nowSeconds,
   SessionError,
   type EventWrite,
   type CreateSessionRequest,
+  type Event,
   type DeleteSessionRequest,
   type GetSessionRequest,
   type ListEventsRequest,
@@ -145,19 +147,34 @@ export abstract class SqlSessionService extends BaseSessionService {
     await this.closeDriver();
   }
 
-  /** One plan (see session-plans.ts): insert the event, apply the delta, advance the session, or refuse a stale writer. */
-  protected override async storeEvent(write: EventWrite): Promise<number> {
-    return this.execute(
+  /**
+   * One plan (see session-plans.ts): insert the event, apply the delta, advance the session, or
+   * refuse a stale writer. When this process's cache of the session ends right before the new
+   * event, the event joins it as a read would give it (the stored JSON, parsed) and that frozen
+   * copy is handed back, so the writer's later requests share it and the next read has nothing
+   * of its own appends to fetch.
+   */
+  protected override async storeEvent(
+    write: EventWrite,
+  ): Promise<number | { lastUpdateTime: number; snapshot: Event }> {
+    const key = { appName: write.appName, userId: write.userId, sessionId: write.sessionId };
+    const eventJson = JSON.stringify(eventToJson(write.event));
+    const appended = await this.execute(
       appendEventPlan(this.dialect, {
-        key: { appName: write.appName, userId: write.userId, sessionId: write.sessionId },
+        key,
         seenLastUpdateTime: write.seenLastUpdateTime,
         eventId: write.event.id,
         eventTime: write.event.timestamp,
-        eventJson: JSON.stringify(eventToJson(write.event)),
+        eventJson,
         delta: write.delta,
       }),
       "write",
     );
+    const cacheKey = SessionQueueKey.of(key);
+    const snapshot = this.history.holdsUpTo(cacheKey, appended.seq - 1, appended.previousId)
+      ? this.history.appended(cacheKey, appended.seq, appended.previousId, eventFromJson(eventJson))
+      : undefined;
+    return snapshot ? { lastUpdateTime: appended.lastUpdateTime, snapshot } : appended.lastUpdateTime;
   }
 
   /** Runs a plan after start-up, turning driver failures into SessionStoreError. */

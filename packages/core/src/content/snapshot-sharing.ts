@@ -1,0 +1,81 @@
+/**
+ * What frozen snapshots (the in-memory store's events, the SQL stores' parsed events) share
+ * instead of each holding its own copy. A store keeps its snapshots for the session's lifetime,
+ * so every object saved per event is memory saved per event, and fewer objects surviving young
+ * collections keep V8 from growing its young generation. Frozen values cannot tell a shared object
+ * from an own one: sharing is invisible to readers. Matching compares keys (in order) and values
+ * (`Object.is`) directly, so it allocates nothing per snapshot beyond the shared-leaf list.
+ */
+
+/** The one frozen empty object and the one frozen empty array. */
+export const EMPTY_OBJECT: Readonly<Record<string, never>> = Object.freeze({});
+export const EMPTY_ARRAY: readonly never[] = Object.freeze([]);
+
+/** True for the shared empty object or array. */
+export function isSharedEmpty(value: unknown): boolean {
+  return value === EMPTY_OBJECT || value === EMPTY_ARRAY;
+}
+
+/** A shared frozen object with its key count (keys read only when a candidate has as many). */
+interface Shared {
+  readonly value: Record<string, unknown>;
+  readonly count: number;
+  keys?: string[];
+}
+
+/**
+ * Frozen records whose every value is a shared empty (an event's `actions` when the event changed
+ * nothing: four empty maps), one per key list, across snapshots: they hold no data. Bounded: past
+ * `MAX_EMPTY_RECORDS` key lists a record is simply not shared.
+ */
+const emptyRecords: Shared[] = [];
+const MAX_EMPTY_RECORDS = 32;
+/** Most leaves one snapshot shares (an event has a handful). */
+const MAX_LEAVES = 32;
+
+/**
+ * The sharing of one snapshot (one event): its records of empties are shared with every snapshot,
+ * its leaves (objects and arrays of primitives only, such as a usage rollup's token counts
+ * repeated per model) only within the snapshot, so no snapshot's size depends on another's data.
+ */
+export class SnapshotSharing {
+  private leaves: Shared[] | undefined;
+
+  /** `record` (frozen, `count` keys, every value a shared empty) or the equal record already shared. */
+  emptyRecord<T extends object>(record: T, count: number): T {
+    const found = find(emptyRecords, record as Record<string, unknown>, count);
+    if (found) return found as T;
+    if (emptyRecords.length < MAX_EMPTY_RECORDS) emptyRecords.push({ value: record as Record<string, unknown>, count });
+    return record;
+  }
+
+  /** `leaf` (frozen, `count` entries, only primitive values) or an equal leaf of this snapshot. */
+  leaf<T extends object>(leaf: T, count: number): T {
+    const leaves = (this.leaves ??= []);
+    const found = find(leaves, leaf as Record<string, unknown>, count);
+    if (found) return found as T;
+    if (leaves.length < MAX_LEAVES) leaves.push({ value: leaf as Record<string, unknown>, count });
+    return leaf;
+  }
+}
+
+/** The shared value with the same kind, keys in the same order and the same values, if any. */
+function find(list: Shared[], value: Record<string, unknown>, count: number): object | undefined {
+  const isArray = Array.isArray(value);
+  for (const shared of list) {
+    if (shared.count !== count || Array.isArray(shared.value) !== isArray) continue;
+    shared.keys ??= Object.keys(shared.value);
+    if (sameEntries(shared.keys, shared.value, value)) return shared.value;
+  }
+  return undefined;
+}
+
+function sameEntries(keys: string[], shared: Record<string, unknown>, value: Record<string, unknown>): boolean {
+  let i = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (keys[i] !== key || !Object.is(shared[key], value[key])) return false;
+    i++;
+  }
+  return i === keys.length;
+}

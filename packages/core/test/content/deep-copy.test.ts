@@ -1,0 +1,136 @@
+// Frozen snapshots (the in-memory store's events, the SQL stores' parsed events) share what they
+// can: one frozen empty object and array, one record per key list of nothing but empties (an
+// unchanged event's actions), and equal small leaves of primitives within one snapshot.
+import { describe, expect, it } from "@jest/globals";
+import { frozenCopy } from "../../src/content/deep-copy.js";
+import { deepFreeze } from "../../src/internal.js";
+
+const eventLike = () => ({
+  id: "e1",
+  content: { role: "user", parts: [{ text: "q" }] },
+  actions: { stateDelta: {}, artifactDelta: {}, requestedAuthConfigs: {}, requestedToolConfirmations: {} },
+  longRunningToolIds: [] as string[],
+  customMetadata: { nested: { empty: {}, list: [] as unknown[] } },
+});
+
+describe("frozenCopy shares empty objects and arrays", () => {
+  it("every empty plain object is one frozen instance, every empty array another; the JSON is unchanged", () => {
+    const source = eventLike();
+    const a = frozenCopy(source);
+    const b = frozenCopy(eventLike());
+    expect(JSON.stringify(a)).toBe(JSON.stringify(source));
+    expect(a.actions.stateDelta).toBe(a.actions.artifactDelta);
+    expect(a.actions.stateDelta).toBe(b.customMetadata.nested.empty);
+    expect(a.longRunningToolIds).toBe(b.customMetadata.nested.list);
+    expect(Object.isFrozen(a.actions.stateDelta) && Object.isFrozen(a.longRunningToolIds)).toBe(true);
+    expect(Object.getPrototypeOf(a.actions.stateDelta)).toBe(Object.prototype);
+    expect(Array.isArray(a.longRunningToolIds)).toBe(true);
+    // The source keeps its own (mutable) objects.
+    expect(source.actions.stateDelta).not.toBe(a.actions.stateDelta);
+    expect(Object.isFrozen(source.actions.stateDelta)).toBe(false);
+  });
+
+  it("a shared empty cannot be written through (strict mode throws), so no snapshot can change another", () => {
+    const a = frozenCopy(eventLike());
+    expect(() => {
+      (a.actions.stateDelta as Record<string, unknown>).k = 1;
+    }).toThrow(TypeError);
+    expect(() => (a.longRunningToolIds as string[]).push("x")).toThrow(TypeError);
+    expect(JSON.stringify(frozenCopy(eventLike()).actions)).toBe(JSON.stringify(eventLike().actions));
+  });
+
+  it("objects with keys, own __proto__ keys and strings come through as before", () => {
+    const source = { ...JSON.parse('{"__proto__":{}}'), id: `e-${"x".repeat(40)}`, n: { a: 1 } };
+    const copy = frozenCopy(source);
+    expect(Object.hasOwn(copy, "__proto__")).toBe(true);
+    expect(copy.id).toBe(source.id);
+    expect(copy.n).toEqual({ a: 1 });
+    expect(copy.n).not.toBe(source.n);
+  });
+});
+
+describe("records of empties and equal leaves", () => {
+  const rollup = (prompt: number) => ({
+    tokens: { prompt, total: prompt + 1 },
+    models: { m: { tokens: { prompt, total: prompt + 1 }, calls: 1 } },
+    unpriced: ["m"],
+    session: { unpriced: ["m"], tokens: { prompt: prompt * 2, total: prompt * 2 + 1 } },
+  });
+
+  it("an unchanged event's actions is one shared record; one with data is its own", () => {
+    const a = frozenCopy(eventLike());
+    const b = frozenCopy(eventLike());
+    expect(a.actions).toBe(b.actions);
+    const changed = frozenCopy({ ...eventLike(), actions: { ...eventLike().actions, stateDelta: { k: 1 } } });
+    expect(changed.actions).not.toBe(a.actions);
+    expect(changed.actions.artifactDelta).toBe(a.actions.artifactDelta);
+    expect(JSON.stringify(changed.actions)).toBe(
+      '{"stateDelta":{"k":1},"artifactDelta":{},"requestedAuthConfigs":{},"requestedToolConfirmations":{}}',
+    );
+  });
+
+  it("equal leaves within one value are one object; equal leaves of two values are not shared", () => {
+    const a = frozenCopy(rollup(10));
+    expect(a.tokens).toBe(a.models.m.tokens);
+    expect(a.unpriced).toBe(a.session.unpriced);
+    expect(a.session.tokens).not.toBe(a.tokens);
+    expect(JSON.stringify(a)).toBe(JSON.stringify(rollup(10)));
+    const b = frozenCopy(rollup(10));
+    expect(b.tokens).not.toBe(a.tokens);
+    const parsed = deepFreeze(JSON.parse(JSON.stringify(rollup(10))) as ReturnType<typeof rollup>);
+    expect(parsed.tokens).toBe(parsed.models.m.tokens);
+    expect(parsed.tokens).not.toBe(a.tokens);
+  });
+
+  it("leaves that differ in type, -0, undefined or key order stay apart", () => {
+    const v = frozenCopy({
+      a: { x: 1 },
+      b: { x: "1" },
+      c: { x: -0 },
+      d: { x: 0 },
+      e: { x: undefined },
+      f: {},
+      g: { x: 1, y: 2 },
+      h: { y: 2, x: 1 },
+      i: [1, "1"],
+      j: ["1", 1],
+    });
+    const all = [v.a, v.b, v.c, v.d, v.e, v.f, v.g, v.h, v.i, v.j];
+    expect(new Set(all).size).toBe(all.length);
+    expect(Object.is(v.c.x, -0)).toBe(true);
+    expect(Object.keys(v.e)).toEqual(["x"]);
+    expect(Object.keys(v.h)).toEqual(["y", "x"]);
+  });
+});
+
+describe("deepFreeze shares the same empties", () => {
+  it("freezes in place and replaces empty children (not the value itself) by the shared instances", () => {
+    const parsed = JSON.parse(JSON.stringify(eventLike())) as ReturnType<typeof eventLike>;
+    const content = parsed.content;
+    const frozen = deepFreeze(parsed);
+    expect(frozen).toBe(parsed);
+    expect(frozen.content).toBe(content);
+    expect(frozen.actions).toBe(frozenCopy(eventLike()).actions);
+    expect(frozen.actions.stateDelta).toBe(frozenCopy(eventLike()).actions.stateDelta);
+    expect(frozen.longRunningToolIds).toBe(frozenCopy(eventLike()).longRunningToolIds);
+    expect(Object.isFrozen(frozen) && Object.isFrozen(frozen.content.parts[0])).toBe(true);
+    expect(JSON.stringify(frozen)).toBe(JSON.stringify(eventLike()));
+    const empty = {};
+    expect(deepFreeze(empty)).toBe(empty);
+  });
+
+  it("an own __proto__ key holding an empty object stays an own key", () => {
+    const parsed = JSON.parse('{"__proto__":{},"a":[]}') as Record<string, unknown>;
+    deepFreeze(parsed);
+    expect(Object.hasOwn(parsed, "__proto__")).toBe(true);
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    expect(JSON.stringify(parsed)).toBe('{"__proto__":{},"a":[]}');
+  });
+
+  it("ends on cycles", () => {
+    const a: Record<string, unknown> = { x: 1 };
+    a.self = a;
+    expect(deepFreeze(a)).toBe(a);
+    expect(Object.isFrozen(a)).toBe(true);
+  });
+});
