@@ -4,15 +4,22 @@ const MAX_INLINE_DATA = 256;
 /** Default longest JSON attribute kept whole (characters). */
 export const DEFAULT_MAX_ATTRIBUTE_CHARS = 100_000;
 
-function replacer(seen?: WeakSet<object>) {
-  return (key: string, v: unknown): unknown => {
+/**
+ * `ancestors`: the objects from the root to the one being written, for a value with a cycle. An
+ * object inside itself becomes "<cycle>"; one met again elsewhere (stored events share equal
+ * frozen parts) is written again, as JSON.stringify writes it.
+ */
+function replacer(ancestors?: object[]) {
+  return function (this: unknown, key: string, v: unknown): unknown {
     if (typeof v === "function" || typeof v === "symbol") return undefined;
     if (typeof v === "bigint") return v.toString();
     if (typeof AbortSignal !== "undefined" && v instanceof AbortSignal) return undefined;
     if (key === "data" && typeof v === "string" && v.length > MAX_INLINE_DATA) return `<${v.length} base64 characters>`;
-    if (seen && typeof v === "object" && v !== null) {
-      if (seen.has(v)) return "<cycle>";
-      seen.add(v);
+    if (ancestors && typeof v === "object" && v !== null) {
+      // JSON.stringify calls the replacer with the holder as `this`: what is above it is written.
+      while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop();
+      if (ancestors.includes(v)) return "<cycle>";
+      ancestors.push(v);
     }
     return v;
   };
@@ -28,9 +35,9 @@ export function toJsonString(value: unknown, maxChars = DEFAULT_MAX_ATTRIBUTE_CH
   try {
     text = JSON.stringify(value, replacer()) ?? "null";
   } catch {
-    // A cycle: repeat with every object written once.
+    // A cycle: repeat with each object inside itself written as "<cycle>".
     try {
-      text = JSON.stringify(value, replacer(new WeakSet())) ?? "null";
+      text = JSON.stringify(value, replacer([])) ?? "null";
     } catch {
       return '"<not serializable>"';
     }
