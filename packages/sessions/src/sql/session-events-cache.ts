@@ -1,4 +1,4 @@
-import type { Event } from "@agentkit/core";
+import { eventFromJson, type Event } from "@agentkit/core";
 import { deepFreeze } from "@agentkit/core/internal";
 
 /** A session's stored events as this process last read them: frozen, shared by every read. */
@@ -56,17 +56,19 @@ export class SessionEventsCache {
   }
 
   /**
-   * This process stored `event` (the JSON it wrote, parsed back) as number `seq` of the session,
-   * right after the event `previousId`: when the cached history ends there, the event joins it
-   * and the frozen copy the cache now holds is returned (the store hands it to the writer, so its
-   * requests share it); otherwise nothing changes and the next read fetches it. A history read
+   * This process stored an event (`eventJson`, the JSON it wrote) as number `seq` of the
+   * session, right after the event `previousId`: when the cached history ends there, the event
+   * joins it (parsed back, as a read would give it) and the frozen copy the cache now holds is
+   * returned (the store hands it to the writer, so its requests share it); otherwise nothing
+   * changes and the next read fetches it. A history read
    * empty (a new session) is not started here: many sessions are created, run once and never
    * read again, and their events would only sit in the cache.
    */
-  appended(key: string, seq: number, previousId: string | undefined, event: Event): Event | undefined {
+  appended(key: string, seq: number, previousId: string | undefined, eventJson: string): Event | undefined {
     if (!this.holdsUpTo(key, seq - 1, previousId)) return undefined;
     const entry = this.entries.get(key)!;
-    const snapshot = deepFreeze(event);
+    // Parsed only when it joins: most appends are not to a cached history's end.
+    const snapshot = deepFreeze(eventFromJson(eventJson));
     const events = ownedPrefix(entry);
     events.push(snapshot);
     this.replace(key, { events, count: events.length, lastSeq: seq, lastId: snapshot.id });
@@ -74,7 +76,7 @@ export class SessionEventsCache {
   }
 
   /** True when the cached history of `key` is not empty and ends with event number `seq`, whose id is `id`. */
-  holdsUpTo(key: string, seq: number, id: string | undefined): boolean {
+  private holdsUpTo(key: string, seq: number, id: string | undefined): boolean {
     const entry = this.entries.get(key);
     return entry !== undefined && entry.count > 0 && entry.lastSeq === seq && entry.lastId === id;
   }

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import {
   AgentKitError,
   BaseSessionService,
-  eventFromJson,
   eventToJson,
   nowSeconds,
   SessionError,
@@ -171,9 +170,7 @@ export abstract class SqlSessionService extends BaseSessionService {
       "write",
     );
     const cacheKey = SessionQueueKey.of(key);
-    const snapshot = this.history.holdsUpTo(cacheKey, appended.seq - 1, appended.previousId)
-      ? this.history.appended(cacheKey, appended.seq, appended.previousId, eventFromJson(eventJson))
-      : undefined;
+    const snapshot = this.history.appended(cacheKey, appended.seq, appended.previousId, eventJson);
     return snapshot ? { lastUpdateTime: appended.lastUpdateTime, snapshot } : appended.lastUpdateTime;
   }
 
