@@ -183,16 +183,11 @@ export const rootAgent = new LlmAgent({ name: "trace", model: new Where("here"),
       symlinkSync(join(agents.dir, "linked", "real"), join(agents.dir, "linked", "link"), "dir");
       agents.write(
         "linked/agent.ts",
-        `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
-import { counter as viaFolder } from "./real/counter.js";
-import { counter as viaLink } from "./link/counter.js";
-class Same extends BaseLlm {
-  async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
-    yield { content: { role: "model", parts: [{ text: viaFolder === viaLink ? "one module" : "two modules" }] } };
-  }
-}
-export const rootAgent = new LlmAgent({ name: "linked", model: new Same({ model: "same" }), instruction: "Answer." });
-`,
+        oneModuleAgent(
+          "linked",
+          'import { counter as viaFolder } from "./real/counter.js";\nimport { counter as viaLink } from "./link/counter.js";',
+          "viaFolder === viaLink",
+        ),
       );
       try {
         const { text, errors } = await answerOnce("linked", runtime);
@@ -217,18 +212,7 @@ export const rootAgent = new LlmAgent({ name: "linked", model: new Same({ model:
         "node_modules/linked-pkg/index.js",
         'import { box as a } from "./real.js";\nimport { box as b } from "./alias.js";\nexport const same = a === b;\n',
       );
-      agents.write(
-        "pkg/agent.ts",
-        `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
-import { same } from "linked-pkg";
-class Same extends BaseLlm {
-  async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
-    yield { content: { role: "model", parts: [{ text: same ? "one module" : "two modules" }] } };
-  }
-}
-export const rootAgent = new LlmAgent({ name: "pkg", model: new Same({ model: "same" }), instruction: "Answer." });
-`,
-      );
+      agents.write("pkg/agent.ts", oneModuleAgent("pkg", 'import { same } from "linked-pkg";', "same"));
       try {
         const { text, errors } = await answerOnce("pkg", runtime);
         expect(errors).toContain(`hooks ready (${runtime})`);
@@ -240,3 +224,16 @@ export const rootAgent = new LlmAgent({ name: "pkg", model: new Same({ model: "s
     },
   );
 });
+
+/** An agent whose model answers "one module" when `check` (over what `imports` bring) holds, else "two modules". */
+function oneModuleAgent(name: string, imports: string, check: string): string {
+  return `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
+${imports}
+class Same extends BaseLlm {
+  async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
+    yield { content: { role: "model", parts: [{ text: ${check} ? "one module" : "two modules" }] } };
+  }
+}
+export const rootAgent = new LlmAgent({ name: "${name}", model: new Same({ model: "same" }), instruction: "Answer." });
+`;
+}
