@@ -97,6 +97,7 @@ export { KeyedQueue, type ReleaseSlot } from "./concurrency/keyed-queue.js";
 export { ContentsCache, type ContentsCacheOptions } from "./flows/contents-cache.js";
 export type { ContentsMemo, ContentsMemoSlot } from "./flows/contents.js";
 export { deepCopy, deepFreeze } from "./content/deep-copy.js";
+export { cycleChecker } from "./content/cycle-check.js";
 export { copyWithRoom } from "./content/copy-with-room.js";
 export {
   camelToSnake,

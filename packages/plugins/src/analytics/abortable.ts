@@ -1,4 +1,5 @@
 import { AgentKitError } from "@agentkit/core";
+import { cycleChecker } from "@agentkit/core/internal";
 
 /** The analytics sink did not finish within `closeTimeout`; its signal was aborted. */
 export class AnalyticsCloseTimeoutError extends AgentKitError {
@@ -43,15 +44,10 @@ export async function settlesWithin(promise: Promise<unknown>, ms: number): Prom
  * parts), as JSON.stringify writes it.
  */
 export function safeStringify(value: unknown): string {
-  // The objects from the root to the one being written: JSON.stringify calls the replacer with
-  // the holder as `this`, so everything above the holder on this stack has been written.
-  const ancestors: object[] = [];
+  const isCycle = cycleChecker();
   return JSON.stringify(value, function (this: unknown, _key, v: unknown) {
     if (typeof v === "bigint") return v.toString();
     if (typeof v !== "object" || v === null) return v;
-    while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop();
-    if (ancestors.includes(v)) return "[Circular]";
-    ancestors.push(v);
-    return v;
+    return isCycle(this, v) ? "[Circular]" : v;
   });
 }
