@@ -95,6 +95,7 @@ export {
 export { SetModelResponseTool, SET_MODEL_RESPONSE_TOOL_NAME } from "./flows/output-schema.js";
 export { KeyedQueue, type ReleaseSlot } from "./concurrency/keyed-queue.js";
 export { ContentsCache, type ContentsCacheOptions } from "./flows/contents-cache.js";
+export { BoundedLru, type BoundedLruOptions } from "./caching/bounded-lru.js";
 export type { ContentsMemo, ContentsMemoSlot } from "./flows/contents.js";
 export { deepCopy, deepFreeze } from "./content/deep-copy.js";
 export { cycleChecker } from "./content/cycle-check.js";

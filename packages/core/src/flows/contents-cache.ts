@@ -1,3 +1,4 @@
+import { BoundedLru } from "../caching/bounded-lru.js";
 import type { ContentsMemo, ContentsMemoSlot } from "./contents.js";
 
 export interface ContentsCacheOptions {
@@ -15,26 +16,22 @@ export interface ContentsCacheOptions {
  * the history still starts with the events it was built from).
  */
 export class ContentsCache {
-  private readonly entries = new Map<string, ContentsMemo>();
-  /** Contents counted per key when its memo was last stored (memo arrays grow in place). */
-  private readonly counted = new Map<string, number>();
-  private readonly maxEntries: number;
-  private readonly maxContents: number;
-  private held = 0;
+  // Weighed by contents when stored: memo arrays grow in place, so a memo counts what it held
+  // when it was last stored.
+  private readonly memos: BoundedLru<ContentsMemo>;
 
   constructor(options: ContentsCacheOptions = {}) {
-    this.maxEntries = options.maxEntries ?? 512;
-    this.maxContents = options.maxContents ?? 500_000;
+    this.memos = new BoundedLru({ maxEntries: options.maxEntries ?? 512, maxWeight: options.maxContents ?? 500_000 });
   }
 
   /** Memos currently kept. */
   get size(): number {
-    return this.entries.size;
+    return this.memos.size;
   }
 
   /** Contents held across the memos. */
   get contentsHeld(): number {
-    return this.held;
+    return this.memos.weight;
   }
 
   slot(key: string): ContentsMemoSlot {
@@ -43,36 +40,16 @@ export class ContentsCache {
 
   /** The memo under `key`, now the most recently used. */
   get(key: string): ContentsMemo | undefined {
-    const memo = this.entries.get(key);
-    if (memo) {
-      this.entries.delete(key);
-      this.entries.set(key, memo);
-    }
-    return memo;
+    return this.memos.get(key);
   }
 
   /** Stores the memo under `key` (most recently used), then evicts over the bounds. */
   set(key: string, memo: ContentsMemo): void {
-    this.entries.delete(key);
-    this.entries.set(key, memo);
-    this.held += memo.contents.length - (this.counted.get(key) ?? 0);
-    this.counted.set(key, memo.contents.length);
-    this.evict();
+    this.memos.set(key, memo, memo.contents.length);
   }
 
   clear(): void {
-    this.entries.clear();
-    this.counted.clear();
-    this.held = 0;
-  }
-
-  private evict(): void {
-    for (const key of this.entries.keys()) {
-      if (this.entries.size <= this.maxEntries && this.held <= this.maxContents) return;
-      this.entries.delete(key);
-      this.held -= this.counted.get(key) ?? 0;
-      this.counted.delete(key);
-    }
+    this.memos.clear();
   }
 }
 

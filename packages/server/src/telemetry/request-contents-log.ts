@@ -1,4 +1,5 @@
 import type { Content } from "@agentkit/core";
+import { BoundedLru } from "@agentkit/core/internal";
 
 /**
  * The contents of one recorded model request, as a node of a chain: the first `baseLength`
@@ -33,12 +34,14 @@ export function materializeContents(node: ContentsNode): Content[] {
  * O(new contents) of memory per request, never a serialization.
  */
 export class RequestContentsLog {
-  private readonly latest = new Map<string, { contents: readonly Content[]; node: ContentsNode }>();
+  private readonly latest: BoundedLru<{ contents: readonly Content[]; node: ContentsNode }>;
 
-  constructor(private readonly maxKeys = 1024) {}
+  constructor(maxKeys = 1024) {
+    this.latest = new BoundedLru({ maxEntries: maxKeys });
+  }
 
   record(key: string, contents: readonly Content[]): ContentsNode {
-    const previous = this.latest.get(key);
+    const previous = this.latest.peek(key);
     let shared = 0;
     if (previous) {
       const limit = Math.min(previous.contents.length, contents.length);
@@ -48,9 +51,7 @@ export class RequestContentsLog {
       previous && shared > 0
         ? { base: previous.node, baseLength: shared, tail: contents.slice(shared), length: contents.length }
         : { base: undefined, baseLength: 0, tail: contents.slice(), length: contents.length };
-    this.latest.delete(key);
     this.latest.set(key, { contents: contents.slice(), node });
-    if (this.latest.size > this.maxKeys) this.latest.delete(this.latest.keys().next().value!);
     return node;
   }
 

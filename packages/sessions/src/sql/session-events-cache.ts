@@ -1,5 +1,5 @@
 import { eventFromJson, type Event } from "@agentkit/core";
-import { deepFreeze } from "@agentkit/core/internal";
+import { BoundedLru, deepFreeze } from "@agentkit/core/internal";
 
 /** A session's stored events as this process last read them: frozen, shared by every read. */
 export interface CachedHistory {
@@ -23,21 +23,15 @@ export interface CachedHistory {
  * recently used first out; a stale or evicted entry only costs a full read.
  */
 export class SessionEventsCache {
-  private readonly entries = new Map<string, CachedHistory>();
-  private held = 0;
+  /** Weighed by the events each entry covers. */
+  private readonly entries: BoundedLru<CachedHistory>;
 
-  constructor(
-    private readonly maxSessions = 256,
-    private readonly maxEvents = 200_000,
-  ) {}
+  constructor(maxSessions = 256, maxEvents = 200_000) {
+    this.entries = new BoundedLru({ maxEntries: maxSessions, maxWeight: maxEvents });
+  }
 
   get(key: string): CachedHistory | undefined {
-    const entry = this.entries.get(key);
-    if (entry) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
-    }
-    return entry;
+    return this.entries.get(key);
   }
 
   /** Stores `previous` events plus newly read ones (frozen here) and returns the whole history. */
@@ -51,7 +45,7 @@ export class SessionEventsCache {
     for (const event of fresh) deepFreeze(event);
     const events = previous ? ownedPrefix(previous) : [];
     events.push(...fresh);
-    this.replace(key, { events, count: events.length, lastSeq, lastId });
+    this.entries.set(key, { events, count: events.length, lastSeq, lastId }, events.length);
     return events;
   }
 
@@ -65,47 +59,24 @@ export class SessionEventsCache {
    * read again, and their events would only sit in the cache.
    */
   appended(key: string, seq: number, previousId: string | undefined, eventJson: string): Event | undefined {
-    if (!this.holdsUpTo(key, seq - 1, previousId)) return undefined;
-    const entry = this.entries.get(key)!;
+    const entry = this.entries.peek(key);
+    if (entry === undefined || entry.count === 0 || entry.lastSeq !== seq - 1 || entry.lastId !== previousId) {
+      return undefined;
+    }
     // Parsed only when it joins: most appends are not to a cached history's end.
     const snapshot = deepFreeze(eventFromJson(eventJson));
     const events = ownedPrefix(entry);
     events.push(snapshot);
-    this.replace(key, { events, count: events.length, lastSeq: seq, lastId: snapshot.id });
+    this.entries.set(key, { events, count: events.length, lastSeq: seq, lastId: snapshot.id }, events.length);
     return snapshot;
   }
 
-  /** True when the cached history of `key` is not empty and ends with event number `seq`, whose id is `id`. */
-  private holdsUpTo(key: string, seq: number, id: string | undefined): boolean {
-    const entry = this.entries.get(key);
-    return entry !== undefined && entry.count > 0 && entry.lastSeq === seq && entry.lastId === id;
-  }
-
   delete(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
     this.entries.delete(key);
-    this.held -= entry.count;
   }
 
   clear(): void {
     this.entries.clear();
-    this.held = 0;
-  }
-
-  private replace(key: string, entry: CachedHistory): void {
-    this.delete(key);
-    this.entries.set(key, entry);
-    this.held += entry.count;
-    this.evict();
-  }
-
-  private evict(): void {
-    for (const [key, entry] of this.entries) {
-      if (this.entries.size <= this.maxSessions && this.held <= this.maxEvents) return;
-      this.entries.delete(key);
-      this.held -= entry.count;
-    }
   }
 }
 
