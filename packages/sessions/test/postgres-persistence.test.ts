@@ -4,6 +4,7 @@ import { Client, Pool } from "pg";
 import { PostgresSessionService, SCHEMA_VERSION } from "../src/postgres/index.js";
 import { startPostgres, type PostgresCluster } from "@agentkit/test-support/postgres";
 import { restartScenario, staleReplicaScenario, twoReplicasScenario } from "./fixtures/session-scenarios.js";
+import { upgradedV1Scenario, V1_EVENT_ROWS, V1_STORE_SQL } from "./fixtures/v1-store.js";
 
 let cluster: PostgresCluster;
 beforeAll(async () => {
@@ -36,39 +37,12 @@ async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): P
   }
 }
 
-/** A store as agentkit's schema version 1 left it, written by hand (no format_version column, no time index). */
+/** Writes the version 1 store of fixtures/v1-store.ts into the database. */
 async function createV1Store(url: string): Promise<void> {
   await withClient(url, async (c) => {
-    await c.query(`
-      CREATE TABLE agentkit_schema_version (version INTEGER NOT NULL PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL);
-      INSERT INTO agentkit_schema_version VALUES (1, 1700000000);
-      CREATE TABLE agentkit_sessions (app_name TEXT NOT NULL, user_id TEXT NOT NULL, id TEXT NOT NULL, state TEXT NOT NULL,
-        create_time DOUBLE PRECISION NOT NULL, last_update_time DOUBLE PRECISION NOT NULL, PRIMARY KEY (app_name, user_id, id));
-      CREATE TABLE agentkit_events (app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL, seq INTEGER NOT NULL,
-        id TEXT NOT NULL, event_time DOUBLE PRECISION NOT NULL, event_json TEXT NOT NULL, PRIMARY KEY (app_name, user_id, session_id, seq));
-      CREATE TABLE agentkit_app_states (app_name TEXT NOT NULL PRIMARY KEY, state TEXT NOT NULL);
-      CREATE TABLE agentkit_user_states (app_name TEXT NOT NULL, user_id TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (app_name, user_id));
-      INSERT INTO agentkit_sessions VALUES ('old', 'u1', 's1', '{"count":2}', 1700000000, 1700000002);
-      INSERT INTO agentkit_app_states VALUES ('old', '{"motd":"hello"}');
-      INSERT INTO agentkit_user_states VALUES ('old', 'u1', '{"name":"Ada"}');
-    `);
-    for (const [seq, ts] of [
-      [1, 1700000001],
-      [2, 1700000002],
-    ] as const) {
-      const json = {
-        id: `old-${seq}`,
-        author: "user",
-        timestamp: ts,
-        content: { role: "user", parts: [{ text: `old ${seq}` }] },
-        actions: { stateDelta: { count: seq } },
-      };
-      await c.query("INSERT INTO agentkit_events VALUES ('old', 'u1', 's1', $1, $2, $3, $4)", [
-        seq,
-        `old-${seq}`,
-        ts,
-        JSON.stringify(json),
-      ]);
+    await c.query(V1_STORE_SQL);
+    for (const row of V1_EVENT_ROWS) {
+      await c.query("INSERT INTO agentkit_events VALUES ('old', 'u1', 's1', $1, $2, $3, $4)", [...row]);
     }
   });
 }
@@ -86,27 +60,7 @@ describe("PostgresSessionService persistence", () => {
   it("opens a version 1 store, upgrades it in place and keeps every session, event and shared state", async () => {
     const url = await cluster.createDatabase("v1");
     await createV1Store(url);
-    const service = PostgresSessionService.fromUri(url);
-    expect(await service.initialize()).toEqual({ from: 1, to: SCHEMA_VERSION });
-    const session = await service.getSession({ appName: "old", userId: "u1", sessionId: "s1" });
-    expect(session?.state).toEqual({ count: 2, "app:motd": "hello", "user:name": "Ada" });
-    expect(session?.events.map((e) => [e.id, e.content?.parts?.[0]?.text])).toEqual([
-      ["old-1", "old 1"],
-      ["old-2", "old 2"],
-    ]);
-    expect(session?.lastUpdateTime).toBe(1700000002);
-    const filtered = await service.getSession({
-      appName: "old",
-      userId: "u1",
-      sessionId: "s1",
-      config: { afterTimestamp: 1700000002 },
-    });
-    expect(filtered?.events.map((e) => e.id)).toEqual(["old-2"]);
-    await service.appendEvent({
-      session: session!,
-      event: createEvent({ author: "user", id: "new-1", actions: { stateDelta: { count: 3 } } }),
-    });
-    await service.close();
+    await upgradedV1Scenario(PostgresSessionService.fromUri(url));
     await withClient(url, async (c) => {
       expect(
         (await c.query("SELECT version FROM agentkit_schema_version ORDER BY version")).rows.map((r) => r.version),
