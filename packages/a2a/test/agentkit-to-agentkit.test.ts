@@ -1,15 +1,10 @@
 import { afterEach, describe, expect, it } from "@jest/globals";
-import { InMemoryRunner, LlmAgent, getTextOf, type Content, type Event } from "@agentkit/core";
+import { InMemoryRunner, LlmAgent, getTextOf, type Content } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { AdkMetadataKey, OutputMode, RemoteA2aAgent, type A2aTransportName } from "../src/index.js";
 import { TRANSPORTS } from "./helpers.js";
 import { startOurServer, type OurServer } from "./our-server.js";
-
-async function collect(gen: AsyncGenerator<Event, void, void>): Promise<Event[]> {
-  const out: Event[] = [];
-  for await (const e of gen) out.push(e);
-  return out;
-}
+import { collect } from "@agentkit/test-support/collect";
 
 const transfer = () => ScriptedModel.functionCall("transfer_to_agent", { agent_name: "weather" });
 

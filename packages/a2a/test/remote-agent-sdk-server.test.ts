@@ -8,14 +8,9 @@ import {
   type A2aTransportName,
 } from "../src/index.js";
 import { TRANSPORTS, startSdkServer } from "./helpers.js";
+import { collect } from "@agentkit/test-support/collect";
 
 type Server = Awaited<ReturnType<typeof startSdkServer>>;
-
-async function collect(gen: AsyncGenerator<Event, void, void>): Promise<Event[]> {
-  const out: Event[] = [];
-  for await (const e of gen) out.push(e);
-  return out;
-}
 
 describe.each(TRANSPORTS.flatMap((t) => [true, false].map((s) => [t, s] as const)))(
   "RemoteA2aAgent against a plain SDK server (%s, streaming=%s)",

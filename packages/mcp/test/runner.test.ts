@@ -1,14 +1,9 @@
 import { describe, expect, it } from "@jest/globals";
-import { getFunctionResponses, InMemoryRunner, LlmAgent, type Event } from "@agentkit/core";
+import { getFunctionResponses, InMemoryRunner, LlmAgent } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { McpToolset } from "../src/index.js";
 import { childPids, stdioFixture, waitFor } from "./helpers.js";
-
-async function collect(gen: AsyncGenerator<Event>): Promise<Event[]> {
-  const events: Event[] = [];
-  for await (const e of gen) events.push(e);
-  return events;
-}
+import { collect } from "@agentkit/test-support/collect";
 
 describe("McpToolset in a run", () => {
   it("an LlmAgent calls MCP tools, tool errors go back to the model, and runner.close() reaps the child", async () => {

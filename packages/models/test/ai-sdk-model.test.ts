@@ -5,12 +5,7 @@ import { AiSdkModel, type FrameworkCallMetrics } from "../src/ai-sdk/index.js";
 import { ProviderError } from "../src/errors/provider-error.js";
 import { FakeOpenAIServer, chunk, completion } from "./fixtures/openai-server.js";
 import { recordedReply } from "./fixtures/recorded-fixtures.js";
-
-async function collect(gen: AsyncGenerator<LlmResponse, void, void>): Promise<LlmResponse[]> {
-  const out: LlmResponse[] = [];
-  for await (const r of gen) out.push(r);
-  return out;
-}
+import { collect } from "@agentkit/test-support/collect";
 
 const ask = (init: Partial<LlmRequest> = {}) =>
   createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }], ...init });

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
-import { createLlmRequest, getTextOf, type LlmResponse } from "@agentkit/core";
+import { createLlmRequest, getTextOf } from "@agentkit/core";
 import { ProviderError, RetryingModel, type RetryEvent } from "../src/index.js";
 import { Gemini } from "../src/gemini/index.js";
 import { candidateResponse, errorReply, FakeGeminiServer, fixture } from "./fixtures/gemini-server.js";
+import { collect } from "@agentkit/test-support/collect";
 
 let server: FakeGeminiServer;
 let baseUrl: string;
@@ -14,12 +15,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close();
 });
-
-async function collect(gen: AsyncGenerator<LlmResponse, void, void>): Promise<LlmResponse[]> {
-  const out: LlmResponse[] = [];
-  for await (const r of gen) out.push(r);
-  return out;
-}
 
 const request = () => createLlmRequest({ contents: [{ role: "user", parts: [{ text: "hi" }] }] });
 

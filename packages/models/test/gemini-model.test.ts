@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
-import { ConfigurationError, createLlmRequest, type LlmRequest, type LlmResponse } from "@agentkit/core";
+import { ConfigurationError, createLlmRequest, type LlmRequest } from "@agentkit/core";
 import { Gemini, geminiOptionsSchema, resolveBackend, type GeminiOptions } from "../src/gemini/index.js";
 import { candidateResponse, FakeGeminiServer, fixture } from "./fixtures/gemini-server.js";
+import { collect } from "@agentkit/test-support/collect";
 
 let server: FakeGeminiServer;
 let baseUrl: string;
@@ -13,12 +14,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close();
 });
-
-async function collect(gen: AsyncGenerator<LlmResponse, void, void>): Promise<LlmResponse[]> {
-  const out: LlmResponse[] = [];
-  for await (const r of gen) out.push(r);
-  return out;
-}
 
 function request(init: Partial<LlmRequest> = {}): LlmRequest {
   return createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Capital of France?" }] }], ...init });

@@ -3,6 +3,7 @@ import { createLlmRequest, getTextOf, type LlmRequest, type LlmResponse } from "
 import { ProviderError } from "../src/index.js";
 import { Gemini } from "../src/gemini/index.js";
 import { FakeGeminiServer, sseFixture } from "./fixtures/gemini-server.js";
+import { collect } from "@agentkit/test-support/collect";
 
 let server: FakeGeminiServer;
 let baseUrl: string;
@@ -14,12 +15,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close();
 });
-
-async function collect(gen: AsyncGenerator<LlmResponse, void, void>): Promise<LlmResponse[]> {
-  const out: LlmResponse[] = [];
-  for await (const r of gen) out.push(r);
-  return out;
-}
 
 function request(init: Partial<LlmRequest> = {}): LlmRequest {
   return createLlmRequest({ contents: [{ role: "user", parts: [{ text: "A haiku, please." }] }], ...init });

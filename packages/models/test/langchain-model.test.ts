@@ -11,14 +11,8 @@ class NoToolsChatModel extends SimpleChatModel {
     return "x";
   }
 }
-import type { LlmResponse } from "@agentkit/core";
 import { LangChainModel } from "../src/langchain/index.js";
-
-async function collect(gen: AsyncGenerator<LlmResponse>): Promise<LlmResponse[]> {
-  const out: LlmResponse[] = [];
-  for await (const r of gen) out.push(r);
-  return out;
-}
+import { collect } from "@agentkit/test-support/collect";
 
 describe("LangChainModel", () => {
   it("invokes the wrapped chat model and returns its text", async () => {

@@ -1,13 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
-import { FunctionTool, InMemoryRunner, LlmAgent, StreamingMode, getTextOf, type Event } from "@agentkit/core";
+import { FunctionTool, InMemoryRunner, LlmAgent, StreamingMode, getTextOf } from "@agentkit/core";
 import { OpenAIModel } from "../src/openai/index.js";
 import { FakeOpenAIServer, chunk, completion } from "./fixtures/openai-server.js";
-
-async function collect(gen: AsyncGenerator<Event, void, void>): Promise<Event[]> {
-  const out: Event[] = [];
-  for await (const e of gen) out.push(e);
-  return out;
-}
+import { collect } from "@agentkit/test-support/collect";
 
 describe("OpenAIModel inside an LlmAgent run", () => {
   let server: FakeOpenAIServer;

@@ -3,12 +3,7 @@ import { ConfigurationError, createLlmRequest, type LlmResponse } from "@agentki
 import { ProviderError } from "../src/errors/provider-error.js";
 import { OpenAIModel } from "../src/openai/index.js";
 import { FakeOpenAIServer, completion } from "./fixtures/openai-server.js";
-
-async function collect(gen: AsyncGenerator<LlmResponse, void, void>): Promise<LlmResponse[]> {
-  const out: LlmResponse[] = [];
-  for await (const r of gen) out.push(r);
-  return out;
-}
+import { collect } from "@agentkit/test-support/collect";
 
 const ask = createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] });
 const ENV_KEYS = ["OPENAI_API_KEY", "OPENAI_BASE_URL"] as const;

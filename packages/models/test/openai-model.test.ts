@@ -1,14 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
-import { createLlmRequest, type LlmRequest, type LlmResponse } from "@agentkit/core";
+import { createLlmRequest, type LlmRequest } from "@agentkit/core";
 import { OpenAIModel } from "../src/openai/index.js";
 import { FakeOpenAIServer, completion } from "./fixtures/openai-server.js";
 import { recordedReply } from "./fixtures/recorded-fixtures.js";
-
-async function collect(gen: AsyncGenerator<LlmResponse, void, void>): Promise<LlmResponse[]> {
-  const out: LlmResponse[] = [];
-  for await (const r of gen) out.push(r);
-  return out;
-}
+import { collect } from "@agentkit/test-support/collect";
 
 describe("OpenAIModel (chat completions, non-streaming)", () => {
   let server: FakeOpenAIServer;

@@ -1,13 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
-import { createLlmRequest, type LlmResponse } from "@agentkit/core";
+import { createLlmRequest } from "@agentkit/core";
 import { OpenAIModel } from "../src/openai/index.js";
 import { FakeOpenAIServer, completion } from "./fixtures/openai-server.js";
-
-async function collect(gen: AsyncGenerator<LlmResponse, void, void>): Promise<LlmResponse[]> {
-  const out: LlmResponse[] = [];
-  for await (const r of gen) out.push(r);
-  return out;
-}
+import { collect } from "@agentkit/test-support/collect";
 
 describe("OpenAIModel request conversion (schemas)", () => {
   let server: FakeOpenAIServer;

@@ -1,14 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
-import { createLlmRequest, getTextOf, type LlmResponse } from "@agentkit/core";
+import { createLlmRequest, getTextOf } from "@agentkit/core";
 import { OpenAIModel } from "../src/openai/index.js";
 import { FakeOpenAIServer, chunk } from "./fixtures/openai-server.js";
 import { recordedReply } from "./fixtures/recorded-fixtures.js";
-
-async function collect(gen: AsyncGenerator<LlmResponse, void, void>): Promise<LlmResponse[]> {
-  const out: LlmResponse[] = [];
-  for await (const r of gen) out.push(r);
-  return out;
-}
+import { collect } from "@agentkit/test-support/collect";
 
 const ask = createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] });
 

@@ -193,10 +193,6 @@ export class RecordingToolset extends BaseToolset {
   }
 }
 
-export async function collect(gen: AsyncGenerator<Event, void, void>): Promise<Event[]> {
-  const out: Event[] = [];
-  for await (const e of gen) out.push(e);
-  return out;
-}
+export { collect } from "@agentkit/test-support/collect";
 
 export const userText = (text: string): Content => ({ role: "user", parts: [{ text }] });

@@ -10,6 +10,7 @@ import {
   type Event,
   type RunConfig,
 } from "@agentkit/core";
+import { collect } from "@agentkit/test-support/collect";
 
 /** A provider-neutral model turn: text, or tool calls. */
 export type ScriptedTurn =
@@ -62,12 +63,6 @@ export function functionResponsesIn(body: Record<string, unknown>): string[] {
   };
   visit(body);
   return found;
-}
-
-async function collect(gen: AsyncGenerator<Event, void, void>): Promise<Event[]> {
-  const out: Event[] = [];
-  for await (const e of gen) out.push(e);
-  return out;
 }
 
 /** Runs the same agent scenarios on one adapter through LlmAgent + InMemoryRunner. */

@@ -5,15 +5,10 @@ import { z } from "zod";
 import { createDebugRouter, createTraceRecorder, type SpanJson } from "../../src/telemetry/index.js";
 import { getJson, serve, staticContext } from "./http-harness.js";
 import { uiSpanProblems } from "./ui-span-validator.js";
+import { collect } from "@agentkit/test-support/collect";
 
 const HEX16 = /^[0-9a-f]{16}$/;
 const HEX32 = /^[0-9a-f]{32}$/;
-
-async function collect(gen: AsyncGenerator<Event>): Promise<Event[]> {
-  const out: Event[] = [];
-  for await (const e of gen) out.push(e);
-  return out;
-}
 
 function weatherTool() {
   return new FunctionTool({
