@@ -7,6 +7,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseCliArgs } from "../src/parse-cli-args.js";
 import { startDevServer, type RunningDevServer } from "../src/start-dev-server.js";
 import { makeFixtureAgents, type FixtureAgents } from "./dev-ui/fixture-agents.js";
+import { collect } from "@agentkit/test-support/collect";
 
 interface Part {
   text?: string;
@@ -89,11 +90,6 @@ afterAll(async () => {
   await agents?.cleanup();
 });
 
-async function collect(events: AsyncGenerator<AdkEvent>): Promise<AdkEvent[]> {
-  const out: AdkEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
 const parts = (events: AdkEvent[]) => events.flatMap((e) => e.content?.parts ?? []);
 
 describe("ADK's AdkApiClient against agentkit web --auth api-key, with the key in a header", () => {

@@ -5,6 +5,7 @@ import { Writable } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { startDevServer, type RunningDevServer } from "../src/start-dev-server.js";
 import { makeFixtureAgents, type FixtureAgents } from "./dev-ui/fixture-agents.js";
+import { collect } from "@agentkit/test-support/collect";
 
 interface Part {
   text?: string;
@@ -92,12 +93,6 @@ afterAll(async () => {
   await server?.close();
   await agents?.cleanup();
 });
-
-async function collect(events: AsyncGenerator<AdkEvent>): Promise<AdkEvent[]> {
-  const out: AdkEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
 
 const parts = (events: AdkEvent[]) => events.flatMap((e) => e.content?.parts ?? []);
 

@@ -11,6 +11,7 @@ import {
 } from "../src/index.js";
 import { TRANSPORTS, dataPart, message, sdkClient, userText } from "./helpers.js";
 import { startOurServer, weatherSteps, type OurServer } from "./our-server.js";
+import { collect } from "@agentkit/test-support/collect";
 
 const send = (text: string, ids: { contextId?: string; taskId?: string } = {}) => ({
   tenant: "",
@@ -24,12 +25,6 @@ function describePart(part: Part): unknown {
   if (c?.$case === "text") return { text: c.value };
   if (c?.$case === "data") return { [String(part.metadata?.[A2A_DATA_PART_TYPE_KEY])]: c.value };
   return c?.$case;
-}
-
-async function collect(stream: AsyncGenerator<StreamResponse, void, undefined>): Promise<StreamResponse[]> {
-  const out: StreamResponse[] = [];
-  for await (const r of stream) out.push(r);
-  return out;
 }
 
 const EXPECTED_PARTS = [

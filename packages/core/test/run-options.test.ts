@@ -11,9 +11,9 @@ import {
   Runner,
   getFunctionCalls,
   getFunctionResponses,
-  type Event,
 } from "../src/index.js";
 import { ScriptedModel } from "../src/testing/index.js";
+import { collect } from "@agentkit/test-support/collect";
 
 /** The in-memory store, counting saves: an ephemeral run must make none here. */
 class CountingArtifacts extends InMemoryArtifactService {
@@ -22,12 +22,6 @@ class CountingArtifacts extends InMemoryArtifactService {
     this.saves += 1;
     return super.saveArtifact(request);
   }
-}
-
-async function collect(run: AsyncGenerator<Event, void, void>): Promise<Event[]> {
-  const events: Event[] = [];
-  for await (const e of run) events.push(e);
-  return events;
 }
 
 describe("RunConfig.maxConcurrentToolCalls", () => {

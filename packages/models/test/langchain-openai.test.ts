@@ -15,12 +15,7 @@ import { LangChainModel, type FrameworkCallMetrics } from "../src/langchain/inde
 import { ProviderError } from "../src/errors/provider-error.js";
 import { FakeOpenAIServer, chunk, completion } from "./fixtures/openai-server.js";
 import { recordedReply } from "./fixtures/recorded-fixtures.js";
-
-async function collect<T>(gen: AsyncGenerator<T, void, void>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const r of gen) out.push(r);
-  return out;
-}
+import { collect } from "@agentkit/test-support/collect";
 
 const ask = (init: Partial<LlmRequest> = {}) =>
   createLlmRequest({ contents: [{ role: "user", parts: [{ text: "Hi" }] }], ...init });

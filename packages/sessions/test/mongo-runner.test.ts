@@ -1,14 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { FunctionTool, LlmAgent, ParallelAgent, Runner, type Event } from "@agentkit/core";
+import { FunctionTool, LlmAgent, ParallelAgent, Runner } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { MongoSessionService } from "../src/mongodb/index.js";
 import { MongoWireServer } from "@agentkit/test-support/mongodb";
-
-async function collect(run: AsyncGenerator<Event>): Promise<Event[]> {
-  const out: Event[] = [];
-  for await (const e of run) out.push(e);
-  return out;
-}
+import { collect } from "@agentkit/test-support/collect";
 
 describe("Runner on MongoSessionService", () => {
   let server: MongoWireServer;
