@@ -30,7 +30,8 @@ function open(dbName: string): MongoSessionService {
   opened.push(service);
   return service;
 }
-const set = (delta: Record<string, unknown>) => createEvent({ author: "agent", actions: { stateDelta: delta } });
+const set = (delta: Record<string, unknown>, timestamp?: number) =>
+  createEvent({ author: "agent", actions: { stateDelta: delta }, ...(timestamp === undefined ? {} : { timestamp }) });
 /** The next `update` command drops its connection, as if the writer died right after inserting its event. */
 const dieOnNextUpdate = () =>
   raw.db("admin").command({
@@ -46,11 +47,12 @@ describe("MongoSessionService shared state ordering", () => {
     const a = await writer.createSession({ appName: "app", userId: "u1", sessionId: "a" });
     const b = await writer.createSession({ appName: "app", userId: "u1", sessionId: "b" });
     await dieOnNextUpdate();
+    const start = Date.now() / 1000;
     await expect(
-      writer.appendEvent({ session: a, event: set({ "app:color": "red", "user:pet": "cat", own: 1 }) }),
+      writer.appendEvent({ session: a, event: set({ "app:color": "red", "user:pet": "cat", own: 1 }, start) }),
     ).rejects.toBeInstanceOf(SessionError);
-    await new Promise((r) => setTimeout(r, 5));
-    await writer.appendEvent({ session: b, event: set({ "app:color": "blue", "user:pet": "dog" }) });
+    // b's event is the newer one.
+    await writer.appendEvent({ session: b, event: set({ "app:color": "blue", "user:pet": "dog" }, start + 0.01) });
 
     // A reader of session a completes its pending append...
     const reader = open(dbName);
@@ -82,11 +84,9 @@ describe("MongoSessionService shared state ordering", () => {
     const sessions = await Promise.all(
       ["a", "b", "c", "d"].map((id) => one.createSession({ appName: "app", userId: "u1", sessionId: id })),
     );
-    const events = [];
-    for (let i = 0; i < sessions.length; i++) {
-      events.push(set({ "app:last": i, "user:last": i }));
-      await new Promise((r) => setTimeout(r, 3)); // distinct times: the last event created is the latest
-    }
+    // Distinct times: the event made last is the latest.
+    const start = Date.now() / 1000;
+    const events = sessions.map((_, i) => set({ "app:last": i, "user:last": i }, start + i / 100));
     // Written newest first, through two instances: the older writes that arrive later must not win.
     for (let i = sessions.length - 1; i >= 0; i--) {
       await (i % 2 ? two : one).appendEvent({ session: sessions[i]!, event: events[i]! });
