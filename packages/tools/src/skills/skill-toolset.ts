@@ -14,6 +14,7 @@ import {
   type ToolRunRequest,
 } from "@agentkit/core";
 
+import { deepCopy } from "@agentkit/core/internal";
 import { loadSkillFromDir, loadSkillsFromDir } from "./skill-loader.js";
 import { formatSkillsAsXml } from "./skill-prompt.js";
 import type { Skill } from "./skill.js";
@@ -113,8 +114,14 @@ abstract class SkillTool extends BaseTool {
     protected readonly toolset: SkillToolset,
     name: string,
     description: string,
+    private readonly parameters: FunctionDeclaration["parametersJsonSchema"],
   ) {
     super({ name, description });
+  }
+
+  /** A fresh declaration each time, as every tool's: a callback may edit the one it gets. */
+  override getDeclaration(): FunctionDeclaration {
+    return { name: this.name, description: this.description, parametersJsonSchema: deepCopy(this.parameters) };
   }
 
   protected skillOr(name: unknown): Skill | Record<string, unknown> {
@@ -130,11 +137,10 @@ function isSkill(value: Skill | Record<string, unknown>): value is Skill {
 
 class ListSkillsTool extends SkillTool {
   constructor(toolset: SkillToolset) {
-    super(toolset, "list_skills", "Lists the available skills with their descriptions, and which are loaded.");
-  }
-
-  override getDeclaration(): FunctionDeclaration {
-    return { name: this.name, description: this.description, parametersJsonSchema: { type: "object", properties: {} } };
+    super(toolset, "list_skills", "Lists the available skills with their descriptions, and which are loaded.", {
+      type: "object",
+      properties: {},
+    });
   }
 
   override async runAsync({ toolContext }: ToolRunRequest): Promise<unknown> {
@@ -148,23 +154,38 @@ class ListSkillsTool extends SkillTool {
   }
 }
 
-class LoadSkillTool extends SkillTool {
-  constructor(toolset: SkillToolset) {
-    super(toolset, "load_skill", "Loads a skill: its SKILL.md instructions join your instructions until unloaded.");
-  }
-
-  override getDeclaration(): FunctionDeclaration {
-    return { name: this.name, description: this.description, parametersJsonSchema: nameParameter("The skill's name.") };
+/** Load or unload: a named skill joins or leaves the agent's active skills. */
+abstract class ActiveSkillsTool extends SkillTool {
+  constructor(toolset: SkillToolset, name: string, description: string) {
+    super(toolset, name, description, nameParameter("The skill's name."));
   }
 
   override async runAsync({ args, toolContext }: ToolRunRequest): Promise<unknown> {
     const skill = this.skillOr(args.name);
     if (!isSkill(skill)) return skill;
-    const name = skill.frontmatter.name;
     const active = activeSkills(toolContext);
-    if (!active.includes(name)) toolContext.state.set(activeSkillsKey(toolContext.agentName), [...active, name]);
+    const next = this.change(active, skill.frontmatter.name);
+    if (next !== active) toolContext.state.set(activeSkillsKey(toolContext.agentName), next);
+    return this.answer(skill);
+  }
+
+  /** The new list of active skills, or `active` itself when nothing changes. */
+  protected abstract change(active: string[], name: string): string[];
+  protected abstract answer(skill: Skill): Record<string, unknown>;
+}
+
+class LoadSkillTool extends ActiveSkillsTool {
+  constructor(toolset: SkillToolset) {
+    super(toolset, "load_skill", "Loads a skill: its SKILL.md instructions join your instructions until unloaded.");
+  }
+
+  protected change(active: string[], name: string): string[] {
+    return active.includes(name) ? active : [...active, name];
+  }
+
+  protected answer(skill: Skill): Record<string, unknown> {
     return {
-      skill_name: name,
+      skill_name: skill.frontmatter.name,
       status: "loaded: its instructions are now part of your instructions",
       frontmatter: skill.frontmatter,
       resources: resourceIndex(skill),
@@ -172,47 +193,30 @@ class LoadSkillTool extends SkillTool {
   }
 }
 
-class UnloadSkillTool extends SkillTool {
+class UnloadSkillTool extends ActiveSkillsTool {
   constructor(toolset: SkillToolset) {
     super(toolset, "unload_skill", "Unloads a skill: its instructions no longer apply.");
   }
 
-  override getDeclaration(): FunctionDeclaration {
-    return { name: this.name, description: this.description, parametersJsonSchema: nameParameter("The skill's name.") };
+  protected change(active: string[], name: string): string[] {
+    return active.includes(name) ? active.filter((n) => n !== name) : active;
   }
 
-  override async runAsync({ args, toolContext }: ToolRunRequest): Promise<unknown> {
-    const skill = this.skillOr(args.name);
-    if (!isSkill(skill)) return skill;
-    const name = skill.frontmatter.name;
-    const active = activeSkills(toolContext);
-    if (active.includes(name))
-      toolContext.state.set(
-        activeSkillsKey(toolContext.agentName),
-        active.filter((n) => n !== name),
-      );
-    return { skill_name: name, status: "unloaded" };
+  protected answer(skill: Skill): Record<string, unknown> {
+    return { skill_name: skill.frontmatter.name, status: "unloaded" };
   }
 }
 
 class LoadSkillResourceTool extends SkillTool {
   constructor(toolset: SkillToolset) {
-    super(toolset, "load_skill_resource", "Reads a file of a skill (under references/, assets/ or scripts/).");
-  }
-
-  override getDeclaration(): FunctionDeclaration {
-    return {
-      name: this.name,
-      description: this.description,
-      parametersJsonSchema: {
-        type: "object",
-        properties: {
-          skill_name: { type: "string", description: "The skill's name." },
-          path: { type: "string", description: "The file's path in the skill, e.g. 'references/guide.md'." },
-        },
-        required: ["skill_name", "path"],
+    super(toolset, "load_skill_resource", "Reads a file of a skill (under references/, assets/ or scripts/).", {
+      type: "object",
+      properties: {
+        skill_name: { type: "string", description: "The skill's name." },
+        path: { type: "string", description: "The file's path in the skill, e.g. 'references/guide.md'." },
       },
-    };
+      required: ["skill_name", "path"],
+    });
   }
 
   override async runAsync({ args }: ToolRunRequest): Promise<unknown> {
@@ -245,23 +249,15 @@ class LoadSkillResourceTool extends SkillTool {
 
 class RunSkillScriptTool extends SkillTool {
   constructor(toolset: SkillToolset) {
-    super(toolset, "run_skill_script", "Runs a script of a skill (under scripts/) in the code executor.");
-  }
-
-  override getDeclaration(): FunctionDeclaration {
-    return {
-      name: this.name,
-      description: this.description,
-      parametersJsonSchema: {
-        type: "object",
-        properties: {
-          skill_name: { type: "string", description: "The skill's name." },
-          script_path: { type: "string", description: "The script's path, e.g. 'scripts/convert.py'." },
-          args: { type: "object", description: "Arguments, passed as --key value." },
-        },
-        required: ["skill_name", "script_path"],
+    super(toolset, "run_skill_script", "Runs a script of a skill (under scripts/) in the code executor.", {
+      type: "object",
+      properties: {
+        skill_name: { type: "string", description: "The skill's name." },
+        script_path: { type: "string", description: "The script's path, e.g. 'scripts/convert.py'." },
+        args: { type: "object", description: "Arguments, passed as --key value." },
       },
-    };
+      required: ["skill_name", "script_path"],
+    });
   }
 
   override async runAsync({ args, toolContext }: ToolRunRequest): Promise<unknown> {
