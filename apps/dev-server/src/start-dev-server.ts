@@ -11,7 +11,6 @@ import {
   type ServerLogger,
 } from "@agentkit/server";
 import type { OtelConfig, OtelExport } from "@agentkit/server/otel";
-import { createA2aRoutes } from "./a2a-routes.js";
 import { CliUsageError } from "./cli-usage-error.js";
 import { createServices } from "./create-services.js";
 import { devServerBuiltInCodeExecutors } from "./dev-server-code-executors.js";
@@ -33,7 +32,7 @@ export interface StartDevServerOptions extends ServeOptions {
 
 export interface RunningDevServer {
   /** The server's Express app (its router stack is what the route-table tests enumerate). */
-  app: AgentServer["app"];
+  readonly app: AgentServer["app"];
   url: string;
   port: number;
   apps: string[];
@@ -127,7 +126,9 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       ...(services.sessionLock ? { sessionLock: services.sessionLock } : {}),
       ...(options.sessionLockWaitMs !== undefined ? { sessionLockWaitMs: options.sessionLockWaitMs } : {}),
     });
-    server.mount(createGraphRouter(server.context));
+    // Made when the Express app is built (`Router()` loads Express): an API server whose requests
+    // are all agent flows never builds it.
+    server.mount(() => createGraphRouter(server.context));
     if (devtools && traces && telemetry) {
       // Every dev router goes through the dev tooling gate, in this order: the dev UI's own
       // (telemetry consent, builder, agent tests), then traces and evals.
@@ -144,7 +145,12 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
         }),
       );
     }
-    if (options.a2a) server.mount(createA2aRoutes(server.context, { authenticated: auth.options !== undefined }));
+    if (options.a2a) {
+      const { createA2aRoutes } = await import("./a2a-routes.js");
+      server.mount(() => createA2aRoutes(server.context, { authenticated: auth.options !== undefined }));
+    }
+    // The dev UI's first page should not wait for Express: `agentkit web` builds the app now.
+    if (options.mode === "web") void server.app;
     // Apps, their models' SDKs and the framework's code paths load now, not during the first request.
     const warm = options.warmUp === false ? undefined : await server.warmUp();
     const { url, port } = await server.listen({ host: options.host, port: options.port });
@@ -164,7 +170,9 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
         `memory: ${services.describe.memory}\n  credentials: ${services.describe.credentials}\n`,
     );
     return {
-      app: server.app,
+      get app() {
+        return server.app;
+      },
       url,
       port,
       apps,

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
 import cors from "cors";
-import express, { Router, type Express, type RequestHandler } from "express";
+import type { Express, RequestHandler, Router } from "express";
 import {
   type BaseCredentialService,
   ConfigurationError,
@@ -20,8 +20,8 @@ import { BodyBudget, bodyGuard } from "./http/body-guard.js";
 import { jsonBody } from "./http/json-body.js";
 import { ConnectionLimiter } from "./http/connection-limiter.js";
 import { corsMiddlewareOptions, originMatcher, type ServerCorsOptions } from "./http/cors-options.js";
-import { errorHandler, notFoundHandler } from "./http/error-handlers.js";
-import { DevToolsMount, devToolsGate } from "./http/dev-tools-gate.js";
+import { errorHandler } from "./http/error-handlers.js";
+import { devToolsGate } from "./http/dev-tools-gate.js";
 import { hostGuard, isLoopbackHost, type HostGuardOptions } from "./http/host-guard.js";
 import {
   DEFAULT_BODY_LIMIT,
@@ -31,19 +31,13 @@ import {
   type ServerLimits,
 } from "./http/server-limits.js";
 import { RunRateLimiter } from "./http/run-rate-limiter.js";
-import { healthRoutes } from "./health/health-routes.js";
 import type { ReadinessOptions } from "./health/readiness.js";
 import { LiveSocketServer, type LiveStats } from "./live/live-socket-server.js";
-import { appRoutes } from "./routes/app-routes.js";
-import { artifactRoutes } from "./routes/artifact-routes.js";
 import { hotRoutes } from "./routes/hot-routes.js";
 import { hotRequestListener } from "./routes/hot-request-listener.js";
-import { devUiRoutes, type DevUiOptions } from "./routes/dev-ui-routes.js";
-import { memoryRoutes } from "./routes/memory-routes.js";
+import type { DevUiOptions } from "./routes/dev-ui-routes.js";
+import { LazyExpressApp, type RouterSource } from "./routes/express-app.js";
 import type { RouteDeps } from "./routes/route-deps.js";
-import { runRoutes } from "./routes/run-routes.js";
-import { sessionRoutes } from "./routes/session-routes.js";
-import { usageRoutes } from "./routes/usage-routes.js";
 import { RunnerCache } from "./runs/runner-cache.js";
 import { RunTracker } from "./runs/run-tracker.js";
 import { SessionRunQueue } from "./runs/session-run-queue.js";
@@ -128,8 +122,11 @@ export interface AgentServerOptions {
    * dev server turns it on for its local developer. Stacks are never sent.
    */
   exposeErrorMessages?: boolean;
-  /** Routers mounted after the built-in routes and before the JSON 404 (graph, A2A ...). */
-  extraRouters?: readonly Router[];
+  /**
+   * Routers mounted after the built-in routes and before the JSON 404 (graph, A2A ...); a
+   * function of no arguments is called for its router when the Express app is built.
+   */
+  extraRouters?: readonly RouterSource[];
   /**
    * On close, how long running runs may finish before they are cut (an SSE error frame or a 503
    * body with code `SHUTTING_DOWN`). Default 5000 ms.
@@ -173,12 +170,20 @@ export interface ListeningAddress {
 }
 
 export interface AgentServer {
-  /** The Express app (mount it in another server, or call `listen`). */
+  /**
+   * The Express app (mount it in another server, or call `listen`). It is built on first use:
+   * reading this, or the first request the lean path for agent flows (`POST /run`, `/run_sse`,
+   * session create) does not take; an API server serving only agent flows never loads Express.
+   */
   readonly app: Express;
   /** What route modules share; pass it to `createDebugRouter` & co. */
   readonly context: ServerContext;
-  /** Mounts a router before the JSON 404 (same slot as `extraRouters`). */
-  mount(router: Router): void;
+  /**
+   * Mounts a router before the JSON 404 (same slot as `extraRouters`). Given a function of no
+   * arguments instead, calls it for the router when the Express app is built, so making the
+   * router (`Router()` loads Express) waits until a request needs it.
+   */
+  mount(router: RouterSource): void;
   /**
    * Mounts a dev tooling router (the builder, agent tests, telemetry consent, traces, evals of
    * `@agentkit/server/devtools`) behind the dev tooling gate (docs/security.md#dev-tooling), in
@@ -268,11 +273,6 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
 
   const connections = new ConnectionLimiter(limits.maxConnectionsPerClient);
   const bodyBudget = new BodyBudget(limits.maxBodyBytesInFlight);
-  const app = express();
-  app.disable("x-powered-by");
-  // No ETag on API answers: hashing every body costs CPU and nobody revalidates a run (the dev
-  // UI's static files keep theirs: serve-static sets its own).
-  app.set("etag", false);
   // The guards and body reading of every request, in order; the hot requests of an agent flow
   // run this same chain without Express when the server listens (`hotRequestListener`).
   const chain: RequestHandler[] = [connections.guard, hostGuard(guard)];
@@ -293,32 +293,28 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   if (access) chain.push(access.authorize);
   // The requests of every agent flow skip the routers (exact paths only; the same handlers).
   chain.push(hotRoutes(deps));
-  for (const middleware of chain) app.use(middleware);
-  app.use(healthRoutes(context, deps.runs, options.readiness));
-  app.use(appRoutes(deps), sessionRoutes(deps), artifactRoutes(deps), memoryRoutes(deps), runRoutes(deps));
-  app.use(usageRoutes(deps));
-  const web = (options.mode ?? "web") === "web";
-  if (web) app.use(devUiRoutes(options.devUi));
-  else app.get("/", (_req, res) => res.type("text").send("OK"));
-  const extra = Router();
-  for (const router of options.extraRouters ?? []) extra.use(router);
-  app.use(extra);
-  // Every dev tooling router goes through this one mount, behind the gate (never in api mode).
-  // The routers themselves come from `@agentkit/server/devtools`, so an API server never loads them.
-  const devTools = web
-    ? new DevToolsMount(devToolsGate({ boundHost: () => boundHost, authConfigured: () => access !== undefined }))
-    : undefined;
-  if (devTools) app.use(devTools.router);
-  app.use(notFoundHandler);
   const onError = errorHandler((error) => logger.error("Request failed", error), exposeErrorMessages);
-  app.use(onError);
-  const listener = hotRequestListener({
-    app,
-    chain,
-    onError,
-    bodyLimitBytes,
-    expressPrototypes: access?.hasCustomRules ?? false,
-  });
+  const web = (options.mode ?? "web") === "web";
+  // Everything else is the Express app, built on first use (routes/express-app.ts). The dev
+  // tooling routers come from `@agentkit/server/devtools`, so an API server never loads them.
+  const express = new LazyExpressApp(
+    {
+      chain,
+      deps,
+      ...(options.readiness ? { readiness: options.readiness } : {}),
+      web,
+      ...(options.devUi ? { devUi: options.devUi } : {}),
+      ...(web
+        ? { devToolsGate: devToolsGate({ boundHost: () => boundHost, authConfigured: () => access !== undefined }) }
+        : {}),
+      onError,
+    },
+    options.extraRouters,
+  );
+  // Custom auth rules see requests as Express's: the hot path then needs the app's prototypes.
+  const expressPrototypes = access?.hasCustomRules ?? false;
+  if (expressPrototypes) express.app();
+  const listener = hotRequestListener({ app: () => express.app(), chain, onError, bodyLimitBytes, expressPrototypes });
 
   const live = new LiveSocketServer(deps, guard, limits.live, access);
   let server: Server | undefined;
@@ -335,14 +331,15 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   };
 
   return {
-    app,
+    get app() {
+      return express.app();
+    },
     context,
     mount(router) {
-      extra.use(router);
+      express.mount(router);
     },
     mountDevTools(router) {
-      devTools?.add(router);
-      return devTools !== undefined;
+      return express.mountDevTools(router);
     },
     handleUpgrade(req, socket, head) {
       live.handleUpgrade(req, socket, head);

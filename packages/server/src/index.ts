@@ -12,6 +12,7 @@ export {
   type ServerStats,
 } from "./create-agent-server.js";
 export type { AppWarmUp, ServerWarmUp } from "./runs/warm-up-apps.js";
+export type { RouterSource } from "./routes/express-app.js";
 export {
   DEFAULT_BODY_LIMIT,
   DEFAULT_SERVER_LIMITS,

@@ -227,6 +227,32 @@ describe("extra routers", () => {
       await t.close();
     }
   });
+
+  it("a router factory is called once, when the Express app is built, and mounts in order", async () => {
+    const made: string[] = [];
+    const factory = (name: string) => () => {
+      made.push(name);
+      return Router().get(`/x/${name}`, (_req, res) => res.json({ name, made: [...made] }));
+    };
+    const t = await startTestServer({ extraRouters: [factory("first")] });
+    try {
+      t.server.mount(factory("second"));
+      // Agent flows take the lean path: no app yet, so no router was made.
+      const session = await post(`${t.url}/apps/A/users/u/sessions`, {});
+      expect(session.status).toBe(200);
+      expect(made).toEqual([]);
+      // The first other request builds the app: every pending factory runs, in mount order.
+      expect(await (await fetch(`${t.url}/x/second`)).json()).toEqual({ name: "second", made: ["first", "second"] });
+      // Mounted after the build: made at once, still before the JSON 404.
+      t.server.mount(factory("third"));
+      expect(made).toEqual(["first", "second", "third"]);
+      expect(await (await fetch(`${t.url}/x/third`)).json()).toMatchObject({ name: "third" });
+      expect(await (await fetch(`${t.url}/x/first`)).json()).toMatchObject({ name: "first" });
+      expect((await fetch(`${t.url}/x/fourth`)).status).toBe(404);
+    } finally {
+      await t.close();
+    }
+  });
 });
 
 describe("modes and the dev UI folder", () => {

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from "node:http";
-import { Router, type Request, type RequestHandler, type Response } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import { ConfigurationError } from "@agentkit/core";
 import { errorBody } from "../errors/status-for-error.js";
+import { standaloneRouter, type Router } from "../http/express-module.js";
 import { sendJson } from "../http/send-json.js";
 import type { ServerLogger } from "../server-logger.js";
 import { AuthenticationError, AuthenticationUnavailableError, ForbiddenError } from "./auth-errors.js";
@@ -167,12 +168,12 @@ function pathOf(req: IncomingMessage): string {
 const OWN_USER_ONLY = "This principal may only act for its own user.";
 
 /**
- * An Express router whose routes are the rules: each records its rule and parameters and
- * leaves the router, so a request gets the first rule whose method and path match, decoded
- * exactly as the real routes decode them.
+ * A router whose routes are the rules: each records its rule and parameters and leaves the
+ * router, so a request gets the first rule whose method and path match, decoded exactly as the
+ * real routes decode them (the same router implementation as Express's, without loading Express).
  */
 function ruleRouter(rules: readonly RouteRule[]): Router {
-  const router = Router();
+  const router = standaloneRouter();
   for (const rule of rules) {
     checkRule(rule);
     const record: RequestHandler = (req, res, next) => {

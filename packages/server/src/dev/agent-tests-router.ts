@@ -1,6 +1,7 @@
 import { mkdir, readFile, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import { Router, type Request } from "express";
+import type { Request } from "express";
+import { Router } from "../http/express-module.js";
 import { z } from "zod";
 import type { ModelRegistry } from "@agentkit/core";
 import type { AgentLoader } from "../agent-loader.js";

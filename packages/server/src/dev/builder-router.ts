@@ -1,6 +1,7 @@
 import { cp, mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import express, { Router, type Request } from "express";
+import type { Request, Response as ExpressResponse } from "express";
+import { loadExpress, Router } from "../http/express-module.js";
 import { HttpRequestError } from "../errors/server-errors.js";
 import {
   DEFAULT_BUILDER_POLICY,
@@ -55,7 +56,7 @@ export function createBuilderRouter(options: BuilderRouterOptions): Router {
 
   router.post(
     "/dev/apps/:app/builder/save",
-    express.raw({ type: () => true, limit: options.maxUploadBytes ?? "10mb" }),
+    loadExpress().raw({ type: () => true, limit: options.maxUploadBytes ?? "10mb" }),
     async (req, res) => {
       const appName = param(req, "app");
       const appDir = appDirOf(agentsDir, appName);
@@ -197,7 +198,7 @@ async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
-function sendYaml(res: express.Response, text: string): void {
+function sendYaml(res: ExpressResponse, text: string): void {
   res.status(200).set({ "Content-Type": "application/x-yaml; charset=utf-8", "Cache-Control": "no-store" }).send(text);
 }
 

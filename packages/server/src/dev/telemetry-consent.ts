@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { Router } from "express";
+import { Router } from "../http/express-module.js";
 import { z } from "zod";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { parseBody } from "../http/request-schemas.js";

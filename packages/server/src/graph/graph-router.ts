@@ -1,4 +1,5 @@
-import { Router, type Request, type Response } from "express";
+import type { Request, Response } from "express";
+import { Router } from "../http/express-module.js";
 import type { BaseAgent } from "@agentkit/core";
 import { HttpRequestError } from "../errors/server-errors.js";
 import type { ServerContext } from "../server-context.js";

@@ -1,4 +1,4 @@
-import { Router } from "express";
+import { Router } from "../http/express-module.js";
 import type { RunTracker } from "../runs/run-tracker.js";
 import type { ServerContext } from "../server-context.js";
 import { builtInChecks, checkReadiness, type ReadinessOptions } from "./readiness.js";

@@ -1,4 +1,5 @@
-import { Router, type RequestHandler } from "express";
+import type { RequestHandler } from "express";
+import { Router } from "./express-module.js";
 import { isAdmin, principalOf } from "../auth/principal.js";
 import { isLoopbackHost } from "./host-guard.js";
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
-import express, { type RequestHandler } from "express";
+import type { RequestHandler } from "express";
+import { loadExpress } from "./express-module.js";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { jsonDepthExceeds, jsonDepthVerifier } from "./body-guard.js";
 
@@ -25,14 +26,18 @@ const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
  * charsets or media types, a finished request) goes to `express.json` itself.
  */
 export function jsonBody(options: JsonBodyOptions): RequestHandler {
-  const fallback = express.json({
-    limit: options.limitBytes,
-    strict: true,
-    verify: jsonDepthVerifier(options.maxDepth),
-  });
+  // Made on the first body the lean path does not take (it loads Express).
+  let fallback: RequestHandler | undefined;
   return (req, res, next) => {
     const length = leanBodyLength(req);
-    if (length === undefined || length > options.limitBytes) return fallback(req, res, next);
+    if (length === undefined || length > options.limitBytes) {
+      fallback ??= loadExpress().json({
+        limit: options.limitBytes,
+        strict: true,
+        verify: jsonDepthVerifier(options.maxDepth),
+      });
+      return fallback(req, res, next);
+    }
     new LeanBodyRead(req, length, options.maxDepth, next);
   };
 }

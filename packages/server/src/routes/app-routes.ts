@@ -1,4 +1,4 @@
-import { Router } from "express";
+import { Router } from "../http/express-module.js";
 import { isLlmAgent, VERSION, type BaseAgent } from "@agentkit/core";
 import type { LoadedApp } from "../agent-loader.js";
 import { HttpRequestError } from "../errors/server-errors.js";

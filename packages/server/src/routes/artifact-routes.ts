@@ -1,4 +1,5 @@
-import { Router, type Request } from "express";
+import type { Request } from "express";
+import { Router } from "../http/express-module.js";
 import { contentFromJson, InvalidJsonError, type ArtifactVersion, type Part } from "@agentkit/core";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { parseBody, saveArtifactSchema } from "../http/request-schemas.js";

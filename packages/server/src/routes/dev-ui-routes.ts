@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import express, { Router } from "express";
+import { loadExpress, Router } from "../http/express-module.js";
 
 export interface DevUiOptions {
   /**
@@ -100,7 +100,7 @@ export function devUiRoutes(options: DevUiOptions | undefined): Router {
   if (options?.dir !== undefined) {
     router.use(
       "/dev-ui",
-      express.static(options.dir, {
+      loadExpress().static(options.dir, {
         index: "index.html",
         redirect: false,
         setHeaders: (res, path) => {

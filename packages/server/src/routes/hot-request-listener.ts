@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener } from "node:http";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from "express";
 import { ConfigurationError } from "@agentkit/core";
 import { LARGE_BODY_BYTES } from "../http/body-guard.js";
@@ -6,8 +6,8 @@ import { leanBodyLength } from "../http/json-body.js";
 import { isHotRoute } from "./hot-routes.js";
 
 export interface HotRequestListenerOptions {
-  /** The Express app: it serves every request the lean path does not take. */
-  app: Express;
+  /** The Express app (built on the first call): it serves every request the lean path does not take. */
+  app: () => Express;
   /**
    * The app-level middleware Express runs for these requests, in the app's order: the guards,
    * body reading, authorization, then `hotRoutes`. The same function objects as the app's.
@@ -37,10 +37,11 @@ export function hotRequestListener(options: HotRequestListenerOptions): RequestL
   const { app, chain, onError, expressPrototypes } = options;
   const maxBodyBytes = Math.min(options.bodyLimitBytes, LARGE_BODY_BYTES - 1);
   return (req, res) => {
-    if (!takesLean(req, maxBodyBytes)) return void app(req, res);
+    if (!takesLean(req, maxBodyBytes)) return void expressApp(app, onError, req, res);
     if (expressPrototypes) {
-      Object.setPrototypeOf(req, app.request);
-      Object.setPrototypeOf(res, app.response);
+      const built = app();
+      Object.setPrototypeOf(req, built.request);
+      Object.setPrototypeOf(res, built.response);
     }
     const request = req as Request;
     const response = res as unknown as Response;
@@ -48,6 +49,17 @@ export function hotRequestListener(options: HotRequestListenerOptions): RequestL
     response.locals = Object.create(null) as Response["locals"];
     new ChainRun(chain, onError, request, response).advance();
   };
+}
+
+/** Hands a request to the Express app; if building the app fails, answers with the error handler. */
+function expressApp(app: () => Express, onError: ErrorRequestHandler, req: IncomingMessage, res: ServerResponse): void {
+  let built: Express;
+  try {
+    built = app();
+  } catch (error) {
+    return void onError(error, req as Request, res as unknown as Response, () => res.destroy());
+  }
+  built(req, res);
 }
 
 /** Whether the lean path serves a request exactly as the app would (else Express does). */

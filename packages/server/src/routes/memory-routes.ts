@@ -1,4 +1,4 @@
-import { Router } from "express";
+import { Router } from "../http/express-module.js";
 import { SessionNotFoundError } from "@agentkit/core";
 import { validateSessionKey } from "@agentkit/core/internal";
 import { addSessionToMemorySchema, parseBody } from "../http/request-schemas.js";

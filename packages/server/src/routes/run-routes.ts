@@ -1,5 +1,6 @@
 import { once } from "node:events";
-import { Router, type Request, type RequestHandler, type Response } from "express";
+import type { Request, RequestHandler, Response } from "express";
+import { Router } from "../http/express-module.js";
 import { eventToJson, eventToJsonText, RunAbortedError, type Event } from "@agentkit/core";
 import { sendJsonText } from "../http/send-json-text.js";
 import { sendJson } from "../http/send-json.js";

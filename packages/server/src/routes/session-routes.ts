@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { Router, type Request, type RequestHandler } from "express";
+import type { Request, RequestHandler } from "express";
+import { Router } from "../http/express-module.js";
 import {
   createEvent,
   eventFromJson,

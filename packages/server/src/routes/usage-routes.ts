@@ -1,4 +1,4 @@
-import { Router } from "express";
+import { Router } from "../http/express-module.js";
 import type { RouteDeps } from "./route-deps.js";
 
 /**

@@ -1,4 +1,5 @@
-import { Router, type Request, type Response } from "express";
+import type { Request, Response } from "express";
+import { Router } from "../http/express-module.js";
 import { isAdmin, principalOf } from "../auth/principal.js";
 import { HttpRequestError } from "../errors/server-errors.js";
 import type { TraceSource } from "./trace-recorder.js";
