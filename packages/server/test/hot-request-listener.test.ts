@@ -285,6 +285,23 @@ describe("the lean path answers as Express does", () => {
     expect(schema.status).toBe(400);
   });
 
+  it("no media type: the body is left unparsed on both paths (a POST with no body, as fetch sends it)", async () => {
+    const empty = await same({ path: "/apps/A/users/alice/sessions", headers: alice }, true);
+    expect(empty.status).toBe(200);
+    expect(empty.body).toMatchObject({ appName: "A", userId: "alice", state: {} });
+    // A JSON text without its type is not read: the run has no body, a 400 either way.
+    const untyped = await same({ path: "/run", headers: alice, raw: JSON.stringify(runBody("alice", "s1")) }, true);
+    expect(untyped.status).toBe(400);
+    // With a content coding, or chunked, the lean path leaves it to Express.
+    const coded = await same(
+      { path: "/apps/A/users/alice/sessions", headers: { ...alice, "content-encoding": "gzip" }, raw: "" },
+      false,
+    );
+    expect(coded.status).toBe(200);
+    const chunked = await same({ path: "/apps/A/users/alice/sessions", headers: alice, raw: "", chunked: true }, false);
+    expect(chunked.status).toBe(200);
+  });
+
   it("unknown app and session, bad path parameters", async () => {
     const app = await same(
       { path: "/run", headers: alice, body: { ...runBody("alice", "s1"), appName: "nope" } },

@@ -29,6 +29,11 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
   // Made on the first body the lean path does not take (it loads Express).
   let fallback: RequestHandler | undefined;
   return (req, res, next) => {
+    // No media type: `express.json` leaves the body unread and `req.body` undefined.
+    if (untypedBodyLength(req) !== undefined) {
+      if (!("body" in req)) (req as { body?: unknown }).body = undefined;
+      return next();
+    }
     const length = leanBodyLength(req);
     if (length === undefined || length > options.limitBytes) {
       fallback ??= loadExpress().json({
@@ -112,6 +117,19 @@ export function leanBodyLength(req: IncomingMessage): number | undefined {
   const socket = req.socket as typeof req.socket | null;
   if (!socket?.readable || (req.complete && !req.readable)) return undefined;
   return Number(raw);
+}
+
+/**
+ * The declared length of a request that names no media type (`POST` with no body, as `fetch`
+ * sends it), which `express.json` leaves unparsed; `undefined` for anything else, or when a
+ * content coding or chunked framing would make that less plain.
+ */
+export function untypedBodyLength(req: IncomingMessage): number | undefined {
+  const { headers } = req;
+  if (headers["content-type"] !== undefined || headers["transfer-encoding"] !== undefined) return undefined;
+  if (headers["content-encoding"] !== undefined) return undefined;
+  const raw = headers["content-length"];
+  return typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : undefined;
 }
 
 function isPlainJsonType(type: string | undefined): boolean {

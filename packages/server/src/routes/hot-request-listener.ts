@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from "express";
 import { ConfigurationError } from "@agentkit/core";
 import { LARGE_BODY_BYTES } from "../http/body-guard.js";
-import { leanBodyLength } from "../http/json-body.js";
+import { leanBodyLength, untypedBodyLength } from "../http/json-body.js";
 import { isHotRoute } from "./hot-routes.js";
 
 export interface HotRequestListenerOptions {
@@ -26,8 +26,8 @@ export interface HotRequestListenerOptions {
 
 /**
  * The server's `request` listener: the hot requests of every agent flow (`hotRoutes`' exact
- * paths) in their ordinary form (a small `Content-Length` body of UTF-8 `application/json`, no
- * content coding, no conditional headers) run the app's own guard chain directly on node's
+ * paths) in their ordinary form (a small `Content-Length` body of UTF-8 `application/json`, or one
+ * with no media type at all, which is left unparsed; no content coding, no conditional headers) run the app's own guard chain directly on node's
  * request and response, without Express's app router (a layer match and `debug` calls per
  * middleware) and, unless custom auth rules need them, without swapping in Express's request
  * and response prototypes. Every policy is the app's own function, so the answers are the same
@@ -68,7 +68,7 @@ function takesLean(req: IncomingMessage, maxBodyBytes: number): boolean {
   const { headers } = req;
   // A conditional request may get Express's freshness answer (304): keep it on Express.
   if (headers["if-none-match"] !== undefined || headers["if-modified-since"] !== undefined) return false;
-  const length = leanBodyLength(req);
+  const length = leanBodyLength(req) ?? untypedBodyLength(req);
   return length !== undefined && length <= maxBodyBytes;
 }
 
