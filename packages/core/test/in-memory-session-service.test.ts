@@ -1,5 +1,12 @@
 import { describe, expect, it } from "@jest/globals";
-import { createEvent, InMemorySessionService, SessionAlreadyExistsError, StaleSessionError } from "../src/index.js";
+import {
+  createEvent,
+  InMemorySessionService,
+  InvalidSessionKeyError,
+  SessionAlreadyExistsError,
+  StaleSessionError,
+} from "../src/index.js";
+import type { AppendEventRequest } from "../src/sessions/base-session-service.js";
 
 // Core-level smoke checks; the full behaviour contract runs in @agentkit/sessions.
 describe("InMemorySessionService", () => {
@@ -17,6 +24,26 @@ describe("InMemorySessionService", () => {
     );
     const other = await service.createSession({ appName: "a", userId: "v" });
     expect(other.state).toEqual({ "app:x": 2 });
+  });
+
+  it("appendEvent answers bad input with a rejected promise, never a synchronous throw", async () => {
+    const service = new InMemorySessionService();
+    const session = await service.createSession({ appName: "a", userId: "u", sessionId: "s" });
+    const call = (request: unknown) => {
+      let result: Promise<unknown> | undefined;
+      expect(() => {
+        result = service.appendEvent(request as AppendEventRequest);
+      }).not.toThrow();
+      return result!;
+    };
+    await expect(
+      call({ session: { ...session, id: ".." }, event: createEvent({ author: "x" }) }),
+    ).rejects.toBeInstanceOf(InvalidSessionKeyError);
+    await expect(call(undefined)).rejects.toBeInstanceOf(TypeError);
+    await expect(call({ session, event: undefined })).rejects.toBeInstanceOf(TypeError);
+    const partial = createEvent({ author: "x", partial: true });
+    await expect(call({ session, event: partial })).resolves.toBe(partial);
+    expect(session.events).toHaveLength(0);
   });
 
   it("appends, keeps the holder current and rejects a stale writer", async () => {

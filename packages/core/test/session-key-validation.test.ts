@@ -69,6 +69,21 @@ describe("session key rules", () => {
     for (const value of samples) expect(sessionKeyProblem(value)).toBe(fullRules(value));
   });
 
+  it("a value accepted before passes again, and nothing else does: the repeat check agrees with the full rules", () => {
+    // validateSessionKey remembers the last value accepted per field; alternating valid and
+    // invalid values in every field must give the full rules' verdict each time.
+    const values = ["a", "..", "..", "a", "", "", "b/c", "b/c", "\u0000", "\u0000", "x".repeat(129), "a", "/abs", "é"];
+    for (const field of ["appName", "userId", "sessionId"] as const) {
+      for (const value of values) {
+        const key = { appName: "app", userId: "u", sessionId: "s", [field]: value };
+        const verdict = value === "" ? "empty" : fullRules(value);
+        if (verdict === undefined) expect(() => validateSessionKey(key)).not.toThrow();
+        else expect(() => validateSessionKey(key)).toThrow(InvalidSessionKeyError);
+      }
+    }
+    expect(() => validateSessionKey({ appName: "app", userId: "u", sessionId: 7 })).toThrow(InvalidSessionKeyError);
+  });
+
   it("throw InvalidSessionKeyError (a SessionError, INVALID_SESSION_KEY) naming the field, with a bounded preview", () => {
     const long = `${"é".repeat(5000)}`;
     let caught: unknown;

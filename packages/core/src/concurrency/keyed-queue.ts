@@ -55,12 +55,25 @@ export class KeyedQueue {
     return waiting ? waiting.then(() => this.hold(key, task)) : this.hold(key, task);
   }
 
-  private async hold<T>(key: string, task: () => Promise<T> | T): Promise<T> {
+  /** The task's outcome, the slot released once it settles (a plain promise chain: no async frame). */
+  private hold<T>(key: string, task: () => Promise<T> | T): Promise<T> {
+    let result: Promise<T> | T;
     try {
-      return await task();
-    } finally {
+      result = task();
+    } catch (error) {
       this.release(key);
+      return Promise.reject(error);
     }
+    return Promise.resolve(result).then(
+      (value) => {
+        this.release(key);
+        return value;
+      },
+      (error: unknown) => {
+        this.release(key);
+        throw error;
+      },
+    );
   }
 
   /** Takes the key's slot: at once when it is free (no promise made), else in line. */

@@ -98,24 +98,17 @@ export async function executeFunctionCalls(
 ): Promise<FunctionCallsOutcome> {
   const selected = calls.filter((c) => !options.filter || (c.id !== undefined && options.filter.has(c.id)));
   if (selected.length === 0) return {};
-  const run = (call: FunctionCall) =>
-    runOneCall(
-      ctx,
-      agent,
-      call,
-      toolsDict,
-      call.id ? options.confirmations?.[call.id] : undefined,
-      call.id ? options.resumedCalls?.[call.id] : undefined,
-    );
   let results: CallResult[];
   if (ctx.runConfig.toolExecutionMode === ToolExecutionMode.SEQUENTIAL) {
     results = [];
     for (const call of selected) {
       ctx.throwIfAborted();
-      results.push(await run(call));
+      results.push(await runSelectedCall(ctx, agent, call, toolsDict, options));
     }
   } else {
-    results = await mapWithLimit(selected, ctx.runConfig.maxConcurrentToolCalls ?? selected.length, run);
+    results = await mapWithLimit(selected, ctx.runConfig.maxConcurrentToolCalls ?? selected.length, (call) =>
+      runSelectedCall(ctx, agent, call, toolsDict, options),
+    );
   }
   ctx.throwIfAborted();
   const parts = results.flatMap((r) => (r.part ? [r.part] : []));
@@ -133,6 +126,28 @@ export async function executeFunctionCalls(
     actions,
   });
   return { event, structuredOutput, ...(suspensions.length > 0 ? { suspensions } : {}) };
+}
+
+/**
+ * One selected call with its confirmation and resumed state. A function, not a closure per
+ * `executeFunctionCalls`: runtimes that keep function names (tsx) define a name on every
+ * named closure made.
+ */
+function runSelectedCall(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  call: FunctionCall,
+  toolsDict: Record<string, BaseTool>,
+  options: HandleFunctionCallsOptions,
+): Promise<CallResult> {
+  return runOneCall(
+    ctx,
+    agent,
+    call,
+    toolsDict,
+    call.id ? options.confirmations?.[call.id] : undefined,
+    call.id ? options.resumedCalls?.[call.id] : undefined,
+  );
 }
 
 /** True when the actions change anything (a non-empty map, a flag, a compaction...). */

@@ -26,6 +26,7 @@ import { applyInstructions } from "./instructions.js";
 import { outputSchemaToJson, SET_MODEL_RESPONSE_INSTRUCTION, SetModelResponseTool } from "./output-schema.js";
 import { buildTransferInstructions, getTransferTargets, TransferToAgentTool } from "./transfer.js";
 import { deepCopy } from "../content/deep-copy.js";
+import { LastJsonKey } from "../content/last-json-key.js";
 
 /**
  * Builds the model request for one step of an LlmAgent (ADK's request processors, in order):
@@ -123,9 +124,11 @@ async function processWithTool(tool: BaseTool, toolContext: ToolContext, request
 /** The memo slot of this session, branch and agent in the runner's cache (none without a cache). */
 function contentsSlot(ctx: InvocationContext, agent: LlmAgent): ContentsMemoSlot | undefined {
   return ctx.contentsCache?.slot(
-    JSON.stringify([ctx.appName, ctx.userId, ctx.session.id, ctx.branch ?? "", agent.name]),
+    lastSlotKey.of([ctx.appName, ctx.userId, ctx.session.id, ctx.branch ?? "", agent.name]),
   );
 }
+
+const lastSlotKey = new LastJsonKey();
 
 /** A deep copy of the agent's config (so per-request changes never leak into the agent). */
 /** The cache metadata of this agent's most recent event that has some. */

@@ -48,11 +48,12 @@ export function createLlmRequest(init: Partial<LlmRequest> = {}): LlmRequest {
 
 /** Appends instruction texts to the request's system instruction (blank-line separated). */
 export function appendInstructions(request: LlmRequest, instructions: string[]): void {
-  const texts = instructions.filter((t) => t.length > 0);
-  if (texts.length === 0) return;
+  if (!instructions.some((t) => t.length > 0)) return;
   const current = request.config.systemInstruction;
-  const existing = typeof current === "string" ? current : (current?.parts?.map((p) => p.text ?? "").join("") ?? "");
-  request.config.systemInstruction = [existing, ...texts].filter((t) => t.length > 0).join("\n\n");
+  let text = typeof current === "string" ? current : (current?.parts?.map((p) => p.text ?? "").join("") ?? "");
+  // Joined as it goes (every request appends a few): no arrays made per call.
+  for (const t of instructions) if (t.length > 0) text = text.length > 0 ? `${text}\n\n${t}` : t;
+  request.config.systemInstruction = text;
 }
 
 /** The system instruction as plain text ("" when none). */

@@ -57,7 +57,8 @@ export function applyCustomMetadata(event: Event, metadata: Record<string, unkno
 export class AbortWatch {
   /** The rejecters of the races in progress: an abort rejects them all. */
   private readonly racing = new Set<(error: RunAbortedError) => void>();
-  private readonly dispose_: () => void = () => {};
+  /** Removes the abort listener; none without a live signal (no closure made per run then). */
+  private readonly dispose_: (() => void) | undefined;
 
   constructor(private readonly signal?: AbortSignal) {
     if (!signal || signal.aborted) return;
@@ -99,6 +100,6 @@ export class AbortWatch {
   }
 
   dispose(): void {
-    this.dispose_();
+    this.dispose_?.();
   }
 }

@@ -21,8 +21,9 @@ export function newUsageTracker(args: {
   const count = events.length;
   return new UsageTracker({
     prices: args.prices,
-    // Computed on first use (the tracker keeps it), from what the cache has not read yet.
-    sessionBefore: () => args.usageCache.totalBefore(events, count, args.prices),
+    // Computed on first use (the tracker keeps it), from what the cache has not read yet. Bound,
+    // not an arrow: runtimes that keep function names (tsx) define one on every named closure.
+    sessionBefore: args.usageCache.totalBefore.bind(args.usageCache, events, count, args.prices),
     ...(args.budget ? { budget: args.budget } : {}),
     ...(args.now ? { now: args.now } : {}),
   });

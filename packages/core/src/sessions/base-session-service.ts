@@ -1,4 +1,5 @@
 import { KeyedQueue } from "../concurrency/keyed-queue.js";
+import { LastJsonKey } from "../content/last-json-key.js";
 import { StaleSessionError } from "../errors/session-errors.js";
 import { createEventActions } from "../events/event-actions.js";
 import type { Event } from "../events/event.js";
@@ -115,27 +116,42 @@ export abstract class BaseSessionService {
    * `session` has the event, its state delta (temp keys included, for the rest of the
    * invocation) and the new `lastUpdateTime`; on failure it is unchanged.
    */
-  async appendEvent({ session, event }: AppendEventRequest): Promise<Event> {
-    if (event.partial) return event;
-    const key = { appName: session.appName, userId: session.userId, sessionId: session.id };
-    validateSessionKey(key);
-    return this.sessionQueue.run(SessionQueueKey.of(key), async () => {
-      const delta = withoutTempKeys(event.actions?.stateDelta ?? {});
-      const stored: Event = { ...event, actions: { ...createEventActions(event.actions), stateDelta: delta } };
-      const result = await this.storeEvent({
-        ...key,
-        event: stored,
-        delta: splitStateDelta(delta),
-        seenLastUpdateTime: session.lastUpdateTime,
-      });
-      applyEventToSession(session, event);
-      if (typeof result === "number") session.lastUpdateTime = result;
-      else {
-        session.lastUpdateTime = result.lastUpdateTime;
-        rememberStoredSnapshot(event, result.snapshot);
-      }
-      return event;
+  appendEvent(request: AppendEventRequest): Promise<Event> {
+    // Not an async function: it returns the queue's own promise (an async function returning a
+    // promise adds a promise and two turns of the microtask queue to every append); whatever
+    // throws before the queue still reaches the caller as a rejection.
+    try {
+      const { session, event } = request;
+      if (event.partial) return Promise.resolve(event);
+      const key = { appName: session.appName, userId: session.userId, sessionId: session.id };
+      validateSessionKey(key);
+      return this.sessionQueue.run(SessionQueueKey.of(key), () => this.appendHeld(session, event, key));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** `appendEvent` once it holds the session's slot. */
+  private async appendHeld(
+    session: Session,
+    event: Event,
+    key: { appName: string; userId: string; sessionId: string },
+  ): Promise<Event> {
+    const delta = withoutTempKeys(event.actions?.stateDelta ?? {});
+    const stored: Event = { ...event, actions: { ...createEventActions(event.actions), stateDelta: delta } };
+    const result = await this.storeEvent({
+      ...key,
+      event: stored,
+      delta: splitStateDelta(delta),
+      seenLastUpdateTime: session.lastUpdateTime,
     });
+    applyEventToSession(session, event);
+    if (typeof result === "number") session.lastUpdateTime = result;
+    else {
+      session.lastUpdateTime = result.lastUpdateTime;
+      rememberStoredSnapshot(event, result.snapshot);
+    }
+    return event;
   }
 
   /** The error a store throws when the session moved past the writer's copy. */
@@ -166,9 +182,11 @@ export abstract class BaseSessionService {
 /** The key of a session in `sessionQueue` (the server's run queue uses the same form). */
 export const SessionQueueKey = {
   of(key: { appName: string; userId: string; sessionId: string }): string {
-    return JSON.stringify([key.appName, key.userId, key.sessionId]);
+    return lastSessionQueueKey.of([key.appName, key.userId, key.sessionId]);
   },
 } as const;
+
+const lastSessionQueueKey = new LastJsonKey();
 
 /**
  * Applies an event to the caller's session object: the state delta (temp keys included, so

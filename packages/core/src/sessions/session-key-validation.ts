@@ -58,11 +58,22 @@ export function sessionKeyProblem(value: unknown): string | undefined {
 
 /** Throws `InvalidSessionKeyError` (`INVALID_SESSION_KEY`) unless `value` is a valid key part. */
 export function validateSessionKeyPart(value: unknown, field: SessionKeyField): asserts value is string {
+  // A run checks the same app name, user id and session id at every step: the value last
+  // accepted for a field passes again without the regular expressions (strings cannot change).
+  if (value === lastAccepted[field]) return;
   const problem = sessionKeyProblem(value);
   if (problem !== undefined) {
     throw new InvalidSessionKeyError(field, `Invalid ${field} ${preview(value)}: it ${problem}.`);
   }
+  lastAccepted[field] = value as string;
 }
+
+/** The value `validateSessionKeyPart` last accepted for each field. */
+const lastAccepted: Record<SessionKeyField, string | undefined> = {
+  appName: undefined,
+  userId: undefined,
+  sessionId: undefined,
+};
 
 /** Validates an app name, user id and (when given) session id; see `sessionKeyProblem`. */
 export function validateSessionKey(key: { appName: unknown; userId: unknown; sessionId?: unknown }): void {

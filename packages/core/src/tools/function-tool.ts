@@ -184,7 +184,10 @@ function zodToParametersSchema(toolName: string, schema: z.ZodType): Record<stri
       { cause: error },
     );
   }
-  delete json.$schema;
+  // Left out by a rest copy, not deleted: `delete` would put the schema in V8's slow dictionary
+  // mode, and `getDeclaration` copies it for every request.
+  const { $schema: _ignored, ...rest } = json;
+  json = rest;
   if (json.type !== "object") {
     throw new ConfigurationError(
       `The parameters of tool "${toolName}" must be an object schema: use z.object({ ... }).`,
