@@ -1,10 +1,11 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type { FunctionDeclaration } from "../content/generate-content-config.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { AgentKitError } from "../errors/agentkit-error.js";
 import { BaseTool, type ToolRunRequest } from "../tools/base-tool.js";
 import { deepCopy } from "../content/deep-copy.js";
 import { rejectZod3Schema } from "../tools/zod3-schema-check.js";
+import { zodInputJsonSchema } from "../tools/zod-input-json-schema.js";
 
 /** What `outputSchema` accepts: a zod 4 object schema or a JSON Schema with type "object". */
 export type OutputSchema = z.ZodType | Record<string, unknown>;
@@ -40,7 +41,7 @@ export function outputSchemaToJson(agentName: string, schema: OutputSchema): Rec
   let json: Record<string, unknown>;
   if (isZodSchema(schema)) {
     try {
-      json = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
+      json = zodInputJsonSchema(schema);
     } catch (error) {
       throw new ConfigurationError(
         `The outputSchema of agent "${agentName}" cannot be expressed as JSON Schema ` +
@@ -48,7 +49,6 @@ export function outputSchemaToJson(agentName: string, schema: OutputSchema): Rec
         { cause: error },
       );
     }
-    delete json.$schema;
   } else if (typeof schema === "object" && schema !== null && !Array.isArray(schema)) {
     const { $schema: _ignored, ...rest } = deepCopy(schema);
     json = rest;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type { BaseAgent } from "../agents/base-agent.js";
 import {
   BaseArtifactService,
@@ -21,6 +21,7 @@ import { withoutTempKeys } from "../sessions/state.js";
 import { readInvocationUsage } from "../usage/usage-walk.js";
 import type { UsageRollup } from "../usage/usage-rollup.js";
 import { BaseTool, type ToolRunRequest } from "./base-tool.js";
+import { zodInputJsonSchema } from "./zod-input-json-schema.js";
 import type { ToolContext } from "../context/tool-context.js";
 
 export interface AgentToolOptions {
@@ -59,9 +60,7 @@ export class AgentTool extends BaseTool {
   override getDeclaration(): FunctionDeclaration {
     const inputSchema = this.inputSchema;
     if (inputSchema) {
-      const json = z.toJSONSchema(inputSchema, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
-      delete json.$schema;
-      return { name: this.name, description: this.description, parametersJsonSchema: json };
+      return { name: this.name, description: this.description, parametersJsonSchema: zodInputJsonSchema(inputSchema) };
     }
     return {
       name: this.name,

@@ -1,7 +1,8 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type { FunctionDeclaration } from "../content/generate-content-config.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { RESERVED_FUNCTION_CALL_NAMES } from "../flows/confirmation-names.js";
+import { zodInputJsonSchema } from "./zod-input-json-schema.js";
 import { BaseTool, type ToolRunRequest } from "./base-tool.js";
 import type { ToolContext } from "../context/tool-context.js";
 import { deepCopy } from "../content/deep-copy.js";
@@ -175,7 +176,7 @@ function isZodSchema(value: unknown): value is z.ZodType {
 function zodToParametersSchema(toolName: string, schema: z.ZodType): Record<string, unknown> {
   let json: Record<string, unknown>;
   try {
-    json = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
+    json = zodInputJsonSchema(schema);
   } catch (error) {
     throw new ConfigurationError(
       `The parameters schema of tool "${toolName}" cannot be expressed as JSON Schema ` +
@@ -184,10 +185,6 @@ function zodToParametersSchema(toolName: string, schema: z.ZodType): Record<stri
       { cause: error },
     );
   }
-  // Left out by a rest copy, not deleted: `delete` would put the schema in V8's slow dictionary
-  // mode, and `getDeclaration` copies it for every request.
-  const { $schema: _ignored, ...rest } = json;
-  json = rest;
   if (json.type !== "object") {
     throw new ConfigurationError(
       `The parameters of tool "${toolName}" must be an object schema: use z.object({ ... }).`,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Content } from "../content/content.js";
 import type { FunctionDeclaration } from "../content/generate-content-config.js";
+import { zodInputJsonSchema } from "../tools/zod-input-json-schema.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { AgentTool } from "../tools/agent-tool.js";
 import { AgentNode } from "./agent-node.js";
@@ -57,12 +58,11 @@ export class NodeTool extends AgentTool {
   }
 
   override getDeclaration(): FunctionDeclaration {
-    const json = z.toJSONSchema(this.parameters ?? REQUEST, { target: "draft-2020-12", io: "input" }) as Record<
-      string,
-      unknown
-    >;
-    delete json.$schema;
-    return { name: this.name, description: this.description, parametersJsonSchema: json };
+    return {
+      name: this.name,
+      description: this.description,
+      parametersJsonSchema: zodInputJsonSchema(this.parameters ?? REQUEST),
+    };
   }
 
   protected override buildMessage(args: Record<string, unknown>): { content: Content } | { error: string } {
