@@ -5,7 +5,9 @@ import { Writable } from "node:stream";
 import { chromium, type Browser, type ConsoleMessage, type Locator, type Page } from "playwright-core";
 import { parseCliArgs, type ServeAuth } from "../../src/parse-cli-args.js";
 import { startDevServer, type RunningDevServer } from "../../src/start-dev-server.js";
-import { CHROMIUM_ARGS } from "../dev-ui/harness.js";
+import { CHROMIUM_ARGS, query, seeCount, seeText as seeTextContent, until } from "../dev-ui/harness.js";
+
+export { query, seeCount, until };
 import { makeOfficialUiAgents, type FixtureAgents } from "./fixture-agents.js";
 
 const APP_DIR = resolve(import.meta.dirname, "../..");
@@ -220,27 +222,6 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** Polls until `read` gives a value `check` accepts (playwright-core has no web-first assertions). */
-export async function until<T>(
-  read: () => Promise<T> | T,
-  check: (value: T) => boolean,
-  what: string,
-  ms = Number.POSITIVE_INFINITY,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: T | undefined;
-  for (;;) {
-    try {
-      last = await read();
-      if (check(last)) return last;
-    } catch {
-      // element not there yet
-    }
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}; last value: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Waits for the first call after index `from` matching method and path, with its response in. */
 export function waitForCall(h: OfficialUiHarness, method: string, path: string | RegExp, from = 0): Promise<Call> {
   const matches = (c: Call) => c.method === method && (typeof path === "string" ? c.path === path : path.test(c.path));
@@ -254,27 +235,7 @@ export function waitForCall(h: OfficialUiHarness, method: string, path: string |
   ) as Promise<Call>;
 }
 
-/** Waits until the locator's (first) element text contains the string or matches the pattern. */
+/** Waits until the locator's (first) element's rendered text contains the string or matches the pattern. */
 export function seeText(locator: Locator, expected: string | RegExp, ms?: number): Promise<string> {
-  const ok = (text: string) => (typeof expected === "string" ? text.includes(expected) : expected.test(text));
-  return until(
-    async () => (await locator.first().innerText({ timeout: 1000 })) ?? "",
-    ok,
-    `text ${String(expected)} in ${String(locator)}`,
-    ms,
-  );
-}
-
-/** Waits until the locator matches exactly `n` elements. */
-export function seeCount(locator: Locator, n: number): Promise<number> {
-  return until(
-    () => locator.count(),
-    (c) => c === n,
-    `${n} of ${String(locator)}`,
-  );
-}
-
-/** The query parameters of the page's URL. */
-export function query(page: Page): URLSearchParams {
-  return new URL(page.url()).searchParams;
+  return seeTextContent(locator, expected, ms, "innerText");
 }

@@ -169,7 +169,7 @@ export function query(page: Page): URLSearchParams {
 
 /** Polls until `read` gives a value `check` accepts (playwright-core has no web-first assertions). */
 export async function until<T>(
-  read: () => Promise<T>,
+  read: () => Promise<T> | T,
   check: (value: T) => boolean,
   what: string,
   ms = Number.POSITIVE_INFINITY,
@@ -188,11 +188,19 @@ export async function until<T>(
   }
 }
 
-/** Waits until the locator's (first) element text contains the string or matches the pattern. */
-export function seeText(locator: Locator, expected: string | RegExp, ms?: number): Promise<string> {
+/**
+ * Waits until the locator's (first) element text contains the string or matches the pattern;
+ * `read` picks the DOM's `textContent` (default) or the rendered `innerText`.
+ */
+export function seeText(
+  locator: Locator,
+  expected: string | RegExp,
+  ms?: number,
+  read: "textContent" | "innerText" = "textContent",
+): Promise<string> {
   const ok = (text: string) => (typeof expected === "string" ? text.includes(expected) : expected.test(text));
   return until(
-    async () => (await locator.first().textContent({ timeout: 1000 })) ?? "",
+    async () => (await locator.first()[read]({ timeout: 1000 })) ?? "",
     ok,
     `text ${String(expected)} in ${String(locator)}`,
     ms,
