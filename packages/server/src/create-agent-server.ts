@@ -297,7 +297,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   const web = (options.mode ?? "web") === "web";
   // Everything else is the Express app, built on first use (routes/express-app.ts). The dev
   // tooling routers come from `@agentkit/server/devtools`, so an API server never loads them.
-  const express = new LazyExpressApp(
+  const expressApp = new LazyExpressApp(
     {
       chain,
       deps,
@@ -313,8 +313,14 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   );
   // Custom auth rules see requests as Express's: the hot path then needs the app's prototypes.
   const expressPrototypes = access?.hasCustomRules ?? false;
-  if (expressPrototypes) express.app();
-  const listener = hotRequestListener({ app: () => express.app(), chain, onError, bodyLimitBytes, expressPrototypes });
+  if (expressPrototypes) expressApp.app();
+  const listener = hotRequestListener({
+    app: () => expressApp.app(),
+    chain,
+    onError,
+    bodyLimitBytes,
+    expressPrototypes,
+  });
 
   const live = new LiveSocketServer(deps, guard, limits.live, access);
   let server: Server | undefined;
@@ -332,14 +338,14 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
 
   return {
     get app() {
-      return express.app();
+      return expressApp.app();
     },
     context,
     mount(router) {
-      express.mount(router);
+      expressApp.mount(router);
     },
     mountDevTools(router) {
-      return express.mountDevTools(router);
+      return expressApp.mountDevTools(router);
     },
     handleUpgrade(req, socket, head) {
       live.handleUpgrade(req, socket, head);
