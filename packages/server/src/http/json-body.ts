@@ -109,14 +109,12 @@ class LeanBodyRead {
  * handle the request (mirroring its own checks: a body, the JSON type, a UTF-8 charset, no coding).
  */
 export function leanBodyLength(req: IncomingMessage): number | undefined {
-  const { headers } = req;
-  const raw = headers["content-length"];
-  if (typeof raw !== "string" || !/^\d+$/.test(raw) || headers["transfer-encoding"] !== undefined) return undefined;
-  if (headers["content-encoding"] !== undefined || !isPlainJsonType(headers["content-type"])) return undefined;
+  if (!isPlainJsonType(req.headers["content-type"])) return undefined;
+  const length = plainContentLength(req);
   // body-parser leaves a finished request (or a half-closed socket) unparsed.
   const socket = req.socket as typeof req.socket | null;
-  if (!socket?.readable || (req.complete && !req.readable)) return undefined;
-  return Number(raw);
+  if (length === undefined || !socket?.readable || (req.complete && !req.readable)) return undefined;
+  return length;
 }
 
 /**
@@ -125,11 +123,15 @@ export function leanBodyLength(req: IncomingMessage): number | undefined {
  * content coding or chunked framing would make that less plain.
  */
 export function untypedBodyLength(req: IncomingMessage): number | undefined {
-  const { headers } = req;
-  if (headers["content-type"] !== undefined || headers["transfer-encoding"] !== undefined) return undefined;
-  if (headers["content-encoding"] !== undefined) return undefined;
+  return req.headers["content-type"] === undefined ? plainContentLength(req) : undefined;
+}
+
+/** A `Content-Length` of digits, with no chunked framing and no content coding; else `undefined`. */
+function plainContentLength({ headers }: IncomingMessage): number | undefined {
   const raw = headers["content-length"];
-  return typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : undefined;
+  if (typeof raw !== "string" || !/^\d+$/.test(raw)) return undefined;
+  if (headers["transfer-encoding"] !== undefined || headers["content-encoding"] !== undefined) return undefined;
+  return Number(raw);
 }
 
 function isPlainJsonType(type: string | undefined): boolean {

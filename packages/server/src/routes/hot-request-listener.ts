@@ -26,11 +26,11 @@ export interface HotRequestListenerOptions {
 
 /**
  * The server's `request` listener: the hot requests of every agent flow (`hotRoutes`' exact
- * paths) in their ordinary form (a small `Content-Length` body of UTF-8 `application/json`, or one
- * with no media type at all, which is left unparsed; no content coding, no conditional headers) run the app's own guard chain directly on node's
- * request and response, without Express's app router (a layer match and `debug` calls per
- * middleware) and, unless custom auth rules need them, without swapping in Express's request
- * and response prototypes. Every policy is the app's own function, so the answers are the same
+ * paths) in their ordinary form (a small `Content-Length` body of UTF-8 `application/json`, or
+ * one with no media type at all, which is left unparsed; no content coding, no conditional
+ * headers) run the app's own guard chain directly on node's request and response, without
+ * Express's app router (a layer match and `debug` calls per middleware) and, unless custom auth
+ * rules need them, without swapping in Express's request and response prototypes. Every policy is the app's own function, so the answers are the same
  * (test/hot-request-listener.test.ts compares them); everything else goes to Express unchanged.
  */
 export function hotRequestListener(options: HotRequestListenerOptions): RequestListener {
