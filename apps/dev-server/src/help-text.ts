@@ -42,7 +42,7 @@ Flags (web, api-server):
   --host <host>                  interface to bind (default 127.0.0.1; env AGENTKIT_HOST)
   --port <port>                  port (default 8000; 0 picks a free one; env AGENTKIT_PORT)
   --reload / --no-reload         reload an app when its files change (default: on for web, off for api-server)
-  --no-warm-up                   load apps and their models on the first request, not before listening (env AGENTKIT_WARM_UP=0)
+  --no-warm-up                   load apps and their models only when a request needs them (env AGENTKIT_WARM_UP=0)
   --allow-origins <o1,o2>        enable CORS for these origins (repeatable; env AGENTKIT_ALLOW_ORIGINS)
   --log-level <level>            error | warn | info | debug (default info; env AGENTKIT_LOG_LEVEL)
   --log-format text|json         json: one JSON object a line (level, time, message, app, session,

@@ -19,7 +19,7 @@ export interface ServeOptions {
   host: string;
   port: number;
   reload: boolean;
-  /** Load every app and its models before listening (`--no-warm-up`: on the first request instead). Default true. */
+  /** Load every app and its models right after listening, between requests (`--no-warm-up`: only when a request needs one). Default true. */
   warmUp?: boolean;
   allowOrigins: string[];
   sessionServiceUri?: string;

@@ -9,6 +9,7 @@ import {
   isLoopbackHost,
   type AgentServer,
   type ServerLogger,
+  type ServerWarmUp,
 } from "@agentkit/server";
 import type { OtelConfig, OtelExport } from "@agentkit/server/otel";
 import { CliUsageError } from "./cli-usage-error.js";
@@ -36,6 +37,11 @@ export interface RunningDevServer {
   url: string;
   port: number;
   apps: string[];
+  /**
+   * Settles when the warm-up that runs after listening ends: its report, or undefined with
+   * `warmUp: false` (or when listing the apps failed, which is logged). Never rejects.
+   */
+  warmedUp: Promise<ServerWarmUp | undefined>;
   close(): Promise<void>;
 }
 
@@ -151,8 +157,6 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
     }
     // The dev UI's first page should not wait for Express: `agentkit web` builds the app now.
     if (options.mode === "web") void server.app;
-    // Apps, their models' SDKs and the framework's code paths load now, not during the first request.
-    const warm = options.warmUp === false ? undefined : await server.warmUp();
     const { url, port } = await server.listen({ host: options.host, port: options.port });
     const apps = await loader.listApps();
     const log = options.log ?? process.stdout;
@@ -162,13 +166,17 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
         `on ${url}${options.mode === "web" ? ` (dev UI: ${url}/dev-ui/)` : ""} in ${ms} ms\n` +
         `  agents: ${agentsDir} ` +
         `(${apps.length ? apps.join(", ") : "no apps found"})${options.reload ? ", reload on" : ""}` +
-        `${warm ? `, warmed up in ${warm.ms} ms` : ""}\n` +
+        `${options.warmUp === false ? "" : ", warming up"}\n` +
         (options.a2a ? `  a2a: ${url}/a2a/{app} (agent cards at ${url}/a2a/{app}/.well-known/agent-card.json)\n` : "") +
         (auth.banner ? `  ${auth.banner}\n` : "") +
         (otel ? `  ${otel.banner}\n` : "") +
         `  sessions: ${services.describe.sessions}\n  artifacts: ${services.describe.artifacts}\n  ` +
         `memory: ${services.describe.memory}\n  credentials: ${services.describe.credentials}\n`,
     );
+    // Apps, their models' SDKs and the framework's code paths load now, between requests: the
+    // server answers from the start, and a request for an app not loaded yet loads it itself
+    // (`/readyz` answers 200 once every app loads, so a balancer waits for a warm replica).
+    const warmedUp = options.warmUp === false ? Promise.resolve(undefined) : warmUpAfterListen(server, log, logger);
     return {
       get app() {
         return server.app;
@@ -176,6 +184,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       url,
       port,
       apps,
+      warmedUp,
       async close() {
         await server.close();
         await traces?.shutdown();
@@ -191,6 +200,22 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
     await loader.close();
     await services.close();
     throw error;
+  }
+}
+
+/** The server's warm-up, yielding to requests; its end is logged (never rejects). */
+async function warmUpAfterListen(
+  server: AgentServer,
+  log: Pick<NodeJS.WritableStream, "write">,
+  logger: ServerLogger,
+): Promise<ServerWarmUp | undefined> {
+  try {
+    const warm = await server.warmUp({ yieldToRequests: true });
+    if (warm.completed) log.write(`agentkit: warmed up in ${warm.ms} ms\n`);
+    return warm;
+  } catch (error) {
+    logger.warn(`Warm-up failed: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
   }
 }
 

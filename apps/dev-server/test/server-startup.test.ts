@@ -1,7 +1,7 @@
 // bin/agentkit.mjs start-up: one process, the timing report, and the two runtimes.
 import { afterAll, describe, expect, it } from "@jest/globals";
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,8 @@ import {
   EXAMPLES_DIR as examples,
   OFFLINE_ENV,
   startCli,
+  tempAgentsDir,
+  waitFor,
   type CliProcess,
 } from "./support/cli-process.js";
 
@@ -123,6 +125,77 @@ describe("agentkit start-up", () => {
       expect(err).toContain("AGENTKIT_RUNTIME=dist needs the built packages; run `pnpm build` first.");
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("answers from the start and warms up between requests: an app still loading holds back only itself", async () => {
+    // "b_slow" does not finish loading until the test creates the gate file; "a_fast" is ready.
+    const agents = tempAgentsDir("agentkit-warm-after-listen-");
+    const gate = join(agents.dir, "gate");
+    const fixed = (name: string) =>
+      `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
+class Fixed extends BaseLlm {
+  async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
+    yield { content: { role: "model", parts: [{ text: "${name} answers" }] } };
+  }
+}
+export const rootAgent = new LlmAgent({ name: "${name}", model: new Fixed({ model: "fixed" }), instruction: "Hi." });
+`;
+    agents.write("a_fast/agent.ts", fixed("a_fast"));
+    agents.write(
+      "b_slow/agent.ts",
+      `import { existsSync } from "node:fs";
+await new Promise<void>((resolve) => {
+  const poll = setInterval(() => existsSync(${JSON.stringify(gate)}) && (clearInterval(poll), resolve()), 20);
+});
+${fixed("b_slow")}`,
+    );
+    try {
+      const p = start(
+        [
+          "api-server",
+          agents.dir,
+          "--port",
+          "0",
+          "--session-service-uri",
+          "memory://",
+          "--artifact-service-uri",
+          "memory://",
+        ],
+        {},
+      );
+      const url = await listening(p);
+      expect(p.output()).toMatch(/agents: .*\(a_fast, b_slow\), warming up/);
+      const run = async (app: string) => {
+        const { id } = (await (await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" })).json()) as {
+          id: string;
+        };
+        const res = await fetch(`${url}/run`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            appName: app,
+            userId: "u",
+            sessionId: id,
+            newMessage: { role: "user", parts: [{ text: "hi" }] },
+          }),
+        });
+        expect(res.status).toBe(200);
+        return JSON.stringify(await res.json());
+      };
+      // The warm-up cannot end before the gate exists, and the server answers meanwhile.
+      expect(await run("a_fast")).toContain("a_fast answers");
+      expect((await fetch(`${url}/readyz`)).status).toBe(503);
+      expect(p.output()).not.toContain("warmed up");
+      writeFileSync(gate, "");
+      await waitFor(
+        () => /agentkit: warmed up in \d+ ms/.exec(p.output()),
+        () => p.output() + p.errors(),
+      );
+      expect(await run("b_slow")).toContain("b_slow answers");
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    } finally {
+      agents.remove();
     }
   });
 });

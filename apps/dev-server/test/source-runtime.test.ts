@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "@jest/globals";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { OFFLINE_ENV, startCli, tempAgentsDir } from "./support/cli-process.js";
+import { OFFLINE_ENV, startCli, tempAgentsDir, waitFor } from "./support/cli-process.js";
 
 const agents = tempAgentsDir("agentkit-source-runtime-");
 // A compile cache of this test's own, so what it finds there was written by these starts.
@@ -85,6 +85,13 @@ async function answerOnce(
     expect(res.status).toBe(200);
     const events = (await res.json()) as { content?: { parts?: { text?: string }[] } }[];
     const text = events.flatMap((e) => e.content?.parts ?? []).find((p) => p.text)?.text ?? "";
+    // The warm-up runs after listening, between requests: its warnings are in the log once it ends.
+    await waitFor(
+      () => /agentkit: warmed up in \d+ ms/.exec(cli.output()),
+      () => cli.output() + cli.errors(),
+      Number.POSITIVE_INFINITY,
+      cli.child,
+    );
     return { text, errors: cli.errors(), log: cli.output() + cli.errors() };
   } finally {
     await cli.stop();

@@ -30,6 +30,7 @@ import {
   type ResolvedServerLimits,
   type ServerLimits,
 } from "./http/server-limits.js";
+import { RequestActivity } from "./http/request-activity.js";
 import { RunRateLimiter } from "./http/run-rate-limiter.js";
 import type { ReadinessOptions } from "./health/readiness.js";
 import { LiveSocketServer, type LiveStats } from "./live/live-socket-server.js";
@@ -194,10 +195,14 @@ export interface AgentServer {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /**
    * Loads every app, its runner and the adapters of its models, and runs the framework's code
-   * paths once on a private agent, so the first request costs what later ones do (call before
-   * `listen`). Apps that fail to load are logged and reported, never thrown.
+   * paths once on a private agent, so the first request costs what later ones do. Apps that
+   * fail to load are logged and reported, never thrown. Call it before `listen`, or after it
+   * with `yieldToRequests` (what the CLI does): the server answers at once and each warm-up
+   * step waits until no request is in flight. `close` stops it before its next step (a step
+   * under way, such as an app's module being imported, cannot be cancelled and ends on its own;
+   * the report then says `completed: false`).
    */
-  warmUp(): Promise<ServerWarmUp>;
+  warmUp(options?: WarmUpOptions): Promise<ServerWarmUp>;
   /** Starts an HTTP server (with the `/run_live` WebSocket) on host and port. */
   listen(options?: ListenOptions): Promise<ListeningAddress>;
   /** What the limits currently hold: large-body bytes in flight and live sockets with their queues. */
@@ -208,6 +213,12 @@ export interface AgentServer {
    * caller's loader, services and plugins stay open. Idempotent.
    */
   close(): Promise<void>;
+}
+
+/** How `AgentServer.warmUp` shares the process with requests. */
+export interface WarmUpOptions {
+  /** Run each step (an app, then the framework's code paths) only when no request is in flight. Default false. */
+  yieldToRequests?: boolean;
 }
 
 /** A snapshot of what the resource limits bound (see `AgentServer.stats`). */
@@ -325,9 +336,11 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   const live = new LiveSocketServer(deps, guard, limits.live, access);
   let server: Server | undefined;
   let closing: Promise<void> | undefined;
+  const activity = new RequestActivity();
 
   const closeNow = async (): Promise<void> => {
     const stopped = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
+    activity.close();
     await Promise.all([deps.runs.drain(options.shutdownGraceMs ?? 5000), live.close()]);
     // Cluster locks go back to the store before the caller closes it.
     if (options.sessionLock) await deps.queue.idle();
@@ -353,8 +366,11 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     stats() {
       return { connectionsOpen: connections.total, bodyBytesInFlight: bodyBudget.inFlight, live: live.stats() };
     },
-    warmUp() {
-      return warmUpApps(options.loader, runners, logger);
+    warmUp(warmUpOptions = {}) {
+      return warmUpApps(options.loader, runners, logger, {
+        turn: warmUpOptions.yieldToRequests === true ? () => activity.whenIdle() : async () => {},
+        stopped: () => closing !== undefined,
+      });
     },
     async listen(listenOptions = {}) {
       if (server) throw new ConfigurationError("This server is already listening; create another one to listen twice.");
@@ -363,7 +379,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       boundHost = host;
       // Not a static `import … from "node:http"`: Node's ESM wrapper of a built-in reads every
       // export, and node:http's lazy ones load the whole fetch implementation (~50 ms of start-up).
-      const http = process.getBuiltinModule("node:http").createServer(httpServerOptions(limits), listener);
+      const http = process
+        .getBuiltinModule("node:http")
+        .createServer(httpServerOptions(limits), activity.wrap(listener));
       http.headersTimeout = limits.headersTimeoutMs;
       http.requestTimeout = limits.requestTimeoutMs;
       http.keepAliveTimeout = limits.keepAliveTimeoutMs;

@@ -10,6 +10,7 @@ export {
   type ListenOptions,
   type ListeningAddress,
   type ServerStats,
+  type WarmUpOptions,
 } from "./create-agent-server.js";
 export type { AppWarmUp, ServerWarmUp } from "./runs/warm-up-apps.js";
 export type { RouterSource } from "./routes/express-app.js";

@@ -95,3 +95,125 @@ describe("AgentServer.warmUp", () => {
     expect(models.get("warm-model")!.warmUps).toBe(1);
   });
 });
+
+/** A model whose answers wait for the test to open its gate, so a request stays in flight. */
+class GatedModel extends BaseLlm {
+  private open!: () => void;
+  readonly gate = new Promise<void>((resolve) => (this.open = resolve));
+  private enter!: () => void;
+  /** Settles when a request reached the model (it is in flight from then on). */
+  readonly entered = new Promise<void>((resolve) => (this.enter = resolve));
+  release(): void {
+    this.open();
+  }
+  override async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
+    this.enter();
+    await this.gate;
+    yield { content: { role: "model", parts: [{ text: "released" }] } };
+  }
+}
+
+/** Event-loop turns in which nothing else can happen in the test (no timers, no I/O of ours). */
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i += 1) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+describe("AgentServer.warmUp after listen, yielding to requests", () => {
+  let agents: TempAgentsDir;
+
+  beforeAll(async () => {
+    // "good" sorts before "hold": the warm-up's first step is "good".
+    agents = await makeAgentsDir({
+      "good/agent.ts":
+        'import { LlmAgent } from "@agentkit/core";\n' +
+        'export const rootAgent = new LlmAgent({ name: "good", model: "warm-model", instruction: "Hi." });\n',
+      "hold/agent.ts":
+        'import { LlmAgent } from "@agentkit/core";\n' +
+        'export const rootAgent = new LlmAgent({ name: "hold", model: "gated-model", instruction: "Hi." });\n',
+    });
+  });
+  afterAll(async () => {
+    await agents?.cleanup();
+  });
+
+  async function start() {
+    const warm = new Map<string, WarmableModel>();
+    const gated = new GatedModel({ model: "gated-model" });
+    const modelRegistry = new ModelRegistry()
+      .register(/^warm-/, (name) => {
+        const model = new WarmableModel({ model: name });
+        warm.set(name, model);
+        return model;
+      })
+      .register(/^gated-/, () => gated);
+    const warnings: string[] = [];
+    const server = createAgentServer({
+      loader: createDirectoryAgentLoader({ agentsDir: agents.dir, modelRegistry }),
+      sessionService: new InMemorySessionService(),
+      artifactService: new InMemoryArtifactService(),
+      memoryService: new InMemoryMemoryService(),
+      modelRegistry,
+      logger: { error: () => {}, warn: (message) => warnings.push(message), info: () => {} },
+    });
+    const { url } = await server.listen({ port: 0 });
+    expect((await post(`${url}/apps/hold/users/u/sessions/s1`, {})).status).toBe(200);
+    // A run that stays in flight until the gate opens.
+    const held = post(`${url}/run`, {
+      appName: "hold",
+      userId: "u",
+      sessionId: "s1",
+      newMessage: { role: "user", parts: [{ text: "hi" }] },
+    });
+    await gated.entered;
+    return { server, gated, held, warm, warnings };
+  }
+
+  it("takes no step while a request is in flight, then warms every app", async () => {
+    const { server, gated, held, warm } = await start();
+    try {
+      let report: Awaited<ReturnType<AgentServer["warmUp"]>> | undefined;
+      const warming = server.warmUp({ yieldToRequests: true }).then((r) => (report = r));
+      await turns(50);
+      // Its first step (app "good") waits for the run to end.
+      expect(warm.size).toBe(0);
+      expect(report).toBeUndefined();
+      gated.release();
+      expect((await held).status).toBe(200);
+      await warming;
+      expect(report!.completed).toBe(true);
+      expect(report!.apps.map((a) => a.app)).toEqual(["good", "hold"]);
+      expect(warm.get("warm-model")!.warmUps).toBe(1);
+    } finally {
+      gated.release();
+      await server.close();
+    }
+  });
+
+  it("a warm-up without yieldToRequests does not wait for requests", async () => {
+    const { server, gated, held, warm } = await start();
+    try {
+      const report = await server.warmUp();
+      expect(report.completed).toBe(true);
+      expect(warm.get("warm-model")!.warmUps).toBe(1);
+      gated.release();
+      expect((await held).status).toBe(200);
+    } finally {
+      gated.release();
+      await server.close();
+    }
+  });
+
+  it("close stops a waiting warm-up before its next step, silently", async () => {
+    const { server, gated, held, warm, warnings } = await start();
+    const warming = server.warmUp({ yieldToRequests: true });
+    await turns(20);
+    const closed = server.close();
+    const report = await warming;
+    expect(report).toEqual({ apps: [], completed: false, ms: expect.any(Number) });
+    expect(warm.size).toBe(0);
+    gated.release();
+    await held;
+    await closed;
+    expect(warnings.filter((w) => w.startsWith("Warm-up"))).toEqual([]);
+  });
+});

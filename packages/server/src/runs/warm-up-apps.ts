@@ -14,25 +14,44 @@ export interface AppWarmUp {
 
 /** What `AgentServer.warmUp()` did. */
 export interface ServerWarmUp {
+  /** The apps warmed up, in order (all of them unless the server closed first). */
   readonly apps: AppWarmUp[];
+  /** False when the server began closing before the warm-up ended (it stops between steps). */
+  readonly completed: boolean;
   /** Wall time of the whole warm-up, in milliseconds. */
   readonly ms: number;
 }
+
+/** When the warm-up's next step (an app, then the framework's code paths) may run. */
+export interface WarmUpPacing {
+  /** Resolves when the next step may start (at once, or when no request is in flight). */
+  turn(): Promise<void>;
+  /** True once the server is closing: the warm-up ends before its next step, silently. */
+  stopped(): boolean;
+}
+
+const UNPACED: WarmUpPacing = { turn: async () => {}, stopped: () => false };
 
 /**
  * Loads every app (its module or YAML, its runner and plugins), loads the adapter and SDK
  * client of every model its agents name, and runs the framework's own code paths once on a
  * private agent, so the first request costs what later ones do. Never throws for an app that
  * fails: it is logged and reported, and requests to it keep answering with the load error.
+ * Each step starts when `pacing` gives it its turn; a request for an app not warmed yet loads
+ * it itself (the runner cache shares one load between them).
  */
 export async function warmUpApps(
   loader: AgentLoader,
   runners: RunnerCache,
   logger: ServerLogger,
+  pacing: WarmUpPacing = UNPACED,
 ): Promise<ServerWarmUp> {
   const started = performance.now();
   const apps: AppWarmUp[] = [];
+  const stopped = () => ({ apps, completed: false, ms: Math.round(performance.now() - started) });
   for (const app of await loader.listApps()) {
+    await pacing.turn();
+    if (pacing.stopped()) return stopped();
     const problems: string[] = [];
     let models: string[] = [];
     try {
@@ -43,11 +62,15 @@ export async function warmUpApps(
     } catch (error) {
       problems.push(messageOf(error));
     }
+    // A load cut short by the server closing is not the app's problem.
+    if (pacing.stopped()) return stopped();
     for (const problem of problems) logger.warn(`Warm-up of app "${app}": ${problem}`);
     apps.push({ app, models, problems });
   }
+  await pacing.turn();
+  if (pacing.stopped()) return stopped();
   await warmUpRuntime();
-  return { apps, ms: Math.round(performance.now() - started) };
+  return { apps, completed: true, ms: Math.round(performance.now() - started) };
 }
 
 function messageOf(error: unknown): string {
