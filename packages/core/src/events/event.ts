@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { Content, FunctionCall, FunctionResponse } from "../content/content.js";
 import type { Transcription, UsageMetadata } from "../content/generate-content-config.js";
 import { setOwn } from "../sessions/own-keys.js";
 import { createEventActions, type EventActions } from "./event-actions.js";
+import { randomUuid } from "./random-uuid.js";
 
 /**
  * One entry of a session's history: a user message, a model response, a tool call or
@@ -79,12 +79,12 @@ export function nowSeconds(): number {
 
 /** A new event id (UUID). */
 export function newEventId(): string {
-  return randomUUID();
+  return randomUuid();
 }
 
 /** A new invocation id (`e-` + UUID, as ADK). */
 export function newInvocationId(): string {
-  return `e-${randomUUID()}`;
+  return randomUuid("e-");
 }
 
 /** Creates an event: generates `id` and `timestamp` when missing and fills the action maps. */

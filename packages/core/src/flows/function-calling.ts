@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { runCallbackSlot } from "../agents/callbacks.js";
 import { mapWithLimit } from "../concurrency/map-with-limit.js";
 import type { InvocationContext } from "../context/invocation-context.js";
@@ -9,6 +8,7 @@ import { AgentKitError, ConfigurationError } from "../errors/agentkit-error.js";
 import { LlmCallsLimitExceededError, RunAbortedError } from "../errors/run-errors.js";
 import { mergeEventActions, type EventActions, type ToolConfirmation } from "../events/event-actions.js";
 import { createEvent, getFunctionCalls, type Event } from "../events/event.js";
+import { randomUuid } from "../events/random-uuid.js";
 import { BaseTool } from "../tools/base-tool.js";
 import { ToolContext, type ResumedToolCall, type ToolSuspension } from "../context/tool-context.js";
 import { CLIENT_FUNCTION_CALL_ID_PREFIX } from "./confirmation-names.js";
@@ -16,7 +16,7 @@ import { SET_MODEL_RESPONSE_TOOL_NAME, SetModelResponseTool } from "./output-sch
 
 /** A new framework-generated function-call id (`adk-<uuid>`). */
 export function generateFunctionCallId(): string {
-  return `${CLIENT_FUNCTION_CALL_ID_PREFIX}${randomUUID()}`;
+  return randomUuid(CLIENT_FUNCTION_CALL_ID_PREFIX);
 }
 
 /** Gives every function call of the content an id (in place); returns the calls. */
