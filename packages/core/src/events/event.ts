@@ -140,10 +140,20 @@ export function isFinalResponse(event: Event): boolean {
   if (event.actions.skipSummarization || (event.longRunningToolIds && event.longRunningToolIds.length > 0)) {
     return true;
   }
-  return (
-    getFunctionCalls(event).length === 0 &&
-    getFunctionResponses(event).length === 0 &&
-    !event.partial &&
-    !hasTrailingCodeExecutionResult(event)
-  );
+  return !hasFunctionPart(event) && !event.partial && !hasTrailingCodeExecutionResult(event);
+}
+
+/** True when a part of the event calls or answers a function (no list made: asked for every event). */
+function hasFunctionPart(event: Event): boolean {
+  const parts = event.content?.parts;
+  if (!parts) return false;
+  for (const p of parts) if (p.functionCall || p.functionResponse) return true;
+  return false;
+}
+
+/** How many function responses the event carries (`getFunctionResponses(event).length` without the list). */
+export function countFunctionResponses(event: Event): number {
+  let n = 0;
+  for (const p of event.content?.parts ?? []) if (p.functionResponse) n++;
+  return n;
 }
