@@ -149,7 +149,10 @@ function extendContents(
   );
   const calls = new Set<string>();
   for (const event of presented) {
-    for (const part of event.content?.parts ?? []) {
+    const parts = event.content?.parts ?? [];
+    // Indexed: stored parts arrays are frozen, and iterating a frozen array is V8's slow path.
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!;
       if (part.functionCall?.id) calls.add(part.functionCall.id);
       const answered = part.functionResponse;
       if (answered && (answered.id === undefined || !calls.has(answered.id))) return undefined;
