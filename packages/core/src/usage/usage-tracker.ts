@@ -115,7 +115,11 @@ export class UsageTracker {
 
   /** The session's usage so far (earlier invocations plus this one), priced. */
   sessionUsage(invocation: UsageRollup = this.invocationUsage()): UsageRollup {
-    const rollup = cloneRollup(this.sessionBefore());
+    // The earlier total's cost fields are left out: pricing sets them again (in the same place,
+    // after `models`), and removing one it has (a priced total, then an unpriced model) would
+    // `delete` it, which puts the rollup, and the event that carries it, in V8's dictionary mode.
+    const { costUsd: _cost, unpricedModels: _unpriced, ...before } = this.sessionBefore();
+    const rollup = cloneRollup(before);
     addRollup(rollup, invocation);
     return this.prices.priceRollup(rollup);
   }
