@@ -1,4 +1,4 @@
-import { runCallbackSlot } from "../agents/callbacks.js";
+import { callbackList, runCallbackSlot } from "../agents/callbacks.js";
 import { mapWithLimit } from "../concurrency/map-with-limit.js";
 import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
@@ -183,9 +183,14 @@ async function runOneCall(
     return { part: responsePart(call, name, response), actions: toolContext.actions };
   }
 
-  let response: unknown = await plugins.run("beforeToolCallback", { tool, args, context: toolContext });
-  if (response === undefined)
-    response = await runCallbackSlot(agent.beforeToolCallback, { tool, args, context: toolContext });
+  // Hooks are awaited only when some plugin or the agent has one: no arguments made and no turns
+  // of the microtask queue per call otherwise.
+  let response: unknown;
+  if (plugins.hasHook("beforeToolCallback") || callbackList(agent.beforeToolCallback).length > 0) {
+    response = await plugins.run("beforeToolCallback", { tool, args, context: toolContext });
+    if (response === undefined)
+      response = await runCallbackSlot(agent.beforeToolCallback, { tool, args, context: toolContext });
+  }
   let failed = false;
   if (response === undefined) {
     try {
@@ -204,10 +209,12 @@ async function runOneCall(
   if (tool.isLongRunning && (response === undefined || response === null)) return { actions: toolContext.actions };
 
   let record = toRecord(response);
-  const altered =
-    (await plugins.run("afterToolCallback", { tool, args, context: toolContext, response: record })) ??
-    (await runCallbackSlot(agent.afterToolCallback, { tool, args, context: toolContext, response: record }));
-  if (altered !== undefined) record = toRecord(altered);
+  if (plugins.hasHook("afterToolCallback") || callbackList(agent.afterToolCallback).length > 0) {
+    const altered =
+      (await plugins.run("afterToolCallback", { tool, args, context: toolContext, response: record })) ??
+      (await runCallbackSlot(agent.afterToolCallback, { tool, args, context: toolContext, response: record }));
+    if (altered !== undefined) record = toRecord(altered);
+  }
 
   const structured =
     !failed && name === SET_MODEL_RESPONSE_TOOL_NAME && tool instanceof SetModelResponseTool ? record : undefined;

@@ -28,7 +28,10 @@ export async function* runLoop(
   let stepPending = false;
   let failed: { error: unknown } | undefined;
   try {
-    const early = await watch.race(runner.pluginManager.run("beforeRunCallback", { invocationContext: ctx }));
+    // Hooks are awaited only when a plugin has them (no arguments, no microtask turns otherwise).
+    const early = runner.pluginManager.hasHook("beforeRunCallback")
+      ? await watch.race(runner.pluginManager.run("beforeRunCallback", { invocationContext: ctx }))
+      : undefined;
     if (early) {
       const event = createEvent({
         invocationId: ctx.invocationId,
@@ -84,10 +87,12 @@ async function finishRun(
       if (stepPending) agentRun.return(undefined).catch(() => {});
       else await agentRun.return(undefined);
     }
-    await runner.pluginManager.run("afterRunCallback", {
-      invocationContext: ctx,
-      ...(failed ? { error: failed.error } : {}),
-    });
+    if (runner.pluginManager.hasHook("afterRunCallback")) {
+      await runner.pluginManager.run("afterRunCallback", {
+        invocationContext: ctx,
+        ...(failed ? { error: failed.error } : {}),
+      });
+    }
   } catch (error) {
     if (!failed) throw error; // never mask the error that ended the run
   }
