@@ -9,7 +9,10 @@
 // dependencies installed) instead of ADK, in the same process: the other checkout's core and
 // bench agent are loaded from its sources, so before and after a change share the machine's
 // load round by round (a FIGURE line, not a target; `--rounds 20 --seconds 0.5` interleaves finely).
-// Usage: pnpm bench:runner [-- --rounds 5 --seconds 2 --warm-up 500 --only agentkit|adk --profile DIR --baseline DIR]
+// `--batches N` with `--baseline`: instead of rounds, N pairs of one batch each (--batch
+// invocations, 50 by default), order alternating, CPU compared pair by pair: on a shared machine
+// the load changes less within a pair of ~10 ms batches than between half-second rounds.
+// Usage: pnpm bench:runner [-- --rounds 5 --seconds 2 --warm-up 500 --only agentkit|adk --profile DIR --baseline DIR --batches 300 --batch 50]
 import { availableParallelism, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -30,6 +33,8 @@ const ONLY = stringArg("only", "");
 const PROFILE_DIR = stringArg("profile", "");
 const BASELINE_DIR = stringArg("baseline", "");
 const BATCH = 100;
+const BATCHES = numberArg("batches", 0);
+const PAIR_BATCH = numberArg("batch", 50);
 
 type Framework = "agentkit" | "adk" | "baseline";
 
@@ -138,15 +143,65 @@ async function throughput(framework: Framework, seconds: number, profileFile?: s
   }
 }
 
+/**
+ * `--batches`: this checkout and the baseline alternate batch by batch, both runners live the
+ * whole time; returns each pair's CPU ratio (agentkit / baseline) and the two CPU totals.
+ */
+async function interleavedBatches(): Promise<{ ratios: number[]; cpu: { agentkit: number; baseline: number } }> {
+  const runners = { agentkit: agentkitRunner(), baseline: await baselineRunner(BASELINE_DIR) };
+  const cpu = { agentkit: 0, baseline: 0 };
+  const ratios: number[] = [];
+  try {
+    for (const runner of Object.values(runners)) {
+      for (let i = 0; i < WARM_UP; i++) await runner.invoke(await runner.createSession());
+    }
+    for (let pair = 0; pair < BATCHES; pair++) {
+      const order = pair % 2 ? (["baseline", "agentkit"] as const) : (["agentkit", "baseline"] as const);
+      const used = { agentkit: 0, baseline: 0 };
+      for (const name of order) {
+        const runner = runners[name];
+        const sessions: string[] = [];
+        for (let i = 0; i < PAIR_BATCH; i++) sessions.push(await runner.createSession());
+        const cpu0 = cpuUsage();
+        for (const id of sessions) await runner.invoke(id);
+        const spent = cpuUsage(cpu0);
+        used[name] = spent.user + spent.system;
+      }
+      cpu.agentkit += used.agentkit;
+      cpu.baseline += used.baseline;
+      ratios.push(used.agentkit / used.baseline);
+    }
+  } finally {
+    await Promise.all(Object.values(runners).map((r) => r.close()));
+  }
+  return { ratios, cpu };
+}
+
 async function main(): Promise<void> {
   console.log(
     `in-process runner overhead, agentkit vs ${BASELINE_DIR ? LABELS.baseline : "@google/adk 2.0.0"}, Node ${process.version}, ${new Date().toISOString()}, ` +
-      `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores, ${ROUNDS} rounds of ${SECONDS}s per framework`,
+      `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores, ` +
+      (BATCHES > 0
+        ? `${BATCHES} interleaved pairs of ${PAIR_BATCH} invocations`
+        : `${ROUNDS} rounds of ${SECONDS}s per framework`),
   );
   if (PROFILE_DIR) {
     const file = join(PROFILE_DIR, "in-process.cpuprofile");
     const r = await throughput("agentkit", SECONDS, file);
     console.log(`agentkit: ${r.invocationsPerSecond.toFixed(0)} invocations/s while profiling; profile: ${file}`);
+    return;
+  }
+  if (BATCHES > 0) {
+    if (!BASELINE_DIR) throw new Error("--batches compares with --baseline DIR");
+    const { ratios, cpu } = await interleavedBatches();
+    const perInvocation = (us: number) => (us / BATCHES / PAIR_BATCH).toFixed(1);
+    console.log(
+      `CPU µs per invocation over ${BATCHES} pairs of ${PAIR_BATCH}: agentkit ${perInvocation(cpu.agentkit)}, baseline ${perInvocation(cpu.baseline)}`,
+    );
+    console.log(
+      `FIGURE in-process CPU per invocation, agentkit / baseline, interleaved batches: ${median(ratios).toFixed(3)} ` +
+        `(pairs ${spread(ratios, 3)}; totals ${(cpu.agentkit / cpu.baseline).toFixed(3)})`,
+    );
     return;
   }
   if (ONLY !== "" && ONLY !== "agentkit" && ONLY !== "adk") throw new Error(`--only agentkit|adk, got ${ONLY}`);

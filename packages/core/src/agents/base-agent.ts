@@ -109,7 +109,7 @@ export abstract class BaseAgent {
     const before = await this.handleBeforeAgent(ctx);
     if (before) yield before;
     if (ctx.isEnded) return;
-    for await (const event of this.runAsyncImpl(ctx)) yield event;
+    yield* this.runAsyncImpl(ctx);
     if (ctx.isEnded) return;
     const after = await this.handleAfterAgent(ctx);
     if (after) yield after;

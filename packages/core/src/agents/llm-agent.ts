@@ -188,11 +188,9 @@ export class LlmAgent extends BaseAgent {
     if (failed) throw failed.reason;
   }
 
-  protected override async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
-    for await (const event of runLlmFlow(ctx, this)) {
-      saveOutputToState(this, event);
-      yield event;
-    }
+  /** The flow itself (it saves the answer under `outputKey`): no layer forwarding each event. */
+  protected override runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
+    return runLlmFlow(ctx, this);
   }
 
   protected override async *runLiveImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {

@@ -109,6 +109,8 @@ export class KeyedQueue {
       return;
     }
     this.lines.delete(key);
-    if (this.lines.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    // Checked first: `splice` makes an array even when nothing waits, and this runs per task.
+    if (this.lines.size === 0 && this.idleWaiters.length > 0)
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 }

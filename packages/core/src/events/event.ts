@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { Content, FunctionCall, FunctionResponse } from "../content/content.js";
 import type { Transcription, UsageMetadata } from "../content/generate-content-config.js";
 import { setOwn } from "../sessions/own-keys.js";
 import { createEventActions, type EventActions } from "./event-actions.js";
+import { randomUuid } from "./random-uuid.js";
 
 /**
  * One entry of a session's history: a user message, a model response, a tool call or
@@ -79,12 +79,12 @@ export function nowSeconds(): number {
 
 /** A new event id (UUID). */
 export function newEventId(): string {
-  return randomUUID();
+  return randomUuid();
 }
 
 /** A new invocation id (`e-` + UUID, as ADK). */
 export function newInvocationId(): string {
-  return `e-${randomUUID()}`;
+  return randomUuid("e-");
 }
 
 /** Creates an event: generates `id` and `timestamp` when missing and fills the action maps. */
@@ -111,18 +111,32 @@ export function createEvent(init: EventInit): Event {
 type FixedKey = "id" | "invocationId" | "author" | "timestamp" | "actions";
 const FIXED_KEYS: readonly FixedKey[] = ["id", "invocationId", "author", "timestamp", "actions"];
 
+// The part loops below index instead of `for…of`: stored events' part arrays are frozen, and on
+// Node 24 iterating a frozen array (`for…of`, `some`, `every`, `filter`) takes V8's slow path,
+// several times the cost of a plain array's; an indexed read costs the same on both. These run for
+// every history event on every model request.
+
 /** The function calls of an event, in part order. */
 export function getFunctionCalls(event: Event): FunctionCall[] {
   const out: FunctionCall[] = [];
-  // A plain loop: this runs for every history event on every model request.
-  for (const p of event.content?.parts ?? []) if (p.functionCall) out.push(p.functionCall);
+  const parts = event.content?.parts;
+  if (!parts) return out;
+  for (let i = 0; i < parts.length; i++) {
+    const call = parts[i]!.functionCall;
+    if (call) out.push(call);
+  }
   return out;
 }
 
 /** The function responses of an event, in part order. */
 export function getFunctionResponses(event: Event): FunctionResponse[] {
   const out: FunctionResponse[] = [];
-  for (const p of event.content?.parts ?? []) if (p.functionResponse) out.push(p.functionResponse);
+  const parts = event.content?.parts;
+  if (!parts) return out;
+  for (let i = 0; i < parts.length; i++) {
+    const response = parts[i]!.functionResponse;
+    if (response) out.push(response);
+  }
   return out;
 }
 
@@ -140,10 +154,21 @@ export function isFinalResponse(event: Event): boolean {
   if (event.actions.skipSummarization || (event.longRunningToolIds && event.longRunningToolIds.length > 0)) {
     return true;
   }
-  return (
-    getFunctionCalls(event).length === 0 &&
-    getFunctionResponses(event).length === 0 &&
-    !event.partial &&
-    !hasTrailingCodeExecutionResult(event)
-  );
+  return !hasFunctionPart(event) && !event.partial && !hasTrailingCodeExecutionResult(event);
+}
+
+/** True when a part of the event calls or answers a function (no list made: asked for every event). */
+function hasFunctionPart(event: Event): boolean {
+  const parts = event.content?.parts;
+  if (!parts) return false;
+  for (let i = 0; i < parts.length; i++) if (parts[i]!.functionCall || parts[i]!.functionResponse) return true;
+  return false;
+}
+
+/** How many function responses the event carries (`getFunctionResponses(event).length` without the list). */
+export function countFunctionResponses(event: Event): number {
+  let n = 0;
+  const parts = event.content?.parts;
+  if (parts) for (let i = 0; i < parts.length; i++) if (parts[i]!.functionResponse) n++;
+  return n;
 }

@@ -26,7 +26,9 @@ export function answerDanglingCalls(events: Event[]): Event[] {
   for (const event of events) {
     const parts = event.content?.parts;
     if (!parts) continue;
-    for (const part of parts) {
+    // Indexed: stored parts arrays are frozen, and iterating a frozen array is V8's slow path.
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!;
       if (part.functionResponse?.id) answered.add(part.functionResponse.id);
       if (part.functionCall?.id) ids.push(part.functionCall.id);
     }

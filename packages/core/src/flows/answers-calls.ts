@@ -13,7 +13,8 @@ export function newestUserEventAnswersCalls(events: readonly Event[], branch: st
     if (event.author !== "user" || !isEventInBranch(branch, event)) continue;
     const parts = event.content?.parts;
     if (!parts) return false;
-    for (const part of parts) if (part.functionResponse?.id) return true;
+    // Indexed: stored parts arrays are frozen, and iterating a frozen array is V8's slow path.
+    for (let i = 0; i < parts.length; i++) if (parts[i]!.functionResponse?.id) return true;
     return false;
   }
   return false;

@@ -72,7 +72,8 @@ export function getContents(
 
 /**
  * `getContents` without the copy: the memo's own array, lent (`lendContents`), which the next
- * call for the same slot extends in place once it is given back. For the flow only: it must
+ * call for the same slot extends in place once it is given back (without a slot, a new array the
+ * caller owns). For the flow only: it must
  * `ownContents` the request before anything but itself or a `readsContentsOnly` model can see
  * it, and give the array back (`returnContents`) when the model call ends.
  */
@@ -82,6 +83,8 @@ export function getLentContents(
   agentName: string,
   slot?: ContentsMemoSlot,
 ): Content[] {
+  // Without a memo the build's array is the caller's own: nothing to lend.
+  if (!slot) return buildContents(branch, events, agentName).contents;
   return lendContents(memoContents(branch, events, agentName, slot));
 }
 
@@ -146,7 +149,10 @@ function extendContents(
   );
   const calls = new Set<string>();
   for (const event of presented) {
-    for (const part of event.content?.parts ?? []) {
+    const parts = event.content?.parts ?? [];
+    // Indexed: stored parts arrays are frozen, and iterating a frozen array is V8's slow path.
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!;
       if (part.functionCall?.id) calls.add(part.functionCall.id);
       const answered = part.functionResponse;
       if (answered && (answered.id === undefined || !calls.has(answered.id))) return undefined;

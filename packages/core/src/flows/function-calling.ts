@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import { runCallbackSlot } from "../agents/callbacks.js";
+import { callbackList, runCallbackSlot } from "../agents/callbacks.js";
 import { mapWithLimit } from "../concurrency/map-with-limit.js";
 import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
@@ -9,6 +8,7 @@ import { AgentKitError, ConfigurationError } from "../errors/agentkit-error.js";
 import { LlmCallsLimitExceededError, RunAbortedError } from "../errors/run-errors.js";
 import { mergeEventActions, type EventActions, type ToolConfirmation } from "../events/event-actions.js";
 import { createEvent, getFunctionCalls, type Event } from "../events/event.js";
+import { randomUuid } from "../events/random-uuid.js";
 import { BaseTool } from "../tools/base-tool.js";
 import { ToolContext, type ResumedToolCall, type ToolSuspension } from "../context/tool-context.js";
 import { CLIENT_FUNCTION_CALL_ID_PREFIX } from "./confirmation-names.js";
@@ -16,7 +16,7 @@ import { SET_MODEL_RESPONSE_TOOL_NAME, SetModelResponseTool } from "./output-sch
 
 /** A new framework-generated function-call id (`adk-<uuid>`). */
 export function generateFunctionCallId(): string {
-  return `${CLIENT_FUNCTION_CALL_ID_PREFIX}${randomUUID()}`;
+  return randomUuid(CLIENT_FUNCTION_CALL_ID_PREFIX);
 }
 
 /** Gives every function call of the content an id (in place); returns the calls. */
@@ -183,9 +183,14 @@ async function runOneCall(
     return { part: responsePart(call, name, response), actions: toolContext.actions };
   }
 
-  let response: unknown = await plugins.run("beforeToolCallback", { tool, args, context: toolContext });
-  if (response === undefined)
-    response = await runCallbackSlot(agent.beforeToolCallback, { tool, args, context: toolContext });
+  // Hooks are awaited only when some plugin or the agent has one: no arguments made and no turns
+  // of the microtask queue per call otherwise.
+  let response: unknown;
+  if (plugins.hasHook("beforeToolCallback") || callbackList(agent.beforeToolCallback).length > 0) {
+    response = await plugins.run("beforeToolCallback", { tool, args, context: toolContext });
+    if (response === undefined)
+      response = await runCallbackSlot(agent.beforeToolCallback, { tool, args, context: toolContext });
+  }
   let failed = false;
   if (response === undefined) {
     try {
@@ -204,10 +209,12 @@ async function runOneCall(
   if (tool.isLongRunning && (response === undefined || response === null)) return { actions: toolContext.actions };
 
   let record = toRecord(response);
-  const altered =
-    (await plugins.run("afterToolCallback", { tool, args, context: toolContext, response: record })) ??
-    (await runCallbackSlot(agent.afterToolCallback, { tool, args, context: toolContext, response: record }));
-  if (altered !== undefined) record = toRecord(altered);
+  if (plugins.hasHook("afterToolCallback") || callbackList(agent.afterToolCallback).length > 0) {
+    const altered =
+      (await plugins.run("afterToolCallback", { tool, args, context: toolContext, response: record })) ??
+      (await runCallbackSlot(agent.afterToolCallback, { tool, args, context: toolContext, response: record }));
+    if (altered !== undefined) record = toRecord(altered);
+  }
 
   const structured =
     !failed && name === SET_MODEL_RESPONSE_TOOL_NAME && tool instanceof SetModelResponseTool ? record : undefined;

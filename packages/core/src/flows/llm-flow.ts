@@ -3,7 +3,14 @@ import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import type { FunctionCall } from "../content/content.js";
 import { createEventActions, type EventActions } from "../events/event-actions.js";
-import { createEvent, getFunctionCalls, getFunctionResponses, isFinalResponse, type Event } from "../events/event.js";
+import {
+  createEvent,
+  getFunctionCalls,
+  getFunctionResponses,
+  isFinalResponse,
+  type Event,
+  type EventInit,
+} from "../events/event.js";
 import type { LlmResponse } from "../models/llm-response.js";
 import type { BaseTool } from "../tools/base-tool.js";
 import { buildConfirmationRequestEvent, resumeConfirmedToolCalls } from "./confirmation.js";
@@ -22,29 +29,76 @@ import { buildSuspendedCallEvent, resumeSuspendedToolCalls } from "./suspended-t
 import { buildLlmRequestLendingContents } from "./request-builder.js";
 import { newestUserEventAnswersCalls } from "./answers-calls.js";
 import { deepCopy } from "../content/deep-copy.js";
+import { saveOutputToState } from "./output-key.js";
 
 /**
  * The text-mode loop of an LlmAgent: steps (build request, call model, run tools) until a
  * step ends with a final response (text answer, `skipSummarization`, a long-running pause, a
- * confirmation request, an error), the invocation is ended, or the run is aborted.
+ * confirmation request, an error), the invocation is ended, or the run is aborted. The
+ * agent's final answer is saved under its `outputKey` as it is yielded.
  *
  * Relies on the runner's contract: every non-partial event yielded is appended to the
  * session before the generator resumes, so the next step's history includes it.
  */
 export async function* runLlmFlow(ctx: InvocationContext, agent: LlmAgent): AsyncGenerator<Event, void, void> {
   while (true) {
-    let last: Event | undefined;
-    for await (const event of runOneStep(ctx, agent)) {
-      last = event;
-      yield event;
-    }
+    const step = new StepEvents(agent);
+    yield* runOneStep(ctx, agent, step);
+    const last = step.last;
     if (!last || last.partial || isFinalResponse(last) || ctx.isEnded) return;
   }
 }
 
-async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenerator<Event, void, void> {
+/**
+ * What the flow does with each event it yields, at the yield itself: the agent's answer is saved
+ * under its `outputKey`, and the step's last event decides whether another step follows. Done
+ * where the event is made rather than in a layer that forwards every event (each `for await …
+ * yield` layer costs promises and microtask turns per event).
+ */
+class StepEvents {
+  last: Event | undefined;
+  private readonly agent: LlmAgent;
+
+  constructor(agent: LlmAgent) {
+    this.agent = agent;
+  }
+
+  note(event: Event): Event {
+    saveOutputToState(this.agent, event);
+    this.last = event;
+    return event;
+  }
+}
+
+/** Yields what `events` yields, each noted, and returns its result: for the paths off the common one. */
+async function* noted<R>(events: AsyncGenerator<Event, R, void>, step: StepEvents): AsyncGenerator<Event, R, void> {
+  let finished = false;
+  try {
+    while (true) {
+      const next = await events.next();
+      if (next.done) {
+        finished = true;
+        return next.value;
+      }
+      yield step.note(next.value);
+    }
+  } finally {
+    // Stopped early (the consumer broke off, or a step failed): the inner generator's finally blocks run.
+    if (!finished) await events.return(undefined as R);
+  }
+}
+
+async function* runOneStep(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  step: StepEvents,
+): AsyncGenerator<Event, void, void> {
   ctx.throwIfAborted();
-  if (newestUserEventAnswersCalls(ctx.session.events, ctx.branch) && (yield* resumeAnsweredCalls(ctx, agent))) return;
+  if (
+    newestUserEventAnswersCalls(ctx.session.events, ctx.branch) &&
+    (yield* noted(resumeAnsweredCalls(ctx, agent), step))
+  )
+    return;
   if (ctx.isEnded) return;
 
   // One actions object for the step: state written while building the request (tools'
@@ -62,7 +116,7 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
       const makeEvent = (r: LlmResponse) =>
         createModelResponseEvent(ctx, agent, r, request.toolsDict, actions, context.modelResponseEventId);
       // Code in the response was run: its events are out and the model is called again.
-      if (yield* executeCodeInResponse(ctx, agent, response, inputFiles, makeEvent)) return;
+      if (yield* noted(executeCodeInResponse(ctx, agent, response, inputFiles, makeEvent), step)) return;
     }
     // Nothing to show (e.g. a usage-only chunk): skip, as ADK does.
     if (!response.content && !response.errorCode && !response.interrupted) continue;
@@ -79,23 +133,25 @@ async function* runOneStep(ctx: InvocationContext, agent: LlmAgent): AsyncGenera
     // Paused calls are pending like long-running ones: the client may answer them next run.
     if (pause)
       event.longRunningToolIds = [...new Set([...(event.longRunningToolIds ?? []), ...calls.map((c) => c.id!)])];
-    yield event;
+    yield step.note(event);
     if (event.partial) continue;
     stored = true;
     if (pause) {
       ctx.end();
       return;
     }
-    if (calls.length > 0) yield* afterFunctionCalls(ctx, agent, calls, request.toolsDict);
+    if (calls.length > 0) yield* afterFunctionCalls(ctx, agent, calls, request.toolsDict, step);
   }
   // The model said nothing worth an event, but the step changed state: keep the change.
   if (!stored && hasEffects(actions)) {
-    yield createEvent({
-      invocationId: ctx.invocationId,
-      author: agent.name,
-      branch: ctx.branch,
-      actions: deepCopy(actions),
-    });
+    yield step.note(
+      createEvent({
+        invocationId: ctx.invocationId,
+        author: agent.name,
+        branch: ctx.branch,
+        actions: deepCopy(actions),
+      }),
+    );
   }
 }
 
@@ -148,31 +204,32 @@ export function createModelResponseEvent(
     ctx.runConfig.customMetadata || response.customMetadata
       ? { ...ctx.runConfig.customMetadata, ...response.customMetadata }
       : undefined;
-  const event = createEvent({
-    id: eventId,
-    invocationId: ctx.invocationId,
-    author: agent.name,
-    branch: ctx.branch,
-    content: response.content ? deepCopy(response.content) : undefined,
-    partial: response.partial,
-    turnComplete: response.turnComplete,
-    finishReason: response.finishReason,
-    usageMetadata: response.usageMetadata,
-    errorCode: response.errorCode,
-    errorMessage: response.errorMessage,
-    groundingMetadata: response.groundingMetadata,
-    citationMetadata: response.citationMetadata,
-    customMetadata,
-    modelVersion: response.modelVersion,
-    avgLogprobs: response.avgLogprobs,
-    logprobsResult: response.logprobsResult,
-    cacheMetadata: response.cacheMetadata,
-    interrupted: response.interrupted,
-    inputTranscription: response.inputTranscription,
-    outputTranscription: response.outputTranscription,
-    liveSessionResumptionUpdate: response.liveSessionResumptionUpdate,
-    actions: actions ? deepCopy(actions) : undefined,
-  });
+  // Only the fields the response has: createEvent drops undefined ones anyway, and walking the
+  // two dozen keys of every response field costs more than the checks (a test compares this
+  // with the init that names them all).
+  const init: EventInit = { id: eventId, invocationId: ctx.invocationId, author: agent.name, branch: ctx.branch };
+  if (response.content) init.content = deepCopy(response.content);
+  if (response.partial !== undefined) init.partial = response.partial;
+  if (response.turnComplete !== undefined) init.turnComplete = response.turnComplete;
+  if (response.finishReason !== undefined) init.finishReason = response.finishReason;
+  if (response.usageMetadata !== undefined) init.usageMetadata = response.usageMetadata;
+  if (response.errorCode !== undefined) init.errorCode = response.errorCode;
+  if (response.errorMessage !== undefined) init.errorMessage = response.errorMessage;
+  if (response.groundingMetadata !== undefined) init.groundingMetadata = response.groundingMetadata;
+  if (response.citationMetadata !== undefined) init.citationMetadata = response.citationMetadata;
+  if (customMetadata !== undefined) init.customMetadata = customMetadata;
+  if (response.modelVersion !== undefined) init.modelVersion = response.modelVersion;
+  if (response.avgLogprobs !== undefined) init.avgLogprobs = response.avgLogprobs;
+  if (response.logprobsResult !== undefined) init.logprobsResult = response.logprobsResult;
+  if (response.cacheMetadata !== undefined) init.cacheMetadata = response.cacheMetadata;
+  if (response.interrupted !== undefined) init.interrupted = response.interrupted;
+  if (response.inputTranscription !== undefined) init.inputTranscription = response.inputTranscription;
+  if (response.outputTranscription !== undefined) init.outputTranscription = response.outputTranscription;
+  if (response.liveSessionResumptionUpdate !== undefined)
+    init.liveSessionResumptionUpdate = response.liveSessionResumptionUpdate;
+  // Always present, as in the full init: a missing `actions` key would move it after `timestamp`.
+  init.actions = actions ? deepCopy(actions) : undefined;
+  const event = createEvent(init);
   const longRunning = getLongRunningCallIds(populateFunctionCallIds(event), toolsDict);
   if (longRunning.length > 0) event.longRunningToolIds = longRunning;
   return event;
@@ -188,6 +245,7 @@ async function* afterFunctionCalls(
   agent: LlmAgent,
   calls: FunctionCall[],
   toolsDict: Record<string, BaseTool>,
+  step: StepEvents,
 ): AsyncGenerator<Event, void, void> {
   const outcome = await executeFunctionCalls(ctx, agent, calls, toolsDict);
   const responseEvent = outcome.event;
@@ -195,39 +253,42 @@ async function* afterFunctionCalls(
   const credentialRequest = responseEvent
     ? await buildCredentialRequestEvent(ctx, agent.name, calls, responseEvent, generateFunctionCallId)
     : undefined;
-  if (responseEvent) yield responseEvent;
+  if (responseEvent) yield step.note(responseEvent);
   if (outcome.suspensions) {
     // A call waits for the client (e.g. an agent tool's agent asked for a confirmation): every
     // request of the step is shown, then the turn ends.
-    if (credentialRequest) yield credentialRequest;
+    if (credentialRequest) yield step.note(credentialRequest);
     const confirmation = responseEvent && buildConfirmationRequestEvent(ctx, agent, calls, responseEvent);
-    if (confirmation) yield confirmation;
-    for (const { call, suspension } of outcome.suspensions) yield buildSuspendedCallEvent(ctx, agent, call, suspension);
+    if (confirmation) yield step.note(confirmation);
+    for (const { call, suspension } of outcome.suspensions)
+      yield step.note(buildSuspendedCallEvent(ctx, agent, call, suspension));
     return;
   }
   if (!responseEvent) return;
   if (credentialRequest) {
-    yield credentialRequest;
+    yield step.note(credentialRequest);
     return;
   }
 
   const confirmation = buildConfirmationRequestEvent(ctx, agent, calls, responseEvent);
   if (confirmation) {
-    yield confirmation;
+    yield step.note(confirmation);
     return;
   }
   if (outcome.structuredOutput) {
-    yield createEvent({
-      invocationId: ctx.invocationId,
-      author: agent.name,
-      branch: ctx.branch,
-      content: { role: "model", parts: [{ text: JSON.stringify(outcome.structuredOutput) }] },
-    });
+    yield step.note(
+      createEvent({
+        invocationId: ctx.invocationId,
+        author: agent.name,
+        branch: ctx.branch,
+        content: { role: "model", parts: [{ text: JSON.stringify(outcome.structuredOutput) }] },
+      }),
+    );
     return;
   }
   const transferTo = responseEvent.actions.transferToAgent;
   if (transferTo && !ctx.isEnded) {
     const target = agent.rootAgent.findAgent(transferTo);
-    if (target) yield* target.runAsync(ctx);
+    if (target) yield* noted(target.runAsync(ctx), step);
   }
 }

@@ -33,14 +33,16 @@ export async function* callModel(
   ctx.usage.checkBeforeModelCall(agent.name, ctx.branch);
   ctx.incrementLlmCallCount();
   // Lent contents (see buildLlmRequestLendingContents) are copied before anyone who may edit or keep them.
-  if (callbackList(agent.beforeModelCallback).length > 0 || ctx.pluginManager.hasHook("beforeModelCallback"))
+  if (callbackList(agent.beforeModelCallback).length > 0 || ctx.pluginManager.hasHook("beforeModelCallback")) {
     ownContents(request);
-  const before =
-    (await ctx.pluginManager.run("beforeModelCallback", { context, request })) ??
-    (await runCallbackSlot(agent.beforeModelCallback, { context, request }));
-  if (before) {
-    yield before;
-    return;
+    // Only then: no hook arguments and no turns of the microtask queue for an agent without them.
+    const before =
+      (await ctx.pluginManager.run("beforeModelCallback", { context, request })) ??
+      (await runCallbackSlot(agent.beforeModelCallback, { context, request }));
+    if (before) {
+      yield before;
+      return;
+    }
   }
 
   const model = agent.resolveModel(ctx);
@@ -88,6 +90,8 @@ export async function afterModel(
   response: LlmResponse,
 ): Promise<LlmResponse> {
   context.modelResponseEventId = newEventId();
+  if (callbackList(agent.afterModelCallback).length === 0 && !ctx.pluginManager.hasHook("afterModelCallback"))
+    return response;
   const altered =
     (await ctx.pluginManager.run("afterModelCallback", { context, response })) ??
     (await runCallbackSlot(agent.afterModelCallback, { context, response }));

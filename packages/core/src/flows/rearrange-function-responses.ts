@@ -1,5 +1,5 @@
 import { deepCopy } from "../content/deep-copy.js";
-import { getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
+import { countFunctionResponses, getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
 
 /** One event with the first event's parts, later responses replacing same-id ones. */
 function mergeFunctionResponseEvents(events: Event[]): Event {
@@ -62,7 +62,7 @@ export function rearrangeAsyncFunctionResponsesInHistory(events: Event[]): Event
   });
   const out: Event[] = [];
   for (const event of events) {
-    if (event.content?.parts?.some((p) => p.functionResponse)) continue;
+    if (countFunctionResponses(event) > 0) continue;
     out.push(event);
     const calls = getFunctionCalls(event);
     if (calls.length === 0) continue;

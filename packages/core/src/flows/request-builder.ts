@@ -121,8 +121,14 @@ async function processWithTool(tool: BaseTool, toolContext: ToolContext, request
   await tool.processLlmRequest({ toolContext, llmRequest: request });
 }
 
-/** The memo slot of this session, branch and agent in the runner's cache (none without a cache). */
+/**
+ * The memo slot of this session, branch and agent in the runner's cache (none without a cache).
+ * None for a history of one event either (a session's first request): a memo pays off only when
+ * a later request extends it, and rebuilding one event costs less than storing and finding a memo
+ * (a new session's memo would also push an older session's out of the bounded cache).
+ */
 function contentsSlot(ctx: InvocationContext, agent: LlmAgent): ContentsMemoSlot | undefined {
+  if (ctx.session.events.length <= 1) return undefined;
   return ctx.contentsCache?.slot(
     lastSlotKey.of([ctx.appName, ctx.userId, ctx.session.id, ctx.branch ?? "", agent.name]),
   );

@@ -19,7 +19,11 @@ const INTERNAL_FUNCTION_NAMES = RESERVED_FUNCTION_CALL_NAMES;
 
 /** Auth and confirmation round-trip events are for the client, never for the model. */
 export function isInternalRequestEvent(event: Event): boolean {
-  for (const p of event.content?.parts ?? []) {
+  const parts = event.content?.parts;
+  if (!parts) return false;
+  // Indexed: stored parts arrays are frozen, and iterating a frozen array is V8's slow path.
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
     const name = p.functionCall?.name ?? p.functionResponse?.name;
     if (name !== undefined && INTERNAL_FUNCTION_NAMES.has(name)) return true;
   }

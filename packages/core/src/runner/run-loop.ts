@@ -28,7 +28,10 @@ export async function* runLoop(
   let stepPending = false;
   let failed: { error: unknown } | undefined;
   try {
-    const early = await watch.race(runner.pluginManager.run("beforeRunCallback", { invocationContext: ctx }));
+    // Hooks are awaited only when a plugin has them (no arguments, no microtask turns otherwise).
+    const early = runner.pluginManager.hasHook("beforeRunCallback")
+      ? await watch.race(runner.pluginManager.run("beforeRunCallback", { invocationContext: ctx }))
+      : undefined;
     if (early) {
       const event = createEvent({
         invocationId: ctx.invocationId,
@@ -84,10 +87,12 @@ async function finishRun(
       if (stepPending) agentRun.return(undefined).catch(() => {});
       else await agentRun.return(undefined);
     }
-    await runner.pluginManager.run("afterRunCallback", {
-      invocationContext: ctx,
-      ...(failed ? { error: failed.error } : {}),
-    });
+    if (runner.pluginManager.hasHook("afterRunCallback")) {
+      await runner.pluginManager.run("afterRunCallback", {
+        invocationContext: ctx,
+        ...(failed ? { error: failed.error } : {}),
+      });
+    }
   } catch (error) {
     if (!failed) throw error; // never mask the error that ended the run
   }
@@ -106,7 +111,10 @@ async function handleEvent(
 ): Promise<Event> {
   applyCustomMetadata(event, ctx.runConfig.customMetadata);
   recordEventUsage(ctx, event);
-  const replaced = await runner.pluginManager.run("onEventCallback", { invocationContext: ctx, event });
+  // No onEvent plugin: no hook arguments made and no turn of the microtask queue spent per event.
+  const replaced = runner.pluginManager.hasHook("onEventCallback")
+    ? await runner.pluginManager.run("onEventCallback", { invocationContext: ctx, event })
+    : undefined;
   const out = replaced ?? event;
   if (replaced) {
     applyCustomMetadata(out, ctx.runConfig.customMetadata);

@@ -44,10 +44,10 @@ export async function appendUserTurn(
   let message = turn.message;
   let artifactDelta: Record<string, number> = {};
   if (message) {
-    const replaced = await runner.pluginManager.run("onUserMessageCallback", {
-      invocationContext: ctx,
-      userMessage: message,
-    });
+    // Awaited only when a plugin has the hook: no arguments and no turn of the microtask queue otherwise.
+    const replaced = runner.pluginManager.hasHook("onUserMessageCallback")
+      ? await runner.pluginManager.run("onUserMessageCallback", { invocationContext: ctx, userMessage: message })
+      : undefined;
     if (replaced) message = withUserRole(replaced);
     if (ctx.runConfig.saveInputBlobsAsArtifacts) {
       if (!runner.artifactService)

@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { copyWithRoom } from "../content/copy-with-room.js";
 import { deepCopy, frozenCopy } from "../content/deep-copy.js";
 import { SessionAlreadyExistsError, SessionNotFoundError } from "../errors/session-errors.js";
 import type { Event } from "../events/event.js";
+import { randomUuid } from "../events/random-uuid.js";
 import { nowSeconds } from "../events/event.js";
 import {
   BaseSessionService,
@@ -48,7 +48,7 @@ export class InMemorySessionService extends BaseSessionService {
   private readonly userState = new Map<string, Map<string, Record<string, unknown>>>();
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
-    const id = sessionId?.trim() ? sessionId.trim() : randomUUID();
+    const id = sessionId?.trim() ? sessionId.trim() : randomUuid();
     validateSessionKey({ appName, userId, sessionId: id });
     const byUser = this.userSessions(appName, userId);
     if (byUser.has(id)) throw new SessionAlreadyExistsError(id);

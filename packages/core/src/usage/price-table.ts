@@ -135,10 +135,13 @@ export class PriceTable {
   priceRollup(rollup: UsageRollup): UsageRollup {
     let total = 0;
     const unpriced: string[] = [];
-    for (const [model, usage] of Object.entries(rollup.models)) {
+    const models = rollup.models;
+    for (const model of Object.keys(models)) {
+      const usage = models[model]!;
       const cost = this.costOf(model, usage.tokens);
       if (cost === undefined) {
-        delete usage.costUsd;
+        // Deleted only when present: `delete` of a missing key still costs a runtime call.
+        if (Object.hasOwn(usage, "costUsd")) delete usage.costUsd;
         unpriced.push(model);
       } else {
         usage.costUsd = cost;
@@ -146,11 +149,11 @@ export class PriceTable {
       }
     }
     if (unpriced.length > 0) {
-      delete rollup.costUsd;
+      if (Object.hasOwn(rollup, "costUsd")) delete rollup.costUsd;
       rollup.unpricedModels = unpriced;
     } else {
       rollup.costUsd = total;
-      delete rollup.unpricedModels;
+      if (Object.hasOwn(rollup, "unpricedModels")) delete rollup.unpricedModels;
     }
     return rollup;
   }

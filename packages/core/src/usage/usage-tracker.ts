@@ -1,6 +1,6 @@
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { BudgetExceededError, type BudgetKind, type BudgetScope } from "../errors/budget-errors.js";
-import { getFunctionResponses, type Event } from "../events/event.js";
+import { countFunctionResponses, type Event } from "../events/event.js";
 import type { LlmResponse } from "../models/llm-response.js";
 import type { Budget, UsageLimits } from "./budget.js";
 import { PriceTable } from "./price-table.js";
@@ -93,7 +93,7 @@ export class UsageTracker {
   /** Counts the tool calls of a complete event (its function responses). */
   recordEvent(event: Event): void {
     if (event.partial || event.author === "user") return;
-    this.invocation.toolCalls += getFunctionResponses(event).length;
+    this.invocation.toolCalls += countFunctionResponses(event);
   }
 
   /** True once a model or tool was called in this invocation (nested runs included). */
@@ -115,7 +115,11 @@ export class UsageTracker {
 
   /** The session's usage so far (earlier invocations plus this one), priced. */
   sessionUsage(invocation: UsageRollup = this.invocationUsage()): UsageRollup {
-    const rollup = cloneRollup(this.sessionBefore());
+    // The earlier total's cost fields are left out: pricing sets them again (in the same place,
+    // after `models`), and removing one it has (a priced total, then an unpriced model) would
+    // `delete` it, which puts the rollup, and the event that carries it, in V8's dictionary mode.
+    const { costUsd: _cost, unpricedModels: _unpriced, ...before } = this.sessionBefore();
+    const rollup = cloneRollup(before);
     addRollup(rollup, invocation);
     return this.prices.priceRollup(rollup);
   }

@@ -1,4 +1,4 @@
-import { getFunctionResponses, isFinalResponse, type Event } from "../events/event.js";
+import { countFunctionResponses, isFinalResponse, type Event } from "../events/event.js";
 import { MODEL_METADATA_KEY, USAGE_METADATA_KEY } from "./usage-metadata-keys.js";
 import {
   addModelUsage,
@@ -64,7 +64,7 @@ export class UsageWalk {
       return true;
     }
     if (event.usageMetadata) addModelUsage(pending.after, modelNameOf(event), tokensOf(event.usageMetadata), 1);
-    pending.after.toolCalls += getFunctionResponses(event).length;
+    pending.after.toolCalls += countFunctionResponses(event);
     return true;
   }
 

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { CLIENT_FUNCTION_CALL_ID_PREFIX } from "../flows/confirmation-names.js";
 import type { SchemaLike } from "./schema-like.js";
+import { randomUuid } from "../events/random-uuid.js";
 
 const REQUEST_INPUT_MARK = Symbol.for("agentkit.requestInput");
 
@@ -30,7 +30,7 @@ export class RequestInput {
   readonly responseSchema?: SchemaLike;
 
   constructor(params: RequestInputParams = {}) {
-    this.interruptId = params.interruptId ?? `${CLIENT_FUNCTION_CALL_ID_PREFIX}${randomUUID()}`;
+    this.interruptId = params.interruptId ?? randomUuid(CLIENT_FUNCTION_CALL_ID_PREFIX);
     if (params.message !== undefined) this.message = params.message;
     if (params.payload !== undefined) this.payload = params.payload;
     if (params.responseSchema !== undefined) this.responseSchema = params.responseSchema;
