@@ -1,7 +1,7 @@
 // Hot reload end to end: the real `agentkit web` process on a temporary agents directory, its
 // TypeScript and YAML apps edited, broken and fixed while it serves, observed over HTTP only.
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { startCli, tempAgentsDir, type CliProcess } from "./support/cli-process.js";
+import { askOnce, startCli, tempAgentsDir, type CliProcess, type RunAnswer } from "./support/cli-process.js";
 
 const agents = tempAgentsDir("agentkit-reload-e2e-");
 const write = agents.write;
@@ -50,28 +50,9 @@ afterAll(async () => {
   agents.remove();
 });
 
-interface RunAnswer {
-  status: number;
-  body: unknown;
-}
-
 /** A fresh session and one /run on it. */
-async function ask(app: string): Promise<RunAnswer> {
-  const created = await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" });
-  expect(created.status).toBe(200);
-  const { id } = (await created.json()) as { id: string };
-  const res = await fetch(`${url}/run`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      appName: app,
-      userId: "u",
-      sessionId: id,
-      newMessage: { role: "user", parts: [{ text: "hi" }] },
-    }),
-  });
-  return { status: res.status, body: await res.json() };
-}
+const ask = (app: string): Promise<RunAnswer> => askOnce(url, app);
+
 /**
  * `ask` until the answer passes `done`: the server learns of an edit from its file watcher
  * (asynchronously, then a short debounce), so the first request after a save may still see the

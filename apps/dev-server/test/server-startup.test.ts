@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import {
   AGENTKIT_BIN as bin,
   EXAMPLES_DIR as examples,
+  askOnce,
   OFFLINE_ENV,
   startCli,
   tempAgentsDir,
@@ -29,27 +30,17 @@ function start(args: string[], env: Record<string, string>): CliProcess {
 
 const listening = (p: CliProcess) => p.listening();
 
-async function firstAnswer(url: string): Promise<string> {
-  const { id } = (await (await fetch(`${url}/apps/assistant/users/u/sessions`, { method: "POST" })).json()) as {
-    id: string;
-  };
-  const res = await fetch(`${url}/run`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      appName: "assistant",
-      userId: "u",
-      sessionId: id,
-      newMessage: { role: "user", parts: [{ text: "hi" }] },
-    }),
-  });
-  expect(res.status).toBe(200);
-  return JSON.stringify(await res.json());
+/** A session and a first `/run` of `app`, answered 200: the events as JSON text. */
+async function firstAnswer(url: string, app = "assistant"): Promise<string> {
+  const { status, body } = await askOnce(url, app);
+  expect(status).toBe(200);
+  return JSON.stringify(body);
 }
 
-const serveArgs = [
+/** `agentkit api-server <dir>` on a free port with in-memory services. */
+const serveArgsFor = (dir: string) => [
   "api-server",
-  examples,
+  dir,
   "--port",
   "0",
   "--session-service-uri",
@@ -57,6 +48,7 @@ const serveArgs = [
   "--artifact-service-uri",
   "memory://",
 ];
+const serveArgs = serveArgsFor(examples);
 
 describe("agentkit start-up", () => {
   it("AGENTKIT_STARTUP_TIMING=1 reports the start-up phases in order, in one process", async () => {
@@ -151,40 +143,11 @@ await new Promise<void>((resolve) => {
 ${fixed("b_slow")}`,
     );
     try {
-      const p = start(
-        [
-          "api-server",
-          agents.dir,
-          "--port",
-          "0",
-          "--session-service-uri",
-          "memory://",
-          "--artifact-service-uri",
-          "memory://",
-        ],
-        {},
-      );
+      const p = start(serveArgsFor(agents.dir), {});
       const url = await listening(p);
       expect(p.output()).toMatch(/agents: .*\(a_fast, b_slow\), warming up/);
-      const run = async (app: string) => {
-        const { id } = (await (await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" })).json()) as {
-          id: string;
-        };
-        const res = await fetch(`${url}/run`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({
-            appName: app,
-            userId: "u",
-            sessionId: id,
-            newMessage: { role: "user", parts: [{ text: "hi" }] },
-          }),
-        });
-        expect(res.status).toBe(200);
-        return JSON.stringify(await res.json());
-      };
       // The warm-up cannot end before the gate exists, and the server answers meanwhile.
-      expect(await run("a_fast")).toContain("a_fast answers");
+      expect(await firstAnswer(url, "a_fast")).toContain("a_fast answers");
       expect((await fetch(`${url}/readyz`)).status).toBe(503);
       expect(p.output()).not.toContain("warmed up");
       writeFileSync(gate, "");
@@ -192,7 +155,7 @@ ${fixed("b_slow")}`,
         () => /agentkit: warmed up in \d+ ms/.exec(p.output()),
         () => p.output() + p.errors(),
       );
-      expect(await run("b_slow")).toContain("b_slow answers");
+      expect(await firstAnswer(url, "b_slow")).toContain("b_slow answers");
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
     } finally {
       agents.remove();

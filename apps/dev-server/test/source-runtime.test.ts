@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "@jest/globals";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { OFFLINE_ENV, startCli, tempAgentsDir, waitFor } from "./support/cli-process.js";
+import { askOnce, OFFLINE_ENV, startCli, tempAgentsDir, waitFor } from "./support/cli-process.js";
 
 const agents = tempAgentsDir("agentkit-source-runtime-");
 // A compile cache of this test's own, so what it finds there was written by these starts.
@@ -69,21 +69,9 @@ async function answerOnce(
   );
   try {
     const url = await cli.listening();
-    const session = (await (await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" })).json()) as {
-      id: string;
-    };
-    const res = await fetch(`${url}/run`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        appName: app,
-        userId: "u",
-        sessionId: session.id,
-        newMessage: { role: "user", parts: [{ text: "hi" }] },
-      }),
-    });
-    expect(res.status).toBe(200);
-    const events = (await res.json()) as { content?: { parts?: { text?: string }[] } }[];
+    const { status, body } = await askOnce(url, app);
+    expect(status).toBe(200);
+    const events = body as { content?: { parts?: { text?: string }[] } }[];
     const text = events.flatMap((e) => e.content?.parts ?? []).find((p) => p.text)?.text ?? "";
     // The warm-up runs after listening, between requests: its warnings are in the log once it ends.
     await waitFor(

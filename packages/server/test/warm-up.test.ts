@@ -24,6 +24,27 @@ class WarmableModel extends BaseLlm {
   }
 }
 
+/** A registry whose `warm-*` models are `WarmableModel`s, each kept in `models` by name. */
+function countingRegistry(models: Map<string, WarmableModel>): ModelRegistry {
+  return new ModelRegistry().register(/^warm-/, (name) => {
+    const model = new WarmableModel({ model: name });
+    models.set(name, model);
+    return model;
+  });
+}
+
+/** A server on the agents folder, in-memory services, its warnings kept in `warnings`. */
+function serverOn(agentsDir: string, modelRegistry: ModelRegistry, warnings: string[]): AgentServer {
+  return createAgentServer({
+    loader: createDirectoryAgentLoader({ agentsDir, modelRegistry }),
+    sessionService: new InMemorySessionService(),
+    artifactService: new InMemoryArtifactService(),
+    memoryService: new InMemoryMemoryService(),
+    modelRegistry,
+    logger: { error: () => {}, warn: (message) => warnings.push(message), info: () => {} },
+  });
+}
+
 describe("AgentServer.warmUp", () => {
   let agents: TempAgentsDir;
   let server: AgentServer;
@@ -41,19 +62,7 @@ describe("AgentServer.warmUp", () => {
         'export const rootAgent = new LlmAgent({ name: "keyless", model: "warm-no-key" });\n',
       "broken/agent.ts": 'throw new Error("this app cannot load");\n',
     });
-    const modelRegistry = new ModelRegistry().register(/^warm-/, (name) => {
-      const model = new WarmableModel({ model: name });
-      models.set(name, model);
-      return model;
-    });
-    server = createAgentServer({
-      loader: createDirectoryAgentLoader({ agentsDir: agents.dir, modelRegistry }),
-      sessionService: new InMemorySessionService(),
-      artifactService: new InMemoryArtifactService(),
-      memoryService: new InMemoryMemoryService(),
-      modelRegistry,
-      logger: { error: () => {}, warn: (message) => warnings.push(message), info: () => {} },
-    });
+    server = serverOn(agents.dir, countingRegistry(models), warnings);
   });
 
   afterAll(async () => {
@@ -139,22 +148,12 @@ describe("AgentServer.warmUp after listen, yielding to requests", () => {
   async function start() {
     const warm = new Map<string, WarmableModel>();
     const gated = new GatedModel({ model: "gated-model" });
-    const modelRegistry = new ModelRegistry()
-      .register(/^warm-/, (name) => {
-        const model = new WarmableModel({ model: name });
-        warm.set(name, model);
-        return model;
-      })
-      .register(/^gated-/, () => gated);
     const warnings: string[] = [];
-    const server = createAgentServer({
-      loader: createDirectoryAgentLoader({ agentsDir: agents.dir, modelRegistry }),
-      sessionService: new InMemorySessionService(),
-      artifactService: new InMemoryArtifactService(),
-      memoryService: new InMemoryMemoryService(),
-      modelRegistry,
-      logger: { error: () => {}, warn: (message) => warnings.push(message), info: () => {} },
-    });
+    const server = serverOn(
+      agents.dir,
+      countingRegistry(warm).register(/^gated-/, () => gated),
+      warnings,
+    );
     const { url } = await server.listen({ port: 0 });
     expect((await post(`${url}/apps/hold/users/u/sessions/s1`, {})).status).toBe(200);
     // A run that stays in flight until the gate opens.

@@ -69,6 +69,30 @@ export function startCli(
   };
 }
 
+/** What one `/run` answered. */
+export interface RunAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** A fresh session of `app` (failing if it cannot be made) and one `/run` on it saying "hi". */
+export async function askOnce(url: string, app: string): Promise<RunAnswer> {
+  const created = await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" });
+  if (created.status !== 200) throw new Error(`session create for ${app}: ${created.status} ${await created.text()}`);
+  const { id } = (await created.json()) as { id: string };
+  const res = await fetch(`${url}/run`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      appName: app,
+      userId: "u",
+      sessionId: id,
+      newMessage: { role: "user", parts: [{ text: "hi" }] },
+    }),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
 /**
  * Polls `check` every 50 ms until it matches; fails with the output so far when the child exits
  * (or after `ms`, by default never: a slow machine only makes it wait longer, and a hang fails
