@@ -8,9 +8,10 @@
 // @agentkit/core shares the CLI's copy), module evaluation order, and source maps (esbuild reads
 // tsc's maps, so a bundle's map points into src/).
 // Usage, in a package folder: node ../../scripts/bundle-dist.mjs [dist/entry.js ...]
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
+import { keepClassNames, PACKAGE_BUNDLE_OPTIONS } from "../apps/dev-server/src/package-bundle.ts";
 
 const DIST = "dist";
 const STAGING = "dist.bundle";
@@ -27,24 +28,15 @@ const result = await build({
   entryPoints: entries,
   outbase: DIST,
   outdir: STAGING,
-  bundle: true,
-  splitting: true,
-  format: "esm",
-  platform: "node",
-  target: "node24",
-  // Every bare import (dependencies, node: built-ins, other @agentkit packages) stays an import.
-  packages: "external",
-  chunkNames: "chunks/[name]-[hash]",
-  sourcemap: "linked",
-  sourcesContent: false,
-  // Not keepNames: it would add a `name` definition to every named closure, on every call. Class
-  // names (user-visible: error names, agent_class in graphs, tool types in traces) are kept by
-  // keepClassNames below instead.
-  keepNames: false,
-  metafile: true,
+  ...PACKAGE_BUNDLE_OPTIONS,
   logLevel: "warning",
 });
-keepClassNames(result.metafile);
+const problems = keepClassNames(result.metafile);
+if (problems.length > 0) {
+  process.stderr.write(`bundle-dist: class names the bundle would change:\n  ${problems.join("\n  ")}\n`);
+  rmSync(STAGING, { recursive: true, force: true });
+  process.exit(1);
+}
 
 // Only now that the bundle exists: tsc's per-file JavaScript (and an earlier bundle) goes.
 for (const file of walk(DIST)) if (/\.js(\.map)?$/.test(file)) rmSync(file);
@@ -76,44 +68,5 @@ function* walk(dir) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) yield* walk(path);
     else yield path;
-  }
-}
-
-/**
- * esbuild writes a class whose body names itself as `var X = class _X {…}` (the inner name keeps
- * the class's own binding), which makes `X.name` "_X". Named `X` again, with its references,
- * the class is what the source declared; ` X` replaces `_X`, so source map columns still hold.
- * A class renamed because two files declare the same top-level name (`class X2`) fails the build
- * instead: rename one in the sources.
- */
-function keepClassNames(metafile) {
-  const problems = [];
-  for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
-    if (!output.endsWith(".js")) continue;
-    let code = readFileSync(output, "utf8");
-    const sources = Object.keys(inputs)
-      .filter((input) => existsSync(input))
-      .map((input) => readFileSync(input, "utf8"));
-    const inSources = (pattern) => sources.some((source) => new RegExp(pattern).test(source));
-    for (const [, outer, inner] of [...code.matchAll(/\b(?:var|let|const) ([A-Za-z$][\w$]*) = class (_\1\d*)\b/g)]) {
-      const identifier = `(?<![\\w$.])${inner.replaceAll("$", "\\$")}(?![\\w$])`;
-      // Safe only if the inner name is esbuild's alone (no source file uses it).
-      if (inSources(identifier)) problems.push(`${inner} in ${output} is also a name in the sources`);
-      else code = code.replace(new RegExp(identifier, "g"), ` ${outer}`.padStart(inner.length));
-    }
-    for (const [, declared, assigned] of code.matchAll(
-      /\bclass ([A-Za-z$][\w$]*?\d+)\b|\b(?:var|let|const) ([A-Za-z$][\w$]*?\d+) = class\b/g,
-    )) {
-      const renamed = declared ?? assigned;
-      const base = renamed.replace(/\d+$/, "");
-      if (inSources(`\\bclass ${base}\\b`) && !inSources(`\\bclass ${renamed}\\b`))
-        problems.push(`class ${base} is ${renamed} in ${output} (two files declare it)`);
-    }
-    writeFileSync(output, code);
-  }
-  if (problems.length > 0) {
-    process.stderr.write(`bundle-dist: class names the bundle would change:\n  ${problems.join("\n  ")}\n`);
-    rmSync(STAGING, { recursive: true, force: true });
-    process.exit(1);
   }
 }

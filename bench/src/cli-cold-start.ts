@@ -4,8 +4,9 @@
 // answered by its offline demo model. Each configuration runs `--runs` times (default 7),
 // interleaved, and reports median / min / max, plus the child's own phases (bin/agentkit.mjs
 // with AGENTKIT_STARTUP_TIMING=1: Node bootstrap, module hooks ready, CLI modules loaded,
-// listening). Configurations: the default `source` runtime (Node's own TypeScript support) on
-// in-memory and on the default SQLite + file services, the built dist when it exists (`pnpm build`:
+// listening). Configurations: the default `source` runtime (Node's own TypeScript support, with
+// its bundle cache of the workspace's sources, built first if the sources changed) on in-memory
+// and on the default SQLite + file services, the same without the bundle cache (a figure), the built dist when it exists (`pnpm build`:
 // one bundle per package entry, scripts/bundle-dist.mjs), and the
 // `tsx` runtime (a figure only: the fallback for agents that need tsx, not a target).
 // The baseline, in the same interleaved runs: a bare node:http server started the same way
@@ -75,8 +76,17 @@ const BARE: Config = {
 const CONFIGS: Config[] = [
   agentkit("sources, in-memory services", {}, inMemory),
   agentkit("sources, SQLite + file services (the defaults)", {}, onDisk),
+  agentkit(
+    "sources without the bundle cache (AGENTKIT_SOURCE_BUNDLES=0), in-memory (figure)",
+    { AGENTKIT_SOURCE_BUNDLES: "0" },
+    inMemory,
+    true,
+  ),
   ...(distBuilt
-    ? [agentkit("built dist, bundled (AGENTKIT_RUNTIME=dist), in-memory", { AGENTKIT_RUNTIME: "dist" }, inMemory)]
+    ? [
+        agentkit("built dist, bundled (AGENTKIT_RUNTIME=dist), in-memory", { AGENTKIT_RUNTIME: "dist" }, inMemory),
+        agentkit("built dist, SQLite + file services (the defaults)", { AGENTKIT_RUNTIME: "dist" }, onDisk),
+      ]
     : []),
   agentkit(
     "sources through tsx (AGENTKIT_RUNTIME=tsx), in-memory (figure)",
@@ -88,6 +98,8 @@ const CONFIGS: Config[] = [
 ];
 
 interface Sample {
+  /** What the child's startup timing says it ran (`source, bundled`, `dist`, ...). */
+  runtime: string;
   listening: number;
   firstAnswer: number;
   /** The child's CPU time (user + system, ms) at its banner and after the first answer; NaN without /proc. */
@@ -163,13 +175,48 @@ async function once(config: Config): Promise<Sample> {
     const firstAnswer = performance.now() - t0;
     const cpuFirstAnswer = cpuMs(child.pid);
     const phases: Record<string, number> = {};
-    for (const m of err.matchAll(/(node bootstrap|hooks ready \(\w+\)|modules loaded|listening) (\d+) ms/g))
-      phases[m[1]!.replace(/ \(\w+\)/, "")] = Number(m[2]);
-    return { listening, firstAnswer, cpuListening, cpuFirstAnswer, phases };
+    for (const m of err.matchAll(/(node bootstrap|hooks ready \([^)]*\)|modules loaded|listening) (\d+) ms/g))
+      phases[m[1]!.replace(/ \([^)]*\)/, "")] = Number(m[2]);
+    const runtime = /hooks ready \(([^)]*)\)/.exec(err)?.[1] ?? "";
+    return { runtime, listening, firstAnswer, cpuListening, cpuFirstAnswer, phases };
   } finally {
     child.kill("SIGTERM");
     await exited;
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Makes sure the source runtime's bundle cache matches the sources (apps/dev-server/src/source-bundles.ts):
+ * one `api-server` start, kept until it is warm and, when it found no current bundles, until it
+ * has built them.
+ */
+async function prepareSourceBundles(): Promise<void> {
+  const child = spawn(process.execPath, [bin, "api-server", agentsDir, "--port", "0", ...inMemory()], {
+    env: { ...process.env, AGENTKIT_STARTUP_TIMING: "1", GOOGLE_API_KEY: "", GEMINI_API_KEY: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let out = "";
+  let err = "";
+  child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (/hooks ready \(source, bundled\)/.test(err) && /warmed up/.test(out)) resolve();
+        else if (/bundled the workspace's sources/.test(out)) resolve();
+        else if (/the sources stay unbundled|bundling the sources failed/.test(err)) reject(new Error(err));
+      };
+      child.stdout.on("data", (c: Buffer) => {
+        out += c.toString();
+        check();
+      });
+      child.stderr.on("data", check);
+      child.once("exit", (code) => reject(new Error(`agentkit exited with ${code}: ${out}${err}`)));
+    });
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
   }
 }
 
@@ -180,11 +227,17 @@ async function main(): Promise<void> {
     `agentkit api-server cold start, Node ${process.version}, ${new Date().toISOString()}, ${RUNS} runs per configuration (interleaved)`,
   );
   if (!distBuilt) console.log("(no built dist: run `pnpm build` to measure AGENTKIT_RUNTIME=dist too)");
+  await prepareSourceBundles();
   // One throw-away run per configuration: the runtimes' caches of compiled TypeScript (the source
   // runtime's, tsx's), Node's compile cache and the OS file cache warm up.
   for (const config of CONFIGS) await once(config);
   const samples = new Map<Config, Sample[]>(CONFIGS.map((c) => [c, []]));
   for (let i = 0; i < RUNS; i++) for (const config of CONFIGS) samples.get(config)!.push(await once(config));
+  // The source runtime's figures are of its bundle cache (what every start after a warm one loads).
+  for (const config of CONFIGS.filter((c) => c.name.startsWith("sources, ")))
+    for (const sample of samples.get(config)!)
+      if (sample.runtime !== "source, bundled")
+        throw new Error(`${config.name}: ran "${sample.runtime}", not the bundles`);
   const bare = samples.get(BARE)!;
   /** First-answer time over the bare server's in the same iteration, per run. */
   const ratios = (config: Config) => samples.get(config)!.map((s, i) => s.firstAnswer / bare[i]!.firstAnswer);

@@ -5,7 +5,9 @@
 //            condition) on Node's own TypeScript support, through in-thread module hooks that
 //            also transform what Node cannot strip (enums, parameter properties) and cache the
 //            output on disk (src/register-source-hooks.ts). Agents' ES module TypeScript goes
-//            the same way; `.tsx`, decorators and tsconfig paths need tsx.
+//            the same way; `.tsx`, decorators and tsconfig paths need tsx. A warm server bundles
+//            the workspace's sources for the next start, which loads the bundles while the
+//            sources are unchanged (src/source-bundles.ts; AGENTKIT_SOURCE_BUNDLES=0: never).
 //   tsx: the same sources compiled by tsx, registered in-process: any TypeScript tsx accepts,
 //            at about 0.2 s more per start (tsx's own start and its off-thread hooks).
 //   dist: the built output of the packages and of this CLI (`pnpm build`: one bundle per
@@ -28,6 +30,10 @@ if (runtime !== "source" && runtime !== "tsx" && runtime !== "dist") {
   process.exit(2);
 }
 let main;
+/** Runs once a server command's warm-up has ended (main's third argument). */
+let afterWarmUp;
+/** Stops a bundle build still running when the command ends. */
+const stopBuild = new AbortController();
 if (runtime === "dist") {
   const built = [
     "../dist/main.js",
@@ -47,19 +53,27 @@ if (runtime === "dist") {
   performance.mark("agentkit:hooks", { detail: runtime });
   ({ main } = await import(new URL("../dist/main.js", import.meta.url).href));
 } else if (runtime === "source") {
-  // This one file Node strips itself (its output is in the compile cache after the first start).
+  // These two files Node strips itself (their output is in the compile cache after the first start).
   const { registerSourceHooks } = await import(new URL("../src/register-source-hooks.ts", import.meta.url).href);
-  const cacheDir = getCompileCacheDir();
+  const compileCache = getCompileCacheDir();
   const workspace = new URL("../../../", import.meta.url).href;
+  // The workspace's packages bundled by an earlier warm server, while their sources are unchanged
+  // (src/source-bundles.ts, also stripped by Node itself); AGENTKIT_SOURCE_BUNDLES=0 always
+  // loads the sources.
+  const bundleOptions =
+    compileCache !== undefined && process.env.AGENTKIT_SOURCE_BUNDLES !== "0"
+      ? { workspace: fileURLToPath(workspace), cacheDir: join(compileCache, "agentkit-bundles") }
+      : undefined;
+  const sourceBundles = bundleOptions && (await import(new URL("../src/source-bundles.ts", import.meta.url).href));
+  const bundles = sourceBundles?.findSourceBundles(bundleOptions);
   registerSourceHooks({
-    cacheDir: cacheDir === undefined ? undefined : join(cacheDir, "agentkit-source"),
+    cacheDir: compileCache === undefined ? undefined : join(compileCache, "agentkit-source"),
     linkFreeRoots: [`${workspace}packages/`, `${workspace}apps/`],
   });
-  // Stack traces through transformed files (their lines move) use the inline source maps, as
-  // under tsx; stripped files keep their positions and carry no map.
-  process.setSourceMapsEnabled(true);
-  performance.mark("agentkit:hooks", { detail: runtime });
-  ({ main } = await import(new URL("../src/main.ts", import.meta.url).href));
+  if (bundles) sourceBundles.registerSourceBundleHooks(bundles);
+  else if (sourceBundles) afterWarmUp = () => buildBundlesInBackground(sourceBundles, bundleOptions);
+  performance.mark("agentkit:hooks", { detail: bundles ? "source, bundled" : runtime });
+  ({ main } = await import(bundles ? bundles.main : new URL("../src/main.ts", import.meta.url).href));
 } else {
   // The two big plain-JavaScript dependencies (zod: ~95 files, express: ~60 CommonJS ones) load
   // before any hook exists, so none of their files goes through tsx's hooks (~230 ms). Same
@@ -81,4 +95,18 @@ if (runtime === "dist") {
   performance.mark("agentkit:hooks", { detail: runtime });
   ({ main } = await import(new URL("../src/main.ts", import.meta.url).href));
 }
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2), undefined, { afterWarmUp });
+stopBuild.abort();
+
+/** Bundles the sources for the next start, after this server is warm (its log says how it went). */
+function buildBundlesInBackground(sourceBundles, options) {
+  sourceBundles.buildSourceBundles({ ...options, signal: stopBuild.signal }).then(
+    (result) => {
+      if (result.built)
+        process.stdout.write(`agentkit: bundled the workspace's sources for the next start in ${result.ms} ms\n`);
+      else if (result.reason === "unbundleable")
+        process.stderr.write(`agentkit: the sources stay unbundled: ${result.detail}\n`);
+    },
+    (error) => process.stderr.write(`agentkit: bundling the sources failed: ${error?.message ?? error}\n`),
+  );
+}

@@ -52,7 +52,8 @@ const MEMORY_SCHEMES = ["memory://", "mongodb://…"];
  * `<agentsDir>/.agentkit/` (SQLite sessions, file artifacts) so nothing is lost on restart;
  * memory defaults to in-memory. Backends load lazily: a SQLite user never loads the MongoDB
  * driver. Each of the three stores is probed once (a read), so an unreachable one fails here, at
- * start, with its masked URI, instead of on the first request.
+ * start, with its masked URI, instead of on the first request. The services open, and are
+ * probed, concurrently.
  */
 export async function createServices(
   uris: ServiceUris,
@@ -67,31 +68,42 @@ export async function createServices(
 
   const opened: { close(): Promise<void> }[] = [];
   try {
-    const sessionService = await createSessionService(sessionUri);
-    opened.push(sessionService);
-    const artifactService = await createArtifactService(artifactUri);
-    opened.push(artifactService);
-    const memoryService = await createMemoryService(memoryUri);
-    opened.push(memoryService);
-    const credentials = await createCredentialService(sessionUri);
-    opened.push(credentials.service);
-    const sessionLock = options.clusterLock ? await createSessionLock(sessionUri) : undefined;
-    if (sessionLock) opened.push(sessionLock);
-    await probe(
-      `session service ${maskUri(sessionUri)}`,
-      () => sessionService.listSessions({ appName: "agentkit_probe", userId: "probe" }),
-      options.probeTimeoutMs,
-    );
-    await probe(
-      `artifact service ${maskUri(artifactUri)}`,
-      () => artifactService.listArtifactKeys({ appName: "agentkit_probe", userId: "probe", sessionId: "probe" }),
-      options.probeTimeoutMs,
-    );
-    await probe(
-      `memory service ${maskUri(memoryUri)}`,
-      () => memoryService.searchMemory({ appName: "agentkit_probe", userId: "probe", query: "probe" }),
-      options.probeTimeoutMs,
-    );
+    // Independent of each other, so opened at once and probed at once: a start waits for the
+    // slowest (a backend's modules, a network round trip), not for the sum. Failures are
+    // reported in this order, and whatever did open is closed.
+    const [sessions, artifacts, memory, credentialsOpened, lock] = await Promise.allSettled([
+      createSessionService(sessionUri),
+      createArtifactService(artifactUri),
+      createMemoryService(memoryUri),
+      createCredentialService(sessionUri),
+      options.clusterLock ? createSessionLock(sessionUri) : Promise.resolve(undefined),
+    ]);
+    for (const result of [sessions, artifacts, memory, lock])
+      if (result.status === "fulfilled" && result.value) opened.push(result.value);
+    if (credentialsOpened.status === "fulfilled") opened.push(credentialsOpened.value.service);
+    const sessionService = fulfilled(sessions);
+    const artifactService = fulfilled(artifacts);
+    const memoryService = fulfilled(memory);
+    const credentials = fulfilled(credentialsOpened);
+    const sessionLock = fulfilled(lock);
+    const probes = await Promise.allSettled([
+      probe(
+        `session service ${maskUri(sessionUri)}`,
+        () => sessionService.listSessions({ appName: "agentkit_probe", userId: "probe" }),
+        options.probeTimeoutMs,
+      ),
+      probe(
+        `artifact service ${maskUri(artifactUri)}`,
+        () => artifactService.listArtifactKeys({ appName: "agentkit_probe", userId: "probe", sessionId: "probe" }),
+        options.probeTimeoutMs,
+      ),
+      probe(
+        `memory service ${maskUri(memoryUri)}`,
+        () => memoryService.searchMemory({ appName: "agentkit_probe", userId: "probe", query: "probe" }),
+        options.probeTimeoutMs,
+      ),
+    ]);
+    for (const result of probes) fulfilled(result);
     return {
       sessionService,
       artifactService,
@@ -234,6 +246,12 @@ async function probe(what: string, call: () => Promise<unknown>, timeoutMs = 10_
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A settled result's value, or its error thrown. */
+function fulfilled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
 }
 
 async function closeAll(services: { close(): Promise<void> }[]): Promise<void> {

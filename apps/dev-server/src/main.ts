@@ -10,6 +10,12 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
 }
 
+/** What the process that runs the CLI (bin/agentkit.mjs) hooks into. */
+export interface MainHooks {
+  /** Called once a server command's warm-up has ended (the source runtime bundles then). */
+  afterWarmUp?: (() => void) | undefined;
+}
+
 /**
  * Runs one CLI command; resolves to the process exit code. Server commands resolve once the
  * server has stopped (SIGINT/SIGTERM: graceful shutdown).
@@ -17,6 +23,7 @@ export interface CliIo {
 export async function main(
   argv: readonly string[],
   io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env },
+  hooks: MainHooks = {},
 ): Promise<number> {
   try {
     const cli = parseCliArgs(argv, io.env);
@@ -72,6 +79,7 @@ export async function main(
           env: io.env,
         });
         if (io.env.AGENTKIT_STARTUP_TIMING === "1") io.stderr.write(startupTiming(modulesLoaded));
+        if (hooks.afterWarmUp) void server.warmedUp.then(hooks.afterWarmUp);
         await waitForSignal();
         io.stdout.write("agentkit: shutting down\n");
         await server.close();

@@ -3,7 +3,7 @@
 // before anything else, under Node's type stripping: node builtins only, erasable syntax only.
 import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { registerHooks, stripTypeScriptTypes } from "node:module";
+import { type LoadHookSync, type ResolveHookSync, registerHooks, stripTypeScriptTypes } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -38,36 +38,54 @@ export function registerSourceHooks(options: SourceHooksOptions = {}): void {
   const linkFreeRoots = options.linkFreeRoots ?? [];
   // Bare imports from the link-free packages, by specifier, package and conditions.
   const bareResolved = new Map<string, { url: string; format?: string | null | undefined; shortCircuit: true }>();
+  const resolveSource: ResolveHookSync = (specifier, context, nextResolve) => {
+    const conditions = context.conditions.includes("@agentkit/source")
+      ? context.conditions
+      : [...context.conditions, "@agentkit/source"];
+    const sibling = tsSibling(specifier, context.parentURL);
+    const linkFreePackage = packageFolder(sibling ?? context.parentURL, linkFreeRoots);
+    // Half of the start-up's resolutions (818 of 1,676), at ~0.1 ms each through Node.
+    if (sibling !== undefined && linkFreePackage !== undefined) return { url: sibling, shortCircuit: true };
+    if (sibling !== undefined) return nextResolve(sibling, { ...context, conditions });
+    // A dependency's imports of its own files (416 more): the same shortcut.
+    const own = fileOfSamePackage(specifier, context.parentURL);
+    if (own !== undefined) return { url: own, shortCircuit: true };
+    // 114 more, ~0.4 ms each through Node (exports, node_modules walk, realpath of the link).
+    const key =
+      linkFreePackage !== undefined && isBare(specifier)
+        ? `${specifier}\0${linkFreePackage}\0${conditions.join()}`
+        : undefined;
+    const known = key === undefined ? undefined : bareResolved.get(key);
+    if (known) return known;
+    const result = nextResolve(specifier, { ...context, conditions });
+    if (key !== undefined) bareResolved.set(key, { url: result.url, format: result.format, shortCircuit: true });
+    return result;
+  };
+  const load: LoadHookSync = (url, context, nextLoad) => {
+    const result = nextLoad(url, context);
+    if (result.format !== "module-typescript" || url.includes("/node_modules/") || result.source == null) return result;
+    const source = typeof result.source === "string" ? result.source : utf8.decode(result.source);
+    const output = compileCached(source, url, cacheDir);
+    // A transformed file's lines move, so its stack frames need its inline source map: Node's
+    // source maps go on before it compiles. Not earlier: with them on, Node searches every module
+    // it loads for a map (zod's and the other dependencies' included), and stripped files keep
+    // their positions.
+    if (!process.sourceMapsEnabled && output.includes(INLINE_SOURCE_MAP)) process.setSourceMapsEnabled(true);
+    return { format: "module", source: output, shortCircuit: true };
+  };
+  // The load hook goes on when the first TypeScript module outside node_modules is resolved, not
+  // before: with a load hook, Node reads every module through it (zod's and the dependencies'
+  // too), which costs a start 10-20 ms, and a start from the bundle cache (source-bundles.ts)
+  // loads no TypeScript until an agent's.
+  let compiling = false;
   registerHooks({
     resolve(specifier, context, nextResolve) {
-      const conditions = context.conditions.includes("@agentkit/source")
-        ? context.conditions
-        : [...context.conditions, "@agentkit/source"];
-      const sibling = tsSibling(specifier, context.parentURL);
-      const linkFreePackage = packageFolder(sibling ?? context.parentURL, linkFreeRoots);
-      // Half of the start-up's resolutions (818 of 1,676), at ~0.1 ms each through Node.
-      if (sibling !== undefined && linkFreePackage !== undefined) return { url: sibling, shortCircuit: true };
-      if (sibling !== undefined) return nextResolve(sibling, { ...context, conditions });
-      // A dependency's imports of its own files (416 more): the same shortcut.
-      const own = fileOfSamePackage(specifier, context.parentURL);
-      if (own !== undefined) return { url: own, shortCircuit: true };
-      // 114 more, ~0.4 ms each through Node (exports, node_modules walk, realpath of the link).
-      const key =
-        linkFreePackage !== undefined && isBare(specifier)
-          ? `${specifier}\0${linkFreePackage}\0${conditions.join()}`
-          : undefined;
-      const known = key === undefined ? undefined : bareResolved.get(key);
-      if (known) return known;
-      const result = nextResolve(specifier, { ...context, conditions });
-      if (key !== undefined) bareResolved.set(key, { url: result.url, format: result.format, shortCircuit: true });
+      const result = resolveSource(specifier, context, nextResolve);
+      if (!compiling && TYPESCRIPT_URL.test(result.url) && !result.url.includes("/node_modules/")) {
+        compiling = true;
+        registerHooks({ load });
+      }
       return result;
-    },
-    load(url, context, nextLoad) {
-      const result = nextLoad(url, context);
-      if (result.format !== "module-typescript" || url.includes("/node_modules/") || result.source == null)
-        return result;
-      const source = typeof result.source === "string" ? result.source : utf8.decode(result.source);
-      return { format: "module", source: compileCached(source, url, cacheDir), shortCircuit: true };
     },
   });
 }
@@ -99,6 +117,10 @@ export function registerDistHooks(options: Pick<SourceHooksOptions, "linkFreeRoo
 }
 
 const utf8 = new TextDecoder();
+/** How the transform's output starts its source map comment. */
+const INLINE_SOURCE_MAP = "//# sourceMappingURL=data:";
+/** A file URL of a TypeScript module (`.ts`, `.mts`, `.cts`; a query or hash may follow). */
+const TYPESCRIPT_URL = /^file:.*\.[cm]?ts(?:[?#]|$)/;
 
 /** The package folder (`<root><name>/`) of a URL under one of the roots. */
 function packageFolder(url: string | undefined, roots: readonly string[]): string | undefined {
@@ -221,7 +243,7 @@ function withoutStripWarning<T>(fn: () => T): T {
  * The cache directory, created private to this user. Compiled files run as code, so a directory
  * another user could write to (a shared temp dir planted in advance) is not used at all.
  */
-function privateDir(dir: string): string | undefined {
+export function privateDir(dir: string): string | undefined {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const stat = lstatSync(dir);

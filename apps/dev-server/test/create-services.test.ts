@@ -61,6 +61,20 @@ describe("createServices", () => {
     ).rejects.toThrow(/Cannot use the session service postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none/);
   });
 
+  it("opens the stores at once but reports their failures in order", async () => {
+    // The session store opens; the artifact and memory URIs are both bad: the artifact one is
+    // named, as it was when the stores opened one after the other.
+    await expect(
+      createServices(
+        { sessionServiceUri: "memory://", artifactServiceUri: "gs://bucket", memoryServiceUri: "redis://x" },
+        { agentsDir: tempDir() },
+      ),
+    ).rejects.toThrow(/Unknown artifact service URI scheme in "gs:\/\/bucket"/);
+    await expect(
+      createServices({ sessionServiceUri: "redis://x", artifactServiceUri: "gs://bucket" }, { agentsDir: tempDir() }),
+    ).rejects.toThrow(/Unknown session service URI scheme/);
+  });
+
   it("persists under <agentsDir>/.agentkit by default", async () => {
     const agentsDir = tempDir();
     const first = await createServices({}, { agentsDir });

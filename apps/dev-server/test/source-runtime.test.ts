@@ -42,10 +42,15 @@ export const rootAgent = new LlmAgent({ name: "echo", model, instruction: "Answe
 `,
 );
 
-/** Starts the CLI on the agents directory, sends one run, stops it: the run's text and stderr. */
+/**
+ * Starts the CLI on the agents directory, sends one run, stops it once warm (and once `logged`
+ * appears, when given): the run's text and stderr.
+ */
 async function answerOnce(
   app = "echo",
   runtime: "source" | "dist" = "source",
+  env: Record<string, string> = {},
+  logged?: RegExp,
 ): Promise<{ text: string; errors: string; log: string }> {
   const cli = startCli(
     [
@@ -65,6 +70,7 @@ async function answerOnce(
       NODE_COMPILE_CACHE: compileCache,
       AGENTKIT_STARTUP_TIMING: "1",
       AGENTKIT_RUNTIME: runtime,
+      ...env,
     },
   );
   try {
@@ -74,12 +80,13 @@ async function answerOnce(
     const events = body as { content?: { parts?: { text?: string }[] } }[];
     const text = events.flatMap((e) => e.content?.parts ?? []).find((p) => p.text)?.text ?? "";
     // The warm-up runs after listening, between requests: its warnings are in the log once it ends.
-    await waitFor(
-      () => /agentkit: warmed up in \d+ ms/.exec(cli.output()),
-      () => cli.output() + cli.errors(),
-      Number.POSITIVE_INFINITY,
-      cli.child,
-    );
+    for (const line of [/agentkit: warmed up in \d+ ms/, ...(logged ? [logged] : [])])
+      await waitFor(
+        () => line.exec(cli.output()),
+        () => cli.output() + cli.errors(),
+        Number.POSITIVE_INFINITY,
+        cli.child,
+      );
     return { text, errors: cli.errors(), log: cli.output() + cli.errors() };
   } finally {
     await cli.stop();
@@ -218,6 +225,48 @@ export const rootAgent = new LlmAgent({ name: "trace", model: new Where("here"),
       }
     },
   );
+
+  it("a warm server bundles the workspace's sources, and the next start loads them", async () => {
+    // Its model answers with the stack it is called from: the framework's frames in it.
+    agents.write(
+      "stack/agent.ts",
+      `import { BaseLlm, LlmAgent, type LlmResponse } from "@agentkit/core";
+class Stack extends BaseLlm {
+  async *generateContentAsync(): AsyncGenerator<LlmResponse, void, void> {
+    yield { content: { role: "model", parts: [{ text: String(new Error("here").stack) }] } };
+  }
+}
+export const rootAgent = new LlmAgent({ name: "stack", model: new Stack({ model: "stack" }), instruction: "Answer." });
+`,
+    );
+    const bundling = { AGENTKIT_SOURCE_BUNDLES: "1" };
+    try {
+      const built = /agentkit: bundled the workspace's sources for the next start in \d+ ms/;
+      const first = await answerOnce("stack", "source", bundling, built);
+      expect(first.errors).toContain("hooks ready (source) ");
+      expect(first.text).toContain("packages/core/src/flows/");
+
+      // Loaded from the bundles: the agent's @agentkit/core is the CLI's (its model is a BaseLlm
+      // the runner accepts). The framework's frames are in the bundles; with Node's source maps
+      // on, they name the sources, through the bundles' maps.
+      const second = await answerOnce("stack", "source", bundling);
+      expect(second.errors).toContain("hooks ready (source, bundled) ");
+      expect(second.text).toMatch(/agentkit-bundles\/.*\/packages\/core\/.*\.mjs:\d+:\d+/);
+      const mapped = await answerOnce("stack", "source", { ...bundling, NODE_OPTIONS: "--enable-source-maps" });
+      expect(mapped.errors).toContain("hooks ready (source, bundled) ");
+      expect(mapped.text).toContain("packages/core/src/flows/");
+      expect(mapped.text).not.toContain("agentkit-bundles");
+      agents.write("echo/model.ts", modelSource("bundled words"));
+      expect((await answerOnce("echo", "source", bundling)).text).toBe("bundled words");
+
+      // Turned off, the same start loads the sources.
+      expect((await answerOnce("stack", "source", { AGENTKIT_SOURCE_BUNDLES: "0" })).errors).toContain(
+        "hooks ready (source) ",
+      );
+    } finally {
+      rmSync(join(agents.dir, "stack"), { recursive: true, force: true });
+    }
+  });
 });
 
 /** An agent whose model answers "one module" when `check` (over what `imports` bring) holds, else "two modules". */
