@@ -44,13 +44,13 @@ export interface SourceBundleOptions {
 /** A usable build: what `registerSourceBundleHooks` maps and where the CLI's main module is. */
 export interface SourceBundles {
   /** Package specifier (`@agentkit/core`, `@agentkit/core/internal`) → its bundle's file URL. */
-  readonly entries: Readonly<Record<string, string>>;
+  readonly entries: ReadonlyMap<string, string>;
   /** The file URL of the CLI's `main` module in the bundles. */
   readonly main: string;
   /** The build's folder URL (ends in `/`). */
   readonly root: string;
   /** Bundle subfolder (`packages/core/`) → the package folder URL it was built from. */
-  readonly packages: Readonly<Record<string, string>>;
+  readonly packages: ReadonlyMap<string, string>;
 }
 
 /** `current.json`: the build to load and the state of every file it was built from. */
@@ -88,10 +88,11 @@ export function findSourceBundles(options: SourceBundleOptions): SourceBundles |
     const url = (file: string) => pathToFileURL(join(build, file)).href;
     if (!existsSync(join(build, manifest.main))) return undefined;
     return {
-      entries: Object.fromEntries(Object.entries(manifest.entries).map(([specifier, file]) => [specifier, url(file)])),
+      // Maps, not records: a specifier such as `constructor` must not find Object.prototype's.
+      entries: new Map(Object.entries(manifest.entries).map(([specifier, file]) => [specifier, url(file)])),
       main: url(manifest.main),
       root: `${pathToFileURL(build).href}/`,
-      packages: Object.fromEntries(
+      packages: new Map(
         manifest.packages.map((pkg) => [`${pkg}/`, `${pathToFileURL(join(options.workspace, pkg)).href}/`]),
       ),
     };
@@ -109,13 +110,13 @@ export function findSourceBundles(options: SourceBundleOptions): SourceBundles |
 export function registerSourceBundleHooks(bundles: SourceBundles): void {
   registerHooks({
     resolve(specifier, context, nextResolve) {
-      const entry = bundles.entries[specifier];
+      const entry = bundles.entries.get(specifier);
       if (entry !== undefined) return { url: entry, format: "module", shortCircuit: true };
       const parent = context.parentURL;
       if (parent?.startsWith(bundles.root) && !specifier.startsWith(".") && !specifier.startsWith("node:")) {
         const rest = parent.slice(bundles.root.length);
         const pkg = rest.slice(0, rest.indexOf("/", rest.indexOf("/") + 1) + 1);
-        const from = bundles.packages[pkg];
+        const from = bundles.packages.get(pkg);
         if (from !== undefined) return nextResolve(specifier, { ...context, parentURL: `${from}package.json` });
       }
       return nextResolve(specifier, context);

@@ -131,7 +131,7 @@ describe("source bundles", () => {
     const result = await buildSourceBundles(options());
     expect(result).toEqual({ built: true, ms: expect.any(Number) });
     const found = findSourceBundles(options());
-    expect(Object.keys(found!.entries).sort()).toEqual(["@fake/alpha", "@fake/alpha/extra", "@fake/beta"]);
+    expect([...found!.entries.keys()].sort()).toEqual(["@fake/alpha", "@fake/alpha/extra", "@fake/beta"]);
     expect(found!.main.startsWith(pathToFileURL(cacheDir).href)).toBe(true);
 
     const report = runBundles();
