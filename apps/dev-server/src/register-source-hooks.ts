@@ -26,7 +26,8 @@ export interface SourceHooksOptions {
  * - resolve: adds the `@agentkit/source` export condition (workspace packages resolve to their
  *   `src/*.ts`), and maps a relative `./x.js` imported by a `.ts` module to `./x.ts` when that
  *   file exists (what tsc-style sources write);
- * - load: ES module TypeScript outside node_modules is compiled here, not by Node, so syntax that
+ * - load (registered when the first TypeScript module outside node_modules is resolved): ES
+ *   module TypeScript outside node_modules is compiled here, not by Node, so syntax that
  *   needs a transform (parameter properties, enums, namespaces) works: erasable files are
  *   stripped (positions unchanged, so stack traces stay right), the others transformed, with an
  *   inline source map. The output is cached on disk (one entry per file, checked against the
