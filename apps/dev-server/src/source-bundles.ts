@@ -152,74 +152,22 @@ export async function buildSourceBundles(options: BuildSourceBundlesOptions): Pr
   const build = `b-${started}-${process.pid}`;
   const staging = join(folder, `${build}.tmp`);
   try {
-    const esbuild = await import("esbuild");
-    const { keepClassNames, PACKAGE_BUNDLE_OPTIONS } = await import("./package-bundle.ts");
     const packages = bundledPackages(options.workspace);
+    const bundled = await bundlePackages(packages, staging, options);
+    if ("built" in bundled) return bundled;
+    const inputs = recordInputs(options.workspace, bundled.inputs, started);
+    if (typeof inputs === "string") return { built: false, reason: "changed", detail: inputs };
     if (options.signal?.aborted) return { built: false, reason: "aborted" };
-    const onAbort = () => void esbuild.stop();
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    // Besides what esbuild reads: the shared tsconfig and the files that decide how it bundles.
-    const inputs = new Set<string>([
-      "tsconfig.base.json",
-      join("apps", "dev-server", "src", "source-bundles.ts"),
-      join("apps", "dev-server", "src", "package-bundle.ts"),
-    ]);
-    const entries: Record<string, string> = {};
-    const problems: string[] = [];
-    try {
-      // Settled, not raced: one package's failure must not remove the staging folder while the
-      // others' builds are still writing into it.
-      const built = await Promise.allSettled(
-        packages.map(async (pkg) => {
-          const result = await esbuild.build({
-            absWorkingDir: options.workspace,
-            entryPoints: pkg.entries.map((entry) => entry.source),
-            outbase: join(pkg.dir, "src"),
-            outdir: join(staging, pkg.dir),
-            outExtension: { ".js": ".mjs" },
-            ...PACKAGE_BUNDLE_OPTIONS,
-            logLevel: "silent",
-            plugins: [sourceUrlPlugin],
-          });
-          const metafile = result.metafile!; // asked for with `metafile: true`
-          problems.push(...keepClassNames(metafile, options.workspace));
-          for (const input of Object.keys(metafile.inputs)) inputs.add(input);
-          inputs.add(join(pkg.dir, "package.json"));
-          inputs.add(join(pkg.dir, "tsconfig.json"));
-          for (const entry of pkg.entries)
-            entries[entry.specifier] = join(pkg.dir, relative(join(pkg.dir, "src"), entry.source)).replace(
-              /\.ts$/,
-              ".mjs",
-            );
-        }),
-      );
-      for (const result of built) if (result.status === "rejected") throw result.reason;
-    } catch (error) {
-      if (options.signal?.aborted) return { built: false, reason: "aborted" };
-      return { built: false, reason: "unbundleable", detail: error instanceof Error ? error.message : String(error) };
-    } finally {
-      options.signal?.removeEventListener("abort", onAbort);
-    }
-    if (problems.length > 0) return { built: false, reason: "unbundleable", detail: problems.join("; ") };
-    const recorded: Manifest["inputs"] = [];
-    for (const file of [...inputs].sort()) {
-      const stat = statSync(join(options.workspace, file), { throwIfNoEntry: false });
-      if (!stat) continue; // a package without its own tsconfig.json
-      // Changed since the build began: the bundle may hold either version, so it is not kept.
-      if (stat.mtimeMs >= started - 1) return { built: false, reason: "changed", detail: file };
-      recorded.push([file, stat.size, stat.mtimeMs]);
-    }
-    if (options.signal?.aborted) return { built: false, reason: "aborted" };
-    const { main, ...packageEntries } = entries;
+    const { main, ...entries } = bundled.entries;
     if (main === undefined) return { built: false, reason: "unbundleable", detail: "no main module" };
     const manifest: Manifest = {
       format: FORMAT,
       workspace: options.workspace,
       build,
-      entries: packageEntries,
+      entries,
       main,
       packages: packages.map((pkg) => pkg.dir),
-      inputs: recorded,
+      inputs,
     };
     renameSync(staging, join(folder, build));
     writeFileSync(join(folder, "current.json.tmp"), JSON.stringify(manifest), { mode: 0o600 });
@@ -230,6 +178,82 @@ export async function buildSourceBundles(options: BuildSourceBundlesOptions): Pr
     rmSync(staging, { recursive: true, force: true });
     rmSync(lock, { force: true });
   }
+}
+
+/**
+ * esbuild over every package into `staging` (the packages at once): each entry's file, relative
+ * to the build folder, and every file the bundles were made from (workspace-relative); or why
+ * there is nothing to publish.
+ */
+async function bundlePackages(
+  packages: { dir: string; entries: PackageEntry[] }[],
+  staging: string,
+  options: BuildSourceBundlesOptions,
+): Promise<{ entries: Record<string, string>; inputs: Set<string> } | SourceBundleBuild> {
+  const esbuild = await import("esbuild");
+  const { keepClassNames, PACKAGE_BUNDLE_OPTIONS } = await import("./package-bundle.ts");
+  if (options.signal?.aborted) return { built: false, reason: "aborted" };
+  const onAbort = () => void esbuild.stop();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  // Besides what esbuild reads: the shared tsconfig and the files that decide how it bundles.
+  const inputs = new Set<string>([
+    "tsconfig.base.json",
+    join("apps", "dev-server", "src", "source-bundles.ts"),
+    join("apps", "dev-server", "src", "package-bundle.ts"),
+  ]);
+  const entries: Record<string, string> = {};
+  const problems: string[] = [];
+  try {
+    // Settled, not raced: one package's failure must not remove the staging folder while the
+    // others' builds are still writing into it.
+    const built = await Promise.allSettled(
+      packages.map(async (pkg) => {
+        const result = await esbuild.build({
+          absWorkingDir: options.workspace,
+          entryPoints: pkg.entries.map((entry) => entry.source),
+          outbase: join(pkg.dir, "src"),
+          outdir: join(staging, pkg.dir),
+          outExtension: { ".js": ".mjs" },
+          ...PACKAGE_BUNDLE_OPTIONS,
+          logLevel: "silent",
+          plugins: [sourceUrlPlugin],
+        });
+        problems.push(...keepClassNames(result.metafile, options.workspace));
+        for (const input of Object.keys(result.metafile.inputs)) inputs.add(input);
+        inputs.add(join(pkg.dir, "package.json"));
+        inputs.add(join(pkg.dir, "tsconfig.json"));
+        for (const entry of pkg.entries)
+          entries[entry.specifier] = join(pkg.dir, relative(join(pkg.dir, "src"), entry.source)).replace(
+            /\.ts$/,
+            ".mjs",
+          );
+      }),
+    );
+    for (const result of built) if (result.status === "rejected") throw result.reason;
+  } catch (error) {
+    if (options.signal?.aborted) return { built: false, reason: "aborted" };
+    return { built: false, reason: "unbundleable", detail: error instanceof Error ? error.message : String(error) };
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+  if (problems.length > 0) return { built: false, reason: "unbundleable", detail: problems.join("; ") };
+  return { entries, inputs };
+}
+
+/**
+ * Each input's size and modification time, as the manifest records them (a package without its
+ * own tsconfig.json is skipped); or the first input changed since the build began, whose bundle
+ * may hold either version.
+ */
+function recordInputs(workspace: string, inputs: Set<string>, started: number): Manifest["inputs"] | string {
+  const recorded: Manifest["inputs"] = [];
+  for (const file of [...inputs].sort()) {
+    const stat = statSync(join(workspace, file), { throwIfNoEntry: false });
+    if (!stat) continue;
+    if (stat.mtimeMs >= started - 1) return file;
+    recorded.push([file, stat.size, stat.mtimeMs]);
+  }
+  return recorded;
 }
 
 /** One entry to bundle: the specifier it answers and its source file (workspace-relative). */
