@@ -19,6 +19,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { OFFLINE_ENV } from "@agentkit/test-support/offline-models";
 import { numberArg } from "./args.js";
 import { median, spread } from "./stats.js";
 import { reportTarget } from "./targets.js";
@@ -44,6 +45,11 @@ interface Config {
   expect: string;
   /** Reported as a figure, not held to the target. */
   figureOnly?: boolean;
+  /**
+   * What the child's startup timing must say it ran (`hooks ready (…)`): a run of anything else
+   * (a source start that did not find its bundles) fails the benchmark. The bare server: "".
+   */
+  runtime: string;
 }
 
 const inMemory = () => ["--session-service-uri", "memory://", "--artifact-service-uri", "memory://"];
@@ -55,11 +61,13 @@ const onDisk = (dir: string) => [
 ];
 const agentkit = (
   name: string,
+  runtime: string,
   env: Record<string, string>,
   services: (dir: string) => string[],
   figureOnly = false,
 ): Config => ({
   name,
+  runtime,
   env,
   figureOnly,
   args: (dir) => [bin, "api-server", agentsDir, "--port", "0", ...services(dir)],
@@ -68,28 +76,36 @@ const agentkit = (
 });
 const BARE: Config = {
   name: "bare node:http (baseline), same 2 requests",
+  runtime: "",
   env: {},
   args: () => [bareServer, "--port", "0"],
   app: "bench",
   expect: "The answer is 42.",
 };
 const CONFIGS: Config[] = [
-  agentkit("sources, in-memory services", {}, inMemory),
-  agentkit("sources, SQLite + file services (the defaults)", {}, onDisk),
+  agentkit("sources, in-memory services", "source, bundled", {}, inMemory),
+  agentkit("sources, SQLite + file services (the defaults)", "source, bundled", {}, onDisk),
   agentkit(
     "sources without the bundle cache (AGENTKIT_SOURCE_BUNDLES=0), in-memory (figure)",
+    "source",
     { AGENTKIT_SOURCE_BUNDLES: "0" },
     inMemory,
     true,
   ),
   ...(distBuilt
     ? [
-        agentkit("built dist, bundled (AGENTKIT_RUNTIME=dist), in-memory", { AGENTKIT_RUNTIME: "dist" }, inMemory),
-        agentkit("built dist, SQLite + file services (the defaults)", { AGENTKIT_RUNTIME: "dist" }, onDisk),
+        agentkit(
+          "built dist, bundled (AGENTKIT_RUNTIME=dist), in-memory",
+          "dist",
+          { AGENTKIT_RUNTIME: "dist" },
+          inMemory,
+        ),
+        agentkit("built dist, SQLite + file services (the defaults)", "dist", { AGENTKIT_RUNTIME: "dist" }, onDisk),
       ]
     : []),
   agentkit(
     "sources through tsx (AGENTKIT_RUNTIME=tsx), in-memory (figure)",
+    "tsx",
     { AGENTKIT_RUNTIME: "tsx" },
     inMemory,
     true,
@@ -124,18 +140,7 @@ function cpuMs(pid: number | undefined): number {
 
 async function once(config: Config): Promise<Sample> {
   const dataDir = mkdtempSync(join(tmpdir(), "agentkit-cold-"));
-  // No model keys: the examples then run on their offline demo model.
-  const env = {
-    ...process.env,
-    GOOGLE_API_KEY: "",
-    GEMINI_API_KEY: "",
-    OPENAI_API_KEY: "",
-    ANTHROPIC_API_KEY: "",
-    OLLAMA_HOST: "",
-    AGENTKIT_EXAMPLE_MODEL: "",
-    AGENTKIT_STARTUP_TIMING: "1",
-    ...config.env,
-  };
+  const env = { ...process.env, ...OFFLINE_ENV, AGENTKIT_STARTUP_TIMING: "1", ...config.env };
   const t0 = performance.now();
   const child = spawn(process.execPath, config.args(dataDir), {
     env,
@@ -193,7 +198,7 @@ async function once(config: Config): Promise<Sample> {
  */
 async function prepareSourceBundles(): Promise<void> {
   const child = spawn(process.execPath, [bin, "api-server", agentsDir, "--port", "0", ...inMemory()], {
-    env: { ...process.env, AGENTKIT_STARTUP_TIMING: "1", GOOGLE_API_KEY: "", GEMINI_API_KEY: "" },
+    env: { ...process.env, ...OFFLINE_ENV, AGENTKIT_STARTUP_TIMING: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -233,11 +238,12 @@ async function main(): Promise<void> {
   for (const config of CONFIGS) await once(config);
   const samples = new Map<Config, Sample[]>(CONFIGS.map((c) => [c, []]));
   for (let i = 0; i < RUNS; i++) for (const config of CONFIGS) samples.get(config)!.push(await once(config));
-  // The source runtime's figures are of its bundle cache (what every start after a warm one loads).
-  for (const config of CONFIGS.filter((c) => c.name.startsWith("sources, ")))
+  // Each figure is of what it names: the sources' of their bundle cache (what every start after a
+  // warm one loads), the dist's of the build, and so on.
+  for (const config of CONFIGS)
     for (const sample of samples.get(config)!)
-      if (sample.runtime !== "source, bundled")
-        throw new Error(`${config.name}: ran "${sample.runtime}", not the bundles`);
+      if (sample.runtime !== config.runtime)
+        throw new Error(`${config.name}: ran "${sample.runtime}", not "${config.runtime}"`);
   const bare = samples.get(BARE)!;
   /** First-answer time over the bare server's in the same iteration, per run. */
   const ratios = (config: Config) => samples.get(config)!.map((s, i) => s.firstAnswer / bare[i]!.firstAnswer);

@@ -3,7 +3,7 @@
 // real `agentkit api-server` process over HTTP. The models are offline: they answer with what
 // the request they received declared, so the client sees the tool declaration.
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { startCli, tempAgentsDir, type CliProcess } from "./support/cli-process.js";
+import { sendRun, startCli, tempAgentsDir, type CliProcess } from "./support/cli-process.js";
 
 const agents = tempAgentsDir("agentkit-yaml-tools-");
 const write = agents.write;
@@ -50,21 +50,8 @@ afterAll(async () => {
   agents.remove();
 });
 
-async function run(app: string, route: "/run" | "/run_sse"): Promise<Response> {
-  const { id } = (await (await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" })).json()) as {
-    id: string;
-  };
-  return fetch(`${url}${route}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      appName: app,
-      userId: "u",
-      sessionId: id,
-      newMessage: { role: "user", parts: [{ text: "find agentkit" }] },
-    }),
-  });
-}
+const run = (app: string, route: "/run" | "/run_sse"): Promise<Response> =>
+  sendRun(url, app, { route, text: "find agentkit" });
 
 describe("YAML config naming the built-in google_search tool", () => {
   it("a Gemini model's request carries the native googleSearch tool declaration", async () => {

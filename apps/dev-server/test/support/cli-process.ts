@@ -11,14 +11,7 @@ export const EXAMPLES_DIR = fileURLToPath(new URL("../../../../examples/agents",
 const coreDir = fileURLToPath(new URL("../../../../packages/core", import.meta.url));
 
 /** No model keys: the examples then answer with their offline demo model. */
-export const OFFLINE_ENV = {
-  GOOGLE_API_KEY: "",
-  GEMINI_API_KEY: "",
-  OPENAI_API_KEY: "",
-  ANTHROPIC_API_KEY: "",
-  OLLAMA_HOST: "",
-  AGENTKIT_EXAMPLE_MODEL: "",
-};
+export { OFFLINE_ENV } from "@agentkit/test-support/offline-models";
 
 export interface CliProcess {
   child: ChildProcess;
@@ -75,21 +68,33 @@ export interface RunAnswer {
   body: unknown;
 }
 
-/** A fresh session of `app` (failing if it cannot be made) and one `/run` on it saying "hi". */
-export async function askOnce(url: string, app: string): Promise<RunAnswer> {
+/**
+ * A fresh session of `app` (failing if it cannot be made) and one run on it (`/run` by default,
+ * or `/run_sse`) saying `text`: the response as it came.
+ */
+export async function sendRun(
+  url: string,
+  app: string,
+  options: { route?: "/run" | "/run_sse"; text?: string } = {},
+): Promise<Response> {
   const created = await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" });
   if (created.status !== 200) throw new Error(`session create for ${app}: ${created.status} ${await created.text()}`);
   const { id } = (await created.json()) as { id: string };
-  const res = await fetch(`${url}/run`, {
+  return fetch(`${url}${options.route ?? "/run"}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
       appName: app,
       userId: "u",
       sessionId: id,
-      newMessage: { role: "user", parts: [{ text: "hi" }] },
+      newMessage: { role: "user", parts: [{ text: options.text ?? "hi" }] },
     }),
   });
+}
+
+/** `sendRun` on `/run` saying "hi": its status and JSON body. */
+export async function askOnce(url: string, app: string): Promise<RunAnswer> {
+  const res = await sendRun(url, app);
   return { status: res.status, body: await res.json() };
 }
 
