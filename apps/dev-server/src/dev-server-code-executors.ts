@@ -4,33 +4,36 @@ import type { BuiltInCodeExecutorEntry, BuiltInToolContext } from "@agentkit/ser
 import { z } from "zod";
 
 // The `args` of a YAML `code_executor`, in ADK's snake_case field names. Both schemas are strict
-// so a misspelt field is reported instead of silently ignored.
+// so a misspelt field is reported instead of silently ignored. Built on first use: a start whose
+// configs name no executor builds neither.
 
-const delimiters = z.tuple([z.string().min(1), z.string()]);
+const builtInArgsSchema = () =>
+  z.strictObject({
+    error_retry_attempts: z.number().int().nonnegative().optional(),
+  });
 
-const builtInArgsSchema = z.strictObject({
-  error_retry_attempts: z.number().int().nonnegative().optional(),
-});
-
-const localArgsSchema = z.strictObject({
-  language: z.enum(["python", "javascript"]).optional(),
-  /** Seconds; `timeout` is the same (ADK's unit), `timeout_ms` the same in milliseconds. */
-  timeout_seconds: z.number().positive().optional(),
-  timeout: z.number().positive().optional(),
-  timeout_ms: z.number().int().positive().optional(),
-  memory_limit_mb: z.number().int().min(16).optional(),
-  python_path: z.string().min(1).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  max_output_bytes: z.number().int().positive().optional(),
-  max_output_files: z.number().int().nonnegative().optional(),
-  max_output_file_bytes: z.number().int().positive().optional(),
-  restrict_file_system: z.boolean().optional(),
-  error_retry_attempts: z.number().int().nonnegative().optional(),
-  stateful: z.boolean().optional(),
-  optimize_data_file: z.boolean().optional(),
-  code_block_delimiters: z.array(delimiters).optional(),
-  execution_result_delimiters: delimiters.optional(),
-});
+function localArgsSchema() {
+  const delimiters = z.tuple([z.string().min(1), z.string()]);
+  return z.strictObject({
+    language: z.enum(["python", "javascript"]).optional(),
+    /** Seconds; `timeout` is the same (ADK's unit), `timeout_ms` the same in milliseconds. */
+    timeout_seconds: z.number().positive().optional(),
+    timeout: z.number().positive().optional(),
+    timeout_ms: z.number().int().positive().optional(),
+    memory_limit_mb: z.number().int().min(16).optional(),
+    python_path: z.string().min(1).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    max_output_bytes: z.number().int().positive().optional(),
+    max_output_files: z.number().int().nonnegative().optional(),
+    max_output_file_bytes: z.number().int().positive().optional(),
+    restrict_file_system: z.boolean().optional(),
+    error_retry_attempts: z.number().int().nonnegative().optional(),
+    stateful: z.boolean().optional(),
+    optimize_data_file: z.boolean().optional(),
+    code_block_delimiters: z.array(delimiters).optional(),
+    execution_result_delimiters: delimiters.optional(),
+  });
+}
 
 /**
  * The code executors YAML agent configs may name bare in `code_executor` in the dev server:
@@ -40,7 +43,7 @@ const localArgsSchema = z.strictObject({
  */
 export function devServerBuiltInCodeExecutors(): Record<string, BuiltInCodeExecutorEntry> {
   const builtIn: BuiltInCodeExecutorEntry = async (args) => {
-    const c = parseArgs("BuiltInCodeExecutor", builtInArgsSchema, args);
+    const c = parseArgs("BuiltInCodeExecutor", builtInArgsSchema(), args);
     const { BuiltInCodeExecutor } = await import("@agentkit/tools");
     return new BuiltInCodeExecutor({ errorRetryAttempts: c.error_retry_attempts });
   };
@@ -60,7 +63,7 @@ async function localCodeExecutor(
   args: Record<string, unknown> | undefined,
   { baseDir }: BuiltInToolContext,
 ): Promise<BaseCodeExecutor> {
-  const c = parseArgs(name, localArgsSchema, args);
+  const c = parseArgs(name, localArgsSchema(), args);
   const timeouts = (["timeout_seconds", "timeout", "timeout_ms"] as const).filter((key) => c[key] !== undefined);
   if (timeouts.length > 1)
     throw new ConfigurationError(`${name} args: ${timeouts.join(", ")}: give one timeout, not ${timeouts.length}.`);

@@ -1,5 +1,38 @@
-import { createBuiltInTools } from "@agentkit/tools";
-import type { BuilderPolicy, BuiltInTool } from "@agentkit/server";
+import { ConfigurationError } from "@agentkit/core";
+import { lazyBuiltInTool, type BuilderPolicy, type BuiltInTool } from "@agentkit/server";
+
+/**
+ * The names of `createBuiltInTools()` of @agentkit/tools, listed here so a start need not import
+ * the package (and build its tools) to know them; a test checks that the builder policy, which
+ * lists them, names exactly the package's built-ins.
+ */
+const BUILT_IN_TOOL_NAMES: readonly string[] = [
+  "google_search",
+  "google_maps_grounding",
+  "google_maps",
+  "url_context",
+  "built_in_code_execution",
+  "load_artifacts",
+  "load_memory",
+  "preload_memory",
+  "exit_loop",
+  "vertex_ai_search",
+  "VertexAiSearchTool",
+  "example_tool",
+  "ExampleTool",
+];
+
+/** @agentkit/tools' built-ins, each loaded when a config first names one of them. */
+function lazyPackageBuiltIns(): Record<string, BuiltInTool> {
+  let entries: ReturnType<typeof import("@agentkit/tools").createBuiltInTools> | undefined;
+  const load = async (name: string) => {
+    entries ??= (await import("@agentkit/tools")).createBuiltInTools();
+    const entry = entries[name];
+    if (!entry) throw new ConfigurationError(`@agentkit/tools has no built-in tool "${name}".`);
+    return entry;
+  };
+  return Object.fromEntries(BUILT_IN_TOOL_NAMES.map((name) => [name, lazyBuiltInTool(() => load(name))]));
+}
 
 /**
  * The tools YAML agent configs may name bare in the dev server: @agentkit/tools' built-ins
@@ -24,7 +57,7 @@ export function devServerBuiltInTools(): Record<string, BuiltInTool> {
   const vertexAiRagRetrieval: BuiltInTool = async (args) =>
     (await import("@agentkit/tools/retrieval")).vertexAiRagRetrievalFromConfig(args);
   return {
-    ...createBuiltInTools(),
+    ...lazyPackageBuiltIns(),
     McpToolset: mcpToolset,
     MCPToolset: mcpToolset,
     OpenAPIToolset: openApiToolset,
@@ -43,5 +76,5 @@ export function devServerBuiltInTools(): Record<string, BuiltInTool> {
  * toolset (a browser here) or the OpenAPI toolsets (they need args, which the builder refuses).
  */
 export function devServerBuilderPolicy(): BuilderPolicy {
-  return { codeExecutors: ["BuiltInCodeExecutor"], tools: Object.keys(createBuiltInTools()) };
+  return { codeExecutors: ["BuiltInCodeExecutor"], tools: [...BUILT_IN_TOOL_NAMES] };
 }

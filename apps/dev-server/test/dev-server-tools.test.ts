@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LlmAgent, type BaseToolset } from "@agentkit/core";
 import { createDirectoryAgentLoader } from "@agentkit/server";
-import { devServerBuiltInTools } from "../src/dev-server-tools.js";
+import { createBuiltInTools, googleSearchTool } from "@agentkit/tools";
+import { devServerBuilderPolicy, devServerBuiltInTools } from "../src/dev-server-tools.js";
 
 const mcpPackage = fileURLToPath(new URL("../../../packages/mcp", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "agentkit-yaml-tools-"));
@@ -59,6 +60,27 @@ tools:
     const loader = createDirectoryAgentLoader({ agentsDir: dir, reload: false, builtInTools: devServerBuiltInTools() });
     try {
       await expect(loader.loadApp("bad_mcp")).rejects.toThrow(/bad_mcp[\\/]root_agent\.yaml.*exactly one connection/s);
+    } finally {
+      await loader.close();
+    }
+  });
+
+  it("offers every built-in of @agentkit/tools by its name, loaded when a config names it", async () => {
+    // The names are listed without importing the package at start; they must be the package's.
+    expect(devServerBuilderPolicy().tools).toEqual(Object.keys(createBuiltInTools()));
+    expect(Object.keys(devServerBuiltInTools())).toEqual(expect.arrayContaining(Object.keys(createBuiltInTools())));
+    app("search_app", "name: searcher\nmodel: gemini-2.5-flash\ntools:\n  - google_search\n");
+    app(
+      "search_args",
+      "name: searcher\nmodel: gemini-2.5-flash\ntools:\n  - name: google_search\n    args: { q: 1 }\n",
+    );
+    const loader = createDirectoryAgentLoader({ agentsDir: dir, reload: false, builtInTools: devServerBuiltInTools() });
+    try {
+      const agent = (await loader.loadApp("search_app")).rootAgent as LlmAgent;
+      expect(agent.tools[0]).toBe(googleSearchTool);
+      await expect(loader.loadApp("search_args")).rejects.toThrow(
+        /search_args[\\/]root_agent\.yaml: tools\[0\]\.args: the built-in tool "google_search" takes no args/,
+      );
     } finally {
       await loader.close();
     }

@@ -27,8 +27,9 @@ export interface NodeToolOptions {
   skipSummarization?: boolean;
 }
 
-/** The default arguments: one request text, which is the node's input. */
-const REQUEST = z.object({ request: z.string() });
+/** The default arguments: one request text, which is the node's input (built at first use, not at import). */
+let request: z.ZodObject<{ request: z.ZodString }> | undefined;
+const requestSchema = () => (request ??= z.object({ request: z.string() }));
 
 /**
  * A workflow (or any node) as a tool: the model's arguments are the node's input and the node's
@@ -51,7 +52,7 @@ export class NodeTool extends AgentTool {
       description: options.description ?? (inner.description || agent?.description || ""),
       edges: [[START, inner]],
       // The arguments arrive as JSON text; the wrapper parses and checks them into the node's input.
-      inputSchema: parameters ?? REQUEST.transform((args) => args.request),
+      inputSchema: parameters ?? requestSchema().transform((args) => args.request),
     });
     super({ agent: wrapper, skipSummarization: options.skipSummarization });
     this.parameters = parameters;
@@ -61,12 +62,12 @@ export class NodeTool extends AgentTool {
     return {
       name: this.name,
       description: this.description,
-      parametersJsonSchema: zodInputJsonSchema(this.parameters ?? REQUEST),
+      parametersJsonSchema: zodInputJsonSchema(this.parameters ?? requestSchema()),
     };
   }
 
   protected override buildMessage(args: Record<string, unknown>): { content: Content } | { error: string } {
-    const parsed = parseWithSchema(this.parameters ?? REQUEST, args ?? {});
+    const parsed = parseWithSchema(this.parameters ?? requestSchema(), args ?? {});
     if (!parsed.success) return { error: `Invalid arguments for ${this.name}: ${parsed.detail}` };
     return { content: { role: "user", parts: [{ text: JSON.stringify(args ?? {}) }] } };
   }

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { ModelRegistry } from "@agentkit/core";
 import type { AgentLoader } from "../agent-loader.js";
 import { AppNotFoundError, HttpRequestError } from "../errors/server-errors.js";
+import { lazySchema } from "../http/lazy-schema.js";
 import { parseBody } from "../http/request-schemas.js";
 import { rebuildAgentTest, replayAgentTest, type ReplayOutcome } from "./agent-test-replay.js";
 import { appDirOf, testFileOf } from "./app-files.js";
@@ -20,7 +21,7 @@ export interface AgentTestsRouterOptions {
   modelRegistry?: ModelRegistry;
 }
 
-const putTestSchema = z.object({ sessionData: z.record(z.string(), z.unknown()) });
+const putTestSchema = lazySchema(() => z.object({ sessionData: z.record(z.string(), z.unknown()) }));
 
 /**
  * The dev UI's agent tests (http-api.md 4.11, UI flag `?tests=true`): saved sessions in

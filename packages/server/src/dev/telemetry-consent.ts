@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { Router } from "../http/express-module.js";
 import { z } from "zod";
 import { HttpRequestError } from "../errors/server-errors.js";
+import { lazySchema } from "../http/lazy-schema.js";
 import { parseBody } from "../http/request-schemas.js";
 
 /**
@@ -46,7 +47,7 @@ export function fileTelemetryConsent(file: string): TelemetryConsentStore {
   };
 }
 
-const consentSchema = z.object({ telemetry: z.boolean() });
+const consentSchema = lazySchema(() => z.object({ telemetry: z.boolean() }));
 
 /**
  * GET `/config/telemetry` → `{"telemetry": true|false|null}`; POST with header

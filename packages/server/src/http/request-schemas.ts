@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { contentFromJson, InvalidJsonError, type Content } from "@agentkit/core";
 import { HttpRequestError } from "../errors/server-errors.js";
+import { lazySchema, type LazySchema } from "./lazy-schema.js";
 
 const snakeToCamel = (key: string): string => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
@@ -22,89 +23,102 @@ export function camelizeKeys(body: Record<string, unknown>): Record<string, unkn
  * A JSON object, kept as the parser made it: no copy, so a key such as `__proto__` stays an
  * ordinary own key (zod's record schema silently drops it when it rebuilds the object).
  */
-const jsonObject = z.custom<Record<string, unknown>>(
-  (value) => typeof value === "object" && value !== null && !Array.isArray(value),
-  { message: "must be a JSON object" },
+const jsonObject = lazySchema(() =>
+  z.custom<Record<string, unknown>>((value) => typeof value === "object" && value !== null && !Array.isArray(value), {
+    message: "must be a JSON object",
+  }),
 );
-const nonEmpty = z.string().min(1, "must be a non-empty string");
+const nonEmpty = lazySchema(() => z.string().min(1, "must be a non-empty string"));
 
 /** POST /run and /run_sse (http-api.md 4.4). */
-export const runRequestSchema = z.object({
-  appName: nonEmpty,
-  userId: nonEmpty,
-  sessionId: nonEmpty,
-  newMessage: jsonObject.nullish(),
-  streaming: z.boolean().nullish(),
-  stateDelta: jsonObject.nullish(),
-  functionCallEventId: z.string().nullish(),
-  invocationId: z.string().nullish(),
-  customMetadata: jsonObject.nullish(),
-});
+export const runRequestSchema = lazySchema(() =>
+  z.object({
+    appName: nonEmpty(),
+    userId: nonEmpty(),
+    sessionId: nonEmpty(),
+    newMessage: jsonObject().nullish(),
+    streaming: z.boolean().nullish(),
+    stateDelta: jsonObject().nullish(),
+    functionCallEventId: z.string().nullish(),
+    invocationId: z.string().nullish(),
+    customMetadata: jsonObject().nullish(),
+  }),
+);
 
 /** POST /apps/{app}/users/{user}/sessions/{sid}/resume: nothing to give yet (an empty or absent body). */
-export const resumeRequestSchema = z.object({});
+export const resumeRequestSchema = lazySchema(() => z.object({}));
 
 /** POST /apps/{app}/users/{user}/sessions (4.2). */
-export const createSessionSchema = z.object({
-  state: jsonObject.nullish(),
-  sessionId: z.string().trim().min(1, "must be a non-empty string").nullish(),
-  events: z.array(jsonObject).nullish(),
-});
+export const createSessionSchema = lazySchema(() =>
+  z.object({
+    state: jsonObject().nullish(),
+    sessionId: z.string().trim().min(1, "must be a non-empty string").nullish(),
+    events: z.array(jsonObject()).nullish(),
+  }),
+);
 
 /** POST /apps/{app}/users/{user}/sessions/{sid}: `{state}` (section 8 pick). */
-export const createSessionWithIdSchema = z.object({ state: jsonObject.nullish() });
+export const createSessionWithIdSchema = lazySchema(() => z.object({ state: jsonObject().nullish() }));
 
 /** PATCH /apps/{app}/users/{user}/sessions/{sid}. */
-export const patchSessionSchema = z.object({ stateDelta: jsonObject });
+export const patchSessionSchema = lazySchema(() => z.object({ stateDelta: jsonObject() }));
 
 /**
  * POST .../sessions/{sid}/rewind: the invocation to undo (`invocationId`, as ADK's web server
  * names it; `beforeInvocationId` / `rewindBeforeInvocationId` are accepted too).
  */
-export const rewindSessionSchema = z
-  .object({
-    invocationId: nonEmpty.optional(),
-    beforeInvocationId: nonEmpty.optional(),
-    rewindBeforeInvocationId: nonEmpty.optional(),
-  })
-  .transform((b) => ({ invocationId: b.invocationId ?? b.beforeInvocationId ?? b.rewindBeforeInvocationId }))
-  .refine((b) => b.invocationId !== undefined, { message: "invocationId is required", path: ["invocationId"] });
+export const rewindSessionSchema = lazySchema(() =>
+  z
+    .object({
+      invocationId: nonEmpty().optional(),
+      beforeInvocationId: nonEmpty().optional(),
+      rewindBeforeInvocationId: nonEmpty().optional(),
+    })
+    .transform((b) => ({ invocationId: b.invocationId ?? b.beforeInvocationId ?? b.rewindBeforeInvocationId }))
+    .refine((b) => b.invocationId !== undefined, { message: "invocationId is required", path: ["invocationId"] }),
+);
 
 /** POST .../sessions/{sid}/fork: copy up to `eventId` (default: all) into `newSessionId` (default: generated). */
-export const forkSessionSchema = z.object({
-  eventId: nonEmpty.nullish(),
-  newSessionId: z.string().trim().min(1, "must be a non-empty string").nullish(),
-});
+export const forkSessionSchema = lazySchema(() =>
+  z.object({
+    eventId: nonEmpty().nullish(),
+    newSessionId: z.string().trim().min(1, "must be a non-empty string").nullish(),
+  }),
+);
 
 /** POST .../artifacts (Python's save). */
-export const saveArtifactSchema = z.object({
-  filename: nonEmpty,
-  artifact: jsonObject,
-  customMetadata: jsonObject.nullish(),
-});
+export const saveArtifactSchema = lazySchema(() =>
+  z.object({
+    filename: nonEmpty(),
+    artifact: jsonObject(),
+    customMetadata: jsonObject().nullish(),
+  }),
+);
 
 /** PATCH /apps/{app}/users/{user}/memory. */
-export const addSessionToMemorySchema = z.object({ sessionId: nonEmpty });
+export const addSessionToMemorySchema = lazySchema(() => z.object({ sessionId: nonEmpty() }));
 
 /** POST /api/reasoning_engine (JS Agent Engine style; the body may sit under `input`). */
-export const reasoningEngineSchema = z.object({
-  appName: nonEmpty,
-  userId: nonEmpty.default("default-user"),
-  sessionId: nonEmpty.default("default-session"),
-  newMessage: jsonObject.nullish(),
-  stateDelta: jsonObject.nullish(),
-});
+export const reasoningEngineSchema = lazySchema(() =>
+  z.object({
+    appName: nonEmpty(),
+    userId: nonEmpty().default("default-user"),
+    sessionId: nonEmpty().default("default-session"),
+    newMessage: jsonObject().nullish(),
+    stateDelta: jsonObject().nullish(),
+  }),
+);
 
 /**
  * Validates a JSON body against a schema after camelCasing its top-level keys. An absent body
  * counts as `{}`. Failures are a 400 naming the field and the problem.
  */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+export function parseBody<S extends z.ZodType>(schema: LazySchema<S>, body: unknown): z.output<S> {
   const input = body === undefined ? {} : body;
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new HttpRequestError(400, "INVALID_REQUEST", "The request body must be a JSON object.");
   }
-  const result = schema.safeParse(camelizeKeys(input as Record<string, unknown>), { reportInput: true });
+  const result = schema().safeParse(camelizeKeys(input as Record<string, unknown>), { reportInput: true });
   if (result.success) return result.data;
   throw new HttpRequestError(400, "INVALID_REQUEST", describeIssues(result.error));
 }

@@ -8,27 +8,30 @@ import {
   type LiveRequest,
 } from "@agentkit/core";
 import { checkIncomingParts } from "@agentkit/core/internal";
+import { lazySchema } from "../http/lazy-schema.js";
 
-const blobSchema = z
-  .object({
-    mimeType: z.string().optional(),
-    mime_type: z.string().optional(),
-    data: z.string(),
-    displayName: z.string().optional(),
-    display_name: z.string().optional(),
-  })
-  .refine((b) => b.mimeType !== undefined || b.mime_type !== undefined, {
-    message: "blob needs mime_type (or mimeType)",
+const liveRequestSchema = lazySchema(() => {
+  const blobSchema = z
+    .object({
+      mimeType: z.string().optional(),
+      mime_type: z.string().optional(),
+      data: z.string(),
+      displayName: z.string().optional(),
+      display_name: z.string().optional(),
+    })
+    .refine((b) => b.mimeType !== undefined || b.mime_type !== undefined, {
+      message: "blob needs mime_type (or mimeType)",
+    });
+
+  return z.object({
+    content: z.record(z.string(), z.unknown()).nullish(),
+    blob: blobSchema.nullish(),
+    close: z.boolean().nullish(),
+    activity_start: z.unknown().optional(),
+    activity_end: z.unknown().optional(),
+    activityStart: z.unknown().optional(),
+    activityEnd: z.unknown().optional(),
   });
-
-const liveRequestSchema = z.object({
-  content: z.record(z.string(), z.unknown()).nullish(),
-  blob: blobSchema.nullish(),
-  close: z.boolean().nullish(),
-  activity_start: z.unknown().optional(),
-  activity_end: z.unknown().optional(),
-  activityStart: z.unknown().optional(),
-  activityEnd: z.unknown().optional(),
 });
 
 /** A malformed client frame: answered with an error frame, the socket stays open (as ADK Java). */
@@ -53,7 +56,7 @@ export function parseLiveMessage(text: string): LiveRequest[] {
   } catch (error) {
     throw new LiveMessageError("Invalid JSON format for LiveRequest", (error as Error).message);
   }
-  const parsed = liveRequestSchema.safeParse(raw);
+  const parsed = liveRequestSchema().safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const details = issue

@@ -12,17 +12,50 @@ export interface BuiltInToolContext {
   readonly baseDir: string;
 }
 
+/** Makes a built-in tool from a config's `args` (it may be async, so a heavy SDK is imported only when needed). */
+export type BuiltInToolFactory = (
+  args: Record<string, unknown> | undefined,
+  context: BuiltInToolContext,
+) => BaseTool | BaseToolset | Promise<BaseTool | BaseToolset>;
+
 /**
- * A tool available by bare name in YAML configs: an instance, or a factory taking the config's
- * `args` (it may be async, so a heavy SDK is imported only when a config names the tool).
+ * A tool available by bare name in YAML configs: an instance, a factory taking the config's
+ * `args`, or a `lazyBuiltInTool` (the module holding the tool is imported when a config first
+ * names it).
  */
-export type BuiltInTool =
-  | BaseTool
-  | BaseToolset
-  | ((
-      args: Record<string, unknown> | undefined,
-      context: BuiltInToolContext,
-    ) => BaseTool | BaseToolset | Promise<BaseTool | BaseToolset>);
+export type BuiltInTool = BaseTool | BaseToolset | BuiltInToolFactory | LazyBuiltInTool;
+
+/**
+ * A built-in tool whose code loads when a config first names it; once loaded it is the entry
+ * `load` resolved to (an instance, or a factory), with the same rules as one given directly.
+ * Made by `lazyBuiltInTool`.
+ */
+export class LazyBuiltInTool {
+  private loaded: Promise<BaseTool | BaseToolset | BuiltInToolFactory> | undefined;
+  private readonly loadEntry: () => Promise<BaseTool | BaseToolset | BuiltInToolFactory>;
+
+  constructor(load: () => Promise<BaseTool | BaseToolset | BuiltInToolFactory>) {
+    this.loadEntry = load;
+  }
+
+  /** The entry, loaded once (a failed load is tried again by the next config that names it). */
+  load(): Promise<BaseTool | BaseToolset | BuiltInToolFactory> {
+    if (!this.loaded) {
+      this.loaded = this.loadEntry();
+      this.loaded.catch(() => (this.loaded = undefined));
+    }
+    return this.loaded;
+  }
+}
+
+/**
+ * A built-in tool offered by name without importing its package at start:
+ * `lazyBuiltInTool(async () => (await import("my-tools")).searchTool)`. What `load` resolves to is
+ * used as if it had been given directly: an instance (a config may not give it `args`) or a factory.
+ */
+export function lazyBuiltInTool(load: () => Promise<BaseTool | BaseToolset | BuiltInToolFactory>): LazyBuiltInTool {
+  return new LazyBuiltInTool(load);
+}
 
 /**
  * A code executor available by bare name in YAML configs (`code_executor: BuiltInCodeExecutor`):

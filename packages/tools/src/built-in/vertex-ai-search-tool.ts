@@ -2,28 +2,34 @@ import { BaseTool, ConfigurationError, type LlmRequest, type ToolContext } from 
 import { z } from "zod";
 import { addNativeTool, hasOtherTools, isGemini1Model, requireGeminiModel } from "./model-names.js";
 
-const dataStoreSpecSchema = z.object({ dataStore: z.string().min(1), filter: z.string().optional() }).strict();
+/**
+ * The schemas are built when a tool is first made, not when the package is imported: every user
+ * of `@agentkit/tools` would otherwise pay for the schemas of tools they never make.
+ */
+const dataStoreSpecSchema = () => z.object({ dataStore: z.string().min(1), filter: z.string().optional() }).strict();
 
-const optionsSchema = z
-  .object({
-    /** Full data store resource name (`projects/…/dataStores/ID`), or a bare id with `project`. */
-    dataStoreId: z.string().min(1).optional(),
-    /** Bare data store id (the spec's `dataStore`); needs `project`. */
-    dataStore: z.string().min(1).optional(),
-    /** Full search engine (app) resource name, or a bare id with `project`. */
-    searchEngineId: z.string().min(1).optional(),
-    /** Data stores of a search engine to search, each with an optional filter (needs `searchEngineId`). */
-    dataStoreSpecs: z.array(dataStoreSpecSchema).optional(),
-    filter: z.string().optional(),
-    maxResults: z.number().int().positive().optional(),
-    project: z.string().min(1).optional(),
-    /** Location of the data store or engine (default `global`). */
-    location: z.string().min(1).optional(),
-  })
-  .strict();
+const buildOptionsSchema = () =>
+  z
+    .object({
+      /** Full data store resource name (`projects/…/dataStores/ID`), or a bare id with `project`. */
+      dataStoreId: z.string().min(1).optional(),
+      /** Bare data store id (the spec's `dataStore`); needs `project`. */
+      dataStore: z.string().min(1).optional(),
+      /** Full search engine (app) resource name, or a bare id with `project`. */
+      searchEngineId: z.string().min(1).optional(),
+      /** Data stores of a search engine to search, each with an optional filter (needs `searchEngineId`). */
+      dataStoreSpecs: z.array(dataStoreSpecSchema()).optional(),
+      filter: z.string().optional(),
+      maxResults: z.number().int().positive().optional(),
+      project: z.string().min(1).optional(),
+      /** Location of the data store or engine (default `global`). */
+      location: z.string().min(1).optional(),
+    })
+    .strict();
+let optionsSchema: ReturnType<typeof buildOptionsSchema> | undefined;
 
-export type VertexAiSearchToolOptions = z.input<typeof optionsSchema>;
-export type VertexAiSearchDataStoreSpec = z.infer<typeof dataStoreSpecSchema>;
+export type VertexAiSearchToolOptions = z.input<ReturnType<typeof buildOptionsSchema>>;
+export type VertexAiSearchDataStoreSpec = z.infer<ReturnType<typeof dataStoreSpecSchema>>;
 
 /**
  * Grounds answers in a Vertex AI Search data store or search engine (the enterprise search
@@ -44,7 +50,7 @@ export class VertexAiSearchTool extends BaseTool {
       name: "vertex_ai_search",
       description: "Vertex AI Search retrieval, run by the model (Gemini built-in tool).",
     });
-    const parsed = optionsSchema.safeParse(options ?? {});
+    const parsed = (optionsSchema ??= buildOptionsSchema()).safeParse(options ?? {});
     if (!parsed.success) {
       const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ");
       throw new ConfigurationError(`Invalid VertexAiSearchTool options: ${detail}.`);

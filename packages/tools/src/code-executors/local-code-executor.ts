@@ -15,36 +15,40 @@ import { detectDefaultLanguage, findOnPath, resolvePythonExecutable, type CodeLa
 import { runProcess } from "./run-process.js";
 import { collectOutputFiles, writeInputFiles } from "./work-dir.js";
 
-const delimitersSchema = z.tuple([z.string().min(1), z.string()]);
+/** Built when an executor is first made, not when the package is imported (see vertex-ai-search-tool.ts). */
+function buildOptionsSchema() {
+  const delimitersSchema = z.tuple([z.string().min(1), z.string()]);
+  return z
+    .object({
+      /** Default: `python` when `python3` is on PATH, else `javascript` (run by this Node binary). */
+      language: z.enum(["python", "javascript"]).optional(),
+      /** Wall-clock limit of one execution (default 30 s); the process group is killed after it. */
+      timeoutMs: z.number().int().positive().optional(),
+      /** Memory limit in MiB (default 512): `ulimit -v` for Python, `--max-old-space-size` for Node. */
+      memoryLimitMb: z.number().int().min(16).optional(),
+      /** Python command (default `python3` from PATH). */
+      pythonPath: z.string().min(1).optional(),
+      /** Extra environment variables for the code (nothing else is inherited but PATH). */
+      env: z.record(z.string(), z.string()).optional(),
+      /** Bytes kept of stdout and of stderr each (default 1 MiB). */
+      maxOutputBytes: z.number().int().positive().optional(),
+      /** Output files collected at most (default 50) and largest file collected (default 10 MiB). */
+      maxOutputFiles: z.number().int().nonnegative().optional(),
+      maxOutputFileBytes: z.number().int().positive().optional(),
+      /** JavaScript only: Node's permission model confines file access to the execution's folder (default true). */
+      restrictFileSystem: z.boolean().optional(),
+      errorRetryAttempts: z.number().int().nonnegative().optional(),
+      stateful: z.boolean().optional(),
+      optimizeDataFile: z.boolean().optional(),
+      codeBlockDelimiters: z.array(delimitersSchema).optional(),
+      executionResultDelimiters: delimitersSchema.optional(),
+    })
+    .strict();
+}
 
-const optionsSchema = z
-  .object({
-    /** Default: `python` when `python3` is on PATH, else `javascript` (run by this Node binary). */
-    language: z.enum(["python", "javascript"]).optional(),
-    /** Wall-clock limit of one execution (default 30 s); the process group is killed after it. */
-    timeoutMs: z.number().int().positive().optional(),
-    /** Memory limit in MiB (default 512): `ulimit -v` for Python, `--max-old-space-size` for Node. */
-    memoryLimitMb: z.number().int().min(16).optional(),
-    /** Python command (default `python3` from PATH). */
-    pythonPath: z.string().min(1).optional(),
-    /** Extra environment variables for the code (nothing else is inherited but PATH). */
-    env: z.record(z.string(), z.string()).optional(),
-    /** Bytes kept of stdout and of stderr each (default 1 MiB). */
-    maxOutputBytes: z.number().int().positive().optional(),
-    /** Output files collected at most (default 50) and largest file collected (default 10 MiB). */
-    maxOutputFiles: z.number().int().nonnegative().optional(),
-    maxOutputFileBytes: z.number().int().positive().optional(),
-    /** JavaScript only: Node's permission model confines file access to the execution's folder (default true). */
-    restrictFileSystem: z.boolean().optional(),
-    errorRetryAttempts: z.number().int().nonnegative().optional(),
-    stateful: z.boolean().optional(),
-    optimizeDataFile: z.boolean().optional(),
-    codeBlockDelimiters: z.array(delimitersSchema).optional(),
-    executionResultDelimiters: delimitersSchema.optional(),
-  })
-  .strict();
+let optionsSchema: ReturnType<typeof buildOptionsSchema> | undefined;
 
-export type LocalCodeExecutorOptions = z.input<typeof optionsSchema>;
+export type LocalCodeExecutorOptions = z.input<ReturnType<typeof buildOptionsSchema>>;
 
 const PYTHON_DELIMITERS: Delimiters[] = [
   ["```tool_code\n", "\n```"],
@@ -68,11 +72,11 @@ export class LocalCodeExecutor extends BaseCodeExecutor {
   readonly language: CodeLanguage;
   readonly timeoutMs: number;
   readonly memoryLimitMb: number;
-  private readonly options: z.output<typeof optionsSchema>;
+  private readonly options: z.output<ReturnType<typeof buildOptionsSchema>>;
   private python?: Promise<string>;
 
   constructor(options: LocalCodeExecutorOptions = {}) {
-    const parsed = optionsSchema.safeParse(options ?? {});
+    const parsed = (optionsSchema ??= buildOptionsSchema()).safeParse(options ?? {});
     if (!parsed.success) {
       const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ");
       throw new ConfigurationError(`Invalid LocalCodeExecutor options: ${detail}.`);

@@ -32,6 +32,7 @@ import {
   scopeOf,
   type ConfigSource,
   type LoadContext,
+  LazyBuiltInTool,
 } from "../load-context.js";
 import {
   AGENT_CLASS_SCHEMAS,
@@ -274,8 +275,8 @@ class YamlAgentBuilder implements YamlBuildSteps {
           `the built-in tool "${name}" is not allowed in configs written through the agent builder ` +
             `(allowed: ${this.ctx.builderPolicy.tools.join(", ") || "none"})`,
         );
-      const builtIn = this.ctx.builtInTools.get(name);
-      if (!builtIn) {
+      const entry = this.ctx.builtInTools.get(name);
+      if (!entry) {
         const known = [...this.ctx.builtInTools.keys(), "AgentTool"].join(", ");
         throw this.error(
           file,
@@ -284,6 +285,7 @@ class YamlAgentBuilder implements YamlBuildSteps {
             `as "./tools.ts#${name}"`,
         );
       }
+      const builtIn = entry instanceof LazyBuiltInTool ? await this.code(file, namePath, () => entry.load()) : entry;
       if (typeof builtIn !== "function") {
         if (args !== undefined) throw this.error(file, [...path, "args"], `the built-in tool "${name}" takes no args`);
         return [builtIn];
