@@ -25,12 +25,16 @@ export type BuiltInToolFactory = (
  */
 export type BuiltInTool = BaseTool | BaseToolset | BuiltInToolFactory | LazyBuiltInTool;
 
+const LAZY_BUILT_IN = Symbol.for("agentkit.lazyBuiltInTool");
+
 /**
  * A built-in tool whose code loads when a config first names it; once loaded it is the entry
  * `load` resolved to (an instance, or a factory), with the same rules as one given directly.
  * Made by `lazyBuiltInTool`.
  */
 export class LazyBuiltInTool {
+  /** Recognized by this brand, not `instanceof`: two installs of this package may meet in one process. */
+  readonly [LAZY_BUILT_IN] = true;
   private loaded: Promise<BaseTool | BaseToolset | BuiltInToolFactory> | undefined;
   private readonly loadEntry: () => Promise<BaseTool | BaseToolset | BuiltInToolFactory>;
 
@@ -46,6 +50,11 @@ export class LazyBuiltInTool {
     }
     return this.loaded;
   }
+}
+
+/** True for a `lazyBuiltInTool` entry (of any copy of this package). */
+export function isLazyBuiltInTool(entry: BuiltInTool): entry is LazyBuiltInTool {
+  return typeof entry === "object" && LAZY_BUILT_IN in entry;
 }
 
 /**

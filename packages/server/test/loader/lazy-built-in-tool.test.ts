@@ -4,6 +4,7 @@ import {
   AgentLoadError,
   createDirectoryAgentLoader,
   lazyBuiltInTool,
+  type BuiltInTool,
   type BuiltInToolFactory,
 } from "../../src/index.js";
 import type { AgentLoader } from "../../src/agent-loader.js";
@@ -39,6 +40,12 @@ const flakyEntry = lazyBuiltInTool(async () => {
   return lookup;
 });
 
+/** What a lazyBuiltInTool of another copy of @agentkit/server looks like to this one: only its brand. */
+const otherCopyEntry = {
+  [Symbol.for("agentkit.lazyBuiltInTool")]: true,
+  load: async () => lookup,
+} as unknown as BuiltInTool;
+
 let agents: TempAgentsDir;
 let loader: AgentLoader;
 const llm = (tools: string) => `name: a\nmodel: some-model\ntools:\n${tools}`;
@@ -50,11 +57,12 @@ beforeAll(async () => {
     "with_args/root_agent.yaml": llm("  - name: lookup\n    args: { q: 1 }\n"),
     "flaky/root_agent.yaml": llm("  - flaky\n"),
     "flaky_again/root_agent.yaml": llm("  - flaky\n"),
+    "other_copy/root_agent.yaml": llm("  - other_copy\n"),
   });
   loader = createDirectoryAgentLoader({
     agentsDir: agents.dir,
     reload: false,
-    builtInTools: { lookup: instanceEntry, greeter: factoryEntry, flaky: flakyEntry },
+    builtInTools: { lookup: instanceEntry, greeter: factoryEntry, flaky: flakyEntry, other_copy: otherCopyEntry },
   });
 });
 afterAll(async () => {
@@ -92,5 +100,10 @@ describe("lazyBuiltInTool", () => {
     const loaded = await loader.loadApp("flaky_again");
     expect(toolNames(loaded.rootAgent)).toEqual(["lookup"]);
     expect(loads.filter((l) => l === "flaky")).toHaveLength(2);
+  });
+
+  it("recognizes an entry made by another copy of the package by its brand", async () => {
+    const loaded = await loader.loadApp("other_copy");
+    expect((loaded.rootAgent as LlmAgent).tools[0]).toBe(lookup);
   });
 });

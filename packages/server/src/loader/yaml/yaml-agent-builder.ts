@@ -32,7 +32,7 @@ import {
   scopeOf,
   type ConfigSource,
   type LoadContext,
-  LazyBuiltInTool,
+  isLazyBuiltInTool,
 } from "../load-context.js";
 import {
   AGENT_CLASS_SCHEMAS,
@@ -285,7 +285,7 @@ class YamlAgentBuilder implements YamlBuildSteps {
             `as "./tools.ts#${name}"`,
         );
       }
-      const builtIn = entry instanceof LazyBuiltInTool ? await this.code(file, namePath, () => entry.load()) : entry;
+      const builtIn = isLazyBuiltInTool(entry) ? await this.code(file, namePath, () => entry.load()) : entry;
       if (typeof builtIn !== "function") {
         if (args !== undefined) throw this.error(file, [...path, "args"], `the built-in tool "${name}" takes no args`);
         return [builtIn];
