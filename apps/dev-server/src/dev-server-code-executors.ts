@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { ConfigurationError, type BaseCodeExecutor } from "@agentkit/core";
+import { lazySchema } from "@agentkit/core/internal";
 import type { BuiltInCodeExecutorEntry, BuiltInToolContext } from "@agentkit/server";
 import { z } from "zod";
 
@@ -7,12 +8,13 @@ import { z } from "zod";
 // so a misspelt field is reported instead of silently ignored. Built on first use: a start whose
 // configs name no executor builds neither.
 
-const builtInArgsSchema = () =>
+const builtInArgsSchema = lazySchema(() =>
   z.strictObject({
     error_retry_attempts: z.number().int().nonnegative().optional(),
-  });
+  }),
+);
 
-function localArgsSchema() {
+const localArgsSchema = lazySchema(() => {
   const delimiters = z.tuple([z.string().min(1), z.string()]);
   return z.strictObject({
     language: z.enum(["python", "javascript"]).optional(),
@@ -33,7 +35,7 @@ function localArgsSchema() {
     code_block_delimiters: z.array(delimiters).optional(),
     execution_result_delimiters: delimiters.optional(),
   });
-}
+});
 
 /**
  * The code executors YAML agent configs may name bare in `code_executor` in the dev server:

@@ -1,10 +1,10 @@
 // bin/agentkit.mjs start-up: one process, the timing report, and the two runtimes.
 import { afterAll, describe, expect, it } from "@jest/globals";
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   AGENTKIT_BIN as bin,
   EXAMPLES_DIR as examples,
@@ -159,6 +159,40 @@ ${fixed("b_slow")}`,
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
     } finally {
       agents.remove();
+    }
+  });
+
+  it("imports no package of tools no config names: @agentkit/tools stays unloaded through the warm-up", async () => {
+    // A module hook in the CLI's process records every module it resolves, written out at exit.
+    const dir = mkdtempSync(join(tmpdir(), "agentkit-loaded-modules-"));
+    const record = join(dir, "record.mjs");
+    const loaded = join(dir, "loaded.txt");
+    writeFileSync(
+      record,
+      `import { registerHooks } from "node:module";
+import { writeFileSync } from "node:fs";
+const seen = new Set();
+registerHooks({ resolve(specifier, context, next) { const r = next(specifier, context); seen.add(r.url); return r; } });
+process.on("exit", () => writeFileSync(${JSON.stringify(loaded)}, [...seen].join("\\n")));
+`,
+    );
+    try {
+      const p = start(serveArgs, { NODE_OPTIONS: `--import ${pathToFileURL(record).href}` });
+      const url = await listening(p);
+      expect(await firstAnswer(url)).toMatch(/demo/i);
+      await waitFor(
+        () => /agentkit: warmed up in \d+ ms/.exec(p.output()),
+        () => p.output() + p.errors(),
+      );
+      await p.stop();
+      const urls = readFileSync(loaded, "utf8").split("\n");
+      // The recorder saw the CLI's own packages (so an absence below means something)...
+      expect(urls.some((u) => u.includes("/packages/server/"))).toBe(true);
+      expect(urls.some((u) => u.includes("/examples/agents/yaml_pipeline/"))).toBe(true);
+      // ...and nothing of @agentkit/tools: no example config names one of its tools.
+      expect(urls.filter((u) => u.includes("/packages/tools/"))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

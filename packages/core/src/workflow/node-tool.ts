@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Content } from "../content/content.js";
 import type { FunctionDeclaration } from "../content/generate-content-config.js";
+import { lazySchema } from "../tools/lazy-schema.js";
 import { zodInputJsonSchema } from "../tools/zod-input-json-schema.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { AgentTool } from "../tools/agent-tool.js";
@@ -27,9 +28,8 @@ export interface NodeToolOptions {
   skipSummarization?: boolean;
 }
 
-/** The default arguments: one request text, which is the node's input (built at first use, not at import). */
-let request: z.ZodObject<{ request: z.ZodString }> | undefined;
-const requestSchema = () => (request ??= z.object({ request: z.string() }));
+/** The default arguments: one request text, which is the node's input. */
+const requestSchema = lazySchema(() => z.object({ request: z.string() }));
 
 /**
  * A workflow (or any node) as a tool: the model's arguments are the node's input and the node's

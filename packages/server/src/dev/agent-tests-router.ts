@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { ModelRegistry } from "@agentkit/core";
 import type { AgentLoader } from "../agent-loader.js";
 import { AppNotFoundError, HttpRequestError } from "../errors/server-errors.js";
-import { lazySchema } from "../http/lazy-schema.js";
+import { lazySchema } from "@agentkit/core/internal";
 import { parseBody } from "../http/request-schemas.js";
 import { rebuildAgentTest, replayAgentTest, type ReplayOutcome } from "./agent-test-replay.js";
 import { appDirOf, testFileOf } from "./app-files.js";

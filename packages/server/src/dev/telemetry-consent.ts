@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { Router } from "../http/express-module.js";
 import { z } from "zod";
 import { HttpRequestError } from "../errors/server-errors.js";
-import { lazySchema } from "../http/lazy-schema.js";
+import { lazySchema } from "@agentkit/core/internal";
 import { parseBody } from "../http/request-schemas.js";
 
 /**

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { contentFromJson, InvalidJsonError, type Content } from "@agentkit/core";
 import { HttpRequestError } from "../errors/server-errors.js";
-import { lazySchema, type LazySchema } from "./lazy-schema.js";
+import { lazySchema, type LazySchema } from "@agentkit/core/internal";
 
 const snakeToCamel = (key: string): string => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 

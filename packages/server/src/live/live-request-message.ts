@@ -8,7 +8,7 @@ import {
   type LiveRequest,
 } from "@agentkit/core";
 import { checkIncomingParts } from "@agentkit/core/internal";
-import { lazySchema } from "../http/lazy-schema.js";
+import { lazySchema } from "@agentkit/core/internal";
 
 const liveRequestSchema = lazySchema(() => {
   const blobSchema = z

@@ -1,14 +1,14 @@
 import { BaseTool, ConfigurationError, type LlmRequest, type ToolContext } from "@agentkit/core";
+import { lazySchema } from "@agentkit/core/internal";
 import { z } from "zod";
 import { addNativeTool, hasOtherTools, isGemini1Model, requireGeminiModel } from "./model-names.js";
 
-/**
- * The schemas are built when a tool is first made, not when the package is imported: every user
- * of `@agentkit/tools` would otherwise pay for the schemas of tools they never make.
- */
-const dataStoreSpecSchema = () => z.object({ dataStore: z.string().min(1), filter: z.string().optional() }).strict();
+// Built when a tool is first made, not at import (`lazySchema`).
+const dataStoreSpecSchema = lazySchema(() =>
+  z.object({ dataStore: z.string().min(1), filter: z.string().optional() }).strict(),
+);
 
-const buildOptionsSchema = () =>
+const optionsSchema = lazySchema(() =>
   z
     .object({
       /** Full data store resource name (`projects/…/dataStores/ID`), or a bare id with `project`. */
@@ -25,10 +25,10 @@ const buildOptionsSchema = () =>
       /** Location of the data store or engine (default `global`). */
       location: z.string().min(1).optional(),
     })
-    .strict();
-let optionsSchema: ReturnType<typeof buildOptionsSchema> | undefined;
+    .strict(),
+);
 
-export type VertexAiSearchToolOptions = z.input<ReturnType<typeof buildOptionsSchema>>;
+export type VertexAiSearchToolOptions = z.input<ReturnType<typeof optionsSchema>>;
 export type VertexAiSearchDataStoreSpec = z.infer<ReturnType<typeof dataStoreSpecSchema>>;
 
 /**
@@ -50,7 +50,7 @@ export class VertexAiSearchTool extends BaseTool {
       name: "vertex_ai_search",
       description: "Vertex AI Search retrieval, run by the model (Gemini built-in tool).",
     });
-    const parsed = (optionsSchema ??= buildOptionsSchema()).safeParse(options ?? {});
+    const parsed = optionsSchema().safeParse(options ?? {});
     if (!parsed.success) {
       const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ");
       throw new ConfigurationError(`Invalid VertexAiSearchTool options: ${detail}.`);

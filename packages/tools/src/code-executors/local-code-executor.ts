@@ -10,13 +10,14 @@ import {
   type Delimiters,
   type InvocationContext,
 } from "@agentkit/core";
+import { lazySchema } from "@agentkit/core/internal";
 import { z } from "zod";
 import { detectDefaultLanguage, findOnPath, resolvePythonExecutable, type CodeLanguage } from "./interpreter.js";
 import { runProcess } from "./run-process.js";
 import { collectOutputFiles, writeInputFiles } from "./work-dir.js";
 
-/** Built when an executor is first made, not when the package is imported (see vertex-ai-search-tool.ts). */
-function buildOptionsSchema() {
+/** Built when an executor is first made, not at import (`lazySchema`). */
+const optionsSchema = lazySchema(() => {
   const delimitersSchema = z.tuple([z.string().min(1), z.string()]);
   return z
     .object({
@@ -44,11 +45,9 @@ function buildOptionsSchema() {
       executionResultDelimiters: delimitersSchema.optional(),
     })
     .strict();
-}
+});
 
-let optionsSchema: ReturnType<typeof buildOptionsSchema> | undefined;
-
-export type LocalCodeExecutorOptions = z.input<ReturnType<typeof buildOptionsSchema>>;
+export type LocalCodeExecutorOptions = z.input<ReturnType<typeof optionsSchema>>;
 
 const PYTHON_DELIMITERS: Delimiters[] = [
   ["```tool_code\n", "\n```"],
@@ -72,11 +71,11 @@ export class LocalCodeExecutor extends BaseCodeExecutor {
   readonly language: CodeLanguage;
   readonly timeoutMs: number;
   readonly memoryLimitMb: number;
-  private readonly options: z.output<ReturnType<typeof buildOptionsSchema>>;
+  private readonly options: z.output<ReturnType<typeof optionsSchema>>;
   private python?: Promise<string>;
 
   constructor(options: LocalCodeExecutorOptions = {}) {
-    const parsed = (optionsSchema ??= buildOptionsSchema()).safeParse(options ?? {});
+    const parsed = optionsSchema().safeParse(options ?? {});
     if (!parsed.success) {
       const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ");
       throw new ConfigurationError(`Invalid LocalCodeExecutor options: ${detail}.`);
