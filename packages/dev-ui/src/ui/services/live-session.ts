@@ -32,15 +32,21 @@ export function liveUrl(backendUrl: string, app: string, userId: string, session
 }
 
 /**
- * One live conversation: microphone → 16 kHz PCM blobs every 250 ms over the socket; audio
- * parts of incoming events are queued and played; every event also goes to `onEvent`.
+ * Audio per blob sent: a quarter second, counted in captured samples rather than by a timer, so
+ * every blob holds the same length of audio however busy the page or the machine is.
+ */
+const FRAME_SECONDS = 0.25;
+
+/**
+ * One live conversation: microphone → 16 kHz PCM blobs of 250 ms over the socket; audio parts of
+ * incoming events are queued and played; every event also goes to `onEvent`.
  */
 export class LiveSession {
   private socket?: WebSocket;
   private context?: AudioContext;
   private stream?: MediaStream;
   private pending: Float32Array[] = [];
-  private timer?: ReturnType<typeof setInterval>;
+  private pendingSamples = 0;
   private playHead = 0;
   private playing: AudioBufferSourceNode[] = [];
 
@@ -55,7 +61,12 @@ export class LiveSession {
     URL.revokeObjectURL(url);
     const source = this.context.createMediaStreamSource(this.stream);
     const node = new AudioWorkletNode(this.context, "agentkit-capture");
-    node.port.onmessage = (e: MessageEvent<Float32Array>) => this.pending.push(e.data);
+    node.port.onmessage = (e: MessageEvent<Float32Array>) => {
+      this.pending.push(e.data);
+      this.pendingSamples += e.data.length;
+      // Until the socket opens the audio waits, and goes out in the first blob after.
+      if (this.context && this.pendingSamples >= this.context.sampleRate * FRAME_SECONDS) this.flush();
+    };
     source.connect(node);
     const socket = new WebSocket(liveUrl(backendUrl, app, userId, sessionId));
     this.socket = socket;
@@ -64,7 +75,6 @@ export class LiveSession {
       this.stop();
       this.options.onClose(e.reason || `closed (${e.code})`, e.code === 1000 || e.code === 1005);
     };
-    this.timer = setInterval(() => this.flush(), 250);
   }
 
   private flush(): void {
@@ -77,6 +87,7 @@ export class LiveSession {
       offset += chunk.length;
     }
     this.pending = [];
+    this.pendingSamples = 0;
     const pcm = floatToPcm16(downsample(joined, this.context.sampleRate, 16000));
     this.socket.send(JSON.stringify({ blob: { mime_type: "audio/pcm", data: bytesToBase64(pcm) } }));
   }
@@ -119,8 +130,6 @@ export class LiveSession {
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
     this.stopPlayback();
     for (const track of this.stream?.getTracks() ?? []) track.stop();
     this.stream = undefined;
