@@ -235,6 +235,9 @@ async function bundlePackages(
     return { built: false, reason: "unbundleable", detail: error instanceof Error ? error.message : String(error) };
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
+    // esbuild's service process would otherwise idle beside the server for its whole life. The
+    // build is the only user of esbuild in the CLI's process (one build at a time, by the lock).
+    await esbuild.stop();
   }
   if (problems.length > 0) return { built: false, reason: "unbundleable", detail: problems.join("; ") };
   return { entries, inputs };

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "@jest/globals";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnSync } from "node:child_process";
 import { askOnce, OFFLINE_ENV, startCli, tempAgentsDir, waitFor } from "./support/cli-process.js";
 
 const agents = tempAgentsDir("agentkit-source-runtime-");
@@ -51,7 +52,7 @@ async function answerOnce(
   runtime: "source" | "dist" = "source",
   env: Record<string, string> = {},
   logged?: RegExp,
-): Promise<{ text: string; errors: string; log: string }> {
+): Promise<{ text: string; errors: string; log: string; children: string[] }> {
   const cli = startCli(
     [
       "api-server",
@@ -87,10 +88,19 @@ async function answerOnce(
         Number.POSITIVE_INFINITY,
         cli.child,
       );
-    return { text, errors: cli.errors(), log: cli.output() + cli.errors() };
+    return { text, errors: cli.errors(), log: cli.output() + cli.errors(), children: childCommands(cli.child.pid) };
   } finally {
     await cli.stop();
   }
+}
+
+/** The commands of a process's children (`ps`), e.g. an esbuild service left running. */
+function childCommands(pid: number | undefined): string[] {
+  const out = spawnSync("ps", ["--ppid", String(pid), "-o", "comm="], { encoding: "utf8" }).stdout;
+  return out
+    .split("\n")
+    .map((c) => c.trim())
+    .filter(Boolean);
 }
 
 /** The cached compiled files whose text contains `marker`. */
@@ -245,6 +255,8 @@ export const rootAgent = new LlmAgent({ name: "stack", model: new Stack({ model:
       const first = await answerOnce("stack", "source", bundling, built);
       expect(first.errors).toContain("hooks ready (source) ");
       expect(first.text).toContain("packages/core/src/flows/");
+      // The build's esbuild service is stopped once the bundles are written.
+      expect(first.children).toEqual([]);
 
       // Loaded from the bundles: the agent's @agentkit/core is the CLI's (its model is a BaseLlm
       // the runner accepts). The framework's frames are in the bundles; with Node's source maps
