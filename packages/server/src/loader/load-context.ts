@@ -27,6 +27,9 @@ export type BuiltInTool = BaseTool | BaseToolset | BuiltInToolFactory | LazyBuil
 
 const LAZY_BUILT_IN = Symbol.for("agentkit.lazyBuiltInTool");
 
+/** What a `lazyBuiltInTool` loads: an entry as it could have been given directly. */
+type LoadedBuiltInTool = BaseTool | BaseToolset | BuiltInToolFactory;
+
 /**
  * A built-in tool whose code loads when a config first names it; once loaded it is the entry
  * `load` resolved to (an instance, or a factory), with the same rules as one given directly.
@@ -35,15 +38,15 @@ const LAZY_BUILT_IN = Symbol.for("agentkit.lazyBuiltInTool");
 export class LazyBuiltInTool {
   /** Recognized by this brand, not `instanceof`: two installs of this package may meet in one process. */
   readonly [LAZY_BUILT_IN] = true;
-  private loaded: Promise<BaseTool | BaseToolset | BuiltInToolFactory> | undefined;
-  private readonly loadEntry: () => Promise<BaseTool | BaseToolset | BuiltInToolFactory>;
+  private loaded: Promise<LoadedBuiltInTool> | undefined;
+  private readonly loadEntry: () => Promise<LoadedBuiltInTool>;
 
-  constructor(load: () => Promise<BaseTool | BaseToolset | BuiltInToolFactory>) {
+  constructor(load: () => Promise<LoadedBuiltInTool>) {
     this.loadEntry = load;
   }
 
   /** The entry, loaded once (a failed load is tried again by the next config that names it). */
-  load(): Promise<BaseTool | BaseToolset | BuiltInToolFactory> {
+  load(): Promise<LoadedBuiltInTool> {
     if (!this.loaded) {
       this.loaded = this.loadEntry();
       this.loaded.catch(() => (this.loaded = undefined));
@@ -62,7 +65,7 @@ export function isLazyBuiltInTool(entry: BuiltInTool): entry is LazyBuiltInTool 
  * `lazyBuiltInTool(async () => (await import("my-tools")).searchTool)`. What `load` resolves to is
  * used as if it had been given directly: an instance (a config may not give it `args`) or a factory.
  */
-export function lazyBuiltInTool(load: () => Promise<BaseTool | BaseToolset | BuiltInToolFactory>): LazyBuiltInTool {
+export function lazyBuiltInTool(load: () => Promise<LoadedBuiltInTool>): LazyBuiltInTool {
   return new LazyBuiltInTool(load);
 }
 
