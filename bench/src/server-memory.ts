@@ -20,6 +20,8 @@ import { reportTarget } from "./targets.js";
 
 const TURNS = numberArg("turns", 2000);
 const FIRST = 100;
+// The long session is compared with itself at FIRST turns: a shorter one has nothing to compare.
+if (!(TURNS > FIRST)) throw new Error(`--turns must be more than ${FIRST} (got ${TURNS})`);
 const SESSIONS = numberArg("sessions-count", 10000);
 const STORES = listArg("stores", ["memory"]);
 const SERVERS = listArg("servers", ["agentkit", "adk"]) as ServerKind[];

@@ -1,0 +1,95 @@
+// `pnpm bench` at its smallest sizes, as a test: every benchmark of the performance issue still
+// runs to its end (each checks its own answers: the HTTP load its response bodies, the cold start
+// its first answer's text) and reports every target and figure with a finite number. Whether a
+// target passes is the benchmarks' business (bench/README.md), not this test's: at these sizes
+// the figures mean nothing, so only their presence and form are checked.
+import { describe, expect, it } from "@jest/globals";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const benchDir = fileURLToPath(new URL("..", import.meta.url));
+
+/** Options every benchmark reads (each ignores the others'): one short round of each. */
+const SMALLEST = [
+  ["--rounds", "1"],
+  ["--seconds", "0.2"],
+  ["--warm-up", "20"],
+  ["--warm-up-seconds", "0.2"],
+  ["--fresh-flows", "40"],
+  ["--timed", "2"],
+  ["--budget-ms", "50"],
+  ["--turns", "150"],
+  ["--sessions-count", "100"],
+  ["--runs", "1"],
+].flat();
+
+/** Every target `pnpm bench` reports (by the start of its name), once each in the summary. */
+const TARGETS = [
+  "in-process invocations/s, agentkit / ADK",
+  "in-process CPU per invocation, agentkit / ADK",
+  "long session growth exponent, agentkit, in memory",
+  "long session ms per invocation at 5000 turns, agentkit, in memory",
+  "long session growth exponent, agentkit, SQLite",
+  "long session ms per invocation at 5000 turns, agentkit, SQLite",
+  "HTTP fresh flows/s at concurrency 64, agentkit / ADK",
+  "HTTP fresh server CPU per flow, agentkit / bare node:http per request",
+  "HTTP warm flows/s at concurrency 64, agentkit / ADK",
+  "HTTP warm server CPU per flow, agentkit / bare node:http per request",
+  "server RSS after 150 turns / after 100 turns, agentkit, in memory",
+  "cold start, spawn → first answer, agentkit api-server (sources, in-memory services)",
+  "cold start, spawn → first answer, agentkit api-server (sources, SQLite + file services (the defaults))",
+  // The built dist exists: turbo builds it before this package's tests (turbo.json).
+  "cold start, spawn → first answer, agentkit api-server (built dist, bundled (AGENTKIT_RUNTIME=dist), in-memory)",
+  "cold start, spawn → first answer, agentkit api-server (built dist, SQLite + file services (the defaults))",
+];
+
+const FIGURES = [
+  "server RSS once idle after 100 one-turn sessions, agentkit, in memory",
+  "server RSS once idle after 100 one-turn sessions, ADK 2.0.0, in memory",
+];
+
+/** `TARGET <name>: <figure>[unit] [detail] (target ≥|≤ <limit>[unit]): PASS|FAIL`. */
+const TARGET_LINE =
+  /^TARGET (.+?): (-?\d+(?:\.\d+)?)(?:x| ms)? .*\(target [≤≥] \d+(?:\.\d+)?(?:x| ms)?\): (PASS|FAIL)$/;
+const FIGURE_LINE = /^FIGURE (.+?): (-?\d+(?:\.\d+)?)(?: MB)?(?: |$)/;
+
+function runAll(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=@agentkit/source", "--import", "tsx", "src/run-all.ts", ...SMALLEST],
+    { cwd: benchDir, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("pnpm bench", () => {
+  it("runs every benchmark to its end and reports each target and figure with a finite number", async () => {
+    const { code, stdout, stderr } = await runAll();
+    expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
+    const summary = stdout.slice(stdout.lastIndexOf("=== summary"));
+    expect(summary.startsWith("=== summary")).toBe(true);
+    const lines = summary.split("\n").slice(1).filter(Boolean);
+
+    const targets = lines.filter((l) => l.startsWith("TARGET "));
+    for (const line of targets) expect(line).toMatch(TARGET_LINE);
+    const named = targets.map((l) => TARGET_LINE.exec(l)!);
+    for (const name of TARGETS) expect(named.filter((m) => m[1]!.startsWith(name)).map((m) => m[1])).toHaveLength(1);
+    expect(named).toHaveLength(TARGETS.length);
+    for (const m of named) expect(Number.isFinite(Number(m[2]))).toBe(true);
+
+    const figures = lines.filter((l) => l.startsWith("FIGURE ")).map((l) => FIGURE_LINE.exec(l));
+    for (const m of figures) expect(m).not.toBeNull();
+    for (const name of FIGURES) {
+      const found = figures.find((m) => m![1] === name);
+      expect(found?.[1]).toBe(name);
+      expect(Number(found![2])).toBeGreaterThan(0);
+    }
+  }, 900_000);
+});
