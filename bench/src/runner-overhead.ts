@@ -4,7 +4,9 @@
 // session (created outside the timed batches).
 // Each round runs each framework for --seconds after a warm-up (the order alternates between
 // rounds); the ratios are taken within a round and the table gives their median (min-max).
-// Targets: invocations/s ≥ 5x ADK's; CPU per invocation ≤ 0.2x ADK's.
+// Targets: invocations/s ≥ 5x ADK's; CPU per invocation ≤ 0.2x ADK's. Beside them, agentkit's
+// runner alone (three-events-agent.ts: no model, no tool) as FIGURE lines: the part of the CPU
+// target every agent pays before any LLM work.
 // `--baseline DIR` compares this checkout's agentkit with another checkout's (DIR: its root, its
 // dependencies installed) instead of ADK, in the same process: the other checkout's core and
 // bench agent are loaded from its sources, so before and after a change share the machine's
@@ -12,16 +14,17 @@
 // `--batches N` with `--baseline`: instead of rounds, N pairs of one batch each (--batch
 // invocations, 50 by default), order alternating, CPU compared pair by pair: on a shared machine
 // the load changes less within a pair of ~10 ms batches than between half-second rounds.
-// Usage: pnpm bench:runner [-- --rounds 5 --seconds 2 --warm-up 500 --only agentkit|adk --profile DIR --baseline DIR --batches 300 --batch 50]
+// Usage: pnpm bench:runner [-- --rounds 5 --seconds 2 --warm-up 500 --only agentkit|adk|runner --profile DIR --baseline DIR --batches 300 --batch 50]
 import { availableParallelism, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { cpuUsage, hrtime } from "node:process";
-import { InMemoryRunner } from "@agentkit/core";
+import { type BaseAgent, InMemoryRunner } from "@agentkit/core";
 import { InMemoryRunner as AdkInMemoryRunner } from "@google/adk";
 import { makeAdkBenchAgent } from "./adk-bench-agent.js";
 import { numberArg, stringArg } from "./args.js";
 import { makeBenchAgent } from "./bench-agent.js";
+import { makeThreeEventsAgent } from "./three-events-agent.js";
 import { startCpuProfile } from "./cpu-profile.js";
 import { median, spread } from "./stats.js";
 import { reportTarget } from "./targets.js";
@@ -36,12 +39,14 @@ const BATCH = 100;
 const BATCHES = numberArg("batches", 0);
 const PAIR_BATCH = numberArg("batch", 50);
 
-type Framework = "agentkit" | "adk" | "baseline";
+/** `runner`: agentkit with an agent that calls no model and no tool (the runner's own floor). */
+type Framework = "agentkit" | "adk" | "baseline" | "runner";
 
 const LABELS: Record<Framework, string> = {
   agentkit: "agentkit",
   adk: "ADK 2.0.0",
   baseline: `agentkit of ${BASELINE_DIR}`,
+  runner: "agentkit, runner alone (3 text events, no model, no tool)",
 };
 
 /** What both runners offer the benchmark: a session, then one invocation on it. */
@@ -56,7 +61,7 @@ const message = { role: "user", parts: [{ text: "q" }] };
 
 function agentkitRunner(
   Runner: typeof InMemoryRunner = InMemoryRunner,
-  makeAgent: typeof makeBenchAgent = makeBenchAgent,
+  makeAgent: () => BaseAgent = makeBenchAgent,
 ): BenchRunner {
   const runner = new Runner({ agent: makeAgent(), appName: "bench" });
   return {
@@ -108,9 +113,11 @@ async function throughput(framework: Framework, seconds: number, profileFile?: s
   const runner =
     framework === "agentkit"
       ? agentkitRunner()
-      : framework === "baseline"
-        ? await baselineRunner(BASELINE_DIR)
-        : adkRunner();
+      : framework === "runner"
+        ? agentkitRunner(InMemoryRunner, makeThreeEventsAgent)
+        : framework === "baseline"
+          ? await baselineRunner(BASELINE_DIR)
+          : adkRunner();
   try {
     for (let i = 0; i < WARM_UP; i++) await runner.invoke(await runner.createSession());
     // With --expose-gc: the garbage of earlier rounds (the other framework's included) is
@@ -204,9 +211,14 @@ async function main(): Promise<void> {
     );
     return;
   }
-  if (ONLY !== "" && ONLY !== "agentkit" && ONLY !== "adk") throw new Error(`--only agentkit|adk, got ${ONLY}`);
-  const frameworks: Framework[] = BASELINE_DIR ? ["agentkit", "baseline"] : ONLY === "" ? ["agentkit", "adk"] : [ONLY];
-  const results: Record<Framework, Throughput[]> = { agentkit: [], adk: [], baseline: [] };
+  if (ONLY !== "" && ONLY !== "agentkit" && ONLY !== "adk" && ONLY !== "runner")
+    throw new Error(`--only agentkit|adk|runner, got ${ONLY}`);
+  const frameworks: Framework[] = BASELINE_DIR
+    ? ["agentkit", "baseline"]
+    : ONLY === ""
+      ? ["agentkit", "adk", "runner"]
+      : [ONLY];
+  const results: Record<Framework, Throughput[]> = { agentkit: [], adk: [], baseline: [], runner: [] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 ? [...frameworks].reverse() : frameworks;
     for (const f of order) results[f].push(await throughput(f, SECONDS));
@@ -252,6 +264,17 @@ async function main(): Promise<void> {
     limit: 0.2,
     detail: `(rounds ${spread(cpu, 3)})`,
   });
+  // How much of the CPU target the runner alone takes: no model, no tool, no request built.
+  const floor = results.runner.map((r, i) => r.cpuUsPerInvocation / results.adk[i]!.cpuUsPerInvocation);
+  const share = results.runner.map((r, i) => r.cpuUsPerInvocation / results.agentkit[i]!.cpuUsPerInvocation);
+  console.log(
+    `FIGURE in-process CPU per invocation, agentkit runner alone / ADK's bench agent: ${median(floor).toFixed(3)} ` +
+      `(rounds ${spread(floor, 3)}; ${median(results.runner.map((r) => r.cpuUsPerInvocation)).toFixed(0)} µs)`,
+  );
+  console.log(
+    `FIGURE in-process CPU per invocation, agentkit runner alone / agentkit's bench agent: ${median(share).toFixed(3)} ` +
+      `(rounds ${spread(share, 3)})`,
+  );
 }
 
 await main();

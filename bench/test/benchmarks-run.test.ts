@@ -44,6 +44,8 @@ const TARGETS = [
 ];
 
 const FIGURES = [
+  "in-process CPU per invocation, agentkit runner alone / ADK's bench agent",
+  "in-process CPU per invocation, agentkit runner alone / agentkit's bench agent",
   "server RSS once idle after 100 one-turn sessions, agentkit, in memory",
   "server RSS once idle after 100 one-turn sessions, ADK 2.0.0, in memory",
 ];
