@@ -122,13 +122,18 @@ async function processWithTool(tool: BaseTool, toolContext: ToolContext, request
 }
 
 /**
- * The memo slot of this session, branch and agent in the runner's cache (none without a cache).
- * None for a history of one event either (a session's first request): a memo pays off only when
- * a later request extends it, and rebuilding one event costs less than storing and finding a memo
- * (a new session's memo would also push an older session's out of the bounded cache).
+ * A history shorter than this is built in full on every request, without the runner's contents
+ * memo. A full build of under 16 events costs about what finding, extending and storing a memo
+ * does (10-15 µs), so a memo pays off only in a longer session; without this floor every short
+ * session (one user turn with a tool call: 3 events at its second request) paid the memo's upkeep
+ * for nothing, about 10% of such an invocation, and pushed longer sessions' memos out of the
+ * bounded cache. From there on, what a request costs no longer grows with the session.
  */
+export const MEMO_FROM_EVENTS = 16;
+
+/** The memo slot of this session, branch and agent in the runner's cache (none without a cache). */
 function contentsSlot(ctx: InvocationContext, agent: LlmAgent): ContentsMemoSlot | undefined {
-  if (ctx.session.events.length <= 1) return undefined;
+  if (ctx.session.events.length < MEMO_FROM_EVENTS) return undefined;
   return ctx.contentsCache?.slot(
     lastSlotKey.of([ctx.appName, ctx.userId, ctx.session.id, ctx.branch ?? "", agent.name]),
   );
@@ -136,7 +141,6 @@ function contentsSlot(ctx: InvocationContext, agent: LlmAgent): ContentsMemoSlot
 
 const lastSlotKey = new LastJsonKey();
 
-/** A deep copy of the agent's config (so per-request changes never leak into the agent). */
 /** The cache metadata of this agent's most recent event that has some. */
 function latestCacheMetadata(events: readonly Event[], agentName: string): Record<string, unknown> | undefined {
   for (let i = events.length - 1; i >= 0; i--) {
@@ -146,6 +150,7 @@ function latestCacheMetadata(events: readonly Event[], agentName: string): Recor
   return undefined;
 }
 
+/** A deep copy of the agent's config (so per-request changes never leak into the agent). */
 function copyConfig(config: GenerateContentConfig | undefined): GenerateContentConfig {
   if (!config) return {};
   const { abortSignal, ...rest } = config;

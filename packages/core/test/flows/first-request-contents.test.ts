@@ -1,5 +1,5 @@
-// A session's first request (a history of one event) is built without the runner's contents memo;
-// later requests use it. Every request must still be the full build of the history it saw.
+// A short session's requests (a history under MEMO_FROM_EVENTS) are built without the runner's
+// contents memo; longer ones use it. Every request must still be the full build of the history it saw.
 import { describe, expect, it } from "@jest/globals";
 import {
   BaseLlm,
@@ -11,6 +11,7 @@ import {
   type LlmResponse,
 } from "../../src/index.js";
 import { getContents } from "../../src/internal.js";
+import { MEMO_FROM_EVENTS } from "../../src/flows/request-builder.js";
 
 /** Calls `lookup` on a user turn, answers text after a tool response; checks each request against a full build. */
 class CheckingModel extends BaseLlm {
@@ -61,23 +62,29 @@ async function setUp(direct: boolean) {
   return { model, runner, run };
 }
 
-describe("a session's first request", () => {
-  it("and every later one is the full build of the history it saw", async () => {
+describe("a short session's requests", () => {
+  it("and every later one are the full build of the history they saw", async () => {
     const { model, run } = await setUp(false);
-    for (let i = 0; i < 4; i++) await run(`q${i}`);
-    expect(model.calls).toBe(8);
+    // 4 events a run (user, call, response, answer): well past the memo's floor.
+    const runs = Math.ceil((2 * MEMO_FROM_EVENTS) / 4);
+    for (let i = 0; i < runs; i++) await run(`q${i}`);
+    expect(model.calls).toBe(2 * runs);
     expect(model.problems).toEqual([]);
   });
 
-  it("leaves no memo in the runner's cache; the session's next request makes one", async () => {
+  it("leave no memo in the runner's cache until the history reaches MEMO_FROM_EVENTS", async () => {
     const { model, runner, run } = await setUp(true);
-    await run("first");
-    expect(model.calls).toBe(1);
-    expect(runner.contentsCache.size).toBe(0);
-    await run("second");
-    expect(model.calls).toBe(2);
+    // 2 events a run (user, answer): the request of run n sees 2n - 1 events.
+    let runs = 0;
+    while (2 * (runs + 1) - 1 < MEMO_FROM_EVENTS) {
+      await run(`q${runs++}`);
+      expect(runner.contentsCache.size).toBe(0);
+    }
+    await run(`q${runs++}`);
     expect(runner.contentsCache.size).toBe(1);
-    await run("third");
+    expect(model.calls).toBe(runs);
+    await run("after");
+    expect(runner.contentsCache.size).toBe(1);
     expect(model.problems).toEqual([]);
   });
 });

@@ -1,9 +1,11 @@
 // A model that declares `readsContentsOnly` gets the history array the requests of a session
-// share, not a copy; callbacks, plugins and other models still get an array of their own.
+// share, not a copy; callbacks, plugins and other models still get an array of their own. Each
+// session starts with MEMO_FROM_EVENTS seeded events, so every request goes through the memo.
 import { describe, expect, it } from "@jest/globals";
 import {
   BaseLlm,
   BasePlugin,
+  createEvent,
   FunctionTool,
   InMemorySessionService,
   LlmAgent,
@@ -14,6 +16,8 @@ import {
   type LlmResponse,
 } from "../../src/index.js";
 import { getContents } from "../../src/internal.js";
+import { MEMO_FROM_EVENTS } from "../../src/flows/request-builder.js";
+import type { Session } from "../../src/sessions/session.js";
 
 /** Calls `lookup` on odd calls (a user turn), answers text on even ones; records what each call saw. */
 class RecordingModel extends BaseLlm {
@@ -42,6 +46,15 @@ class RecordingModel extends BaseLlm {
   }
 }
 
+/** MEMO_FROM_EVENTS text events (user and model in turn): the session is past the memo's floor. */
+async function seed(sessionService: InMemorySessionService, session: Session): Promise<void> {
+  for (let i = 0; i < MEMO_FROM_EVENTS; i++) {
+    const author = i % 2 === 0 ? "user" : "root";
+    const content = { role: i % 2 === 0 ? "user" : "model", parts: [{ text: `seed ${i}` }] };
+    await sessionService.appendEvent({ session, event: createEvent({ invocationId: `seed-${i}`, author, content }) });
+  }
+}
+
 interface Setup {
   model: RecordingModel;
   beforeModel?: (args: { context: CallbackContext; request: LlmRequest }) => undefined;
@@ -55,6 +68,7 @@ async function converse({ model, beforeModel, plugins }: Setup, turns: number): 
   const sessionService = new InMemorySessionService();
   const runner = new Runner({ appName: "app", agent, sessionService, plugins });
   const session = await sessionService.createSession({ appName: "app", userId: "u" });
+  await seed(sessionService, session);
   for (let i = 0; i < turns; i++) {
     const newMessage = { role: "user", parts: [{ text: `question ${i}` }] };
     for await (const _ of runner.runAsync({ userId: "u", sessionId: session.id, newMessage })) void _;
@@ -78,12 +92,12 @@ describe("lent request contents", () => {
     expect(lending.seen).toHaveLength(12);
     expect(lending.seen.map(withoutIds)).toEqual(copying.seen.map(withoutIds));
     expect(withoutIds(lentHistory)).toBe(withoutIds(copiedHistory));
-    // Lent: after the first build every call sees the one memo array; copies are all distinct.
-    expect(new Set(lending.arrays.slice(1)).size).toBe(1);
+    // Lent: every call sees the one memo array; copies are all distinct.
+    expect(new Set(lending.arrays).size).toBe(1);
     expect(new Set(copying.arrays).size).toBe(12);
     // What each call saw is the full build of the history at that point.
     const lastSeen = JSON.parse(copying.seen.at(-1)!) as Content[];
-    expect(lastSeen.length).toBe(6 * 4 - 1);
+    expect(lastSeen.length).toBe(MEMO_FROM_EVENTS + 6 * 4 - 1);
   });
 
   it("the shared array matches a full build of the stored history", async () => {
@@ -93,6 +107,7 @@ describe("lent request contents", () => {
     const sessionService = new InMemorySessionService();
     const runner = new Runner({ appName: "app", agent, sessionService });
     const session = await sessionService.createSession({ appName: "app", userId: "u" });
+    await seed(sessionService, session);
     for (let i = 0; i < 4; i++) {
       const newMessage = { role: "user", parts: [{ text: `q${i}` }] };
       for await (const _ of runner.runAsync({ userId: "u", sessionId: session.id, newMessage })) void _;
@@ -166,6 +181,7 @@ describe("lent request contents", () => {
     const sessionService = new InMemorySessionService();
     const runner = new Runner({ appName: "app", agent, sessionService });
     const session = await sessionService.createSession({ appName: "app", userId: "u" });
+    await seed(sessionService, session);
     const run = async (text: string): Promise<void> => {
       const newMessage = { role: "user", parts: [{ text }] };
       for await (const _ of runner.runAsync({ userId: "u", sessionId: session.id, newMessage })) void _;
@@ -181,9 +197,9 @@ describe("lent request contents", () => {
     expect(views).toHaveLength(4);
     const a = views[2]!;
     expect(a.later).toBe(a.first);
-    expect(JSON.parse(a.first)).toHaveLength(5);
+    expect(JSON.parse(a.first)).toHaveLength(MEMO_FROM_EVENTS + 5);
     // Run B saw A's message and its own, from the same memo.
-    expect((JSON.parse(views[3]!.first) as Content[]).map((c) => c.parts?.[0]?.text)).toEqual([
+    expect((JSON.parse(views[3]!.first) as Content[]).slice(MEMO_FROM_EVENTS).map((c) => c.parts?.[0]?.text)).toEqual([
       "one",
       "answer 1",
       "two",
