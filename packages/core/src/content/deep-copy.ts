@@ -28,7 +28,7 @@ export function deepCopy<T>(value: T): T {
  * `deepFreeze(deepCopy(value))` in one pass: each object of the copy is frozen as it is made.
  * The copy shares what it can (`snapshot-sharing.ts`): every empty plain object or array is one
  * shared frozen instance, a record of nothing but empties (an unchanged event's `actions`) is
- * shared by key list, equal small leaves of primitives within the value are one object, and
+ * shared by key list, equal leaves of three or more primitives within the value are one object, and
  * strings are flattened. Frozen values cannot tell a shared object from an own one.
  */
 export function frozenCopy<T>(value: T): T {

@@ -32,6 +32,13 @@ const emptyRecords: Shared[] = [];
 const MAX_EMPTY_RECORDS = 32;
 /** Most leaves one snapshot shares (an event has a handful). */
 const MAX_LEAVES = 32;
+/**
+ * Fewest entries a leaf needs to be shared. What repeats within an event is a usage rollup's
+ * token counts (six entries, once per scope and model); leaves of one or two entries (a part's
+ * text, a call's arguments, a tool's small answer) never matched in the events measured, and
+ * comparing them cost 2-3% of an in-process invocation for a dozen bytes per event.
+ */
+const MIN_LEAF_ENTRIES = 3;
 
 /**
  * The sharing of one snapshot (one event): its records of empties are shared with every snapshot,
@@ -49,8 +56,9 @@ export class SnapshotSharing {
     return record;
   }
 
-  /** `leaf` (frozen, `count` entries, only primitive values) or an equal leaf of this snapshot. */
+  /** `leaf` (frozen, `count` entries, only primitive values) or an equal leaf of this snapshot (of 3+ entries). */
   leaf<T extends object>(leaf: T, count: number): T {
+    if (count < MIN_LEAF_ENTRIES) return leaf;
     const leaves = (this.leaves ??= []);
     const found = find(leaves, leaf as Record<string, unknown>, count);
     if (found) return found as T;

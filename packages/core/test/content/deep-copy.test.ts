@@ -51,10 +51,12 @@ describe("frozenCopy shares empty objects and arrays", () => {
 
 describe("records of empties and equal leaves", () => {
   const rollup = (prompt: number) => ({
-    tokens: { prompt, total: prompt + 1 },
-    models: { m: { tokens: { prompt, total: prompt + 1 }, calls: 1 } },
-    unpriced: ["m"],
-    session: { unpriced: ["m"], tokens: { prompt: prompt * 2, total: prompt * 2 + 1 } },
+    tokens: { prompt, candidates: 1, total: prompt + 1 },
+    models: { m: { tokens: { prompt, candidates: 1, total: prompt + 1 }, calls: 1 } },
+    unpriced: ["m", "n", "o"],
+    session: { unpriced: ["m", "n", "o"], tokens: { prompt: prompt * 2, candidates: 2, total: prompt * 2 + 2 } },
+    // Leaves of one or two entries are never shared (comparing them costs more than they save).
+    small: { a: [1], b: [1], c: { q: "x" }, d: { q: "x" } },
   });
 
   it("an unchanged event's actions is one shared record; one with data is its own", () => {
@@ -74,6 +76,8 @@ describe("records of empties and equal leaves", () => {
     expect(a.tokens).toBe(a.models.m.tokens);
     expect(a.unpriced).toBe(a.session.unpriced);
     expect(a.session.tokens).not.toBe(a.tokens);
+    expect(a.small.a).not.toBe(a.small.b);
+    expect(a.small.c).not.toBe(a.small.d);
     expect(JSON.stringify(a)).toBe(JSON.stringify(rollup(10)));
     const b = frozenCopy(rollup(10));
     expect(b.tokens).not.toBe(a.tokens);
@@ -83,23 +87,24 @@ describe("records of empties and equal leaves", () => {
   });
 
   it("leaves that differ in type, -0, undefined or key order stay apart", () => {
+    // Three entries each (smaller leaves are never shared): they differ only in `x`, or in key order.
     const v = frozenCopy({
-      a: { x: 1 },
-      b: { x: "1" },
-      c: { x: -0 },
-      d: { x: 0 },
-      e: { x: undefined },
+      a: { x: 1, p: 0, q: 0 },
+      b: { x: "1", p: 0, q: 0 },
+      c: { x: -0, p: 0, q: 0 },
+      d: { x: 0, p: 0, q: 0 },
+      e: { x: undefined, p: 0, q: 0 },
       f: {},
-      g: { x: 1, y: 2 },
-      h: { y: 2, x: 1 },
-      i: [1, "1"],
-      j: ["1", 1],
+      g: { x: 1, y: 2, q: 0 },
+      h: { y: 2, x: 1, q: 0 },
+      i: [1, "1", 0],
+      j: ["1", 1, 0],
     });
     const all = [v.a, v.b, v.c, v.d, v.e, v.f, v.g, v.h, v.i, v.j];
     expect(new Set(all).size).toBe(all.length);
     expect(Object.is(v.c.x, -0)).toBe(true);
-    expect(Object.keys(v.e)).toEqual(["x"]);
-    expect(Object.keys(v.h)).toEqual(["y", "x"]);
+    expect(Object.keys(v.e)).toEqual(["x", "p", "q"]);
+    expect(Object.keys(v.h)).toEqual(["y", "x", "q"]);
   });
 });
 
