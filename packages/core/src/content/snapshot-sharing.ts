@@ -34,9 +34,10 @@ const MAX_EMPTY_RECORDS = 32;
 const MAX_LEAVES = 32;
 /**
  * Fewest entries a leaf needs to be shared. What repeats within an event is a usage rollup's
- * token counts (six entries, once per scope and model); leaves of one or two entries (a part's
- * text, a call's arguments, a tool's small answer) never matched in the events measured, and
- * comparing them cost 2-3% of an in-process invocation for a dozen bytes per event.
+ * token counts (six entries, once per scope and model); of smaller leaves only a rollup's
+ * one-element list of model names did in the events measured (a few dozen bytes), while a
+ * part's text, a call's arguments and a tool's small answer never did, and comparing them all
+ * cost 2-3% of an in-process invocation.
  */
 const MIN_LEAF_ENTRIES = 3;
 
