@@ -1,7 +1,8 @@
 // CPU profiles of a chosen phase (not the whole process, as `node --cpu-prof` records): the
 // same V8 sampling profiler, driven through the inspector, writing the same `.cpuprofile`
 // JSON (open it in Chrome DevTools or summarise it with profile-summary.ts).
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { Session } from "node:inspector/promises";
 
 /** Samples every `intervalUs` microseconds (`--cpu-prof`'s default is 1000). */
@@ -13,6 +14,7 @@ export async function startCpuProfile(intervalUs = 500): Promise<(file: string) 
   await session.post("Profiler.start");
   return async (file) => {
     const { profile } = await session.post("Profiler.stop");
+    mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify(profile));
     await session.post("Profiler.disable");
     session.disconnect();

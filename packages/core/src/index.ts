@@ -129,6 +129,7 @@ export {
   type ListEventsRequest,
   type AppendEventRequest,
   type EventWrite,
+  type StoredEvent,
 } from "./sessions/base-session-service.js";
 export type { SessionLock, SessionLockKey, SessionLockOptions, ReleaseSessionLock } from "./sessions/session-lock.js";
 

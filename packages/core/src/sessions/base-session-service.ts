@@ -3,7 +3,7 @@ import { LastJsonKey } from "../content/last-json-key.js";
 import { StaleSessionError } from "../errors/session-errors.js";
 import { createEventActions } from "../events/event-actions.js";
 import type { Event } from "../events/event.js";
-import { setOwn } from "./own-keys.js";
+import { hasOwnKeys, setOwn } from "./own-keys.js";
 import type { GetSessionConfig, ListEventsResponse, ListSessionsResponse, Session } from "./session.js";
 import { validateSessionKey } from "./session-key-validation.js";
 import { splitStateDelta, TEMP_PREFIX, withoutTempKeys } from "./state.js";
@@ -62,7 +62,8 @@ export interface AppendEventRequest {
  * One append, as the base class hands it to a backend's `storeEvent`: the key (validated), the
  * event to store (a shallow copy whose `actions.stateDelta` has no `temp:` keys; the caller's
  * event is untouched), that delta split by scope (prefixes stripped from `app:`/`user:` keys),
- * and the `lastUpdateTime` of the caller's copy of the session.
+ * and the `lastUpdateTime` of the caller's copy of the session. A store reads the write and
+ * never modifies it (the delta of an event that changes no state is shared and frozen).
  */
 export interface EventWrite {
   readonly appName: string;
@@ -106,9 +107,10 @@ export abstract class BaseSessionService {
    * session moved past `write.seenLastUpdateTime`. Returns the new `lastUpdateTime`; a store
    * that keeps a deeply frozen copy of the event in this process (what its reads return) may
    * return `{ lastUpdateTime, snapshot }` instead, so requests built later from the caller's
-   * event share that copy rather than make one more.
+   * event share that copy rather than make one more. A store that is done within the call
+   * returns the value, not a promise (and throws rather than rejects).
    */
-  protected abstract storeEvent(write: EventWrite): Promise<number | { lastUpdateTime: number; snapshot: Event }>;
+  protected abstract storeEvent(write: EventWrite): StoredEvent | Promise<StoredEvent>;
 
   /**
    * Appends an event (the single write path; backends implement `storeEvent`, not this).
@@ -131,27 +133,26 @@ export abstract class BaseSessionService {
     }
   }
 
-  /** `appendEvent` once it holds the session's slot. */
-  private async appendHeld(
+  /**
+   * `appendEvent` once it holds the session's slot. Not an async function: a store that answers
+   * at once (the in-memory one) completes the append in this call, and the queue frees the slot
+   * without waiting for a turn of the microtask queue.
+   */
+  private appendHeld(
     session: Session,
     event: Event,
     key: { appName: string; userId: string; sessionId: string },
-  ): Promise<Event> {
+  ): Event | Promise<Event> {
     const delta = withoutTempKeys(event.actions?.stateDelta ?? {});
     const stored: Event = { ...event, actions: { ...createEventActions(event.actions), stateDelta: delta } };
-    const result = await this.storeEvent({
+    const result = this.storeEvent({
       ...key,
       event: stored,
-      delta: splitStateDelta(delta),
+      delta: hasOwnKeys(delta) ? splitStateDelta(delta) : NO_DELTA,
       seenLastUpdateTime: session.lastUpdateTime,
     });
-    applyEventToSession(session, event);
-    if (typeof result === "number") session.lastUpdateTime = result;
-    else {
-      session.lastUpdateTime = result.lastUpdateTime;
-      rememberStoredSnapshot(event, result.snapshot);
-    }
-    return event;
+    if (result instanceof Promise) return result.then((done) => appended(session, event, done));
+    return appended(session, event, result);
   }
 
   /** The error a store throws when the session moved past the writer's copy. */
@@ -177,6 +178,27 @@ export abstract class BaseSessionService {
   async close(): Promise<void> {
     await this.sessionQueue.idle();
   }
+}
+
+/** The split delta of an event that changes no state (most events): shared, frozen. */
+const NO_DELTA: EventWrite["delta"] = Object.freeze({
+  app: Object.freeze({}),
+  user: Object.freeze({}),
+  session: Object.freeze({}),
+});
+
+/** What a store's `storeEvent` returns (see there). */
+export type StoredEvent = number | { lastUpdateTime: number; snapshot: Event };
+
+/** The caller's side of a stored append: its session gets the event and the new time. */
+function appended(session: Session, event: Event, result: StoredEvent): Event {
+  applyEventToSession(session, event);
+  if (typeof result === "number") session.lastUpdateTime = result;
+  else {
+    session.lastUpdateTime = result.lastUpdateTime;
+    rememberStoredSnapshot(event, result.snapshot);
+  }
+  return event;
 }
 
 /** The key of a session in `sessionQueue` (the server's run queue uses the same form). */

@@ -15,7 +15,7 @@ import {
 import { validateSessionKey, validateSessionKeyPart } from "./session-key-validation.js";
 import { filterEvents, type ListSessionsResponse, type Session } from "./session.js";
 import { pageSessions } from "./session-list-page.js";
-import { assignOwn } from "./own-keys.js";
+import { assignOwn, hasOwnKeys } from "./own-keys.js";
 import { mergeState, splitStateDelta } from "./state.js";
 
 /** What the store keeps per session: only session-scoped state; app/user state live apart. */
@@ -98,15 +98,16 @@ export class InMemorySessionService extends BaseSessionService {
     if (byApp.size === 0) this.sessions.delete(appName);
   }
 
-  protected override async storeEvent(write: EventWrite): Promise<{ lastUpdateTime: number; snapshot: Event }> {
+  protected override storeEvent(write: EventWrite): { lastUpdateTime: number; snapshot: Event } {
     const stored = this.find(write.appName, write.userId, write.sessionId);
     if (!stored) throw new SessionNotFoundError(write);
     if (stored.lastUpdateTime > write.seenLastUpdateTime) {
       throw this.staleSession(write.sessionId, stored.lastUpdateTime, write.seenLastUpdateTime);
     }
-    assignOwn(this.appStateOf(stored.appName), deepCopy(write.delta.app));
-    assignOwn(this.userStateOf(stored.appName, stored.userId), deepCopy(write.delta.user));
-    assignOwn(stored.state, deepCopy(write.delta.session));
+    const { app, user, session } = write.delta;
+    if (hasOwnKeys(app)) assignOwn(this.appStateOf(stored.appName), deepCopy(app));
+    if (hasOwnKeys(user)) assignOwn(this.userStateOf(stored.appName, stored.userId), deepCopy(user));
+    if (hasOwnKeys(session)) assignOwn(stored.state, deepCopy(session));
     // Stored events are immutable snapshots (nothing the caller holds is frozen or shared), so
     // reads, and requests built from the caller's event, can share them instead of copying.
     const snapshot = frozenCopy(write.event);

@@ -20,6 +20,12 @@ export function assignOwn<T extends Record<string, unknown>>(target: T, source: 
   return target;
 }
 
+/** True when the record has at least one own enumerable key (without listing them). */
+export function hasOwnKeys(record: object): boolean {
+  for (const key in record) if (Object.hasOwn(record, key)) return true;
+  return false;
+}
+
 /** True when `key` is an own property (never an inherited one like `constructor`). */
 export function hasOwnKey(record: object, key: string): boolean {
   return Object.hasOwn(record, key);

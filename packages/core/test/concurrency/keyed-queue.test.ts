@@ -47,7 +47,20 @@ describe("KeyedQueue.run", () => {
       }),
     ).rejects.toBe(boom);
     expect(queue.size).toBe(0);
-    await expect(queue.run("k", () => "plain")).resolves.toBe("plain");
+    // A task that returns a plain value frees the key in the call itself.
+    const plain = queue.run("k", () => "plain");
+    expect(queue.size).toBe(0);
+    await expect(plain).resolves.toBe("plain");
+    // A thenable that is not a Promise still holds the key until it settles.
+    let settle!: (value: string) => void;
+    // biome-ignore lint/suspicious/noThenProperty: a foreign thenable is what this case is about
+    const thenable = { then: (resolve: (value: string) => void) => void (settle = resolve) };
+    const adopted = queue.run("k", () => thenable as unknown as Promise<string>);
+    await Promise.resolve();
+    expect(queue.size).toBe(1);
+    settle("adopted");
+    await expect(adopted).resolves.toBe("adopted");
+    expect(queue.size).toBe(0);
     const rejected = queue.run("k", () => Promise.reject(boom));
     const next = queue.run("k", () => "after");
     await expect(rejected).rejects.toBe(boom);
@@ -72,6 +85,60 @@ describe("KeyedQueue.run", () => {
     await holder;
     await idlePromise;
     expect(idle).toBe(true);
+    expect(queue.size).toBe(0);
+  });
+
+  it("keeps each key's order when a key held alone is joined by other keys and by waiters", async () => {
+    // The first key taken while nothing else is held lives outside the Map; this crosses that
+    // path with the Map's: a waiter arriving behind it, other keys before and after it frees.
+    const queue = new KeyedQueue();
+    const order: string[] = [];
+    const a1Gate = gate();
+    const b1Gate = gate();
+    const a1 = queue.run("a", async () => {
+      order.push("a1");
+      await a1Gate.promise;
+    });
+    const b1 = queue.run("b", async () => {
+      order.push("b1");
+      await b1Gate.promise;
+    });
+    const a2 = queue.run("a", () => void order.push("a2"));
+    const b2 = queue.run("b", () => void order.push("b2"));
+    expect(queue.size).toBe(2);
+    await Promise.resolve();
+    expect(order).toEqual(["a1", "b1"]);
+    let idle = false;
+    const idlePromise = queue.idle().then(() => {
+      idle = true;
+    });
+    a1Gate.open();
+    await Promise.all([a1, a2]);
+    expect(order).toEqual(["a1", "b1", "a2"]);
+    // "b" is still held: "a" comes back through the Map and waits for nothing.
+    const releaseA = await queue.acquire("a");
+    expect(queue.size).toBe(2);
+    releaseA();
+    releaseA();
+    expect(queue.size).toBe(1);
+    expect(idle).toBe(false);
+    b1Gate.open();
+    await Promise.all([b1, b2, idlePromise]);
+    expect(order).toEqual(["a1", "b1", "a2", "b2"]);
+    expect(idle).toBe(true);
+    expect(queue.size).toBe(0);
+    // Free again: a key taken alone, then a waiter behind it, then released in turn.
+    const releaseC = await queue.acquire("c");
+    const c2 = queue.run("c", () => "c2");
+    let c2Done = false;
+    void c2.then(() => {
+      c2Done = true;
+    });
+    await Promise.resolve();
+    expect(c2Done).toBe(false);
+    expect(queue.size).toBe(1);
+    releaseC();
+    await expect(c2).resolves.toBe("c2");
     expect(queue.size).toBe(0);
   });
 });
