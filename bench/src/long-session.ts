@@ -13,7 +13,9 @@
 //     are medians; the exponent is the least-squares slope of log(ms per invocation) against
 //     log(turns) over the checkpoints (0 = flat, 1 = linear in the session's length).
 // Targets (agentkit): exponent ≤ 0.1; at 5,000 turns ≤ 1 ms in memory, ≤ 3 ms on SQLite.
+// Each subject first warms up on a scratch session (--warm-up-turns, at least --warm-up-ms).
 // Usage: pnpm bench:long-session [-- --checkpoints 100,300,1000,2000,5000 --timed 20 --budget-ms 1000
+//   --warm-up-turns 20 --warm-up-ms 300
 //   --subjects agentkit-memory,agentkit-sqlite,adk-memory,agentkit-memory-none --grow real --profile DIR]
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -39,6 +41,12 @@ const TIMED = numberArg("timed", 20);
 const BUDGET_MS = numberArg("budget-ms", 1000);
 const MIN_TIMED = 3;
 const WARM_UP = numberArg("warm-up-turns", 20);
+/**
+ * And the warm-up goes on for at least this long: 20 turns leave agentkit's code short of the
+ * optimizing compiler on some machines (its 100- and 300-turn cells then ran 3-5x slower than the
+ * 2,000-turn one, hiding growth); ADK's slower turns reach it in about as many turns.
+ */
+const WARM_UP_MS = numberArg("warm-up-ms", 300);
 /** The scratch session's length for the warm-up on a long history. */
 const WARM_UP_TURNS = 500;
 const SUBJECTS = listArg("subjects", ["agentkit-memory", "agentkit-sqlite", "adk-memory"]);
@@ -156,10 +164,10 @@ async function turnSeeder(subject: Subject): Promise<(turn: number) => Record<st
   // Real turns first, then real turns on a long history, on a scratch session deleted
   // afterwards: the JIT has then compiled what the measured turns run, at every size.
   const scratch = await subject.createSession();
-  for (let i = 0; i < WARM_UP; i++) await subject.invoke(scratch);
+  const warmUpTurns = await warmUp(subject, scratch);
   const stored = await subject.storedEvents(scratch);
-  if (stored.length !== WARM_UP * 4)
-    throw new Error(`${WARM_UP} turns stored ${stored.length} events, expected 4 each`);
+  if (stored.length !== warmUpTurns * 4)
+    throw new Error(`${warmUpTurns} turns stored ${stored.length} events, expected 4 each`);
   const template = stored.slice(-4);
   const invocationId = String(template[0]!.invocationId);
   const parts = template.flatMap((e) => (e.content as { parts?: { functionCall?: { id?: string } }[] })?.parts ?? []);
@@ -172,11 +180,19 @@ async function turnSeeder(subject: Subject): Promise<(turn: number) => Record<st
       unknown
     >[];
   const events: Record<string, unknown>[] = [];
-  for (let turn = WARM_UP; turn < WARM_UP_TURNS; turn++) events.push(...seed(-turn));
+  for (let turn = warmUpTurns; turn < WARM_UP_TURNS; turn++) events.push(...seed(-turn));
   await subject.append(scratch, events);
-  for (let i = 0; i < WARM_UP; i++) await subject.invoke(scratch);
+  await warmUp(subject, scratch);
   await subject.deleteSession(scratch);
   return seed;
+}
+
+/** At least WARM_UP turns on `sessionId`, for at least WARM_UP_MS; returns how many ran. */
+async function warmUp(subject: Subject, sessionId: string): Promise<number> {
+  const until = hrtime.bigint() + BigInt(WARM_UP_MS * 1e6);
+  let turns = 0;
+  for (; turns < WARM_UP || hrtime.bigint() < until; turns++) await subject.invoke(sessionId);
+  return turns;
 }
 
 interface Checkpoint {
