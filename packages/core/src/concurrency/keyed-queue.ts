@@ -1,4 +1,5 @@
 import { RunAbortedError } from "../errors/run-errors.js";
+import { isThenable } from "./is-thenable.js";
 
 /** Gives back a slot taken with `KeyedQueue.acquire`; calling it twice is harmless. */
 export type ReleaseSlot = () => void;
@@ -19,10 +20,9 @@ export class KeyedQueue {
   /**
    * A key taken while nothing was held, for as long as nobody waits for it (other keys may be
    * taken meanwhile, in `lines`): the common case, one session's appends one after another, then
-   * never touches the Map. V8 reallocates a
-   * Map's table in a runtime call when a delete leaves it under half full, and again when sets
-   * have filled it with deleted entries; a key set and deleted per task paid that on every task
-   * (about 6% of an in-process invocation).
+   * never touches the Map. V8 reallocates a Map's table in a runtime call when a delete leaves it
+   * under half full, and again when sets have filled it with deleted entries; a key set and
+   * deleted per task paid that on every task (about 6% of an in-process invocation).
    */
   private solo: string | undefined;
   /** Key → the waiters behind the current holder (present while the key is held, unless `solo`). */
@@ -145,12 +145,4 @@ export class KeyedQueue {
     // Checked first: `splice` makes an array even when nothing waits, and this runs per task.
     if (this.idleWaiters.length > 0 && this.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === "object" || typeof value === "function") &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === "function"
-  );
 }

@@ -1,4 +1,5 @@
 import { KeyedQueue } from "../concurrency/keyed-queue.js";
+import { isThenable } from "../concurrency/is-thenable.js";
 import { LastJsonKey } from "../content/last-json-key.js";
 import { StaleSessionError } from "../errors/session-errors.js";
 import { createEventActions } from "../events/event-actions.js";
@@ -151,7 +152,7 @@ export abstract class BaseSessionService {
       delta: hasOwnKeys(delta) ? splitStateDelta(delta) : NO_DELTA,
       seenLastUpdateTime: session.lastUpdateTime,
     });
-    if (result instanceof Promise) return result.then((done) => appended(session, event, done));
+    if (isThenable(result)) return Promise.resolve(result).then((done) => appended(session, event, done));
     return appended(session, event, result);
   }
 
