@@ -102,6 +102,14 @@ function adkRunner(): BenchRunner {
   };
 }
 
+/** Each framework's runner, made per round. */
+const RUNNERS: Record<Framework, () => BenchRunner | Promise<BenchRunner>> = {
+  agentkit: () => agentkitRunner(),
+  runner: () => agentkitRunner(InMemoryRunner, makeThreeEventsAgent),
+  baseline: () => baselineRunner(BASELINE_DIR),
+  adk: adkRunner,
+};
+
 interface Throughput {
   invocationsPerSecond: number;
   cpuUsPerInvocation: number;
@@ -110,14 +118,7 @@ interface Throughput {
 
 /** Runs batches of invocations (fresh sessions made between batches) for `seconds` of timed work. */
 async function throughput(framework: Framework, seconds: number, profileFile?: string): Promise<Throughput> {
-  const runner =
-    framework === "agentkit"
-      ? agentkitRunner()
-      : framework === "runner"
-        ? agentkitRunner(InMemoryRunner, makeThreeEventsAgent)
-        : framework === "baseline"
-          ? await baselineRunner(BASELINE_DIR)
-          : adkRunner();
+  const runner = await RUNNERS[framework]();
   try {
     for (let i = 0; i < WARM_UP; i++) await runner.invoke(await runner.createSession());
     // With --expose-gc: the garbage of earlier rounds (the other framework's included) is

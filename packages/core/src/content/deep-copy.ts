@@ -1,4 +1,4 @@
-import { setOwn } from "../sessions/own-keys.js";
+import { hasOwnKeys, setOwn } from "../sessions/own-keys.js";
 import { EMPTY_ARRAY, EMPTY_OBJECT, isSharedEmpty, SnapshotSharing } from "./snapshot-sharing.js";
 
 /**
@@ -137,9 +137,7 @@ function sharedChild(value: unknown, sharing: SnapshotSharing): object | undefin
 /** An empty plain object or array. */
 function isEmptyPlain(value: object): boolean {
   if (Array.isArray(value)) return value.length === 0;
-  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
-  for (const key in value) if (Object.hasOwn(value, key)) return false;
-  return true;
+  return Object.getPrototypeOf(value) === Object.prototype && !hasOwnKeys(value);
 }
 
 /**
