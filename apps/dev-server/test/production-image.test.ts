@@ -109,8 +109,11 @@ beforeAll(async () => {
     }),
     binds: [{ host: agentsDir, image: "/agents", readOnly: true }],
   });
+  // The CLI writes the listening line to stdout, then its start-up timing to stderr: two pipes,
+  // read in no fixed order, so wait for both.
   const [, found] = await waitFor(
-    () => / on (http:\/\/127\.0\.0\.1:\d+)/.exec(server!.output()),
+    () =>
+      server!.output().includes("agentkit startup:") ? / on (http:\/\/127\.0\.0\.1:\d+)/.exec(server!.output()) : null,
     () => server!.output(),
     Number.POSITIVE_INFINITY,
     server.child,

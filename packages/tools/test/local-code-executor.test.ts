@@ -101,11 +101,12 @@ describe("LocalCodeExecutor (javascript)", () => {
   });
 
   it("kills code that runs past the timeout", async () => {
-    const quick = new LocalCodeExecutor({ language: "javascript", timeoutMs: 1_000 });
-    // The code never ends: only the kill lets run() return.
+    // The code never ends: only the kill lets run() return. 5 s leaves a loaded machine time to
+    // start Node and print before the kill, which the stdout check needs.
+    const quick = new LocalCodeExecutor({ language: "javascript", timeoutMs: 5_000 });
     const result = await run(quick, "console.log('started'); while (true) {}");
     expect(result.stdout).toBe("started\n");
-    expect(result.stderr).toBe("Execution timed out after 1000 ms; the process was killed.");
+    expect(result.stderr).toBe("Execution timed out after 5000 ms; the process was killed.");
   });
 
   it("enforces the memory limit", async () => {
@@ -168,11 +169,12 @@ describe(`LocalCodeExecutor (python; ${pythonReason})`, () => {
   pythonIt(
     "kills the whole process group on timeout, background children included",
     async () => {
-      const quick = new LocalCodeExecutor({ language: "python", timeoutMs: 1_500 });
+      // Long enough for a loaded machine to start Python and print the child's pid before the kill.
+      const quick = new LocalCodeExecutor({ language: "python", timeoutMs: 5_000 });
       const code =
         "import subprocess, time\np = subprocess.Popen(['sleep', '60'])\nprint(p.pid, flush=True)\ntime.sleep(60)";
       const result = await run(quick, code);
-      expect(result.stderr).toContain("timed out after 1500 ms");
+      expect(result.stderr).toContain("timed out after 5000 ms");
       const childPid = Number(result.stdout.trim());
       expect(childPid).toBeGreaterThan(0);
       await exited(childPid); // it would sleep 60 s otherwise

@@ -32,8 +32,10 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+// A generous timeout for calls the server answers (a loaded CI machine must not fail them); the
+// never-answering /api/slow call gets its own short one.
 const toolset = (extra: Partial<ConstructorParameters<typeof OpenApiToolset>[0]> = {}) =>
-  new OpenApiToolset({ spec: SPEC, baseUrl: `${server.url}/api`, timeoutMs: 500, ...extra });
+  new OpenApiToolset({ spec: SPEC, baseUrl: `${server.url}/api`, timeoutMs: 30_000, ...extra });
 const tool = async (ts: OpenApiToolset, name: string) =>
   (await ts.getTools()).find((t) => t.name === name) as RestApiTool;
 
@@ -121,7 +123,9 @@ describe("OpenApiToolset", () => {
       status: 500,
       body: "kaput",
     });
-    expect(await (await tool(ts, "slow")).call({})).toEqual({ error: "GET /api/slow timed out after 500 ms." });
+    expect(await (await tool(toolset({ timeoutMs: 500 }), "slow")).call({})).toEqual({
+      error: "GET /api/slow timed out after 500 ms.",
+    });
     expect(await (await tool(ts, "get_pets")).call({})).toEqual({
       error: "Missing required argument(s) for get_pets: q.",
     });
