@@ -15,7 +15,7 @@
 // Targets (agentkit): exponent ≤ 0.1; at 5,000 turns ≤ 1 ms in memory, ≤ 3 ms on SQLite.
 // Each subject first warms up on a scratch session (--warm-up-turns, at least --warm-up-ms).
 // Usage: pnpm bench:long-session [-- --checkpoints 100,300,1000,2000,5000 --timed 20 --budget-ms 1000
-//   --warm-up-turns 20 --warm-up-ms 300
+//   --warm-up-turns 20 --warm-up-ms 1500
 //   --subjects agentkit-memory,agentkit-sqlite,adk-memory,agentkit-memory-none --grow real --profile DIR]
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -43,10 +43,12 @@ const MIN_TIMED = 3;
 const WARM_UP = numberArg("warm-up-turns", 20);
 /**
  * And the warm-up goes on for at least this long: 20 turns leave agentkit's code short of the
- * optimizing compiler on some machines (its 100- and 300-turn cells then ran 3-5x slower than the
- * 2,000-turn one, hiding growth); ADK's slower turns reach it in about as many turns.
+ * optimizing compiler on some machines (its 100- and 300-turn cells then ran 3-7x slower than the
+ * 2,000-turn one, hiding growth), and so did 300 ms on a 2-core machine on 2026-11-29 (0.42 ms
+ * per invocation to 1,000 turns, then 0.06); 1,500 ms gave flat cells there from 100 turns on.
+ * ADK's slower turns reach it in about as many turns.
  */
-const WARM_UP_MS = numberArg("warm-up-ms", 300);
+const WARM_UP_MS = numberArg("warm-up-ms", 1500);
 /** The scratch session's length for the warm-up on a long history. */
 const WARM_UP_TURNS = 500;
 const SUBJECTS = listArg("subjects", ["agentkit-memory", "agentkit-sqlite", "adk-memory"]);

@@ -15,6 +15,7 @@ const SMALLEST = [
   ["--seconds", "0.2"],
   ["--warm-up", "20"],
   ["--warm-up-seconds", "0.2"],
+  ["--warm-up-ms", "100"],
   ["--fresh-flows", "40"],
   ["--timed", "2"],
   ["--budget-ms", "50"],

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { ConfigurationError, createEvent, SessionError } from "@agentkit/core";
+import { OVER_LOG_FROM, sessionEvents } from "@agentkit/core/internal";
 import { SessionStoreError, SqliteSessionService, sqlitePathFromUri } from "../src/sqlite/index.js";
 import { runSessionServiceContract } from "../src/testing/index.js";
 
@@ -91,6 +92,31 @@ describe("SqliteSessionService reads only what was appended since its last read"
     expect((await service.getSession(key))!.events.map((e) => e.id)).toEqual(["e0", "m1", "o1", "m2"]);
     expect((await other.getSession(key))!.events.map((e) => e.id)).toEqual(["e0", "m1", "o1", "m2"]);
     await Promise.all([service.close(), other.close()]);
+  });
+
+  it("hands a read the cache's list without copying it, which the reader's own appends extend", async () => {
+    const path = join(dir, "over-log.db");
+    const service = new SqliteSessionService({ path });
+    const key = { appName: "cache", userId: "u", sessionId: "o" };
+    const created = await service.createSession(key);
+    // A long history: a shorter one is simply copied (OVER_LOG_FROM).
+    for (let i = 1; i < OVER_LOG_FROM; i++) await service.appendEvent({ session: created, event: event(`p${i}`) });
+    await service.appendEvent({ session: created, event: event("e0") });
+    const tail = (events: readonly { id: string }[]) => events.slice(OVER_LOG_FROM - 1).map((e) => e.id);
+    const a = (await service.getSession(key))!;
+    const b = (await service.getSession(key))!;
+    // One list for both reads (the cache's), not a copy each.
+    expect(sessionEvents(a)).toBe(sessionEvents(b));
+    const mine = event("m1");
+    await service.appendEvent({ session: a, event: mine });
+    expect(tail(sessionEvents(a))).toEqual(["e0", "m1"]);
+    expect(a.events.at(-1)).toBe(mine); // the caller's list holds the caller's event
+    // b was read before m1: it now answers with its own copy, without m1, and its append is stale.
+    expect(tail(sessionEvents(b))).toEqual(["e0"]);
+    await expect(service.appendEvent({ session: b, event: event("late") })).rejects.toThrow(SessionError);
+    expect(tail(b.events)).toEqual(["e0"]);
+    expect(tail((await service.getSession(key))!.events)).toEqual(["e0", "m1"]);
+    await service.close();
   });
 
   it("reads racing each other and an append never duplicate or lose events", async () => {

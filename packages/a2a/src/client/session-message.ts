@@ -1,6 +1,6 @@
 import type { Part as A2aPart } from "@a2a-js/sdk";
 import type { Event, InvocationContext, Part } from "@agentkit/core";
-import { isEventInBranch } from "@agentkit/core/internal";
+import { isEventInBranch, sessionEvents } from "@agentkit/core/internal";
 import { contentToA2aParts } from "../converters/message-converter.js";
 import { AdkMetadataKey } from "../converters/metadata.js";
 
@@ -27,7 +27,7 @@ export function buildOutgoingTurn(ctx: InvocationContext, agentName: string): Ou
   let contextId: string | undefined;
   let taskId: string | undefined;
   let knownArtifactCount: number | undefined;
-  const events = ctx.session.events;
+  const events = sessionEvents(ctx.session);
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
     if (event.author === agentName) {

@@ -9,6 +9,7 @@ import { REQUEST_CONFIRMATION_FUNCTION_CALL_NAME } from "./confirmation-names.js
 import { isEventInBranch } from "./should-include-event.js";
 import { executeFunctionCalls, generateFunctionCallId } from "./function-calling.js";
 import { deepCopy } from "../content/deep-copy.js";
+import { sessionEvents } from "../sessions/session-events.js";
 
 /**
  * The event asking the client to confirm tool calls (http-api.md 7.2): one
@@ -95,7 +96,7 @@ export function parseToolConfirmation(response: Record<string, unknown> | undefi
 export async function resumeConfirmedToolCalls(ctx: InvocationContext, agent: LlmAgent): Promise<Event | undefined> {
   // Walk back from the end: the newest user event decides, so this step costs O(1) per
   // invocation instead of a pass over the whole history.
-  const events = ctx.session.events;
+  const events = sessionEvents(ctx.session);
   const inBranch = (e: Event) => isEventInBranch(ctx.branch, e);
   let answers: Record<string, ToolConfirmation> | undefined;
   let answerIndex = -1;

@@ -13,6 +13,7 @@ import { findModelCall } from "./confirmation.js";
 import { REQUEST_CREDENTIAL_FUNCTION_CALL_NAME } from "./confirmation-names.js";
 import { isEventInBranch } from "./should-include-event.js";
 import { executeFunctionCalls } from "./function-calling.js";
+import { sessionEvents } from "../sessions/session-events.js";
 
 /**
  * When the newest user message of this branch answers `adk_request_credential` calls, completes
@@ -29,7 +30,7 @@ import { executeFunctionCalls } from "./function-calling.js";
  * answers to requests that are unknown, answered or not pending (`checkIncomingMessage`).
  */
 export async function resumeAuthorizedToolCalls(ctx: InvocationContext, agent: LlmAgent): Promise<Event | undefined> {
-  const events = ctx.session.events;
+  const events = sessionEvents(ctx.session);
   const inBranch = (e: Event) => isEventInBranch(ctx.branch, e);
   let answers: Map<string, Record<string, unknown> | undefined> | undefined;
   let answerIndex = -1;

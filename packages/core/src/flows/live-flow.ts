@@ -12,6 +12,7 @@ import { executeFunctionCalls, hasEffects } from "./function-calling.js";
 import { createModelResponseEvent } from "./llm-flow.js";
 import { afterModel } from "./model-call.js";
 import { buildLlmRequest } from "./request-builder.js";
+import { sessionEvents } from "../sessions/session-events.js";
 
 /**
  * The live (BIDI) flow of an LlmAgent: opens a model connection with the request the text
@@ -125,7 +126,7 @@ async function forwardRequests(
       // flow is not waiting for, before it is stored or reaches the model.
       const content: Content = checkIncomingMessage(
         request.content.role ? request.content : { ...request.content, role: "user" },
-        ctx.session.events,
+        sessionEvents(ctx.session),
       );
       // The user's words are history (as in text mode); tool responses are recorded by the flow.
       if (!(content.parts ?? []).some((p) => p.functionResponse)) {

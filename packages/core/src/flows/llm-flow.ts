@@ -30,6 +30,7 @@ import { buildLlmRequestLendingContents } from "./request-builder.js";
 import { newestUserEventAnswersCalls } from "./answers-calls.js";
 import { deepCopy } from "../content/deep-copy.js";
 import { saveOutputToState } from "./output-key.js";
+import { sessionEvents } from "../sessions/session-events.js";
 
 /**
  * The text-mode loop of an LlmAgent: steps (build request, call model, run tools) until a
@@ -95,7 +96,7 @@ async function* runOneStep(
 ): AsyncGenerator<Event, void, void> {
   ctx.throwIfAborted();
   if (
-    newestUserEventAnswersCalls(ctx.session.events, ctx.branch) &&
+    newestUserEventAnswersCalls(sessionEvents(ctx.session), ctx.branch) &&
     (yield* noted(resumeAnsweredCalls(ctx, agent), step))
   )
     return;

@@ -27,6 +27,7 @@ import { outputSchemaToJson, SET_MODEL_RESPONSE_INSTRUCTION, SetModelResponseToo
 import { buildTransferInstructions, getTransferTargets, TransferToAgentTool } from "./transfer.js";
 import { deepCopy } from "../content/deep-copy.js";
 import { LastJsonKey } from "../content/last-json-key.js";
+import { sessionEvents } from "../sessions/session-events.js";
 
 /**
  * Builds the model request for one step of an LlmAgent (ADK's request processors, in order):
@@ -69,7 +70,7 @@ export async function buildLlmRequestLendingContents(
     // The cache state lives in the session, not only in the model object (ADK's rule: the
     // latest event of this agent that carries cache metadata), so a new process, runner or
     // model instance (a stateless server) reuses the cache the last response described.
-    const prior = latestCacheMetadata(ctx.session.events, agent.name);
+    const prior = latestCacheMetadata(sessionEvents(ctx.session), agent.name);
     if (prior) request.cacheMetadata = deepCopy(prior);
   }
   const live = liveConnectConfigOf(ctx);
@@ -78,8 +79,8 @@ export async function buildLlmRequestLendingContents(
   const instructionContents = await applyInstructions(ctx, agent, request);
   request.contents =
     agent.includeContents === "none"
-      ? getCurrentTurnContents(ctx.branch, ctx.session.events, agent.name)
-      : getLentContents(ctx.branch, ctx.session.events, agent.name, contentsSlot(ctx, agent));
+      ? getCurrentTurnContents(ctx.branch, sessionEvents(ctx.session), agent.name)
+      : getLentContents(ctx.branch, sessionEvents(ctx.session), agent.name, contentsSlot(ctx, agent));
   if (instructionContents.length > 0) {
     ownContents(request);
     insertInstructionContents(request.contents, instructionContents);
@@ -133,7 +134,7 @@ export const MEMO_FROM_EVENTS = 16;
 
 /** The memo slot of this session, branch and agent in the runner's cache (none without a cache). */
 function contentsSlot(ctx: InvocationContext, agent: LlmAgent): ContentsMemoSlot | undefined {
-  if (ctx.session.events.length < MEMO_FROM_EVENTS) return undefined;
+  if (sessionEvents(ctx.session).length < MEMO_FROM_EVENTS) return undefined;
   return ctx.contentsCache?.slot(
     lastSlotKey.of([ctx.appName, ctx.userId, ctx.session.id, ctx.branch ?? "", agent.name]),
   );

@@ -8,6 +8,7 @@ import type { BaseTool } from "../tools/base-tool.js";
 import { isEventInBranch } from "./should-include-event.js";
 import { executeFunctionCalls, type FunctionCallsOutcome } from "./function-calling.js";
 import { suspendedCallOf, type SuspendedCallRecord } from "./suspended-call-record.js";
+import { sessionEvents } from "../sessions/session-events.js";
 
 /**
  * The event showing the client what a suspended call waits for: the pending calls of its
@@ -68,7 +69,7 @@ export async function resumeSuspendedToolCalls(
   ctx: InvocationContext,
   agent: LlmAgent,
 ): Promise<FunctionCallsOutcome | undefined> {
-  const events = ctx.session.events;
+  const events = sessionEvents(ctx.session);
   const inBranch = (e: Event) => isEventInBranch(ctx.branch, e);
   let answerIndex = -1;
   let answers: Part[] = [];

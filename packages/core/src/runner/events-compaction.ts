@@ -2,6 +2,7 @@ import type { Event } from "../events/event.js";
 import type { BaseSessionService } from "../sessions/base-session-service.js";
 import type { Session } from "../sessions/session.js";
 import type { EventsCompactionConfig } from "./app.js";
+import { sessionEvents } from "../sessions/session-events.js";
 
 /**
  * Runs after an invocation: once `compactionInterval` invocations happened since the last
@@ -17,7 +18,7 @@ export async function compactEventsIfDue(args: {
 }): Promise<Event | undefined> {
   const { config, session } = args;
   if (!config.summarizer) return undefined;
-  const window = selectCompactionWindow(session.events, config);
+  const window = selectCompactionWindow(sessionEvents(session), config);
   if (window.length === 0) return undefined;
   const event = await config.summarizer.maybeSummarizeEvents({ events: window, signal: args.signal });
   if (!event || args.signal?.aborted) return undefined;

@@ -2,6 +2,7 @@ import type { BaseAgent } from "../agents/base-agent.js";
 import { getFunctionCalls, getFunctionResponses, type Event } from "../events/event.js";
 import { isTransferableAcrossAgentTree } from "../flows/transfer.js";
 import type { Session } from "../sessions/session.js";
+import { sessionEvents } from "../sessions/session-events.js";
 
 /**
  * Which agent answers the new message (ADK's `_find_agent_to_run`):
@@ -11,13 +12,14 @@ import type { Session } from "../sessions/session.js";
  * 3. else the root agent.
  */
 export function findAgentToRun(session: Session, rootAgent: BaseAgent): BaseAgent {
-  const caller = findMatchingFunctionCall(session.events);
+  const events = sessionEvents(session);
+  const caller = findMatchingFunctionCall(events);
   if (caller) {
     const agent = rootAgent.findAgent(caller.author);
     if (agent) return agent;
   }
-  for (let i = session.events.length - 1; i >= 0; i--) {
-    const event = session.events[i]!;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
     if (event.author === "user") continue;
     if (event.author === rootAgent.name) return rootAgent;
     const agent = rootAgent.findSubAgent(event.author);

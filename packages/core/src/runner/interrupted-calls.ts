@@ -5,6 +5,7 @@ import { suspendedCallOf } from "../flows/suspended-call-record.js";
 import type { BaseSessionService } from "../sessions/base-session-service.js";
 import type { Session } from "../sessions/session.js";
 import type { AbortWatch } from "./run-helpers.js";
+import { sessionEvents } from "../sessions/session-events.js";
 
 /** Marks the events `closeInterruptedCalls` writes. */
 export const INTERRUPTED_CALLS_ERROR_CODE = "TOOL_CALLS_INTERRUPTED";
@@ -76,7 +77,7 @@ export async function storeInterruptedCallResponses(
   session: Session,
   watch: AbortWatch,
 ): Promise<void> {
-  for (const event of closeInterruptedCalls(session.events)) {
+  for (const event of closeInterruptedCalls(sessionEvents(session))) {
     watch.throwIfAborted();
     await sessionService.appendEvent({ session, event });
   }

@@ -6,6 +6,7 @@ import type { Session } from "../sessions/session.js";
 import { isWorkflow } from "../workflow/workflow.js";
 import { leafOf, recordOf } from "../workflow/workflow-records.js";
 import { findAgentToRun, findMatchingFunctionCall } from "./find-agent-to-run.js";
+import { sessionEvents } from "../sessions/session-events.js";
 
 /**
  * In a resumable app, the agent that continues when the new message answers a pending call: the
@@ -15,7 +16,7 @@ import { findAgentToRun, findMatchingFunctionCall } from "./find-agent-to-run.js
  * no workflow (then the caller itself continues, as outside resumable apps).
  */
 export function findResumeTarget(session: Session, root: BaseAgent): BaseAgent | undefined {
-  const call = findMatchingFunctionCall(session.events);
+  const call = findMatchingFunctionCall(sessionEvents(session));
   if (!call) return undefined;
   const caller = callerOf(call, root);
   return caller ? outermostWorkflow(caller) : undefined;
@@ -27,7 +28,7 @@ export function findResumeTarget(session: Session, root: BaseAgent): BaseAgent |
  * stopped before its final answer. Undefined when the latest run completed.
  */
 export function findInterruptedRun(session: Session, root: BaseAgent): BaseAgent | undefined {
-  const events = session.events;
+  const events = sessionEvents(session);
   for (let i = events.length - 1; i >= 0; i--) {
     const record = recordOf(events[i]!);
     if (!record || record.path.includes("/")) continue;

@@ -7,6 +7,7 @@ import type { PriceTable } from "../usage/price-table.js";
 import type { SessionUsageCache } from "../usage/session-usage-cache.js";
 import { USAGE_METADATA_KEY } from "../usage/usage-metadata-keys.js";
 import { UsageTracker } from "../usage/usage-tracker.js";
+import { sessionEvents } from "../sessions/session-events.js";
 
 /** The usage tracker of a new invocation: the session's stored usage so far, the run's budget. */
 export function newUsageTracker(args: {
@@ -16,8 +17,9 @@ export function newUsageTracker(args: {
   budget?: Budget;
   now?: () => number;
 }): UsageTracker {
-  // The events loaded for this run, before it appends any: the run only pushes to the array.
-  const { events } = args.session;
+  // The events loaded for this run, before it appends any: later appends only add to the end of
+  // the list (the session's or its store's, see sessionEvents), so its first `count` stay.
+  const events = sessionEvents(args.session);
   const count = events.length;
   return new UsageTracker({
     prices: args.prices,

@@ -43,6 +43,7 @@ import { sessionUsageFromEvents, type SessionUsage } from "../usage/session-usag
 import { SessionUsageCache } from "../usage/session-usage-cache.js";
 import { InMemoryCredentialService, type BaseCredentialService } from "../auth/base-credential-service.js";
 import { CredentialExchangerRegistry } from "../auth/credential-exchangers.js";
+import { sessionEvents } from "../sessions/session-events.js";
 
 // A runner's steps live in files of their own: its options (runner-options.ts) and settings
 // (runner-settings.ts), the session of a run (load-run-session.ts) and its root context
@@ -126,7 +127,7 @@ export class Runner {
         now: this.now,
       });
       // Checked against the history as it was, before the interrupted calls are closed.
-      const checked = checkedUserMessage(request.newMessage, session.events);
+      const checked = checkedUserMessage(request.newMessage, sessionEvents(session));
       await storeInterruptedCallResponses(this.sessionService, session, watch);
       const message = await appendUserTurn(this, {
         ctx: rootContext,
@@ -245,7 +246,7 @@ export class Runner {
     const key = { appName: this.appName, userId: request.userId, sessionId: request.sessionId };
     const session = await this.sessionService.getSession(key);
     if (!session) throw new SessionNotFoundError(key);
-    return sessionUsageFromEvents(session.events, this.prices);
+    return sessionUsageFromEvents(sessionEvents(session), this.prices);
   }
 
   /**

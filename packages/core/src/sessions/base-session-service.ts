@@ -8,6 +8,7 @@ import { hasOwnKeys, setOwn } from "./own-keys.js";
 import type { GetSessionConfig, ListEventsResponse, ListSessionsResponse, Session } from "./session.js";
 import { validateSessionKey } from "./session-key-validation.js";
 import { splitStateDelta, TEMP_PREFIX, withoutTempKeys } from "./state.js";
+import { pushSessionEvent, sessionEvents } from "./session-events.js";
 import { rememberStoredSnapshot } from "./stored-snapshots.js";
 
 export interface CreateSessionRequest {
@@ -167,7 +168,7 @@ export abstract class BaseSessionService {
   /** Pages through a session's events (default: everything in one page). */
   async listEvents(request: ListEventsRequest): Promise<ListEventsResponse> {
     const session = await this.getSession(request);
-    const events = session?.events ?? [];
+    const events = session ? sessionEvents(session) : [];
     const start = request.pageToken ? Number.parseInt(request.pageToken, 10) || 0 : 0;
     const size = request.pageSize && request.pageSize > 0 ? request.pageSize : events.length;
     const page = events.slice(start, start + size);
@@ -193,7 +194,7 @@ export type StoredEvent = number | { lastUpdateTime: number; snapshot: Event };
 
 /** The caller's side of a stored append: its session gets the event and the new time. */
 function appended(session: Session, event: Event, result: StoredEvent): Event {
-  applyEventToSession(session, event);
+  applyEventToSession(session, event, typeof result === "number" ? undefined : result.snapshot);
   if (typeof result === "number") session.lastUpdateTime = result;
   else {
     session.lastUpdateTime = result.lastUpdateTime;
@@ -214,14 +215,15 @@ const lastSessionQueueKey = new LastJsonKey();
 /**
  * Applies an event to the caller's session object: the state delta (temp keys included, so
  * later steps of the same invocation see them) and the event itself, with temp keys removed
- * from the stored delta.
+ * from the stored delta. `snapshot`: the store's frozen copy of the event, if it kept one
+ * (`pushSessionEvent`).
  */
-export function applyEventToSession(session: Session, event: Event): void {
+export function applyEventToSession(session: Session, event: Event, snapshot?: Event): void {
   const delta = event.actions?.stateDelta;
   if (delta && Object.keys(delta).length > 0) {
     for (const [k, v] of Object.entries(delta)) setOwn(session.state, k, v);
     if (Object.keys(delta).some((k) => k.startsWith(TEMP_PREFIX))) event.actions.stateDelta = withoutTempKeys(delta);
   }
-  session.events.push(event);
+  pushSessionEvent(session, event, snapshot);
   session.lastUpdateTime = Math.max(session.lastUpdateTime, event.timestamp);
 }

@@ -1,4 +1,3 @@
-import { copyWithRoom } from "../content/copy-with-room.js";
 import { deepCopy, frozenCopy } from "../content/deep-copy.js";
 import { SessionAlreadyExistsError, SessionNotFoundError } from "../errors/session-errors.js";
 import type { Event } from "../events/event.js";
@@ -14,6 +13,7 @@ import {
 } from "./base-session-service.js";
 import { validateSessionKey, validateSessionKeyPart } from "./session-key-validation.js";
 import { filterEvents, type ListSessionsResponse, type Session } from "./session.js";
+import { sessionOverLog } from "./session-events.js";
 import { pageSessions } from "./session-list-page.js";
 import { assignOwn, hasOwnKeys } from "./own-keys.js";
 import { mergeState, splitStateDelta } from "./state.js";
@@ -64,15 +64,15 @@ export class InMemorySessionService extends BaseSessionService {
       lastUpdateTime: nowSeconds(),
     };
     byUser.set(id, stored);
-    return this.view(stored, []);
+    return this.view(stored);
   }
 
   override async getSession({ appName, userId, sessionId, config }: GetSessionRequest): Promise<Session | undefined> {
     validateSessionKey({ appName, userId, sessionId });
     const stored = this.find(appName, userId, sessionId);
     if (!stored) return undefined;
-    // Filter before copying: a long history is copied only as far as the caller asked.
-    return this.view(stored, filterEvents(stored.events, config));
+    // The whole history is not copied (see view); a filtered one is, only as far as asked.
+    return this.view(stored, config ? filterEvents(stored.events, config) : undefined);
   }
 
   override async listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {
@@ -144,23 +144,25 @@ export class InMemorySessionService extends BaseSessionService {
   }
 
   /**
-   * A copy of the stored session with the given events and the current merged state. State is
-   * deep-copied; events are shared, frozen snapshots (copying them would make every read, and so
-   * every invocation, cost time proportional to the history).
+   * A copy of the stored session with the current merged state and `events` (a new array of
+   * them), or without `events` the whole history over the stored list (`sessionOverLog`: the
+   * array is built only when the caller reads it, so a run on a long session does not copy it).
+   * State is deep-copied; events are shared, frozen snapshots (copying them would make every
+   * read, and so every invocation, cost time proportional to the history).
    */
-  private view(stored: StoredSession, events: Event[]): Session {
+  private view(stored: StoredSession, events?: Event[]): Session {
     const state = mergeState(
       this.appState.get(stored.appName) ?? {},
       this.userState.get(stored.appName)?.get(stored.userId) ?? {},
       stored.state,
     );
-    return {
+    const fields = {
       id: stored.id,
       appName: stored.appName,
       userId: stored.userId,
       state: deepCopy(state),
-      events: copyWithRoom(events),
       lastUpdateTime: stored.lastUpdateTime,
     };
+    return events ? { ...fields, events: events.slice() } : sessionOverLog(fields, stored.events);
   }
 }

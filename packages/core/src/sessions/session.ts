@@ -1,5 +1,6 @@
 import { eventFromJson, eventToJson, eventToJsonText, InvalidJsonError, toSeconds } from "../events/event-json.js";
 import type { Event } from "../events/event.js";
+import { sessionEvents } from "./session-events.js";
 
 /** A conversation: its state and ordered events. Plain data. */
 export interface Session {
@@ -64,7 +65,7 @@ export function sessionToJson(session: Session): Record<string, unknown> {
     appName: session.appName,
     userId: session.userId,
     state: JSON.parse(JSON.stringify(session.state ?? {})),
-    events: session.events.map(eventToJson),
+    events: sessionEvents(session).map(eventToJson),
     lastUpdateTime: session.lastUpdateTime,
   };
 }
@@ -77,7 +78,7 @@ export function sessionToJsonText(session: Session): string {
     userId: session.userId,
     state: session.state ?? {},
   });
-  const events = session.events.map(eventToJsonText).join(",");
+  const events = sessionEvents(session).map(eventToJsonText).join(",");
   return `${head.slice(0, -1)},"events":[${events}],"lastUpdateTime":${JSON.stringify(session.lastUpdateTime)}}`;
 }
 

@@ -1,4 +1,5 @@
 import type { Event } from "../events/event.js";
+import { Stamp } from "./stamp.js";
 
 /**
  * The store's own frozen copy of each appended event, by the caller's event object: a store that
@@ -7,21 +8,10 @@ import type { Event } from "../events/event.js";
  * instead of copying the caller's mutable event a second time. It lives as long as the caller
  * keeps its event (a run's session object).
  *
- * Kept in a private field stamped on the caller's event (a base class constructor that returns
- * the object it is given makes the subclass add its field to that object), not in a `WeakMap`:
- * a `WeakMap.set` with a new key cost about 1 µs on Node 24 (the key's identity hash, the table,
- * the collector's ephemeron work), once per appended event; the stamp is a hidden-class
- * transition. A private field is invisible to everything outside this class (keys, symbols,
- * `JSON`, spread, `structuredClone`, `util.inspect`), so the caller's event looks as it did. An
- * object that cannot take new fields (non-extensible) uses the `WeakMap`.
+ * Kept in a private field stamped on the caller's event (`Stamp`), not in a `WeakMap`: the stamp
+ * is a hidden-class transition, once per appended event. An object that cannot take new fields
+ * (non-extensible) uses the `WeakMap`.
  */
-class Stamp {
-  constructor(target: object) {
-    // biome-ignore lint/correctness/noConstructorReturn: the object given is what gets the subclass's field
-    return target;
-  }
-}
-
 class StoredSnapshot extends Stamp {
   #snapshot: Event | undefined;
 

@@ -22,6 +22,7 @@ import type { BaseTool } from "../tools/base-tool.js";
 import { BaseNode, type BaseNodeOptions, type NodeYield } from "./base-node.js";
 import type { NodeContext } from "./node-context.js";
 import { NodeInterruptedError } from "./workflow-errors.js";
+import { sessionEvents } from "../sessions/session-events.js";
 
 export interface ToolNodeOptions extends Omit<BaseNodeOptions, "name" | "rerunOnResume"> {
   /** Node name; default the tool's name (with `-` replaced by `_`). */
@@ -59,7 +60,7 @@ export class ToolNode extends BaseNode {
     let authorizationActions: ReturnType<typeof createEventActions> | undefined;
     if (previous?.id) {
       call = previous;
-      const answered = findResponse(ctx.session.events, call.id!);
+      const answered = findResponse(sessionEvents(ctx.session), call.id!);
       if (answered) {
         if (isInterrupted(answered))
           throw new NodeInterruptedError(

@@ -7,7 +7,7 @@ import {
   type RunConfig,
   type Session,
 } from "@agentkit/core";
-import { checkIncomingMessage } from "@agentkit/core/internal";
+import { checkIncomingMessage, sessionEvents } from "@agentkit/core/internal";
 import { ServerDrainingError } from "../errors/server-errors.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import type { LogFields } from "../server-logger.js";
@@ -73,7 +73,7 @@ export async function prepareRun(
       (await deps.context.sessionService.getSession(answers ? key : { ...key, config: { numRecentEvents: 0 } })) ??
       (params.createSessionIfMissing ? await createOrGet(deps, key) : undefined);
     if (!session) throw new SessionNotFoundError(key);
-    if (params.newMessage) checkIncomingMessage(params.newMessage, session.events);
+    if (params.newMessage) checkIncomingMessage(params.newMessage, sessionEvents(session));
   } catch (error) {
     release?.();
     lease.release();

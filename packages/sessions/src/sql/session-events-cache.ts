@@ -3,7 +3,10 @@ import { BoundedLru, deepFreeze } from "@agentkit/core/internal";
 
 /** A session's stored events as this process last read them: frozen, shared by every read. */
 export interface CachedHistory {
-  /** Owned by the cache (appended in place); readers get copies of the array. */
+  /**
+   * Owned by the cache and only ever appended to (in place), which sessions read over it rely on
+   * (`sessionOverLog`); a reader that needs an array of its own copies it.
+   */
   readonly events: Event[];
   /**
    * How many of `events` this entry covers. The array is shared with the entry that follows, so

@@ -17,9 +17,9 @@ import {
   type Session,
 } from "@agentkit/core";
 import {
-  copyWithRoom,
   decodeSessionPageToken,
   SessionQueueKey,
+  sessionOverLog,
   sessionPageFromRows,
   sessionPageSize,
   splitStateDelta,
@@ -109,7 +109,8 @@ export abstract class SqlSessionService extends BaseSessionService {
       return undefined;
     }
     const events = this.history.extend(cacheKey, prefix, tail.events, tail.lastSeq, tail.lastId);
-    return { ...tail.session, events: copyWithRoom(events) };
+    // Over the cache's list: the run that loads the session does not copy its history.
+    return sessionOverLog(tail.session, events);
   }
 
   override async listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {
