@@ -96,9 +96,10 @@ const INSPECTED_AS_DATA = {
 };
 
 /**
- * The session's events, for a reader that neither edits nor keeps them: while nothing has built
- * `session.events` and the log holds exactly the session's events, the log itself (the events
- * appended through the session appear as the store's frozen copies of them); otherwise
+ * The session's events, for a reader that never edits them and, if it keeps the array, reads only
+ * the events that were there when it asked (later appends may land at its end): while nothing has
+ * built `session.events` and the log holds exactly the session's events, the log itself (the
+ * events appended through the session appear as the store's frozen copies of them); otherwise
  * `session.events`.
  */
 export function sessionEvents(session: Session): readonly Event[] {
