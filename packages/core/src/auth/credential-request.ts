@@ -6,6 +6,7 @@ import type { FunctionCall, Part } from "../content/content.js";
 import { CredentialError } from "../errors/auth-errors.js";
 import { createEventActions } from "../events/event-actions.js";
 import { createEvent, type Event } from "../events/event.js";
+import { hasOwnKeys } from "../sessions/own-keys.js";
 import { REQUEST_CREDENTIAL_FUNCTION_CALL_NAME } from "../flows/confirmation-names.js";
 import { AuthCredentialTypes, type AuthCredential } from "./auth-credential.js";
 import { redactAuthConfig, withCredentialKey, type AuthConfig, type KeyedAuthConfig } from "./auth-config.js";
@@ -56,6 +57,8 @@ export async function buildCredentialRequestEvent(
   newCallId: () => string,
 ): Promise<Event | undefined> {
   const requested = responseEvent.actions.requestedAuthConfigs;
+  // Most tool responses request nothing: no context, actions or async work for them.
+  if (!hasOwnKeys(requested)) return undefined;
   const deps = credentialDependenciesOf(ctx);
   const actions = createEventActions();
   const context = new CallbackContext(ctx, actions);
