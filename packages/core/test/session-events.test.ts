@@ -1,11 +1,15 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "@jest/globals";
 import {
+  App,
   createEvent,
   FunctionTool,
   InMemorySessionService,
   LlmAgent,
+  LongRunningFunctionTool,
   Runner,
+  SequentialAgent,
+  type Content,
   type Event,
   type Session,
 } from "../src/index.js";
@@ -168,5 +172,51 @@ describe("a run on a long session", () => {
     expect(model.requests.at(-1)!.contents!.length).toBeGreaterThan(before);
     const stored = await read(service);
     expect(stored.events).toHaveLength(before + events.length + 1);
+  });
+
+  it("a resumable workflow pauses and resumes over the store's list, never building the session's own", async () => {
+    const service = await sessionWith(2);
+    const ask = new LongRunningFunctionTool({ name: "ask_human", description: "Asks.", execute: () => undefined });
+    const askerModel = new ScriptedModel({
+      steps: [ScriptedModel.functionCall("ask_human", {}, "c1"), ScriptedModel.text("thanks")],
+    });
+    const afterModel = new ScriptedModel({ steps: [ScriptedModel.text("finished")] });
+    const pipeline = new SequentialAgent({
+      name: "pipeline",
+      subAgents: [
+        new LlmAgent({ name: "asker", model: askerModel, tools: [ask] }),
+        new LlmAgent({ name: "after", model: afterModel }),
+      ],
+    });
+    const runner = new Runner({
+      app: new App({ name: "app", rootAgent: pipeline, resumability: { isResumable: true } }),
+      sessionService: service,
+    });
+    const counters: { reads: number }[] = [];
+    const getSession = service.getSession.bind(service);
+    service.getSession = async (request) => {
+      const session = await getSession(request);
+      if (session) counters.push(countEventsReads(session));
+      return session;
+    };
+    const send = (newMessage: Content) => collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage }));
+    const first = await send({ role: "user", parts: [{ text: "start" }] });
+    expect(first.find((e) => e.nodeInfo?.status === "waiting")).toMatchObject({
+      author: "asker",
+      nodeInfo: { path: "pipeline/asker@1" },
+    });
+    const second = await send({
+      role: "user",
+      parts: [{ functionResponse: { id: "c1", name: "ask_human", response: { answer: "yes" } } }],
+    });
+    expect(second.filter((e) => e.content).map((e) => [e.author, e.content!.parts![0]!.text])).toEqual([
+      ["asker", "thanks"],
+      ["after", "finished"],
+    ]);
+    expect(second.at(-1)).toMatchObject({ author: "pipeline", nodeInfo: { path: "pipeline", status: "completed" } });
+    askerModel.assertConsumed();
+    afterModel.assertConsumed();
+    expect(counters.length).toBeGreaterThan(1);
+    expect(counters.map((c) => c.reads)).toEqual(counters.map(() => 0));
   });
 });

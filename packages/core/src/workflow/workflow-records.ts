@@ -1,4 +1,6 @@
 import { getFunctionResponses, type Event, type NodeRunStatus } from "../events/event.js";
+import { sessionEvents } from "../sessions/session-events.js";
+import type { Session } from "../sessions/session.js";
 
 /** What a workflow stores in `actions.agentState` of its records (resumable apps). */
 export interface RecordState {
@@ -28,33 +30,39 @@ export function leafOf(path: string): { name: string; run?: string } {
 
 /**
  * The records of one workflow run in a session: the events from the run's start on (its start
- * record in a resumable app, else the position the run began at). The session's event list is
- * read live, so records the run writes are seen at once.
+ * record in a resumable app, else the position the run began at). The session's events are read
+ * live on every call (`sessionEvents`: the store's list while the session follows it, without a
+ * copy), so records the run writes are seen at once.
  */
 export class RunRecords {
   private constructor(
-    private readonly events: Event[],
+    private readonly session: Session,
     readonly startIndex: number,
     readonly path: string,
   ) {}
 
   /** A new run starting at the current end of the session. */
-  static fresh(events: Event[], path: string): RunRecords {
-    return new RunRecords(events, events.length, path);
+  static fresh(session: Session, path: string): RunRecords {
+    return new RunRecords(session, sessionEvents(session).length, path);
   }
 
   /**
    * The run to resume: from the latest start record of `path`, unless the run it starts already
    * completed (then undefined: there is nothing to resume).
    */
-  static latest(events: Event[], path: string): RunRecords | undefined {
+  static latest(session: Session, path: string): RunRecords | undefined {
+    const events = sessionEvents(session);
     for (let i = events.length - 1; i >= 0; i--) {
       const record = recordOf(events[i]!);
       if (!record || record.path !== path) continue;
       if (record.status === "completed") return undefined;
-      if (record.status === "started") return new RunRecords(events, i, path);
+      if (record.status === "started") return new RunRecords(session, i, path);
     }
     return undefined;
+  }
+
+  private get events(): readonly Event[] {
+    return sessionEvents(this.session);
   }
 
   /** What the start record stored: the workflow's input and whether it is in the history. */

@@ -71,9 +71,8 @@ export async function* runWorkflow(
   const behaviour = workflow.behaviour;
   const writeRecords = ctx.isResumable;
   const pause = behaviour.pauseAlways || ctx.isResumable;
-  const events = ctx.session.events;
 
-  let records = scope?.resume && writeRecords ? RunRecords.latest(events, path) : undefined;
+  let records = scope?.resume && writeRecords ? RunRecords.latest(ctx.session, path) : undefined;
   const resuming = records !== undefined;
   let input: unknown;
   let inputInHistory: boolean;
@@ -85,7 +84,7 @@ export async function* runWorkflow(
     input = scope ? scope.input : ctx.userContent;
     inputInHistory = scope ? scope.inputInHistory === true : input !== undefined;
     if (workflow.inputSchema) input = validate(workflow.name, workflow.inputSchema, "input", contentValue(input));
-    records = RunRecords.fresh(events, path);
+    records = RunRecords.fresh(ctx.session, path);
     if (writeRecords)
       yield createEvent({
         invocationId: ctx.invocationId,
