@@ -55,6 +55,18 @@ function countEventsReads(session: Session): { reads: number } {
   return counter;
 }
 
+/** From now on, every session `service` reads counts reads of its `session.events`. */
+function countReadsOfEverySession(service: InMemorySessionService): { reads: number }[] {
+  const counters: { reads: number }[] = [];
+  const getSession = service.getSession.bind(service);
+  service.getSession = async (request) => {
+    const session = await getSession(request);
+    if (session) counters.push(countEventsReads(session));
+    return session;
+  };
+  return counters;
+}
+
 describe("a session read over the store's list of events", () => {
   it("shares the store's list with readers until something reads session.events, without copying it", async () => {
     const service = await sessionWith(3);
@@ -155,13 +167,7 @@ describe("a run on a long session", () => {
       agent: new LlmAgent({ name: "root", model, tools: [tool] }),
       sessionService: service,
     });
-    const counters: { reads: number }[] = [];
-    const getSession = service.getSession.bind(service);
-    service.getSession = async (request) => {
-      const session = await getSession(request);
-      if (session) counters.push(countEventsReads(session));
-      return session;
-    };
+    const counters = countReadsOfEverySession(service);
     const events = await collect(
       runner.runAsync({ userId: "u", sessionId: "s", newMessage: { role: "user", parts: [{ text: "go" }] } }),
     );
@@ -192,13 +198,7 @@ describe("a run on a long session", () => {
       app: new App({ name: "app", rootAgent: pipeline, resumability: { isResumable: true } }),
       sessionService: service,
     });
-    const counters: { reads: number }[] = [];
-    const getSession = service.getSession.bind(service);
-    service.getSession = async (request) => {
-      const session = await getSession(request);
-      if (session) counters.push(countEventsReads(session));
-      return session;
-    };
+    const counters = countReadsOfEverySession(service);
     const send = (newMessage: Content) => collect(runner.runAsync({ userId: "u", sessionId: "s", newMessage }));
     const first = await send({ role: "user", parts: [{ text: "start" }] });
     expect(first.find((e) => e.nodeInfo?.status === "waiting")).toMatchObject({
