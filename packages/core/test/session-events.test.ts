@@ -142,6 +142,7 @@ describe("a session read over the store's list of events", () => {
     const recent = (await service.getSession({ ...key, config: { numRecentEvents: 2 } }))!;
     expect(recent.events.map((e) => e.content?.parts?.[0]?.text)).toEqual(["m2", "m3"]);
     expect(Object.getOwnPropertyDescriptor(recent, "events")!.value).toBe(recent.events);
+    expect(Object.keys(recent)).toEqual(["id", "appName", "userId", "state", "events", "lastUpdateTime"]);
     expect(sessionEvents(recent)).toBe(recent.events);
     await service.appendEvent({ session: recent, event: said("next") });
     expect(recent.events.map((e) => e.content?.parts?.[0]?.text)).toEqual(["m2", "m3", "next"]);

@@ -1,3 +1,4 @@
+import { copyWithRoom } from "../content/copy-with-room.js";
 import { deepCopy, frozenCopy } from "../content/deep-copy.js";
 import { SessionAlreadyExistsError, SessionNotFoundError } from "../errors/session-errors.js";
 import type { Event } from "../events/event.js";
@@ -13,7 +14,7 @@ import {
 } from "./base-session-service.js";
 import { validateSessionKey, validateSessionKeyPart } from "./session-key-validation.js";
 import { filterEvents, type ListSessionsResponse, type Session } from "./session.js";
-import { sessionOverLog } from "./session-events.js";
+import { plainSession, sessionOverLog } from "./session-events.js";
 import { pageSessions } from "./session-list-page.js";
 import { assignOwn, hasOwnKeys } from "./own-keys.js";
 import { mergeState, splitStateDelta } from "./state.js";
@@ -163,6 +164,6 @@ export class InMemorySessionService extends BaseSessionService {
       state: deepCopy(state),
       lastUpdateTime: stored.lastUpdateTime,
     };
-    return events ? { ...fields, events: events.slice() } : sessionOverLog(fields, stored.events);
+    return events ? plainSession(fields, copyWithRoom(events)) : sessionOverLog(fields, stored.events);
   }
 }
