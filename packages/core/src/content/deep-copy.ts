@@ -1,4 +1,5 @@
 import { hasOwnKeys, setOwn } from "../sessions/own-keys.js";
+import { sizedRecord } from "./sized-record.js";
 import { EMPTY_ARRAY, EMPTY_OBJECT, isSharedEmpty, SnapshotSharing } from "./snapshot-sharing.js";
 
 /**
@@ -52,22 +53,28 @@ function copyFrozen<T>(value: T, sharing: SnapshotSharing): T {
     return (primitive ? sharing.leaf(copy, n) : copy) as T;
   }
   if (!isPlainRecord(value)) return deepFreeze(structuredClone(value));
-  const out: Record<string, unknown> = {};
-  let count = 0;
+  const count = ownKeyCount(value);
+  if (count === 0) return EMPTY_OBJECT as T;
+  const out = sizedRecord(count);
   let allEmpty = true;
   let primitive = true;
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const copy = copyFrozen((value as Record<string, unknown>)[key], sharing);
     setOwn(out, key, copy);
-    count++;
     if (!isSharedEmpty(copy)) allEmpty = false;
     if (typeof copy === "object" && copy !== null) primitive = false;
   }
-  if (count === 0) return EMPTY_OBJECT as T;
   Object.freeze(out);
   if (allEmpty) return sharing.emptyRecord(out, count) as T;
   return (primitive ? sharing.leaf(out, count) : out) as T;
+}
+
+/** How many own enumerable keys the record has (without listing them). */
+function ownKeyCount(record: object): number {
+  let count = 0;
+  for (const key in record) if (Object.hasOwn(record, key)) count++;
+  return count;
 }
 
 /**

@@ -1,7 +1,11 @@
 import { randomFillSync } from "node:crypto";
 
-/** UUIDs made from one fill of the random pool (Node's `randomUUID` buffers the same way). */
-const PER_FILL = 128;
+/**
+ * UUIDs made from one fill of the random pool (Node's `randomUUID` buffers 128). A fill costs
+ * about 5 µs whatever its size up to 16 KB, so 1,024 per fill make the fill's share of an id
+ * about 6 ns instead of 40.
+ */
+const PER_FILL = 1024;
 /** The ASCII codes of the lowercase hex digits. */
 const HEX_CODES = Uint8Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
 let pool: Buffer | undefined;

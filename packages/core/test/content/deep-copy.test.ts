@@ -1,6 +1,7 @@
 // Frozen snapshots (the in-memory store's events, the SQL stores' parsed events) share what they
 // can: one frozen empty object and array, one record per key list of nothing but empties (an
 // unchanged event's actions), and equal small leaves of primitives within one snapshot.
+import { inspect } from "node:util";
 import { describe, expect, it } from "@jest/globals";
 import { frozenCopy } from "../../src/content/deep-copy.js";
 import { deepFreeze } from "../../src/internal.js";
@@ -55,7 +56,8 @@ describe("records of empties and equal leaves", () => {
     models: { m: { tokens: { prompt, candidates: 1, total: prompt + 1 }, calls: 1 } },
     unpriced: ["m", "n", "o"],
     session: { unpriced: ["m", "n", "o"], tokens: { prompt: prompt * 2, candidates: 2, total: prompt * 2 + 2 } },
-    // Leaves of one or two entries are never shared (comparing them costs more than they save).
+    // Records of one or two entries are never shared (comparing them costs more than they save);
+    // arrays of primitives are, at any length.
     small: { a: [1], b: [1], c: { q: "x" }, d: { q: "x" } },
   });
 
@@ -76,7 +78,7 @@ describe("records of empties and equal leaves", () => {
     expect(a.tokens).toBe(a.models.m.tokens);
     expect(a.unpriced).toBe(a.session.unpriced);
     expect(a.session.tokens).not.toBe(a.tokens);
-    expect(a.small.a).not.toBe(a.small.b);
+    expect(a.small.a).toBe(a.small.b);
     expect(a.small.c).not.toBe(a.small.d);
     expect(JSON.stringify(a)).toBe(JSON.stringify(rollup(10)));
     const b = frozenCopy(rollup(10));
@@ -105,6 +107,23 @@ describe("records of empties and equal leaves", () => {
     expect(Object.is(v.c.x, -0)).toBe(true);
     expect(Object.keys(v.e)).toEqual(["x", "p", "q"]);
     expect(Object.keys(v.h)).toEqual(["y", "x", "q"]);
+  });
+});
+
+describe("frozenCopy's records are plain objects", () => {
+  it("with Object.prototype, Object as constructor, their keys in order, at every size", () => {
+    const wide = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i]));
+    const source = { one: { a: "x" }, seven: { g: 1, f: 2, e: 3, d: 4, c: 5, b: 6, a: 7 }, wide };
+    const copy = frozenCopy(source);
+    for (const record of [copy, copy.one, copy.seven, copy.wide]) {
+      expect(Object.getPrototypeOf(record)).toBe(Object.prototype);
+      expect(record.constructor).toBe(Object);
+      expect(Object.isFrozen(record)).toBe(true);
+    }
+    expect(Object.keys(copy.seven)).toEqual(["g", "f", "e", "d", "c", "b", "a"]);
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(source));
+    expect(structuredClone(copy)).toStrictEqual(source);
+    expect(inspect(copy.one)).toBe("{ a: 'x' }");
   });
 });
 
