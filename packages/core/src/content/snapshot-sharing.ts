@@ -33,12 +33,11 @@ const MAX_EMPTY_RECORDS = 32;
 /** Most leaves one snapshot shares (an event has a handful). */
 const MAX_LEAVES = 32;
 /**
- * Fewest entries a record leaf needs to be shared. What repeats within an event is a usage
- * rollup's token counts (six entries, once per scope and model), while a part's text, a call's
- * arguments and a tool's small answer never did, and comparing them all cost 2-3% of an
- * in-process invocation. Arrays of primitives are shared at any length: they are rare in events,
- * and the one that repeats, a rollup's list of unpriced model names (usually one name, the same in
- * the invocation's and the session's rollup), is 56 bytes per copy.
+ * Fewest entries a leaf needs to be shared. What repeats within an event is a usage rollup's
+ * token counts (six entries, once per scope and model); of smaller leaves only a rollup's
+ * one-element list of model names did in the events measured (a few dozen bytes), while a
+ * part's text, a call's arguments and a tool's small answer never did, and comparing them all
+ * cost 2-3% of an in-process invocation.
  */
 const MIN_LEAF_ENTRIES = 3;
 
@@ -58,9 +57,9 @@ export class SnapshotSharing {
     return record;
   }
 
-  /** `leaf` (frozen, `count` entries, only primitive values) or an equal leaf of this snapshot (a record of 3+ entries, any array). */
+  /** `leaf` (frozen, `count` entries, only primitive values) or an equal leaf of this snapshot (of 3+ entries). */
   leaf<T extends object>(leaf: T, count: number): T {
-    if (count < MIN_LEAF_ENTRIES && !Array.isArray(leaf)) return leaf;
+    if (count < MIN_LEAF_ENTRIES) return leaf;
     const leaves = (this.leaves ??= []);
     const found = find(leaves, leaf as Record<string, unknown>, count);
     if (found) return found as T;
