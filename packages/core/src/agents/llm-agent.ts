@@ -246,12 +246,26 @@ export class LlmAgent extends BaseAgent {
   }
 }
 
-async function resolveInstruction(
+/**
+ * A string instruction as it is, a function's once it has answered. Not async for a string: an
+ * async method that returns a promise spends three more turns of the microtask queue than one
+ * that returns a value.
+ */
+function resolveInstruction(
   instruction: Instruction,
   context: ReadonlyContext,
-): Promise<{ instruction: string; bypassStateInjection: boolean }> {
-  if (typeof instruction === "function") return { instruction: await instruction(context), bypassStateInjection: true };
+):
+  | { instruction: string; bypassStateInjection: boolean }
+  | Promise<{ instruction: string; bypassStateInjection: boolean }> {
+  if (typeof instruction === "function") return resolveFunctionInstruction(instruction, context);
   return { instruction, bypassStateInjection: false };
+}
+
+async function resolveFunctionInstruction(
+  instruction: Exclude<Instruction, string>,
+  context: ReadonlyContext,
+): Promise<{ instruction: string; bypassStateInjection: boolean }> {
+  return { instruction: await instruction(context), bypassStateInjection: true };
 }
 
 /** Duck-typed so models built against another copy of core still count. */

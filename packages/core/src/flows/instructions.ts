@@ -127,7 +127,9 @@ export async function applyInstructions(
   const extraContents: Content[] = [];
   if (agent.instruction) {
     const { instruction, bypassStateInjection } = await agent.canonicalInstruction(readonly);
-    const text = bypassStateInjection ? instruction : await injectSessionState(instruction, ctx);
+    // Without a brace there is nothing to fill in: no call and no await (a promise and a turn).
+    const text =
+      bypassStateInjection || !instruction.includes("{") ? instruction : await injectSessionState(instruction, ctx);
     if (agent.staticInstruction === undefined) appendInstructions(request, [text]);
     else if (text) extraContents.push({ role: "user", parts: [{ text }] });
   }

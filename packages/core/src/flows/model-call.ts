@@ -50,6 +50,8 @@ export async function* callModel(
   const stream = ctx.runConfig.streamingMode === StreamingMode.SSE;
   const iterator = model.generateContentAsync(request, stream, { signal: ctx.signal });
   const usage = ctx.usage.startModelCall(model.model);
+  // A model generator that has ended needs no `return()` (the call would cost a promise and a turn).
+  let ended = false;
   try {
     while (true) {
       let next: IteratorResult<LlmResponse, void>;
@@ -66,14 +68,18 @@ export async function* callModel(
         yield await afterModel(ctx, agent, context, recovered ?? errorResponse(error));
         return;
       }
-      if (next.done) return;
+      if (next.done) {
+        ended = true;
+        return;
+      }
       ctx.throwIfAborted();
       usage.record(next.value);
-      yield await afterModel(ctx, agent, context, next.value);
+      context.modelResponseEventId = newEventId();
+      yield hasAfterModelHooks(ctx, agent) ? await afterModelHooks(ctx, agent, context, next.value) : next.value;
     }
   } finally {
     usage.end();
-    await iterator.return?.(undefined);
+    if (!ended) await iterator.return?.(undefined);
     returnContents(request.contents);
   }
 }
@@ -90,8 +96,21 @@ export async function afterModel(
   response: LlmResponse,
 ): Promise<LlmResponse> {
   context.modelResponseEventId = newEventId();
-  if (callbackList(agent.afterModelCallback).length === 0 && !ctx.pluginManager.hasHook("afterModelCallback"))
-    return response;
+  return hasAfterModelHooks(ctx, agent) ? afterModelHooks(ctx, agent, context, response) : response;
+}
+
+/** True when a plugin or the agent has an after-model callback (else a response needs no await). */
+function hasAfterModelHooks(ctx: InvocationContext, agent: LlmAgent): boolean {
+  return callbackList(agent.afterModelCallback).length > 0 || ctx.pluginManager.hasHook("afterModelCallback");
+}
+
+/** The after-model callbacks, plugins first; the first returned response replaces the model's. */
+async function afterModelHooks(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  context: CallbackContext,
+  response: LlmResponse,
+): Promise<LlmResponse> {
   const altered =
     (await ctx.pluginManager.run("afterModelCallback", { context, response })) ??
     (await runCallbackSlot(agent.afterModelCallback, { context, response }));

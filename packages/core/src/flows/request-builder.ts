@@ -118,7 +118,9 @@ export async function buildLlmRequestLendingContents(
 
 /** A tool's `processLlmRequest`; one that overrides the default (which only adds the tool) may edit the contents. */
 async function processWithTool(tool: BaseTool, toolContext: ToolContext, request: LlmRequest): Promise<void> {
-  if (tool.processLlmRequest !== BaseTool.prototype.processLlmRequest) ownContents(request);
+  // The default only adds the tool: done here, without awaiting the async method.
+  if (tool.processLlmRequest === BaseTool.prototype.processLlmRequest) return appendTools(request, [tool]);
+  ownContents(request);
   await tool.processLlmRequest({ toolContext, llmRequest: request });
 }
 

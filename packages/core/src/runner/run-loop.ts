@@ -55,7 +55,10 @@ export async function* runLoop(
         throw watch.isAborted && !(error instanceof RunAbortedError) ? new RunAbortedError({ cause: error }) : error;
       }
       stepPending = false;
-      if (step.done) break;
+      if (step.done) {
+        agentRun = undefined; // finished: nothing to return (a `return()` would cost a promise and a turn)
+        break;
+      }
       const event = await handleEvent(runner, ctx, session, step.value, watch);
       yield event;
       watch.throwIfAborted();
