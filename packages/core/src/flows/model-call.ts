@@ -65,7 +65,7 @@ export async function* callModel(
         const recovered =
           (await ctx.pluginManager.run("onModelErrorCallback", { context, request, error })) ??
           (await runCallbackSlot(agent.onModelErrorCallback, { context, request, error }));
-        yield await afterModel(ctx, agent, context, recovered ?? errorResponse(error));
+        yield afterModel(ctx, agent, context, recovered ?? errorResponse(error));
         return;
       }
       if (next.done) {
@@ -74,8 +74,8 @@ export async function* callModel(
       }
       ctx.throwIfAborted();
       usage.record(next.value);
-      context.modelResponseEventId = newEventId();
-      yield hasAfterModelHooks(ctx, agent) ? await afterModelHooks(ctx, agent, context, next.value) : next.value;
+      // `yield` awaits a promise itself: no second await when the callbacks answer at once.
+      yield afterModel(ctx, agent, context, next.value);
     }
   } finally {
     usage.end();
@@ -89,22 +89,19 @@ export async function* callModel(
  * Gives the response's event its id first (`context.modelResponseEventId`), so the callbacks
  * can name the event; the flow builds the event with that id.
  */
-export async function afterModel(
+export function afterModel(
   ctx: InvocationContext,
   agent: LlmAgent,
   context: CallbackContext,
   response: LlmResponse,
-): Promise<LlmResponse> {
+): LlmResponse | Promise<LlmResponse> {
   context.modelResponseEventId = newEventId();
-  return hasAfterModelHooks(ctx, agent) ? afterModelHooks(ctx, agent, context, response) : response;
+  // Without callbacks the response itself: no promise to make and await.
+  if (callbackList(agent.afterModelCallback).length === 0 && !ctx.pluginManager.hasHook("afterModelCallback"))
+    return response;
+  return afterModelHooks(ctx, agent, context, response);
 }
 
-/** True when a plugin or the agent has an after-model callback (else a response needs no await). */
-function hasAfterModelHooks(ctx: InvocationContext, agent: LlmAgent): boolean {
-  return callbackList(agent.afterModelCallback).length > 0 || ctx.pluginManager.hasHook("afterModelCallback");
-}
-
-/** The after-model callbacks, plugins first; the first returned response replaces the model's. */
 async function afterModelHooks(
   ctx: InvocationContext,
   agent: LlmAgent,
