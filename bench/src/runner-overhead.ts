@@ -14,7 +14,11 @@
 // `--batches N` with `--baseline`: instead of rounds, N pairs of one batch each (--batch
 // invocations, 50 by default), order alternating, CPU compared pair by pair: on a shared machine
 // the load changes less within a pair of ~10 ms batches than between half-second rounds.
-// Usage: pnpm bench:runner [-- --rounds 5 --seconds 2 --warm-up 500 --only agentkit|adk|runner --profile DIR --baseline DIR --batches 300 --batch 50]
+// `--processes N` with `--baseline`: N pairs of child processes instead, one per checkout
+// (process-pairs.ts), so each side's garbage collection is its own: in one heap, what one side
+// keeps is promoted by collections the other side may trigger. This is the comparison for a
+// change in what a run allocates or keeps.
+// Usage: pnpm bench:runner [-- --rounds 5 --seconds 2 --warm-up 500 --only agentkit|adk|runner --profile DIR --baseline DIR --batches 300 --batch 50 --processes 6]
 import { availableParallelism, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -26,6 +30,7 @@ import { numberArg, stringArg } from "./args.js";
 import { makeBenchAgent } from "./bench-agent.js";
 import { makeThreeEventsAgent } from "./three-events-agent.js";
 import { startCpuProfile } from "./cpu-profile.js";
+import { compareInProcesses } from "./process-pairs.js";
 import { median, spread } from "./stats.js";
 import { reportTarget } from "./targets.js";
 
@@ -38,6 +43,7 @@ const BASELINE_DIR = stringArg("baseline", "");
 const BATCH = 100;
 const BATCHES = numberArg("batches", 0);
 const PAIR_BATCH = numberArg("batch", 50);
+const PROCESSES = numberArg("processes", 0);
 
 /** `runner`: agentkit with an agent that calls no model and no tool (the runner's own floor). */
 type Framework = "agentkit" | "adk" | "baseline" | "runner";
@@ -197,6 +203,11 @@ async function main(): Promise<void> {
     const file = join(PROFILE_DIR, "in-process.cpuprofile");
     const r = await throughput("agentkit", SECONDS, file);
     console.log(`agentkit: ${r.invocationsPerSecond.toFixed(0)} invocations/s while profiling; profile: ${file}`);
+    return;
+  }
+  if (PROCESSES > 0) {
+    if (!BASELINE_DIR) throw new Error("--processes compares with --baseline DIR");
+    await compareInProcesses(BASELINE_DIR, PROCESSES, ROUNDS, SECONDS);
     return;
   }
   if (BATCHES > 0) {

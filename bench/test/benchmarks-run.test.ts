@@ -96,3 +96,34 @@ describe("pnpm bench", () => {
     }
   }, 900_000);
 });
+
+describe("bench:runner --baseline DIR --processes N", () => {
+  it("runs each checkout in processes of its own and reports their ratio (this checkout against itself)", async () => {
+    const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+    const child = spawn(
+      process.execPath,
+      [
+        "--conditions=@agentkit/source",
+        "--import",
+        "tsx",
+        "src/runner-overhead.ts",
+        ...["--baseline", repoRoot, "--processes", "1", "--rounds", "1", "--seconds", "0.2", "--warm-up", "20"],
+      ],
+      { cwd: benchDir, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("close", resolve);
+    });
+    expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
+    expect(stdout).toMatch(/^pair 1: agentkit \d+ µs, baseline \d+ µs per invocation$/m);
+    const figure = /^FIGURE in-process CPU per invocation, agentkit \/ baseline, separate processes: (\d+\.\d+) /m.exec(
+      stdout,
+    );
+    expect(Number(figure?.[1])).toBeGreaterThan(0);
+  }, 120_000);
+});
