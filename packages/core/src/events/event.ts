@@ -89,51 +89,27 @@ export function newInvocationId(): string {
 
 /** Creates an event: generates `id` and `timestamp` when missing and fills the action maps. */
 export function createEvent(init: EventInit): Event {
-  // Keys in the order of `{ ...init, ...fixed }` without the undefined ones, added one by one
-  // (deleting them afterwards would put every event in V8's slow dictionary mode): the caller's
-  // keys in its order, the fixed ones filled in place, then the fixed ones it left out. One pass
-  // over the caller's keys, no key list and no object of fixed values made per event.
+  const fixed: Pick<Event, FixedKey> = {
+    id: init.id ?? newEventId(),
+    invocationId: init.invocationId ?? "",
+    author: init.author,
+    timestamp: init.timestamp ?? nowSeconds(),
+    actions: createEventActions(init.actions),
+  };
+  // Keys in the order of `{ ...init, ...fixed }` without the undefined ones, added one by one:
+  // deleting them afterwards would put every event in V8's slow dictionary mode.
   const event: Record<string, unknown> = {};
-  let given = 0;
-  for (const key in init) {
-    if (!Object.hasOwn(init, key)) continue;
-    const bit = Object.hasOwn(FIXED_BITS, key) ? FIXED_BITS[key as FixedKey] : 0;
-    if (bit === 0) {
-      const value = (init as Record<string, unknown>)[key];
-      if (value !== undefined) setOwn(event, key, value);
-      continue;
-    }
-    given |= bit;
-    const value = fixedValue(key as FixedKey, init);
-    if (value !== undefined) event[key] = value;
+  const source = init as Record<string, unknown>;
+  for (const key of Object.keys(source)) {
+    const value = Object.hasOwn(fixed, key) ? fixed[key as FixedKey] : source[key];
+    if (value !== undefined) setOwn(event, key, value);
   }
-  for (const key of FIXED_KEYS) {
-    if (given & FIXED_BITS[key]) continue;
-    const value = fixedValue(key, init);
-    if (value !== undefined) event[key] = value;
-  }
+  for (const key of FIXED_KEYS) if (!Object.hasOwn(event, key) && fixed[key] !== undefined) event[key] = fixed[key];
   return event as unknown as Event;
 }
 
 type FixedKey = "id" | "invocationId" | "author" | "timestamp" | "actions";
 const FIXED_KEYS: readonly FixedKey[] = ["id", "invocationId", "author", "timestamp", "actions"];
-const FIXED_BITS: Readonly<Record<FixedKey, number>> = { id: 1, invocationId: 2, author: 4, timestamp: 8, actions: 16 };
-
-/** The value a fixed key gets: the caller's, else its default. */
-function fixedValue(key: FixedKey, init: EventInit): unknown {
-  switch (key) {
-    case "id":
-      return init.id ?? newEventId();
-    case "invocationId":
-      return init.invocationId ?? "";
-    case "author":
-      return init.author;
-    case "timestamp":
-      return init.timestamp ?? nowSeconds();
-    case "actions":
-      return createEventActions(init.actions);
-  }
-}
 
 // The part loops below index instead of `for…of`: stored events' part arrays are frozen, and on
 // Node 24 iterating a frozen array (`for…of`, `some`, `every`, `filter`) takes V8's slow path,
