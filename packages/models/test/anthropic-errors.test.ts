@@ -201,6 +201,23 @@ describe("AnthropicModel cancellation", () => {
     expect(server.requests.length).toBeLessThanOrEqual(1);
   });
 
+  it("reports an expired timeoutMs as TIMEOUT when the abort's rejection is not this realm's Error", async () => {
+    // Node's fetch rejects an aborted request with a DOMException, which code in a vm context
+    // (Jest's) does not see as its own Error: the SDK then loses its name.
+    const foreign = { name: "AbortError", message: "This operation was aborted" };
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = ((_input: unknown, init?: RequestInit) =>
+      new Promise<Response>((_resolve, reject) => {
+        init?.signal?.addEventListener("abort", () => reject(foreign), { once: true });
+      })) as typeof fetch;
+    try {
+      const slow = new AnthropicModel({ model: "claude-test", apiKey: "sk-test", baseURL, timeoutMs: 100 });
+      expect(await failure(collect(slow))).toMatchObject({ category: "TIMEOUT", retryable: true });
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+  });
+
   it("aborts a stream mid-way, after partial chunks", async () => {
     const events = streamEvents([{ type: "text", chunks: ["one ", "two"] }], "end_turn").slice(0, 3);
     server.reply({ kind: "sse", events, hangAfter: true });

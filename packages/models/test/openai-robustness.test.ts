@@ -217,6 +217,28 @@ describe("OpenAIModel cancellation and timeouts", () => {
     expect(server.requests.length).toBeLessThanOrEqual(1);
   });
 
+  it("reports an expired timeoutMs as TIMEOUT when the abort's rejection is not this realm's Error", async () => {
+    // What Node's fetch rejects with when the SDK aborts it, as code in a vm context (Jest's) sees
+    // it: a DOMException named AbortError whose prototype chain ends in another realm's Error.
+    const foreign = { name: "AbortError", message: "This operation was aborted" };
+    expect(foreign instanceof Error).toBe(false);
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = ((_input: unknown, init?: RequestInit) =>
+      new Promise<Response>((_resolve, reject) => {
+        init?.signal?.addEventListener("abort", () => reject(foreign), { once: true });
+      })) as typeof fetch;
+    try {
+      const error = await failure(
+        (async () => {
+          for await (const _ of make({ timeoutMs: 100 }).generateContentAsync(ask())) void _;
+        })(),
+      );
+      expect(error).toMatchObject({ category: "TIMEOUT", retryable: true });
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+  });
+
   it("names the invalid option field in the ConfigurationError", () => {
     expect(() => new OpenAIModel({ model: "gpt-4o-mini", timeoutMs: -5 })).toThrow(ConfigurationError);
     expect(() => new OpenAIModel({ model: "gpt-4o-mini", timeoutMs: -5 })).toThrow(/timeoutMs: /);

@@ -11,6 +11,7 @@ import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 import { toProviderError } from "./error-mapping.js";
 import { stripProviderPrefix, toAnthropicRequest } from "./request-conversion.js";
 import { AnthropicStreamAccumulator, fromAnthropicMessage } from "./response-conversion.js";
+import { abortSafeFetch } from "../errors/abort-safe-fetch.js";
 
 /**
  * A Claude model over Anthropic's Messages API. Credentials: `apiKey` option, then
@@ -101,6 +102,8 @@ export class AnthropicModel extends BaseLlm {
     const baseURL = resolveBaseUrl(this.options);
     if (baseURL) clientOptions.baseURL = baseURL;
     if (this.options.timeoutMs !== undefined) clientOptions.timeout = this.options.timeoutMs;
+    // Its timeout is told from a connection error by the abort's name, whatever realm made it.
+    clientOptions.fetch = abortSafeFetch;
     if (this.options.headers) clientOptions.defaultHeaders = this.options.headers;
     this.client = new Anthropic(clientOptions);
     return this.client;

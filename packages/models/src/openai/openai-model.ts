@@ -17,6 +17,7 @@ import { ChatCompletionStreamAccumulator, fromChatCompletion } from "./response-
 import { toResponsesParams } from "./responses-request-conversion.js";
 import { fromResponsesResult, ResponsesStreamAccumulator } from "./responses-response-conversion.js";
 import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
+import { abortSafeFetch } from "../errors/abort-safe-fetch.js";
 
 /**
  * An OpenAI model over the Chat Completions API (default) or, with `api: "responses"`, the
@@ -136,6 +137,8 @@ export class OpenAIModel extends BaseLlm {
     if (baseURL) clientOptions.baseURL = baseURL;
     if (this.options.organization) clientOptions.organization = this.options.organization;
     if (this.options.timeoutMs !== undefined) clientOptions.timeout = this.options.timeoutMs;
+    // Its timeout is told from a connection error by the abort's name, whatever realm made it.
+    clientOptions.fetch = abortSafeFetch;
     if (this.options.headers) clientOptions.defaultHeaders = this.options.headers;
     this.client = new OpenAI(clientOptions);
     return this.client;
