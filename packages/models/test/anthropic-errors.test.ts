@@ -4,6 +4,7 @@ import { ConfigurationError, createLlmRequest, getTextOf, type LlmResponse } fro
 import { AnthropicModel } from "../src/anthropic/index.js";
 import { ProviderError } from "../src/errors/provider-error.js";
 import { FakeAnthropicServer, message, streamEvents } from "./fixtures/anthropic-server.js";
+import { withForeignAbortFetch } from "./fixtures/foreign-abort-fetch.js";
 
 let server: FakeAnthropicServer;
 let baseURL: string;
@@ -202,20 +203,9 @@ describe("AnthropicModel cancellation", () => {
   });
 
   it("reports an expired timeoutMs as TIMEOUT when the abort's rejection is not this realm's Error", async () => {
-    // Node's fetch rejects an aborted request with a DOMException, which code in a vm context
-    // (Jest's) does not see as its own Error: the SDK then loses its name.
-    const foreign = { name: "AbortError", message: "This operation was aborted" };
-    const realFetch = globalThis.fetch;
-    globalThis.fetch = ((_input: unknown, init?: RequestInit) =>
-      new Promise<Response>((_resolve, reject) => {
-        init?.signal?.addEventListener("abort", () => reject(foreign), { once: true });
-      })) as typeof fetch;
-    try {
-      const slow = new AnthropicModel({ model: "claude-test", apiKey: "sk-test", baseURL, timeoutMs: 100 });
-      expect(await failure(collect(slow))).toMatchObject({ category: "TIMEOUT", retryable: true });
-    } finally {
-      globalThis.fetch = realFetch;
-    }
+    const slow = new AnthropicModel({ model: "claude-test", apiKey: "sk-test", baseURL, timeoutMs: 100 });
+    const error = await withForeignAbortFetch(() => failure(collect(slow)));
+    expect(error).toMatchObject({ category: "TIMEOUT", retryable: true });
   });
 
   it("aborts a stream mid-way, after partial chunks", async () => {

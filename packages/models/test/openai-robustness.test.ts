@@ -4,6 +4,7 @@ import { ProviderError } from "../src/errors/provider-error.js";
 import { GenAiFieldMissingError } from "../src/errors/genai-field-missing-error.js";
 import { OpenAIModel } from "../src/openai/index.js";
 import { FakeOpenAIServer, chunk, completion } from "./fixtures/openai-server.js";
+import { withForeignAbortFetch } from "./fixtures/foreign-abort-fetch.js";
 import { fixtureJson, recordedReply } from "./fixtures/recorded-fixtures.js";
 
 const ask = (abortSignal?: AbortSignal) =>
@@ -218,25 +219,14 @@ describe("OpenAIModel cancellation and timeouts", () => {
   });
 
   it("reports an expired timeoutMs as TIMEOUT when the abort's rejection is not this realm's Error", async () => {
-    // What Node's fetch rejects with when the SDK aborts it, as code in a vm context (Jest's) sees
-    // it: a DOMException named AbortError whose prototype chain ends in another realm's Error.
-    const foreign = { name: "AbortError", message: "This operation was aborted" };
-    expect(foreign instanceof Error).toBe(false);
-    const realFetch = globalThis.fetch;
-    globalThis.fetch = ((_input: unknown, init?: RequestInit) =>
-      new Promise<Response>((_resolve, reject) => {
-        init?.signal?.addEventListener("abort", () => reject(foreign), { once: true });
-      })) as typeof fetch;
-    try {
-      const error = await failure(
+    const error = await withForeignAbortFetch(() =>
+      failure(
         (async () => {
           for await (const _ of make({ timeoutMs: 100 }).generateContentAsync(ask())) void _;
         })(),
-      );
-      expect(error).toMatchObject({ category: "TIMEOUT", retryable: true });
-    } finally {
-      globalThis.fetch = realFetch;
-    }
+      ),
+    );
+    expect(error).toMatchObject({ category: "TIMEOUT", retryable: true });
   });
 
   it("names the invalid option field in the ConfigurationError", () => {
