@@ -24,6 +24,7 @@ import type { ServerKind } from "./server-child.js";
 import { startServer, type ServerProcess } from "./server-process.js";
 import { median, spread } from "./stats.js";
 import { reportTarget } from "./targets.js";
+import { runtimeLabel, warnIfDistStale } from "./runtime.js";
 
 const ROUNDS = numberArg("rounds", 3);
 const SECONDS = numberArg("seconds", 2);
@@ -167,8 +168,9 @@ async function profile(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  warnIfDistStale();
   console.log(
-    `HTTP servers, Node ${process.version}, ${new Date().toISOString()}, load average ${loadavg()[0]!.toFixed(1)} on ` +
+    `HTTP servers, ${runtimeLabel()}, Node ${process.version}, ${new Date().toISOString()}, load average ${loadavg()[0]!.toFixed(1)} on ` +
       `${availableParallelism()} cores; ${ROUNDS} rounds; fresh: first ${FRESH_FLOWS} flows at concurrency ` +
       `${TARGET_CONCURRENCY}; warm: ${SECONDS}s per cell after ${WARM_UP_SECONDS}s of warm-up`,
   );

@@ -35,6 +35,7 @@ import { makeBenchAgent } from "./bench-agent.js";
 import { startCpuProfile } from "./cpu-profile.js";
 import { logLogSlope, median } from "./stats.js";
 import { reportTarget } from "./targets.js";
+import { runtimeLabel, warnIfDistStale } from "./runtime.js";
 
 const CHECKPOINTS = listArg("checkpoints", ["100", "300", "1000", "2000", "5000"]).map(Number);
 const TIMED = numberArg("timed", 20);
@@ -265,11 +266,12 @@ const slopeOf = (points: Checkpoint[], pick: (p: Checkpoint) => number[]) =>
   );
 
 async function main(): Promise<void> {
+  warnIfDistStale();
   const subjects = PROFILE_DIR ? ["agentkit-memory", "agentkit-sqlite"] : SUBJECTS;
   console.log(
     `one session growing to ${CHECKPOINTS[CHECKPOINTS.length - 1]} turns (4 events each), ${GROW} growth, ` +
       `up to ${TIMED} timed invocations (${BUDGET_MS} ms) per checkpoint, Node ${process.version}, ` +
-      `${new Date().toISOString()}, load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
+      `${new Date().toISOString()}, load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores, ${runtimeLabel()}`,
   );
   const results = [];
   for (const name of subjects) results.push({ name, ...(await grow(name, PROFILE_DIR !== "")) });

@@ -11,10 +11,10 @@ import { spread } from "./stats.js";
 /** CPU µs per invocation of agentkit in one child: `runner-overhead.ts --only agentkit` of that checkout. */
 function childCpuPerInvocation(checkout: string, rounds: number, seconds: number): Promise<number> {
   const script = join(checkout, "bench", "src", "runner-overhead.ts");
+  // This process's runtime flags (the built dist by default, or the sources under tsx), so both
+  // checkouts run the same way; the other checkout resolves its own packages.
   const args = [
-    "--conditions=@agentkit/source",
-    "--import",
-    "tsx",
+    ...process.execArgv,
     script,
     "--only",
     "agentkit",

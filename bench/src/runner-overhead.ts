@@ -33,6 +33,7 @@ import { startCpuProfile } from "./cpu-profile.js";
 import { compareInProcesses } from "./process-pairs.js";
 import { median, spread } from "./stats.js";
 import { reportTarget } from "./targets.js";
+import { packageEntry, runtimeLabel, warnIfDistStale } from "./runtime.js";
 
 const ROUNDS = numberArg("rounds", 5);
 const SECONDS = numberArg("seconds", 2);
@@ -82,14 +83,15 @@ function agentkitRunner(
 }
 
 /**
- * The other checkout's runner and bench agent, from its sources (its own `@agentkit/core` and
- * zod: the bench agent resolves them from that checkout's folders).
+ * The other checkout's runner and bench agent, in this process's runtime (its built dist, or its
+ * sources under tsx): its own `@agentkit/core` and zod, which the bench agent resolves from that
+ * checkout's folders.
  */
 async function baselineRunner(dir: string): Promise<BenchRunner> {
   const root = resolve(dir);
   const from = (path: string) => pathToFileURL(join(root, path)).href;
   const [core, agent] = (await Promise.all([
-    import(from("packages/core/src/index.ts")),
+    import(pathToFileURL(packageEntry(root, "core")).href),
     import(from("bench/src/bench-agent.ts")),
   ])) as [typeof import("@agentkit/core"), typeof import("./bench-agent.js")];
   return agentkitRunner(core.InMemoryRunner, agent.makeBenchAgent);
@@ -192,8 +194,9 @@ async function interleavedBatches(): Promise<{ ratios: number[]; cpu: { agentkit
 }
 
 async function main(): Promise<void> {
+  warnIfDistStale();
   console.log(
-    `in-process runner overhead, agentkit vs ${BASELINE_DIR ? LABELS.baseline : "@google/adk 2.0.0"}, Node ${process.version}, ${new Date().toISOString()}, ` +
+    `in-process runner overhead, ${runtimeLabel()} vs ${BASELINE_DIR ? LABELS.baseline : "@google/adk 2.0.0"}, Node ${process.version}, ${new Date().toISOString()}, ` +
       `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores, ` +
       (BATCHES > 0
         ? `${BATCHES} interleaved pairs of ${PAIR_BATCH} invocations`

@@ -17,6 +17,7 @@ import { createSession, flow, runLoad } from "./http-load.js";
 import type { ChildStats, ServerKind } from "./server-child.js";
 import { startServer, type ServerProcess } from "./server-process.js";
 import { reportTarget } from "./targets.js";
+import { runtimeLabel, warnIfDistStale } from "./runtime.js";
 
 const TURNS = numberArg("turns", 2000);
 const FIRST = 100;
@@ -102,8 +103,9 @@ async function manySessions(
 }
 
 async function main(): Promise<void> {
+  warnIfDistStale();
   console.log(
-    `server memory (RSS after global.gc() in the server process), Node ${process.version}, ${new Date().toISOString()}, ` +
+    `server memory (RSS after global.gc() in the server process), ${runtimeLabel()}, Node ${process.version}, ${new Date().toISOString()}, ` +
       `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
   );
   const all = subjects();
