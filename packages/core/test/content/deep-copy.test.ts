@@ -48,6 +48,21 @@ describe("frozenCopy shares empty objects and arrays", () => {
     expect(copy.n).toEqual({ a: 1 });
     expect(copy.n).not.toBe(source.n);
   });
+
+  it("copies own enumerable keys in their order, never inherited, hidden or symbol ones", () => {
+    const base = Object.create(null) as Record<string, unknown>;
+    base.inherited = 1;
+    const source = Object.create(base) as Record<string | symbol, unknown>;
+    source.b = 1;
+    source[2] = "two";
+    source.a = { z: 1, y: 2 };
+    source[Symbol("s")] = 3;
+    Object.defineProperty(source, "hidden", { value: 4, enumerable: false });
+    const copy = frozenCopy(source);
+    expect(Reflect.ownKeys(copy)).toEqual(["2", "b", "a"]);
+    expect(Object.keys(copy.a as object)).toEqual(["z", "y"]);
+    expect(Object.isFrozen(copy)).toBe(true);
+  });
 });
 
 describe("records of empties and equal leaves", () => {
