@@ -3,7 +3,8 @@
 // in-memory services) and a bare node:http server (bare-http-server.ts: the same two requests,
 // no agent), each in its own child process serving the bench agent (tool call, then answer).
 // This process generates the load over keep-alive connections; every server reports its own
-// CPU over IPC (process.cpuUsage deltas), so CPU figures never include the load generator.
+// CPU over IPC (process.cpuUsage deltas), so CPU figures never include the load generator,
+// and the share of it spent off its main thread (thread-cpu.ts: mostly V8's collector).
 // One flow = POST create session + POST /run.
 //   - fresh: a newly spawned server's first --fresh-flows flows (what a short benchmark, an
 //     autoscaled replica or a serverless start sees; module loading not counted, the first
@@ -22,6 +23,7 @@ import { listArg, numberArg, stringArg } from "./args.js";
 import { runLoad, type LoadResult, type Route } from "./http-load.js";
 import type { ServerKind } from "./server-child.js";
 import { startServer, type ServerProcess } from "./server-process.js";
+import { otherThreadsShare } from "./thread-cpu.js";
 import { median, spread } from "./stats.js";
 import { reportTarget } from "./targets.js";
 import { runtimeLabel, warnIfDistStale } from "./runtime.js";
@@ -47,6 +49,8 @@ const LABEL: Record<ServerKind, string> = {
 interface Cell extends LoadResult {
   /** Server CPU (user + system) per flow, µs. */
   cpuUsPerFlow: number;
+  /** The share of that CPU spent off the main thread (V8's collector and compiler, libuv), if known. */
+  otherThreadsShare: number | undefined;
 }
 
 async function measure(
@@ -56,7 +60,11 @@ async function measure(
   const before = await server.stats();
   const load = await runLoad(server.url, options);
   const after = await server.stats();
-  return { ...load, cpuUsPerFlow: (after.cpuUs - before.cpuUs) / load.flows };
+  return {
+    ...load,
+    cpuUsPerFlow: (after.cpuUs - before.cpuUs) / load.flows,
+    otherThreadsShare: otherThreadsShare(before.threads, after.threads),
+  };
 }
 
 const rotate = <T>(xs: T[], by: number): T[] => xs.map((_, i) => xs[(i + by) % xs.length]!);
@@ -109,9 +117,11 @@ function printRows(rows: { kind: ServerKind; route: Route; cells: Cell[] }[], ba
   for (const { kind, route, cells } of rows) {
     const cpuVsBare = bare ? cells.map((c, i) => c.cpuUsPerFlow / (bare[i]!.cpuUsPerFlow / 2)) : [];
     const rateVsAdk = adk && kind !== "adk" ? cells.map((c, i) => c.flowsPerSecond / adk[i]!.flowsPerSecond) : [];
+    const shares = cells.flatMap((c) => (c.otherThreadsShare === undefined ? [] : [100 * c.otherThreadsShare]));
     console.log(
       `| ${LABEL[kind]}${route === "/run" ? "" : `, ${route}`} | ${spread(cells.map((c) => c.flowsPerSecond))} | ` +
         `${rateVsAdk.length ? spread(rateVsAdk, 2) : ""} | ${spread(cells.map((c) => c.cpuUsPerFlow))} | ` +
+        `${shares.length ? `${spread(shares)}%` : ""} | ` +
         `${cpuVsBare.length ? spread(cpuVsBare, 2) : ""} | ${median(cells.map((c) => c.p50Ms)).toFixed(1)} | ` +
         `${median(cells.map((c) => c.p99Ms)).toFixed(1)} |`,
     );
@@ -119,8 +129,8 @@ function printRows(rows: { kind: ServerKind; route: Route; cells: Cell[] }[], ba
 }
 
 const HEADER =
-  "| server | flows/s | flows/s vs ADK | server CPU µs / flow | CPU / flow vs bare CPU / request | p50 ms | p99 ms |\n" +
-  "| --- | ---: | ---: | ---: | ---: | ---: | ---: |";
+  "| server | flows/s | flows/s vs ADK | server CPU µs / flow | of it off the main thread | CPU / flow vs bare CPU / request | p50 ms | p99 ms |\n" +
+  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
 
 function targets(phase: string, agentkit: Cell[] | undefined, adk: Cell[] | undefined, bare: Cell[] | undefined) {
   if (agentkit && adk) {

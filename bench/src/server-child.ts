@@ -10,6 +10,7 @@ import { getHeapSpaceStatistics } from "node:v8";
 import { stringArg } from "./args.js";
 import { startBareHttpServer } from "./bare-http-server.mjs";
 import { startCpuProfile } from "./cpu-profile.js";
+import { type ThreadTicks, threadTicks } from "./thread-cpu.js";
 
 /** `baseline`: agentkit's server from another checkout (its own server-child.ts, `--kind agentkit`). */
 export type ServerKind = "agentkit" | "adk" | "bare" | "baseline";
@@ -31,6 +32,8 @@ export interface ChildStats {
   newSpace: number;
   /** Memory outside the JS heap held by JS objects (buffers). */
   external: number;
+  /** CPU clock ticks so far on the main thread and on the others (Linux; zeros elsewhere). */
+  threads: ThreadTicks;
 }
 
 /** Starts the server; resolves with its URL and how to close it. */
@@ -112,6 +115,7 @@ function stats(): ChildStats {
     heapTotal: mem.heapTotal,
     newSpace: newSpace?.space_size ?? 0,
     external: mem.external,
+    threads: threadTicks(),
   };
 }
 
