@@ -3,8 +3,9 @@
 // the benchmarks' own TypeScript runs on Node's type stripping (`src/ts-resolve-hook.ts`), so
 // nothing rewrites agentkit's code on the way. Started with `--conditions=@agentkit/source
 // --import tsx` they measure the sources instead: no build needed and profiles name source
-// files, but tsx's output costs more than the dist (its `__name` wrapper on every closure
-// made per request put 15-20% on the HTTP server's CPU per flow; in-process runs the same).
+// files, but tsx's output costs more than the dist (with its `__name` wrapper on every closure
+// made per request, the warm HTTP server spent 10-20% more CPU per flow; fresh servers and
+// in-process runs measured the same).
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
