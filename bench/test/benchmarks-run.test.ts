@@ -21,6 +21,8 @@ const SMALLEST = [
   ["--seconds", "0.2"],
   ["--warm-up", "20"],
   ["--warm-up-seconds", "0.2"],
+  ["--warm-up-window", "0.1"],
+  ["--max-warm-up-seconds", "0.4"],
   ["--warm-up-ms", "100"],
   ["--fresh-flows", "40"],
   ["--timed", "2"],
