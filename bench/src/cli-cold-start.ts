@@ -18,22 +18,21 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { OFFLINE_ENV } from "@agentkit/test-support/offline-models";
 import { numberArg } from "./args.js";
 import { median, spread } from "./stats.js";
+import { repoRoot } from "./repo-root.js";
 import { reportTarget } from "./targets.js";
 
 const RUNS = numberArg("runs", 7);
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const bin = join(root, "apps/dev-server/bin/agentkit.mjs");
-const agentsDir = join(root, "examples/agents");
-const bareServer = join(root, "bench/src/bare-http-server.mjs");
+const bin = join(repoRoot, "apps/dev-server/bin/agentkit.mjs");
+const agentsDir = join(repoRoot, "examples/agents");
+const bareServer = join(repoRoot, "bench/src/bare-http-server.mjs");
 const distBuilt = [
   "packages/core/dist/index.js",
   "packages/server/dist/index.js",
   "apps/dev-server/dist/main.js",
-].every((file) => existsSync(join(root, file)));
+].every((file) => existsSync(join(repoRoot, file)));
 
 interface Config {
   name: string;

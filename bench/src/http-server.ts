@@ -95,9 +95,6 @@ async function fresh(): Promise<Map<ServerKind, Cell[]>> {
 
 type WarmKey = `${number} ${Route} ${ServerKind}`;
 
-/** How long each server warmed up on each route (s), for the report. */
-const warmedUp = new Map<string, number>();
-
 /**
  * Warms a server up until it is warm: at least --warm-up-seconds of flows, then on until two
  * windows in a row cost within 10% of each other's CPU per flow (at most --max-warm-up-seconds).
@@ -119,9 +116,11 @@ async function warmUp(server: ServerProcess, route: Route): Promise<number> {
 }
 
 /** Servers started once and warmed up; then per round, per concurrency and route, each server for SECONDS. */
-async function warm(): Promise<Map<WarmKey, Cell[]>> {
+async function warm(): Promise<{ cells: Map<WarmKey, Cell[]>; warmedUp: Map<string, number> }> {
   const servers = await Promise.all(KINDS.map((k) => startServer(k, { baselineDir: BASELINE_DIR })));
   const cells = new Map<WarmKey, Cell[]>();
+  /** How long each server warmed up on each route (s), for the report. */
+  const warmedUp = new Map<string, number>();
   try {
     for (const server of servers)
       for (const route of server.kind === "bare" ? (["/run"] as Route[]) : ROUTES)
@@ -138,7 +137,7 @@ async function warm(): Promise<Map<WarmKey, Cell[]>> {
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }
-  return cells;
+  return { cells, warmedUp };
 }
 
 /** Table rows for one set of cells; ratios per round against the same round's bare and ADK cells. */
@@ -225,7 +224,7 @@ async function main(): Promise<void> {
     freshCells.get("bare"),
     freshCells.get("adk"),
   );
-  const warmCells = await warm();
+  const { cells: warmCells, warmedUp } = await warm();
   console.log(
     `\nWarm-up until settled: ${[...warmedUp].map(([server, seconds]) => `${server} ${seconds.toFixed(1)}s`).join(", ")}`,
   );

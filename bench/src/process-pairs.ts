@@ -6,6 +6,7 @@
 // In processes of their own each side pays for its own heap, helper threads included.
 import { spawn } from "node:child_process";
 import { join, resolve } from "node:path";
+import { repoRoot } from "./repo-root.js";
 import { spread } from "./stats.js";
 
 /** CPU µs per invocation of agentkit in one child: `runner-overhead.ts --only agentkit` of that checkout. */
@@ -39,7 +40,7 @@ function childCpuPerInvocation(checkout: string, rounds: number, seconds: number
 
 /** Runs the pairs and prints each pair's CPU per invocation and the median of their ratios. */
 export async function compareInProcesses(baselineDir: string, pairs: number, rounds: number, seconds: number) {
-  const here = resolve(import.meta.dirname, "..", "..");
+  const here = repoRoot;
   const there = resolve(baselineDir);
   const ratios: number[] = [];
   const all = { here: [] as number[], there: [] as number[] };

@@ -4,6 +4,7 @@
 // Usage: node --import tsx src/profile-summary.ts FILE.cpuprofile [--top 10]
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { repoRoot } from "./repo-root.js";
 import { numberArg } from "./args.js";
 
 interface ProfileNode {
@@ -40,8 +41,6 @@ export interface ProfileSummary {
   callers: SelfTime[];
   owners: { owner: string; ms: number }[];
 }
-
-const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
 /** `@agentkit/core` for packages/core/src/..., the package name for node_modules paths. */
 function ownerOf(url: string, functionName: string): string {

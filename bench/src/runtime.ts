@@ -8,9 +8,7 @@
 // in-process runs measured the same).
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+import { repoRoot } from "./repo-root.js";
 
 /** True when this process resolves `@agentkit/*` to their sources (tsx and the source condition). */
 export function fromSources(): boolean {
