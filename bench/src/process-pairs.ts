@@ -23,6 +23,7 @@ function childCpuPerInvocation(checkout: string, rounds: number, seconds: number
     String(rounds),
     "--seconds",
     String(seconds),
+    ...warmUpArgs(),
   ];
   const child = spawn(process.execPath, args, { cwd: join(checkout, "bench"), stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
@@ -35,6 +36,14 @@ function childCpuPerInvocation(checkout: string, rounds: number, seconds: number
       if (code !== 0 || !row) reject(new Error(`${script} exited with ${code} without its table:\n${out}`));
       else resolveCpu(Number(row[1]));
     });
+  });
+}
+
+/** This process's warm-up options, for the children (each settles on its own). */
+function warmUpArgs(): string[] {
+  return ["warm-up", "warm-up-window", "warm-up-seconds", "max-warm-up-seconds"].flatMap((name) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i >= 0 && process.argv[i + 1] !== undefined ? [`--${name}`, process.argv[i + 1]!] : [];
   });
 }
 

@@ -2,8 +2,10 @@
 // the same agent (one zod-typed FunctionTool, an instant model answering a tool call then text:
 // 4 events per invocation), each framework's InMemoryRunner, every invocation on a fresh
 // session (created outside the timed batches).
-// Each round runs each framework for --seconds after a warm-up (the order alternates between
-// rounds); the ratios are taken within a round and the table gives their median (min-max).
+// First each framework runs until its CPU per invocation settles (V8 compiles for several
+// thousand invocations); then each round runs each framework for --seconds on a new runner
+// after --warm-up invocations (the order alternates between rounds); the ratios are taken
+// within a round and the table gives their median (min-max).
 // Targets: invocations/s ≥ 5x ADK's; CPU per invocation ≤ 0.2x ADK's. Beside them, agentkit's
 // runner alone (three-events-agent.ts: no model, no tool) as FIGURE lines: the part of the CPU
 // target every agent pays before any LLM work.
@@ -18,7 +20,7 @@
 // (process-pairs.ts), so each side's garbage collection is its own: in one heap, what one side
 // keeps is promoted by collections the other side may trigger. This is the comparison for a
 // change in what a run allocates or keeps.
-// Usage: pnpm bench:runner [-- --rounds 5 --seconds 2 --warm-up 500 --only agentkit|adk|runner --profile DIR --baseline DIR --batches 300 --batch 50 --processes 6]
+// Usage: pnpm bench:runner [-- --rounds 5 --seconds 2 --warm-up 500 --warm-up-window 0.5 --warm-up-seconds 1 --max-warm-up-seconds 15 --only agentkit|adk|runner --profile DIR --baseline DIR --batches 300 --batch 50 --processes 6]
 import { availableParallelism, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -37,7 +39,14 @@ import { packageEntry, runtimeLabel, warnIfDistStale } from "./runtime.js";
 
 const ROUNDS = numberArg("rounds", 5);
 const SECONDS = numberArg("seconds", 2);
+/** Invocations each round's new runner makes before its timed batches. */
 const WARM_UP = numberArg("warm-up", 500);
+/** Before the rounds, each framework runs in windows of this length until its CPU per invocation settles (see settle). */
+const WARM_UP_WINDOW = numberArg("warm-up-window", 0.5);
+const MIN_WARM_UP_SECONDS = numberArg("warm-up-seconds", 1);
+const MAX_WARM_UP_SECONDS = numberArg("max-warm-up-seconds", 15);
+/** Two windows in a row whose CPU per invocation differ by at most this fraction: warm. */
+const SETTLED = 0.1;
 const ONLY = stringArg("only", "");
 const PROFILE_DIR = stringArg("profile", "");
 const BASELINE_DIR = stringArg("baseline", "");
@@ -133,27 +142,59 @@ async function throughput(framework: Framework, seconds: number, profileFile?: s
     // collected now, not during this round's timed batches.
     (globalThis as { gc?: () => void }).gc?.();
     const stopProfile = profileFile ? await startCpuProfile() : undefined;
-    let wallNs = 0n;
-    let cpuUs = 0;
-    let invocations = 0;
-    let events = 0;
-    while (Number(wallNs) / 1e9 < seconds) {
-      const sessions: string[] = [];
-      for (let i = 0; i < BATCH; i++) sessions.push(await runner.createSession());
-      const cpu0 = cpuUsage();
-      const t0 = hrtime.bigint();
-      for (const id of sessions) events += await runner.invoke(id);
-      wallNs += hrtime.bigint() - t0;
-      const cpu = cpuUsage(cpu0);
-      cpuUs += cpu.user + cpu.system;
-      invocations += sessions.length;
-    }
+    const measured = await timedBatches(runner, seconds);
     await stopProfile?.(profileFile!);
-    return {
-      invocationsPerSecond: invocations / (Number(wallNs) / 1e9),
-      cpuUsPerInvocation: cpuUs / invocations,
-      eventsPerInvocation: events / invocations,
-    };
+    return measured;
+  } finally {
+    await runner.close();
+  }
+}
+
+/** Batches of BATCH invocations on fresh sessions (made outside the timing) until `seconds` of timed work. */
+async function timedBatches(runner: BenchRunner, seconds: number): Promise<Throughput> {
+  let wallNs = 0n;
+  let cpuUs = 0;
+  let invocations = 0;
+  let events = 0;
+  while (Number(wallNs) / 1e9 < seconds) {
+    const sessions: string[] = [];
+    for (let i = 0; i < BATCH; i++) sessions.push(await runner.createSession());
+    const cpu0 = cpuUsage();
+    const t0 = hrtime.bigint();
+    for (const id of sessions) events += await runner.invoke(id);
+    wallNs += hrtime.bigint() - t0;
+    const cpu = cpuUsage(cpu0);
+    cpuUs += cpu.user + cpu.system;
+    invocations += sessions.length;
+  }
+  return {
+    invocationsPerSecond: invocations / (Number(wallNs) / 1e9),
+    cpuUsPerInvocation: cpuUs / invocations,
+    eventsPerInvocation: events / invocations,
+  };
+}
+
+/**
+ * Runs a framework until its CPU per invocation settles: windows of --warm-up-window seconds,
+ * until two in a row are within 10% of each other (at least --warm-up-seconds, at most
+ * --max-warm-up-seconds). Compiled code outlives the runner, so the rounds' runners start warm.
+ * A fixed 500 invocations was not warm: V8 goes on compiling each framework's functions for
+ * several thousand invocations (over a second of compiler CPU each), which landed in the first
+ * rounds. Returns the seconds it took.
+ */
+async function settle(framework: Framework): Promise<number> {
+  const runner = await RUNNERS[framework]();
+  try {
+    let elapsed = 0;
+    let previous: number | undefined;
+    while (elapsed < MAX_WARM_UP_SECONDS) {
+      const { cpuUsPerInvocation } = await timedBatches(runner, WARM_UP_WINDOW);
+      elapsed += WARM_UP_WINDOW;
+      const settled = previous !== undefined && Math.abs(cpuUsPerInvocation - previous) <= SETTLED * previous;
+      if (settled && elapsed >= MIN_WARM_UP_SECONDS) break;
+      previous = cpuUsPerInvocation;
+    }
+    return elapsed;
   } finally {
     await runner.close();
   }
@@ -204,6 +245,7 @@ async function main(): Promise<void> {
   );
   if (PROFILE_DIR) {
     const file = join(PROFILE_DIR, "in-process.cpuprofile");
+    await settle("agentkit");
     const r = await throughput("agentkit", SECONDS, file);
     console.log(`agentkit: ${r.invocationsPerSecond.toFixed(0)} invocations/s while profiling; profile: ${file}`);
     return;
@@ -233,6 +275,9 @@ async function main(): Promise<void> {
     : ONLY === ""
       ? ["agentkit", "adk", "runner"]
       : [ONLY];
+  const warmedUp: string[] = [];
+  for (const f of frameworks) warmedUp.push(`${f} ${(await settle(f)).toFixed(1)}s`);
+  console.log(`Warm-up until settled: ${warmedUp.join(", ")}`);
   const results: Record<Framework, Throughput[]> = { agentkit: [], adk: [], baseline: [], runner: [] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 ? [...frameworks].reverse() : frameworks;

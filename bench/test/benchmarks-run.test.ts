@@ -88,6 +88,8 @@ describe("pnpm bench", () => {
       expect(stdout.split("\n").filter((l) => l.startsWith(header))).toEqual([
         expect.stringContaining("agentkit from its built dist"),
       ]);
+    // The in-process benchmark warms each framework until settled and says how long that took.
+    expect(stdout).toMatch(/^Warm-up until settled: agentkit \d+\.\ds, adk \d+\.\ds, runner \d+\.\ds$/m);
     const summary = stdout.slice(stdout.lastIndexOf("=== summary"));
     expect(summary.startsWith("=== summary")).toBe(true);
     const lines = summary.split("\n").slice(1).filter(Boolean);
@@ -118,6 +120,7 @@ describe("bench:runner --baseline DIR --processes N", () => {
         ...DIST_RUNTIME,
         "src/runner-overhead.ts",
         ...["--baseline", repoRoot, "--processes", "1", "--rounds", "1", "--seconds", "0.2", "--warm-up", "20"],
+        ...["--warm-up-window", "0.1", "--max-warm-up-seconds", "0.2"],
       ],
       { cwd: benchDir, stdio: ["ignore", "pipe", "pipe"] },
     );
