@@ -10,12 +10,21 @@ import { fileURLToPath } from "node:url";
 import { numberArg } from "./args.js";
 import { summariseTargets } from "./summarise-targets.js";
 
-const BENCHMARKS = ["runner-overhead.ts", "long-session.ts", "http-server.ts", "server-memory.ts", "cli-cold-start.ts"];
+/** Each benchmark's script and its own arguments (before the ones given to all). */
+const BENCHMARKS: { script: string; args?: string[] }[] = [
+  { script: "runner-overhead.ts" },
+  // The same without the stores keeping every session: figures beside the in-process targets.
+  { script: "runner-overhead.ts", args: ["--drop-sessions"] },
+  { script: "long-session.ts" },
+  { script: "http-server.ts" },
+  { script: "server-memory.ts" },
+  { script: "cli-cold-start.ts" },
+];
 const REPEAT = numberArg("repeat", 1);
 
-function run(script: string): Promise<string[]> {
+function run(script: string, args: string[]): Promise<string[]> {
   const file = fileURLToPath(new URL(`./${script}`, import.meta.url));
-  const child = spawn(process.execPath, [...process.execArgv, file, ...process.argv.slice(2)], {
+  const child = spawn(process.execPath, [...process.execArgv, file, ...args, ...process.argv.slice(2)], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const collected: string[] = [];
@@ -38,9 +47,10 @@ const started = Date.now();
 const runs: string[][] = [];
 for (let i = 0; i < REPEAT; i++) {
   const lines: string[] = [];
-  for (const script of BENCHMARKS) {
-    console.log(`\n=== ${script}${REPEAT > 1 ? ` (run ${i + 1} of ${REPEAT})` : ""} ===`);
-    lines.push(...(await run(script)));
+  for (const { script, args = [] } of BENCHMARKS) {
+    const name = [script, ...args].join(" ");
+    console.log(`\n=== ${name}${REPEAT > 1 ? ` (run ${i + 1} of ${REPEAT})` : ""} ===`);
+    lines.push(...(await run(script, args)));
   }
   runs.push(lines);
 }

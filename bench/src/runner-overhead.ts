@@ -28,7 +28,7 @@ import { cpuUsage, hrtime } from "node:process";
 import { type BaseAgent, InMemoryRunner } from "@agentkit/core";
 import { InMemoryRunner as AdkInMemoryRunner } from "@google/adk";
 import { makeAdkBenchAgent } from "./adk-bench-agent.js";
-import { numberArg, stringArg } from "./args.js";
+import { flag, numberArg, stringArg } from "./args.js";
 import { makeBenchAgent } from "./bench-agent.js";
 import { makeThreeEventsAgent } from "./three-events-agent.js";
 import { startCpuProfile } from "./cpu-profile.js";
@@ -51,6 +51,12 @@ const ONLY = stringArg("only", "");
 const PROFILE_DIR = stringArg("profile", "");
 const BASELINE_DIR = stringArg("baseline", "");
 const BATCH = 100;
+/**
+ * `--drop-sessions`: each batch's sessions are deleted after it (outside the timing), so the
+ * stores keep nothing between batches: what the runtimes cost apart from keeping every session
+ * in memory (as a database-backed store would not). Its ratios are FIGURE lines, not targets.
+ */
+const DROP_SESSIONS = flag("drop-sessions");
 const BATCHES = numberArg("batches", 0);
 const PAIR_BATCH = numberArg("batch", 50);
 const PROCESSES = numberArg("processes", 0);
@@ -70,6 +76,7 @@ interface BenchRunner {
   createSession(): Promise<string>;
   /** Runs one invocation to the end; returns the events it produced (persisted user message included). */
   invoke(sessionId: string): Promise<number>;
+  deleteSession(sessionId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -82,6 +89,7 @@ function agentkitRunner(
   const runner = new Runner({ agent: makeAgent(), appName: "bench" });
   return {
     createSession: async () => (await runner.sessionService.createSession({ appName: "bench", userId: "u" })).id,
+    deleteSession: (sessionId) => runner.sessionService.deleteSession({ appName: "bench", userId: "u", sessionId }),
     async invoke(sessionId) {
       let n = 1; // the user event is persisted, not yielded
       for await (const _e of runner.runAsync({ userId: "u", sessionId, newMessage: message })) n++;
@@ -110,6 +118,7 @@ function adkRunner(): BenchRunner {
   const runner = new AdkInMemoryRunner({ agent: makeAdkBenchAgent(), appName: "bench" });
   return {
     createSession: async () => (await runner.sessionService.createSession({ appName: "bench", userId: "u" })).id,
+    deleteSession: (sessionId) => runner.sessionService.deleteSession({ appName: "bench", userId: "u", sessionId }),
     async invoke(sessionId) {
       let n = 1;
       for await (const _e of runner.runAsync({ userId: "u", sessionId, newMessage: message })) n++;
@@ -166,6 +175,7 @@ async function timedBatches(runner: BenchRunner, seconds: number): Promise<Throu
     const cpu = cpuUsage(cpu0);
     cpuUs += cpu.user + cpu.system;
     invocations += sessions.length;
+    if (DROP_SESSIONS) for (const id of sessions) await runner.deleteSession(id);
   }
   return {
     invocationsPerSecond: invocations / (Number(wallNs) / 1e9),
@@ -241,7 +251,8 @@ async function main(): Promise<void> {
       `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores, ` +
       (BATCHES > 0
         ? `${BATCHES} interleaved pairs of ${PAIR_BATCH} invocations`
-        : `${ROUNDS} rounds of ${SECONDS}s per framework`),
+        : `${ROUNDS} rounds of ${SECONDS}s per framework`) +
+      (DROP_SESSIONS ? "; each batch's sessions deleted after it (--drop-sessions)" : ""),
   );
   if (PROFILE_DIR) {
     const file = join(PROFILE_DIR, "in-process.cpuprofile");
@@ -310,6 +321,18 @@ async function main(): Promise<void> {
   console.log(
     `\nper-round ratios agentkit / ADK: invocations/s ${spread(rate, 2)}; CPU per invocation ${spread(cpu, 3)}`,
   );
+  if (DROP_SESSIONS) {
+    // Not the targets' setting (the stores keep their sessions there): figures beside them.
+    console.log(
+      `FIGURE in-process CPU per invocation, agentkit / ADK, sessions deleted after each batch: ${median(cpu).toFixed(3)} ` +
+        `(rounds ${spread(cpu, 3)})`,
+    );
+    console.log(
+      `FIGURE in-process invocations/s, agentkit / ADK, sessions deleted after each batch: ${median(rate).toFixed(2)} ` +
+        `(rounds ${spread(rate, 2)})`,
+    );
+    return;
+  }
   reportTarget({
     name: "in-process invocations/s, agentkit / ADK",
     value: median(rate),
