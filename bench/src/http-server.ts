@@ -28,6 +28,7 @@ import { otherThreadsShare } from "./thread-cpu.js";
 import { median, spread } from "./stats.js";
 import { reportTarget } from "./targets.js";
 import { runtimeLabel, warnIfDistStale } from "./runtime.js";
+import { untilSettled } from "./until-settled.js";
 
 const ROUNDS = numberArg("rounds", 3);
 const SECONDS = numberArg("seconds", 2);
@@ -35,8 +36,6 @@ const WARM_UP_SECONDS = numberArg("warm-up-seconds", 2);
 /** Warm-up goes on in windows of this length until the server's CPU per flow settles (see warmUp). */
 const WARM_UP_WINDOW = numberArg("warm-up-window", 1);
 const MAX_WARM_UP_SECONDS = numberArg("max-warm-up-seconds", 20);
-/** Two windows in a row whose CPU per flow differ by at most this fraction: the server is warm. */
-const SETTLED = 0.1;
 const FRESH_FLOWS = numberArg("fresh-flows", 500);
 const CONCURRENCY = listArg("concurrency", ["64"]).map(Number);
 const ROUTES = listArg("routes", ["/run"]) as Route[];
@@ -103,16 +102,13 @@ type WarmKey = `${number} ${Route} ${ServerKind}`;
  * and each cost 10-60% more per flow at 2 s than once settled. Returns the seconds it took.
  */
 async function warmUp(server: ServerProcess, route: Route): Promise<number> {
-  let elapsed = 0;
-  let previous: number | undefined;
-  while (elapsed < MAX_WARM_UP_SECONDS) {
-    const window = await measure(server, { concurrency: TARGET_CONCURRENCY, route, seconds: WARM_UP_WINDOW });
-    elapsed += WARM_UP_WINDOW;
-    const settled = previous !== undefined && Math.abs(window.cpuUsPerFlow - previous) <= SETTLED * previous;
-    if (settled && elapsed >= WARM_UP_SECONDS) break;
-    previous = window.cpuUsPerFlow;
-  }
-  return elapsed;
+  const window = async (seconds: number) =>
+    (await measure(server, { concurrency: TARGET_CONCURRENCY, route, seconds })).cpuUsPerFlow;
+  return untilSettled(window, {
+    windowSeconds: WARM_UP_WINDOW,
+    minSeconds: WARM_UP_SECONDS,
+    maxSeconds: MAX_WARM_UP_SECONDS,
+  });
 }
 
 /** Servers started once and warmed up; then per round, per concurrency and route, each server for SECONDS. */

@@ -36,6 +36,7 @@ import { compareInProcesses } from "./process-pairs.js";
 import { median, spread } from "./stats.js";
 import { reportTarget } from "./targets.js";
 import { packageEntry, runtimeLabel, warnIfDistStale } from "./runtime.js";
+import { untilSettled } from "./until-settled.js";
 
 const ROUNDS = numberArg("rounds", 5);
 const SECONDS = numberArg("seconds", 2);
@@ -45,8 +46,6 @@ const WARM_UP = numberArg("warm-up", 500);
 const WARM_UP_WINDOW = numberArg("warm-up-window", 0.5);
 const MIN_WARM_UP_SECONDS = numberArg("warm-up-seconds", 1);
 const MAX_WARM_UP_SECONDS = numberArg("max-warm-up-seconds", 15);
-/** Two windows in a row whose CPU per invocation differ by at most this fraction: warm. */
-const SETTLED = 0.1;
 const ONLY = stringArg("only", "");
 const PROFILE_DIR = stringArg("profile", "");
 const BASELINE_DIR = stringArg("baseline", "");
@@ -195,16 +194,12 @@ async function timedBatches(runner: BenchRunner, seconds: number): Promise<Throu
 async function settle(framework: Framework): Promise<number> {
   const runner = await RUNNERS[framework]();
   try {
-    let elapsed = 0;
-    let previous: number | undefined;
-    while (elapsed < MAX_WARM_UP_SECONDS) {
-      const { cpuUsPerInvocation } = await timedBatches(runner, WARM_UP_WINDOW);
-      elapsed += WARM_UP_WINDOW;
-      const settled = previous !== undefined && Math.abs(cpuUsPerInvocation - previous) <= SETTLED * previous;
-      if (settled && elapsed >= MIN_WARM_UP_SECONDS) break;
-      previous = cpuUsPerInvocation;
-    }
-    return elapsed;
+    const window = async (seconds: number) => (await timedBatches(runner, seconds)).cpuUsPerInvocation;
+    return await untilSettled(window, {
+      windowSeconds: WARM_UP_WINDOW,
+      minSeconds: MIN_WARM_UP_SECONDS,
+      maxSeconds: MAX_WARM_UP_SECONDS,
+    });
   } finally {
     await runner.close();
   }
