@@ -8,7 +8,8 @@
 // One flow = POST create session + POST /run.
 //   - fresh: a newly spawned server's first --fresh-flows flows (what a short benchmark, an
 //     autoscaled replica or a serverless start sees; module loading not counted, the first
-//     requests' lazy work and JIT are);
+//     requests' lazy work and JIT are); beside it, as a FIGURE, agentkit's server after its
+//     start-up warm-up (what a replica serves once its readiness probe passes);
 //   - warm: --seconds of flows after a warm-up until CPU per flow settles, on servers started once.
 // Each is measured --rounds times, servers in rotating order; ratios are taken within a round
 // and reported as median (min-max). Targets at concurrency 64: flows/s ≥ 10x ADK's; server CPU
@@ -51,6 +52,8 @@ const LABEL: Record<ServerKind, string> = {
   baseline: `agentkit createAgentServer of ${BASELINE_DIR}`,
 };
 
+const WARMED_LABEL = "agentkit createAgentServer, after its start-up warm-up";
+
 interface Cell extends LoadResult {
   /** Server CPU (user + system) per flow, µs. */
   cpuUsPerFlow: number;
@@ -74,22 +77,36 @@ async function measure(
 
 const rotate = <T>(xs: T[], by: number): T[] => xs.map((_, i) => xs[(i + by) % xs.length]!);
 
-/** Per round: a newly spawned server of each kind, its first FRESH_FLOWS flows at concurrency 64. */
-async function fresh(): Promise<Map<ServerKind, Cell[]>> {
+/**
+ * Per round: a newly spawned server of each kind, its first FRESH_FLOWS flows at concurrency 64.
+ * With agentkit among the servers, also an agentkit server that ran its start-up warm-up first
+ * (`warmed`): what a replica behind a readiness probe serves (`agentkit api-server` warms up
+ * after listening, and `/readyz` answers 200 once it is done). A figure beside the target, which
+ * stays defined on the server that warmed nothing.
+ */
+async function fresh(): Promise<{ cells: Map<ServerKind, Cell[]>; warmed: Cell[] }> {
   const cells = new Map<ServerKind, Cell[]>(KINDS.map((k) => [k, []]));
+  const warmed: Cell[] = [];
+  const firstFlows = (server: ServerProcess) =>
+    measure(server, { concurrency: TARGET_CONCURRENCY, route: "/run", flows: FRESH_FLOWS });
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of rotate(KINDS, round)) {
       const server = await startServer(kind, { baselineDir: BASELINE_DIR });
       try {
-        cells
-          .get(kind)!
-          .push(await measure(server, { concurrency: TARGET_CONCURRENCY, route: "/run", flows: FRESH_FLOWS }));
+        cells.get(kind)!.push(await firstFlows(server));
       } finally {
         await server.stop();
       }
     }
+    if (!KINDS.includes("agentkit")) continue;
+    const server = await startServer("agentkit", { warmUp: true });
+    try {
+      warmed.push(await firstFlows(server));
+    } finally {
+      await server.stop();
+    }
   }
-  return cells;
+  return { cells, warmed };
 }
 
 type WarmKey = `${number} ${Route} ${ServerKind}`;
@@ -137,13 +154,17 @@ async function warm(): Promise<{ cells: Map<WarmKey, Cell[]>; warmedUp: Map<stri
 }
 
 /** Table rows for one set of cells; ratios per round against the same round's bare and ADK cells. */
-function printRows(rows: { kind: ServerKind; route: Route; cells: Cell[] }[], bare?: Cell[], adk?: Cell[]) {
-  for (const { kind, route, cells } of rows) {
+function printRows(
+  rows: { kind: ServerKind; label?: string; route: Route; cells: Cell[] }[],
+  bare?: Cell[],
+  adk?: Cell[],
+) {
+  for (const { kind, label = LABEL[kind], route, cells } of rows) {
     const cpuVsBare = bare ? cells.map((c, i) => c.cpuUsPerFlow / (bare[i]!.cpuUsPerFlow / 2)) : [];
     const rateVsAdk = adk && kind !== "adk" ? cells.map((c, i) => c.flowsPerSecond / adk[i]!.flowsPerSecond) : [];
     const shares = cells.flatMap((c) => (c.otherThreadsShare === undefined ? [] : [100 * c.otherThreadsShare]));
     console.log(
-      `| ${LABEL[kind]}${route === "/run" ? "" : `, ${route}`} | ${spread(cells.map((c) => c.flowsPerSecond))} | ` +
+      `| ${label}${route === "/run" ? "" : `, ${route}`} | ${spread(cells.map((c) => c.flowsPerSecond))} | ` +
         `${rateVsAdk.length ? spread(rateVsAdk, 2) : ""} | ${spread(cells.map((c) => c.cpuUsPerFlow))} | ` +
         `${shares.length ? `${spread(shares)}%` : ""} | ` +
         `${cpuVsBare.length ? spread(cpuVsBare, 2) : ""} | ${median(cells.map((c) => c.p50Ms)).toFixed(1)} | ` +
@@ -210,7 +231,7 @@ async function main(): Promise<void> {
       `(at least ${WARM_UP_SECONDS}s, at most ${MAX_WARM_UP_SECONDS}s)`,
   );
   if (PROFILE_DIR) return profile();
-  const freshCells = await fresh();
+  const { cells: freshCells, warmed } = await fresh();
   console.log(
     `\nFresh server: its first ${FRESH_FLOWS} flows (create session + /run), concurrency ${TARGET_CONCURRENCY}`,
   );
@@ -220,6 +241,12 @@ async function main(): Promise<void> {
     freshCells.get("bare"),
     freshCells.get("adk"),
   );
+  if (warmed.length > 0)
+    printRows(
+      [{ kind: "agentkit", label: WARMED_LABEL, route: "/run", cells: warmed }],
+      freshCells.get("bare"),
+      freshCells.get("adk"),
+    );
   const { cells: warmCells, warmedUp } = await warm();
   console.log(
     `\nWarm-up until settled: ${[...warmedUp].map(([server, seconds]) => `${server} ${seconds.toFixed(1)}s`).join(", ")}`,
@@ -243,6 +270,14 @@ async function main(): Promise<void> {
   }
   console.log("");
   targets("fresh", freshCells.get("agentkit"), freshCells.get("adk"), freshCells.get("bare"));
+  const bareFresh = freshCells.get("bare");
+  if (warmed.length > 0 && bareFresh) {
+    const r = warmed.map((c, i) => c.cpuUsPerFlow / (bareFresh[i]!.cpuUsPerFlow / 2));
+    console.log(
+      `FIGURE HTTP fresh server CPU per flow after its start-up warm-up, agentkit / bare node:http per request: ` +
+        `${median(r).toFixed(3)} (rounds ${spread(r, 2)})`,
+    );
+  }
   const at = (kind: ServerKind) => warmCells.get(`${TARGET_CONCURRENCY} /run ${kind}`);
   targets("warm", at("agentkit"), at("adk"), at("bare"));
   baselineFigure("fresh", freshCells.get("agentkit"), freshCells.get("baseline"));

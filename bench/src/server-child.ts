@@ -3,11 +3,14 @@
 // agent as app "bench" on 127.0.0.1 (a free port). It prints `LISTENING <url>` and answers
 // its parent over IPC: `stats` (CPU used so far, RSS, heap), `gc` (global.gc(), needs
 // --expose-gc, then stats), `profile-start` / `profile-stop` (a CPU profile of that window).
-// Usage (by server-process.ts): server-child.ts --kind agentkit|adk|bare [--sessions memory|sqlite:<file>]
+// With `--warm-up` (agentkit only) it runs the server's start-up warm-up (`AgentServer.warmUp()`:
+// the app, its models, the framework's code paths once) before it says it is listening, as
+// `agentkit api-server` has done by the time its `/readyz` answers 200.
+// Usage (by server-process.ts): server-child.ts --kind agentkit|adk|bare [--sessions memory|sqlite:<file>] [--warm-up]
 import { performance } from "node:perf_hooks";
 import { memoryUsage } from "node:process";
 import { getHeapSpaceStatistics } from "node:v8";
-import { stringArg } from "./args.js";
+import { flag, stringArg } from "./args.js";
 import { startBareHttpServer } from "./bare-http-server.mjs";
 import { startCpuProfile } from "./cpu-profile.js";
 import { type ThreadTicks, threadTicks } from "./thread-cpu.js";
@@ -95,6 +98,11 @@ async function start(kind: ServerKind, sessions: string): Promise<{ url: string;
     mode: "api",
   });
   const { url } = await agentServer.listen({ host: "127.0.0.1", port: 0 });
+  if (flag("warm-up")) {
+    const report = await agentServer.warmUp();
+    const problems = report.apps.flatMap((app) => app.problems);
+    if (!report.completed || problems.length > 0) throw new Error(`warm-up failed: ${problems.join("; ")}`);
+  }
   return {
     url,
     close: async () => {

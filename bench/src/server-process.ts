@@ -27,6 +27,8 @@ export interface StartServerOptions {
   exposeGc?: boolean;
   /** For kind `baseline`: the root of the other checkout (its dependencies installed). */
   baselineDir?: string;
+  /** agentkit: run the server's start-up warm-up before it counts as started (server-child.ts). */
+  warmUp?: boolean;
 }
 
 const childScript = fileURLToPath(new URL("./server-child.ts", import.meta.url));
@@ -53,6 +55,7 @@ export function startServer(kind: ServerKind, options: StartServerOptions = {}):
     baseline ? "agentkit" : kind,
     "--sessions",
     options.sessions ?? "memory",
+    ...(options.warmUp ? ["--warm-up"] : []),
   ];
   const child = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", "inherit", "ipc"],

@@ -59,6 +59,7 @@ const FIGURES = [
   "server RSS once idle after 100 one-turn sessions, ADK 2.0.0, in memory",
   "in-process CPU per invocation, agentkit / ADK, sessions deleted after each batch",
   "in-process invocations/s, agentkit / ADK, sessions deleted after each batch",
+  "HTTP fresh server CPU per flow after its start-up warm-up, agentkit / bare node:http per request",
 ];
 
 /** `TARGET <name>: <figure>[unit] [detail] (target ≥|≤ <limit>[unit]): PASS|FAIL`. */
