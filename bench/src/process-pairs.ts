@@ -6,6 +6,7 @@
 // In processes of their own each side pays for its own heap, helper threads included.
 import { spawn } from "node:child_process";
 import { join, resolve } from "node:path";
+import { stringArg } from "./args.js";
 import { repoRoot } from "./repo-root.js";
 import { spread } from "./stats.js";
 
@@ -42,8 +43,8 @@ function childCpuPerInvocation(checkout: string, rounds: number, seconds: number
 /** This process's warm-up options, for the children (each settles on its own). */
 function warmUpArgs(): string[] {
   return ["warm-up", "warm-up-window", "warm-up-seconds", "max-warm-up-seconds"].flatMap((name) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i >= 0 && process.argv[i + 1] !== undefined ? [`--${name}`, process.argv[i + 1]!] : [];
+    const value = stringArg(name, "");
+    return value ? [`--${name}`, value] : [];
   });
 }
 
