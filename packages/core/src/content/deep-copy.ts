@@ -1,6 +1,6 @@
 import { hasOwnKeys, setOwn } from "../sessions/own-keys.js";
 import { sizedRecord } from "./sized-record.js";
-import { EMPTY_ARRAY, EMPTY_OBJECT, isSharedEmpty, SnapshotSharing } from "./snapshot-sharing.js";
+import { EMPTY_ARRAY, EMPTY_OBJECT, isMarkedDeepFrozen, isSharedEmpty, SnapshotSharing } from "./snapshot-sharing.js";
 
 /**
  * A deep copy of JSON-like data (plain objects, arrays, primitives), several times faster than
@@ -29,8 +29,8 @@ export function deepCopy<T>(value: T): T {
  * `deepFreeze(deepCopy(value))` in one pass: each object of the copy is frozen as it is made.
  * The copy shares what it can (`snapshot-sharing.ts`): every empty plain object or array is one
  * shared frozen instance, a record of nothing but empties (an unchanged event's `actions`) is
- * shared by key list, equal leaves of three or more primitives within the value are one object, and
- * strings are flattened. Frozen values cannot tell a shared object from an own one.
+ * shared by key list, equal leaves of three or more primitives within the value are one object,
+ * strings are flattened, and a record agentkit built deep-frozen (`markDeepFrozen`) is kept as is. Frozen values cannot tell a shared object from an own one.
  */
 export function frozenCopy<T>(value: T): T {
   return copyFrozen(value, new SnapshotSharing());
@@ -53,6 +53,8 @@ function copyFrozen<T>(value: T, sharing: SnapshotSharing): T {
     return (primitive ? sharing.leaf(copy, n) : copy) as T;
   }
   if (!isPlainRecord(value)) return deepFreeze(structuredClone(value));
+  // Frozen first: the mark is looked up only on the few frozen values a copy meets.
+  if (Object.isFrozen(value) && isMarkedDeepFrozen(value)) return value;
   // One listing of the keys (V8 copies its cached key list) sizes the record and drives the copy:
   // counting with `for…in` first and copying in a second pass cost about 13% more per event.
   const keys = Object.keys(value);

@@ -16,6 +16,25 @@ export function isSharedEmpty(value: unknown): boolean {
   return value === EMPTY_OBJECT || value === EMPTY_ARRAY;
 }
 
+/**
+ * Marks values agentkit builds frozen all the way down (a final event's usage rollup), so that
+ * `frozenCopy` keeps them as they are instead of copying them: one allocation per value instead
+ * of two, and nothing for the store's copy to walk. A non-enumerable symbol no caller can name:
+ * JSON, spreads and `Object.keys` never see it, and a spread copy of the value is not marked.
+ */
+const DEEP_FROZEN: unique symbol = Symbol("agentkit.deepFrozen");
+
+/** `value`, which must be frozen with everything it holds, marked as such (see `isMarkedDeepFrozen`). */
+export function markDeepFrozen<T extends object>(value: T): T {
+  Object.defineProperty(value, DEEP_FROZEN, { value: true });
+  return Object.freeze(value);
+}
+
+/** True for a value `markDeepFrozen` marked: sharing it is copying it. */
+export function isMarkedDeepFrozen(value: object): boolean {
+  return (value as { [DEEP_FROZEN]?: boolean })[DEEP_FROZEN] === true;
+}
+
 /** A shared frozen object with its key count (keys read only when a candidate has as many). */
 interface Shared {
   readonly value: Record<string, unknown>;

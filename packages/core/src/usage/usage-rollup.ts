@@ -1,5 +1,5 @@
 import type { UsageMetadata } from "../content/generate-content-config.js";
-import { getOwn, setOwn } from "../sessions/own-keys.js";
+import { getOwn, hasOwnKeys, setOwn } from "../sessions/own-keys.js";
 
 /** Token counts by kind, summed over model calls (the providers' `usageMetadata` fields). */
 export interface TokenUsage {
@@ -48,6 +48,14 @@ export function emptyTokens(): TokenUsage {
 
 export function emptyRollup(): UsageRollup {
   return { tokens: emptyTokens(), modelCalls: 0, toolCalls: 0, durationMs: 0, models: {} };
+}
+
+/**
+ * True when a rollup counts nothing: no model (so no tokens: they are only added per model), no
+ * tool call, no time. Adding it to another rollup leaves that one's figures as they are.
+ */
+export function isEmptyRollup(rollup: UsageRollup): boolean {
+  return rollup.modelCalls === 0 && rollup.toolCalls === 0 && rollup.durationMs === 0 && !hasOwnKeys(rollup.models);
 }
 
 /** A provider's usage metadata as token counts (missing counts are 0). */

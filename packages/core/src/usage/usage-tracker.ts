@@ -3,9 +3,18 @@ import { BudgetExceededError, type BudgetKind, type BudgetScope } from "../error
 import { countFunctionResponses, type Event } from "../events/event.js";
 import type { LlmResponse } from "../models/llm-response.js";
 import type { Budget, UsageLimits } from "./budget.js";
+import { frozenUsageSnapshot } from "./frozen-usage-snapshot.js";
 import { PriceTable } from "./price-table.js";
 import { MODEL_METADATA_KEY } from "./usage-metadata-keys.js";
-import { addModelUsage, addRollup, cloneRollup, emptyRollup, tokensOf, type UsageRollup } from "./usage-rollup.js";
+import {
+  addModelUsage,
+  addRollup,
+  cloneRollup,
+  emptyRollup,
+  isEmptyRollup,
+  tokensOf,
+  type UsageRollup,
+} from "./usage-rollup.js";
 
 export interface UsageTrackerOptions {
   prices?: PriceTable;
@@ -130,10 +139,13 @@ export class UsageTracker {
     return this.sessionBeforeValue;
   }
 
+  /** What a final event carries: both rollups, frozen (see `frozenUsageSnapshot`). */
   snapshot(): UsageSnapshot {
     // One reading of the invocation for both (`addRollup` only reads it): the same duration.
     const invocation = this.invocationUsage();
-    return { invocation, session: this.sessionUsage(invocation) };
+    // A session with no earlier usage (its first invocation) has used what the invocation has.
+    const session = isEmptyRollup(this.sessionBefore()) ? invocation : this.sessionUsage(invocation);
+    return frozenUsageSnapshot(invocation, session);
   }
 }
 

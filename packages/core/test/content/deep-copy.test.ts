@@ -4,6 +4,7 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "@jest/globals";
 import { frozenCopy } from "../../src/content/deep-copy.js";
+import { markDeepFrozen } from "../../src/content/snapshot-sharing.js";
 import { deepFreeze } from "../../src/internal.js";
 
 const eventLike = () => ({
@@ -170,5 +171,33 @@ describe("deepFreeze shares the same empties", () => {
     a.self = a;
     expect(deepFreeze(a)).toBe(a);
     expect(Object.isFrozen(a)).toBe(true);
+  });
+});
+
+describe("values agentkit built deep-frozen (markDeepFrozen)", () => {
+  const built = () => markDeepFrozen({ totals: Object.freeze({ a: 1, b: 2, c: 3 }), names: Object.freeze(["x"]) });
+
+  it("are kept by frozenCopy as they are, wherever they sit in the value", () => {
+    const usage = built();
+    const copy = frozenCopy({ id: "e1", customMetadata: { usage } });
+    expect(copy.customMetadata.usage).toBe(usage);
+    expect(Object.isFrozen(copy.customMetadata)).toBe(true);
+  });
+
+  it("carry no key that JSON, Object.keys or a spread would show, and a spread copy is not marked", () => {
+    const usage = built();
+    expect(JSON.stringify(usage)).toBe('{"totals":{"a":1,"b":2,"c":3},"names":["x"]}');
+    expect(Object.keys(usage)).toEqual(["totals", "names"]);
+    expect(Object.getOwnPropertySymbols({ ...usage })).toEqual([]);
+    // A frozen look-alike (the same children, frozen by a caller) is copied like any other value.
+    const lookAlike = Object.freeze({ ...usage });
+    expect(frozenCopy({ usage: lookAlike }).usage).not.toBe(lookAlike);
+  });
+
+  it("are frozen at the top: a marked value cannot be written through", () => {
+    const usage = built() as unknown as Record<string, unknown>;
+    expect(() => {
+      usage.totals = {};
+    }).toThrow(TypeError);
   });
 });

@@ -1,4 +1,13 @@
-import { emptyRollup, PriceTable, UsageTracker, type LlmResponse, type UsageRollup } from "../../src/index.js";
+import {
+  createEvent,
+  emptyRollup,
+  InMemorySessionService,
+  PriceTable,
+  USAGE_METADATA_KEY,
+  UsageTracker,
+  type LlmResponse,
+  type UsageRollup,
+} from "../../src/index.js";
 import { addRollup, cloneRollup } from "../../src/usage/usage-rollup.js";
 
 /** The session rollup as the tracker made it before: the earlier total cloned whole, the invocation added, priced. */
@@ -53,5 +62,92 @@ describe("the session rollup of a usage snapshot", () => {
     expect(JSON.stringify(snapshot.session)).toBe(JSON.stringify(reference(prices, before, snapshot.invocation)));
     // The earlier total is not changed by the snapshot.
     expect(JSON.stringify(before)).toBe(beforeJson);
+  });
+});
+
+/** Every object the value holds is frozen. */
+function deeplyFrozen(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  return Object.isFrozen(value) && Object.values(value).every(deeplyFrozen);
+}
+
+describe("the usage snapshot a final event carries", () => {
+  const prices = new PriceTable({ prices: { priced: { inputPerMillion: 1, outputPerMillion: 2 } } });
+
+  function trackerAfter(
+    before: UsageRollup | undefined,
+    models: string[],
+  ): { tracker: UsageTracker; tick: () => void } {
+    let clock = 5_000;
+    const tracker = new UsageTracker({ prices, ...(before ? { sessionBefore: () => before } : {}), now: () => clock });
+    for (const [i, model] of models.entries()) {
+      const call = tracker.startModelCall(model);
+      call.record(response(20 + i));
+      call.end();
+    }
+    tracker.recordEvent({
+      id: "e",
+      invocationId: "i",
+      author: "a",
+      timestamp: 1,
+      actions: { stateDelta: {}, artifactDelta: {}, requestedAuthConfigs: {}, requestedToolConfirmations: {} },
+      content: { role: "user", parts: [{ functionResponse: { name: "t", response: {} } }] },
+    } as never);
+    return { tracker, tick: () => (clock += 11) };
+  }
+
+  it.each([
+    ["one unpriced model", ["local"]],
+    ["one priced model", ["priced"]],
+    ["two models, priced and not", ["priced", "local"]],
+  ])("is frozen all the way down, with the JSON of the unfrozen rollups: %s", (_name, models) => {
+    const { tracker, tick } = trackerAfter(undefined, models);
+    tick();
+    const snapshot = tracker.snapshot();
+    expect(deeplyFrozen(snapshot)).toBe(true);
+    expect(JSON.stringify(snapshot.invocation)).toBe(JSON.stringify(tracker.invocationUsage()));
+    expect(snapshot.invocation.toolCalls).toBe(1);
+    expect(snapshot.invocation.durationMs).toBe(11);
+  });
+
+  it("of a session's first invocation holds one rollup for both scopes, equal to the session's full build", () => {
+    const { tracker } = trackerAfter(prices.priceRollup(emptyRollup()), ["local", "priced"]);
+    const snapshot = tracker.snapshot();
+    expect(snapshot.session).toBe(snapshot.invocation);
+    expect(JSON.stringify(snapshot.session)).toBe(JSON.stringify(tracker.sessionUsage(tracker.invocationUsage())));
+  });
+
+  it("of a later invocation holds its own session rollup, the earlier usage added", () => {
+    const before = prices.priceRollup(emptyRollup());
+    before.models.priced = { tokens: { ...before.tokens, prompt: 3, total: 3 }, modelCalls: 1 };
+    before.tokens.prompt = 3;
+    before.tokens.total = 3;
+    before.modelCalls = 1;
+    const { tracker } = trackerAfter(prices.priceRollup(before), ["priced"]);
+    const snapshot = tracker.snapshot();
+    expect(snapshot.session).not.toBe(snapshot.invocation);
+    expect(snapshot.session.modelCalls).toBe(2);
+    expect(snapshot.session.tokens.prompt).toBe(23);
+    expect(deeplyFrozen(snapshot)).toBe(true);
+  });
+
+  it("is kept as it is by the in-memory store, and read back with its JSON", async () => {
+    const service = new InMemorySessionService();
+    const session = await service.createSession({ appName: "a", userId: "u" });
+    const { tracker } = trackerAfter(undefined, ["local"]);
+    const usage = tracker.snapshot();
+    const event = createEvent({
+      invocationId: "i1",
+      author: "agent",
+      content: { role: "model", parts: [{ text: "done" }] },
+      customMetadata: { [USAGE_METADATA_KEY]: usage },
+    });
+    await service.appendEvent({ session, event });
+    const stored = await service.getSession({ appName: "a", userId: "u", sessionId: session.id });
+    const storedUsage = stored!.events[0]!.customMetadata![USAGE_METADATA_KEY];
+    expect(storedUsage).toBe(usage);
+    expect(JSON.parse(JSON.stringify(stored!.events[0]!.customMetadata))).toEqual({
+      [USAGE_METADATA_KEY]: JSON.parse(JSON.stringify(usage)),
+    });
   });
 });
