@@ -51,7 +51,7 @@ export function applyCustomMetadata(event: Event, metadata: Record<string, unkno
  * (`Promise.race([step, aborted])`) added a reaction to that promise per step, so it held every
  * step's result, the events and the session read with its history-sized event list, until the
  * run ended; in a server those objects outlived young-generation collections, were promoted and
- * made V8 grow its young generation to the maximum (bench/README.md, "Server memory after
+ * made V8 grow its young generation to the maximum (bench/HISTORY.md, "Server memory after
  * racing steps without a run-long promise").
  */
 export class AbortWatch {
