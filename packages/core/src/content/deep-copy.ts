@@ -30,7 +30,8 @@ export function deepCopy<T>(value: T): T {
  * The copy shares what it can (`snapshot-sharing.ts`): every empty plain object or array is one
  * shared frozen instance, a record of nothing but empties (an unchanged event's `actions`) is
  * shared by key list, equal leaves of three or more primitives within the value are one object,
- * strings are flattened, and a record agentkit built deep-frozen (`markDeepFrozen`) is kept as is. Frozen values cannot tell a shared object from an own one.
+ * strings are flattened, and a record agentkit built deep-frozen (`markDeepFrozen`) is kept as
+ * it is. Frozen values cannot tell a shared object from an own one.
  */
 export function frozenCopy<T>(value: T): T {
   return copyFrozen(value, new SnapshotSharing());

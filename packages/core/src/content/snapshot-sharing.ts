@@ -24,7 +24,7 @@ export function isSharedEmpty(value: unknown): boolean {
  */
 const DEEP_FROZEN: unique symbol = Symbol("agentkit.deepFrozen");
 
-/** `value`, which must be frozen with everything it holds, marked as such (see `isMarkedDeepFrozen`). */
+/** `value` frozen and marked; everything it holds must be frozen all the way down already. */
 export function markDeepFrozen<T extends object>(value: T): T {
   Object.defineProperty(value, DEEP_FROZEN, { value: true });
   return Object.freeze(value);

@@ -5,13 +5,13 @@ import type { UsageSnapshot } from "./usage-tracker.js";
 
 /**
  * The `agentkit:usage` value a final event carries, built frozen all the way down and marked so
- * (`markDeepFrozen`): the in-memory store keeps it as it is instead of copying it, and the
- * request builder lends it. Every session keeps one per invocation, so it is built small: each
- * record comes from an object literal (V8 allocates literals that keep surviving straight in the
- * old generation, where young collections no longer copy them), a model's token counts that
- * equal the totals (one model) are the totals' object, and a session rollup given as the
- * invocation's own object (a session with no earlier usage) is one record. The JSON is what the unfrozen rollups give: the
- * same keys in the same order.
+ * (`markDeepFrozen`): the in-memory store keeps it as it is instead of copying it. Every session
+ * keeps one per invocation, so it is built small: each record comes from an object literal (V8
+ * allocates literals that keep surviving straight in the old generation, where young
+ * collections no longer copy them), a model's token counts that equal the totals (one model) are
+ * the totals' object, and a session rollup given as the invocation's own object (a session with
+ * no earlier usage) is one record. The JSON is what the unfrozen rollups give: the same keys in
+ * the same order.
  */
 export function frozenUsageSnapshot(invocation: UsageRollup, session: UsageRollup): UsageSnapshot {
   const frozenInvocation = frozenRollup(invocation);
