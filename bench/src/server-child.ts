@@ -6,7 +6,9 @@
 // With `--warm-up` (agentkit only) it runs the server's start-up warm-up (`AgentServer.warmUp()`:
 // the app, its models, the framework's code paths once) before it says it is listening, as
 // `agentkit api-server` has done by the time its `/readyz` answers 200.
-// Usage (by server-process.ts): server-child.ts --kind agentkit|adk|bare [--sessions memory|sqlite:<file>] [--warm-up]
+// With `--idle-memory-ms N` (agentkit only) the server gives memory back after N ms of quiet
+// (`reduceMemoryWhenIdle`; its default is 30 s, longer than any benchmark's pause).
+// Usage (by server-process.ts): server-child.ts --kind agentkit|adk|bare [--sessions memory|sqlite:<file>] [--warm-up] [--idle-memory-ms N]
 import { performance } from "node:perf_hooks";
 import { memoryUsage } from "node:process";
 import { getHeapSpaceStatistics } from "node:v8";
@@ -37,10 +39,18 @@ export interface ChildStats {
   external: number;
   /** CPU clock ticks so far on the main thread and on the others (Linux; zeros elsewhere). */
   threads: ThreadTicks;
+  /** agentkit: idle memory reductions its server ran so far (`AgentServer.stats()`). */
+  idleMemoryReductions?: number;
+}
+
+interface StartedServer {
+  url: string;
+  close: () => Promise<void>;
+  idleMemoryReductions?: () => number;
 }
 
 /** Starts the server; resolves with its URL and how to close it. */
-async function start(kind: ServerKind, sessions: string): Promise<{ url: string; close: () => Promise<void> }> {
+async function start(kind: ServerKind, sessions: string): Promise<StartedServer> {
   if (kind === "bare") {
     const { server, url } = await startBareHttpServer();
     return { url, close: () => new Promise((resolve) => server.close(() => resolve())) };
@@ -96,6 +106,9 @@ async function start(kind: ServerKind, sessions: string): Promise<{ url: string;
     artifactService: new InMemoryArtifactService(),
     memoryService: new InMemoryMemoryService(),
     mode: "api",
+    ...(stringArg("idle-memory-ms", "")
+      ? { reduceMemoryWhenIdle: { afterMs: Number(stringArg("idle-memory-ms", "")) } }
+      : {}),
   });
   const { url } = await agentServer.listen({ host: "127.0.0.1", port: 0 });
   if (flag("warm-up")) {
@@ -109,10 +122,12 @@ async function start(kind: ServerKind, sessions: string): Promise<{ url: string;
       await agentServer.close();
       await sessionService.close();
     },
+    // A baseline checkout's server may predate the counter.
+    idleMemoryReductions: () => agentServer.stats().idleMemoryReductions ?? 0,
   };
 }
 
-function stats(): ChildStats {
+function stats(server: StartedServer): ChildStats {
   const cpu = process.cpuUsage();
   const mem = memoryUsage();
   const newSpace = getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
@@ -124,12 +139,14 @@ function stats(): ChildStats {
     newSpace: newSpace?.space_size ?? 0,
     external: mem.external,
     threads: threadTicks(),
+    ...(server.idleMemoryReductions ? { idleMemoryReductions: server.idleMemoryReductions() } : {}),
   };
 }
 
 async function main(): Promise<void> {
   const kind = stringArg("kind", "agentkit") as ServerKind;
-  const { url, close } = await start(kind, stringArg("sessions", "memory"));
+  const started = await start(kind, stringArg("sessions", "memory"));
+  const { url, close } = started;
   let stopProfile: ((file: string) => Promise<void>) | undefined;
   process.on("message", (message: ChildRequest) => {
     void (async () => {
@@ -142,7 +159,7 @@ async function main(): Promise<void> {
         await stopProfile?.(message.file);
         stopProfile = undefined;
       }
-      process.send!({ op: message.op, ...stats() });
+      process.send!({ op: message.op, ...stats(started) });
     })();
   });
   const stop = () => void close().then(() => process.exit(0));

@@ -3,11 +3,13 @@
 //   1. long session: one session grows through /run to 100 turns, then to --turns (2,000);
 //      RSS after each (target: the ratio within 1.5x);
 //   2. many sessions: --sessions-count (10,000) one-turn sessions (create + /run, concurrency
-//      16), then RSS once idle (the load finished, gc run), beside the fresh server's RSS.
+//      16), then RSS once idle (the load finished, gc run), beside the fresh server's RSS; for
+//      agentkit also once its idle memory reduction ran (`reduceMemoryWhenIdle`, after
+//      --idle-memory-ms of quiet, 1000 here against the server's default of 30 s).
 // agentkit's server on in-memory services (add SQLite with --stores memory,sqlite), ADK's
 // AdkApiServer beside it where it finishes in reasonable time (many sessions; its long
 // session only with --adk-long: every ADK turn deep-copies the whole session).
-// Usage: pnpm bench:memory [-- --turns 2000 --sessions-count 10000 --stores memory,sqlite --servers agentkit,adk --adk-long]
+// Usage: pnpm bench:memory [-- --turns 2000 --sessions-count 10000 --stores memory,sqlite --servers agentkit,adk --adk-long --idle-memory-ms 1000]
 import { mkdtempSync, rmSync } from "node:fs";
 import { Agent } from "node:http";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -27,6 +29,8 @@ const SESSIONS = numberArg("sessions-count", 10000);
 const STORES = listArg("stores", ["memory"]);
 const SERVERS = listArg("servers", ["agentkit", "adk"]) as ServerKind[];
 const ADK_LONG = flag("adk-long");
+/** agentkit's idle memory reduction in part 2: after this much quiet (the server's default is 30 s). */
+const IDLE_MEMORY_MS = numberArg("idle-memory-ms", 1000);
 
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
@@ -55,8 +59,16 @@ function subjects(): Subject[] {
   return out;
 }
 
-async function withServer<T>(subject: Subject, fn: (server: ServerProcess) => Promise<T>): Promise<T> {
-  const server = await startServer(subject.kind, { sessions: subject.sessions, exposeGc: true });
+async function withServer<T>(
+  subject: Subject,
+  fn: (server: ServerProcess) => Promise<T>,
+  idleMemoryMs?: number,
+): Promise<T> {
+  const server = await startServer(subject.kind, {
+    sessions: subject.sessions,
+    exposeGc: true,
+    ...(idleMemoryMs !== undefined ? { idleMemoryMs } : {}),
+  });
   try {
     return await fn(server);
   } finally {
@@ -84,22 +96,49 @@ async function longSession(
   });
 }
 
-async function manySessions(
-  subject: Subject,
-): Promise<{ fresh: number; idle: number; heapIdle: number; heapTotal: number; newSpace: number; seconds: number }> {
-  return withServer(subject, async (server) => {
-    const fresh = (await server.gc()).rss;
-    const load = await runLoad(server.url, { concurrency: 16, flows: SESSIONS, route: "/run" });
-    const idle = await server.gc();
-    return {
-      fresh,
-      idle: idle.rss,
-      heapIdle: idle.heapUsed,
-      heapTotal: idle.heapTotal,
-      newSpace: idle.newSpace,
-      seconds: load.seconds,
-    };
-  });
+async function manySessions(subject: Subject): Promise<{
+  fresh: number;
+  idle: number;
+  heapIdle: number;
+  heapTotal: number;
+  newSpace: number;
+  seconds: number;
+  reduced?: ChildStats;
+}> {
+  const reduces = subject.kind === "agentkit";
+  return withServer(
+    subject,
+    async (server) => {
+      const fresh = (await server.gc()).rss;
+      const load = await runLoad(server.url, { concurrency: 16, flows: SESSIONS, route: "/run" });
+      const idle = await server.gc();
+      return {
+        fresh,
+        idle: idle.rss,
+        heapIdle: idle.heapUsed,
+        heapTotal: idle.heapTotal,
+        newSpace: idle.newSpace,
+        seconds: load.seconds,
+        ...(reduces ? { reduced: await afterIdleReduction(server, idle) } : {}),
+      };
+    },
+    reduces ? IDLE_MEMORY_MS : undefined,
+  );
+}
+
+/**
+ * The server's stats once its idle memory reduction ran (read every 100 ms; it runs between one
+ * and two idle periods after the last request). Throws when it has not run within 10 idle periods.
+ */
+async function afterIdleReduction(server: ServerProcess, idle: ChildStats): Promise<ChildStats> {
+  const before = idle.idleMemoryReductions ?? 0;
+  const deadline = Date.now() + 10 * IDLE_MEMORY_MS + 5000;
+  for (;;) {
+    const stats = await server.stats();
+    if ((stats.idleMemoryReductions ?? 0) > before) return stats;
+    if (Date.now() > deadline) throw new Error("the server ran no idle memory reduction within 10 idle periods");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 async function main(): Promise<void> {
@@ -129,16 +168,20 @@ async function main(): Promise<void> {
   }
   console.log(`\n2. ${SESSIONS} one-turn sessions (create + /run, concurrency 16), then idle`);
   console.log(
-    "| server | fresh RSS | RSS once idle | heap used once idle | V8 heap committed (young generation) once idle | load took |",
+    "| server | fresh RSS | RSS once idle | heap used once idle | V8 heap committed (young generation) once idle | " +
+      `RSS after its idle memory reduction (${IDLE_MEMORY_MS} ms of quiet) | load took |`,
   );
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
-  const idle: { label: string; rss: number }[] = [];
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+  const idle: { label: string; rss: number; reduced?: number }[] = [];
   for (const subject of subjects()) {
     const r = await manySessions(subject);
-    idle.push({ label: subject.label, rss: r.idle });
+    idle.push({ label: subject.label, rss: r.idle, ...(r.reduced ? { reduced: r.reduced.rss } : {}) });
+    const reduced = r.reduced
+      ? `${mb(r.reduced.rss)} (young generation ${mb(r.reduced.newSpace)})`
+      : "none (ADK has no such step)";
     console.log(
       `| ${subject.label} | ${mb(r.fresh)} | ${mb(r.idle)} | ${mb(r.heapIdle)} | ${mb(r.heapTotal)} (${mb(r.newSpace)}) | ` +
-        `${r.seconds.toFixed(1)} s |`,
+        `${reduced} | ${r.seconds.toFixed(1)} s |`,
     );
   }
   console.log("");
@@ -149,8 +192,14 @@ async function main(): Promise<void> {
       bound: "at most",
       limit: 1.5,
     });
-  for (const r of idle)
+  for (const r of idle) {
     console.log(`FIGURE server RSS once idle after ${SESSIONS} one-turn sessions, ${r.label}: ${mb(r.rss)}`);
+    if (r.reduced !== undefined) {
+      console.log(
+        `FIGURE server RSS after its idle memory reduction, after ${SESSIONS} one-turn sessions, ${r.label}: ${mb(r.reduced)}`,
+      );
+    }
+  }
 }
 
 await main();

@@ -29,6 +29,8 @@ export interface StartServerOptions {
   baselineDir?: string;
   /** agentkit: run the server's start-up warm-up before it counts as started (server-child.ts). */
   warmUp?: boolean;
+  /** agentkit: give memory back after this many ms of quiet (`reduceMemoryWhenIdle`). */
+  idleMemoryMs?: number;
 }
 
 const childScript = fileURLToPath(new URL("./server-child.ts", import.meta.url));
@@ -56,6 +58,7 @@ export function startServer(kind: ServerKind, options: StartServerOptions = {}):
     "--sessions",
     options.sessions ?? "memory",
     ...(options.warmUp ? ["--warm-up"] : []),
+    ...(options.idleMemoryMs !== undefined ? ["--idle-memory-ms", String(options.idleMemoryMs)] : []),
   ];
   const child = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", "inherit", "ipc"],

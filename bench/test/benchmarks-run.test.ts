@@ -56,6 +56,7 @@ const FIGURES = [
   "in-process CPU per invocation, agentkit runner alone / ADK's bench agent",
   "in-process CPU per invocation, agentkit runner alone / agentkit's bench agent",
   "server RSS once idle after 100 one-turn sessions, agentkit, in memory",
+  "server RSS after its idle memory reduction, after 100 one-turn sessions, agentkit, in memory",
   "server RSS once idle after 100 one-turn sessions, ADK 2.0.0, in memory",
   "in-process CPU per invocation, agentkit / ADK, sessions deleted after each batch",
   "in-process invocations/s, agentkit / ADK, sessions deleted after each batch",

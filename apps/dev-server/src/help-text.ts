@@ -105,6 +105,8 @@ Service flags (web, api-server, run):
                                  the session store (postgres://, mongodb://; the default) or in this process only
                                  (env AGENTKIT_SESSION_LOCK; docs/deployment.md#several-replicas)
   --session-lock-wait-ms <ms>    how long a run waits for the store's lock (default 30000; then 409 SESSION_BUSY)
+  --idle-memory-ms <ms>          web, api-server: once quiet this long, give back the memory a busy period grew (one full
+                                 collection; default 30000, 0 turns it off; env AGENTKIT_IDLE_MEMORY_MS)
 
 Models: agents name models as strings (gemini-*, gpt-*, o1…, claude-*, ollama/*, openai-compatible/*)
 resolved with the SDKs' usual keys: GOOGLE_API_KEY / GEMINI_API_KEY, OPENAI_API_KEY,

@@ -54,6 +54,11 @@ export interface ServeOptions {
   sessionLock?: "store" | "process";
   /** `--session-lock-wait-ms`: how long a run waits for the store's session lock (default 30000). */
   sessionLockWaitMs?: number;
+  /**
+   * `--idle-memory-ms`: how long the server must be quiet before it gives back the memory a busy
+   * period grew (one full collection); 0 turns it off. The server's default (30000) when absent.
+   */
+  idleMemoryMs?: number;
   /** Resource limits given as flags (`--headers-timeout-ms`, `--live-max-sockets`, …); defaults for the rest. */
   limits?: ServerLimits;
   /**
@@ -125,6 +130,7 @@ const SERVE_FLAGS: FlagSpec = {
   "insecure-no-auth": { type: "boolean" },
   "session-lock": { type: "string" },
   "session-lock-wait-ms": { type: "string" },
+  "idle-memory-ms": { type: "string" },
   ...LIMIT_FLAG_SPECS,
 };
 
@@ -197,6 +203,7 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
           ...(auth ? { auth } : {}),
           ...(insecureNoAuth ? { insecureNoAuth } : {}),
           ...parseSessionLock(values, env),
+          ...parseIdleMemory(values, env),
           ...parseLimitFlags(values, env),
         },
       };
@@ -223,6 +230,7 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
         "insecure-no-auth": _i,
         "session-lock": _sl,
         "session-lock-wait-ms": _slw,
+        "idle-memory-ms": _im,
         "log-format": _lf,
         otel: _ot,
         "otel-capture-content": _oc,
@@ -288,6 +296,15 @@ function parseSessionLock(
     ...(mode !== undefined ? { sessionLock: mode } : {}),
     ...(wait !== undefined ? { sessionLockWaitMs: Number(wait) } : {}),
   };
+}
+
+/** `--idle-memory-ms` (AGENTKIT_IDLE_MEMORY_MS): a non-negative integer, 0 for off. */
+function parseIdleMemory(values: FlagValues, env: NodeJS.ProcessEnv): { idleMemoryMs?: number } {
+  const raw = str(values, "idle-memory-ms") ?? (env.AGENTKIT_IDLE_MEMORY_MS || undefined);
+  if (raw === undefined) return {};
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+    throw new CliUsageError(`--idle-memory-ms must be a non-negative integer (0 turns it off), got "${raw}".`);
+  return { idleMemoryMs: Number(raw) };
 }
 
 const AUTH_MODES = ["none", "api-key", "jwt"] as const;

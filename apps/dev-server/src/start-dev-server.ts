@@ -131,6 +131,9 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       ...(options.limits ? { limits: options.limits } : {}),
       ...(services.sessionLock ? { sessionLock: services.sessionLock } : {}),
       ...(options.sessionLockWaitMs !== undefined ? { sessionLockWaitMs: options.sessionLockWaitMs } : {}),
+      ...(options.idleMemoryMs !== undefined
+        ? { reduceMemoryWhenIdle: options.idleMemoryMs === 0 ? false : { afterMs: options.idleMemoryMs } }
+        : {}),
     });
     // Made when the Express app is built (`Router()` loads Express): an API server whose requests
     // are all agent flows never builds it.

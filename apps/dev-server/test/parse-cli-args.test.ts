@@ -158,6 +158,20 @@ describe("parseCliArgs", () => {
     expect(() => parseCliArgs(["run", "agent", "--session-lock", "store"], {})).toThrow(CliUsageError);
   });
 
+  it("--idle-memory-ms (or AGENTKIT_IDLE_MEMORY_MS): milliseconds of quiet before the memory reduction, 0 for off", () => {
+    const cli = parseCliArgs(["api-server", "--idle-memory-ms", "60000"], {});
+    expect(cli.command === "api-server" && cli.options.idleMemoryMs).toBe(60000);
+    const off = parseCliArgs(["web"], { AGENTKIT_IDLE_MEMORY_MS: "0" });
+    expect(off.command === "web" && off.options.idleMemoryMs).toBe(0);
+    const defaults = parseCliArgs(["api-server"], {});
+    expect(defaults.command === "api-server" && "idleMemoryMs" in defaults.options).toBe(false);
+    expect(() => parseCliArgs(["web", "--idle-memory-ms", "soon"], {})).toThrow(
+      /--idle-memory-ms must be a non-negative integer/,
+    );
+    expect(() => parseCliArgs(["web", "--idle-memory-ms", "-1"], {})).toThrow(CliUsageError);
+    expect(() => parseCliArgs(["run", "agent", "--idle-memory-ms", "10"], {})).toThrow(CliUsageError);
+  });
+
   it("--dev-ui-dir (or AGENTKIT_DEV_UI_DIR) picks another dev UI for web only", () => {
     const cli = parseCliArgs(["web", "agents", "--dev-ui-dir", "/ui"]);
     expect(cli.command === "web" && cli.options.devUiDir).toBe("/ui");

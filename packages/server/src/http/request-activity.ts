@@ -2,11 +2,12 @@ import type { RequestListener } from "node:http";
 
 /**
  * Which requests are in flight, for background work that should take its turn between them (the
- * warm-up that runs after `listen`). A request counts from its arrival until its response
+ * warm-up that runs after `listen`) or wait for a quiet server (the idle memory reduction). A request counts from its arrival until its response
  * closes (sent, or the connection gone).
  */
 export class RequestActivity {
   private inFlight = 0;
+  private served = 0;
   private waiters: (() => void)[] = [];
   private closed = false;
   private readonly ended = () => {
@@ -18,9 +19,20 @@ export class RequestActivity {
   wrap(listener: RequestListener): RequestListener {
     return (req, res) => {
       this.inFlight += 1;
+      this.served += 1;
       res.once("close", this.ended);
       listener(req, res);
     };
+  }
+
+  /** Requests in flight now. */
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
+  /** Requests that arrived so far: unchanged between two readings means none arrived between them. */
+  get requestsArrived(): number {
+    return this.served;
   }
 
   /**
