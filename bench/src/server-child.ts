@@ -100,15 +100,14 @@ async function start(kind: ServerKind, sessions: string): Promise<StartedServer>
   const sessionService = sessions.startsWith("sqlite:")
     ? new (await import("@agentkit/sessions/sqlite")).SqliteSessionService({ path: sessions.slice("sqlite:".length) })
     : new InMemorySessionService();
+  const idleMemoryMs = stringArg("idle-memory-ms", "");
   const agentServer = server.createAgentServer({
     loader: server.createStaticAgentLoader({ apps: { bench: makeBenchAgent() } }),
     sessionService,
     artifactService: new InMemoryArtifactService(),
     memoryService: new InMemoryMemoryService(),
     mode: "api",
-    ...(stringArg("idle-memory-ms", "")
-      ? { reduceMemoryWhenIdle: { afterMs: Number(stringArg("idle-memory-ms", "")) } }
-      : {}),
+    ...(idleMemoryMs ? { reduceMemoryWhenIdle: { afterMs: Number(idleMemoryMs) } } : {}),
   });
   const { url } = await agentServer.listen({ host: "127.0.0.1", port: 0 });
   if (flag("warm-up")) {
