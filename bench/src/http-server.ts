@@ -153,6 +153,11 @@ async function warm(): Promise<{ cells: Map<WarmKey, Cell[]>; warmedUp: Map<stri
   return { cells, warmedUp };
 }
 
+/** Each round's server CPU per flow over the same round's bare CPU per request (a bare flow is two requests). */
+function perBareRequest(cells: Cell[], bare: Cell[]): number[] {
+  return cells.map((c, i) => c.cpuUsPerFlow / (bare[i]!.cpuUsPerFlow / 2));
+}
+
 /** Table rows for one set of cells; ratios per round against the same round's bare and ADK cells. */
 function printRows(
   rows: { kind: ServerKind; label?: string; route: Route; cells: Cell[] }[],
@@ -160,7 +165,7 @@ function printRows(
   adk?: Cell[],
 ) {
   for (const { kind, label = LABEL[kind], route, cells } of rows) {
-    const cpuVsBare = bare ? cells.map((c, i) => c.cpuUsPerFlow / (bare[i]!.cpuUsPerFlow / 2)) : [];
+    const cpuVsBare = bare ? perBareRequest(cells, bare) : [];
     const rateVsAdk = adk && kind !== "adk" ? cells.map((c, i) => c.flowsPerSecond / adk[i]!.flowsPerSecond) : [];
     const shares = cells.flatMap((c) => (c.otherThreadsShare === undefined ? [] : [100 * c.otherThreadsShare]));
     console.log(
@@ -189,8 +194,8 @@ function targets(phase: string, agentkit: Cell[] | undefined, adk: Cell[] | unde
     });
   }
   if (agentkit && bare) {
-    const r = agentkit.map((c, i) => c.cpuUsPerFlow / (bare[i]!.cpuUsPerFlow / 2));
-    const adkR = adk?.map((c, i) => c.cpuUsPerFlow / (bare[i]!.cpuUsPerFlow / 2));
+    const r = perBareRequest(agentkit, bare);
+    const adkR = adk && perBareRequest(adk, bare);
     reportTarget({
       name: `HTTP ${phase} server CPU per flow, agentkit / bare node:http per request`,
       value: median(r),
@@ -272,7 +277,7 @@ async function main(): Promise<void> {
   targets("fresh", freshCells.get("agentkit"), freshCells.get("adk"), freshCells.get("bare"));
   const bareFresh = freshCells.get("bare");
   if (warmed.length > 0 && bareFresh) {
-    const r = warmed.map((c, i) => c.cpuUsPerFlow / (bareFresh[i]!.cpuUsPerFlow / 2));
+    const r = perBareRequest(warmed, bareFresh);
     console.log(
       `FIGURE HTTP fresh server CPU per flow after its start-up warm-up, agentkit / bare node:http per request: ` +
         `${median(r).toFixed(3)} (rounds ${spread(r, 2)})`,

@@ -31,7 +31,7 @@ import {
   type ServerLimits,
 } from "./http/server-limits.js";
 import { RequestActivity } from "./http/request-activity.js";
-import { IdleMemoryReducer } from "./memory/idle-memory-reducer.js";
+import { describeReduction, IdleMemoryReducer, idleReductionDelay } from "./memory/idle-memory-reducer.js";
 import { RunRateLimiter } from "./http/run-rate-limiter.js";
 import type { ReadinessOptions } from "./health/readiness.js";
 import { LiveSocketServer, type LiveStats } from "./live/live-socket-server.js";
@@ -428,11 +428,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
           afterMs: reduceAfterMs,
           arrivals: () => activity.requestsArrived,
           isIdle: () => activity.requestsInFlight === 0 && deps.runs.size === 0 && live.stats().sockets === 0,
-          onReduced: ({ durationMs, rssBefore, rssAfter }) =>
-            logger.info(
-              `Idle for ${reduceAfterMs} ms: a full collection took ${durationMs.toFixed(0)} ms, ` +
-                `resident memory ${mib(rssBefore)} → ${mib(rssAfter)} MiB`,
-            ),
+          onReduced: (report) => logger.info(describeReduction(reduceAfterMs, report)),
         });
       }
       if (!access && !isLoopbackHost(host))
@@ -448,25 +444,6 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       return closing;
     },
   };
-}
-
-/** The idle time before a memory reduction, or undefined when it is off. */
-function idleReductionDelay(option: AgentServerOptions["reduceMemoryWhenIdle"]): number | undefined {
-  if (option === false) return undefined;
-  const afterMs =
-    option === undefined || option === true ? DEFAULT_IDLE_REDUCTION_MS : (option.afterMs ?? DEFAULT_IDLE_REDUCTION_MS);
-  if (!Number.isFinite(afterMs) || afterMs <= 0) {
-    throw new ConfigurationError(
-      `reduceMemoryWhenIdle.afterMs must be a positive number of milliseconds, not ${afterMs}.`,
-    );
-  }
-  return afterMs;
-}
-
-const DEFAULT_IDLE_REDUCTION_MS = 30_000;
-
-function mib(bytes: number): string {
-  return (bytes / 1_048_576).toFixed(0);
 }
 
 /** What a connection whose request Node could not read is told before it is closed. */

@@ -7,7 +7,7 @@ import type { RequestListener } from "node:http";
  */
 export class RequestActivity {
   private inFlight = 0;
-  private served = 0;
+  private arrived = 0;
   private waiters: (() => void)[] = [];
   private closed = false;
   private readonly ended = () => {
@@ -19,7 +19,7 @@ export class RequestActivity {
   wrap(listener: RequestListener): RequestListener {
     return (req, res) => {
       this.inFlight += 1;
-      this.served += 1;
+      this.arrived += 1;
       res.once("close", this.ended);
       listener(req, res);
     };
@@ -32,7 +32,7 @@ export class RequestActivity {
 
   /** Requests that arrived so far: unchanged between two readings means none arrived between them. */
   get requestsArrived(): number {
-    return this.served;
+    return this.arrived;
   }
 
   /**

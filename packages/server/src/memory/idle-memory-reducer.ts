@@ -1,3 +1,4 @@
+import { ConfigurationError } from "@agentkit/core";
 import { collectAllGarbage } from "./collect-all-garbage.js";
 
 /** What the reducer watches and does; the timer is replaceable so tests can tick it. */
@@ -80,4 +81,30 @@ function everyUnref(ms: number, tick: () => void): () => void {
   const timer = setInterval(tick, ms);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/** Milliseconds of quiet before a reduction (`AgentServerOptions.reduceMemoryWhenIdle`); undefined when it is off. */
+export function idleReductionDelay(option: boolean | { afterMs?: number } | undefined): number | undefined {
+  if (option === false) return undefined;
+  const afterMs = option === undefined || option === true ? DEFAULT_AFTER_MS : (option.afterMs ?? DEFAULT_AFTER_MS);
+  if (!Number.isFinite(afterMs) || afterMs <= 0) {
+    throw new ConfigurationError(
+      `reduceMemoryWhenIdle.afterMs must be a positive number of milliseconds, not ${afterMs}.`,
+    );
+  }
+  return afterMs;
+}
+
+const DEFAULT_AFTER_MS = 30_000;
+
+/** The server's log line for one reduction. */
+export function describeReduction(afterMs: number, { durationMs, rssBefore, rssAfter }: MemoryReduction): string {
+  return (
+    `Idle for ${afterMs} ms: a full collection took ${durationMs.toFixed(0)} ms, ` +
+    `resident memory ${mib(rssBefore)} → ${mib(rssAfter)} MiB`
+  );
+}
+
+function mib(bytes: number): string {
+  return (bytes / 1_048_576).toFixed(0);
 }
