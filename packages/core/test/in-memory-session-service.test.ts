@@ -26,6 +26,37 @@ describe("InMemorySessionService", () => {
     expect(other.state).toEqual({ "app:x": 2 });
   });
 
+  it("gives a session made without state its own state at its first session-scoped change", async () => {
+    const service = new InMemorySessionService();
+    const key = { appName: "a", userId: "u" };
+    const plain = await service.createSession({ ...key, sessionId: "plain", state: { "app:shared": 1 } });
+    const neighbour = await service.createSession({ ...key, sessionId: "neighbour" });
+    expect(plain.state).toEqual({ "app:shared": 1 });
+    // A view's state is the caller's own: changing it changes nothing stored.
+    plain.state.k = "local";
+    const again = await service.getSession({ ...key, sessionId: "plain" });
+    expect(again!.state).toEqual({ "app:shared": 1 });
+    await service.appendEvent({
+      session: again!,
+      event: createEvent({ author: "x", actions: { stateDelta: { k: 1, "user:u1": 2, "temp:t": 3 } } }),
+    });
+    await service.appendEvent({
+      session: again!,
+      event: createEvent({ author: "x", actions: { stateDelta: { k2: 4 } } }),
+    });
+    expect((await service.getSession({ ...key, sessionId: "plain" }))!.state).toEqual({
+      k: 1,
+      k2: 4,
+      "app:shared": 1,
+      "user:u1": 2,
+    });
+    expect((await service.getSession({ ...key, sessionId: "neighbour" }))!.state).toEqual({
+      "app:shared": 1,
+      "user:u1": 2,
+    });
+    expect(neighbour.state).toEqual({ "app:shared": 1 });
+  });
+
   it("appendEvent answers bad input with a rejected promise, never a synchronous throw", async () => {
     const service = new InMemorySessionService();
     const session = await service.createSession({ appName: "a", userId: "u", sessionId: "s" });

@@ -1,5 +1,6 @@
 import { copyWithRoom } from "../content/copy-with-room.js";
 import { deepCopy, frozenCopy } from "../content/deep-copy.js";
+import { EMPTY_OBJECT } from "../content/snapshot-sharing.js";
 import { SessionAlreadyExistsError, SessionNotFoundError } from "../errors/session-errors.js";
 import type { Event } from "../events/event.js";
 import { randomUuid } from "../events/random-uuid.js";
@@ -24,7 +25,8 @@ interface StoredSession {
   id: string;
   appName: string;
   userId: string;
-  state: Record<string, unknown>;
+  /** Absent until the session has state of its own: most sessions never do, and each is kept. */
+  state?: Record<string, unknown>;
   events: Event[];
   lastUpdateTime: number;
 }
@@ -60,7 +62,7 @@ export class InMemorySessionService extends BaseSessionService {
       id,
       appName,
       userId,
-      state: split.session,
+      state: hasOwnKeys(split.session) ? split.session : undefined,
       events: [],
       lastUpdateTime: nowSeconds(),
     };
@@ -108,7 +110,7 @@ export class InMemorySessionService extends BaseSessionService {
     const { app, user, session } = write.delta;
     if (hasOwnKeys(app)) assignOwn(this.appStateOf(stored.appName), deepCopy(app));
     if (hasOwnKeys(user)) assignOwn(this.userStateOf(stored.appName, stored.userId), deepCopy(user));
-    if (hasOwnKeys(session)) assignOwn(stored.state, deepCopy(session));
+    if (hasOwnKeys(session)) stored.state = assignOwn(stored.state ?? {}, deepCopy(session));
     // Stored events are immutable snapshots (nothing the caller holds is frozen or shared), so
     // reads, and requests built from the caller's event, can share them instead of copying.
     const snapshot = frozenCopy(write.event);
@@ -155,7 +157,7 @@ export class InMemorySessionService extends BaseSessionService {
     const state = mergeState(
       this.appState.get(stored.appName) ?? {},
       this.userState.get(stored.appName)?.get(stored.userId) ?? {},
-      stored.state,
+      stored.state ?? EMPTY_OBJECT,
     );
     const fields = {
       id: stored.id,

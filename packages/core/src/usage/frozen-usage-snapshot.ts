@@ -6,18 +6,36 @@ import type { UsageSnapshot } from "./usage-tracker.js";
 /**
  * The `agentkit:usage` value a final event carries, built frozen all the way down and marked so
  * (`markDeepFrozen`): the in-memory store keeps it as it is instead of copying it. Every session
- * keeps one per invocation, so it is built small: each record comes from an object literal (V8
- * allocates literals that keep surviving straight in the old generation, where young
- * collections no longer copy them), a model's token counts that equal the totals (one model) are
- * the totals' object, and a session rollup given as the invocation's own object (a session with
- * no earlier usage) is one record. The JSON is what the unfrozen rollups give: the same keys in
+ * keeps one per invocation, and each kept object costs the young collections a copy, so it is
+ * built with as few objects as the JSON allows: a model's token counts that equal the totals (one
+ * model) are the totals' object, a session rollup given as the invocation's own object (a session
+ * with no earlier usage) is one record, a one-model list of unpriced models is shared, and the
+ * top record has room for the mark. The JSON is what the unfrozen rollups give: the same keys in
  * the same order.
  */
 export function frozenUsageSnapshot(invocation: UsageRollup, session: UsageRollup): UsageSnapshot {
   const frozenInvocation = frozenRollup(invocation);
   const frozenSession = session === invocation ? frozenInvocation : frozenRollup(session);
-  return markDeepFrozen({ invocation: frozenInvocation, session: frozenSession });
+  return markDeepFrozen(new UsageScopes(frozenInvocation, frozenSession));
 }
+
+/**
+ * The `{ invocation, session }` record, made by `new` so that V8's slack tracking sizes its
+ * objects to three fields: the two keys and the mark. A literal has room for its two keys only,
+ * and the mark would take a separate property array (one more object kept per final event).
+ * Its prototype is `Object.prototype`: a plain object to every reader.
+ */
+const UsageScopes = (() => {
+  function UsageScopes(this: UsageSnapshot, invocation: UsageRollup, session: UsageRollup): void {
+    this.invocation = invocation;
+    this.session = session;
+  }
+  UsageScopes.prototype = Object.prototype;
+  return UsageScopes as unknown as new (
+    invocation: UsageRollup,
+    session: UsageRollup,
+  ) => UsageSnapshot;
+})();
 
 function frozenRollup(rollup: UsageRollup): UsageRollup {
   const tokens = frozenTokens(rollup.tokens);
@@ -82,8 +100,25 @@ function frozenTokens(tokens: TokenUsage): TokenUsage {
 }
 
 function frozenNames(names: string[]): string[] {
-  // One name is the common case (the one model of an unpriced invocation): a literal too.
-  return Object.freeze(names.length === 1 ? [names[0]!] : names.slice()) as string[];
+  // One name is the common case (the one model of an unpriced invocation): shared.
+  if (names.length === 1) return singleName(names[0]!);
+  return Object.freeze(names.slice()) as string[];
+}
+
+/**
+ * Frozen one-name lists by name, shared by every rollup that names one unpriced model (an app
+ * uses a handful of models, and each kept list is two objects: the array and its elements).
+ * Bounded: past `MAX_SINGLE_NAMES` names a list is made per rollup.
+ */
+const singleNames = new Map<string, string[]>();
+const MAX_SINGLE_NAMES = 64;
+
+function singleName(name: string): string[] {
+  const shared = singleNames.get(name);
+  if (shared) return shared;
+  const list = Object.freeze([name]) as string[];
+  if (singleNames.size < MAX_SINGLE_NAMES) singleNames.set(name, list);
+  return list;
 }
 
 function sameTokens(a: TokenUsage, b: TokenUsage): boolean {

@@ -131,6 +131,39 @@ describe("the usage snapshot a final event carries", () => {
     expect(deeplyFrozen(snapshot)).toBe(true);
   });
 
+  it("is a plain object at the top, keys in order, marked for the store but with nothing a reader sees", () => {
+    const { tracker } = trackerAfter(undefined, ["local"]);
+    const snapshot = tracker.snapshot();
+    expect(Object.getPrototypeOf(snapshot)).toBe(Object.prototype);
+    expect(snapshot.constructor).toBe(Object);
+    expect(Object.keys(snapshot)).toEqual(["invocation", "session"]);
+    expect(Object.getOwnPropertySymbols(snapshot)).toHaveLength(1);
+    expect(Object.getOwnPropertySymbols({ ...snapshot })).toHaveLength(0);
+    expect(JSON.stringify(snapshot)).toBe(
+      JSON.stringify({ invocation: snapshot.invocation, session: snapshot.session }),
+    );
+  });
+
+  it("shares a one-model list of unpriced models between snapshots, and keeps lists of several apart", () => {
+    const first = trackerAfter(undefined, ["shared-local"]).tracker.snapshot();
+    const second = trackerAfter(undefined, ["shared-local"]).tracker.snapshot();
+    expect(first.invocation.unpricedModels).toEqual(["shared-local"]);
+    expect(second.invocation.unpricedModels).toBe(first.invocation.unpricedModels);
+    expect(Object.isFrozen(first.invocation.unpricedModels)).toBe(true);
+    const two = trackerAfter(undefined, ["one-local", "two-local"]).tracker.snapshot();
+    const twoAgain = trackerAfter(undefined, ["one-local", "two-local"]).tracker.snapshot();
+    expect(twoAgain.invocation.unpricedModels).toEqual(two.invocation.unpricedModels);
+    expect(twoAgain.invocation.unpricedModels).not.toBe(two.invocation.unpricedModels);
+  });
+
+  it("shares one-model lists for a bounded number of model names only", () => {
+    const lists = (name: string) => [0, 1].map(() => trackerAfter(undefined, [name]).tracker.snapshot());
+    for (let i = 0; i < 100; i++) lists(`bounded-${i}`);
+    const [a, b] = lists("bounded-last");
+    expect(a!.invocation.unpricedModels).toEqual(["bounded-last"]);
+    expect(b!.invocation.unpricedModels).not.toBe(a!.invocation.unpricedModels);
+  });
+
   it("is kept as it is by the in-memory store, and read back with its JSON", async () => {
     const service = new InMemorySessionService();
     const session = await service.createSession({ appName: "a", userId: "u" });
