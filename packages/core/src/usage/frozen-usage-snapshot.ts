@@ -108,16 +108,18 @@ function frozenNames(names: string[]): string[] {
 /**
  * Frozen one-name lists by name, shared by every rollup that names one unpriced model (an app
  * uses a handful of models, and each kept list is two objects: the array and its elements).
- * Bounded: past `MAX_SINGLE_NAMES` names a list is made per rollup.
+ * Bounded in count and in bytes: past `MAX_SINGLE_NAMES` names, and for a name longer than
+ * `MAX_SHARED_NAME_LENGTH` (a name can come from a model's response), a list is made per rollup.
  */
 const singleNames = new Map<string, string[]>();
 const MAX_SINGLE_NAMES = 64;
+const MAX_SHARED_NAME_LENGTH = 200;
 
 function singleName(name: string): string[] {
   const shared = singleNames.get(name);
   if (shared) return shared;
   const list = Object.freeze([name]) as string[];
-  if (singleNames.size < MAX_SINGLE_NAMES) singleNames.set(name, list);
+  if (singleNames.size < MAX_SINGLE_NAMES && name.length <= MAX_SHARED_NAME_LENGTH) singleNames.set(name, list);
   return list;
 }
 

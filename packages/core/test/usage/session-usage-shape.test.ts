@@ -156,6 +156,13 @@ describe("the usage snapshot a final event carries", () => {
     expect(twoAgain.invocation.unpricedModels).not.toBe(two.invocation.unpricedModels);
   });
 
+  it("does not share the list of a very long model name", () => {
+    const name = `long-${"x".repeat(300)}`;
+    const [a, b] = [0, 1].map(() => trackerAfter(undefined, [name]).tracker.snapshot());
+    expect(a!.invocation.unpricedModels).toEqual([name]);
+    expect(b!.invocation.unpricedModels).not.toBe(a!.invocation.unpricedModels);
+  });
+
   it("shares one-model lists for a bounded number of model names only", () => {
     const lists = (name: string) => [0, 1].map(() => trackerAfter(undefined, [name]).tracker.snapshot());
     for (let i = 0; i < 100; i++) lists(`bounded-${i}`);
