@@ -43,12 +43,24 @@ export function sizedRecord(keyCount: number): Record<string, unknown> {
   }
 }
 
-type RecordMaker = new () => Record<string, unknown>;
+/**
+ * `init` as a constructor of plain objects: its `prototype` becomes `Object.prototype`, so what
+ * `new` makes is a plain object in every observable way, sized by V8's slack tracking to the
+ * fields its objects get (in `init` or after it, until the tracking ends).
+ */
+export function plainRecordConstructor<T, A extends unknown[]>(
+  init: (this: T, ...args: A) => void,
+): new (
+  ...args: A
+) => T {
+  (init as { prototype: object }).prototype = Object.prototype;
+  return init as unknown as new (
+    ...args: A
+  ) => T;
+}
 
-function plainMaker(): RecordMaker {
-  function PlainRecord(): void {}
-  PlainRecord.prototype = Object.prototype;
-  return PlainRecord as unknown as RecordMaker;
+function plainMaker(): new () => Record<string, unknown> {
+  return plainRecordConstructor(function PlainRecord(): void {});
 }
 
 const R1 = plainMaker();

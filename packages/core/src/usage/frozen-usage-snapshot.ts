@@ -1,3 +1,4 @@
+import { plainRecordConstructor } from "../content/sized-record.js";
 import { EMPTY_OBJECT, markDeepFrozen } from "../content/snapshot-sharing.js";
 import { setOwn } from "../sessions/own-keys.js";
 import type { ModelUsage, TokenUsage, UsageRollup } from "./usage-rollup.js";
@@ -25,50 +26,49 @@ export function frozenUsageSnapshot(invocation: UsageRollup, session: UsageRollu
  * and the mark would take a separate property array (one more object kept per final event).
  * Its prototype is `Object.prototype`: a plain object to every reader.
  */
-const UsageScopes = (() => {
-  function UsageScopes(this: UsageSnapshot, invocation: UsageRollup, session: UsageRollup): void {
-    this.invocation = invocation;
-    this.session = session;
-  }
-  UsageScopes.prototype = Object.prototype;
-  return UsageScopes as unknown as new (
-    invocation: UsageRollup,
-    session: UsageRollup,
-  ) => UsageSnapshot;
-})();
+const UsageScopes = plainRecordConstructor(function UsageScopes(
+  this: UsageSnapshot,
+  invocation: UsageRollup,
+  session: UsageRollup,
+): void {
+  this.invocation = invocation;
+  this.session = session;
+});
 
 function frozenRollup(rollup: UsageRollup): UsageRollup {
   const tokens = frozenTokens(rollup.tokens);
-  const models = frozenModels(rollup.models, tokens);
-  // The optional keys close the record, as `PriceTable.priceRollup` appends them: one literal per shape.
-  if (rollup.unpricedModels !== undefined) {
-    return Object.freeze({
-      tokens,
-      modelCalls: rollup.modelCalls,
-      toolCalls: rollup.toolCalls,
-      durationMs: rollup.durationMs,
-      models,
-      unpricedModels: frozenNames(rollup.unpricedModels),
-    });
-  }
-  if (rollup.costUsd !== undefined) {
-    return Object.freeze({
-      tokens,
-      modelCalls: rollup.modelCalls,
-      toolCalls: rollup.toolCalls,
-      durationMs: rollup.durationMs,
-      models,
-      costUsd: rollup.costUsd,
-    });
-  }
-  return Object.freeze({
+  const record = new RollupRecord(
     tokens,
-    modelCalls: rollup.modelCalls,
-    toolCalls: rollup.toolCalls,
-    durationMs: rollup.durationMs,
-    models,
-  });
+    rollup.modelCalls,
+    rollup.toolCalls,
+    rollup.durationMs,
+    frozenModels(rollup.models, tokens),
+  );
+  // The optional key closes the record, as `PriceTable.priceRollup` appends it (one or the other).
+  if (rollup.unpricedModels !== undefined) record.unpricedModels = frozenNames(rollup.unpricedModels);
+  else if (rollup.costUsd !== undefined) record.costUsd = rollup.costUsd;
+  return Object.freeze(record);
 }
+
+/**
+ * A rollup's record, made by `new` so that V8's slack tracking gives its objects room for the
+ * optional key added after the five others (a priced rollup always has one): a literal of the
+ * five would put it in a separate property array.
+ */
+const RollupRecord = plainRecordConstructor(function RollupRecord(
+  this: UsageRollup,
+  tokens: TokenUsage,
+  modelCalls: number,
+  toolCalls: number,
+  durationMs: number,
+  models: Record<string, ModelUsage>,
+): void {
+  this.tokens = tokens;
+  this.modelCalls = modelCalls;
+  this.toolCalls = toolCalls;
+  this.durationMs = durationMs;
+  this.models = models;
+});
 
 /** The per-model records; `totals` stands in for a model's tokens when they are equal (a single model). */
 function frozenModels(models: Record<string, ModelUsage>, totals: TokenUsage): Record<string, ModelUsage> {

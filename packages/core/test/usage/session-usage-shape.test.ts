@@ -136,6 +136,8 @@ describe("the usage snapshot a final event carries", () => {
     const snapshot = tracker.snapshot();
     expect(Object.getPrototypeOf(snapshot)).toBe(Object.prototype);
     expect(snapshot.constructor).toBe(Object);
+    expect(Object.getPrototypeOf(snapshot.invocation)).toBe(Object.prototype);
+    expect(snapshot.invocation.constructor).toBe(Object);
     expect(Object.keys(snapshot)).toEqual(["invocation", "session"]);
     expect(Object.getOwnPropertySymbols(snapshot)).toHaveLength(1);
     expect(Object.getOwnPropertySymbols({ ...snapshot })).toHaveLength(0);
