@@ -20,14 +20,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OFFLINE_ENV } from "@agentkit/test-support/offline-models";
 import { numberArg } from "./args.js";
+import {
+  agentkitBin as bin,
+  bareServerScript as bareServer,
+  exampleAgentsDir as agentsDir,
+  inMemoryServices as inMemory,
+  onDiskServices as onDisk,
+  prepareSourceBundles,
+} from "./cli-commands.js";
 import { median, spread } from "./stats.js";
 import { repoRoot } from "./repo-root.js";
 import { reportTarget } from "./targets.js";
 
 const RUNS = numberArg("runs", 7);
-const bin = join(repoRoot, "apps/dev-server/bin/agentkit.mjs");
-const agentsDir = join(repoRoot, "examples/agents");
-const bareServer = join(repoRoot, "bench/src/bare-http-server.mjs");
 const distBuilt = [
   "packages/core/dist/index.js",
   "packages/server/dist/index.js",
@@ -51,13 +56,6 @@ interface Config {
   runtime: string;
 }
 
-const inMemory = () => ["--session-service-uri", "memory://", "--artifact-service-uri", "memory://"];
-const onDisk = (dir: string) => [
-  "--session-service-uri",
-  `sqlite://${join(dir, "sessions.db")}`,
-  "--artifact-service-uri",
-  `file://${join(dir, "artifacts")}`,
-];
 const agentkit = (
   name: string,
   runtime: string,
@@ -187,40 +185,6 @@ async function once(config: Config): Promise<Sample> {
     child.kill("SIGTERM");
     await exited;
     rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-/**
- * Makes sure the source runtime's bundle cache matches the sources (apps/dev-server/src/source-bundles.ts):
- * one `api-server` start, kept until it is warm and, when it found no current bundles, until it
- * has built them.
- */
-async function prepareSourceBundles(): Promise<void> {
-  const child = spawn(process.execPath, [bin, "api-server", agentsDir, "--port", "0", ...inMemory()], {
-    env: { ...process.env, ...OFFLINE_ENV, AGENTKIT_STARTUP_TIMING: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  let out = "";
-  let err = "";
-  child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (/hooks ready \(source, bundled\)/.test(err) && /warmed up/.test(out)) resolve();
-        else if (/bundled the workspace's sources/.test(out)) resolve();
-        else if (/the sources stay unbundled|bundling the sources failed/.test(err)) reject(new Error(err));
-      };
-      child.stdout.on("data", (c: Buffer) => {
-        out += c.toString();
-        check();
-      });
-      child.stderr.on("data", check);
-      child.once("exit", (code) => reject(new Error(`agentkit exited with ${code}: ${out}${err}`)));
-    });
-  } finally {
-    child.kill("SIGTERM");
-    await exited;
   }
 }
 

@@ -43,3 +43,26 @@ export function otherThreadsShare(before: ThreadTicks, after: ThreadTicks): numb
   const other = after.other - before.other;
   return main + other > 0 ? other / (main + other) : undefined;
 }
+
+/**
+ * Milliseconds of CPU another process's live threads have run so far (Linux's scheduler
+ * accounting, in nanoseconds: a 10 ms clock tick is coarser than one request), or NaN where /proc
+ * has no such process.
+ */
+export function processCpuMs(processId: number): number {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${processId}/task`);
+  } catch {
+    return Number.NaN;
+  }
+  let ns = 0;
+  for (const task of tasks) {
+    try {
+      ns += Number(readFileSync(`/proc/${processId}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // the thread ended while listing
+    }
+  }
+  return ns / 1e6;
+}

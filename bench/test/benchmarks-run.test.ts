@@ -68,8 +68,9 @@ const TARGET_LINE =
   /^TARGET (.+?): (-?\d+(?:\.\d+)?)(?:x| ms)? .*\(target [≤≥] \d+(?:\.\d+)?(?:x| ms)?\): (PASS|FAIL)$/;
 const FIGURE_LINE = /^FIGURE (.+?): (-?\d+(?:\.\d+)?)(?: MB)?(?: |$)/;
 
-function runAll(): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [...DIST_RUNTIME, "src/run-all.ts", ...SMALLEST], {
+/** Runs one benchmark script of `src/` with `args`, as `pnpm bench` runs it; resolves when it exits. */
+function runBench(script: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...DIST_RUNTIME, `src/${script}`, ...args], {
     cwd: benchDir,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -85,7 +86,7 @@ function runAll(): Promise<{ code: number | null; stdout: string; stderr: string
 
 describe("pnpm bench", () => {
   it("runs every benchmark to its end and reports each target and figure with a finite number", async () => {
-    const { code, stdout, stderr } = await runAll();
+    const { code, stdout, stderr } = await runBench("run-all.ts", SMALLEST);
     expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
     // Each benchmark says what it measured: the built dist, as users install it.
     // The in-process benchmark runs twice: as the targets define it, and with --drop-sessions.
@@ -128,24 +129,10 @@ describe("pnpm bench", () => {
 describe("bench:runner --baseline DIR --processes N", () => {
   it("runs each checkout in processes of its own and reports their ratio (this checkout against itself)", async () => {
     const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
-    const child = spawn(
-      process.execPath,
-      [
-        ...DIST_RUNTIME,
-        "src/runner-overhead.ts",
-        ...["--baseline", repoRoot, "--processes", "1", "--rounds", "1", "--seconds", "0.2", "--warm-up", "20"],
-        ...["--warm-up-window", "0.1", "--max-warm-up-seconds", "0.2"],
-      ],
-      { cwd: benchDir, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.once("error", reject);
-      child.once("close", resolve);
-    });
+    const { code, stdout, stderr } = await runBench("runner-overhead.ts", [
+      ...["--baseline", repoRoot, "--processes", "1", "--rounds", "1", "--seconds", "0.2", "--warm-up", "20"],
+      ...["--warm-up-window", "0.1", "--max-warm-up-seconds", "0.2"],
+    ]);
     expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
     expect(stdout).toMatch(/^pair 1: agentkit \d+ µs, baseline \d+ µs per invocation$/m);
     const figure = /^FIGURE in-process CPU per invocation, agentkit \/ baseline, separate processes: (\d+\.\d+) /m.exec(
@@ -153,4 +140,29 @@ describe("bench:runner --baseline DIR --processes N", () => {
     );
     expect(Number(figure?.[1])).toBeGreaterThan(0);
   }, 120_000);
+});
+
+describe("bench:first-flows", () => {
+  it("measures each server's first flows after its readiness and reports them as figures", async () => {
+    const { code, stdout, stderr } = await runBench("first-flows.ts", ["--runs", "1"]);
+    expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
+    // One table row per server, six groups of flows each, every cell a positive number of ms.
+    const rows = stdout.split("\n").filter((l) => /^\| (agentkit api-server|bare node:http)/.test(l));
+    expect(rows).toHaveLength(3);
+    for (const row of rows) {
+      const cells = row
+        .split("|")
+        .slice(2, -1)
+        .map((c) => Number(c.trim()));
+      expect(cells).toHaveLength(6);
+      for (const ms of cells) expect(ms).toBeGreaterThan(0);
+    }
+    const figures = [...stdout.matchAll(/^FIGURE first flow(?: after warm-up)?, (.+?): (\d+\.\d) ms/gm)];
+    expect(figures.map((m) => m[1])).toEqual([
+      "agentkit api-server, in-memory services",
+      "agentkit api-server, SQLite + file services (the defaults)",
+      "bare node:http",
+    ]);
+    for (const m of figures) expect(Number(m[2])).toBeGreaterThan(0);
+  }, 180_000);
 });

@@ -14,7 +14,7 @@ export { checkIncomingMessage, checkIncomingParts } from "./flows/incoming-messa
 export { applyEventToSession, SessionQueueKey } from "./sessions/base-session-service.js";
 export { OVER_LOG_FROM, sessionOverLog, sessionEvents } from "./sessions/session-events.js";
 export { validateAgentName } from "./agents/base-agent.js";
-export { lazySchema, type LazySchema } from "./tools/lazy-schema.js";
+export { lazySchema, lazySchemasBuilt, type LazySchema } from "./tools/lazy-schema.js";
 export type { InvocationContextInit } from "./context/invocation-context.js";
 export { callbackList, runCallbackSlot, type MaybePromise, type CallbackSlot } from "./agents/callbacks.js";
 export { DEFAULT_MAX_LLM_CALLS, resolveRunConfig } from "./agents/run-config.js";

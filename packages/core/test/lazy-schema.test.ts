@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { z } from "zod";
-import { lazySchema } from "../src/internal.js";
+import { lazySchema, lazySchemasBuilt } from "../src/internal.js";
 
 describe("lazySchema", () => {
   it("builds the schema at its first use, once, and returns that same schema after", () => {
@@ -16,5 +16,17 @@ describe("lazySchema", () => {
     expect(builds).toBe(1);
     expect(first.safeParse({ name: "a" }).success).toBe(true);
     expect(first.safeParse({ name: "" }).success).toBe(false);
+  });
+
+  it("counts each schema once, when it is built", () => {
+    const before = lazySchemasBuilt();
+    const a = lazySchema(() => z.string());
+    const b = lazySchema(() => z.number());
+    expect(lazySchemasBuilt()).toBe(before);
+    a();
+    a();
+    expect(lazySchemasBuilt()).toBe(before + 1);
+    b();
+    expect(lazySchemasBuilt()).toBe(before + 2);
   });
 });

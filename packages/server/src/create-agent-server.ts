@@ -204,9 +204,11 @@ export interface AgentServer {
   /** For a server the caller owns: hand it HTTP upgrades so `/run_live` works there too. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /**
-   * Loads every app, its runner and the adapters of its models, and runs the framework's code
-   * paths once on a private agent, so the first request costs what later ones do. Apps that
-   * fail to load are logged and reported, never thrown. Call it before `listen`, or after it
+   * Loads every app, its runner and the adapters of its models, runs the framework's code paths
+   * once on a private agent and builds the agent-flow routes' request parsers, so no request
+   * loads or builds any of it: a first flow then costs about what a bare `node:http` server's
+   * first request does (docs/server.md, "Warm start"). Apps that fail to load are logged and
+   * reported, never thrown. Call it before `listen`, or after it
    * with `yieldToRequests` (what the CLI does): the server answers at once and each warm-up
    * step waits until no request is in flight. `close` stops it before its next step (a step
    * under way, such as an app's module being imported, cannot be cancelled and ends on its own;

@@ -8,6 +8,7 @@ import {
   ModelRegistry,
   type LlmResponse,
 } from "@agentkit/core";
+import { lazySchemasBuilt } from "@agentkit/core/internal";
 import { createAgentServer, createDirectoryAgentLoader, type AgentServer } from "../src/index.js";
 import { makeAgentsDir, type TempAgentsDir } from "./loader/agents-dir.js";
 import { post } from "./support/test-server.js";
@@ -89,9 +90,11 @@ describe("AgentServer.warmUp", () => {
     expect(report.ms).toBeGreaterThanOrEqual(0);
   });
 
-  it("the first request runs on the warmed app and model", async () => {
+  it("the first flow runs on the warmed app and model and builds no request parser", async () => {
     ({ url } = await server.listen({ port: 0 }));
-    expect((await post(`${url}/apps/good/users/u/sessions/s1`, {})).status).toBe(200);
+    const schemasBefore = lazySchemasBuilt();
+    // An agent flow as a Python client sends it: a session create, then /run.
+    expect((await post(`${url}/apps/good/users/u/sessions`, { session_id: "s1" })).status).toBe(200);
     const res = await post(`${url}/run`, {
       appName: "good",
       userId: "u",
@@ -102,6 +105,8 @@ describe("AgentServer.warmUp", () => {
     const events = (await res.json()) as { content?: { parts?: { text?: string }[] } }[];
     expect(events.at(-1)?.content?.parts?.[0]?.text).toBe("ready");
     expect(models.get("warm-model")!.warmUps).toBe(1);
+    // The warm-up built and compiled the flow's request schemas; the requests built none.
+    expect(lazySchemasBuilt()).toBe(schemasBefore);
   });
 });
 

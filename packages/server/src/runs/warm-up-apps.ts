@@ -1,5 +1,6 @@
 import { warmUpRuntime } from "@agentkit/core/internal";
 import type { AgentLoader } from "../agent-loader.js";
+import { warmUpRequestParsing } from "../http/warm-up-request-parsing.js";
 import type { ServerLogger } from "../server-logger.js";
 import type { RunnerCache } from "./runner-cache.js";
 
@@ -34,8 +35,9 @@ const UNPACED: WarmUpPacing = { turn: async () => {}, stopped: () => false };
 
 /**
  * Loads every app (its module or YAML, its runner and plugins), loads the adapter and SDK
- * client of every model its agents name, and runs the framework's own code paths once on a
- * private agent, so the first request costs what later ones do. Never throws for an app that
+ * client of every model its agents name, runs the framework's own code paths once on a private
+ * agent and builds the agent-flow routes' request parsers, so no request loads or builds any of
+ * it (the first flows still run before V8 has optimized the code). Never throws for an app that
  * fails: it is logged and reported, and requests to it keep answering with the load error.
  * Each step starts when `pacing` gives it its turn; a request for an app not warmed yet loads
  * it itself (the runner cache shares one load between them).
@@ -70,6 +72,7 @@ export async function warmUpApps(
   await pacing.turn();
   if (pacing.stopped()) return stopped();
   await warmUpRuntime();
+  warmUpRequestParsing();
   return { apps, completed: true, ms: Math.round(performance.now() - started) };
 }
 
