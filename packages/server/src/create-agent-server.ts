@@ -207,7 +207,7 @@ export interface AgentServer {
    * Loads every app, its runner and the adapters of its models, runs the framework's code paths
    * once on a private agent and builds the agent-flow routes' request parsers, so no request
    * loads or builds any of it: a first flow then costs about what a bare `node:http` server's
-   * first request does (docs/server.md, "Warm start"). Apps that fail to load are logged and
+   * first two requests do (docs/server.md, "Warm start"). Apps that fail to load are logged and
    * reported, never thrown. Call it before `listen`, or after it
    * with `yieldToRequests` (what the CLI does): the server answers at once and each warm-up
    * step waits until no request is in flight. `close` stops it before its next step (a step

@@ -3,8 +3,9 @@ import { contentField, createSessionSchema, parseBody, runRequestSchema } from "
 /**
  * Builds the request schemas of an agent flow (`POST .../sessions`, `/run`, `/run_sse`) and
  * parses one body of each, shaped as a Python client sends it (snake_case keys, a message):
- * zod builds a schema on first use and compiles its parser on the first parse, which was a third
- * of a warmed server's first flow (about 6 of 18 ms of CPU, bench/HISTORY.md). Nothing is stored.
+ * zod builds a schema on first use and compiles its parser on the first parse, which cost a
+ * warmed server's first flow about 3.5 of its 15-18 ms of CPU (bench/README.md, "First flows of
+ * a warmed server"). Nothing is stored.
  */
 export function warmUpRequestParsing(): void {
   parseBody(createSessionSchema, { state: { warm: true }, session_id: "warm-up", events: [] });
