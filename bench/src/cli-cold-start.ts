@@ -14,7 +14,6 @@
 // its banner, then the same two requests. Target: agentkit's spawn → first answer ≤ 2.5x the
 // bare server's (ratios taken run by run, median reported), for every configuration.
 // Usage: pnpm bench:cold-start [-- --runs 7]
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,6 +26,9 @@ import {
   inMemoryServices as inMemory,
   onDiskServices as onDisk,
   prepareSourceBundles,
+  agentFlow,
+  type CliServer,
+  startCliServer,
 } from "./cli-commands.js";
 import { median, spread } from "./stats.js";
 import { repoRoot } from "./repo-root.js";
@@ -139,51 +141,22 @@ async function once(config: Config): Promise<Sample> {
   const dataDir = mkdtempSync(join(tmpdir(), "agentkit-cold-"));
   const env = { ...process.env, ...OFFLINE_ENV, AGENTKIT_STARTUP_TIMING: "1", ...config.env };
   const t0 = performance.now();
-  const child = spawn(process.execPath, config.args(dataDir), {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let server: CliServer | undefined;
   try {
-    let out = "";
-    let err = "";
-    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on("data", (c: Buffer) => {
-        out += c.toString();
-        const m = / on (http:\/\/\S+)/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      child.once("exit", (code) => reject(new Error(`agentkit exited with ${code}: ${out}${err}`)));
-    });
+    server = await startCliServer(config.args(dataDir), env);
     const listening = performance.now() - t0;
-    const cpuListening = cpuMs(child.pid);
-    const session = (await (await fetch(`${url}/apps/${config.app}/users/u/sessions`, { method: "POST" })).json()) as {
-      id: string;
-    };
-    const run = await fetch(`${url}/run`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        appName: config.app,
-        userId: "u",
-        sessionId: session.id,
-        newMessage: { role: "user", parts: [{ text: "hi" }] },
-      }),
-    });
-    const events = (await run.json()) as { content?: unknown }[];
-    if (run.status !== 200 || !JSON.stringify(events).includes(config.expect))
-      throw new Error(`unexpected first answer: ${run.status} ${JSON.stringify(events).slice(0, 200)}`);
+    const cpuListening = cpuMs(server.pid);
+    await agentFlow(server.url, config.app, config.expect);
     const firstAnswer = performance.now() - t0;
-    const cpuFirstAnswer = cpuMs(child.pid);
+    const cpuFirstAnswer = cpuMs(server.pid);
+    const { err } = server.output();
     const phases: Record<string, number> = {};
     for (const m of err.matchAll(/(node bootstrap|hooks ready \([^)]*\)|modules loaded|listening) (\d+) ms/g))
       phases[m[1]!.replace(/ \([^)]*\)/, "")] = Number(m[2]);
     const runtime = /hooks ready \(([^)]*)\)/.exec(err)?.[1] ?? "";
     return { runtime, listening, firstAnswer, cpuListening, cpuFirstAnswer, phases };
   } finally {
-    child.kill("SIGTERM");
-    await exited;
+    await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

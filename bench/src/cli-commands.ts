@@ -1,5 +1,6 @@
 // What the CLI benchmarks start: `agentkit api-server` on the example agents (with in-memory or
-// on-disk services) and the bare node:http baseline, each as a user runs it (`node <script>`).
+// on-disk services) and the bare node:http baseline, each as a user runs it (`node <script>`),
+// and the agent flow they send it.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { OFFLINE_ENV } from "@agentkit/test-support/offline-models";
@@ -61,4 +62,64 @@ export async function prepareSourceBundles(): Promise<void> {
     child.kill("SIGTERM");
     await exited;
   }
+}
+
+/** A server spawned as a user runs it (`node <args>`), once its banner named its URL. */
+export interface CliServer {
+  readonly pid: number;
+  readonly url: string;
+  /** What it printed so far. */
+  output(): { out: string; err: string };
+  /** SIGTERM, then its exit. */
+  stop(): Promise<void>;
+}
+
+/** Spawns `node <args>` and resolves at its banner (`… on http://…`); rejects if it exits first. */
+export async function startCliServer(args: string[], env: NodeJS.ProcessEnv): Promise<CliServer> {
+  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await exited;
+  };
+  let out = "";
+  let err = "";
+  child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on("data", (c: Buffer) => {
+        out += c.toString();
+        const m = / on (http:\/\/\S+)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.once("exit", (code) => reject(new Error(`${args[0]} exited with ${code}: ${out}${err}`)));
+    });
+    return { pid: child.pid!, url, output: () => ({ out, err }), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * One agent flow as a client sends it: a session created for user `u` of `app`, then `/run` with
+ * a message; throws unless the answer is 200 and contains `expect`.
+ */
+export async function agentFlow(url: string, app: string, expect: string): Promise<void> {
+  const created = await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" });
+  if (created.status !== 200) throw new Error(`session create answered ${created.status}`);
+  const { id } = (await created.json()) as { id: string };
+  const run = await fetch(`${url}/run`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      appName: app,
+      userId: "u",
+      sessionId: id,
+      newMessage: { role: "user", parts: [{ text: "hi" }] },
+    }),
+  });
+  const text = await run.text();
+  if (run.status !== 200 || !text.includes(expect))
+    throw new Error(`unexpected /run answer: ${run.status} ${text.slice(0, 200)}`);
 }

@@ -8,7 +8,6 @@
 // Figures only: how far a first flow is from a settled one, for agentkit and for a server that
 // does nothing (Node's own HTTP code also compiles on first use).
 // Usage: pnpm bench:first-flows [-- --runs 5]
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +20,9 @@ import {
   inMemoryServices,
   onDiskServices,
   prepareSourceBundles,
+  agentFlow,
+  type CliServer,
+  startCliServer,
 } from "./cli-commands.js";
 import { median, spread } from "./stats.js";
 import { processCpuMs } from "./thread-cpu.js";
@@ -59,29 +61,6 @@ const SERVERS: Server[] = [
   },
 ];
 
-async function post(url: string, body: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, text: await res.text() };
-}
-
-async function flow(url: string, server: Server): Promise<void> {
-  const created = await post(`${url}/apps/${server.app}/users/u/sessions`, {});
-  if (created.status !== 200) throw new Error(`${server.name}: session create answered ${created.status}`);
-  const { id } = JSON.parse(created.text) as { id: string };
-  const run = await post(`${url}/run`, {
-    appName: server.app,
-    userId: "u",
-    sessionId: id,
-    newMessage: { role: "user", parts: [{ text: "hi" }] },
-  });
-  if (run.status !== 200 || !run.text.includes(server.expect))
-    throw new Error(`${server.name}: unexpected /run answer ${run.status} ${run.text.slice(0, 200)}`);
-}
-
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Until the process's CPU stops moving (two 50 ms windows under 0.5 ms each), at most 5 s. */
@@ -97,23 +76,10 @@ async function quiet(pid: number): Promise<void> {
 /** One server from spawn to stop: CPU ms per flow of each group. */
 async function once(server: Server): Promise<number[]> {
   const dataDir = mkdtempSync(join(tmpdir(), "agentkit-first-flows-"));
-  const child = spawn(process.execPath, server.args(dataDir), {
-    env: { ...process.env, ...OFFLINE_ENV },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let started: CliServer | undefined;
   try {
-    let out = "";
-    const url = await new Promise<string>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        out += chunk.toString();
-        const m = / on (http:\/\/\S+)/.exec(out);
-        if (m) resolve(m[1]!);
-      };
-      child.stdout.on("data", onData);
-      child.stderr.on("data", onData);
-      child.once("exit", (code) => reject(new Error(`${server.name} exited with ${code}: ${out}`)));
-    });
+    started = await startCliServer(server.args(dataDir), { ...process.env, ...OFFLINE_ENV });
+    const { pid, url } = started;
     if (server.readiness) {
       const deadline = Date.now() + 60_000;
       while ((await fetch(`${url}/readyz`)).status !== 200) {
@@ -121,17 +87,16 @@ async function once(server: Server): Promise<number[]> {
         await pause(50);
       }
     }
-    await quiet(child.pid!);
+    await quiet(pid);
     const perFlow: number[] = [];
     for (const n of GROUPS) {
-      const before = processCpuMs(child.pid!);
-      for (let i = 0; i < n; i++) await flow(url, server);
-      perFlow.push((processCpuMs(child.pid!) - before) / n);
+      const before = processCpuMs(pid);
+      for (let i = 0; i < n; i++) await agentFlow(url, server.app, server.expect);
+      perFlow.push((processCpuMs(pid) - before) / n);
     }
     return perFlow;
   } finally {
-    child.kill("SIGTERM");
-    await exited;
+    await started?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
