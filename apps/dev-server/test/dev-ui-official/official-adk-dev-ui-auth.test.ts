@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { Locator, Page } from "playwright-core";
 import { FIXTURE_APPS } from "./fixture-agents.js";
 import {
+  failedCalls,
   query,
   seeCount,
   seeText,
@@ -133,9 +134,12 @@ describe("ADK's official dev UI through an authenticated agentkit web", () => {
     TIMEOUT,
   );
 
-  it("no API call of the keyed page failed and no unexpected console error happened", () => {
-    const failed = h.calls.filter((c) => (c.status === undefined ? c.failure !== "net::ERR_ABORTED" : c.status >= 400));
-    expect(failed.map((c) => `${c.method} ${c.path} ${c.status ?? c.failure ?? "no response"}`)).toEqual([]);
-    expect(h.problems).toEqual([]);
-  });
+  it(
+    "no API call of the keyed page failed and no unexpected console error happened",
+    async () => {
+      expect(await failedCalls(h)).toEqual([]);
+      expect(h.problems).toEqual([]);
+    },
+    TIMEOUT,
+  );
 });

@@ -222,6 +222,20 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/**
+ * The calls that failed, as `METHOD path status-or-reason`: an error status, or no response
+ * for a reason other than the browser cancelling it on a navigation (`net::ERR_ABORTED`). A
+ * call the page made just before this is asked (a trace the last step's click fetched) is given
+ * up to `ms` to get its answer first; one that still has none is listed as "no response".
+ */
+export async function failedCalls(h: OfficialUiHarness, ms = 30_000): Promise<string[]> {
+  const unanswered = () => h.calls.filter((c) => c.status === undefined && c.failure === undefined);
+  await until(unanswered, (pending) => pending.length === 0, "every call's answer", ms).catch(() => undefined);
+  return h.calls
+    .filter((c) => (c.status === undefined ? c.failure !== "net::ERR_ABORTED" : c.status >= 400))
+    .map((c) => `${c.method} ${c.path} ${c.status ?? c.failure ?? "no response"}`);
+}
+
 /** Waits for the first call after index `from` matching method and path, with its response in. */
 export function waitForCall(h: OfficialUiHarness, method: string, path: string | RegExp, from = 0): Promise<Call> {
   const matches = (c: Call) => c.method === method && (typeof path === "string" ? c.path === path : path.test(c.path));
