@@ -3,7 +3,9 @@
 // memory (InMemoryRunner), agentkit on SQLite (SqliteSessionService, a file in the temp dir)
 // and ADK 2.0.0 in memory (its InMemoryRunner; ADK's database store needs ORM drivers this
 // repo does not install). Full history goes into every model request (includeContents
-// "default"), as a real conversation does.
+// "default"), as a real conversation does. `agentkit-memory-traced` (and, when asked for,
+// `agentkit-sqlite-traced`) adds the dev UI's trace recorder (what `agentkit web` runs: every
+// model request recorded, content capture on).
 //   - Growth: by default the session is seeded between checkpoints with copies of one real
 //     turn's events (fresh ids, paired call ids): through agentkit's own appendEvent, into
 //     ADK's in-memory store directly (see adkSubject). Then up to --timed real invocations
@@ -16,13 +18,15 @@
 // Each subject first warms up on a scratch session (--warm-up-turns, at least --warm-up-ms).
 // Usage: pnpm bench:long-session [-- --checkpoints 100,300,1000,2000,5000 --timed 20 --budget-ms 1000
 //   --warm-up-turns 20 --warm-up-ms 1500
-//   --subjects agentkit-memory,agentkit-sqlite,adk-memory,agentkit-memory-none --grow real --profile DIR]
+//   --subjects agentkit-memory,agentkit-memory-traced,agentkit-sqlite,agentkit-sqlite-traced,adk-memory,agentkit-memory-none
+//   --grow real --profile DIR]
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { cpuUsage, hrtime } from "node:process";
 import { createEvent, InMemoryRunner, Runner, type EventInit } from "@agentkit/core";
 import { SqliteSessionService } from "@agentkit/sessions/sqlite";
+import { createTraceRecorder } from "@agentkit/server/devtools";
 import {
   createEvent as createAdkEvent,
   InMemoryRunner as AdkInMemoryRunner,
@@ -52,7 +56,7 @@ const WARM_UP = numberArg("warm-up-turns", 20);
 const WARM_UP_MS = numberArg("warm-up-ms", 1500);
 /** The scratch session's length for the warm-up on a long history. */
 const WARM_UP_TURNS = 500;
-const SUBJECTS = listArg("subjects", ["agentkit-memory", "agentkit-sqlite", "adk-memory"]);
+const SUBJECTS = listArg("subjects", ["agentkit-memory", "agentkit-memory-traced", "agentkit-sqlite", "adk-memory"]);
 const GROW = stringArg("grow", "seeded");
 const PROFILE_DIR = stringArg("profile", "");
 
@@ -71,24 +75,31 @@ interface Subject {
   close(): Promise<void>;
 }
 
-function agentkitSubject(store: "memory" | "sqlite", includeContents: "default" | "none" = "default"): Subject {
+function agentkitSubject(
+  store: "memory" | "sqlite",
+  options: { includeContents?: "default" | "none"; traced?: boolean } = {},
+): Subject {
+  const includeContents = options.includeContents ?? "default";
   const dir = store === "sqlite" ? mkdtempSync(join(tmpdir(), "agentkit-long-")) : "";
   const agent = makeBenchAgent({ includeContents });
+  // `agentkit web`'s recorder with its defaults (content capture on, 64 MiB of traces).
+  const recorder = options.traced ? createTraceRecorder() : undefined;
   const runner =
     store === "memory"
-      ? new InMemoryRunner({ agent, appName: "bench" })
+      ? new InMemoryRunner({ agent, appName: "bench", plugins: recorder ? [recorder.plugin] : [] })
       : new Runner({
           agent,
           appName: "bench",
           sessionService: new SqliteSessionService({ path: join(dir, "sessions.db") }),
+          plugins: recorder ? [recorder.plugin] : [],
         });
   const sessions = runner.sessionService;
   const key = (sessionId: string) => ({ appName: "bench", userId: "u", sessionId });
   return {
     label:
       store === "memory"
-        ? `agentkit, in memory${includeContents === "none" ? ', includeContents "none"' : ""}`
-        : "agentkit, SQLite",
+        ? `agentkit, in memory${includeContents === "none" ? ', includeContents "none"' : ""}${recorder ? ", traced (agentkit web)" : ""}`
+        : `agentkit, SQLite${recorder ? ", traced (agentkit web)" : ""}`,
     createSession: async () => (await sessions.createSession({ appName: "bench", userId: "u" })).id,
     async invoke(sessionId) {
       for await (const _e of runner.runAsync({ userId: "u", sessionId, newMessage: message }));
@@ -105,6 +116,7 @@ function agentkitSubject(store: "memory" | "sqlite", includeContents: "default" 
     deleteSession: (sessionId) => sessions.deleteSession(key(sessionId)),
     async close() {
       await runner.close();
+      await recorder?.shutdown();
       await sessions.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
@@ -148,10 +160,14 @@ function makeSubject(name: string): Subject {
   switch (name) {
     case "agentkit-memory":
       return agentkitSubject("memory");
+    case "agentkit-memory-traced":
+      return agentkitSubject("memory", { traced: true });
     case "agentkit-memory-none":
-      return agentkitSubject("memory", "none");
+      return agentkitSubject("memory", { includeContents: "none" });
     case "agentkit-sqlite":
       return agentkitSubject("sqlite");
+    case "agentkit-sqlite-traced":
+      return agentkitSubject("sqlite", { traced: true });
     case "adk-memory":
       return adkSubject();
     default:
@@ -306,7 +322,7 @@ async function main(): Promise<void> {
       name: `long session ms per invocation at ${last} turns, ${r.label}`,
       value: median(end.ms),
       bound: "at most",
-      limit: r.name === "agentkit-sqlite" ? 3 : 1,
+      limit: r.name.startsWith("agentkit-sqlite") ? 3 : 1,
       unit: "ms",
       detail:
         `(CPU ${median(end.cpuMs).toFixed(2)} ms` +

@@ -13,6 +13,7 @@ export {
 export { checkIncomingMessage, checkIncomingParts } from "./flows/incoming-message-check.js";
 export { applyEventToSession, SessionQueueKey } from "./sessions/base-session-service.js";
 export { OVER_LOG_FROM, sessionOverLog, sessionEvents } from "./sessions/session-events.js";
+export { isLentHistory } from "./flows/shared-contents.js";
 export { validateAgentName } from "./agents/base-agent.js";
 export { lazySchema, lazySchemasBuilt, type LazySchema } from "./tools/lazy-schema.js";
 export type { InvocationContextInit } from "./context/invocation-context.js";

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "@jest/globals";
-import { FunctionTool, LlmAgent } from "@agentkit/core";
+import {
+  BaseLlm,
+  FunctionTool,
+  InMemoryRunner,
+  LlmAgent,
+  type Content,
+  type LlmRequest,
+  type LlmResponse,
+} from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { z } from "zod";
 import { LoggingPlugin, type LogRecord } from "../src/index.js";
@@ -178,5 +186,35 @@ describe("LoggingPlugin", () => {
     expect(event.fields.usageRollup).toMatchObject({
       invocation: { modelCalls: 1, tokens: { total: 15 }, models: { "gpt-4o-mini": { modelCalls: 1 } } },
     });
+  });
+
+  it("reads a long session's history where it is: a model that only reads gets the one shared array", async () => {
+    class SharingModel extends BaseLlm {
+      readonly arrays: Content[][] = [];
+      override get readsContentsOnly(): boolean {
+        return true;
+      }
+      async *generateContentAsync(request: LlmRequest): AsyncGenerator<LlmResponse, void, void> {
+        this.arrays.push(request.contents);
+        yield { content: { role: "model", parts: [{ text: `answer ${this.arrays.length}` }] } };
+      }
+    }
+    const model = new SharingModel({ model: "sharing" });
+    const records: LogRecord[] = [];
+    const runner = new InMemoryRunner({
+      agent: new LlmAgent({ name: "talker", model }),
+      appName: "app",
+      plugins: [new LoggingPlugin({ sink: (r) => records.push(r) })],
+    });
+    const session = await runner.sessionService.createSession({ appName: "app", userId: "u" });
+    for (let turn = 1; turn <= 12; turn++) {
+      for await (const _ of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: `question ${turn}` }))
+        void _;
+    }
+    // Past the 16 events from which the runner shares a session's history, no call copied it.
+    expect(new Set(model.arrays.slice(9)).size).toBe(1);
+    const last = records.filter((r) => r.point === "before_model").at(-1)!;
+    expect(last.fields).toMatchObject({ contents: 23, lastContent: expect.stringContaining("question 12") });
+    await runner.close();
   });
 });

@@ -32,13 +32,17 @@ export async function* callModel(
   // The budget is checked before anything of the call happens (BudgetExceededError ends the run).
   ctx.usage.checkBeforeModelCall(agent.name, ctx.branch);
   ctx.incrementLlmCallCount();
-  // Lent contents (see buildLlmRequestLendingContents) are copied before anyone who may edit or keep them.
-  if (callbackList(agent.beforeModelCallback).length > 0 || ctx.pluginManager.hasHook("beforeModelCallback")) {
-    ownContents(request);
+  // Lent contents (see buildLlmRequestLendingContents) are copied before anyone who may edit or
+  // keep them: plugins that declare `readsContentsOnly` read the lent array.
+  const agentCallbacks = callbackList(agent.beforeModelCallback).length > 0;
+  if (agentCallbacks || ctx.pluginManager.hasHook("beforeModelCallback")) {
+    if (ctx.pluginManager.mayEditContents()) ownContents(request);
     // Only then: no hook arguments and no turns of the microtask queue for an agent without them.
-    const before =
-      (await ctx.pluginManager.run("beforeModelCallback", { context, request })) ??
-      (await runCallbackSlot(agent.beforeModelCallback, { context, request }));
+    let before = await ctx.pluginManager.run("beforeModelCallback", { context, request });
+    if (!before && agentCallbacks) {
+      ownContents(request);
+      before = await runCallbackSlot(agent.beforeModelCallback, { context, request });
+    }
     if (before) {
       yield before;
       return;

@@ -24,6 +24,16 @@ export function isLent(contents: Content[]): boolean {
 }
 
 /**
+ * True while `contents` is a session's history array lent to a request (what a plugin that
+ * `readsContentsOnly` may be handed): the memo only ever appends to it, so its first
+ * `contents.length` items stay as they are now, and a later request may get the same array
+ * extended. A reader may therefore keep a reference with the length instead of a copy.
+ */
+export function isLentHistory(contents: readonly Content[]): boolean {
+  return loans.has(contents as Content[]);
+}
+
+/**
  * Gives the request a copy of its contents when they are lent, so a callback, tool, plugin or
  * model that edits or keeps `request.contents` changes its own array, never the memo's. Cheap
  * when the request already owns them (a map lookup).

@@ -28,6 +28,18 @@ export abstract class BasePlugin {
     this.name = name;
   }
 
+  /**
+   * True when `beforeModelCallback` only reads `request.contents` while it runs: it never edits
+   * the array nor keeps it after it returns (it may keep the contents in it: they are frozen).
+   * When every plugin with a `beforeModelCallback` says so and the agent has none of its own, the
+   * flow hands the plugins the history array it shares between a session's requests instead of a
+   * copy, as it does for a model that `readsContentsOnly` (a long session saves a history-sized
+   * copy per model call). Default false: the request gets its own copy first.
+   */
+  get readsContentsOnly(): boolean {
+    return false;
+  }
+
   /** A returned content replaces the user's message. */
   onUserMessageCallback(_args: { invocationContext: InvocationContext; userMessage: Content }): Maybe<Content> {
     return undefined;

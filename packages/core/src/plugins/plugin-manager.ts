@@ -53,6 +53,18 @@ export class PluginManager {
   }
 
   /**
+   * True when some plugin's own `beforeModelCallback` may edit or keep `request.contents` (it does
+   * not declare `readsContentsOnly`): the flow copies lent contents before the plugins run.
+   */
+  mayEditContents(): boolean {
+    for (const plugin of this.list) {
+      if (plugin.beforeModelCallback !== BasePlugin.prototype.beforeModelCallback && !plugin.readsContentsOnly)
+        return true;
+    }
+    return false;
+  }
+
+  /**
    * Runs one hook over every plugin in order, stopping at the first returned value. Plugins
    * that keep `BasePlugin`'s own hook (which does nothing) are passed over, and with none left
    * no promise is made: every event and model call goes through several hooks.

@@ -1,5 +1,6 @@
-// A model that declares `readsContentsOnly` gets the history array the requests of a session
-// share, not a copy; callbacks, plugins and other models still get an array of their own. Each
+// A model or plugin that declares `readsContentsOnly` gets the history array the requests of a
+// session share, not a copy; callbacks, other plugins and other models still get an array of
+// their own. Each
 // session starts with MEMO_FROM_EVENTS seeded events, so every request goes through the memo.
 import { describe, expect, it } from "@jest/globals";
 import {
@@ -15,7 +16,7 @@ import {
   type LlmRequest,
   type LlmResponse,
 } from "../../src/index.js";
-import { getContents } from "../../src/internal.js";
+import { getContents, isLentHistory } from "../../src/internal.js";
 import { MEMO_FROM_EVENTS } from "../../src/flows/request-builder.js";
 import type { Session } from "../../src/sessions/session.js";
 
@@ -236,5 +237,63 @@ describe("lent request contents", () => {
     const editing = new RecordingModel(false, (contents) => contents.splice(0));
     await converse({ model: editing }, 4);
     expect(editing.seen.map(withoutIds)).toEqual(reference.seen.map(withoutIds));
+  });
+
+  it("plugins that declare readsContentsOnly read the shared array; any other callback still gets a copy", async () => {
+    /** Records the array its before-model hook was handed, and whether it was the lent history. */
+    class ObservingPlugin extends BasePlugin {
+      readonly arrays: Content[][] = [];
+      readonly lent: boolean[] = [];
+      constructor(
+        name: string,
+        private readonly readOnly: boolean,
+      ) {
+        super(name);
+      }
+      override get readsContentsOnly(): boolean {
+        return this.readOnly;
+      }
+      override beforeModelCallback({ request }: { context: CallbackContext; request: LlmRequest }): undefined {
+        this.arrays.push(request.contents);
+        this.lent.push(isLentHistory(request.contents));
+        return undefined;
+      }
+    }
+    const reference = new RecordingModel(true);
+    const referenceHistory = await converse({ model: reference }, 4);
+
+    // Only read-only plugins: they and the read-only model all see the one memo array.
+    const reader = new ObservingPlugin("reader", true);
+    const model = new RecordingModel(true);
+    const history = await converse({ model, plugins: [reader] }, 4);
+    expect(reader.lent).toEqual(Array.from({ length: 8 }, () => true));
+    expect(new Set(reader.arrays).size).toBe(1);
+    expect(reader.arrays[0]).toBe(model.arrays[0]);
+    expect(model.seen.map(withoutIds)).toEqual(reference.seen.map(withoutIds));
+    expect(withoutIds(history)).toBe(withoutIds(referenceHistory));
+
+    // A plugin that does not declare it, beside a reader: both get the request's own copy.
+    const secondReader = new ObservingPlugin("reader", true);
+    const other = new ObservingPlugin("other", false);
+    await converse({ model: new RecordingModel(true), plugins: [secondReader, other] }, 2);
+    expect(secondReader.lent).toEqual([false, false, false, false]);
+    expect(other.arrays).toEqual(secondReader.arrays);
+    expect(new Set(other.arrays).size).toBe(4);
+
+    // A reader, then the agent's own callback that edits: the reader saw the shared array, the
+    // callback's edit lands in a copy, and the history is untouched.
+    const thirdReader = new ObservingPlugin("reader", true);
+    const edited = new RecordingModel(true);
+    const beforeModel = ({ request }: { context: CallbackContext; request: LlmRequest }): undefined => {
+      expect(isLentHistory(request.contents)).toBe(false);
+      request.contents.splice(0, 1);
+      return undefined;
+    };
+    const editedHistory = await converse({ model: edited, beforeModel, plugins: [thirdReader] }, 3);
+    expect(thirdReader.lent).toEqual(Array.from({ length: 6 }, () => true));
+    expect(edited.seen.map(withoutIds)).toEqual(
+      reference.seen.slice(0, 6).map((json) => withoutIds(JSON.stringify((JSON.parse(json) as Content[]).slice(1)))),
+    );
+    expect(withoutIds(editedHistory)).toBe(withoutIds(await converse({ model: new RecordingModel(true) }, 3)));
   });
 });

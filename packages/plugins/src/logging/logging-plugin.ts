@@ -83,6 +83,11 @@ export class LoggingPlugin extends BasePlugin {
       options.sink ?? ((record) => write(format === "json" ? formatJson(record) : formatText(record, this.name)));
   }
 
+  /** `before_model` logs the contents' count and the last one's text: the history is read, not copied. */
+  override get readsContentsOnly(): boolean {
+    return true;
+  }
+
   override onUserMessageCallback({
     invocationContext,
     userMessage,

@@ -30,32 +30,55 @@ export function materializeContents(node: ContentsNode): Content[] {
 /**
  * Records request contents per conversation key (session, branch, agent) as chain nodes. The
  * latest request of each key is remembered (bounded, least recently used out) to find the prefix
- * the next one shares, by identity of its content objects: O(contents) pointer comparisons and
- * O(new contents) of memory per request, never a serialization.
+ * the next one shares, by identity of its content objects: O(new contents) of memory per request,
+ * never a serialization. A request handed the session's shared history array (`appendOnly`: the
+ * flow lent it, see `isLentHistory`) is remembered by reference: when the next request gets the
+ * same array, extended, the shared prefix is known without comparing or copying anything, so a
+ * request costs what is new in it. Other arrays are compared pointer by pointer and copied, since
+ * their owner may still edit them.
  */
 export class RequestContentsLog {
-  private readonly latest: BoundedLru<{ contents: readonly Content[]; node: ContentsNode }>;
+  private readonly latest: BoundedLru<Latest>;
 
   constructor(maxKeys = 1024) {
     this.latest = new BoundedLru({ maxEntries: maxKeys });
   }
 
-  record(key: string, contents: readonly Content[]): ContentsNode {
+  /**
+   * The node of `contents`, sharing the previous request's of `key` as far as they agree.
+   * `appendOnly`: nothing will change `contents[0..length)` (a lent history array).
+   */
+  record(key: string, contents: readonly Content[], appendOnly = false): ContentsNode {
     const previous = this.latest.peek(key);
     let shared = 0;
     if (previous) {
-      const limit = Math.min(previous.contents.length, contents.length);
-      while (shared < limit && previous.contents[shared] === contents[shared]) shared++;
+      const limit = Math.min(previous.length, contents.length);
+      // The same append-only array again: its first `previous.length` items are the ones recorded.
+      if (appendOnly && previous.appendOnly && contents === previous.contents) shared = limit;
+      else while (shared < limit && previous.contents[shared] === contents[shared]) shared++;
     }
     const node: ContentsNode =
       previous && shared > 0
         ? { base: previous.node, baseLength: shared, tail: contents.slice(shared), length: contents.length }
         : { base: undefined, baseLength: 0, tail: contents.slice(), length: contents.length };
-    this.latest.set(key, { contents: contents.slice(), node });
+    this.latest.set(key, {
+      contents: appendOnly ? contents : contents.slice(),
+      length: contents.length,
+      appendOnly,
+      node,
+    });
     return node;
   }
 
   clear(): void {
     this.latest.clear();
   }
+}
+
+/** A key's latest request: its contents (`length` of them count; an append-only array may have grown since). */
+interface Latest {
+  readonly contents: readonly Content[];
+  readonly length: number;
+  readonly appendOnly: boolean;
+  readonly node: ContentsNode;
 }

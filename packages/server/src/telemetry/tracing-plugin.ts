@@ -9,6 +9,7 @@ import {
   type LlmResponse,
   type ToolContext,
 } from "@agentkit/core";
+import { isLentHistory } from "@agentkit/core/internal";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
 import { LazySpanAttributes } from "./lazy-span-attributes.js";
 import { materializeContents, RequestContentsLog } from "./request-contents-log.js";
@@ -77,6 +78,16 @@ export class TracingPlugin extends BasePlugin {
     this.maxAttributeChars = options.maxAttributeChars ?? DEFAULT_MAX_ATTRIBUTE_CHARS;
     this.captureContent = options.captureContent ?? true;
     this.lazyAttributes = options.lazyAttributes ?? new LazySpanAttributes();
+  }
+
+  /**
+   * The request's contents are read, never edited: the log keeps the frozen contents, and the
+   * array itself only when it is the session's lent history, which the flow only appends to
+   * (`RequestContentsLog`). So a traced model call costs what is new in its request, not a copy
+   * of the history.
+   */
+  override get readsContentsOnly(): boolean {
+    return true;
   }
 
   /** Loads @opentelemetry/api (and the tracer, when given as a function) once. */
@@ -310,7 +321,7 @@ export class TracingPlugin extends BasePlugin {
    */
   private recordRequest(span: Span, sessionId: string, context: CallbackContext, request: LlmRequest): void {
     const key = JSON.stringify([sessionId, context.invocation.branch ?? "", context.agentName]);
-    const node = this.requestLog.record(key, request.contents);
+    const node = this.requestLog.record(key, request.contents, isLentHistory(request.contents));
     const { abortSignal: _signal, ...config } = request.config as Record<string, unknown>;
     const model = request.model;
     const newBytes = node.tail.length === 0 ? 0 : toJsonString(node.tail, this.maxAttributeChars).length;

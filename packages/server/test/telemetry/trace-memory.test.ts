@@ -1,7 +1,15 @@
 // Tracing costs what is new per model call and its memory is bounded in bytes: a model request
 // (the whole conversation) is recorded as a chain of shared contents and written on read.
 import { describe, expect, it } from "@jest/globals";
-import { InMemoryRunner, LlmAgent, type Event } from "@agentkit/core";
+import {
+  BaseLlm,
+  InMemoryRunner,
+  LlmAgent,
+  type Content,
+  type Event,
+  type LlmRequest,
+  type LlmResponse,
+} from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { createTraceRecorder, type TraceRecorder } from "../../src/telemetry/index.js";
 
@@ -61,6 +69,44 @@ describe("trace memory", () => {
       expect(text.length).toBeLessThanOrEqual(2000);
       expect(() => JSON.parse(text)).not.toThrow();
     }
+    await recorder.shutdown();
+  });
+
+  it("makes no copy of the history for the model call it traces", async () => {
+    /** Reads its request only (as the provider adapters do), and notes which array it was given. */
+    class SharingModel extends BaseLlm {
+      readonly arrays: Content[][] = [];
+      override get readsContentsOnly(): boolean {
+        return true;
+      }
+      async *generateContentAsync(request: LlmRequest): AsyncGenerator<LlmResponse, void, void> {
+        this.arrays.push(request.contents);
+        yield { content: { role: "model", parts: [{ text: `answer ${this.arrays.length}` }] } };
+      }
+    }
+    const recorder = createTraceRecorder();
+    const model = new SharingModel({ model: "sharing" });
+    const runner = new InMemoryRunner({
+      agent: new LlmAgent({ name: "talker", model }),
+      appName: "app",
+      plugins: [recorder.plugin],
+    });
+    const session = await runner.sessionService.createSession({ appName: "app", userId: "u" });
+    let lastEvent: Event | undefined;
+    for (let turn = 1; turn <= 20; turn++) {
+      for await (const event of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: `question ${turn}` }))
+        lastEvent = event;
+    }
+    // Past the history length the runner shares (16 events), every call got the session's one
+    // history array: the tracing plugin read it where it was, copying nothing.
+    const late = model.arrays.slice(10);
+    expect(new Set(late).size).toBe(1);
+    const request = JSON.parse(String(recorder.attributesForEvent(lastEvent!.id)!["gcp.vertex.agent.llm_request"])) as {
+      contents: Content[];
+    };
+    expect(request.contents).toHaveLength(39);
+    expect(request.contents.at(-1)).toEqual({ role: "user", parts: [{ text: "question 20" }] });
+    await runner.close();
     await recorder.shutdown();
   });
 

@@ -1,0 +1,103 @@
+// The request log records each model request's contents as a node sharing the previous
+// request's prefix: by reference for the session's append-only history array, by pointer
+// comparison against a kept copy for any other array (whose owner may still edit it).
+import { describe, expect, it } from "@jest/globals";
+import type { Content } from "@agentkit/core";
+import { materializeContents, RequestContentsLog } from "../../src/telemetry/request-contents-log.js";
+
+const content = (text: string): Content => Object.freeze({ role: "user", parts: Object.freeze([{ text }]) }) as Content;
+
+describe("RequestContentsLog", () => {
+  it("records an append-only history array growing in place with a node of only its new contents each time", () => {
+    const log = new RequestContentsLog();
+    const history = [content("a"), content("b")];
+    const first = log.record("k", history, true);
+    const snapshots = [history.slice()];
+    const nodes = [first];
+    for (let turn = 0; turn < 5; turn++) {
+      history.push(content(`q${turn}`), content(`a${turn}`));
+      snapshots.push(history.slice());
+      nodes.push(log.record("k", history, true));
+    }
+    expect(first.tail).toHaveLength(2);
+    for (const node of nodes.slice(1)) {
+      expect(node.tail).toHaveLength(2);
+      expect(node.baseLength).toBe(node.length - 2);
+    }
+    // Each node is the request as it was when recorded, though the array grew after it.
+    expect(nodes.map(materializeContents)).toEqual(snapshots);
+  });
+
+  it("reads only the new contents of an append-only history array, however long it grows", () => {
+    const log = new RequestContentsLog();
+    const items: Content[] = Array.from({ length: 1000 }, (_, i) => content(`c${i}`));
+    let reads = 0;
+    // Counts reads of the array's items, as slicing and comparing make them.
+    const history = new Proxy(items, {
+      get(target, key, receiver) {
+        if (typeof key === "string" && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    log.record("k", history, true);
+    for (let turn = 0; turn < 10; turn++) {
+      items.push(content(`q${turn}`), content(`a${turn}`));
+      reads = 0;
+      const node = log.record("k", history, true);
+      expect(reads).toBe(2);
+      expect(node.tail).toEqual(items.slice(-2));
+    }
+    // The same array without the promise is compared and copied in full.
+    reads = 0;
+    log.record("k", history);
+    expect(reads).toBeGreaterThanOrEqual(2 * items.length);
+  });
+
+  it("compares an array it does not own against its own copy, so the owner's later edits change nothing recorded", () => {
+    const log = new RequestContentsLog();
+    const owned = [content("a"), content("b"), content("c")];
+    const first = log.record("k", owned);
+    // The owner edits its array in place after the call (a callback replaced the first content).
+    owned[0] = content("edited");
+    owned.push(content("d"));
+    const second = log.record("k", owned);
+    expect(second.baseLength).toBe(0);
+    expect(materializeContents(first).map((c) => c.parts![0]!.text)).toEqual(["a", "b", "c"]);
+    expect(materializeContents(second).map((c) => c.parts![0]!.text)).toEqual(["edited", "b", "c", "d"]);
+  });
+
+  it("shares the agreeing prefix when the history array is rebuilt, or an append-only array follows a copy", () => {
+    const log = new RequestContentsLog();
+    const [a, b, c, d] = ["a", "b", "c", "d"].map(content) as [Content, Content, Content, Content];
+    const history = [a, b, c];
+    log.record("k", history, true);
+    // A rebuilt history (a new array) that agrees on its first two contents.
+    const rebuilt = [a, b, d];
+    const afterRebuild = log.record("k", rebuilt, true);
+    expect(afterRebuild.baseLength).toBe(2);
+    expect(afterRebuild.tail).toEqual([d]);
+    // The old array grows after it was replaced: what the log shares comes from the new one.
+    history.push(d);
+    const copy = [a, b, d, c];
+    const afterCopy = log.record("k", copy);
+    expect(afterCopy.baseLength).toBe(3);
+    expect(materializeContents(afterCopy)).toEqual([a, b, d, c]);
+    // Back to the append-only array after a copy: compared, not assumed.
+    rebuilt.push(a);
+    const back = log.record("k", rebuilt, true);
+    expect(back.baseLength).toBe(3);
+    expect(materializeContents(back)).toEqual([a, b, d, a]);
+  });
+
+  it("keeps keys apart and a shorter request shares only what it has", () => {
+    const log = new RequestContentsLog();
+    const [a, b, c] = ["a", "b", "c"].map(content) as [Content, Content, Content];
+    const history = [a, b, c];
+    log.record("one", history, true);
+    const other = log.record("two", [a], true);
+    expect(other.baseLength).toBe(0);
+    const shorter = log.record("one", history.slice(0, 2));
+    expect(shorter.baseLength).toBe(2);
+    expect(materializeContents(shorter)).toEqual([a, b]);
+  });
+});
