@@ -283,7 +283,7 @@ const slopeOf = (points: Checkpoint[], pick: (p: Checkpoint) => number[]) =>
 
 async function main(): Promise<void> {
   warnIfDistStale();
-  const subjects = PROFILE_DIR ? ["agentkit-memory", "agentkit-sqlite"] : SUBJECTS;
+  const subjects = PROFILE_DIR ? ["agentkit-memory", "agentkit-memory-traced", "agentkit-sqlite"] : SUBJECTS;
   console.log(
     `one session growing to ${CHECKPOINTS[CHECKPOINTS.length - 1]} turns (4 events each), ${GROW} growth, ` +
       `up to ${TIMED} timed invocations (${BUDGET_MS} ms) per checkpoint, Node ${process.version}, ` +
