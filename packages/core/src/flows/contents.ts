@@ -5,7 +5,7 @@ import { answerDanglingCalls } from "./answer-dangling-calls.js";
 import { applyCompactions } from "./apply-compactions.js";
 import { applyRewinds } from "./apply-rewinds.js";
 import { frozenContentsOf } from "./frozen-content.js";
-import { isLent, lendContents } from "./shared-contents.js";
+import { isLentHistory, lendContents } from "./shared-contents.js";
 import { mergeTranscriptions } from "./merge-transcriptions.js";
 import { isOtherAgentReply, presentEvents } from "./present-events.js";
 import {
@@ -165,7 +165,7 @@ function extendContents(
   if (latest !== presented) return { seen, lastId, contents: memo.contents.concat(added), extendable: false };
   // The memo owns its array: appending in place keeps an extension O(new events), unless a
   // request still holds it (a concurrent run on the session): then that request's view stays.
-  if (isLent(memo.contents)) return { seen, lastId, contents: memo.contents.concat(added), extendable: true };
+  if (isLentHistory(memo.contents)) return { seen, lastId, contents: memo.contents.concat(added), extendable: true };
   memo.contents.push(...added);
   return { seen, lastId, contents: memo.contents, extendable: true };
 }

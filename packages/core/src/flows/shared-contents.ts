@@ -6,7 +6,7 @@ import type { LlmRequest } from "../models/llm-request.js";
  * History arrays `getLentContents` has lent to requests without copying them (the memo's own
  * array), with how many requests hold each. Only the flow and models that declare
  * `readsContentsOnly` may see such an array; anyone else gets the request after `ownContents`.
- * While an array is out, the memo does not append to it (`isLent`): a concurrent run on the same
+ * While an array is out, the memo does not append to it (`isLentHistory`): a concurrent run on the same
  * session gets a new array instead of changing the one a model is still reading. A WeakMap so a
  * memo dropped by the cache (or a loan never returned after an error) is not kept alive here.
  */
@@ -18,16 +18,11 @@ export function lendContents(contents: Content[]): Content[] {
   return contents;
 }
 
-/** True while a request holds `contents` as lent. */
-export function isLent(contents: Content[]): boolean {
-  return loans.has(contents);
-}
-
 /**
- * True while `contents` is a session's history array lent to a request (what a plugin that
- * `readsContentsOnly` may be handed): the memo only ever appends to it, so its first
+ * True while a request holds `contents` as lent: a session's history array (what a model or plugin
+ * that `readsContentsOnly` may be handed). The memo only ever appends to it, so its first
  * `contents.length` items stay as they are now, and a later request may get the same array
- * extended. A reader may therefore keep a reference with the length instead of a copy.
+ * extended: a reader may keep a reference with the length instead of a copy.
  */
 export function isLentHistory(contents: readonly Content[]): boolean {
   return loans.has(contents as Content[]);

@@ -1,7 +1,7 @@
 // A model or plugin that declares `readsContentsOnly` gets the history array the requests of a
 // session share, not a copy; callbacks, other plugins and other models still get an array of
-// their own. Each
-// session starts with MEMO_FROM_EVENTS seeded events, so every request goes through the memo.
+// their own. Each session starts with MEMO_FROM_EVENTS seeded events, so every request goes
+// through the memo.
 import { describe, expect, it } from "@jest/globals";
 import {
   BaseLlm,
