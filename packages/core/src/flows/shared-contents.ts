@@ -4,10 +4,11 @@ import type { LlmRequest } from "../models/llm-request.js";
 
 /**
  * History arrays `getLentContents` has lent to requests without copying them (the memo's own
- * array), with how many requests hold each. Only the flow and models that declare
- * `readsContentsOnly` may see such an array; anyone else gets the request after `ownContents`.
- * While an array is out, the memo does not append to it (`isLentHistory`): a concurrent run on the same
- * session gets a new array instead of changing the one a model is still reading. A WeakMap so a
+ * array), with how many requests hold each. Only the flow and the models and plugins that
+ * declare `readsContentsOnly` may see such an array; anyone else gets the request after
+ * `ownContents`. While an array is out, the memo does not append to it (`isLentHistory`): a
+ * concurrent run on the same session gets a new array instead of changing the one a model is
+ * still reading. A WeakMap so a
  * memo dropped by the cache (or a loan never returned after an error) is not kept alive here.
  */
 const loans = new WeakMap<Content[], number>();
