@@ -8,8 +8,8 @@ import type { LlmRequest } from "../models/llm-request.js";
  * declare `readsContentsOnly` may see such an array; anyone else gets the request after
  * `ownContents`. While an array is out, the memo does not append to it (`isLentHistory`): a
  * concurrent run on the same session gets a new array instead of changing the one a model is
- * still reading. A WeakMap so a
- * memo dropped by the cache (or a loan never returned after an error) is not kept alive here.
+ * still reading. A WeakMap so a memo dropped by the cache (or a loan never returned after an
+ * error) is not kept alive here.
  */
 const loans = new WeakMap<Content[], number>();
 
