@@ -38,6 +38,8 @@ const TARGETS = [
   "in-process CPU per invocation, agentkit / ADK",
   "long session growth exponent, agentkit, in memory",
   "long session ms per invocation at 5000 turns, agentkit, in memory",
+  "long session growth exponent, agentkit, in memory, traced (agentkit web)",
+  "long session ms per invocation at 5000 turns, agentkit, in memory, traced (agentkit web)",
   "long session growth exponent, agentkit, SQLite",
   "long session ms per invocation at 5000 turns, agentkit, SQLite",
   "HTTP fresh flows/s at concurrency 64, agentkit / ADK",
@@ -112,7 +114,13 @@ describe("pnpm bench", () => {
     const targets = lines.filter((l) => l.startsWith("TARGET "));
     for (const line of targets) expect(line).toMatch(TARGET_LINE);
     const named = targets.map((l) => TARGET_LINE.exec(l)!);
-    for (const name of TARGETS) expect(named.filter((m) => m[1]!.startsWith(name)).map((m) => m[1])).toHaveLength(1);
+    // Each line belongs to the longest name it starts with ("…, in memory, traced …" is not "…, in memory").
+    const nameOf = (line: string) =>
+      TARGETS.filter((name) => line.startsWith(name)).reduce<string | undefined>(
+        (longest, name) => (longest && longest.length >= name.length ? longest : name),
+        undefined,
+      );
+    for (const name of TARGETS) expect(named.filter((m) => nameOf(m[1]!) === name).map((m) => m[1])).toHaveLength(1);
     expect(named).toHaveLength(TARGETS.length);
     for (const m of named) expect(Number.isFinite(Number(m[2]))).toBe(true);
 
