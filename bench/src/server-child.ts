@@ -8,7 +8,10 @@
 // `agentkit api-server` has done by the time its `/readyz` answers 200.
 // With `--idle-memory-ms N` (agentkit only) the server gives memory back after N ms of quiet
 // (`reduceMemoryWhenIdle`; its default is 30 s, longer than any benchmark's pause).
-// Usage (by server-process.ts): server-child.ts --kind agentkit|adk|bare [--sessions memory|sqlite:<file>] [--warm-up] [--idle-memory-ms N]
+// With `--traced` (agentkit only) every run is traced into the dev UI's trace recorder, as
+// `agentkit web` does (`createTraceRecorder()` with its defaults: content capture on, bounded).
+// Usage (by server-process.ts): server-child.ts --kind agentkit|adk|bare [--sessions memory|sqlite:<file>] [--warm-up]
+//   [--idle-memory-ms N] [--traced]
 import { performance } from "node:perf_hooks";
 import { memoryUsage } from "node:process";
 import { getHeapSpaceStatistics } from "node:v8";
@@ -101,6 +104,8 @@ async function start(kind: ServerKind, sessions: string): Promise<StartedServer>
     ? new (await import("@agentkit/sessions/sqlite")).SqliteSessionService({ path: sessions.slice("sqlite:".length) })
     : new InMemorySessionService();
   const idleMemoryMs = stringArg("idle-memory-ms", "");
+  // Loaded only when asked, as `agentkit api-server` never loads the dev tooling.
+  const recorder = flag("traced") ? (await import("@agentkit/server/devtools")).createTraceRecorder() : undefined;
   const agentServer = server.createAgentServer({
     loader: server.createStaticAgentLoader({ apps: { bench: makeBenchAgent() } }),
     sessionService,
@@ -108,6 +113,7 @@ async function start(kind: ServerKind, sessions: string): Promise<StartedServer>
     memoryService: new InMemoryMemoryService(),
     mode: "api",
     ...(idleMemoryMs ? { reduceMemoryWhenIdle: { afterMs: Number(idleMemoryMs) } } : {}),
+    ...(recorder ? { plugins: [recorder.plugin] } : {}),
   });
   const { url } = await agentServer.listen({ host: "127.0.0.1", port: 0 });
   if (flag("warm-up")) {
@@ -119,6 +125,7 @@ async function start(kind: ServerKind, sessions: string): Promise<StartedServer>
     url,
     close: async () => {
       await agentServer.close();
+      await recorder?.shutdown();
       await sessionService.close();
     },
     // A baseline checkout's server may predate the counter.

@@ -8,7 +8,9 @@
 //      --idle-memory-ms of quiet, 1000 here against the server's default of 30 s).
 // agentkit's server on in-memory services (add SQLite with --stores memory,sqlite), ADK's
 // AdkApiServer beside it where it finishes in reasonable time (many sessions; its long
-// session only with --adk-long: every ADK turn deep-copies the whole session).
+// session only with --adk-long: every ADK turn deep-copies the whole session). The long session
+// also runs on agentkit's server with the dev UI's trace recorder, as `agentkit web` serves it
+// (every model request recorded; the recorder is bounded by traces, spans and bytes).
 // Usage: pnpm bench:memory [-- --turns 2000 --sessions-count 10000 --stores memory,sqlite --servers agentkit,adk --adk-long --idle-memory-ms 1000]
 import { mkdtempSync, rmSync } from "node:fs";
 import { Agent } from "node:http";
@@ -38,6 +40,8 @@ interface Subject {
   label: string;
   kind: ServerKind;
   sessions: string;
+  /** agentkit: runs traced as `agentkit web` does (server-child.ts `--traced`). */
+  traced?: boolean;
   cleanup?: () => void;
 }
 
@@ -59,6 +63,14 @@ function subjects(): Subject[] {
   return out;
 }
 
+/** The long session's subjects: agentkit in memory is measured traced too (`agentkit web`). */
+function longSessionSubjects(): Subject[] {
+  const traced: Subject[] = SERVERS.includes("agentkit")
+    ? [{ label: "agentkit, in memory, traced (agentkit web)", kind: "agentkit", sessions: "memory", traced: true }]
+    : [];
+  return [...subjects(), ...traced];
+}
+
 async function withServer<T>(
   subject: Subject,
   fn: (server: ServerProcess) => Promise<T>,
@@ -68,6 +80,7 @@ async function withServer<T>(
     sessions: subject.sessions,
     exposeGc: true,
     ...(idleMemoryMs !== undefined ? { idleMemoryMs } : {}),
+    ...(subject.traced ? { traced: true } : {}),
   });
   try {
     return await fn(server);
@@ -147,7 +160,7 @@ async function main(): Promise<void> {
     `server memory (RSS after global.gc() in the server process), ${runtimeLabel()}, Node ${process.version}, ${new Date().toISOString()}, ` +
       `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
   );
-  const all = subjects();
+  const all = longSessionSubjects();
   console.log(`\n1. One session growing to ${TURNS} turns over /run (4 events per turn)`);
   console.log(
     `| server | fresh RSS | RSS after ${FIRST} turns | RSS after ${TURNS} turns | ratio | heap used after ${FIRST} / ${TURNS} turns | ` +

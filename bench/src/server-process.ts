@@ -31,6 +31,8 @@ export interface StartServerOptions {
   warmUp?: boolean;
   /** agentkit: give memory back after this many ms of quiet (`reduceMemoryWhenIdle`). */
   idleMemoryMs?: number;
+  /** agentkit: record traces as `agentkit web` does (server-child.ts `--traced`). */
+  traced?: boolean;
 }
 
 const childScript = fileURLToPath(new URL("./server-child.ts", import.meta.url));
@@ -59,6 +61,7 @@ export function startServer(kind: ServerKind, options: StartServerOptions = {}):
     options.sessions ?? "memory",
     ...(options.warmUp ? ["--warm-up"] : []),
     ...(options.idleMemoryMs !== undefined ? ["--idle-memory-ms", String(options.idleMemoryMs)] : []),
+    ...(options.traced ? ["--traced"] : []),
   ];
   const child = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", "inherit", "ipc"],

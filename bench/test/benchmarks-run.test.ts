@@ -47,6 +47,7 @@ const TARGETS = [
   "HTTP warm flows/s at concurrency 64, agentkit / ADK",
   "HTTP warm server CPU per flow, agentkit / bare node:http per request",
   "server RSS after 150 turns / after 100 turns, agentkit, in memory",
+  "server RSS after 150 turns / after 100 turns, agentkit, in memory, traced (agentkit web)",
   "cold start, spawn → first answer, agentkit api-server (sources, in-memory services)",
   "cold start, spawn → first answer, agentkit api-server (sources, SQLite + file services (the defaults))",
   // The built dist exists: turbo builds it before this package's tests (turbo.json).
