@@ -11,6 +11,7 @@
 // session only with --adk-long: every ADK turn deep-copies the whole session). The long session
 // also runs on agentkit's server with the dev UI's trace recorder, as `agentkit web` serves it
 // (every model request recorded; the recorder is bounded by traces, spans and bytes).
+// agentkit's long-session servers also report RSS once their idle memory reduction ran (a FIGURE).
 // Usage: pnpm bench:memory [-- --turns 2000 --sessions-count 10000 --stores memory,sqlite --servers agentkit,adk --adk-long --idle-memory-ms 1000]
 import { mkdtempSync, rmSync } from "node:fs";
 import { Agent } from "node:http";
@@ -92,21 +93,32 @@ async function withServer<T>(
 
 async function longSession(
   subject: Subject,
-): Promise<{ fresh: ChildStats; after100: ChildStats; afterAll: ChildStats }> {
-  return withServer(subject, async (server) => {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    try {
-      const fresh = await server.gc();
-      const sessionId = await createSession(agent, server.url);
-      for (let turn = 1; turn <= FIRST; turn++) await flow(agent, server.url, "/run", sessionId);
-      const after100 = await server.gc();
-      for (let turn = FIRST + 1; turn <= TURNS; turn++) await flow(agent, server.url, "/run", sessionId);
-      const afterAll = await server.gc();
-      return { fresh, after100, afterAll };
-    } finally {
-      agent.destroy();
-    }
-  });
+): Promise<{ fresh: ChildStats; after100: ChildStats; afterAll: ChildStats; reduced?: ChildStats }> {
+  // agentkit: then the server's idle memory reduction, as a developer's pause at the dev UI brings it.
+  const reduces = subject.kind === "agentkit";
+  return withServer(
+    subject,
+    async (server) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const fresh = await server.gc();
+        const sessionId = await createSession(agent, server.url);
+        for (let turn = 1; turn <= FIRST; turn++) await flow(agent, server.url, "/run", sessionId);
+        const after100 = await server.gc();
+        for (let turn = FIRST + 1; turn <= TURNS; turn++) await flow(agent, server.url, "/run", sessionId);
+        const afterAll = await server.gc();
+        return {
+          fresh,
+          after100,
+          afterAll,
+          ...(reduces ? { reduced: await afterIdleReduction(server, afterAll) } : {}),
+        };
+      } finally {
+        agent.destroy();
+      }
+    },
+    reduces ? IDLE_MEMORY_MS : undefined,
+  );
 }
 
 async function manySessions(subject: Subject): Promise<{
@@ -164,19 +176,21 @@ async function main(): Promise<void> {
   console.log(`\n1. One session growing to ${TURNS} turns over /run (4 events per turn)`);
   console.log(
     `| server | fresh RSS | RSS after ${FIRST} turns | RSS after ${TURNS} turns | ratio | heap used after ${FIRST} / ${TURNS} turns | ` +
-      `V8 heap committed (of which young generation) after ${FIRST} / ${TURNS} turns |`,
+      `V8 heap committed (of which young generation) after ${FIRST} / ${TURNS} turns | ` +
+      `RSS after its idle memory reduction (${IDLE_MEMORY_MS} ms of quiet), ratio |`,
   );
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-  const ratios: { label: string; ratio: number }[] = [];
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  const ratios: { label: string; ratio: number; reduced?: number }[] = [];
   for (const subject of all) {
     if (subject.kind === "adk" && !ADK_LONG) continue;
     const r = await longSession(subject);
     const ratio = r.afterAll.rss / r.after100.rss;
-    ratios.push({ label: subject.label, ratio });
+    ratios.push({ label: subject.label, ratio, ...(r.reduced ? { reduced: r.reduced.rss / r.after100.rss } : {}) });
     console.log(
       `| ${subject.label} | ${mb(r.fresh.rss)} | ${mb(r.after100.rss)} | ${mb(r.afterAll.rss)} | ${ratio.toFixed(2)} | ` +
         `${mb(r.after100.heapUsed)} / ${mb(r.afterAll.heapUsed)} | ` +
-        `${mb(r.after100.heapTotal)} (${mb(r.after100.newSpace)}) / ${mb(r.afterAll.heapTotal)} (${mb(r.afterAll.newSpace)}) |`,
+        `${mb(r.after100.heapTotal)} (${mb(r.after100.newSpace)}) / ${mb(r.afterAll.heapTotal)} (${mb(r.afterAll.newSpace)}) | ` +
+        `${r.reduced ? `${mb(r.reduced.rss)}, ${(r.reduced.rss / r.after100.rss).toFixed(2)}` : "none (ADK has no such step)"} |`,
     );
   }
   console.log(`\n2. ${SESSIONS} one-turn sessions (create + /run, concurrency 16), then idle`);
@@ -205,6 +219,11 @@ async function main(): Promise<void> {
       bound: "at most",
       limit: 1.5,
     });
+  for (const r of ratios)
+    if (r.reduced !== undefined)
+      console.log(
+        `FIGURE server RSS after ${TURNS} turns and its idle memory reduction / after ${FIRST} turns, ${r.label}: ${r.reduced.toFixed(3)}`,
+      );
   for (const r of idle) {
     console.log(`FIGURE server RSS once idle after ${SESSIONS} one-turn sessions, ${r.label}: ${mb(r.rss)}`);
     if (r.reduced !== undefined) {
