@@ -88,9 +88,27 @@ async function answerOnce(
         Number.POSITIVE_INFINITY,
         cli.child,
       );
-    return { text, errors: cli.errors(), log: cli.output() + cli.errors(), children: childCommands(cli.child.pid) };
+    return {
+      text,
+      errors: cli.errors(),
+      log: cli.output() + cli.errors(),
+      children: await childCommandsOnceSettled(cli.child.pid),
+    };
   } finally {
     await cli.stop();
+  }
+}
+
+/**
+ * The process's children once none is left, or those still there after 10 s: a child told to
+ * stop (esbuild's service, whose `stop()` closes its input) takes a moment to exit and be reaped.
+ */
+async function childCommandsOnceSettled(pid: number | undefined): Promise<string[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const children = childCommands(pid);
+    if (children.length === 0 || Date.now() > deadline) return children;
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
