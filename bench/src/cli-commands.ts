@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { OFFLINE_ENV } from "@agentkit/test-support/offline-models";
+import { sendRun } from "@agentkit/test-support/send-run";
 import { repoRoot } from "./repo-root.js";
 
 export const agentkitBin = join(repoRoot, "apps/dev-server/bin/agentkit.mjs");
@@ -106,19 +107,7 @@ export async function startCliServer(args: string[], env: NodeJS.ProcessEnv): Pr
  * a message; throws unless the answer is 200 and contains `expect`.
  */
 export async function agentFlow(url: string, app: string, expect: string): Promise<void> {
-  const created = await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" });
-  if (created.status !== 200) throw new Error(`session create answered ${created.status}`);
-  const { id } = (await created.json()) as { id: string };
-  const run = await fetch(`${url}/run`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      appName: app,
-      userId: "u",
-      sessionId: id,
-      newMessage: { role: "user", parts: [{ text: "hi" }] },
-    }),
-  });
+  const run = await sendRun(url, app);
   const text = await run.text();
   if (run.status !== 200 || !text.includes(expect))
     throw new Error(`unexpected /run answer: ${run.status} ${text.slice(0, 200)}`);

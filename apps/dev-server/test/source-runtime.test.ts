@@ -104,12 +104,9 @@ async function answerOnce(
  * stop (esbuild's service, whose `stop()` closes its input) takes a moment to exit and be reaped.
  */
 async function childCommandsOnceSettled(pid: number | undefined): Promise<string[]> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const children = childCommands(pid);
-    if (children.length === 0 || Date.now() > deadline) return children;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const none = () => (childCommands(pid).length === 0 ? /^/.exec("") : null);
+  await waitFor(none, () => childCommands(pid).join(", "), 10_000).catch(() => undefined);
+  return childCommands(pid);
 }
 
 /** The commands of a process's children (`ps`), e.g. an esbuild service left running. */

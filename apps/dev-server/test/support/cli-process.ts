@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sendRun } from "@agentkit/test-support/send-run";
 
 export const AGENTKIT_BIN = fileURLToPath(new URL("../../bin/agentkit.mjs", import.meta.url));
 export const EXAMPLES_DIR = fileURLToPath(new URL("../../../../examples/agents", import.meta.url));
@@ -12,6 +13,8 @@ const coreDir = fileURLToPath(new URL("../../../../packages/core", import.meta.u
 
 /** No model keys: the examples then answer with their offline demo model. */
 export { OFFLINE_ENV } from "@agentkit/test-support/offline-models";
+/** A session create and one run, as a client sends them. */
+export { sendRun } from "@agentkit/test-support/send-run";
 
 export interface CliProcess {
   child: ChildProcess;
@@ -66,30 +69,6 @@ export function startCli(
 export interface RunAnswer {
   status: number;
   body: unknown;
-}
-
-/**
- * A fresh session of `app` (failing if it cannot be made) and one run on it (`/run` by default,
- * or `/run_sse`) saying `text`: the response as it came.
- */
-export async function sendRun(
-  url: string,
-  app: string,
-  options: { route?: "/run" | "/run_sse"; text?: string } = {},
-): Promise<Response> {
-  const created = await fetch(`${url}/apps/${app}/users/u/sessions`, { method: "POST" });
-  if (created.status !== 200) throw new Error(`session create for ${app}: ${created.status} ${await created.text()}`);
-  const { id } = (await created.json()) as { id: string };
-  return fetch(`${url}${options.route ?? "/run"}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      appName: app,
-      userId: "u",
-      sessionId: id,
-      newMessage: { role: "user", parts: [{ text: options.text ?? "hi" }] },
-    }),
-  });
 }
 
 /** `sendRun` on `/run` saying "hi": its status and JSON body. */
