@@ -19,6 +19,12 @@ export class BoundedLru<V> {
   private readonly maxEntries: number;
   private readonly maxWeight: number;
   private held = 0;
+  /**
+   * The most recently used key. Using it again changes no order, so it is not re-inserted: a
+   * long conversation uses one key call after call, and a Map's delete-and-set makes V8 rebuild
+   * its table, garbage that outlives young collections once the Map is old.
+   */
+  private newest: string | undefined;
 
   constructor(options: BoundedLruOptions) {
     this.maxEntries = options.maxEntries;
@@ -38,9 +44,10 @@ export class BoundedLru<V> {
   /** The value under `key`, now the most recently used. */
   get(key: string): V | undefined {
     const value = this.values.get(key);
-    if (value !== undefined) {
+    if (value !== undefined && key !== this.newest) {
       this.values.delete(key);
       this.values.set(key, value);
+      this.newest = key;
     }
     return value;
   }
@@ -52,7 +59,10 @@ export class BoundedLru<V> {
 
   /** Stores `value` under `key` as the most recently used, then evicts past the bounds. */
   set(key: string, value: V, weight = 1): void {
-    this.values.delete(key);
+    if (key !== this.newest) {
+      this.values.delete(key);
+      this.newest = key;
+    }
     this.values.set(key, value);
     this.held += weight - (this.weights.get(key) ?? 0);
     this.weights.set(key, weight);
@@ -62,6 +72,7 @@ export class BoundedLru<V> {
   /** Removes `key`; true when it was kept. */
   delete(key: string): boolean {
     if (!this.values.delete(key)) return false;
+    if (key === this.newest) this.newest = undefined;
     this.held -= this.weights.get(key) ?? 0;
     this.weights.delete(key);
     return true;
@@ -70,6 +81,7 @@ export class BoundedLru<V> {
   clear(): void {
     this.values.clear();
     this.weights.clear();
+    this.newest = undefined;
     this.held = 0;
   }
 

@@ -46,6 +46,21 @@ describe("BoundedLru", () => {
     expect(lru.size).toBe(2);
   });
 
+  it("keeps the order when the newest entry is used or stored again, and after it is deleted", () => {
+    const lru = new BoundedLru<string>({ maxEntries: 2 });
+    lru.set("a", "A");
+    lru.set("b", "B");
+    expect([lru.get("b"), lru.get("b")]).toEqual(["B", "B"]);
+    lru.set("b", "B2"); // already the newest: stored in place
+    lru.set("c", "C"); // a is the oldest
+    expect([lru.peek("a"), lru.peek("b"), lru.peek("c")]).toEqual([undefined, "B2", "C"]);
+    expect(lru.delete("c")).toBe(true); // the newest gone: b is the newest again
+    lru.set("d", "D");
+    expect(lru.get("b")).toBe("B2"); // b moves past d
+    lru.set("e", "E"); // d is the oldest
+    expect([lru.peek("b"), lru.peek("d"), lru.peek("e")]).toEqual(["B2", undefined, "E"]);
+  });
+
   it("bounds the total weight, re-weighs an entry stored again, and drops an entry heavier than the bound", () => {
     const lru = new BoundedLru<string>({ maxEntries: 10, maxWeight: 10 });
     lru.set("a", "A", 4);

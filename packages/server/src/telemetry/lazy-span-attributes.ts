@@ -3,10 +3,13 @@ import type { SpanAttributeValue } from "./span-json.js";
 /** Produces an attribute's JSON text, at most `maxChars` long (see `toJsonString`). */
 export type AttributeProducer = (maxChars: number) => string;
 
+/** One lazy attribute of a span; a span's further ones follow in `next` (there is usually one). */
 interface LazyEntry {
-  producers: Map<string, AttributeProducer>;
-  /** Roughly what the producers hold that nothing else does, in bytes (for the store's budget). */
+  readonly name: string;
+  produce: AttributeProducer;
+  /** Roughly what the producer holds that nothing else does, in bytes (for the store's budget). */
   bytes: number;
+  next: LazyEntry | undefined;
 }
 
 /**
@@ -20,23 +23,32 @@ export class LazySpanAttributes {
   private readonly entries = new Map<string, LazyEntry>();
 
   set(spanId: string, attribute: string, producer: AttributeProducer, bytes: number): void {
-    let entry = this.entries.get(spanId);
-    if (!entry) this.entries.set(spanId, (entry = { producers: new Map(), bytes: 0 }));
-    entry.producers.set(attribute, producer);
-    entry.bytes += bytes;
+    const first = this.entries.get(spanId);
+    let last: LazyEntry | undefined;
+    for (let entry = first; entry; entry = entry.next) {
+      if (entry.name === attribute) {
+        entry.produce = producer;
+        entry.bytes = bytes;
+        return;
+      }
+      last = entry;
+    }
+    const entry: LazyEntry = { name: attribute, produce: producer, bytes, next: undefined };
+    if (last) last.next = entry;
+    else this.entries.set(spanId, entry);
   }
 
   /** The span's lazy attributes, written out (each at most `maxChars` long). */
   resolve(spanId: string, maxChars: number): Record<string, SpanAttributeValue> {
-    const entry = this.entries.get(spanId);
-    if (!entry) return {};
     const out: Record<string, SpanAttributeValue> = {};
-    for (const [name, produce] of entry.producers) out[name] = produce(maxChars);
+    for (let entry = this.entries.get(spanId); entry; entry = entry.next) out[entry.name] = entry.produce(maxChars);
     return out;
   }
 
   bytesOf(spanId: string): number {
-    return this.entries.get(spanId)?.bytes ?? 0;
+    let bytes = 0;
+    for (let entry = this.entries.get(spanId); entry; entry = entry.next) bytes += entry.bytes;
+    return bytes;
   }
 
   delete(spanId: string): void {

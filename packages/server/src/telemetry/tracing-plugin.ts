@@ -9,7 +9,7 @@ import {
   type LlmResponse,
   type ToolContext,
 } from "@agentkit/core";
-import { isLentHistory } from "@agentkit/core/internal";
+import { BoundedLru, isLentHistory } from "@agentkit/core/internal";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
 import { LazySpanAttributes } from "./lazy-span-attributes.js";
 import { materializeContents, RequestContentsLog } from "./request-contents-log.js";
@@ -56,6 +56,10 @@ export class TracingPlugin extends BasePlugin {
   /** Where model requests' attributes wait until a trace is read (shared with the trace store). */
   readonly lazyAttributes: LazySpanAttributes;
   private readonly requestLog = new RequestContentsLog();
+  /** Each conversation key's last request config and its JSON: an equal config is kept once. */
+  private readonly lastConfigs = new BoundedLru<{ json: string; config: Record<string, unknown> }>({
+    maxEntries: 1024,
+  });
   private readonly invocations = new Map<string, InvocationSpans>();
   private loading: Promise<void> | undefined;
   // Set by `load()` before the first invocation is recorded; every other hook acts only on recorded invocations.
@@ -322,7 +326,8 @@ export class TracingPlugin extends BasePlugin {
   private recordRequest(span: Span, sessionId: string, context: CallbackContext, request: LlmRequest): void {
     const key = JSON.stringify([sessionId, context.invocation.branch ?? "", context.agentName]);
     const node = this.requestLog.record(key, request.contents, isLentHistory(request.contents));
-    const { abortSignal: _signal, ...config } = request.config as Record<string, unknown>;
+    const { abortSignal: _signal, ...own } = request.config as Record<string, unknown>;
+    const config = this.sharedConfig(key, own);
     const model = request.model;
     const newBytes = node.tail.length === 0 ? 0 : toJsonString(node.tail, this.maxAttributeChars).length;
     this.lazyAttributes.set(
@@ -335,6 +340,24 @@ export class TracingPlugin extends BasePlugin {
         ),
       newBytes + 512,
     );
+  }
+
+  /**
+   * `config`, or the key's previous config when it is equal (the same JSON): a conversation's
+   * requests usually repeat their instruction and tool declarations, rebuilt for each call, and
+   * a trace would otherwise keep one copy per model call.
+   */
+  private sharedConfig(key: string, config: Record<string, unknown>): Record<string, unknown> {
+    let json: string;
+    try {
+      json = JSON.stringify(config);
+    } catch {
+      return config; // Not JSON (a cycle, a bigint): kept as it is, written with care on read.
+    }
+    const last = this.lastConfigs.get(key);
+    if (last?.json === json) return last.config;
+    this.lastConfigs.set(key, { json, config });
+    return config;
   }
 
   private takeToolSpan(context: ToolContext): Span | undefined {

@@ -110,6 +110,34 @@ describe("trace memory", () => {
     await recorder.shutdown();
   });
 
+  it("records each request's own config: an equal one is kept once, a changed one as it was", async () => {
+    const recorder = createTraceRecorder();
+    const instructions = ["Be brief.", "Be brief.", "Be thorough.", "Be brief."];
+    let turn = 0;
+    const model = new ScriptedModel({ steps: instructions.map((_, i) => ScriptedModel.text(`answer ${i}`)) });
+    const runner = new InMemoryRunner({
+      agent: new LlmAgent({ name: "talker", model, instruction: () => instructions[turn]! }),
+      appName: "app",
+      plugins: [recorder.plugin],
+    });
+    const session = await runner.sessionService.createSession({ appName: "app", userId: "u" });
+    const answers: Event[] = [];
+    for (turn = 0; turn < instructions.length; turn++) {
+      for await (const event of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: `question ${turn}` }))
+        answers.push(event);
+    }
+    const recorded = answers
+      .filter((event) => event.author === "talker")
+      .map((event) => {
+        const text = String(recorder.attributesForEvent(event.id)!["gcp.vertex.agent.llm_request"]);
+        return (JSON.parse(text) as { config: { systemInstruction?: unknown } }).config.systemInstruction;
+      });
+    expect(recorded).toEqual(model.requests.map((request) => request.config?.systemInstruction));
+    expect(recorded.map(String)).toEqual(instructions.map((text) => expect.stringContaining(text)));
+    await runner.close();
+    await recorder.shutdown();
+  });
+
   it("stays within its byte budget, evicting the oldest traces, and keeps the newest readable", async () => {
     const recorder = createTraceRecorder({ maxBytes: 200_000 });
     let lastEvent: Event | undefined;
