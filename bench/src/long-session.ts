@@ -5,7 +5,8 @@
 // repo does not install). Full history goes into every model request (includeContents
 // "default"), as a real conversation does. `agentkit-memory-traced` (and, when asked for,
 // `agentkit-sqlite-traced`) adds the dev UI's trace recorder (what `agentkit web` runs: every
-// model request recorded, content capture on).
+// model request recorded, content capture on). `agentkit-memory-analytics` (when asked for) adds
+// `AnalyticsPlugin` with its defaults, writing its rows to a sink that drops them.
 //   - Growth: by default the session is seeded between checkpoints with copies of one real
 //     turn's events (fresh ids, paired call ids): through agentkit's own appendEvent, into
 //     ADK's in-memory store directly (see adkSubject). Then up to --timed real invocations
@@ -18,7 +19,8 @@
 // Each subject first warms up on a scratch session (--warm-up-turns, at least --warm-up-ms).
 // Usage: pnpm bench:long-session [-- --checkpoints 100,300,1000,2000,5000 --timed 20 --budget-ms 1000
 //   --warm-up-turns 20 --warm-up-ms 1500
-//   --subjects agentkit-memory,agentkit-memory-traced,agentkit-sqlite,agentkit-sqlite-traced,adk-memory,agentkit-memory-none
+//   --subjects agentkit-memory,agentkit-memory-traced,agentkit-sqlite,agentkit-sqlite-traced,adk-memory,agentkit-memory-none,
+//     agentkit-memory-analytics
 //   --grow real --profile DIR]
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -26,6 +28,7 @@ import { join } from "node:path";
 import { cpuUsage, hrtime } from "node:process";
 import { createEvent, InMemoryRunner, Runner, type EventInit } from "@agentkit/core";
 import { SqliteSessionService } from "@agentkit/sessions/sqlite";
+import { AnalyticsPlugin } from "@agentkit/plugins";
 import { createTraceRecorder } from "@agentkit/server/devtools";
 import {
   createEvent as createAdkEvent,
@@ -77,28 +80,33 @@ interface Subject {
 
 function agentkitSubject(
   store: "memory" | "sqlite",
-  options: { includeContents?: "default" | "none"; traced?: boolean } = {},
+  options: { includeContents?: "default" | "none"; traced?: boolean; analytics?: boolean } = {},
 ): Subject {
   const includeContents = options.includeContents ?? "default";
   const dir = store === "sqlite" ? mkdtempSync(join(tmpdir(), "agentkit-long-")) : "";
   const agent = makeBenchAgent({ includeContents });
   // `agentkit web`'s recorder with its defaults (content capture on, 64 MiB of traces).
   const recorder = options.traced ? createTraceRecorder() : undefined;
+  // The analytics rows go to a sink that drops them: the plugin's cost, not a warehouse's.
+  const analytics = options.analytics
+    ? new AnalyticsPlugin({ sink: { writeRows: async () => {}, close: async () => {} } })
+    : undefined;
+  const plugins = [...(recorder ? [recorder.plugin] : []), ...(analytics ? [analytics] : [])];
   const runner =
     store === "memory"
-      ? new InMemoryRunner({ agent, appName: "bench", plugins: recorder ? [recorder.plugin] : [] })
+      ? new InMemoryRunner({ agent, appName: "bench", plugins })
       : new Runner({
           agent,
           appName: "bench",
           sessionService: new SqliteSessionService({ path: join(dir, "sessions.db") }),
-          plugins: recorder ? [recorder.plugin] : [],
+          plugins,
         });
   const sessions = runner.sessionService;
   const key = (sessionId: string) => ({ appName: "bench", userId: "u", sessionId });
   return {
     label:
       store === "memory"
-        ? `agentkit, in memory${includeContents === "none" ? ', includeContents "none"' : ""}${recorder ? ", traced (agentkit web)" : ""}`
+        ? `agentkit, in memory${includeContents === "none" ? ', includeContents "none"' : ""}${recorder ? ", traced (agentkit web)" : ""}${analytics ? ", AnalyticsPlugin" : ""}`
         : `agentkit, SQLite${recorder ? ", traced (agentkit web)" : ""}`,
     createSession: async () => (await sessions.createSession({ appName: "bench", userId: "u" })).id,
     async invoke(sessionId) {
@@ -164,6 +172,8 @@ function makeSubject(name: string): Subject {
       return agentkitSubject("memory", { traced: true });
     case "agentkit-memory-none":
       return agentkitSubject("memory", { includeContents: "none" });
+    case "agentkit-memory-analytics":
+      return agentkitSubject("memory", { analytics: true });
     case "agentkit-sqlite":
       return agentkitSubject("sqlite");
     case "agentkit-sqlite-traced":

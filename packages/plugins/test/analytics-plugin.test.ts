@@ -2,8 +2,15 @@ import { afterAll, describe, expect, it } from "@jest/globals";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigurationError, FunctionTool, InMemoryRunner, LlmAgent } from "@agentkit/core";
-import { ScriptedModel } from "@agentkit/core/testing";
+import {
+  BasePlugin,
+  ConfigurationError,
+  FunctionTool,
+  InMemoryRunner,
+  LlmAgent,
+  type InvocationContext,
+} from "@agentkit/core";
+import { ContentsProbeModel, ScriptedModel } from "@agentkit/core/testing";
 import { z } from "zod";
 import { AnalyticsPlugin, JsonlAnalyticsSink, type AnalyticsRow, type AnalyticsSink } from "../src/index.js";
 import { runOnce } from "./helpers.js";
@@ -255,5 +262,69 @@ describe("AnalyticsPlugin", () => {
     const files = readdirSync(daily);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/^events-\d{4}-\d{2}-\d{2}\.jsonl$/);
+  });
+
+  it("costs a long conversation what its rows keep: no history copy, no event list, the request's head", async () => {
+    const sink = new MemorySink();
+    const model = new ContentsProbeModel();
+    const plugin = new AnalyticsPlugin({ sink, batchFlushInterval: 60_000 });
+    // Counts who builds `session.events` of a run's session (over a long stored history, a copy).
+    let eventListsBuilt = 0;
+    class EventListWatch extends BasePlugin {
+      override async beforeRunCallback({ invocationContext }: { invocationContext: InvocationContext }) {
+        const session = invocationContext.session;
+        const own = Object.getOwnPropertyDescriptor(session, "events");
+        if (own?.get)
+          Object.defineProperty(session, "events", {
+            ...own,
+            get() {
+              eventListsBuilt++;
+              return own.get!.call(this) as unknown;
+            },
+          });
+        return undefined;
+      }
+    }
+    const runner = new InMemoryRunner({
+      agent: new LlmAgent({ name: "talker", model, instruction: "Answer briefly." }),
+      appName: "app",
+      plugins: [new EventListWatch("watch"), plugin],
+    });
+    const session = await runner.sessionService.createSession({ appName: "app", userId: "u" });
+    for (let turn = 1; turn <= 150; turn++) {
+      for await (const _ of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: `question ${turn}` }))
+        void _;
+    }
+    await plugin.flush();
+    // Past the history length the runner shares (16 events), every call got the one shared array.
+    expect(plugin.readsContentsOnly).toBe(true);
+    expect(new Set(model.requests.slice(9).map((r) => r.contents)).size).toBe(1);
+    // Past 256 stored events a run's session follows the store's list: nothing built its copy.
+    expect(eventListsBuilt).toBe(0);
+    const started = sink.rows.filter((r) => r.event_type === "INVOCATION_STARTING").at(-1)!;
+    expect(JSON.parse(started.attributes!)).toMatchObject({ session_metadata: { events: 299 } });
+    // The last request's row: the head of its JSON, cut at 500.
+    const request = sink.rows.filter((r) => r.event_type === "LLM_REQUEST").at(-1)!;
+    const last = model.requests.at(-1)!;
+    const whole = JSON.stringify({
+      systemInstruction: last.config.systemInstruction,
+      contents: last.contents.slice(0, 299),
+    });
+    expect(request).toMatchObject({ content: whole.slice(0, 500), is_truncated: true });
+    await runner.close();
+  });
+
+  it("hands a contentFormatter the whole request, so it is given its own copy of the history", async () => {
+    const seen: unknown[] = [];
+    const plugin = new AnalyticsPlugin({
+      sink: new MemorySink(),
+      contentFormatter: (content) => {
+        seen.push(content);
+        return content;
+      },
+    });
+    expect(plugin.readsContentsOnly).toBe(false);
+    await runOnce(weatherAgent(), [plugin], "weather?");
+    expect(seen.length).toBeGreaterThan(0);
   });
 });

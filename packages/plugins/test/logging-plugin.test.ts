@@ -1,14 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
-import {
-  BaseLlm,
-  FunctionTool,
-  InMemoryRunner,
-  LlmAgent,
-  type Content,
-  type LlmRequest,
-  type LlmResponse,
-} from "@agentkit/core";
-import { ScriptedModel } from "@agentkit/core/testing";
+import { FunctionTool, InMemoryRunner, LlmAgent } from "@agentkit/core";
+import { ContentsProbeModel, ScriptedModel } from "@agentkit/core/testing";
 import { z } from "zod";
 import { LoggingPlugin, type LogRecord } from "../src/index.js";
 import { runOnce } from "./helpers.js";
@@ -189,17 +181,7 @@ describe("LoggingPlugin", () => {
   });
 
   it("reads a long session's history where it is: a model that only reads gets the one shared array", async () => {
-    class SharingModel extends BaseLlm {
-      readonly arrays: Content[][] = [];
-      override get readsContentsOnly(): boolean {
-        return true;
-      }
-      async *generateContentAsync(request: LlmRequest): AsyncGenerator<LlmResponse, void, void> {
-        this.arrays.push(request.contents);
-        yield { content: { role: "model", parts: [{ text: `answer ${this.arrays.length}` }] } };
-      }
-    }
-    const model = new SharingModel({ model: "sharing" });
+    const model = new ContentsProbeModel();
     const records: LogRecord[] = [];
     const runner = new InMemoryRunner({
       agent: new LlmAgent({ name: "talker", model }),
@@ -212,7 +194,7 @@ describe("LoggingPlugin", () => {
         void _;
     }
     // Past the 16 events from which the runner shares a session's history, no call copied it.
-    expect(new Set(model.arrays.slice(9)).size).toBe(1);
+    expect(new Set(model.requests.slice(9).map((r) => r.contents)).size).toBe(1);
     const last = records.filter((r) => r.point === "before_model").at(-1)!;
     expect(last.fields).toMatchObject({ contents: 23, lastContent: expect.stringContaining("question 12") });
     await runner.close();

@@ -6,6 +6,7 @@ export {
   type ScriptedModelOptions,
   type RecordedRequest,
 } from "./scripted-model.js";
+export { ContentsProbeModel } from "./contents-probe-model.js";
 export {
   ScriptedLiveModel,
   ScriptedLiveConnection,

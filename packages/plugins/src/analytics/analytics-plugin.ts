@@ -11,6 +11,7 @@ import {
   type LlmResponse,
   type ToolContext,
 } from "@agentkit/core";
+import { sessionEvents } from "@agentkit/core/internal";
 import type { AnalyticsPluginOptions } from "./analytics-options.js";
 import { ANALYTICS_EVENT_TYPES, type AnalyticsEventType, type AnalyticsRow } from "./analytics-row.js";
 import { AnalyticsRowWriter } from "./analytics-row-writer.js";
@@ -152,6 +153,15 @@ export class AnalyticsPlugin extends BasePlugin {
     return undefined;
   }
 
+  /**
+   * Without a `contentFormatter` the LLM_REQUEST row only reads the request's contents, while the
+   * hook runs (the row is built before it returns): the flow may hand over the session's shared
+   * history instead of a copy. A formatter is given the contents and may edit or keep them.
+   */
+  override get readsContentsOnly(): boolean {
+    return this.format.formatter === undefined;
+  }
+
   override beforeModelCallback({ context, request }: { context: CallbackContext; request: LlmRequest }): undefined {
     this.started.set(`model/${context.invocationId}/${context.agentName}`, performance.now());
     this.add(context.invocation, "LLM_REQUEST", {
@@ -285,7 +295,8 @@ export class AnalyticsPlugin extends BasePlugin {
       session_metadata: {
         state: ctx.session.state,
         last_update_time: ctx.session.lastUpdateTime,
-        events: ctx.session.events.length,
+        // Without building `session.events`: over a long stored history that is a copy of it.
+        events: sessionEvents(ctx.session).length,
       },
     };
   }

@@ -2,6 +2,7 @@ import { getTextOf, type InvocationContext } from "@agentkit/core";
 import { safeStringify } from "./abortable.js";
 import type { ContentFormatter } from "./analytics-options.js";
 import type { AnalyticsEventType, AnalyticsRow } from "./analytics-row.js";
+import { boundedJson } from "./bounded-json.js";
 import { isContent, stripBinary } from "./strip-binary.js";
 
 /** What a hook knows of its row; the rest comes from the invocation. */
@@ -64,15 +65,28 @@ function formatContent(
   format: AnalyticsRowFormat,
 ): { text: string | null; truncated: boolean } {
   if (content === undefined || content === null) return { text: null, truncated: false };
+  const max = format.maxContentLength;
+  // A formatter is handed the whole value; without one, only what the row keeps is written.
+  if (!format.formatter && max > 0) {
+    if (typeof content === "string") return cut(content, max);
+    const plain = plainText(content);
+    if (plain !== undefined) return cut(plain, max);
+    return boundedJson(content, max, !format.logMultiModal);
+  }
   let value = format.logMultiModal ? content : stripBinary(content);
   if (format.formatter) value = format.formatter(value, type);
   if (value === undefined || value === null) return { text: null, truncated: false };
-  let text = typeof value === "string" ? value : safeStringify(value);
-  if (isContent(value)) {
-    const plain = getTextOf(value);
-    if (plain && (value.parts ?? []).every((p) => typeof p.text === "string")) text = plain;
-  }
-  if (format.maxContentLength > 0 && text.length > format.maxContentLength)
-    return { text: text.slice(0, format.maxContentLength), truncated: true };
-  return { text, truncated: false };
+  const text = typeof value === "string" ? value : (plainText(value) ?? safeStringify(value));
+  return max > 0 ? cut(text, max) : { text, truncated: false };
+}
+
+/** The text of a Content made of text parts only (written as plain text, not JSON); else undefined. */
+function plainText(value: unknown): string | undefined {
+  if (!isContent(value)) return undefined;
+  const plain = getTextOf(value);
+  return plain && (value.parts ?? []).every((p) => typeof p.text === "string") ? plain : undefined;
+}
+
+function cut(text: string, max: number): { text: string; truncated: boolean } {
+  return text.length > max ? { text: text.slice(0, max), truncated: true } : { text, truncated: false };
 }

@@ -1,4 +1,5 @@
 import type { Content } from "@agentkit/core";
+import { setOwn } from "@agentkit/core/internal";
 
 /** Whether a value looks like a Content (role and parts). */
 export function isContent(value: unknown): value is Content {
@@ -18,12 +19,13 @@ export function stripBinary(value: unknown, ancestors: WeakSet<object> = new Wea
     for (const [key, v] of Object.entries(value)) {
       if (key === "inlineData" && typeof v === "object" && v !== null) {
         const inline = v as { mimeType?: string; data?: string };
-        out[key] = {
+        setOwn(out, key, {
           mimeType: inline.mimeType,
           bytes: Math.floor(((inline.data?.length ?? 0) * 3) / 4),
           omitted: true,
-        };
-      } else out[key] = stripBinary(v, ancestors);
+        });
+        // An own key, also `__proto__` (plain assignment would re-parent the copy instead).
+      } else setOwn(out, key, stripBinary(v, ancestors));
     }
     return out;
   } finally {

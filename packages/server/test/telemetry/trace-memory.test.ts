@@ -1,16 +1,8 @@
 // Tracing costs what is new per model call and its memory is bounded in bytes: a model request
 // (the whole conversation) is recorded as a chain of shared contents and written on read.
 import { describe, expect, it } from "@jest/globals";
-import {
-  BaseLlm,
-  InMemoryRunner,
-  LlmAgent,
-  type Content,
-  type Event,
-  type LlmRequest,
-  type LlmResponse,
-} from "@agentkit/core";
-import { ScriptedModel } from "@agentkit/core/testing";
+import { InMemoryRunner, LlmAgent, type Content, type Event } from "@agentkit/core";
+import { ContentsProbeModel, ScriptedModel } from "@agentkit/core/testing";
 import { createTraceRecorder, type TraceRecorder } from "../../src/telemetry/index.js";
 
 const LONG_TEXT = "lorem ipsum dolor sit amet ".repeat(40); // ~1 KB a turn
@@ -73,19 +65,8 @@ describe("trace memory", () => {
   });
 
   it("makes no copy of the history for the model call it traces", async () => {
-    /** Reads its request only (as the provider adapters do), and notes which array it was given. */
-    class SharingModel extends BaseLlm {
-      readonly arrays: Content[][] = [];
-      override get readsContentsOnly(): boolean {
-        return true;
-      }
-      async *generateContentAsync(request: LlmRequest): AsyncGenerator<LlmResponse, void, void> {
-        this.arrays.push(request.contents);
-        yield { content: { role: "model", parts: [{ text: `answer ${this.arrays.length}` }] } };
-      }
-    }
     const recorder = createTraceRecorder();
-    const model = new SharingModel({ model: "sharing" });
+    const model = new ContentsProbeModel();
     const runner = new InMemoryRunner({
       agent: new LlmAgent({ name: "talker", model }),
       appName: "app",
@@ -99,7 +80,7 @@ describe("trace memory", () => {
     }
     // Past the history length the runner shares (16 events), every call got the session's one
     // history array: the tracing plugin read it where it was, copying nothing.
-    const late = model.arrays.slice(10);
+    const late = model.requests.slice(10).map((r) => r.contents);
     expect(new Set(late).size).toBe(1);
     const request = JSON.parse(String(recorder.attributesForEvent(lastEvent!.id)!["gcp.vertex.agent.llm_request"])) as {
       contents: Content[];
