@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { ConfigurationError, InMemoryRunner, LlmAgent, getSystemInstructionText } from "@agentkit/core";
-import { ScriptedModel } from "@agentkit/core/testing";
+import { ContentsProbeModel, ScriptedModel } from "@agentkit/core/testing";
 import { GlobalInstructionPlugin } from "../src/index.js";
 import { runOnce } from "./helpers.js";
 
@@ -43,5 +43,21 @@ describe("GlobalInstructionPlugin", () => {
     const agent = new LlmAgent({ name: "a", model: new ScriptedModel({ steps: [ScriptedModel.text("never")] }) });
     const run = runOnce(agent, [new GlobalInstructionPlugin({ instruction: "Hello {missing_key}" })], "hi");
     await expect(run).rejects.toThrow(/missing_key/);
+  });
+
+  it("leaves a long session's history shared: it changes the instruction, never the contents", async () => {
+    const model = new ContentsProbeModel();
+    const runner = new InMemoryRunner({
+      agent: new LlmAgent({ name: "talker", model }),
+      appName: "plugins_test",
+      plugins: [new GlobalInstructionPlugin({ instruction: "Be kind." })],
+    });
+    const session = await runner.sessionService.createSession({ appName: "plugins_test", userId: "u" });
+    for (let turn = 1; turn <= 12; turn++) await runOnce(runner.agent, [], `question ${turn}`, runner, session.id);
+    // Past the 16 events from which the runner shares a session's history, no call copied it.
+    expect(new Set(model.requests.slice(9).map((r) => r.contents)).size).toBe(1);
+    for (const request of model.requests)
+      expect(getSystemInstructionText({ ...request, toolsDict: {} }).startsWith("Be kind.")).toBe(true);
+    await runner.close();
   });
 });

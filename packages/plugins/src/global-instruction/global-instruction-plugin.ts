@@ -36,6 +36,14 @@ export class GlobalInstructionPlugin extends BasePlugin {
     this.instruction = options.instruction;
   }
 
+  /**
+   * It changes the system instruction only, never the contents: the flow may hand it the
+   * session's shared history instead of a copy.
+   */
+  override get readsContentsOnly(): boolean {
+    return true;
+  }
+
   override async beforeModelCallback({
     context,
     request,

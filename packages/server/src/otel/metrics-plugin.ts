@@ -123,6 +123,11 @@ export class OtelMetricsPlugin extends BasePlugin {
     });
   }
 
+  /** Its model hooks time the call and never look at the contents (no copy of the history is made for it). */
+  override get readsContentsOnly(): boolean {
+    return true;
+  }
+
   override beforeModelCallback({ context }: { context: CallbackContext; request: LlmRequest }): undefined {
     this.modelStarts.set(modelKey(context), performance.now());
     return undefined;
