@@ -1,6 +1,16 @@
 import { describe, expect, it } from "@jest/globals";
-import { ConfigurationError, FunctionTool, InMemoryRunner, LlmAgent, type Content } from "@agentkit/core";
-import { ScriptedModel } from "@agentkit/core/testing";
+import {
+  BasePlugin,
+  ConfigurationError,
+  FunctionTool,
+  InMemoryRunner,
+  LlmAgent,
+  type CallbackContext,
+  type Content,
+  type LlmRequest,
+} from "@agentkit/core";
+import { ContentsProbeModel, ScriptedModel } from "@agentkit/core/testing";
+import { SeededRandom } from "@agentkit/test-support/seeded-random";
 import { z } from "zod";
 import { ContextFilterPlugin, filterContents } from "../src/index.js";
 import { runOnce } from "./helpers.js";
@@ -106,5 +116,75 @@ describe("ContextFilterPlugin in a runner", () => {
     const session = await runner.sessionService.getSession({ appName: "plugins_test", userId: "u", sessionId });
     expect(session!.events.filter((e) => e.author === "user" && e.content?.parts?.[0]?.text)).toHaveLength(3);
     await runner.close();
+  });
+
+  it("keeps a long session's history shared and reads only the turns it keeps", async () => {
+    /** Placed before the filter: records the array the flow handed the plugins. */
+    class Watch extends BasePlugin {
+      readonly arrays: Content[][] = [];
+      override get readsContentsOnly(): boolean {
+        return true;
+      }
+      override beforeModelCallback({ request }: { context: CallbackContext; request: LlmRequest }): undefined {
+        this.arrays.push(request.contents);
+        return undefined;
+      }
+    }
+    const watch = new Watch("watch");
+    const probe = new ContentsProbeModel();
+    const runner = new InMemoryRunner({
+      agent: new LlmAgent({ name: "talker", model: probe }),
+      appName: "plugins_test",
+      plugins: [watch, new ContextFilterPlugin({ numInvocationsToKeep: 2 })],
+    });
+    const session = await runner.sessionService.createSession({ appName: "plugins_test", userId: "u" });
+    for (let turn = 1; turn <= 12; turn++) await runOnce(runner.agent, [], `question ${turn}`, runner, session.id);
+    // Past the 16 events from which the runner shares a session's history, no call copied it,
+    // and the session's array kept being lent (the filter's own array went to the model).
+    expect(new Set(watch.arrays.slice(9)).size).toBe(1);
+    expect(probe.requests.at(-1)!.contents.map((c) => c.parts?.[0]?.text)).toEqual([
+      "question 11",
+      "answer 11",
+      "question 12",
+    ]);
+    await runner.close();
+
+    let reads = 0;
+    const history = Array.from({ length: 10_000 }, (_, i) => (i % 2 === 0 ? user(`q${i}`) : model(`a${i}`)));
+    const counted = new Proxy(history, {
+      get(target, key, receiver) {
+        if (typeof key === "string" && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    expect(await filterContents(counted, 2, undefined)).toEqual(history.slice(-4));
+    expect(reads).toBeLessThan(20);
+  });
+
+  it.each([1, 2, 3])("keeps what counting every user turn from the start kept (seed %i)", async (seed) => {
+    /** The filter as it was: every user turn's index, then the keep-th from the end. */
+    const reference = (contents: Content[], keep: number): Content[] => {
+      const starts = contents.flatMap((c, i) =>
+        c.role === "user" && (c.parts ?? []).length > 0 && !(c.parts ?? []).some((p) => p.functionResponse) ? [i] : [],
+      );
+      return starts.length > keep ? contents.slice(starts[starts.length - keep]) : contents;
+    };
+    const rng = new SeededRandom(seed);
+    for (let round = 0; round < 200; round++) {
+      const contents = Array.from({ length: rng.int(12) }, (_, i) => {
+        const kind = rng.int(4);
+        return kind === 0
+          ? user(`u${i}`)
+          : kind === 1
+            ? model(`m${i}`)
+            : kind === 2
+              ? call(`c${i}`)
+              : response(`c${i - 1}`);
+      });
+      const keep = 1 + rng.int(4);
+      expect(await filterContents(contents, keep, undefined)).toEqual(
+        await filterContents(reference(contents, keep), undefined, (kept) => kept),
+      );
+    }
   });
 });

@@ -37,13 +37,23 @@ export async function* callModel(
   const agentCallbacks = callbackList(agent.beforeModelCallback).length > 0;
   if (agentCallbacks || ctx.pluginManager.hasHook("beforeModelCallback")) {
     if (ctx.pluginManager.mayEditContents()) ownContents(request);
+    const handed = request.contents;
     // Only then: no hook arguments and no turns of the microtask queue for an agent without them.
-    let before = await ctx.pluginManager.run("beforeModelCallback", { context, request });
+    let before: LlmResponse | undefined;
+    try {
+      before = await ctx.pluginManager.run("beforeModelCallback", { context, request });
+    } catch (error) {
+      returnContents(handed); // no model call will give the history back
+      throw error;
+    }
+    // A plugin that only reads may put an array of its own in the request (a filtered history).
+    if (request.contents !== handed) returnContents(handed);
     if (!before && agentCallbacks) {
       ownContents(request);
       before = await runCallbackSlot(agent.beforeModelCallback, { context, request });
     }
     if (before) {
+      returnContents(request.contents); // answered without the model: the history goes back now
       yield before;
       return;
     }

@@ -18,6 +18,7 @@ import {
 } from "../../src/index.js";
 import { getContents, isLentHistory } from "../../src/internal.js";
 import { MEMO_FROM_EVENTS } from "../../src/flows/request-builder.js";
+import { ContentsProbeModel } from "../../src/testing/index.js";
 import type { Session } from "../../src/sessions/session.js";
 
 /** Calls `lookup` on odd calls (a user turn), answers text on even ones; records what each call saw. */
@@ -295,5 +296,60 @@ describe("lent request contents", () => {
       reference.seen.slice(0, 6).map((json) => withoutIds(JSON.stringify((JSON.parse(json) as Content[]).slice(1)))),
     );
     expect(withoutIds(editedHistory)).toBe(withoutIds(await converse({ model: new RecordingModel(true) }, 3)));
+  });
+
+  it("the history goes back to the session when a read-only plugin replaces it, answers, or throws", async () => {
+    /** Records the array it was handed; then replaces it, answers in the model's place, or throws. */
+    class ActingPlugin extends BasePlugin {
+      readonly arrays: Content[][] = [];
+      act: "replace" | "answer" | "throw" | "none" = "none";
+      override get readsContentsOnly(): boolean {
+        return true;
+      }
+      override beforeModelCallback({
+        request,
+      }: {
+        context: CallbackContext;
+        request: LlmRequest;
+      }): LlmResponse | undefined {
+        this.arrays.push(request.contents);
+        if (this.act === "replace") request.contents = request.contents.slice(-2);
+        if (this.act === "throw") throw new Error("plugin failed");
+        if (this.act === "answer") return { content: { role: "model", parts: [{ text: "cached answer" }] } };
+        return undefined;
+      }
+    }
+    for (const act of ["replace", "answer", "throw"] as const) {
+      const plugin = new ActingPlugin("acting");
+      const model = new ContentsProbeModel();
+      const agent = new LlmAgent({ name: "root", model });
+      const sessionService = new InMemorySessionService();
+      const runner = new Runner({ appName: "app", agent, sessionService, plugins: [plugin] });
+      const session = await sessionService.createSession({ appName: "app", userId: "u" });
+      await seed(sessionService, session);
+      const turn = async (i: number) => {
+        const newMessage = { role: "user", parts: [{ text: `question ${i}` }] };
+        try {
+          for await (const _ of runner.runAsync({ userId: "u", sessionId: session.id, newMessage })) void _;
+        } catch (error) {
+          if (act !== "throw") throw error;
+        }
+      };
+      await turn(0);
+      plugin.act = act;
+      await turn(1);
+      await turn(2);
+      plugin.act = "none";
+      await turn(3);
+      // Every call was handed the session's one history array: the memo kept lending (and
+      // extending) it, so the acting calls gave it back.
+      expect({ act, arrays: new Set(plugin.arrays).size, lent: isLentHistory(plugin.arrays[0]!) }).toEqual({
+        act,
+        arrays: 1,
+        lent: false,
+      });
+      if (act === "replace") expect(model.requests[1]!.contents).toHaveLength(2);
+      await runner.close();
+    }
   });
 });

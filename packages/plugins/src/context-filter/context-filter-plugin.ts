@@ -37,6 +37,15 @@ export class ContextFilterPlugin extends BasePlugin {
     this.filter = options.filter;
   }
 
+  /**
+   * It puts a filtered array of its own in the request and never edits the one it is handed: the
+   * flow may hand it the session's shared history instead of a copy, so with
+   * `numInvocationsToKeep` a model call costs the turns kept, not the whole history.
+   */
+  override get readsContentsOnly(): boolean {
+    return true;
+  }
+
   override async beforeModelCallback({
     request,
   }: {
@@ -56,8 +65,10 @@ export async function filterContents(
 ): Promise<Content[]> {
   let kept = contents;
   if (keep !== undefined) {
-    const starts = contents.flatMap((content, index) => (isUserTurn(content) ? [index] : []));
-    if (starts.length > keep) kept = contents.slice(starts[starts.length - keep]);
+    // From the end, so a long session costs the turns kept: the keep-th user turn from the end
+    // starts the slice, when an earlier one exists (else everything is kept).
+    const start = userTurnBefore(contents, contents.length, keep);
+    if (start > 0 && userTurnBefore(contents, start, 1) >= 0) kept = contents.slice(start);
   }
   if (filter) {
     const filtered = await filter([...kept]);
@@ -66,6 +77,13 @@ export async function filterContents(
     kept = filtered;
   }
   return keepCallsPaired(kept);
+}
+
+/** The index of the n-th user turn counting back from `end` (exclusive), or -1 when there are fewer. */
+function userTurnBefore(contents: readonly Content[], end: number, n: number): number {
+  let found = 0;
+  for (let i = end - 1; i >= 0; i--) if (isUserTurn(contents[i]!) && ++found === n) return i;
+  return -1;
 }
 
 /** A turn the user typed (not a function response travelling with role "user"). */
