@@ -1,3 +1,5 @@
+import { inlineSummary } from "./strip-binary.js";
+
 /**
  * The first `limit` characters of a value's analytics JSON, written without going further: what
  * `safeStringify(strip ? stripBinary(value) : value)` gives, cut to `limit`, and whether it was
@@ -50,10 +52,8 @@ class BoundedWriter {
       const toJSON = (v as { toJSON?: unknown }).toJSON;
       if (typeof toJSON === "function") v = toJSON.call(v, key) as unknown;
     }
-    if (this.strip && key === "inlineData" && typeof v === "object" && v !== null && holder !== undefined) {
-      const inline = v as { mimeType?: string; data?: string };
-      v = { mimeType: inline.mimeType, bytes: Math.floor(((inline.data?.length ?? 0) * 3) / 4), omitted: true };
-    }
+    if (this.strip && key === "inlineData" && typeof v === "object" && v !== null && holder !== undefined)
+      v = inlineSummary(v);
     if (typeof v === "bigint") v = v.toString();
     if (!this.strip && typeof v === "object" && v !== null) v = unboxed(v);
     switch (typeof v) {

@@ -17,18 +17,17 @@ export function stripBinary(value: unknown, ancestors: WeakSet<object> = new Wea
     if (Array.isArray(value)) return value.map((v) => stripBinary(v, ancestors));
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) {
-      if (key === "inlineData" && typeof v === "object" && v !== null) {
-        const inline = v as { mimeType?: string; data?: string };
-        setOwn(out, key, {
-          mimeType: inline.mimeType,
-          bytes: Math.floor(((inline.data?.length ?? 0) * 3) / 4),
-          omitted: true,
-        });
-        // An own key, also `__proto__` (plain assignment would re-parent the copy instead).
-      } else setOwn(out, key, stripBinary(v, ancestors));
+      // An own key, also `__proto__` (plain assignment would re-parent the copy instead).
+      if (key === "inlineData" && typeof v === "object" && v !== null) setOwn(out, key, inlineSummary(v));
+      else setOwn(out, key, stripBinary(v, ancestors));
     }
     return out;
   } finally {
     ancestors.delete(value);
   }
+}
+
+/** What stands for inline bytes when they are not logged: their mime type and size. */
+export function inlineSummary(inline: { mimeType?: string; data?: string }): Record<string, unknown> {
+  return { mimeType: inline.mimeType, bytes: Math.floor(((inline.data?.length ?? 0) * 3) / 4), omitted: true };
 }
