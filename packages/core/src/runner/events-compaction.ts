@@ -36,41 +36,26 @@ export async function compactEventsIfDue(args: {
 export function selectCompactionWindow(events: readonly Event[], config: EventsCompactionConfig): Event[] {
   // Compaction events are appended after the invocations they cover, so whatever follows the
   // latest one is new (positions, not timestamps: consecutive events may share a timestamp).
-  let lastCompaction = -1;
-  events.forEach((e, i) => {
-    if (e.actions.compaction) lastCompaction = i;
-  });
+  // Found from the end: a run that is not due reads only what came since, not the whole history.
+  const lastCompaction = lastCompactionIndex(events);
   // Over the token budget, any new invocation is due: the interval drops to 1.
   const interval = overTokenThreshold(events, lastCompaction, config.tokenThreshold)
     ? 1
     : (config.compactionInterval ?? Number.POSITIVE_INFINITY);
-  if (config.eventRetentionSize !== undefined) return selectTailWindow(events, interval, config.eventRetentionSize);
+  if (interval === Number.POSITIVE_INFINITY) return [];
+  const newIds = invocationsAfter(events, lastCompaction);
+  if (newIds.length < interval) return [];
+  if (config.eventRetentionSize !== undefined)
+    return selectTailWindow(events, lastCompaction, config.eventRetentionSize);
   const regular = events.filter((e) => !e.actions.compaction);
   const invocationIds = unique(regular.map((e) => e.invocationId));
-  const newIds = unique(
-    events
-      .slice(lastCompaction + 1)
-      .filter((e) => !e.actions.compaction)
-      .map((e) => e.invocationId),
-  );
-  if (newIds.length < interval) return [];
   const firstNew = invocationIds.indexOf(newIds[0]!);
   const windowIds = new Set(invocationIds.slice(Math.max(0, firstNew - (config.overlapSize ?? 0))));
   return regular.filter((e) => windowIds.has(e.invocationId));
 }
 
-function selectTailWindow(events: readonly Event[], interval: number, retain: number): Event[] {
-  let lastCompaction = -1;
-  events.forEach((e, i) => {
-    if (e.actions.compaction) lastCompaction = i;
-  });
-  const newInvocations = unique(
-    events
-      .slice(lastCompaction + 1)
-      .filter((e) => !e.actions.compaction)
-      .map((e) => e.invocationId),
-  );
-  if (newInvocations.length < interval) return [];
+/** Tail retention, once due: the last summary and what followed it, but the last `retain` events. */
+function selectTailWindow(events: readonly Event[], lastCompaction: number, retain: number): Event[] {
   // By timestamp, not position: the tail kept verbatim last time sits before that summary event.
   const previousEnd =
     lastCompaction >= 0 ? events[lastCompaction]!.actions.compaction!.endTimestamp : Number.NEGATIVE_INFINITY;
@@ -96,6 +81,22 @@ function overTokenThreshold(events: readonly Event[], lastCompaction: number, th
     if (prompt !== undefined) return prompt >= threshold;
   }
   return false;
+}
+
+/** The position of the latest compaction event, or -1. */
+function lastCompactionIndex(events: readonly Event[]): number {
+  for (let i = events.length - 1; i >= 0; i--) if (events[i]!.actions.compaction) return i;
+  return -1;
+}
+
+/** The invocations of the events after position `from` (compaction events aside), in order. */
+function invocationsAfter(events: readonly Event[], from: number): string[] {
+  const ids = new Set<string>();
+  for (let i = from + 1; i < events.length; i++) {
+    const event = events[i]!;
+    if (!event.actions.compaction) ids.add(event.invocationId);
+  }
+  return [...ids];
 }
 
 function unique(values: string[]): string[] {

@@ -20,7 +20,8 @@ export interface SessionUsage {
  * rollup says; events after that one, and invocations with none (a run aborted before its
  * answer, events older than usage rollups), count from their `usageMetadata`: one model call
  * per event that carries usage, tool calls from function responses, time from timestamps.
- * Costs come from `prices` (today's table, not the one of the run).
+ * A summary appended by events compaction counts for nothing. Costs come from `prices` (today's
+ * table, not the one of the run).
  */
 export function sessionUsageFromEvents(events: readonly Event[], prices: PriceTable = new PriceTable()): SessionUsage {
   const walk = new UsageWalk();

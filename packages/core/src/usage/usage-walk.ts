@@ -39,7 +39,9 @@ export class UsageWalk {
 
   /** Reads one event; false (and nothing read) when it belongs to a sealed invocation. */
   add(event: Event): boolean {
-    if (event.partial) return true;
+    // A summary appended by events compaction is no part of a run: it carries an invocation id
+    // (the last one it covers, often sealed by then) but neither usage nor a run's time.
+    if (event.partial || event.actions.compaction) return true;
     if (this.sealed.has(event.invocationId)) return false;
     let pending = this.open.get(event.invocationId);
     if (!pending) {

@@ -160,6 +160,19 @@ function watched(event: Event): { event: Event; reads: () => number } {
   return { event: proxy, reads: () => reads };
 }
 
+/** The history without late events of older invocations: every invocation's events are contiguous. */
+function contiguous(events: readonly Event[]): Event[] {
+  const ordered: Event[] = [];
+  const done = new Set<string>();
+  for (const event of events) {
+    const current = ordered.at(-1)?.invocationId;
+    if (event.invocationId !== current && done.has(event.invocationId)) continue;
+    if (current !== undefined && event.invocationId !== current) done.add(current);
+    ordered.push(event);
+  }
+  return ordered;
+}
+
 describe("incremental session usage equals the full walk", () => {
   it.each(Array.from({ length: 12 }, (_, i) => 2000 + i))("seed %i, growing step by step", (seed) => {
     const events = history(seed, 400);
@@ -178,15 +191,7 @@ describe("incremental session usage equals the full walk", () => {
   });
 
   it("reads only the events appended since the kept walk, and walks again when an old invocation continues", () => {
-    // Without late events of older invocations: every invocation's events are contiguous.
-    const ordered: Event[] = [];
-    const done = new Set<string>();
-    for (const event of history(7, 200)) {
-      const current = ordered.at(-1)?.invocationId;
-      if (event.invocationId !== current && done.has(event.invocationId)) continue;
-      if (current !== undefined && event.invocationId !== current) done.add(current);
-      ordered.push(event);
-    }
+    const ordered = contiguous(history(7, 200));
     expect(ordered.length).toBeGreaterThan(150);
     const cache = new SessionUsageCache();
     cache.totalBefore(ordered.slice(0, 100), 100, prices);
@@ -211,6 +216,30 @@ describe("incremental session usage equals the full walk", () => {
       fullTotal([...ordered.slice(0, 150), late]),
     );
     expect(first.reads()).toBeGreaterThan(0);
+  });
+
+  it("a compaction summary naming a sealed invocation continues the kept walk, and counts for nothing", () => {
+    const ordered = contiguous(history(7, 200)).filter((e) => !e.actions.compaction);
+    const cache = new SessionUsageCache();
+    cache.totalBefore(ordered.slice(0, 100), 100, prices);
+    const first = watched(ordered[0]!);
+    // What tail retention appends after a run: a summary with the id of the last invocation it
+    // covers (sealed by then), a later time, and (here) usage of its own.
+    const summary = createEvent({
+      invocationId: ordered[0]!.invocationId,
+      author: "user",
+      timestamp: ordered[99]!.timestamp + 1000,
+      usageMetadata: usage(40, 4),
+      actions: {
+        compaction: { startTimestamp: 0, endTimestamp: 1, compactedContent: { role: "model", parts: [{ text: "s" }] } },
+      },
+    });
+    const grown = [first.event, ...ordered.slice(1, 100), summary, ...ordered.slice(100, 120)];
+    expect(JSON.stringify(cache.totalBefore(grown, grown.length, prices))).toBe(
+      fullTotal([...ordered.slice(0, 100), summary, ...ordered.slice(100, 120)]),
+    );
+    expect(first.reads()).toBe(0);
+    expect(fullTotal([...ordered.slice(0, 100), summary])).toBe(fullTotal(ordered.slice(0, 100)));
   });
 
   it("a history that does not continue the kept walk (other objects, shorter) is walked in full", () => {
