@@ -1,5 +1,6 @@
 import type { Content } from "@agentkit/core";
 import { BoundedLru } from "@agentkit/core/internal";
+import { toJsonString } from "./trace-json.js";
 
 /**
  * The contents of one recorded model request, as a node of a chain: the first `baseLength`
@@ -12,6 +13,22 @@ export interface ContentsNode {
   readonly baseLength: number;
   readonly tail: readonly Content[];
   readonly length: number;
+  /** The length of the contents' JSON text (`toJsonString` of the array), known without writing it. */
+  readonly jsonLength: number;
+}
+
+/**
+ * The first `count` contents of a node: a reader that needs only those (the head of a request's
+ * JSON) follows the chain down to where they were recorded, without building the history.
+ */
+export function firstContents(node: ContentsNode, count: number): Content[] {
+  let n = node;
+  const wanted = Math.min(count, n.length);
+  // The first `wanted` contents are the base's while the base holds them all.
+  while (n.base && wanted <= n.baseLength) n = n.base;
+  const out = n.base ? firstContents(n.base, n.baseLength) : [];
+  for (let i = 0; out.length < wanted; i++) out.push(n.tail[i]!);
+  return out;
 }
 
 /** The full contents of a node (walks the chain; only when a trace is read). */
@@ -57,10 +74,15 @@ export class RequestContentsLog {
       if (appendOnly && previous.appendOnly && contents === previous.contents) shared = limit;
       else while (shared < limit && previous.contents[shared] === contents[shared]) shared++;
     }
-    const node: ContentsNode =
-      previous && shared > 0
-        ? { base: previous.node, baseLength: shared, tail: contents.slice(shared), length: contents.length }
-        : { base: undefined, baseLength: 0, tail: contents.slice(), length: contents.length };
+    const base = previous && shared > 0 ? previous.node : undefined;
+    const tail = base ? contents.slice(shared) : contents.slice();
+    const node: ContentsNode = {
+      base,
+      baseLength: base ? shared : 0,
+      tail,
+      length: contents.length,
+      jsonLength: joinedJsonLength(base ? prefixJsonLength(base, shared) : 2, jsonText(tail).length),
+    };
     this.latest.set(key, {
       contents: appendOnly ? contents : contents.slice(),
       length: contents.length,
@@ -81,4 +103,21 @@ interface Latest {
   readonly length: number;
   readonly appendOnly: boolean;
   readonly node: ContentsNode;
+}
+
+/** JSON text of contents as the request attribute writes them (each one whole). */
+function jsonText(contents: readonly Content[]): string {
+  return toJsonString(contents, Number.POSITIVE_INFINITY);
+}
+
+/** The JSON length of the first `count` contents of `node`: its own when all, else written out (rare: a branch or rewind). */
+function prefixJsonLength(node: ContentsNode, count: number): number {
+  return count === node.length ? node.jsonLength : jsonText(materializeContents(node).slice(0, count)).length;
+}
+
+/** The length of `[a…]` and `[b…]` joined into one array's JSON (`[]` is 2 characters). */
+function joinedJsonLength(first: number, second: number): number {
+  if (first === 2) return second;
+  if (second === 2) return first;
+  return first + second - 1;
 }

@@ -12,7 +12,7 @@ import {
 import { BoundedLru, isLentHistory } from "@agentkit/core/internal";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
 import { LazySpanAttributes } from "./lazy-span-attributes.js";
-import { materializeContents, RequestContentsLog } from "./request-contents-log.js";
+import { firstContents, materializeContents, RequestContentsLog, type ContentsNode } from "./request-contents-log.js";
 import { GEN_AI_SYSTEM, TraceAttr } from "./trace-attributes.js";
 import { DEFAULT_MAX_ATTRIBUTE_CHARS, toJsonString } from "./trace-json.js";
 
@@ -329,15 +329,12 @@ export class TracingPlugin extends BasePlugin {
     const { abortSignal: _signal, ...own } = request.config as Record<string, unknown>;
     const config = this.sharedConfig(key, own);
     const model = request.model;
-    const newBytes = node.tail.length === 0 ? 0 : toJsonString(node.tail, this.maxAttributeChars).length;
+    // About what this request adds to the recorded conversation (for the store's byte budget).
+    const newBytes = Math.max(0, node.jsonLength - (node.base?.jsonLength ?? 0));
     this.lazyAttributes.set(
       span.spanContext().spanId,
       TraceAttr.llmRequest,
-      (maxChars) =>
-        toJsonString(
-          { model, config, contents: materializeContents(node) },
-          Math.min(maxChars, this.maxAttributeChars),
-        ),
+      (maxChars) => requestJson(model, config, node, Math.min(maxChars, this.maxAttributeChars)),
       newBytes + 512,
     );
   }
@@ -394,4 +391,32 @@ function modelNameOf(context: CallbackContext): string {
   if (typeof agent.model === "string") return agent.model;
   const model = agent.model as { model?: unknown } | undefined;
   return typeof model?.model === "string" ? model.model : "";
+}
+
+/**
+ * The request attribute's text, as `toJsonString({ model, config, contents }, maxChars)` writes
+ * it. Over `maxChars` that is a head of the text with the whole text's length: the length comes
+ * from the recorded node and the head from the first contents only, so a session's span list
+ * (4,096 characters a request) costs what it shows, not every request's whole conversation.
+ */
+function requestJson(
+  model: string | undefined,
+  config: Record<string, unknown>,
+  node: ContentsNode,
+  maxChars: number,
+): string {
+  const lead = toJsonString({ model, config }, Number.POSITIVE_INFINITY);
+  const open = `${lead.slice(0, -1)},"contents":`;
+  const length = open.length + node.jsonLength + 1;
+  if (length <= maxChars) return toJsonString({ model, config, contents: materializeContents(node) }, maxChars);
+  const wanted = Math.max(0, maxChars - 100);
+  let head = "";
+  // A few contents first, more only when they are short: the head is a few thousand characters.
+  for (let count = 8; ; count *= 4) {
+    head = `${open}[${firstContents(node, count)
+      .map((content) => toJsonString(content, Number.POSITIVE_INFINITY))
+      .join(",")}`;
+    if (head.length >= wanted || count >= node.length) break;
+  }
+  return JSON.stringify({ truncated: true, length, head: head.slice(0, wanted) });
 }

@@ -3,7 +3,9 @@
 // comparison against a kept copy for any other array (whose owner may still edit it).
 import { describe, expect, it } from "@jest/globals";
 import type { Content } from "@agentkit/core";
-import { materializeContents, RequestContentsLog } from "../../src/telemetry/request-contents-log.js";
+import { SeededRandom } from "@agentkit/test-support/seeded-random";
+import { firstContents, materializeContents, RequestContentsLog } from "../../src/telemetry/request-contents-log.js";
+import { toJsonString } from "../../src/telemetry/trace-json.js";
 
 const content = (text: string): Content => Object.freeze({ role: "user", parts: Object.freeze([{ text }]) }) as Content;
 
@@ -100,4 +102,28 @@ describe("RequestContentsLog", () => {
     expect(shorter.baseLength).toBe(2);
     expect(materializeContents(shorter)).toEqual([a, b]);
   });
+
+  it.each([1, 2, 3, 4])(
+    "knows each node's first contents and their JSON length, on grown, cut and edited histories (seed %i)",
+    (seed) => {
+      const rng = new SeededRandom(seed);
+      const log = new RequestContentsLog();
+      let history: Content[] = [];
+      for (let call = 0; call < 60; call++) {
+        const roll = rng.int(10);
+        // Grows (as a session does), goes back to a prefix (a rewind or another branch), or is rebuilt with an edit.
+        if (roll < 6)
+          history = [...history, ...Array.from({ length: 1 + rng.int(3) }, (_, i) => content(`c${call}-${i} "é\n`))];
+        else if (roll < 8) history = history.slice(0, rng.int(history.length + 1));
+        else if (history.length > 0)
+          history = history.map((c, i) => (i === rng.int(history.length) ? content(`edit${call}`) : c));
+        const key = rng.chance(0.8) ? "k" : "other";
+        const node = log.record(key, history, false);
+        for (const count of [0, 1, 2, 5, history.length, history.length + 3])
+          expect(firstContents(node, count)).toEqual(history.slice(0, count));
+        expect(materializeContents(node)).toEqual(history);
+        expect(node.jsonLength).toBe(toJsonString(history, Number.POSITIVE_INFINITY).length);
+      }
+    },
+  );
 });

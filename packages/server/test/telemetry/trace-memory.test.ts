@@ -4,6 +4,7 @@ import { describe, expect, it } from "@jest/globals";
 import { InMemoryRunner, LlmAgent, type Content, type Event } from "@agentkit/core";
 import { ContentsProbeModel, ScriptedModel } from "@agentkit/core/testing";
 import { createTraceRecorder, type TraceRecorder } from "../../src/telemetry/index.js";
+import { toJsonString } from "../../src/telemetry/trace-json.js";
 
 const LONG_TEXT = "lorem ipsum dolor sit amet ".repeat(40); // ~1 KB a turn
 
@@ -63,6 +64,23 @@ describe("trace memory", () => {
     }
     await recorder.shutdown();
   });
+
+  it.each([150, 700, 5000])(
+    "lists a session's spans with each request's head as the whole request cut to %i characters",
+    async (listChars) => {
+      const recorder = createTraceRecorder({ maxListAttributeChars: listChars });
+      const { sessionId } = await converse(recorder, 12);
+      const listed = recorder.spansForSession(sessionId).filter((s) => s.name === "call_llm");
+      expect(listed).toHaveLength(12);
+      for (const span of listed) {
+        const eventId = String(span.attributes["gcp.vertex.agent.event_id"]);
+        const whole = String(recorder.attributesForEvent(eventId)!["gcp.vertex.agent.llm_request"]);
+        expect(JSON.parse(whole)).toHaveProperty("contents");
+        expect(span.attributes["gcp.vertex.agent.llm_request"]).toBe(toJsonString(JSON.parse(whole), listChars));
+      }
+      await recorder.shutdown();
+    },
+  );
 
   it("makes no copy of the history for the model call it traces", async () => {
     const recorder = createTraceRecorder();
