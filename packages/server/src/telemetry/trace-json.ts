@@ -36,5 +36,15 @@ export function toJsonString(value: unknown, maxChars = DEFAULT_MAX_ATTRIBUTE_CH
     }
   }
   if (text.length <= maxChars) return text;
-  return JSON.stringify({ truncated: true, length: text.length, head: text.slice(0, Math.max(0, maxChars - 100)) });
+  return truncatedJson(text.length, text, maxChars);
+}
+
+/** How much of a text longer than `maxChars` its truncated form keeps (room is left for the wrapper). */
+export function headChars(maxChars: number): number {
+  return Math.max(0, maxChars - 100);
+}
+
+/** The form of a JSON text of `length` characters cut to `maxChars`: its head (from `text`) and its length. */
+export function truncatedJson(length: number, text: string, maxChars: number): string {
+  return JSON.stringify({ truncated: true, length, head: text.slice(0, headChars(maxChars)) });
 }

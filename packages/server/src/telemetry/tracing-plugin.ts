@@ -14,7 +14,7 @@ import type { Context, Span, Tracer } from "@opentelemetry/api";
 import { LazySpanAttributes } from "./lazy-span-attributes.js";
 import { firstContents, materializeContents, RequestContentsLog, type ContentsNode } from "./request-contents-log.js";
 import { GEN_AI_SYSTEM, TraceAttr } from "./trace-attributes.js";
-import { DEFAULT_MAX_ATTRIBUTE_CHARS, toJsonString } from "./trace-json.js";
+import { DEFAULT_MAX_ATTRIBUTE_CHARS, headChars, toJsonString, truncatedJson } from "./trace-json.js";
 
 interface InvocationSpans {
   root: Span;
@@ -409,7 +409,7 @@ function requestJson(
   const open = `${lead.slice(0, -1)},"contents":`;
   const length = open.length + node.jsonLength + 1;
   if (length <= maxChars) return toJsonString({ model, config, contents: materializeContents(node) }, maxChars);
-  const wanted = Math.max(0, maxChars - 100);
+  const wanted = headChars(maxChars);
   let head = "";
   // A few contents first, more only when they are short: the head is a few thousand characters.
   for (let count = 8; ; count *= 4) {
@@ -418,5 +418,5 @@ function requestJson(
       .join(",")}`;
     if (head.length >= wanted || count >= node.length) break;
   }
-  return JSON.stringify({ truncated: true, length, head: head.slice(0, wanted) });
+  return truncatedJson(length, head, maxChars);
 }
