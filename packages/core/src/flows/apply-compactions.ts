@@ -1,47 +1,81 @@
 import { createEvent, type Event } from "../events/event.js";
 
 /**
- * Replaces compacted ranges by their summaries: every event whose timestamp lies in a
- * compaction's [startTimestamp, endTimestamp] is dropped (an earlier compaction event only
- * when its own range lies inside the later one's), and the summary takes the place of the range (before the first
- * kept event after `endTimestamp`). ADK Python instead drops everything from the start
- * timestamp up to the compaction event and presents the summary as another agent's turn;
- * here the summary is sent as is (role of `compactedContent`, default "model").
+ * The events with every regular event a compaction covers dropped; compaction events all stay
+ * (`withSummaries` decides which summaries show). A compaction covers the regular events before
+ * it in the history whose timestamp lies in its [startTimestamp, endTimestamp]: an event appended
+ * after a summary was not summarized, whatever its clock said (another process's clock may lag).
+ * Because of that, coverage of a history's prefix never changes when events are appended, and a
+ * new compaction can be applied to this result instead of the whole history (the request memo
+ * does, `contents.ts`): dropped events stay dropped, and every compaction is still here.
+ * One pass from the end, each event checked against the union of the later compactions' ranges
+ * in O(log k).
  */
-export function applyCompactions(events: Event[], agentName: string): Event[] {
-  const covered = coveredEvents(events.filter((e) => e.actions.compaction));
-  const kept = events.filter((e) => !covered(e));
-  const summaries = kept
-    .filter((e) => e.actions.compaction)
-    .map((e) => {
-      const compaction = e.actions.compaction!;
-      return createEvent({
-        id: e.id,
-        invocationId: e.invocationId,
-        timestamp: compaction.endTimestamp,
-        author: agentName,
-        branch: e.branch,
-        content: { role: compaction.compactedContent.role ?? "model", parts: compaction.compactedContent.parts ?? [] },
-      });
-    })
-    .sort((a, b) => a.timestamp - b.timestamp);
-  const out: Event[] = [];
-  for (const event of kept) {
-    if (event.actions.compaction) continue;
-    while (summaries.length > 0 && summaries[0]!.timestamp < event.timestamp) out.push(summaries.shift()!);
-    out.push(event);
+export function compactedEvents(events: readonly Event[]): Event[] {
+  const later = new RangeUnion();
+  const kept: Event[] = [];
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    const compaction = event.actions.compaction;
+    if (compaction) {
+      later.add(compaction.startTimestamp ?? Number.NEGATIVE_INFINITY, compaction.endTimestamp);
+      kept.push(event);
+    } else if (!later.has(event.timestamp)) kept.push(event);
   }
-  return [...out, ...summaries];
+  return kept.reverse();
 }
 
 /**
- * Which events the compactions cover, decided in O(log k) per event instead of trying each of
- * the k compactions (a long compacted session has hundreds): a regular event is covered when its
- * timestamp lies in the union of their ranges; a compaction event when another one's range holds
- * its whole range (an earlier summary folded into a later one; two equal ranges hold each other).
+ * `compactedEvents`' result with each compaction event replaced by its summary, unless another
+ * compaction's range holds its whole range (an earlier summary folded into a later one; two equal
+ * ranges hold each other). Summaries go in order of their end timestamps; each is placed before
+ * the first regular event that is later than its range or that follows its compaction event.
+ * ADK Python instead drops everything from the start timestamp up to the compaction event and
+ * presents the summary as another agent's turn; here the summary is sent as is (role of
+ * `compactedContent`, default "model").
  */
-function coveredEvents(compactions: Event[]): (event: Event) => boolean {
-  if (compactions.length === 0) return () => false;
+export function withSummaries(kept: readonly Event[], agentName: string): Event[] {
+  const compactions = kept.filter((e) => e.actions.compaction);
+  if (compactions.length === 0) return kept.slice();
+  const folded = foldedCompactions(compactions);
+  const shown = compactions.filter((e) => !folded.has(e));
+  const summaries = shown
+    .map((e) => ({ source: e, summary: summaryOf(e, agentName) }))
+    .sort((a, b) => a.summary.timestamp - b.summary.timestamp);
+  const rank = new Map(summaries.map((s, i) => [s.source, i]));
+  const out: Event[] = [];
+  let next = 0;
+  // The highest rank among the summaries whose compaction event has been passed: those precede
+  // every later event.
+  let passed = -1;
+  for (const event of kept) {
+    if (event.actions.compaction) {
+      passed = Math.max(passed, rank.get(event) ?? -1);
+      continue;
+    }
+    while (next < summaries.length && (next <= passed || summaries[next]!.summary.timestamp < event.timestamp)) {
+      out.push(summaries[next++]!.summary);
+    }
+    out.push(event);
+  }
+  while (next < summaries.length) out.push(summaries[next++]!.summary);
+  return out;
+}
+
+function summaryOf(e: Event, agentName: string): Event {
+  const compaction = e.actions.compaction!;
+  return createEvent({
+    id: e.id,
+    invocationId: e.invocationId,
+    timestamp: compaction.endTimestamp,
+    author: agentName,
+    branch: e.branch,
+    content: { role: compaction.compactedContent.role ?? "model", parts: compaction.compactedContent.parts ?? [] },
+  });
+}
+
+/** The compactions whose range another one's holds: one sweep over the ranges sorted by start. */
+function foldedCompactions(compactions: Event[]): Set<Event> {
   const ranges = compactions.map((c) => ({
     event: c,
     start: c.actions.compaction!.startTimestamp ?? Number.NEGATIVE_INFINITY,
@@ -59,24 +93,43 @@ function coveredEvents(compactions: Event[]): (event: Event) => boolean {
     if (same || widest >= range.end) folded.add(range.event);
     widest = Math.max(widest, range.end);
   });
-  // The union of the ranges, as disjoint [start, end] pairs in order.
-  const union: { start: number; end: number }[] = [];
-  for (const { start, end } of ranges) {
-    const last = union[union.length - 1];
-    if (last && start <= last.end) last.end = Math.max(last.end, end);
-    else union.push({ start, end });
-  }
-  return (event) => {
-    if (event.actions.compaction) return folded.has(event);
-    let low = 0;
-    let high = union.length - 1;
-    while (low <= high) {
-      const mid = (low + high) >> 1;
-      const range = union[mid]!;
-      if (event.timestamp < range.start) high = mid - 1;
-      else if (event.timestamp > range.end) low = mid + 1;
-      else return true;
+  return folded;
+}
+
+/** A union of closed ranges, kept as disjoint sorted ranges: insertion and lookup by binary search. */
+class RangeUnion {
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+
+  add(start: number, end: number): void {
+    if (!(start <= end)) return;
+    // The ranges that touch [start, end]: from the first ending at or after `start` to the last
+    // starting at or before `end`; they merge into one.
+    const first = this.firstEndingFrom(start);
+    let last = first;
+    while (last < this.starts.length && this.starts[last]! <= end) last++;
+    if (last > first) {
+      start = Math.min(start, this.starts[first]!);
+      end = Math.max(end, this.ends[last - 1]!);
     }
-    return false;
-  };
+    this.starts.splice(first, last - first, start);
+    this.ends.splice(first, last - first, end);
+  }
+
+  has(value: number): boolean {
+    const i = this.firstEndingFrom(value);
+    return i < this.starts.length && this.starts[i]! <= value;
+  }
+
+  /** The index of the first range whose end is at or after `value` (the count when none is). */
+  private firstEndingFrom(value: number): number {
+    let low = 0;
+    let high = this.ends.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (this.ends[mid]! < value) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
 }

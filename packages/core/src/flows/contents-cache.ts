@@ -16,8 +16,8 @@ export interface ContentsCacheOptions {
  * the history still starts with the events it was built from).
  */
 export class ContentsCache {
-  // Weighed by contents when stored: memo arrays grow in place, so a memo counts what it held
-  // when it was last stored.
+  // Weighed by contents (and compacted events) when stored: memo arrays grow in place, so a
+  // memo counts what it held when it was last stored.
   private readonly memos: BoundedLru<ContentsMemo>;
 
   constructor(options: ContentsCacheOptions = {}) {
@@ -45,7 +45,7 @@ export class ContentsCache {
 
   /** Stores the memo under `key` (most recently used), then evicts over the bounds. */
   set(key: string, memo: ContentsMemo): void {
-    this.memos.set(key, memo, memo.contents.length);
+    this.memos.set(key, memo, memo.contents.length + (memo.compacted?.length ?? 0));
   }
 
   clear(): void {

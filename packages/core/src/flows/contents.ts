@@ -2,7 +2,7 @@ import type { Content } from "../content/content.js";
 import type { Event } from "../events/event.js";
 import { copyWithRoom } from "../content/copy-with-room.js";
 import { answerDanglingCalls } from "./answer-dangling-calls.js";
-import { applyCompactions } from "./apply-compactions.js";
+import { compactedEvents, withSummaries } from "./apply-compactions.js";
 import { applyRewinds } from "./apply-rewinds.js";
 import { frozenContentsOf } from "./frozen-content.js";
 import { isLentHistory, lendContents } from "./shared-contents.js";
@@ -37,6 +37,13 @@ export interface ContentsMemo {
    * the call and its answer, which holds only while that answer is the newest event.
    */
   readonly extendable: boolean;
+  /**
+   * When the history holds a compaction and no rewind: its included events with the compacted
+   * ones dropped (`compactedEvents`), the memo's own array. A new compaction is applied to it
+   * and the events since, instead of to the whole history, so a compacted session does not cost
+   * its length every `compactionInterval` runs.
+   */
+  readonly compacted?: Event[];
 }
 
 /** Where `getContents` keeps its memo for one (session, branch, agent). */
@@ -58,8 +65,9 @@ export interface ContentsMemoSlot {
  * `request.contents[i] = { ...c, parts: [...] }`). With a memo slot only the events appended
  * since the last call are processed, so a request costs the same at turn 5,000 as at turn 5;
  * the result is the same as a full build (a test compares both on long, branched, compacted
- * and rewound histories). What the incremental step cannot decide locally (a rewind, a new
- * compaction, live transcription chunks, an answer to an older call) falls back to a full build.
+ * and rewound histories). What the incremental step cannot decide locally (a rewind, live
+ * transcription chunks, an answer to an older call) falls back to a full build; a new compaction
+ * is applied to the memo's compacted history and the events since (`ContentsMemo.compacted`).
  */
 export function getContents(
   branch: string | undefined,
@@ -103,9 +111,9 @@ function memoContents(
       return extended.contents;
     }
   }
-  const { contents, extendable } = buildContents(branch, events, agentName);
-  slot?.set({ seen: events.length, lastId: events.at(-1)?.id, contents, extendable });
-  return contents;
+  const built = buildContents(branch, events, agentName);
+  slot?.set({ seen: events.length, lastId: events.at(-1)?.id, ...built });
+  return built.contents;
 }
 
 /** The full build: every event of the history through every step. */
@@ -113,12 +121,24 @@ function buildContents(
   branch: string | undefined,
   events: readonly Event[],
   agentName: string,
-): { contents: Content[]; extendable: boolean } {
+): { contents: Content[]; extendable: boolean; compacted?: Event[] } {
   const rewound = applyRewinds(events);
-  let filtered = rewound.filter((e) => shouldIncludeEvent(branch, e));
-  if (filtered.some((e) => e.actions.compaction)) filtered = applyCompactions(filtered, agentName);
+  const filtered = rewound.filter((e) => shouldIncludeEvent(branch, e));
+  if (!filtered.some((e) => e.actions.compaction)) return contentsOf(filtered, rewound, agentName);
+  const compacted = compactedEvents(filtered);
+  const built = contentsOf(withSummaries(compacted, agentName), rewound, agentName);
+  // A rewind annuls events anywhere in the history, so only a history without one is kept compacted.
+  return rewound.length === events.length ? { ...built, compacted } : built;
+}
+
+/** The steps after the branch filter, rewinds and compactions: `history` is the rewound history. */
+function contentsOf(
+  filtered: Event[],
+  history: readonly Event[],
+  agentName: string,
+): { contents: Content[]; extendable: boolean } {
   const presented = presentEvents(mergeTranscriptions(filtered), agentName);
-  const latest = rearrangeLatestFunctionResponse(presented, rewound);
+  const latest = rearrangeLatestFunctionResponse(presented, history);
   const arranged = answerDanglingCalls(rearrangeAsyncFunctionResponsesInHistory(latest));
   return { contents: frozenContentsOf(arranged), extendable: latest === presented };
 }
@@ -126,9 +146,10 @@ function buildContents(
 /**
  * The memo extended by the events appended since it was made, or undefined when that cannot be
  * done locally. Appended events change nothing already built as long as none of them rewinds,
- * compacts, is a transcription chunk (which merges with its neighbours), or answers a call made
- * before them (an answer is moved next to its call, and a stand-in answer may have to go): then
- * the steps of the full build applied to the new events alone give the tail of the full result.
+ * is a transcription chunk (which merges with its neighbours), or answers a call made before
+ * them (an answer is moved next to its call, and a stand-in answer may have to go): then the
+ * steps of the full build applied to the new events alone give the tail of the full result. A
+ * new compaction is applied to the memo's compacted history and the new events (`compacted`).
  */
 function extendContents(
   memo: ContentsMemo,
@@ -140,13 +161,14 @@ function extendContents(
   if (memo.seen === events.length) return memo;
   const fresh = events.slice(memo.seen);
   for (const event of fresh) {
-    if (event.actions.rewindBeforeInvocationId || event.actions.compaction) return undefined;
+    if (event.actions.rewindBeforeInvocationId) return undefined;
     if (!event.content && (event.inputTranscription?.text || event.outputTranscription?.text)) return undefined;
   }
-  const presented = presentEvents(
-    fresh.filter((e) => shouldIncludeEvent(branch, e)),
-    agentName,
-  );
+  const included = fresh.filter((e) => shouldIncludeEvent(branch, e));
+  if (included.some((e) => e.actions.compaction)) {
+    return memo.compacted ? recompacted(memo.compacted, included, events, agentName) : undefined;
+  }
+  const presented = presentEvents(included, agentName);
   const calls = new Set<string>();
   for (const event of presented) {
     const parts = event.content?.parts ?? [];
@@ -162,12 +184,35 @@ function extendContents(
   const added = frozenContentsOf(answerDanglingCalls(rearrangeAsyncFunctionResponsesInHistory(latest)));
   const seen = events.length;
   const lastId = events.at(-1)?.id;
-  if (latest !== presented) return { seen, lastId, contents: memo.contents.concat(added), extendable: false };
+  const compacted = memo.compacted;
+  // Appended events are never covered by an earlier compaction (`compactedEvents`).
+  if (compacted) for (const event of included) compacted.push(event);
+  if (latest !== presented)
+    return { seen, lastId, contents: memo.contents.concat(added), extendable: false, compacted };
   // The memo owns its array: appending in place keeps an extension O(new events), unless a
   // request still holds it (a concurrent run on the session): then that request's view stays.
-  if (isLentHistory(memo.contents)) return { seen, lastId, contents: memo.contents.concat(added), extendable: true };
+  if (isLentHistory(memo.contents))
+    return { seen, lastId, contents: memo.contents.concat(added), extendable: true, compacted };
   memo.contents.push(...added);
-  return { seen, lastId, contents: memo.contents, extendable: true };
+  return { seen, lastId, contents: memo.contents, extendable: true, compacted };
+}
+
+/**
+ * The memo rebuilt after a new compaction: the full build's steps over the compacted history
+ * and the new events (the summaries and what no summary covers), not over the whole history.
+ * The same result as a full build, since the compacted history already is what the full build's
+ * compaction step keeps of the earlier events (`compactedEvents`), and a history without a
+ * rewind is its own rewound history.
+ */
+function recompacted(
+  previous: readonly Event[],
+  included: readonly Event[],
+  events: readonly Event[],
+  agentName: string,
+): ContentsMemo {
+  const compacted = compactedEvents(previous.concat(included));
+  const built = contentsOf(withSummaries(compacted, agentName), events, agentName);
+  return { seen: events.length, lastId: events.at(-1)?.id, ...built, compacted };
 }
 
 /**

@@ -47,11 +47,57 @@ export function selectCompactionWindow(events: readonly Event[], config: EventsC
   if (newIds.length < interval) return [];
   if (config.eventRetentionSize !== undefined)
     return selectTailWindow(events, lastCompaction, config.eventRetentionSize);
-  const regular = events.filter((e) => !e.actions.compaction);
-  const invocationIds = unique(regular.map((e) => e.invocationId));
-  const firstNew = invocationIds.indexOf(newIds[0]!);
-  const windowIds = new Set(invocationIds.slice(Math.max(0, firstNew - (config.overlapSize ?? 0))));
-  return regular.filter((e) => windowIds.has(e.invocationId));
+  // The new invocations and `overlapSize` before them, in order of first appearance; all their
+  // events lie at or after the first appearance of the earliest.
+  const order = invocationOrder(events);
+  const from = Math.max(0, order.rank.get(newIds[0]!)! - (config.overlapSize ?? 0));
+  const windowIds = new Set(order.ids.slice(from));
+  const window: Event[] = [];
+  for (let i = order.firstAt[from]!; i < events.length; i++) {
+    const event = events[i]!;
+    if (!event.actions.compaction && windowIds.has(event.invocationId)) window.push(event);
+  }
+  return window;
+}
+
+/** The invocations of a history's regular events in order of first appearance, and where each first appears. */
+interface InvocationOrder {
+  /** How many events of the history were read. */
+  read: number;
+  /** The last event read: a history that no longer holds it there is read again from its start. */
+  last: Event | undefined;
+  readonly ids: string[];
+  readonly firstAt: number[];
+  /** Each id's index in `ids`. */
+  readonly rank: Map<string, number>;
+}
+
+/**
+ * Long histories whose order was read, by array: a store hands a long session's events over the
+ * one array it only appends to (`sessionOverLog`), so the next due window reads only the events
+ * appended since, instead of the whole history every `compactionInterval` runs. Gone with the array.
+ */
+const orders = new WeakMap<readonly Event[], InvocationOrder>();
+/** Shorter histories are read whole each time (a store hands them over as fresh copies). */
+const ORDER_KEPT_FROM = 256;
+
+function invocationOrder(events: readonly Event[]): InvocationOrder {
+  const keep = events.length >= ORDER_KEPT_FROM;
+  let order = keep ? orders.get(events) : undefined;
+  if (!order || order.read > events.length || (order.read > 0 && events[order.read - 1] !== order.last)) {
+    order = { read: 0, last: undefined, ids: [], firstAt: [], rank: new Map() };
+    if (keep) orders.set(events, order);
+  }
+  for (let i = order.read; i < events.length; i++) {
+    const event = events[i]!;
+    if (event.actions.compaction || order.rank.has(event.invocationId)) continue;
+    order.rank.set(event.invocationId, order.ids.length);
+    order.ids.push(event.invocationId);
+    order.firstAt.push(i);
+  }
+  order.read = events.length;
+  order.last = events.at(-1);
+  return order;
 }
 
 /** Tail retention, once due: the last summary and what followed it, but the last `retain` events. */
@@ -97,8 +143,4 @@ function invocationsAfter(events: readonly Event[], from: number): string[] {
     if (!event.actions.compaction) ids.add(event.invocationId);
   }
   return [...ids];
-}
-
-function unique(values: string[]): string[] {
-  return [...new Set(values)];
 }
