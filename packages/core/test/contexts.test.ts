@@ -46,7 +46,7 @@ async function invocation(
 }
 
 describe("ReadonlyContext", () => {
-  it("exposes the invocation's identity and a read-only copy of the state", async () => {
+  it("exposes the invocation's identity and a read-only view of the state", async () => {
     const ctx = new ReadonlyContext(await invocation());
     expect([ctx.invocationId, ctx.agentName, ctx.appName, ctx.userId, ctx.branch]).toEqual([
       "e-7",
@@ -59,10 +59,31 @@ describe("ReadonlyContext", () => {
     expect(ctx.session.id).toBe("s-1");
     expect(ctx.state.get("topic")).toBe("ai");
     expect(ctx.state.toRecord()).toEqual({ topic: "ai", "user:lang": "en" });
-    // Even when cast to a writable State, writes through a read-only context never reach the session.
-    (ctx.state as State).set("topic", "changed");
+    // Even when cast to a writable State, a read-only context has no way to write.
+    expect(() => (ctx.state as State).set("topic", "changed")).toThrow(TypeError);
     expect(ctx.state.get("topic")).toBe("ai");
     expect(ctx.session.state.topic).toBe("ai");
+    // `toRecord` is a copy: changing it changes nothing.
+    ctx.state.toRecord().topic = "changed";
+    expect(ctx.session.state.topic).toBe("ai");
+  });
+
+  it("reads the session's state through, without copying it on each access (as ADK's read-only mapping)", async () => {
+    const invocationContext = await invocation();
+    let listings = 0;
+    invocationContext.session.state = new Proxy(invocationContext.session.state, {
+      ownKeys(target) {
+        listings++;
+        return Reflect.ownKeys(target);
+      },
+    });
+    const ctx = new ReadonlyContext(invocationContext);
+    for (let i = 0; i < 100; i++) expect(ctx.state.get("topic")).toBe("ai");
+    expect(ctx.state.has("user:lang")).toBe(true);
+    expect(ctx.state.has("constructor")).toBe(false);
+    expect(listings).toBe(0);
+    invocationContext.session.state.topic = "ml";
+    expect(ctx.state.get("topic")).toBe("ml");
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Content } from "../content/content.js";
 import type { Session } from "../sessions/session.js";
-import { State, type ReadonlyState } from "../sessions/state.js";
+import { StateReader, type ReadonlyState } from "../sessions/state.js";
 import type { InvocationContext } from "./invocation-context.js";
 
 /** What instruction providers and read-only hooks may see. */
@@ -35,9 +35,9 @@ export class ReadonlyContext {
     return this.invocationContext.branch;
   }
 
-  /** Session state, read-only. */
+  /** Session state, read-only (read through to the session's, not copied). */
   get state(): ReadonlyState {
-    return new State({ ...this.invocationContext.session.state });
+    return new StateReader(this.invocationContext.session.state);
   }
 
   get session(): Readonly<Session> {

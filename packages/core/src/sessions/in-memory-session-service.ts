@@ -155,15 +155,16 @@ export class InMemorySessionService extends BaseSessionService {
    */
   private view(stored: StoredSession, events?: Event[]): Session {
     const state = mergeState(
-      this.appState.get(stored.appName) ?? {},
-      this.userState.get(stored.appName)?.get(stored.userId) ?? {},
+      this.appState.get(stored.appName) ?? EMPTY_OBJECT,
+      this.userState.get(stored.appName)?.get(stored.userId) ?? EMPTY_OBJECT,
       stored.state ?? EMPTY_OBJECT,
+      deepCopy,
     );
     const fields = {
       id: stored.id,
       appName: stored.appName,
       userId: stored.userId,
-      state: deepCopy(state),
+      state,
       lastUpdateTime: stored.lastUpdateTime,
     };
     return events ? plainSession(fields, copyWithRoom(events)) : sessionOverLog(fields, stored.events);

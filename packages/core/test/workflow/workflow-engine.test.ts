@@ -209,6 +209,28 @@ describe("Workflow: loops", () => {
     const b = new FunctionNode("b", () => 2);
     expect(() => new Workflow({ name: "forever", edges: [["START", a, b, a]] })).toThrow(/would never end/);
   });
+
+  it("checks a chain of 20,000 nodes, and finds a loop closed at the end of a long one", () => {
+    // The graph checks walk it on a stack of their own (a recursive walk overflowed the call
+    // stack) and find a duplicate edge by its key (a scan of the edges took 40 s here).
+    const chain = Array.from({ length: 20_000 }, (_, i) => new FunctionNode(`n${i}`, () => i));
+    const workflow = new Workflow({ name: "long", edges: [["START", ...chain]] });
+    expect(workflow.name).toBe("long");
+    const loop = chain.slice(0, 5_000);
+    expect(() => new Workflow({ name: "long_loop", edges: [["START", ...loop, loop[4_990]!]] })).toThrow(
+      "the loop n4990 -> n4991 -> n4992 -> n4993 -> n4994 -> n4995 -> n4996 -> n4997 -> n4998 -> n4999 -> n4990 has no routed or bounded edge",
+    );
+    expect(
+      () =>
+        new Workflow({
+          name: "twice",
+          edges: [
+            ["START", ...chain],
+            [chain[9_998]!, chain[9_999]!],
+          ],
+        }),
+    ).toThrow('Workflow "twice": the edge n9998 -> n9999 is declared twice.');
+  });
 });
 
 describe("Workflow: retries, timeouts, errors", () => {

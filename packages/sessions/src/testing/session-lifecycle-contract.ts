@@ -201,7 +201,7 @@ export function defineSessionLifecycleContract(
       ).toBeUndefined();
     });
 
-    it("returns copies or frozen snapshots: changing a returned session or the creation input does not change the store", async () => {
+    it("returns copies or frozen snapshots: changing a returned session, its nested state or the creation input does not change the store", async () => {
       const input = { list: [1], "user:obj": { deep: true } };
       const created = await ctx.service.createSession({
         appName: ctx.appName,
@@ -212,11 +212,15 @@ export function defineSessionLifecycleContract(
       input.list.push(2);
       input["user:obj"].deep = false;
       created.state.added = true;
+      (created.state.list as number[]).push(3);
+      (created.state["user:obj"] as { deep: boolean }).deep = false;
       await ctx.service.appendEvent({
         session: created,
         event: createEvent({ author: "user", content: { role: "user", parts: [{ text: "hi" }] } }),
       });
       const first = await ctx.service.getSession(key("s1"));
+      (first!.state["user:obj"] as { deep: boolean }).deep = false;
+      (first!.state.list as number[]).push(4);
       first!.state.list = "changed";
       // Returned events may be frozen snapshots (in-memory) or fresh copies (databases): either
       // way, an attempt to change one must not reach the store.
