@@ -5,13 +5,16 @@
 //   3. Workflow chain of N function nodes (no model: the engine alone),
 //   4. the Workflow of (2) in a resumable app (checkpoint records written to the session),
 // each over fresh sessions after a warm-up, in one run so the ratios compare like with like.
-// Usage: pnpm --filter @agentkit/bench run bench:workflow [-- --nodes 10 --invocations 1000]
+// Then large graphs: building and running one chain of N function nodes, and a fan-out of N
+// function nodes into a join, µs per node at each size (flat when nothing is quadratic).
+// Usage: pnpm --filter @agentkit/bench run bench:workflow [-- --nodes 10 --invocations 1000 --sizes 1000,4000,16000]
 import { cpuUsage, hrtime } from "node:process";
 import {
   App,
   BaseLlm,
   FunctionNode,
   InMemoryRunner,
+  JoinNode,
   LlmAgent,
   SequentialAgent,
   Workflow,
@@ -25,6 +28,10 @@ const arg = (name: string, dflt: number) => {
   return i >= 0 ? Number(process.argv[i + 1]) : dflt;
 };
 const NODES = arg("nodes", 10);
+const SIZES = (() => {
+  const i = process.argv.indexOf("--sizes");
+  return (i >= 0 ? process.argv[i + 1]! : "1000,4000,16000").split(",").map(Number);
+})();
 const INVOCATIONS = arg("invocations", 1000);
 const WARMUP = Math.min(100, Math.floor(INVOCATIONS / 10));
 
@@ -105,4 +112,49 @@ for (const r of rows) {
     `| ${r.label} | ${r.usPerInvocation.toFixed(0)} | ${(r.usPerInvocation / NODES).toFixed(1)} | ` +
       `${(r.cpuUsPerInvocation / NODES).toFixed(1)} | ${r.events.toFixed(0)} | x${(r.usPerInvocation / baseline).toFixed(2)} |`,
   );
+}
+
+/** Builds the workflow, then runs it once on a fresh session: wall µs of each, per node. */
+async function large(make: (n: number) => Workflow, n: number): Promise<{ build: number; run: number }> {
+  const t0 = hrtime.bigint();
+  const workflow = make(n);
+  const built = hrtime.bigint();
+  const runner = new InMemoryRunner({ agent: workflow, appName: "bench" });
+  const { id } = await runner.sessionService.createSession({ appName: "bench", userId: "u" });
+  const t1 = hrtime.bigint();
+  for await (const _e of runner.runAsync({ userId: "u", sessionId: id, newMessage: "go" }));
+  const ran = hrtime.bigint();
+  await runner.close();
+  return { build: Number(built - t0) / 1e3 / n, run: Number(ran - t1) / 1e3 / n };
+}
+
+const chainOf = (n: number) =>
+  new Workflow({
+    name: "chain",
+    edges: [["START", ...Array.from({ length: n }, (_, i) => new FunctionNode(`n${i}`, () => i))]],
+  });
+const fanOutOf = (n: number) =>
+  new Workflow({
+    name: "fan",
+    edges: [
+      [
+        "START",
+        new FunctionNode("split", () => 0),
+        Array.from({ length: n }, (_, i) => new FunctionNode(`b${i}`, () => i)),
+        new JoinNode({ name: "join" }),
+      ],
+    ],
+  });
+
+console.log("\nLarge graphs: µs per node to build the workflow and to run it once (one session)\n");
+console.log("| graph | nodes | build µs/node | run µs/node |");
+console.log("| --- | ---: | ---: | ---: |");
+for (const [label, make] of [
+  ["chain", chainOf],
+  ["fan-out into a join", fanOutOf],
+] as const) {
+  for (const n of SIZES) {
+    const { build, run } = await large(make, n);
+    console.log(`| ${label} | ${n.toLocaleString("en-US")} | ${build.toFixed(1)} | ${run.toFixed(1)} |`);
+  }
 }

@@ -1,3 +1,5 @@
+import { Fifo } from "../concurrency/fifo.js";
+
 /** What `EventMerger.next` reports for one of its generators. */
 export type Merged<K, T, R> =
   | { key: K; kind: "value"; value: T }
@@ -14,7 +16,7 @@ type Settled<K, T, R> = Merged<K, T, R>;
  */
 export class EventMerger<K, T, R> {
   private readonly runs = new Map<K, AsyncGenerator<T, R, void>>();
-  private readonly ready: Settled<K, T, R>[] = [];
+  private readonly ready = new Fifo<Settled<K, T, R>>();
   private readonly pending = new Set<K>();
   private wake?: () => void;
   private repull?: K;

@@ -69,6 +69,7 @@ export class WorkflowGraph {
   readonly edges: GraphEdge[] = [];
   private readonly outgoingByNode = new Map<string, GraphEdge[]>();
   private readonly incomingByNode = new Map<string, GraphEdge[]>();
+  private readonly predecessorsByNode = new Map<string, readonly string[]>();
 
   /** Builds and validates the graph; problems throw `ConfigurationError` naming the workflow. */
   static fromEdges(workflowName: string, items: readonly EdgeItem[], options: GraphBuildOptions = {}): WorkflowGraph {
@@ -170,9 +171,11 @@ export class WorkflowGraph {
     return this.incomingByNode.get(name) ?? [];
   }
 
-  /** The distinct nodes with an edge into `name`. */
-  predecessors(name: string): string[] {
-    return [...new Set(this.incoming(name).map((e) => e.from))];
+  /** The distinct nodes with an edge into `name` (worked out once per node: a join asks on every arrival). */
+  predecessors(name: string): readonly string[] {
+    let found = this.predecessorsByNode.get(name);
+    if (!found) this.predecessorsByNode.set(name, (found = [...new Set(this.incoming(name).map((e) => e.from))]));
+    return found;
   }
 
   private listOf(map: Map<string, GraphEdge[]>, key: string): GraphEdge[] {

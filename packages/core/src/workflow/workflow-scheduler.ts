@@ -1,6 +1,7 @@
 import type { RouteValue } from "../events/event-actions.js";
 import { DEFAULT_ROUTE, ERROR_ROUTE, START, type GraphEdge, type WorkflowGraph } from "./graph.js";
 import { isJoinNode, type JoinNode } from "./join-node.js";
+import { Fifo } from "../concurrency/fifo.js";
 
 /** A node waiting to run: its input and branch. */
 export interface Trigger {
@@ -46,7 +47,7 @@ export interface SchedulerOptions {
  * reaches exactly the state the paused or interrupted one had.
  */
 export class WorkflowScheduler {
-  private readonly pendingTriggers: Trigger[] = [];
+  private readonly pendingTriggers = new Fifo<Trigger>();
   private readonly runCounts = new Map<string, number>();
   private readonly traversals: number[];
   private readonly joins = new Map<string, JoinRound>();
@@ -74,8 +75,7 @@ export class WorkflowScheduler {
 
   /** The first pending trigger of a node (a resumed run matching a record). */
   takeFor(node: string): Trigger | undefined {
-    const index = this.pendingTriggers.findIndex((t) => t.node === node);
-    return index < 0 ? undefined : this.pendingTriggers.splice(index, 1)[0];
+    return this.pendingTriggers.takeFirst((t) => t.node === node);
   }
 
   /** Starts a node run: numbers it (`1`, `2`, ... per node). */
@@ -183,24 +183,27 @@ export class WorkflowScheduler {
   private deliver(name: string, join: JoinNode, from: string, output: unknown): void {
     let round = this.joins.get(name);
     if (!round) this.joins.set(name, (round = { delivered: new Map(), fired: false }));
-    const predecessors = this.graph.predecessors(name);
+    // Outputs arrive only along edges into the join, so `delivered` holds predecessors only, and
+    // it holds them all once it is as large (a count, not a scan: a join of thousands of
+    // branches is asked on every arrival).
+    const all = this.graph.predecessors(name).length;
     if (round.fired) {
       // A join that ran early (waitFor a number or names) drops the rest of its round.
       round.delivered.set(from, output);
-      if (predecessors.every((p) => round!.delivered.has(p))) this.joins.delete(name);
+      if (round.delivered.size >= all) this.joins.delete(name);
       return;
     }
     round.delivered.set(from, output);
     const waitFor = join.waitFor;
     const ready =
       waitFor === "all"
-        ? predecessors.every((p) => round.delivered.has(p))
+        ? round.delivered.size >= all
         : typeof waitFor === "number"
           ? round.delivered.size >= waitFor
           : waitFor.every((p) => round.delivered.has(p));
     if (!ready) return;
     this.triggerJoin(name, round);
-    if (waitFor === "all" || predecessors.every((p) => round.delivered.has(p))) this.joins.delete(name);
+    if (waitFor === "all" || round.delivered.size >= all) this.joins.delete(name);
     else round.fired = true;
   }
 

@@ -210,6 +210,20 @@ describe("Workflow: loops", () => {
     expect(() => new Workflow({ name: "forever", edges: [["START", a, b, a]] })).toThrow(/would never end/);
   });
 
+  it("joins a fan-out of 20,000 branches: the join gets every output once", async () => {
+    const branches = Array.from({ length: 20_000 }, (_, i) => new FunctionNode(`b${i}`, () => i));
+    const join = new JoinNode({ name: "join" });
+    const { events } = await runOnce(
+      new Workflow({ name: "wide", edges: [["START", new FunctionNode("split", () => 0), branches, join]] }),
+      "go",
+    );
+    const joined = outputs(events).find(([author]) => author === "join")![1] as Record<string, number>;
+    expect(Object.keys(joined)).toHaveLength(20_000);
+    expect(joined.b0).toBe(0);
+    expect(joined.b19999).toBe(19_999);
+    expect(outputs(events).filter(([author]) => author === "join")).toHaveLength(1);
+  });
+
   it("checks a chain of 20,000 nodes, and finds a loop closed at the end of a long one", () => {
     // The graph checks walk it on a stack of their own (a recursive walk overflowed the call
     // stack) and find a duplicate edge by its key (a scan of the edges took 40 s here).
