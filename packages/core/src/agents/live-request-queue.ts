@@ -1,4 +1,5 @@
 import type { Blob, Content } from "../content/content.js";
+import { Fifo } from "../concurrency/fifo.js";
 
 /** One message from the client to a live run. */
 export interface LiveRequest {
@@ -13,7 +14,7 @@ export interface LiveRequest {
  * `close()` ends the stream; sends after close are ignored.
  */
 export class LiveRequestQueue {
-  private readonly buffer: LiveRequest[] = [];
+  private readonly buffer = new Fifo<LiveRequest>();
   private waiters: ((r: LiveRequest) => void)[] = [];
   private closed = false;
 

@@ -3,7 +3,9 @@
  * moves every remaining item once an array is large (past about 16,000 items V8 cannot trim its
  * start in place), so a workflow that fanned out to 64,000 branches spent most of its run shifting
  * its queue of triggers. Taken items are cleared at once (nothing kept alive), and the array is
- * compacted when the taken part is half of it, so it holds at most twice what is queued.
+ * compacted when the taken part is half of it, so it holds at most twice what is queued. The
+ * runtime's queues whose length a caller decides use it: workflow triggers, settled node results
+ * and node event channels, `KeyedQueue` lines, live request buffers.
  */
 export class Fifo<T> {
   private items: (T | undefined)[] = [];

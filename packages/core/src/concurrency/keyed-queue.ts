@@ -1,4 +1,5 @@
 import { RunAbortedError } from "../errors/run-errors.js";
+import { Fifo } from "./fifo.js";
 import { isThenable } from "./is-thenable.js";
 
 /** Gives back a slot taken with `KeyedQueue.acquire`; calling it twice is harmless. */
@@ -26,7 +27,7 @@ export class KeyedQueue {
    */
   private solo: string | undefined;
   /** Key → the waiters behind the current holder (present while the key is held, unless `solo`). */
-  private readonly lines = new Map<string, Waiter[]>();
+  private readonly lines = new Map<string, Fifo<Waiter>>();
   /** Resolved when no key is held any more (see `idle`). */
   private idleWaiters: (() => void)[] = [];
 
@@ -97,21 +98,20 @@ export class KeyedQueue {
       this.solo = key;
       return undefined;
     }
-    let line: Waiter[] | undefined;
+    let line: Fifo<Waiter> | undefined;
     if (this.solo === key) {
       // Someone now waits behind the solo holder: its line moves to the Map.
       this.solo = undefined;
-      line = [];
+      line = new Fifo();
       this.lines.set(key, line);
     } else line = this.lines.get(key);
     if (!line) {
-      this.lines.set(key, []);
+      this.lines.set(key, new Fifo());
       return undefined;
     }
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => {
-        const i = line.indexOf(waiter);
-        if (i >= 0) line.splice(i, 1);
+        line.takeFirst((w) => w === waiter);
         reject(new RunAbortedError({ cause: signal?.reason }));
       };
       const waiter: Waiter = {

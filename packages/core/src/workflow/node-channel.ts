@@ -1,3 +1,4 @@
+import { Fifo } from "../concurrency/fifo.js";
 import type { Event } from "../events/event.js";
 
 interface Item {
@@ -13,7 +14,7 @@ interface Item {
  * event is in the session. Closing drops what is queued and refuses later pushes.
  */
 export class NodeChannel {
-  private readonly queue: Item[] = [];
+  private readonly queue = new Fifo<Item>();
   private wake?: () => void;
   private closedWith?: Error;
 
@@ -50,7 +51,7 @@ export class NodeChannel {
 
   close(reason: Error): void {
     this.closedWith ??= reason;
-    for (const item of this.queue.splice(0)) item.dropped(reason);
+    for (let item = this.queue.shift(); item; item = this.queue.shift()) item.dropped(reason);
     this.notify();
   }
 }

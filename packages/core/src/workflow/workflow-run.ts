@@ -3,6 +3,7 @@ import type { Content } from "../content/content.js";
 import type { InvocationContext } from "../context/invocation-context.js";
 import { AgentKitError } from "../errors/agentkit-error.js";
 import { RunAbortedError } from "../errors/run-errors.js";
+import { Fifo } from "../concurrency/fifo.js";
 import { createEvent, type Event } from "../events/event.js";
 import { isLlmAgent } from "../flows/llm-agent-kind.js";
 import { AgentNode } from "./agent-node.js";
@@ -103,7 +104,7 @@ export async function* runWorkflow(
   });
   const nodeStates = new Map<string, Record<string, unknown>>();
   const waiting = new Map<string, Waiting>();
-  const starts: Start[] = [];
+  const starts = new Fifo<Start>();
   scheduler.start(input, inputInHistory);
   if (resuming && workflow.entryNode) {
     // A dynamic workflow runs its entry again; its `ctx.runNode` calls replay from their records.
@@ -266,7 +267,7 @@ function replay(
   scheduler: WorkflowScheduler,
   waiting: Map<string, Waiting>,
   nodeStates: Map<string, Record<string, unknown>>,
-  starts: Start[],
+  starts: Fifo<Start>,
 ): void {
   const begun = new Map<string, NodeRunRef>();
   for (const record of records.childRecords()) {
