@@ -10,8 +10,10 @@ import {
   ElicitRequestSchema,
   ErrorCode,
   McpError,
+  ToolListChangedNotificationSchema,
   type ElicitRequest,
   type ElicitResult,
+  type Tool as McpToolDefinition,
 } from "@modelcontextprotocol/sdk/types.js";
 import { McpSessionInitError } from "../errors/mcp-errors.js";
 import { describeServer, type McpConnectionParameters } from "./connection-params.js";
@@ -24,6 +26,8 @@ export interface McpSessionManagerOptions {
   elicitation?: McpElicitationOptions;
   /** OAuth for HTTP transports (the SDK's provider: tokens, refresh, discovery, registration). */
   authProvider?: OAuthClientProvider;
+  /** Keep the tool list while the server announces its changes (see `listTools`). Default true. */
+  cacheToolList?: boolean;
 }
 
 /** Answers the server's `elicitation/create` requests (form mode). */
@@ -46,6 +50,11 @@ export class McpSessionManager {
   private readonly timeoutMs: number;
   private readonly elicitation?: McpElicitationOptions;
   private readonly authProvider?: OAuthClientProvider;
+  private readonly cacheToolList: boolean;
+  /** The current session's tools, while the server promises to announce changes (see `listTools`). */
+  private toolList?: { client: Client; tools: McpToolDefinition[] };
+  /** Counts the server's tool-list change notifications: a list read across one is not kept. */
+  private toolListChanges = 0;
   private client?: Client;
   private connecting?: Promise<Client>;
   private closing?: Promise<void>;
@@ -56,6 +65,7 @@ export class McpSessionManager {
     this.timeoutMs = options.timeoutMs;
     this.elicitation = options.elicitation;
     this.authProvider = options.authProvider;
+    this.cacheToolList = options.cacheToolList ?? true;
     this.serverName = describeServer(options.connection);
   }
 
@@ -87,6 +97,26 @@ export class McpSessionManager {
       this.retire(client);
       return operation(await this.getClient());
     }
+  }
+
+  /**
+   * The server's tools, every page. A server that declares `tools.listChanged` sends
+   * `notifications/tools/list_changed` when its tools change, so its list is kept for the session
+   * until such a notice (each model request would otherwise cost a round trip to the server, and
+   * its tools converted again); a server that does not declare it is asked every time, and a new
+   * session (after a reconnect) is always asked. Concurrent first calls each ask.
+   */
+  listTools(timeoutMs: number, signal?: AbortSignal): Promise<McpToolDefinition[]> {
+    return this.run(async (client) => {
+      const kept = this.toolList;
+      if (kept?.client === client) return kept.tools;
+      const changes = this.toolListChanges;
+      const tools = await listAllTools(client, timeoutMs, signal);
+      const announced = client.getServerCapabilities()?.tools?.listChanged === true;
+      if (this.cacheToolList && announced && changes === this.toolListChanges && this.client === client)
+        this.toolList = { client, tools };
+      return tools;
+    }, signal);
   }
 
   /** Closes the session and its transport (a stdio child is terminated). Safe to call twice. */
@@ -135,6 +165,10 @@ export class McpSessionManager {
       client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
         elicitation.handler(request.params, { signal: extra.signal }),
       );
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.toolListChanges += 1;
+      if (this.toolList?.client === client) this.toolList = undefined;
+    });
     client.onclose = () => {
       if (this.client === client) this.client = undefined;
     };
@@ -189,6 +223,19 @@ export class McpSessionManager {
         });
     }
   }
+}
+
+/** Every page of the server's tools (at most 1,000 pages: a server that never ends its list is cut). */
+async function listAllTools(client: Client, timeout: number, signal?: AbortSignal): Promise<McpToolDefinition[]> {
+  const all: McpToolDefinition[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 1000; page++) {
+    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout, signal });
+    all.push(...result.tools);
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return all;
 }
 
 /** Attempts to open an HTTP session, the first included. */

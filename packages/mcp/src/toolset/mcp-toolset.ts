@@ -1,5 +1,4 @@
 import { BaseToolset, ConfigurationError, type BaseTool, type ReadonlyContext, type ToolFilter } from "@agentkit/core";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { McpToolDeclarationError, McpToolLoadError, McpToolsetError } from "../errors/mcp-errors.js";
@@ -29,6 +28,12 @@ export interface McpToolsetOptions {
   elicitation?: McpElicitationOptions;
   /** MCP authorization (OAuth 2.1): per user, or client credentials (see docs/auth.md). */
   auth?: McpAuthOptions;
+  /**
+   * Keep the tool list between model requests while the server announces changes to it
+   * (`tools.listChanged`); a server that does not is asked on every request. Default true;
+   * false asks on every request.
+   */
+  cacheToolList?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -51,6 +56,7 @@ const optionsSchema = z.object({
     })
     .optional(),
   auth: mcpAuthSchema.optional(),
+  cacheToolList: z.boolean().optional(),
 });
 
 /**
@@ -64,6 +70,7 @@ export class McpToolset extends BaseToolset {
   private readonly session: McpSessionManager;
   private readonly onProgress?: McpProgressHandler;
   private readonly userAuth?: McpUserAuth;
+  private readonly built = new WeakMap<McpToolDefinition[], McpTool[]>();
 
   constructor(options: McpToolsetOptions) {
     const parsed = optionsSchema.safeParse(options ?? {});
@@ -78,7 +85,12 @@ export class McpToolset extends BaseToolset {
     this.onProgress = options.onProgress;
     const auth = options.auth;
     if (auth) checkMcpAuth(auth, connection.type);
-    const sessionOptions = { connection, timeoutMs: this.timeoutMs, elicitation: options.elicitation };
+    const sessionOptions = {
+      connection,
+      timeoutMs: this.timeoutMs,
+      elicitation: options.elicitation,
+      cacheToolList: options.cacheToolList ?? true,
+    };
     this.session = new McpSessionManager({
       ...sessionOptions,
       ...(auth?.grant === "client_credentials" ? { authProvider: machineProvider(auth) } : {}),
@@ -104,7 +116,7 @@ export class McpToolset extends BaseToolset {
     }
     const session = this.userAuth && context ? this.userAuth.sessionFor(context).manager : this.session;
     try {
-      definitions = await session.run((client) => listAllTools(client, this.timeoutMs, signal), signal);
+      definitions = await session.listTools(this.timeoutMs, signal);
     } catch (error) {
       if (this.userAuth && !signal?.aborted && isUnauthorized(error)) return [this.authorizeTool()];
       if (signal?.aborted || error instanceof McpToolsetError) throw error;
@@ -116,19 +128,7 @@ export class McpToolset extends BaseToolset {
         },
       );
     }
-    const tools = definitions
-      .map(
-        (definition) =>
-          new McpTool({
-            definition,
-            session: this.session,
-            toolNamePrefix: this.toolNamePrefix,
-            timeoutMs: this.timeoutMs,
-            onProgress: this.onProgress,
-            userAuth: this.userAuth,
-          }),
-      )
-      .filter((tool) => this.isToolSelected(tool, context));
+    const tools = this.toolsOf(definitions).filter((tool) => this.isToolSelected(tool, context));
     const seen = new Map<string, string>();
     for (const tool of tools) {
       void tool.parametersJsonSchema; // throws McpToolDeclarationError for a schema the model cannot take
@@ -141,6 +141,26 @@ export class McpToolset extends BaseToolset {
         );
       }
       seen.set(tool.name, tool.mcpName);
+    }
+    return tools;
+  }
+
+  /** The tools of a listing; a kept listing (see `McpSessionManager.listTools`) keeps its tools and their converted schemas. */
+  private toolsOf(definitions: McpToolDefinition[]): McpTool[] {
+    let tools = this.built.get(definitions);
+    if (!tools) {
+      tools = definitions.map(
+        (definition) =>
+          new McpTool({
+            definition,
+            session: this.session,
+            toolNamePrefix: this.toolNamePrefix,
+            timeoutMs: this.timeoutMs,
+            onProgress: this.onProgress,
+            userAuth: this.userAuth,
+          }),
+      );
+      this.built.set(definitions, tools);
     }
     return tools;
   }
@@ -165,18 +185,6 @@ export class McpToolset extends BaseToolset {
       return filter.includes(tool.name) || filter.includes(tool.mcpName);
     return super.isToolSelected(tool, context);
   }
-}
-
-async function listAllTools(client: Client, timeout: number, signal?: AbortSignal): Promise<McpToolDefinition[]> {
-  const all: McpToolDefinition[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 1000; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout, signal });
-    all.push(...result.tools);
-    cursor = result.nextCursor;
-    if (!cursor) break;
-  }
-  return all;
 }
 
 /** The SDK's client-credentials provider: a client secret, or a private key (`private_key_jwt`). */
