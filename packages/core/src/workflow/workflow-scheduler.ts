@@ -203,7 +203,7 @@ export class WorkflowScheduler {
           : waitFor.every((p) => round.delivered.has(p));
     if (!ready) return;
     this.triggerJoin(name, round);
-    if (waitFor === "all" || round.delivered.size >= all) this.joins.delete(name);
+    if (round.delivered.size >= all) this.joins.delete(name);
     else round.fired = true;
   }
 
