@@ -89,4 +89,39 @@ describe("start-up modules", () => {
       afterListApps: true,
     });
   });
+
+  it("a trace recorder without span processors records runs without loading the OpenTelemetry SDK; with one it does", async () => {
+    const seen = await inFreshNode<{ spans: number; sdk: boolean; sdkWithExport: boolean }>(`
+      const loadedUrls = [];
+      (await import("node:module")).registerHooks({
+        resolve(specifier, context, next) {
+          const resolved = next(specifier, context);
+          loadedUrls.push(resolved.url);
+          return resolved;
+        },
+      });
+      const sdkLoaded = () => loadedUrls.some((url) => url.includes("/@opentelemetry/sdk-trace/"));
+      const { InMemoryRunner, LlmAgent } = await import("@agentkit/core");
+      const { ScriptedModel } = await import("@agentkit/core/testing");
+      const { createTraceRecorder } = await import("@agentkit/server/devtools");
+      const run = async (recorder) => {
+        const runner = new InMemoryRunner({ agent: new LlmAgent({ name: "a", model: new ScriptedModel({ steps: [ScriptedModel.text("hi")] }) }), plugins: [recorder.plugin] });
+        const session = await runner.sessionService.createSession({ appName: runner.appName, userId: "u" });
+        for await (const _ of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: { role: "user", parts: [{ text: "go" }] } }));
+        await runner.close();
+        return recorder.spansForSession(session.id).length;
+      };
+      const plain = createTraceRecorder();
+      const spans = await run(plain);
+      await plain.shutdown();
+      const sdk = sdkLoaded();
+      const exporting = createTraceRecorder({
+        spanProcessors: () => [{ onStart() {}, onEnd() {}, forceFlush: async () => {}, shutdown: async () => {} }],
+      });
+      await run(exporting);
+      await exporting.shutdown();
+      console.log(JSON.stringify({ spans, sdk, sdkWithExport: sdkLoaded() }));
+    `);
+    expect(seen).toEqual({ spans: 3, sdk: false, sdkWithExport: true });
+  });
 });

@@ -1,7 +1,15 @@
+import type { Tracer } from "@opentelemetry/api";
 import type { SpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import type { SpanJson } from "./span-json.js";
 import { TraceStore, type EventTraceAttributes, type TraceStoreOptions } from "./trace-store.js";
+import { StoreTracer } from "./store-tracer.js";
 import { TracingPlugin } from "./tracing-plugin.js";
+
+/** The recorder's tracer and how to shut down what made it. */
+interface StartedTracer {
+  tracer: Tracer;
+  shutdown(): Promise<void>;
+}
 
 export type TraceRecorderOptions = TraceStoreOptions & {
   /** `service.name` of the recorder's resource (default "agentkit"). */
@@ -46,30 +54,38 @@ export interface TraceRecorder extends TraceSource {
 
 /**
  * Records the spans of every run of the runners given its plugin, in memory and bounded (the
- * oldest traces are evicted), for the dev UI's trace view. Uses an OpenTelemetry tracer
- * provider of its own: the global provider, if the application set one, is left alone. The
- * OpenTelemetry SDK is imported when the first run starts, not at start-up (it is about a
- * hundred modules).
+ * oldest traces are evicted), for the dev UI's trace view. The global OpenTelemetry provider, if
+ * the application set one, is left alone. With `spanProcessors` (an export), spans are made by an
+ * OpenTelemetry SDK tracer provider of the recorder's own, which feeds the store and them; the
+ * SDK is imported when the first run starts, not at start-up (it is about a hundred modules).
+ * Without, a `StoreTracer` hands each ended span to the store directly and the SDK never loads.
  */
 export function createTraceRecorder(options: TraceRecorderOptions = {}): TraceRecorder {
   const store = new TraceStore(options);
-  let provider: Promise<TracerProvider> | undefined;
+  let provider: Promise<StartedTracer> | undefined;
   let shutting: Promise<void> | undefined;
-  const startProvider = async (): Promise<TracerProvider> => {
+  const startProvider = async (): Promise<StartedTracer> => {
+    const more = options.spanProcessors?.(plugin) ?? [];
+    if (more.length === 0) {
+      // Nothing but the store reads the spans: they go to it directly, without the SDK.
+      const api = await import("@opentelemetry/api");
+      return { tracer: new StoreTracer((span) => store.record(span), api), shutdown: () => store.shutdown() };
+    }
     // One after the other: both load @opentelemetry/api, and jest's ESM loader fails a module
     // graph that two dynamic imports link at once ("not in cache"); Node itself does not mind.
     const { TracerProvider } = await import("@opentelemetry/sdk-trace");
     const { resourceFromAttributes } = await import("@opentelemetry/resources");
-    return new TracerProvider({
+    const sdk: TracerProvider = new TracerProvider({
       resource: resourceFromAttributes({ "service.name": options.serviceName ?? "agentkit" }),
-      spanProcessors: [store, ...(options.spanProcessors?.(plugin) ?? [])],
+      spanProcessors: [store, ...more],
     });
+    return { tracer: sdk.getTracer("@agentkit/server"), shutdown: () => sdk.shutdown() };
   };
   const plugin = new TracingPlugin(
     async () => {
       // After shutdown the store ignores spans, so runs still work and record nothing.
       provider ??= startProvider();
-      return (await provider).getTracer("@agentkit/server");
+      return (await provider).tracer;
     },
     {
       ...(options.maxAttributeChars !== undefined ? { maxAttributeChars: options.maxAttributeChars } : {}),
@@ -84,6 +100,6 @@ export function createTraceRecorder(options: TraceRecorderOptions = {}): TraceRe
     get size() {
       return store.size;
     },
-    shutdown: () => (shutting ??= provider ? provider.then((p) => p.shutdown()) : store.shutdown()),
+    shutdown: () => (shutting ??= provider ? provider.then((started) => started.shutdown()) : store.shutdown()),
   };
 }

@@ -64,8 +64,12 @@ export class TraceStore implements SpanProcessor {
   onStart(_span: Span, _parentContext: Context): void {}
 
   onEnd(readable: ReadableSpan): void {
+    if (!this.closed) this.record(toSpanJson(readable));
+  }
+
+  /** Keeps an ended span (the store's own tracer hands spans here directly); the store owns it from now on. */
+  record(span: SpanJson): void {
     if (this.closed) return;
-    const span = toSpanJson(readable);
     let trace = this.traces.get(span.trace_id);
     if (!trace) {
       trace = { spans: [], bytes: 0, sessionIds: new Set(), eventIds: [] };
