@@ -11,7 +11,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { type McpTool, McpToolset } from "../src/index.js";
+import { type McpTool, McpToolset, mcpToolsetFromConfig } from "../src/index.js";
 import { makeToolContext, waitFor } from "./helpers.js";
 
 interface CountingServer {
@@ -163,6 +163,30 @@ describe("McpToolset's tool list", () => {
     const off = await setUp("announcing", false);
     for (let i = 0; i < 3; i++) expect(await names(off.toolset)).toEqual(["echo"]);
     expect(off.server.lists()).toBe(3);
+  });
+
+  it("follows cache_tool_list of a YAML config's args (on by default)", async () => {
+    const server = await countingServer("announcing");
+    cleanup.push(() => server.close());
+    const fromConfig = (args: Record<string, unknown>) => {
+      const toolset = mcpToolsetFromConfig({ streamable_http_connection_params: { url: server.url }, ...args });
+      cleanup.push(() => toolset.close());
+      return toolset;
+    };
+    for (const toolset of [
+      fromConfig({}),
+      fromConfig({ cache_tool_list: true }),
+      fromConfig({ cacheToolList: true }),
+    ]) {
+      const before = server.lists();
+      for (let i = 0; i < 3; i++) expect(await names(toolset)).toEqual(["echo"]);
+      expect(server.lists() - before).toBe(1);
+    }
+    const off = fromConfig({ cache_tool_list: false });
+    const before = server.lists();
+    for (let i = 0; i < 3; i++) expect(await names(off)).toEqual(["echo"]);
+    expect(server.lists() - before).toBe(3);
+    expect(() => fromConfig({ cache_tool_list: "no" })).toThrow(/cache_tool_list/);
   });
 
   it("refuses a cacheToolList that is not a boolean", () => {
