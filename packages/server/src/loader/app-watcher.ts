@@ -1,10 +1,28 @@
 import { watch, type FSWatcher } from "node:fs";
-import { mkdir, writeFile, rm } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { join, sep } from "node:path";
 
-/** Marker files written into `.agentkit/` by `settled()`: their event proves earlier ones arrived. */
-const BARRIER_DIR = ".agentkit";
-const BARRIER_PREFIX = "reload-barrier-";
+/**
+ * Marker files written at the directory's top by `settled()`: their event proves earlier ones
+ * arrived. Not under `.agentkit/`: the watcher does not look there (see `unwatched`).
+ */
+const BARRIER_PREFIX = ".agentkit-reload-barrier-";
+
+/**
+ * Paths the watcher does not watch at all: `node_modules` and dot-folders (`.agentkit/`, where
+ * the dev server keeps its SQLite database, artifacts and eval results; `.git`; editors'
+ * folders). No app reloads for a change there, and on Linux Node's recursive watcher puts an
+ * inotify watch on every file it watches and, on each event, stats the file and re-reads its
+ * folder: with the database inside, every commit of a run cost a `stat` and a `readdir` or
+ * more (two fifths to half of `agentkit web`'s CPU per flow on the example agents). Node 24.14 and later honour this;
+ * before, they watch everything and `onChange` drops the same events.
+ */
+function unwatched(relativePath: string): boolean {
+  for (const part of relativePath.split(sep)) {
+    if (part === "node_modules" || (part.startsWith(".") && !part.startsWith(BARRIER_PREFIX))) return true;
+  }
+  return false;
+}
 
 /**
  * Watches an agents directory (recursively, one watcher) so the loader knows which apps may
@@ -38,7 +56,8 @@ export class AppWatcher {
   /** A watcher on the directory, or undefined where recursive watching is unavailable. */
   static start(agentsDir: string, debounceMs: number): AppWatcher | undefined {
     try {
-      return new AppWatcher(agentsDir, debounceMs, watch(agentsDir, { recursive: true, persistent: false }));
+      const watcher = watch(agentsDir, { recursive: true, persistent: false, ignore: unwatched });
+      return new AppWatcher(agentsDir, debounceMs, watcher);
     } catch {
       return undefined;
     }
@@ -62,12 +81,14 @@ export class AppWatcher {
    */
   async settled(): Promise<void> {
     const name = `${BARRIER_PREFIX}${process.pid}-${++this.barrierCount}`;
-    const dir = join(this.agentsDir, BARRIER_DIR);
-    await mkdir(dir, { recursive: true });
     const seen = new Promise<void>((resolve) => this.barriers.set(name, resolve));
-    await writeFile(join(dir, name), "");
-    await seen;
-    await rm(join(dir, name), { force: true });
+    try {
+      await writeFile(join(this.agentsDir, name), "");
+      await seen;
+    } finally {
+      this.barriers.delete(name);
+      await rm(join(this.agentsDir, name), { force: true });
+    }
   }
 
   close(): void {
@@ -82,16 +103,13 @@ export class AppWatcher {
       this.everythingChangedAt = now;
       return;
     }
-    const parts = filename.split(sep);
-    if (parts[0] === BARRIER_DIR) {
-      const barrier = this.barriers.get(parts[parts.length - 1]!);
-      if (barrier) {
-        this.barriers.delete(parts[parts.length - 1]!);
-        barrier();
-      }
+    if (filename.startsWith(BARRIER_PREFIX)) {
+      this.barriers.get(filename)?.();
       return;
     }
-    if (parts.some((p) => p === "node_modules") || parts.some((p) => p.startsWith("."))) return;
+    // Where `ignore` is not supported (Node before 24.14), the watcher still reports these.
+    if (unwatched(filename)) return;
+    const parts = filename.split(sep);
     // Inside an app folder: that app. Anywhere else (shared code, files at the root): every app.
     if (parts.length > 1 && !parts[0]!.startsWith("_")) this.changedAt.set(parts[0]!, now);
     else this.everythingChangedAt = now;

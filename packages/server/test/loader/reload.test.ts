@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { execFile } from "node:child_process";
+import { readdir, readFile, readlink } from "node:fs/promises";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { AppNotFoundError } from "../../src/errors/server-errors.js";
@@ -272,6 +273,54 @@ describe.each(RUNTIMES)("hot reload of TypeScript modules under %s", (_name, run
     expect(results[6]).toMatchObject({ ok: true, same: true });
     expect(results[8]).toMatchObject({ ok: true, apps: ["m", "y", "z"] });
     expect(results[9]).toMatchObject({ ok: true, name: "z" });
+  });
+});
+
+/** inotify watches this process holds (Linux: one line per watch in each inotify descriptor's fdinfo). */
+async function inotifyWatches(): Promise<number> {
+  let count = 0;
+  for (const fd of await readdir("/proc/self/fd")) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => "");
+    if (target !== "anon_inode:inotify") continue;
+    const info = await readFile(`/proc/self/fdinfo/${fd}`, "utf8").catch(() => "");
+    count += info.split("\n").filter((line) => line.startsWith("inotify wd:")).length;
+  }
+  return count;
+}
+
+describe("what the reload watcher watches", () => {
+  it("leaves .agentkit/, other dot-folders and node_modules alone, and still reloads the apps", async () => {
+    const files: Record<string, string> = { "y/root_agent.yaml": yamlAgent("one") };
+    // What a dev server keeps under .agentkit/ (eval results, artifacts) and a package's files.
+    for (let i = 0; i < 60; i++) {
+      files[`.agentkit/evals/y/result-${i}.json`] = "{}";
+      files[`node_modules/some-package/lib/file-${i}.js`] = "";
+      files[`.git/objects/${i}`] = "";
+    }
+    const t = await temp(undefined, files);
+    const before = process.platform === "linux" ? await inotifyWatches() : 0;
+    const loader = createDirectoryAgentLoader({ agentsDir: t.dir, reload: true });
+    try {
+      const first = await loader.loadApp("y");
+      if (process.platform === "linux") {
+        // The folder, package.json, the app's folder and its file; not the 180 files above.
+        const added = (await inotifyWatches()) - before;
+        expect(added).toBeGreaterThanOrEqual(3);
+        expect(added).toBeLessThan(10);
+      }
+      // Writes where the dev server keeps its data reload nothing.
+      await t.write(".agentkit/sessions.db-wal", "x".repeat(100));
+      await t.write("node_modules/some-package/lib/file-0.js", "changed");
+      await loader.settled!();
+      expect(await loader.loadApp("y")).toBe(first);
+      // An app's own file still does, and waiting for it leaves no marker file behind.
+      await t.write("y/root_agent.yaml", yamlAgent("two"));
+      await loader.settled!();
+      expect((await loader.loadApp("y")).rootAgent).toMatchObject({ instruction: "two" });
+      expect((await readdir(t.dir)).filter((name) => name.includes("barrier"))).toEqual([]);
+    } finally {
+      await loader.close?.();
+    }
   });
 });
 
