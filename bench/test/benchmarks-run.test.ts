@@ -175,3 +175,24 @@ describe("bench:first-flows", () => {
     for (const m of figures) expect(Number(m[2])).toBeGreaterThan(0);
   }, 180_000);
 });
+
+describe("bench:dev-server", () => {
+  it("measures each dev server configuration's flows and reports them as figures", async () => {
+    const { code, stdout, stderr } = await runBench("dev-server-flows.ts", [
+      "--runs",
+      "1",
+      "--flows",
+      "20",
+      "--warm-up-flows",
+      "5",
+    ]);
+    expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
+    const figures = [...stdout.matchAll(/^FIGURE server CPU per flow, (.+?): (\d+\.\d\d) ms$/gm)];
+    expect(figures.map((m) => m[1])).toEqual([
+      "agentkit web (reload, traces; SQLite + files in .agentkit/)",
+      "agentkit web --no-reload",
+      "agentkit api-server (same services)",
+    ]);
+    for (const m of figures) expect(Number(m[2])).toBeGreaterThan(0);
+  }, 120_000);
+});
