@@ -1,4 +1,5 @@
 import type { InvocationContext } from "../context/invocation-context.js";
+import { AbortScope, endedReason } from "../concurrency/abort-scope.js";
 import { retryStream } from "../concurrency/retry.js";
 import { AgentKitError, ConfigurationError } from "../errors/agentkit-error.js";
 import { BudgetExceededError } from "../errors/budget-errors.js";
@@ -90,9 +91,8 @@ export async function* runNodeWithPolicies(params: NodeRunParams): AsyncGenerato
 
 async function* runAttempt(params: NodeRunParams, attempt: number): AsyncGenerator<Event | NodeOutcome, void, void> {
   const { node } = params;
-  const controller = new AbortController();
-  const parentSignal = params.invocation.signal;
-  const signal = parentSignal ? AbortSignal.any([parentSignal, controller.signal]) : controller.signal;
+  const scope = AbortScope.under(params.invocation.signal);
+  const { signal } = scope;
   const invocation = params.invocation.withAgent(params.invocation.agent, { signal, nodeScope: undefined });
   const channel = new NodeChannel();
   const children = new Set<Promise<unknown>>();
@@ -125,15 +125,16 @@ async function* runAttempt(params: NodeRunParams, attempt: number): AsyncGenerat
     host,
   });
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const stopped = new Promise<never>((_, reject) => {
-    const onAbort = () =>
+    onAbort = () =>
       reject(signal.reason instanceof Error ? signal.reason : new RunAbortedError({ cause: signal.reason }));
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
   });
   stopped.catch(() => {});
   if (node.timeoutMs !== undefined)
-    timer = setTimeout(() => controller.abort(new NodeTimeoutError(node.name, node.timeoutMs!)), node.timeoutMs);
+    timer = setTimeout(() => scope.abort(new NodeTimeoutError(node.name, node.timeoutMs!)), node.timeoutMs);
 
   const pending = new Set<string>();
   let escalated = false;
@@ -276,8 +277,10 @@ async function* runAttempt(params: NodeRunParams, attempt: number): AsyncGenerat
     } satisfies NodeOutcome;
   } finally {
     if (timer) clearTimeout(timer);
-    if (!controller.signal.aborted) controller.abort(new RunAbortedError());
-    channel.close(new RunAbortedError());
+    // The race against an abort is over: ending the scope need not reject it.
+    signal.removeEventListener("abort", onAbort!);
+    scope.end();
+    channel.close(endedReason());
   }
 }
 

@@ -3,6 +3,7 @@ import type { Content } from "../content/content.js";
 import type { InvocationContext } from "../context/invocation-context.js";
 import { AgentKitError } from "../errors/agentkit-error.js";
 import { RunAbortedError } from "../errors/run-errors.js";
+import { AbortScope } from "../concurrency/abort-scope.js";
 import { Fifo } from "../concurrency/fifo.js";
 import { createEvent, type Event } from "../events/event.js";
 import { isLlmAgent } from "../flows/llm-agent-kind.js";
@@ -114,8 +115,8 @@ export async function* runWorkflow(
     replay(records, scheduler, waiting, nodeStates, starts);
   }
 
-  const controller = new AbortController();
-  const signal = ctx.signal ? AbortSignal.any([ctx.signal, controller.signal]) : controller.signal;
+  const abortScope = AbortScope.under(ctx.signal);
+  const { signal } = abortScope;
   const merger = new EventMerger<string, Event, NodeOutcome>();
   const running = new Map<string, NodeRunRef>();
   const pathOf = (ref: NodeRunRef) => (workflow.entryNode ? path : `${path}/${ref.node}@${ref.run}`);
@@ -226,7 +227,7 @@ export async function* runWorkflow(
       if (ref.run !== "1") await nextTurn();
     }
   } finally {
-    if (!controller.signal.aborted) controller.abort(new RunAbortedError());
+    abortScope.end();
     await merger.close();
   }
   if (waiting.size > 0 && !ctx.isEnded) return; // paused: the answer resumes it

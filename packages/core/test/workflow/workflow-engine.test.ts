@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "@jest/globals";
 import { z } from "zod";
 import {
@@ -359,6 +360,28 @@ describe("Workflow: retries, timeouts, errors", () => {
 });
 
 describe("Workflow: cancellation", () => {
+  it("listens to the caller's signal with a fixed number of listeners, whatever the fan-out, and leaves none behind", async () => {
+    const controller = new AbortController();
+    let mostListeners = 0;
+    const branch = (i: number) =>
+      new FunctionNode(`b${i}`, async (ctx) => {
+        // Every branch is running (the fan-out starts them all before any ends): count now.
+        await new Promise((resolve) => setImmediate(resolve));
+        mostListeners = Math.max(mostListeners, getEventListeners(controller.signal, "abort").length);
+        expect(ctx.signal!.aborted).toBe(false);
+        return i;
+      });
+    const fanOut = new Workflow({
+      name: "fan",
+      edges: [["START", new FunctionNode("split", () => 0), Array.from({ length: 200 }, (_, i) => branch(i))]],
+    });
+    const { events } = await runOnce(fanOut, "go", { signal: controller.signal });
+    expect(events.filter((e) => e.nodeInfo?.status === "completed").length).toBeGreaterThanOrEqual(201);
+    expect(mostListeners).toBeGreaterThan(0);
+    expect(mostListeners).toBeLessThan(10);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
   it("stops running nodes when the invocation's signal aborts", async () => {
     const started = deferred();
     let nodeAborted = false;

@@ -1,0 +1,85 @@
+import { getEventListeners } from "node:events";
+import { describe, expect, it } from "@jest/globals";
+import { AbortScope, endedReason } from "../../src/concurrency/abort-scope.js";
+import { RunAbortedError } from "../../src/errors/run-errors.js";
+
+const abortListeners = (signal: AbortSignal) => getEventListeners(signal, "abort").length;
+
+describe("AbortScope", () => {
+  it("follows an outside signal with its reason, through one listener that end removes", () => {
+    const outside = new AbortController();
+    const scope = AbortScope.under(outside.signal);
+    expect(abortListeners(outside.signal)).toBe(1);
+    const reason = new Error("stop");
+    outside.abort(reason);
+    expect(scope.signal.aborted).toBe(true);
+    expect(scope.signal.reason).toBe(reason);
+
+    const other = new AbortController();
+    const ended = AbortScope.under(other.signal);
+    ended.end();
+    expect(abortListeners(other.signal)).toBe(0);
+    other.abort(new Error("later"));
+    expect(ended.signal.reason).toBeInstanceOf(RunAbortedError);
+  });
+
+  it("keeps scopes made under a scope as children, without listening, and aborts them with it", () => {
+    const root = AbortScope.under(undefined);
+    const children = Array.from({ length: 1000 }, () => AbortScope.under(root.signal));
+    const grandchild = AbortScope.under(children[0]!.signal);
+    expect(abortListeners(root.signal)).toBe(0);
+    expect(abortListeners(children[0]!.signal)).toBe(0);
+    // By the time the root's own listeners run, everything under it is aborted already.
+    let seenByRootListener: boolean[] = [];
+    root.signal.addEventListener("abort", () => {
+      seenByRootListener = [...children.map((c) => c.signal.aborted), grandchild.signal.aborted];
+    });
+    const reason = new Error("cancelled");
+    root.abort(reason);
+    expect(seenByRootListener).toHaveLength(1001);
+    expect(seenByRootListener.every(Boolean)).toBe(true);
+    for (const scope of [...children, grandchild]) expect(scope.signal.reason).toBe(reason);
+  });
+
+  it("ends a scope: it stops following its parent and aborts what still listens with a stackless RunAbortedError", () => {
+    const root = AbortScope.under(undefined);
+    const child = AbortScope.under(root.signal);
+    let heard: unknown;
+    child.signal.addEventListener("abort", () => (heard = child.signal.reason));
+    const limit = Error.stackTraceLimit;
+    child.end();
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(heard).toBeInstanceOf(RunAbortedError);
+    expect((heard as RunAbortedError).code).toBe("RUN_ABORTED");
+    expect((heard as Error).stack).not.toMatch(/\n\s+at /);
+    // Ended: the parent's later abort does not reach it, and a second end changes nothing.
+    root.abort(new Error("late"));
+    expect(child.signal.reason).toBe(heard);
+    child.end();
+    expect(child.signal.reason).toBe(heard);
+  });
+
+  it("is aborted at once under a signal that already is, and detaches a scope aborted by its own abort", () => {
+    const done = new AbortController();
+    const reason = new Error("already");
+    done.abort(reason);
+    expect(AbortScope.under(done.signal).signal.reason).toBe(reason);
+
+    const outside = new AbortController();
+    const scope = AbortScope.under(outside.signal);
+    const timeout = new Error("timed out");
+    scope.abort(timeout);
+    expect(abortListeners(outside.signal)).toBe(0);
+    scope.end();
+    expect(scope.signal.reason).toBe(timeout);
+  });
+
+  it("makes ended reasons without a stack and leaves Error.stackTraceLimit as it was", () => {
+    const limit = Error.stackTraceLimit;
+    const error = endedReason();
+    expect(error).toBeInstanceOf(RunAbortedError);
+    expect(error.stack).not.toMatch(/\n\s+at /);
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(new Error("x").stack).toMatch(/\n\s+at /);
+  });
+});
