@@ -62,16 +62,16 @@ export class AbortScope {
 
   /**
    * The work ended: the scope stops following its parent and aborts, so what it started and
-   * still listens stops. Its reason is a `RunAbortedError` without a stack trace: capturing one
-   * walks the async stack (10-20 µs a node attempt, on every normal end), and this reason reaches
-   * no caller of the run, only work left behind. Idempotent.
+   * still listens stops. Its reason (by default `endedReason()`) is a `RunAbortedError` without
+   * a stack trace: capturing one walks the async stack (10-20 µs a node attempt, on every normal
+   * end), and this reason reaches no caller of the run, only work left behind. Idempotent.
    */
-  end(): void {
+  end(reason: Error = endedReason()): void {
     if (this.signal.aborted) {
       this.detach();
       return;
     }
-    this.abort(endedReason());
+    this.abort(reason);
   }
 
   private detach(): void {

@@ -279,8 +279,9 @@ async function* runAttempt(params: NodeRunParams, attempt: number): AsyncGenerat
     if (timer) clearTimeout(timer);
     // The race against an abort is over: ending the scope need not reject it.
     signal.removeEventListener("abort", onAbort!);
-    scope.end();
-    channel.close(endedReason());
+    const ended = endedReason();
+    scope.end(ended);
+    channel.close(ended);
   }
 }
 
