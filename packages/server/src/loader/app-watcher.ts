@@ -14,8 +14,8 @@ const BARRIER_PREFIX = ".agentkit-reload-barrier-";
  * folders). No app reloads for a change there, and on Linux Node's recursive watcher puts an
  * inotify watch on every file it watches and, on each event, stats the file and re-reads its
  * folder: with the database inside, every commit of a run cost a `stat` and a `readdir` or
- * more (two fifths to half of `agentkit web`'s CPU per flow on the example agents). Node 24.14 and later honour this;
- * before, they watch everything and `onChange` drops the same events.
+ * more (two fifths to half of `agentkit web`'s CPU per flow on the example agents). Node 24.14
+ * and later honour this; before, they watch everything and `onChange` drops the same events.
  */
 function unwatched(relativePath: string): boolean {
   for (const part of relativePath.split(sep)) {
