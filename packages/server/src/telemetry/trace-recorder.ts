@@ -12,7 +12,7 @@ interface StartedTracer {
 }
 
 export type TraceRecorderOptions = TraceStoreOptions & {
-  /** `service.name` of the recorder's resource (default "agentkit"). */
+  /** `service.name` of the resource of exported spans (default "agentkit"); with no `spanProcessors` nothing uses it. */
   serviceName?: string;
   /**
    * Longest JSON attribute (LLM request/response, tool args/response) kept whole, in
