@@ -4,7 +4,8 @@
 // `--no-reload`, and `agentkit api-server` on the same services (no reload, no traces). Each
 // server is spawned as a user runs it, warmed up (its start-up warm-up, then --warm-up-flows
 // flows), then measured over --flows flows one after the other (create session + `/run` of the
-// `assistant` example on its offline demo model): the server's CPU per flow (all its threads,
+// `assistant` example on its offline demo model; last, `agentkit web` on `yaml_pipeline`, a
+// SequentialAgent of two LLM agents, so the workflow engine is measured too): the server's CPU per flow (all its threads,
 // Linux's scheduler accounting) and the client's wall time per flow. Configurations are
 // interleaved over --runs runs; medians with their range. Figures, not targets: the dev server's
 // cost per flow, so a change that makes every run wake the file watcher, or trace more, shows.
@@ -26,12 +27,22 @@ const RUNTIME = stringArg("runtime", "dist");
 interface Config {
   name: string;
   args: string[];
+  /** The example app each flow runs, and text its answer contains. */
+  app: string;
+  expect: string;
 }
 
 const CONFIGS: Config[] = [
-  { name: "agentkit web (reload, traces; SQLite + files in .agentkit/)", args: ["web"] },
-  { name: "agentkit web --no-reload", args: ["web", "--no-reload"] },
-  { name: "agentkit api-server (same services)", args: ["api-server"] },
+  {
+    name: "agentkit web (reload, traces; SQLite + files in .agentkit/)",
+    args: ["web"],
+    app: "assistant",
+    expect: "demo",
+  },
+  { name: "agentkit web --no-reload", args: ["web", "--no-reload"], app: "assistant", expect: "demo" },
+  { name: "agentkit api-server (same services)", args: ["api-server"], app: "assistant", expect: "demo" },
+  // A SequentialAgent of two LLM agents (YAML): every flow also runs the workflow engine.
+  { name: "agentkit web, yaml_pipeline (a SequentialAgent)", args: ["web"], app: "yaml_pipeline", expect: "demo" },
 ];
 
 /**
@@ -40,7 +51,7 @@ const CONFIGS: Config[] = [
  */
 function agentsCopy(): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), "agentkit-bench-dev-server-"));
-  for (const entry of ["assistant", "_shared", "package.json"]) {
+  for (const entry of ["assistant", "yaml_pipeline", "_shared", "package.json"]) {
     cpSync(join(exampleAgentsDir, entry), join(dir, entry), { recursive: true });
   }
   symlinkSync(join(exampleAgentsDir, "node_modules"), join(dir, "node_modules"), "dir");
@@ -64,10 +75,10 @@ async function measure(config: Config, agentsDir: string): Promise<Sample> {
       if (Date.now() > deadline) throw new Error(`${config.name} did not warm up: ${server.output().err}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    for (let i = 0; i < WARM_UP_FLOWS; i++) await agentFlow(server.url, "assistant", "demo");
+    for (let i = 0; i < WARM_UP_FLOWS; i++) await agentFlow(server.url, config.app, config.expect);
     const cpu = processCpuMs(server.pid);
     const started = performance.now();
-    for (let i = 0; i < FLOWS; i++) await agentFlow(server.url, "assistant", "demo");
+    for (let i = 0; i < FLOWS; i++) await agentFlow(server.url, config.app, config.expect);
     const wall = performance.now() - started;
     return { cpuMsPerFlow: (processCpuMs(server.pid) - cpu) / FLOWS, wallMsPerFlow: wall / FLOWS };
   } finally {

@@ -192,6 +192,7 @@ describe("bench:dev-server", () => {
       "agentkit web (reload, traces; SQLite + files in .agentkit/)",
       "agentkit web --no-reload",
       "agentkit api-server (same services)",
+      "agentkit web, yaml_pipeline (a SequentialAgent)",
     ]);
     for (const m of figures) expect(Number(m[2])).toBeGreaterThan(0);
   }, 120_000);
