@@ -82,10 +82,17 @@ export class AbortScope {
   }
 }
 
-/** A `RunAbortedError` made without capturing a stack trace. */
+/**
+ * A `RunAbortedError` made without capturing a stack trace. Where `Error.stackTraceLimit` cannot
+ * be set (frozen intrinsics), an ordinary one.
+ */
 export function endedReason(): RunAbortedError {
   const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
+  try {
+    Error.stackTraceLimit = 0;
+  } catch {
+    return new RunAbortedError();
+  }
   try {
     return new RunAbortedError();
   } finally {

@@ -74,6 +74,20 @@ describe("AbortScope", () => {
     expect(scope.signal.reason).toBe(timeout);
   });
 
+  it("still makes an ended reason where Error.stackTraceLimit cannot be set (frozen intrinsics)", () => {
+    const own = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit")!;
+    Object.defineProperty(Error, "stackTraceLimit", { ...own, writable: false });
+    try {
+      const scope = AbortScope.under(undefined);
+      scope.end();
+      expect(scope.signal.reason).toBeInstanceOf(RunAbortedError);
+      expect(endedReason()).toBeInstanceOf(RunAbortedError);
+    } finally {
+      Object.defineProperty(Error, "stackTraceLimit", own);
+    }
+    expect(Error.stackTraceLimit).toBe(own.value);
+  });
+
   it("makes ended reasons without a stack and leaves Error.stackTraceLimit as it was", () => {
     const limit = Error.stackTraceLimit;
     const error = endedReason();
