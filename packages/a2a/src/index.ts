@@ -45,3 +45,4 @@ export {
   type BuildAgentCardOptions,
 } from "./server/agent-card-builder.js";
 export { createA2aRouter, type CreateA2aRouterOptions } from "./server/a2a-router.js";
+export { BoundedTaskStore, type BoundedTaskStoreOptions } from "./server/bounded-task-store.js";

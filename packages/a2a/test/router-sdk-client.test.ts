@@ -7,6 +7,7 @@ import {
   A2AMetadataKey,
   AdkMetadataKey,
   A2A_DATA_PART_TYPE_KEY,
+  BoundedTaskStore,
   OutputMode,
 } from "../src/index.js";
 import { TRANSPORTS, dataPart, message, sdkClient, userText } from "./helpers.js";
@@ -262,6 +263,36 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
       [A2A_DATA_PART_TYPE_KEY]: "function_call",
       [A2AMetadataKey.IS_LONG_RUNNING]: true,
     });
+  });
+
+  it("keeps tasks in a bounded store: past maxTasks the oldest settled task is not found; listing pages", async () => {
+    await start({
+      steps: [ScriptedModel.text("one"), ScriptedModel.text("two"), ScriptedModel.text("three")],
+      taskStore: new BoundedTaskStore({ maxTasks: 2 }),
+    });
+    const tasks: Task[] = [];
+    for (const text of ["one", "two", "three"]) tasks.push((await client.sendMessage(send(text))) as Task);
+    await expect(client.getTask({ tenant: "", id: tasks[0]!.id, historyLength: undefined })).rejects.toThrow(
+      /not found/i,
+    );
+    expect((await client.getTask({ tenant: "", id: tasks[2]!.id, historyLength: undefined })).status?.state).toBe(
+      TaskState.TASK_STATE_COMPLETED,
+    );
+    const page = (pageToken: string) =>
+      client.listTasks({
+        tenant: "",
+        contextId: "",
+        status: TaskState.TASK_STATE_UNSPECIFIED,
+        pageSize: 1,
+        pageToken,
+        statusTimestampAfter: undefined,
+      });
+    const first = await page("");
+    const second = await page(first.nextPageToken);
+    expect(first.totalSize).toBe(2);
+    expect([...first.tasks, ...second.tasks].map((t) => t.id).sort()).toEqual([tasks[1]!.id, tasks[2]!.id].sort());
+    expect(second.nextPageToken).toBe("");
+    await expect(page("forged")).rejects.toThrow(/page token/);
   });
 
   it("cancels a running task: the run is aborted and the stream ends canceled", async () => {

@@ -1,9 +1,10 @@
 import { AGENT_CARD_PATH, type AgentCard } from "@a2a-js/sdk";
-import { DefaultRequestHandler, InMemoryTaskStore, type TaskStore } from "@a2a-js/sdk/server";
+import { DefaultRequestHandler, type TaskStore } from "@a2a-js/sdk/server";
 import type { UserBuilder } from "@a2a-js/sdk/server/express";
 import type { Runner } from "@agentkit/core";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { A2aAgentExecutor, type A2aAgentExecutorOptions } from "./a2a-agent-executor.js";
+import { BoundedTaskStore } from "./bounded-task-store.js";
 import {
   A2A_JSONRPC_PATH,
   A2A_REST_PATH,
@@ -23,7 +24,7 @@ export interface CreateA2aRouterOptions extends Omit<A2aAgentExecutorOptions, "r
   basePath?: string;
   /** Settings for the built card (name, version, provider, ...). */
   card?: Omit<BuildAgentCardOptions, "agent" | "url">;
-  /** Where tasks are kept (default: in memory). */
+  /** Where tasks are kept (default: a `BoundedTaskStore`, in memory, at most 10,000 tasks, each for a day since its last update). */
   taskStore?: TaskStore;
   /** Who the caller is (default: no authentication). */
   userBuilder?: UserBuilder;
@@ -57,7 +58,7 @@ export function createA2aRouter(options: CreateA2aRouterOptions): RequestHandler
     // The handler's card is used for capability and protocol-version checks only; the card
     // served to clients gets interface URLs of the request's own base URL.
     const baseCard = agentCard ?? (await buildAgentCard({ ...card, agent: runner.agent, url: "http://localhost" }));
-    const handler = new DefaultRequestHandler(baseCard, taskStore ?? new InMemoryTaskStore(), executor);
+    const handler = new DefaultRequestHandler(baseCard, taskStore ?? new BoundedTaskStore(), executor);
     const users = userBuilder ?? sdkExpress.UserBuilder.noAuthentication;
     const routes = Router();
     routes.use(`/${AGENT_CARD_PATH}`, (req, res, next) => {
