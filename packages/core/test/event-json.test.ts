@@ -8,6 +8,7 @@ import {
   hasTrailingCodeExecutionResult,
   InvalidJsonError,
   isFinalResponse,
+  type Event,
 } from "../src/index.js";
 
 describe("event JSON", () => {
@@ -108,9 +109,8 @@ describe("derived event values", () => {
 
 describe("one-pass wire text", () => {
   it("eventToJsonText and sessionToJsonText equal JSON.stringify of the wire objects", async () => {
-    const { createEvent, eventToJson, eventToJsonText, sessionToJson, sessionToJsonText } = await import(
-      "../src/index.js"
-    );
+    const { createEvent, createEventActions, eventToJson, eventToJsonText, sessionToJson, sessionToJsonText } =
+      await import("../src/index.js");
     const events = [
       createEvent({ author: "user", content: { role: "user", parts: [{ text: "hi" }] } }),
       createEvent({
@@ -125,7 +125,21 @@ describe("one-pass wire text", () => {
       }),
       { ...createEvent({ author: "a" }), longRunningToolIds: [] as string[], partial: undefined },
       JSON.parse('{"id":"e","invocationId":"i","author":"a","timestamp":1.5,"actions":{"stateDelta":{"__proto__":1}}}'),
-    ];
+      // The four maps present but not first, or one of them null: the key order and the nulls of the wire form.
+      {
+        ...createEvent({ author: "a" }),
+        actions: {
+          escalate: true,
+          requestedToolConfirmations: {},
+          stateDelta: { k: 2 },
+          requestedAuthConfigs: {},
+          artifactDelta: { f: 1 },
+        },
+      },
+      { ...createEvent({ author: "a" }), actions: { ...createEventActions(), artifactDelta: null } },
+      { ...createEvent({ author: "a" }), actions: undefined },
+      { ...createEvent({ author: "a" }), longRunningToolIds: ["c9"] },
+    ] as Event[];
     for (const event of events) expect(eventToJsonText(event)).toBe(JSON.stringify(eventToJson(event)));
     const session = {
       id: "s",

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
-import { ConfigurationError } from "@agentkit/core";
+import { ConfigurationError, createEvent } from "@agentkit/core";
 import { Pool } from "pg";
 import { PostgresSessionService, SessionStoreError } from "../src/postgres/index.js";
 import { runSessionServiceContract } from "../src/testing/index.js";
@@ -43,6 +43,36 @@ describe("PostgresSessionService options and URIs", () => {
     await service.close();
     const { rows } = await pool.query("SELECT count(*)::int AS n FROM agentkit_sessions WHERE app_name = 'pool-app'");
     expect(rows[0].n).toBe(1);
+    await pool.end();
+  });
+
+  it("appends an event in five round trips: BEGIN, one locking read, INSERT, UPDATE, COMMIT", async () => {
+    const pool = new Pool({ connectionString: url, max: 1 });
+    const sent: string[] = [];
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        const first = args[0] as string | { text: string };
+        sent.push(typeof first === "string" ? first : first.text);
+        return query(...args);
+      };
+    });
+    const service = new PostgresSessionService({ pool });
+    const session = await service.createSession({ appName: "trips-app", userId: "u", sessionId: "s" });
+    await service.appendEvent({ session, event: createEvent({ author: "user", id: "first" }) });
+    sent.length = 0;
+    await service.appendEvent({
+      session,
+      event: createEvent({ author: "agent", id: "second", actions: { stateDelta: { k: 1 } } }),
+    });
+    expect(sent.map((text) => text.split(" ")[0])).toEqual(["BEGIN", "SELECT", "INSERT", "UPDATE", "COMMIT"]);
+    // The read found where the history ended: the second event follows the first, in order, on a fresh reader.
+    const reader = new PostgresSessionService({ pool });
+    expect(
+      (await reader.getSession({ appName: "trips-app", userId: "u", sessionId: "s" }))?.events.map((e) => e.id),
+    ).toEqual(["first", "second"]);
+    await service.close();
+    await reader.close();
     await pool.end();
   });
 

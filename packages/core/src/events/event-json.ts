@@ -146,11 +146,30 @@ export function eventToJson(event: Event): Record<string, unknown> {
  */
 export function eventToJsonText(event: Event): string {
   const longRunning = event.longRunningToolIds;
+  // Nearly every event is already in wire form: its four maps present and no empty id list.
+  // Stringifying it as it is skips a copy of the event and of its actions (a third of the cost).
+  if (
+    hasWireActions(event.actions) &&
+    (longRunning === undefined || (Array.isArray(longRunning) && longRunning.length > 0))
+  ) {
+    return JSON.stringify(event);
+  }
   return JSON.stringify({
     ...event,
     actions: createEventActions(event.actions),
     longRunningToolIds: longRunning && longRunning.length > 0 ? longRunning : undefined,
   });
+}
+
+/** Whether `createEventActions(actions)` would stringify exactly as `actions` does: the four maps are there. */
+function hasWireActions(actions: EventActions | undefined): boolean {
+  return (
+    actions != null &&
+    actions.stateDelta != null &&
+    actions.artifactDelta != null &&
+    actions.requestedAuthConfigs != null &&
+    actions.requestedToolConfirmations != null
+  );
 }
 
 function parseJson(text: string): unknown {

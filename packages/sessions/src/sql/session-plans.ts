@@ -40,6 +40,10 @@ const SESSION_FROM = `${TABLES.sessions} s
   LEFT JOIN ${TABLES.userStates} u ON u.app_name = s.app_name AND u.user_id = s.user_id`;
 const EVENT_COLUMNS = "id, event_json, format_version";
 const EVENT_KEY = "app_name = ? AND user_id = ? AND session_id = ?";
+/** A column of the last event (by seq) of the session row `s`, as a subquery of a statement over it. */
+const lastEventColumn = (column: "seq" | "id") =>
+  `(SELECT e.${column} FROM ${TABLES.events} e WHERE e.app_name = s.app_name AND e.user_id = s.user_id ` +
+  "AND e.session_id = s.id ORDER BY e.seq DESC LIMIT 1)";
 
 function* readSessionRow(key: SessionKeyArgs): SqlPlan<SqlRow | undefined> {
   const { rows } = yield sql(
@@ -283,9 +287,15 @@ export interface AppendArgs {
  */
 export function* appendEventPlan(dialect: SqlDialect, args: AppendArgs): SqlPlan<AppendedEvent> {
   const { key } = args;
+  // One statement locks the session row and reads where its history ends (one round trip, not
+  // two). On PostgreSQL the last-event subqueries read the statement's snapshot, which may predate
+  // an append that committed while this one waited for the lock; the row itself is read at its
+  // newest version, so such an append always shows as a later last_update_time and the stale
+  // check below refuses before the subqueries' answer is used.
   const { rows } = yield sql(
-    `SELECT state, last_update_time FROM ${TABLES.sessions} WHERE app_name = ? AND user_id = ? AND id = ` +
-      `?${dialect.forUpdate}`,
+    `SELECT s.state AS state, s.last_update_time AS last_update_time, ` +
+      `${lastEventColumn("seq")} AS last_seq, ${lastEventColumn("id")} AS last_id ` +
+      `FROM ${TABLES.sessions} s WHERE s.app_name = ? AND s.user_id = ? AND s.id = ?${dialect.forUpdate}`,
     key.appName,
     key.userId,
     key.sessionId,
@@ -299,13 +309,7 @@ export function* appendEventPlan(dialect: SqlDialect, args: AppendArgs): SqlPlan
       `the stored session was last updated at ${stored}, after this copy (${args.seenLastUpdateTime})`,
     );
   }
-  const lastRow = yield sql(
-    `SELECT seq, id FROM ${TABLES.events} WHERE ${EVENT_KEY} ORDER BY seq DESC LIMIT 1`,
-    key.appName,
-    key.userId,
-    key.sessionId,
-  );
-  const previous = lastRow.rows[0];
+  const previous = row.last_seq == null ? undefined : { seq: row.last_seq, id: row.last_id };
   const seq = Number(previous?.seq ?? 0) + 1;
   yield sql(
     `INSERT INTO ${TABLES.events} (app_name, user_id, session_id, seq, id, event_time, event_json, format_version) ` +
