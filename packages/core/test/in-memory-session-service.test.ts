@@ -26,6 +26,37 @@ describe("InMemorySessionService", () => {
     expect(other.state).toEqual({ "app:x": 2 });
   });
 
+  it("keeps nothing of an app or user once its last session is deleted, unless it has shared state", async () => {
+    const service = new InMemorySessionService();
+    // What the service holds per app and user (white-box: the leak is in these maps).
+    const held = () => {
+      const inside = service as unknown as {
+        sessions: Map<string, unknown>;
+        appState: Map<string, unknown>;
+        userState: Map<string, Map<string, unknown>>;
+      };
+      return { sessions: inside.sessions.size, apps: inside.appState.size, users: inside.userState.size };
+    };
+    for (let i = 0; i < 200; i++) {
+      const key = { appName: `app-${i}`, userId: `user-${i}`, sessionId: "s" };
+      const session = await service.createSession(key);
+      await service.appendEvent({ session, event: createEvent({ author: "user", actions: { stateDelta: { k: i } } }) });
+      await service.deleteSession(key);
+    }
+    expect(held()).toEqual({ sessions: 0, apps: 0, users: 0 });
+
+    // Shared state outlives the sessions that wrote it, and is seen by the next session.
+    const first = await service.createSession({ appName: "kept", userId: "u", sessionId: "s1" });
+    await service.appendEvent({
+      session: first,
+      event: createEvent({ author: "user", actions: { stateDelta: { "app:a": 1, "user:b": 2 } } }),
+    });
+    await service.deleteSession({ appName: "kept", userId: "u", sessionId: "s1" });
+    expect(held()).toEqual({ sessions: 0, apps: 1, users: 1 });
+    const next = await service.createSession({ appName: "kept", userId: "u", sessionId: "s2" });
+    expect(next.state).toEqual({ "app:a": 1, "user:b": 2 });
+  });
+
   it("gives a session made without state its own state at its first session-scoped change", async () => {
     const service = new InMemorySessionService();
     const key = { appName: "a", userId: "u" };

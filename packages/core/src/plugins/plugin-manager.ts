@@ -87,13 +87,35 @@ export class PluginManager {
     return undefined;
   }
 
+  /**
+   * Runs one hook over every plugin, also after one of them threw: for hooks that end something
+   * (`afterRunCallback`), where a plugin skipped would keep what it holds for the run forever.
+   * Returned values are ignored; a failure is thrown once all ran (several as an AggregateError).
+   */
+  async runAll<H extends PluginHookName>(hook: H, args: HookArgs<H>): Promise<void> {
+    const failures: PluginError[] = [];
+    for (const plugin of this.list) {
+      if (plugin[hook] === BasePlugin.prototype[hook]) continue;
+      try {
+        await (plugin[hook] as (a: HookArgs<H>) => unknown).call(plugin, args);
+      } catch (error) {
+        failures.push(new PluginError(plugin.name, hook, error));
+      }
+    }
+    throwFailures(failures, `${failures.length} plugins failed in ${hook}`);
+  }
+
   /** Closes every plugin; failures are collected and thrown together after all ran. */
   async close(): Promise<void> {
     const results = await Promise.allSettled(this.list.map((p) => p.close()));
     const failures = results.flatMap((r, i) =>
       r.status === "rejected" ? [new PluginError(this.list[i]!.name, "close", r.reason)] : [],
     );
-    if (failures.length === 1) throw failures[0];
-    if (failures.length > 1) throw new AggregateError(failures, `${failures.length} plugins failed to close`);
+    throwFailures(failures, `${failures.length} plugins failed to close`);
   }
+}
+
+function throwFailures(failures: PluginError[], message: string): void {
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new AggregateError(failures, message);
 }

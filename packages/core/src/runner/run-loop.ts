@@ -1,3 +1,4 @@
+import type { Content } from "../content/content.js";
 import type { InvocationContext } from "../context/invocation-context.js";
 import { BudgetExceededError } from "../errors/budget-errors.js";
 import { RunAbortedError } from "../errors/run-errors.js";
@@ -27,11 +28,17 @@ export async function* runLoop(
   let agentRun: AsyncGenerator<Event, void, void> | undefined;
   let stepPending = false;
   let failed: { error: unknown } | undefined;
+  /** beforeRun while it runs: an abort can end the run before it settles. */
+  let beforeRun: Promise<unknown> | undefined;
   try {
     // Hooks are awaited only when a plugin has them (no arguments, no microtask turns otherwise).
-    const early = runner.pluginManager.hasHook("beforeRunCallback")
-      ? await watch.race(runner.pluginManager.run("beforeRunCallback", { invocationContext: ctx }))
-      : undefined;
+    let early: Content | undefined;
+    if (runner.pluginManager.hasHook("beforeRunCallback")) {
+      const running = runner.pluginManager.run("beforeRunCallback", { invocationContext: ctx });
+      beforeRun = running;
+      early = await watch.race(running);
+      beforeRun = undefined;
+    }
     if (early) {
       const event = createEvent({
         invocationId: ctx.invocationId,
@@ -71,7 +78,7 @@ export async function* runLoop(
     }
     throw error;
   } finally {
-    await finishRun(runner, ctx, agentRun, stepPending, failed);
+    await finishRun(runner, ctx, agentRun, stepPending, failed, beforeRun);
   }
 }
 
@@ -82,7 +89,13 @@ async function finishRun(
   agentRun: AsyncGenerator<Event, void, void> | undefined,
   stepPending: boolean,
   failed: { error: unknown } | undefined,
+  beforeRun: Promise<unknown> | undefined,
 ): Promise<void> {
+  const afterRun = () =>
+    runner.pluginManager.runAll("afterRunCallback", {
+      invocationContext: ctx,
+      ...(failed ? { error: failed.error } : {}),
+    });
   try {
     if (agentRun) {
       // A generator busy in a step (abort won the race) cannot be awaited: its return is
@@ -90,12 +103,11 @@ async function finishRun(
       if (stepPending) agentRun.return(undefined).catch(() => {});
       else await agentRun.return(undefined);
     }
-    if (runner.pluginManager.hasHook("afterRunCallback")) {
-      await runner.pluginManager.run("afterRunCallback", {
-        invocationContext: ctx,
-        ...(failed ? { error: failed.error } : {}),
-      });
-    }
+    if (!runner.pluginManager.hasHook("afterRunCallback")) return;
+    // Aborted while beforeRun still ran: afterRun follows it once it settles (a plugin cleans up
+    // after it set up), without holding the aborted run's end. The abort is the run's error.
+    if (beforeRun) return void beforeRun.then(afterRun, afterRun).catch(() => {});
+    await afterRun();
   } catch (error) {
     if (!failed) throw error; // never mask the error that ended the run
   }

@@ -56,8 +56,10 @@ export class InMemorySessionService extends BaseSessionService {
     const byUser = this.userSessions(appName, userId);
     if (byUser.has(id)) throw new SessionAlreadyExistsError(id);
     const split = splitStateDelta(deepCopy(state ?? {}));
-    assignOwn(this.appStateOf(appName), split.app);
-    assignOwn(this.userStateOf(appName, userId), split.user);
+    // Shared state records are made only for keys: a session of an app or user that has none
+    // leaves nothing behind once it is deleted.
+    if (hasOwnKeys(split.app)) assignOwn(this.appStateOf(appName), split.app);
+    if (hasOwnKeys(split.user)) assignOwn(this.userStateOf(appName, userId), split.user);
     const stored: StoredSession = {
       id,
       appName,
@@ -97,8 +99,18 @@ export class InMemorySessionService extends BaseSessionService {
     const byUser = byApp?.get(userId);
     if (!byApp || !byUser) return;
     byUser.delete(sessionId);
-    if (byUser.size === 0) byApp.delete(userId);
-    if (byApp.size === 0) this.sessions.delete(appName);
+    if (byUser.size > 0) return;
+    byApp.delete(userId);
+    // An empty shared state record goes with the last session of its user or app; state with
+    // keys stays (app and user state outlive sessions, as in the persistent stores).
+    const users = this.userState.get(appName);
+    if (users && !hasOwnKeys(users.get(userId) ?? EMPTY_OBJECT)) {
+      users.delete(userId);
+      if (users.size === 0) this.userState.delete(appName);
+    }
+    if (byApp.size > 0) return;
+    this.sessions.delete(appName);
+    if (!hasOwnKeys(this.appState.get(appName) ?? EMPTY_OBJECT)) this.appState.delete(appName);
   }
 
   protected override storeEvent(write: EventWrite): { lastUpdateTime: number; snapshot: Event } {
