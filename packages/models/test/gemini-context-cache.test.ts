@@ -6,7 +6,11 @@ import {
   type LlmRequest,
   type LlmResponse,
 } from "@agentkit/core";
+import { GoogleGenAI, type GoogleGenAIOptions } from "@google/genai";
 import { Gemini, type GeminiCacheMetadata } from "../src/gemini/index.js";
+import { GeminiContextCache } from "../src/gemini/context-cache.js";
+import { createGeminiFetch } from "../src/gemini/gemini-fetch.js";
+import { toGeminiRequest } from "../src/gemini/request-conversion.js";
 import { candidateResponse, FakeGeminiServer, googleError } from "./fixtures/gemini-server.js";
 
 let server: FakeGeminiServer;
@@ -248,5 +252,38 @@ describe("Gemini context caching", () => {
     expect(out.at(-1)!.cacheMetadata).toMatchObject({ cacheName: "cachedContents/cache-1", promptTokenCount: 50 });
     expect(out.filter((r) => r.partial).every((r) => r.cacheMetadata === undefined)).toBe(true);
     expect(server.lastBody.cachedContent).toBe("cachedContents/cache-1");
+  });
+});
+
+describe("GeminiContextCache's own record of the caches it made", () => {
+  it("forgets caches once they expire, so close() deletes only live ones and ended conversations are not kept", async () => {
+    let now = Date.now();
+    const client = new GoogleGenAI({
+      apiKey: "k",
+      httpOptions: { baseUrl, fetch: createGeminiFetch() } as NonNullable<GoogleGenAIOptions["httpOptions"]>,
+    });
+    const cache = new GeminiContextCache(
+      () => client,
+      () => now,
+    );
+    const ttlSeconds = 600;
+    // Twenty conversations, each making its cache and then ending.
+    for (let i = 0; i < 20; i++) {
+      const req = request(1, { ttlSeconds, minTokens: 0 });
+      req.contents[0] = { role: "user", parts: [{ text: `conversation ${i}` }] };
+      const prepared = await cache.prepare(req, toGeminiRequest(req, "gemini-2.5-flash", { vertex: false }));
+      expect(prepared.metadata).toMatchObject({ cacheName: `cachedContents/cache-${i + 1}` });
+    }
+    // Past their expiry the service has dropped them; one more conversation starts.
+    now += (ttlSeconds + 60) * 1000;
+    server.caches.clear();
+    // The service's clock sets expiry times: this one's outlasts the test clock's jump.
+    const last = request(1, { ttlSeconds: 3600, minTokens: 0 });
+    await cache.prepare(last, toGeminiRequest(last, "gemini-2.5-flash", { vertex: false }));
+    await cache.close();
+    // One delete request, for the live cache: the expired ones were forgotten, not asked for.
+    const deletes = server.requests.filter((r) => r.method === "DELETE");
+    expect(deletes.map((r) => r.path.replace(/^\/v1(beta)?\//, ""))).toEqual(["cachedContents/cache-21"]);
+    expect(server.deletedCaches).toEqual(["cachedContents/cache-21"]);
   });
 });

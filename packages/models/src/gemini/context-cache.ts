@@ -46,7 +46,8 @@ export interface PreparedRequest {
 export class GeminiContextCache {
   /** Cache states by cache name, each with the key of its model, instruction and tools. */
   private readonly remembered = new Map<string, { key: string; metadata: GeminiCacheMetadata }>();
-  private readonly created = new Set<string>();
+  /** Caches this model made and has not deleted, by name, with their expiry (epoch ms); `close` deletes the live ones. */
+  private readonly created = new Map<string, number>();
 
   constructor(
     private readonly client: () => GoogleGenAI,
@@ -121,14 +122,16 @@ export class GeminiContextCache {
           lastError: "cachedContents.create returned no name",
         },
       };
-    this.created.add(cache.name);
     const createdAt = this.now();
     const parsedExpiry = cache.expireTime ? Date.parse(cache.expireTime) : Number.NaN;
+    const expireTime = Number.isFinite(parsedExpiry) ? parsedExpiry : createdAt + ttlSeconds * 1000;
+    this.dropExpired(createdAt);
+    this.created.set(cache.name, expireTime);
     return {
       params: useCache(params, cache.name, count),
       metadata: {
         cacheName: cache.name,
-        expireTime: Number.isFinite(parsedExpiry) ? parsedExpiry : createdAt + ttlSeconds * 1000,
+        expireTime,
         fingerprint,
         contentsCount: count,
         invocationsUsed: 1,
@@ -164,9 +167,19 @@ export class GeminiContextCache {
 
   /** Deletes the caches this model created that are still alive (best effort). */
   async close(): Promise<void> {
-    const names = [...this.created];
+    this.dropExpired(this.now());
+    const names = [...this.created.keys()];
     this.remembered.clear();
     await Promise.all(names.map((name) => this.delete(name)));
+  }
+
+  /**
+   * Forgets the caches that expired: the service dropped them, so there is nothing to delete.
+   * A conversation that ends leaves its cache here until then, so what is kept is bounded by
+   * the caches made within one TTL, not by every conversation the process ever had.
+   */
+  private dropExpired(now: number): void {
+    for (const [name, expireTime] of this.created) if (expireTime <= now) this.created.delete(name);
   }
 
   /**
