@@ -39,7 +39,10 @@ export interface AnalyticsPluginOptions {
   autoSchemaUpgrade?: boolean;
   contentFormatter?: ContentFormatter;
   retry?: AnalyticsRetryConfig;
-  /** Rows kept while the sink is slow or down; beyond it the oldest are dropped and counted (default 10,000). */
+  /**
+   * Rows held while the sink is slow or down, queued or in batches waiting to be written; beyond
+   * it new rows are dropped and counted in `droppedRows` (default 10,000).
+   */
   maxQueueSize?: number;
   /**
    * Told about rows given up: a batch after its retries, a row whose contentFormatter

@@ -33,7 +33,15 @@ export class AnalyticsPlugin extends BasePlugin {
   private readonly logSessionMetadata: boolean;
   /** The queue, batches, retries and the sink (analytics-row-writer.ts). */
   private readonly writer: AnalyticsRowWriter;
-  private readonly started = new Map<string, number>();
+  /**
+   * Start times of the spans in progress, per invocation id (then by span: run, agent, model,
+   * tool). A span's end hook takes its start; the run's end (`afterRunCallback`, which the runner
+   * calls at the end of every run: completed, failed, aborted or stopped early) drops the
+   * invocation's whole entry, so spans whose end hook never comes (a long-running or suspended
+   * tool, `ctx.end()`, a before-model callback's answer, a fatal model error, an abort) are not
+   * kept past their run.
+   */
+  private readonly started = new Map<string, Map<string, number>>();
 
   constructor(options: AnalyticsPluginOptions) {
     super(options?.name ?? "analytics");
@@ -83,7 +91,7 @@ export class AnalyticsPlugin extends BasePlugin {
     });
   }
 
-  /** Rows dropped because the queue was full, a batch failed for good, or a row could not be built. */
+  /** Rows dropped because `maxQueueSize` rows were held, a batch failed for good, or a row could not be built. */
   get droppedRows(): number {
     return this.writer.droppedRows;
   }
@@ -105,7 +113,7 @@ export class AnalyticsPlugin extends BasePlugin {
   }
 
   override beforeRunCallback({ invocationContext }: { invocationContext: InvocationContext }): undefined {
-    this.started.set(`run/${invocationContext.invocationId}`, performance.now());
+    this.start(invocationContext, "run");
     this.add(invocationContext, "INVOCATION_STARTING", {
       agent: invocationContext.agent.name,
       attributes: this.sessionMetadata(invocationContext),
@@ -114,11 +122,15 @@ export class AnalyticsPlugin extends BasePlugin {
   }
 
   override afterRunCallback({ invocationContext }: { invocationContext: InvocationContext }): void {
-    this.add(invocationContext, "INVOCATION_COMPLETED", {
-      agent: invocationContext.agent.name,
-      latencyMs: this.elapsed(`run/${invocationContext.invocationId}`),
-      attributes: this.sessionMetadata(invocationContext),
-    });
+    try {
+      this.add(invocationContext, "INVOCATION_COMPLETED", {
+        agent: invocationContext.agent.name,
+        latencyMs: this.elapsed(invocationContext, "run"),
+        attributes: this.sessionMetadata(invocationContext),
+      });
+    } finally {
+      this.started.delete(invocationContext.invocationId);
+    }
   }
 
   override onEventCallback({
@@ -140,7 +152,7 @@ export class AnalyticsPlugin extends BasePlugin {
   }
 
   override beforeAgentCallback({ agent, context }: { agent: BaseAgent; context: CallbackContext }): undefined {
-    this.started.set(`agent/${context.invocationId}/${agent.name}`, performance.now());
+    this.start(context.invocation, `agent/${agent.name}`);
     this.add(context.invocation, "AGENT_STARTING", { agent: agent.name });
     return undefined;
   }
@@ -148,7 +160,7 @@ export class AnalyticsPlugin extends BasePlugin {
   override afterAgentCallback({ agent, context }: { agent: BaseAgent; context: CallbackContext }): undefined {
     this.add(context.invocation, "AGENT_COMPLETED", {
       agent: agent.name,
-      latencyMs: this.elapsed(`agent/${context.invocationId}/${agent.name}`),
+      latencyMs: this.elapsed(context.invocation, `agent/${agent.name}`),
     });
     return undefined;
   }
@@ -163,7 +175,7 @@ export class AnalyticsPlugin extends BasePlugin {
   }
 
   override beforeModelCallback({ context, request }: { context: CallbackContext; request: LlmRequest }): undefined {
-    this.started.set(`model/${context.invocationId}/${context.agentName}`, performance.now());
+    this.start(context.invocation, `model/${context.agentName}`);
     this.add(context.invocation, "LLM_REQUEST", {
       agent: context.agentName,
       model: request.model ?? null,
@@ -178,7 +190,7 @@ export class AnalyticsPlugin extends BasePlugin {
     this.add(context.invocation, response.errorCode ? "LLM_ERROR" : "LLM_RESPONSE", {
       agent: context.agentName,
       content: response.content ?? null,
-      latencyMs: this.elapsed(`model/${context.invocationId}/${context.agentName}`),
+      latencyMs: this.elapsed(context.invocation, `model/${context.agentName}`),
       attributes: { usage: response.usageMetadata, finish_reason: response.finishReason },
       ...(response.errorCode ? { error: `${response.errorCode}: ${response.errorMessage ?? ""}` } : {}),
     });
@@ -197,7 +209,7 @@ export class AnalyticsPlugin extends BasePlugin {
     this.add(context.invocation, "LLM_ERROR", {
       agent: context.agentName,
       model: request.model ?? null,
-      latencyMs: this.elapsed(`model/${context.invocationId}/${context.agentName}`),
+      latencyMs: this.elapsed(context.invocation, `model/${context.agentName}`),
       error: errorMessage(error),
     });
     return undefined;
@@ -212,7 +224,7 @@ export class AnalyticsPlugin extends BasePlugin {
     args: Record<string, unknown>;
     context: ToolContext;
   }): undefined {
-    this.started.set(`tool/${context.invocationId}/${context.functionCallId ?? tool.name}`, performance.now());
+    this.start(context.invocation, `tool/${context.functionCallId ?? tool.name}`);
     this.add(context.invocation, "TOOL_STARTING", {
       agent: context.agentName,
       tool: tool.name,
@@ -236,7 +248,7 @@ export class AnalyticsPlugin extends BasePlugin {
       agent: context.agentName,
       tool: tool.name,
       content: response,
-      latencyMs: this.elapsed(`tool/${context.invocationId}/${context.functionCallId ?? tool.name}`),
+      latencyMs: this.elapsed(context.invocation, `tool/${context.functionCallId ?? tool.name}`),
       attributes: { call_id: context.functionCallId },
     });
     return undefined;
@@ -255,7 +267,7 @@ export class AnalyticsPlugin extends BasePlugin {
     this.add(context.invocation, "TOOL_ERROR", {
       agent: context.agentName,
       tool: tool.name,
-      latencyMs: this.elapsed(`tool/${context.invocationId}/${context.functionCallId ?? tool.name}`),
+      latencyMs: this.elapsed(context.invocation, `tool/${context.functionCallId ?? tool.name}`),
       error: errorMessage(error),
       attributes: { call_id: context.functionCallId },
     });
@@ -301,10 +313,29 @@ export class AnalyticsPlugin extends BasePlugin {
     };
   }
 
-  private elapsed(key: string): number | null {
-    const start = this.started.get(key);
+  /** @internal Invocations with span start times kept (0 once every run has ended). */
+  get trackedInvocations(): number {
+    return this.started.size;
+  }
+
+  private start(ctx: InvocationContext, span: string): void {
+    let spans = this.started.get(ctx.invocationId);
+    if (!spans) {
+      // A span of an aborted run with no entry: the run may have ended already (an abort ends it
+      // at once, while the agent's step goes on until its next event, e.g. the next of several
+      // tool calls starts), and an entry made now would never be dropped. Logged without latency.
+      if (span !== "run" && ctx.signal?.aborted) return;
+      spans = new Map();
+      this.started.set(ctx.invocationId, spans);
+    }
+    spans.set(span, performance.now());
+  }
+
+  private elapsed(ctx: InvocationContext, span: string): number | null {
+    const spans = this.started.get(ctx.invocationId);
+    const start = spans?.get(span);
     if (start === undefined) return null;
-    this.started.delete(key);
+    spans!.delete(span);
     return Math.round(performance.now() - start);
   }
 }

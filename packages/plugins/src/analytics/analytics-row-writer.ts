@@ -12,7 +12,10 @@ export interface AnalyticsRowWriterOptions {
   clusteringFields: string[];
   autoSchemaUpgrade: boolean;
   retry: { initialDelayMs: number; maxDelayMs: number; maxAttempts: number };
-  /** Rows kept while the sink is slow or down; beyond it the oldest are dropped. */
+  /**
+   * Rows held while the sink is slow or down: queued plus handed to the write chain and not
+   * written yet. Beyond it new rows are dropped (counted in `droppedRows`).
+   */
   maxQueueSize: number;
   /** Longest `close()` waits for the flush, then for the sink's close. */
   closeTimeoutMs: number;
@@ -27,7 +30,7 @@ export interface AnalyticsRowWriterOptions {
  * caller: rows given up are counted in `droppedRows` and reported to `onError`.
  */
 export class AnalyticsRowWriter {
-  /** Rows dropped because the queue was full, a batch failed for good, or a row could not be built. */
+  /** Rows dropped because `maxQueueSize` rows were held, a batch failed for good, or a row could not be built. */
   droppedRows = 0;
   /** Rows the sink accepted. */
   writtenRows = 0;
@@ -38,7 +41,7 @@ export class AnalyticsRowWriter {
   private writing: Promise<void> = Promise.resolve();
   private prepared?: Promise<void>;
   private closed = false;
-  /** Rows handed to the write chain and not finished yet. */
+  /** Rows handed to the write chain (batches waiting or being written) and not finished yet. */
   private pendingRows = 0;
   /** Set when close() timed out: the rows still pending were counted as dropped then. */
   private gaveUp = false;
@@ -52,11 +55,16 @@ export class AnalyticsRowWriter {
     return this.closed;
   }
 
-  /** Queues a row (the oldest goes when the queue is full); a full batch is written at once. */
+  /**
+   * Queues a row; a full batch is written at once. Past `maxQueueSize` rows held (queued, or in
+   * batches waiting for or being written by a slow sink) the new row is dropped and counted: the
+   * rows held are left as they are (a batch handed to the write chain is written, and retried,
+   * whole and in order), and the chain of waiting writes cannot grow past the rows it holds.
+   */
   push(row: AnalyticsRow): void {
-    if (this.queue.length >= this.options.maxQueueSize) {
-      this.queue.shift();
+    if (this.queue.length + this.pendingRows >= this.options.maxQueueSize) {
       this.droppedRows++;
+      return;
     }
     this.queue.push(row);
     if (this.queue.length >= this.options.batchSize) this.scheduleBatch();
