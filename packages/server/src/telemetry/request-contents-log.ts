@@ -57,8 +57,14 @@ export function materializeContents(node: ContentsNode): Content[] {
 export class RequestContentsLog {
   private readonly latest: BoundedLru<Latest>;
 
-  constructor(maxKeys = 1024) {
-    this.latest = new BoundedLru({ maxEntries: maxKeys });
+  /**
+   * `maxContents`: the contents the remembered requests may hold together (as the runner's own
+   * contents memos are bounded): each keeps its conversation's whole history alive, which with a
+   * database session store nothing else in the process may still hold. A key whose request was
+   * let go records its next request whole (its node shares nothing).
+   */
+  constructor(maxKeys = 1024, maxContents = 500_000) {
+    this.latest = new BoundedLru({ maxEntries: maxKeys, maxWeight: maxContents });
   }
 
   /**
@@ -83,12 +89,11 @@ export class RequestContentsLog {
       length: contents.length,
       jsonLength: joinedJsonLength(base ? prefixJsonLength(base, shared) : 2, jsonText(tail).length),
     };
-    this.latest.set(key, {
-      contents: appendOnly ? contents : contents.slice(),
-      length: contents.length,
-      appendOnly,
-      node,
-    });
+    this.latest.set(
+      key,
+      { contents: appendOnly ? contents : contents.slice(), length: contents.length, appendOnly, node },
+      Math.max(1, contents.length),
+    );
     return node;
   }
 

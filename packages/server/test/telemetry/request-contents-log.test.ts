@@ -30,6 +30,29 @@ describe("RequestContentsLog", () => {
     expect(nodes.map(materializeContents)).toEqual(snapshots);
   });
 
+  it("remembers requests up to a total of contents, least recently used out: a forgotten key's next node shares nothing", () => {
+    const log = new RequestContentsLog(1024, 15);
+    const history = (key: string, n: number) => Array.from({ length: n }, (_, i) => content(`${key}${i}`));
+    const a = history("a", 10);
+    const b = history("b", 10);
+    log.record("a", a, true);
+    log.record("b", b, true);
+    a.push(content("a10"));
+    b.push(content("b10"));
+    // a's request was let go to keep within 15 contents: its next node shares nothing, and
+    // remembering it (11 contents) lets b's go in turn.
+    const nextA = log.record("a", a, true);
+    expect(nextA.base).toBeUndefined();
+    expect(nextA.tail).toHaveLength(11);
+    expect(log.record("b", b, true).base).toBeUndefined();
+    // Within the bound, a key's requests share their prefix as before.
+    b.push(content("b11"));
+    const again = log.record("b", b, true);
+    expect(again.baseLength).toBe(11);
+    expect(again.tail).toHaveLength(1);
+    expect(materializeContents(again)).toEqual(b);
+  });
+
   it("reads only the new contents of an append-only history array, however long it grows", () => {
     const log = new RequestContentsLog();
     const items: Content[] = Array.from({ length: 1000 }, (_, i) => content(`c${i}`));
