@@ -21,6 +21,7 @@ export {
 export { McpToolset, type McpToolsetOptions } from "./toolset/mcp-toolset.js";
 export type { McpAuthOptions } from "./toolset/mcp-auth-options.js";
 export { McpAuthorizeTool } from "./toolset/mcp-authorize-tool.js";
+export type { McpUserSessionOptions } from "./toolset/mcp-user-auth.js";
 export { mcpToolsetFromConfig } from "./toolset/mcp-toolset-from-config.js";
 export { McpTool, type McpToolOptions, type McpProgress, type McpProgressHandler } from "./toolset/mcp-tool.js";
 export {

@@ -17,10 +17,10 @@ export function stdioFixture(script = "stdio-server.ts"): StdioServerParameters 
   };
 }
 
-/** A ToolContext for calling tools directly, outside a run. */
-export async function makeToolContext(signal?: AbortSignal): Promise<ToolContext> {
+/** A ToolContext for calling tools directly, outside a run (of user `userId`). */
+export async function makeToolContext(signal?: AbortSignal, userId = "u"): Promise<ToolContext> {
   const sessionService = new InMemorySessionService();
-  const session = await sessionService.createSession({ appName: "mcp_test", userId: "u" });
+  const session = await sessionService.createSession({ appName: "mcp_test", userId });
   const agent = new LlmAgent({ name: "mcp_test_agent" });
   const ctx = new InvocationContext({
     invocationId: "inv-1",

@@ -17,6 +17,14 @@ export type McpHttpHandlerOptions = McpServerOptions & {
   allowedHosts?: string[];
   /** Most concurrent MCP sessions; new ones are refused beyond it (default 1000). */
   maxSessions?: number;
+  /**
+   * A session with no request in progress and none for this long is closed (its client gets 404
+   * and starts a new one, as the MCP spec has it); an open GET stream does not count, since the
+   * server sends nothing on it. Default 30 minutes.
+   */
+  sessionIdleTimeoutMs?: number;
+  /** The clock, in milliseconds (for tests). Default `Date.now`. */
+  now?: () => number;
 };
 
 export interface McpHttpHandler {
@@ -30,30 +38,100 @@ export interface McpHttpHandler {
 
 type McpRequest = IncomingMessage & { body?: unknown };
 
+/** One MCP session: its transport and when it was last busy. */
+interface SessionEntry {
+  transport: StreamableHTTPServerTransport;
+  /** Requests in progress (GET streams aside). */
+  active: number;
+  /** When the last request started or ended (`now()`). */
+  lastActive: number;
+}
+
+const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+/** The longest wait between two sweeps of idle sessions by the timer. */
+const MAX_SWEEP_INTERVAL_MS = 60_000;
+
 /** Serves agentkit tools or an agent over streamable HTTP (stateful sessions, one MCP server each). */
 export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
-  const { path = "/mcp", host = "127.0.0.1", allowedHosts, maxSessions = 1000, ...serverOptions } = options;
+  const {
+    path = "/mcp",
+    host = "127.0.0.1",
+    allowedHosts,
+    maxSessions = 1000,
+    sessionIdleTimeoutMs = DEFAULT_SESSION_IDLE_MS,
+    now = Date.now,
+    ...serverOptions
+  } = options;
   const toolHost = createToolHost(serverOptions as McpServerOptions);
   const app = createMcpExpressApp(allowedHosts ? { host, allowedHosts } : { host });
-  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new Map<string, SessionEntry>();
+  /** Closes of sessions let go for idleness; `close()` waits for them. */
+  const closing = new Set<Promise<void>>();
+  let sweepTimer: NodeJS.Timeout | undefined;
   let closed = false;
+
+  /** Counts a request as activity of its session until its response ends. */
+  const track = (entry: SessionEntry, req: McpRequest, res: ServerResponse): void => {
+    entry.lastActive = now();
+    if (req.method === "GET") return;
+    entry.active += 1;
+    res.once("close", () => {
+      entry.active -= 1;
+      entry.lastActive = now();
+    });
+  };
+
+  /** Closes the sessions with no request in progress and none for `sessionIdleTimeoutMs`. */
+  const sweep = (): void => {
+    const time = now();
+    for (const [id, entry] of sessions) {
+      if (entry.active > 0 || time - entry.lastActive < sessionIdleTimeoutMs) continue;
+      sessions.delete(id);
+      const done: Promise<void> = entry.transport
+        .close()
+        .catch(() => undefined)
+        .finally(() => closing.delete(done));
+      closing.add(done);
+    }
+    if (sessions.size === 0) stopSweeping();
+  };
+
+  const stopSweeping = (): void => {
+    if (sweepTimer) clearInterval(sweepTimer);
+    sweepTimer = undefined;
+  };
 
   const handle = async (req: McpRequest, res: ServerResponse): Promise<void> => {
     if (closed) return sendError(res, 503, "The MCP server is shutting down.");
     const sessionId = header(req, "mcp-session-id");
-    const existing = sessionId ? transports.get(sessionId) : undefined;
-    if (existing) return existing.handleRequest(req, res, req.body);
+    const existing = sessionId ? sessions.get(sessionId) : undefined;
+    if (existing) {
+      track(existing, req, res);
+      return existing.transport.handleRequest(req, res, req.body);
+    }
     if (sessionId) return sendError(res, 404, "Session not found.");
     if (req.method !== "POST" || !isInitialize(req.body))
       return sendError(res, 400, "Bad Request: no valid session id; start with an initialize request.");
-    if (transports.size >= maxSessions) return sendError(res, 503, "Too many MCP sessions.");
+    sweep(); // sessions abandoned without a DELETE make room
+    if (sessions.size >= maxSessions) return sendError(res, 503, "Too many MCP sessions.");
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void transports.set(id, transport),
+      onsessioninitialized: (id) => {
+        sessions.set(id, entry);
+        if (!sweepTimer && !closed) {
+          // Idle sessions are closed also when no new client comes; the timer never keeps the process alive.
+          sweepTimer = setInterval(sweep, Math.min(sessionIdleTimeoutMs, MAX_SWEEP_INTERVAL_MS));
+          sweepTimer.unref();
+        }
+      },
     });
+    const entry: SessionEntry = { transport, active: 0, lastActive: now() };
     transport.onclose = () => {
-      if (transport.sessionId) transports.delete(transport.sessionId);
+      const id = transport.sessionId;
+      if (id && sessions.get(id) === entry) sessions.delete(id);
+      if (sessions.size === 0) stopSweeping();
     };
+    track(entry, req, res);
     await buildServer(toolHost).connect(transport);
     await transport.handleRequest(req, res, req.body);
   };
@@ -65,13 +143,14 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
   return {
     app,
     get sessionCount() {
-      return transports.size;
+      return sessions.size;
     },
     async close() {
       closed = true;
-      const open = [...transports.values()];
-      transports.clear();
-      await Promise.allSettled(open.map((t) => t.close()));
+      stopSweeping();
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.allSettled([...open.map((s) => s.transport.close()), ...closing]);
       await toolHost.close();
     },
   };

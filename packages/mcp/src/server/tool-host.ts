@@ -2,7 +2,6 @@ import {
   BaseAgent,
   BaseTool,
   ConfigurationError,
-  createEvent,
   getTextOf,
   InMemoryArtifactService,
   InMemoryRunner,
@@ -12,6 +11,7 @@ import {
   LlmAgent,
   newInvocationId,
   PluginManager,
+  TEMP_PREFIX,
   ToolContext,
   type Runner,
 } from "@agentkit/core";
@@ -34,6 +34,11 @@ export interface McpAgentServerOptions {
   runner?: Runner;
   /** The tool's name (default: the agent's name). */
   toolName?: string;
+  /**
+   * Keep the session each call runs in (e.g. in a persistent session service, as a record of the
+   * calls; deleting them is then the caller's job). Default false: it is deleted when the call ends.
+   */
+  keepSessions?: boolean;
   name?: string;
   version?: string;
   tools?: undefined;
@@ -81,7 +86,9 @@ function toolsHost(options: McpToolsServerOptions): ToolHost {
     });
   }
   const info = { name: options.name ?? "agentkit", version: options.version ?? "0.1.0" };
-  // One session holds the state tools write; its events keep state deltas (no model history).
+  // One session holds the state tools write, for every call of the endpoint. Only its state is
+  // kept: a tool's writes land in `session.state` as it makes them (see `State`), so no event is
+  // appended (an event per call would make the session grow for as long as the server runs).
   const sessionService = new InMemorySessionService();
   const artifactService = new InMemoryArtifactService();
   const agent = new LlmAgent({ name: "mcp_tools", tools: options.tools });
@@ -110,12 +117,10 @@ function toolsHost(options: McpToolsServerOptions): ToolHost {
         value = await tool.runAsync({ args, toolContext });
       } catch (error) {
         return errorResult(error instanceof Error ? error.message : String(error));
-      }
-      if (Object.keys(toolContext.actions.stateDelta).length > 0) {
-        await sessionService.appendEvent({
-          session,
-          event: createEvent({ invocationId, author: agent.name, actions: toolContext.actions }),
-        });
+      } finally {
+        // `temp:` keys live for one invocation, and each call is one.
+        for (const key of Object.keys(toolContext.actions.stateDelta))
+          if (key.startsWith(TEMP_PREFIX)) delete session.state[key];
       }
       return toCallToolResult(value);
     },
@@ -164,12 +169,11 @@ function agentHost(options: McpAgentServerOptions): ToolHost {
       } catch (error) {
         return errorResult(`Agent "${agent.name}" failed: ${error instanceof Error ? error.message : String(error)}`);
       } finally {
-        if (ownsRunner)
-          await runner.sessionService.deleteSession({
-            appName: runner.appName,
-            userId: USER_ID,
-            sessionId: session.id,
-          });
+        // Also with the caller's runner: a session per call kept forever grows with every call.
+        if (!options.keepSessions)
+          await runner.sessionService
+            .deleteSession({ appName: runner.appName, userId: USER_ID, sessionId: session.id })
+            .catch(() => undefined); // the answer stands; a session that could not be deleted stays
       }
       return { content: [{ type: "text", text: answer }] };
     },

@@ -26,14 +26,16 @@ export class McpAuthorizeTool extends BaseTool {
   }
 
   override async runAsync({ toolContext }: ToolRunRequest): Promise<unknown> {
-    const session = await this.userAuth.completePending(toolContext);
-    try {
-      const names = await listToolNames(session.manager, this.timeoutMs, toolContext.signal);
-      return { connected: true, server: this.host, tools: names };
-    } catch (error) {
-      if (!isUnauthorized(error)) throw error;
-      return this.userAuth.requestAuthorization(toolContext, session);
-    }
+    return this.userAuth.use(toolContext, async (session) => {
+      await this.userAuth.completePending(toolContext, session);
+      try {
+        const names = await listToolNames(session.manager, this.timeoutMs, toolContext.signal);
+        return { connected: true, server: this.host, tools: names };
+      } catch (error) {
+        if (!isUnauthorized(error)) throw error;
+        return this.userAuth.requestAuthorization(toolContext, session);
+      }
+    });
   }
 }
 

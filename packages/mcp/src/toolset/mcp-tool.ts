@@ -79,11 +79,31 @@ export class McpTool extends BaseTool {
   }
 
   override async runAsync({ args, toolContext }: ToolRunRequest): Promise<McpToolResponse | Record<string, unknown>> {
+    toolContext.signal?.throwIfAborted();
+    const userAuth = this.userAuth;
+    if (!userAuth) return this.call(this.session, args, toolContext);
+    // Per-user authorization: the call runs on the user's session, which stays in use until it ends.
+    return userAuth.use(toolContext, async (userSession) => {
+      await userAuth.completePending(toolContext, userSession);
+      try {
+        return await this.call(userSession.manager, args, toolContext);
+      } catch (error) {
+        // Not authorized (yet, or for this scope): ask the user; the call runs again afterwards.
+        if (!toolContext.signal?.aborted && isUnauthorized(error))
+          return userAuth.requestAuthorization(toolContext, userSession);
+        throw error;
+      }
+    });
+  }
+
+  /** One `tools/call` on `session`; a failure that is not an authorization refusal becomes `McpToolCallError`. */
+  private async call(
+    session: McpSessionManager,
+    args: Record<string, unknown> | undefined,
+    toolContext: ToolContext,
+  ): Promise<McpToolResponse> {
     const signal = toolContext.signal;
-    signal?.throwIfAborted();
     const onProgress = this.onProgress;
-    const userSession = this.userAuth ? await this.userAuth.completePending(toolContext) : undefined;
-    const session = userSession?.manager ?? this.session;
     // Progress arrives through the session's listeners, every notification before the result;
     // the SDK's `onprogress` (a no-op here) only makes it send a progress token and restart the
     // call's timer on progress.
@@ -107,10 +127,8 @@ export class McpTool extends BaseTool {
         signal,
       );
     } catch (error) {
-      // Not authorized (yet, or for this scope): ask the user; the call runs again afterwards.
-      if (userSession && !signal?.aborted && isUnauthorized(error))
-        return this.userAuth!.requestAuthorization(toolContext, userSession);
       if (signal?.aborted || error instanceof McpToolsetError) throw error;
+      if (this.userAuth && isUnauthorized(error)) throw error; // runAsync asks the user
       throw new McpToolCallError(
         this.name,
         `MCP tool "${this.mcpName}" failed ` +

@@ -7,7 +7,7 @@ import { McpSessionManager, type McpElicitationOptions } from "./mcp-session-man
 import { McpTool, type McpProgressHandler } from "./mcp-tool.js";
 import { checkMcpAuth, mcpAuthSchema, type McpAuthOptions } from "./mcp-auth-options.js";
 import { McpAuthorizeTool } from "./mcp-authorize-tool.js";
-import { isUnauthorized, McpUserAuth } from "./mcp-user-auth.js";
+import { isUnauthorized, McpUserAuth, type McpUserSessionOptions } from "./mcp-user-auth.js";
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 
@@ -34,6 +34,13 @@ export interface McpToolsetOptions {
    * false asks on every request.
    */
   cacheToolList?: boolean;
+  /**
+   * Bounds of the per-user sessions of `auth` (authorization code): at most `maxSessions`
+   * (default 100; the least recently used idle ones are closed beyond it), each closed after
+   * `idleTimeoutMs` unused (default 15 minutes). A session in use is never closed; a user whose
+   * session was closed gets a new one on their next call (their tokens stay in the credential service).
+   */
+  userSessions?: McpUserSessionOptions;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -57,6 +64,13 @@ const optionsSchema = z.object({
     .optional(),
   auth: mcpAuthSchema.optional(),
   cacheToolList: z.boolean().optional(),
+  userSessions: z
+    .strictObject({
+      maxSessions: z.number().int().positive().optional(),
+      idleTimeoutMs: z.number().int().positive().optional(),
+      now: z.custom<() => number>((v) => typeof v === "function", "must be a function").optional(),
+    })
+    .optional(),
 });
 
 /**
@@ -96,7 +110,7 @@ export class McpToolset extends BaseToolset {
       ...(auth?.grant === "client_credentials" ? { authProvider: machineProvider(auth) } : {}),
     });
     if (auth && auth.grant !== "client_credentials" && connection.type !== "stdio") {
-      this.userAuth = new McpUserAuth(auth, connection.url, sessionOptions);
+      this.userAuth = new McpUserAuth(auth, connection.url, sessionOptions, options.userSessions);
     }
   }
 
@@ -114,9 +128,12 @@ export class McpToolset extends BaseToolset {
         `The MCP toolset for ${this.serverName} authorizes per user: list its tools with the caller's context.`,
       );
     }
-    const session = this.userAuth && context ? this.userAuth.sessionFor(context).manager : this.session;
+    const userAuth = this.userAuth;
     try {
-      definitions = await session.listTools(this.timeoutMs, signal);
+      definitions =
+        userAuth && context
+          ? await userAuth.use(context, (s) => s.manager.listTools(this.timeoutMs, signal))
+          : await this.session.listTools(this.timeoutMs, signal);
     } catch (error) {
       if (this.userAuth && !signal?.aborted && isUnauthorized(error)) return [this.authorizeTool()];
       if (signal?.aborted || error instanceof McpToolsetError) throw error;

@@ -3,12 +3,38 @@ import { credentialDependenciesOfContext } from "@agentkit/core/internal";
 import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { McpAuthOptions } from "./mcp-auth-options.js";
 import { mcpCredentialKeys, McpUserOAuthProvider } from "./mcp-oauth-provider.js";
+import { McpSessionInitError } from "../errors/mcp-errors.js";
+import { describeServer } from "./connection-params.js";
 import { McpSessionManager, type McpSessionManagerOptions } from "./mcp-session-manager.js";
 
 interface UserSession {
+  /** `[appName, userId]`, its key in the sessions. */
+  key: string;
   manager: McpSessionManager;
   provider: McpUserOAuthProvider;
+  /** Uses in progress (a listing or a call): a session in use is never closed by the bounds. */
+  inUse: number;
+  /** When the last use started or ended (`now()`). */
+  lastUsed: number;
 }
+
+/** Bounds of the per-user sessions of one toolset (`McpToolsetOptions.userSessions`). */
+export interface McpUserSessionOptions {
+  /**
+   * Most user sessions kept open; beyond it the least recently used idle ones are closed (a user
+   * whose session was closed gets a new one on their next call). Default 100.
+   */
+  maxSessions?: number;
+  /** A user session unused for this long is closed. Default 15 minutes. */
+  idleTimeoutMs?: number;
+  /** The clock, in milliseconds (for tests). Default `Date.now`. */
+  now?: () => number;
+}
+
+const DEFAULT_MAX_USER_SESSIONS = 100;
+const DEFAULT_USER_SESSION_IDLE_MS = 15 * 60_000;
+/** The longest wait between two sweeps of idle sessions by the timer. */
+const MAX_SWEEP_INTERVAL_MS = 60_000;
 
 /** True when an MCP operation failed because the user has not (or no longer) authorized it. */
 export function isUnauthorized(error: unknown): boolean {
@@ -28,34 +54,51 @@ export function isUnauthorized(error: unknown): boolean {
  * comes back is redeemed here, with the SDK's own PKCE verifier, before the call runs again.
  */
 export class McpUserAuth {
+  /** Sessions by `[appName, userId]`, least recently used first. */
   private readonly sessions = new Map<string, UserSession>();
   private readonly keys: { record: string; code: string };
+  private readonly maxSessions: number;
+  private readonly idleTimeoutMs: number;
+  private readonly now: () => number;
+  /** Closes of sessions the bounds let go; `close()` waits for them. */
+  private readonly closing = new Set<Promise<void>>();
+  private sweepTimer?: NodeJS.Timeout;
+  private closed = false;
 
   constructor(
     private readonly options: McpAuthOptions,
     private readonly serverUrl: string,
     private readonly sessionOptions: Omit<McpSessionManagerOptions, "authProvider">,
+    bounds: McpUserSessionOptions = {},
   ) {
     this.keys = mcpCredentialKeys(serverUrl);
+    this.maxSessions = bounds.maxSessions ?? DEFAULT_MAX_USER_SESSIONS;
+    this.idleTimeoutMs = bounds.idleTimeoutMs ?? DEFAULT_USER_SESSION_IDLE_MS;
+    this.now = bounds.now ?? Date.now;
   }
 
-  /** The user's session, created on first use. */
-  sessionFor(context: ReadonlyContext): UserSession {
-    const key = JSON.stringify([context.appName, context.userId]);
-    let session = this.sessions.get(key);
-    if (!session) {
-      const { credentialService } = credentialDependenciesOfContext(context);
-      const provider = new McpUserOAuthProvider(this.options, this.serverUrl, credentialService, context);
-      session = { provider, manager: new McpSessionManager({ ...this.sessionOptions, authProvider: provider }) };
-      this.sessions.set(key, session);
+  /**
+   * Runs `use` on the user's session (created on first use). While it runs the session is in use:
+   * the bounds never close it. Every use sweeps: sessions idle past `idleTimeoutMs` are closed,
+   * then the least recently used idle ones beyond `maxSessions`.
+   */
+  async use<T>(context: ReadonlyContext, use: (session: UserSession) => Promise<T>): Promise<T> {
+    const session = this.acquire(context);
+    try {
+      return await use(session);
+    } finally {
+      session.inUse -= 1;
+      session.lastUsed = this.now();
+      if (this.sessions.get(session.key) === session) {
+        this.sessions.delete(session.key); // the most recently used again
+        this.sessions.set(session.key, session);
+      }
+      this.sweep();
     }
-    session.provider.useContext(context);
-    return session;
   }
 
   /** Redeems an authorization code the user just delivered (if any), so the call can run. */
-  async completePending(toolContext: ToolContext): Promise<UserSession> {
-    const session = this.sessionFor(toolContext);
+  async completePending(toolContext: ToolContext, session: UserSession): Promise<void> {
     const config = this.codeConfig();
     const delivered = await toolContext.getCredential(config);
     const code = delivered?.oauth2?.authCode;
@@ -63,7 +106,6 @@ export class McpUserAuth {
       await toolContext.deleteCredential(config);
       await auth(session.provider, { serverUrl: this.serverUrl, authorizationCode: code });
     }
-    return session;
   }
 
   /**
@@ -95,10 +137,77 @@ export class McpUserAuth {
     };
   }
 
+  /** Closes every user's session (also those in use: the toolset is closing). Safe to call twice. */
   async close(): Promise<void> {
+    this.closed = true;
+    this.stopSweeping();
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
-    await Promise.all(sessions.map((s) => s.manager.close()));
+    await Promise.all([...sessions.map((s) => s.manager.close()), ...this.closing]);
+  }
+
+  /** The user's session, most recently used from now on, in use until the caller's `use` ends. */
+  private acquire(context: ReadonlyContext): UserSession {
+    if (this.closed) {
+      const server = describeServer(this.sessionOptions.connection);
+      throw new McpSessionInitError(server, `The MCP toolset for ${server} is closed; create a new McpToolset.`);
+    }
+    const key = JSON.stringify([context.appName, context.userId]);
+    let session = this.sessions.get(key);
+    if (session) {
+      this.sessions.delete(key); // re-inserted last: the most recently used
+    } else {
+      const { credentialService } = credentialDependenciesOfContext(context);
+      const provider = new McpUserOAuthProvider(this.options, this.serverUrl, credentialService, context);
+      const manager = new McpSessionManager({ ...this.sessionOptions, authProvider: provider });
+      session = { key, provider, manager, inUse: 0, lastUsed: 0 };
+    }
+    this.sessions.set(key, session);
+    session.inUse += 1;
+    session.lastUsed = this.now();
+    session.provider.useContext(context);
+    this.sweep();
+    return session;
+  }
+
+  /** Closes sessions idle past the timeout, then the least recently used idle ones beyond the maximum. */
+  private sweep(): void {
+    const now = this.now();
+    for (const session of this.sessions.values()) {
+      if (session.inUse === 0 && now - session.lastUsed >= this.idleTimeoutMs) this.release(session);
+    }
+    let excess = this.sessions.size - this.maxSessions;
+    for (const session of this.sessions.values()) {
+      if (excess <= 0) break;
+      if (session.inUse > 0) continue;
+      this.release(session);
+      excess -= 1;
+    }
+    if (this.sessions.size === 0) this.stopSweeping();
+    else if (!this.sweepTimer && !this.closed) {
+      // Idle sessions are closed also when no one calls; the timer never keeps the process alive.
+      this.sweepTimer = setInterval(() => this.sweep(), Math.min(this.idleTimeoutMs, MAX_SWEEP_INTERVAL_MS));
+      this.sweepTimer.unref();
+    }
+  }
+
+  /**
+   * Forgets an idle session and closes it in the background: its MCP session ends on the server
+   * (the close still needs the user's token, so the provider keeps the last call's context until
+   * then), and the session, its provider and that context are let go.
+   */
+  private release(session: UserSession): void {
+    this.sessions.delete(session.key);
+    const done: Promise<void> = session.manager
+      .close()
+      .catch(() => undefined)
+      .finally(() => this.closing.delete(done));
+    this.closing.add(done);
+  }
+
+  private stopSweeping(): void {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
   }
 
   private codeConfig() {
