@@ -129,3 +129,4 @@ export { credentialDependenciesOfContext } from "./auth/credential-request.js";
 export { maskSchemeCredentials } from "./auth/scheme-credentials.js";
 export type { CredentialDependencies } from "./auth/credential-manager.js";
 export { warmUpRuntime } from "./runner/warm-up-runtime.js";
+export { AbortScope } from "./concurrency/abort-scope.js";

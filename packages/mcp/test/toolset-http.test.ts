@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it } from "@jest/globals";
 import {
   McpSessionInitError,
@@ -64,6 +65,19 @@ describe.each([
     expect([[1], [1, 2]]).toContainEqual(progress.map((p) => p.progress));
     expect(s.seenHeaders.some((h) => h["x-test-token"] === "t-123")).toBe(true);
     expect(s.sessionCount()).toBe(1);
+  });
+
+  it("leaves no listener on the run's signal once its requests are answered", async () => {
+    const s = await server();
+    const set = toolset({ type, url: urlOf(s) });
+    const run = new AbortController();
+    const toolContext = await makeToolContext(run.signal);
+    for (let i = 0; i < 5; i++) {
+      const tool = (await set.getTools(toolContext)).find((t) => t.name === "add") as McpTool;
+      expect(await tool.runAsync({ args: { a: i, b: 1 }, toolContext })).toMatchObject({ text: String(i + 1) });
+    }
+    // The SDK listens on each request's signal and never stops: those are the calls' own now.
+    expect(getEventListeners(run.signal, "abort")).toHaveLength(0);
   });
 
   it("reconnects when the server restarts on the same port", async () => {

@@ -74,6 +74,16 @@ export class AbortScope {
     this.abort(reason);
   }
 
+  /**
+   * The work ended and nothing it started may be aborted now (a library that registers an abort
+   * listener per request and never removes it would act on an abort: an MCP client sends the
+   * server a cancellation): the scope stops following its parent, and its signal never aborts.
+   * The parent then holds nothing of it, whatever the library left on the scope's signal.
+   */
+  release(): void {
+    this.detach();
+  }
+
   private detach(): void {
     this.parent?.children.delete(this);
     this.parent = undefined;

@@ -59,6 +59,24 @@ describe("AbortScope", () => {
     expect(child.signal.reason).toBe(heard);
   });
 
+  it("releases a scope: it stops following its parent and its signal never aborts", () => {
+    const outside = new AbortController();
+    const released = AbortScope.under(outside.signal);
+    let fired = 0;
+    released.signal.addEventListener("abort", () => fired++);
+    released.release();
+    expect(abortListeners(outside.signal)).toBe(0);
+    outside.abort(new Error("later"));
+    expect(released.signal.aborted).toBe(false);
+    expect(fired).toBe(0);
+
+    const root = AbortScope.under(undefined);
+    const child = AbortScope.under(root.signal);
+    child.release();
+    root.abort(new Error("root stops"));
+    expect(child.signal.aborted).toBe(false);
+  });
+
   it("is aborted at once under a signal that already is, and detaches a scope aborted by its own abort", () => {
     const done = new AbortController();
     const reason = new Error("already");

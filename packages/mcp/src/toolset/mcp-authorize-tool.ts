@@ -2,6 +2,7 @@ import { BaseTool, type FunctionDeclaration, type ToolRunRequest } from "@agentk
 import type { McpUserAuth } from "./mcp-user-auth.js";
 import { isUnauthorized } from "./mcp-user-auth.js";
 import type { McpSessionManager } from "./mcp-session-manager.js";
+import { withRequestSignal } from "./request-signal.js";
 
 /**
  * Stands in for an MCP server's tools while the user has not authorized it: the server will not
@@ -40,6 +41,9 @@ export class McpAuthorizeTool extends BaseTool {
 }
 
 async function listToolNames(manager: McpSessionManager, timeout: number, signal?: AbortSignal): Promise<string[]> {
-  const result = await manager.run((client) => client.listTools(undefined, { timeout, signal }), signal);
+  const result = await manager.run(
+    (client) => withRequestSignal(signal, (own) => client.listTools(undefined, { timeout, signal: own })),
+    signal,
+  );
   return result.tools.map((t) => t.name);
 }

@@ -18,6 +18,7 @@ import {
 import { McpSessionInitError } from "../errors/mcp-errors.js";
 import { describeServer, type McpConnectionParameters } from "./connection-params.js";
 import { ProgressListeners, ProgressTap } from "./progress-tap.js";
+import { withRequestSignal } from "./request-signal.js";
 
 export interface McpSessionManagerOptions {
   connection: McpConnectionParameters;
@@ -230,7 +231,8 @@ async function listAllTools(client: Client, timeout: number, signal?: AbortSigna
   const all: McpToolDefinition[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 1000; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout, signal });
+    const params = cursor === undefined ? undefined : { cursor };
+    const result = await withRequestSignal(signal, (own) => client.listTools(params, { timeout, signal: own }));
     all.push(...result.tools);
     cursor = result.nextCursor;
     if (!cursor) break;

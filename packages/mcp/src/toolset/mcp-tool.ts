@@ -10,6 +10,7 @@ import { McpToolCallError, McpToolsetError } from "../errors/mcp-errors.js";
 import type { McpSessionManager } from "./mcp-session-manager.js";
 import { isUnauthorized, type McpUserAuth } from "./mcp-user-auth.js";
 import { toToolResponse, type McpToolResponse } from "./result-conversion.js";
+import { withRequestSignal } from "./request-signal.js";
 import { toModelToolName, toParametersSchema } from "./schema-conversion.js";
 import { deepCopy } from "@agentkit/core/internal";
 
@@ -114,15 +115,17 @@ export class McpTool extends BaseTool {
     try {
       result = await session.run(
         (client) =>
-          client.callTool(
-            { name: this.mcpName, arguments: args ?? {}, ...(progress ? { _meta: progress.meta } : {}) },
-            undefined,
-            {
-              signal,
-              timeout: this.timeoutMs,
-              resetTimeoutOnProgress: true,
-              onprogress: progress ? () => undefined : undefined,
-            },
+          withRequestSignal(signal, (own) =>
+            client.callTool(
+              { name: this.mcpName, arguments: args ?? {}, ...(progress ? { _meta: progress.meta } : {}) },
+              undefined,
+              {
+                signal: own,
+                timeout: this.timeoutMs,
+                resetTimeoutOnProgress: true,
+                onprogress: progress ? () => undefined : undefined,
+              },
+            ),
           ),
         signal,
       );
