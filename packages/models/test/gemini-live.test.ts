@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import {
   createLlmRequest,
@@ -213,6 +214,22 @@ describe("Gemini live connection", () => {
       baseUrl: "http://127.0.0.1:1",
     });
     await expect(unreachable.connect(createLlmRequest())).rejects.toMatchObject({ category: "NETWORK" });
+  });
+
+  it("stops listening to the caller's signal once the connection closes, however it closed", async () => {
+    const controller = new AbortController();
+    const listeners = () => getEventListeners(controller.signal, "abort").length;
+    // A signal that outlives its connections, as a live run's does across transfers.
+    const first = await model.connect(createLlmRequest(), { signal: controller.signal });
+    const second = await model.connect(createLlmRequest(), { signal: controller.signal });
+    expect(listeners()).toBe(2);
+    await first.close();
+    expect(listeners()).toBe(1);
+    // The service ends the second one.
+    server.onMessage((_message, socket) => socket.close(1000, "bye"));
+    await second.sendContent({ role: "user", parts: [{ text: "bye" }] });
+    await readUntil(second, () => false);
+    expect(listeners()).toBe(0);
   });
 
   it("closes the session when the caller's signal aborts", async () => {

@@ -32,6 +32,8 @@ export async function resolveAgentCard(
         signal: options.signal,
       });
       if (!response.ok) {
+        // An unread body holds its connection until the collector finds it: let it go now.
+        await response.body?.cancel().catch(() => undefined);
         throw new AgentCardResolutionError(
           `Fetching the agent card at ${location.url} failed with HTTP ${response.status}.`,
           { source },

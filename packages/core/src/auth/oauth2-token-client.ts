@@ -114,7 +114,11 @@ export async function discoverOpenIdConfig(
       headers: { accept: "application/json" },
       signal: options.signal,
     });
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    if (!response.ok) {
+      // An unread body holds its connection until the collector finds it: let it go now.
+      await response.body?.cancel().catch(() => undefined);
+      throw new Error(`HTTP ${response.status}`);
+    }
     doc = (await response.json()) as Record<string, unknown>;
   } catch (error) {
     throw new CredentialError(

@@ -66,6 +66,8 @@ export class GeminiLiveConnection implements BaseLlmConnection {
   private ended = false;
   private text = "";
   private thoughtText = "";
+  /** Stops closing on the caller's abort: the signal may outlive this connection (a live run transfers). */
+  private stopFollowing: (() => void) | undefined;
 
   private constructor(private readonly options: LiveOpenOptions) {}
 
@@ -102,7 +104,12 @@ export class GeminiLiveConnection implements BaseLlmConnection {
         ? error
         : liveError(error instanceof Error ? error.message : String(error), error);
     }
-    options.signal?.addEventListener("abort", () => void connection.close(), { once: true });
+    const signal = options.signal;
+    if (signal) {
+      const onAbort = () => void connection.close();
+      signal.addEventListener("abort", onAbort, { once: true });
+      connection.stopFollowing = () => signal.removeEventListener("abort", onAbort);
+    }
     return connection;
   }
 
@@ -146,6 +153,7 @@ export class GeminiLiveConnection implements BaseLlmConnection {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    this.stopFollowing?.();
     this.options.onClose?.(this);
     try {
       this.session?.close();
@@ -253,6 +261,7 @@ export class GeminiLiveConnection implements BaseLlmConnection {
 
   private onSocketClose(code: number | undefined, reason: string | undefined): void {
     this.ended = true;
+    this.stopFollowing?.();
     this.options.onClose?.(this);
     this.flushText();
     // 1000 (normal) and 1005 (no status) are orderly; anything else while we did not close is a failure.

@@ -1,4 +1,5 @@
 import { ConfigurationError, SessionError } from "@agentkit/core";
+import { AbortScope } from "@agentkit/core/internal";
 
 /** A Google-style error body: `{ error: { code, message, status } }`. */
 interface ApiErrorBody {
@@ -92,33 +93,45 @@ export class ManagedHttpClient {
       }
       headers.authorization = `Bearer ${token}`;
     }
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const signal = AbortSignal.any([this.closing.signal, timeout]);
+    // A signal of the request's own under the service's: `AbortSignal.any` of the service-long
+    // signal would keep one composite per request on it until the collector's finalization.
+    const request = AbortScope.under(this.closing.signal);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      request.abort(new DOMException(`timed out after ${this.options.timeoutMs} ms`, "TimeoutError"));
+    }, this.options.timeoutMs);
+    timer.unref();
     let response: Response;
+    let text: string;
     try {
-      response = await this.options.fetch(url, {
-        method,
-        headers,
-        signal,
-        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-      });
-    } catch (cause) {
-      if (this.closing.signal.aborted)
-        throw new SessionError("ManagedSessionService was closed during a request", {
-          code: "SESSION_SERVICE_CLOSED",
-          cause,
+      try {
+        response = await this.options.fetch(url, {
+          method,
+          headers,
+          signal: request.signal,
+          ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
         });
-      const timedOut = timeout.aborted;
-      throw new SessionError(
-        timedOut
-          ? `Managed session API ${method} ${url.pathname} timed out after ${this.options.timeoutMs} ms`
-          : `Managed session API ${method} ${url.pathname} ` +
-              `failed: ${cause instanceof Error ? cause.message : String(cause)}`,
-        { code: timedOut ? "MANAGED_SESSION_TIMEOUT" : "MANAGED_SESSION_UNAVAILABLE", cause },
-      );
+      } catch (cause) {
+        if (this.closing.signal.aborted)
+          throw new SessionError("ManagedSessionService was closed during a request", {
+            code: "SESSION_SERVICE_CLOSED",
+            cause,
+          });
+        throw new SessionError(
+          timedOut
+            ? `Managed session API ${method} ${url.pathname} timed out after ${this.options.timeoutMs} ms`
+            : `Managed session API ${method} ${url.pathname} ` +
+                `failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+          { code: timedOut ? "MANAGED_SESSION_TIMEOUT" : "MANAGED_SESSION_UNAVAILABLE", cause },
+        );
+      }
+      // The body can stall too: read it under the same signal (fetch ties it to the request's).
+      text = await response.text().catch(() => "");
+    } finally {
+      clearTimeout(timer);
+      request.release();
     }
-    // The body can stall too: read it under the same signal (fetch ties it to the request's).
-    const text = await response.text().catch(() => "");
     let parsed: unknown;
     try {
       parsed = text === "" ? {} : JSON.parse(text);

@@ -107,28 +107,12 @@ export class Api {
       body: JSON.stringify(body),
     });
     if (!response.ok || !response.body) throw new ApiError(response.status, await errorMessage(response));
-    const parser = new SseParser();
     let result: EvalSetResultJson | undefined;
-    const deliver = (frames: unknown[]) => {
-      for (const frame of frames) {
-        const error = frameError(frame);
-        if (error !== undefined) throw new ApiError(200, error);
-        const f = frame as { progress?: EvalProgress; result?: EvalSetResultJson };
-        if (f.progress) onProgress(f.progress);
-        if (f.result) result = f.result;
-      }
-    };
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        deliver(parser.push(value));
-      }
-      deliver(parser.end());
-    } finally {
-      reader.releaseLock();
-    }
+    await readSseFrames(response.body, (frame) => {
+      const f = frame as { progress?: EvalProgress; result?: EvalSetResultJson };
+      if (f.progress) onProgress(f.progress);
+      if (f.result) result = f.result;
+    });
     if (!result) throw new ApiError(200, "the eval run ended without a result");
     return result;
   }
@@ -145,25 +129,37 @@ export class Api {
       signal,
     });
     if (!response.ok || !response.body) throw new ApiError(response.status, await errorMessage(response));
-    const parser = new SseParser();
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    const deliver = (frames: unknown[]) => {
-      for (const frame of frames) {
-        const error = frameError(frame);
-        if (error !== undefined) throw new ApiError(200, error);
-        onEvent(frame as AgentEvent);
-      }
-    };
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        deliver(parser.push(value));
-      }
-      deliver(parser.end());
-    } finally {
-      reader.releaseLock();
+    await readSseFrames(response.body, (frame) => onEvent(frame as AgentEvent));
+  }
+}
+
+/**
+ * Hands each SSE frame of `body` to `onFrame` as it completes; a frame with `error` rejects with
+ * that message. When reading stops early (an error frame, a handler that threw) the stream is
+ * cancelled, so the connection closes and the server sees the client go instead of running on.
+ */
+async function readSseFrames(body: NonNullable<Response["body"]>, onFrame: (frame: unknown) => void): Promise<void> {
+  const parser = new SseParser();
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  const deliver = (frames: unknown[]) => {
+    for (const frame of frames) {
+      const error = frameError(frame);
+      if (error !== undefined) throw new ApiError(200, error);
+      onFrame(frame);
     }
+  };
+  let finished = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      deliver(parser.push(value));
+    }
+    finished = true;
+    deliver(parser.end());
+  } finally {
+    if (!finished) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
   }
 }
 
