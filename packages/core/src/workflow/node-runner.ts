@@ -125,14 +125,15 @@ async function* runAttempt(params: NodeRunParams, attempt: number): AsyncGenerat
     host,
   });
   let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const stopped = new Promise<never>((_, reject) => {
-    onAbort = () =>
-      reject(signal.reason instanceof Error ? signal.reason : new RunAbortedError({ cause: signal.reason }));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-  stopped.catch(() => {});
+  // An abort wakes the loop below, which then throws its reason. (Racing the channel against a
+  // promise pending for the whole attempt would add a reaction to it per wait: per event.)
+  let stopped: Error | undefined;
+  const onAbort = () => {
+    stopped = signal.reason instanceof Error ? signal.reason : new RunAbortedError({ cause: signal.reason });
+    channel.notify();
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
   if (node.timeoutMs !== undefined)
     timer = setTimeout(() => scope.abort(new NodeTimeoutError(node.name, node.timeoutMs!)), node.timeoutMs);
 
@@ -231,7 +232,9 @@ async function* runAttempt(params: NodeRunParams, attempt: number): AsyncGenerat
         continue;
       }
       if (result && children.size === 0) break;
-      await Promise.race([channel.waitForActivity(), stopped]);
+      if (stopped) throw stopped;
+      await channel.waitForActivity();
+      if (stopped) throw stopped;
     }
     await body;
     if (!result!.done) {
@@ -278,7 +281,7 @@ async function* runAttempt(params: NodeRunParams, attempt: number): AsyncGenerat
   } finally {
     if (timer) clearTimeout(timer);
     // The race against an abort is over: ending the scope need not reject it.
-    signal.removeEventListener("abort", onAbort!);
+    signal.removeEventListener("abort", onAbort);
     const ended = endedReason();
     scope.end(ended);
     channel.close(ended);
