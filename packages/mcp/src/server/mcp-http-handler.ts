@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { IdleSweeper } from "../idle-sweeper.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createMcpExpressApp } from "@modelcontextprotocol/sdk/server/express.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -48,8 +49,6 @@ interface SessionEntry {
 }
 
 const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
-/** The longest wait between two sweeps of idle sessions by the timer. */
-const MAX_SWEEP_INTERVAL_MS = 60_000;
 
 /** Serves agentkit tools or an agent over streamable HTTP (stateful sessions, one MCP server each). */
 export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
@@ -65,9 +64,6 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
   const toolHost = createToolHost(serverOptions as McpServerOptions);
   const app = createMcpExpressApp(allowedHosts ? { host, allowedHosts } : { host });
   const sessions = new Map<string, SessionEntry>();
-  /** Closes of sessions let go for idleness; `close()` waits for them. */
-  const closing = new Set<Promise<void>>();
-  let sweepTimer: NodeJS.Timeout | undefined;
   let closed = false;
 
   /** Counts a request as activity of its session until its response ends. */
@@ -87,19 +83,12 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     for (const [id, entry] of sessions) {
       if (entry.active > 0 || time - entry.lastActive < sessionIdleTimeoutMs) continue;
       sessions.delete(id);
-      const done: Promise<void> = entry.transport
-        .close()
-        .catch(() => undefined)
-        .finally(() => closing.delete(done));
-      closing.add(done);
+      sweeper.closeInBackground(() => entry.transport.close());
     }
-    if (sessions.size === 0) stopSweeping();
+    sweeper.update(sessions.size > 0);
   };
-
-  const stopSweeping = (): void => {
-    if (sweepTimer) clearInterval(sweepTimer);
-    sweepTimer = undefined;
-  };
+  /** The idle sweep's timer and the closes of the sessions it let go. */
+  const sweeper = new IdleSweeper(sweep, sessionIdleTimeoutMs);
 
   const handle = async (req: McpRequest, res: ServerResponse): Promise<void> => {
     if (closed) return sendError(res, 503, "The MCP server is shutting down.");
@@ -118,18 +107,14 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         sessions.set(id, entry);
-        if (!sweepTimer && !closed) {
-          // Idle sessions are closed also when no new client comes; the timer never keeps the process alive.
-          sweepTimer = setInterval(sweep, Math.min(sessionIdleTimeoutMs, MAX_SWEEP_INTERVAL_MS));
-          sweepTimer.unref();
-        }
+        sweeper.update(!closed);
       },
     });
     const entry: SessionEntry = { transport, active: 0, lastActive: now() };
     transport.onclose = () => {
       const id = transport.sessionId;
       if (id && sessions.get(id) === entry) sessions.delete(id);
-      if (sessions.size === 0) stopSweeping();
+      sweeper.update(sessions.size > 0);
     };
     track(entry, req, res);
     await buildServer(toolHost).connect(transport);
@@ -147,10 +132,9 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     },
     async close() {
       closed = true;
-      stopSweeping();
       const open = [...sessions.values()];
       sessions.clear();
-      await Promise.allSettled([...open.map((s) => s.transport.close()), ...closing]);
+      await Promise.allSettled([...open.map((s) => s.transport.close()), sweeper.drain()]);
       await toolHost.close();
     },
   };

@@ -6,6 +6,7 @@ import { mcpCredentialKeys, McpUserOAuthProvider } from "./mcp-oauth-provider.js
 import { McpSessionInitError } from "../errors/mcp-errors.js";
 import { describeServer } from "./connection-params.js";
 import { McpSessionManager, type McpSessionManagerOptions } from "./mcp-session-manager.js";
+import { IdleSweeper } from "../idle-sweeper.js";
 
 interface UserSession {
   /** `[appName, userId]`, its key in the sessions. */
@@ -33,8 +34,6 @@ export interface McpUserSessionOptions {
 
 const DEFAULT_MAX_USER_SESSIONS = 100;
 const DEFAULT_USER_SESSION_IDLE_MS = 15 * 60_000;
-/** The longest wait between two sweeps of idle sessions by the timer. */
-const MAX_SWEEP_INTERVAL_MS = 60_000;
 
 /** True when an MCP operation failed because the user has not (or no longer) authorized it. */
 export function isUnauthorized(error: unknown): boolean {
@@ -60,9 +59,8 @@ export class McpUserAuth {
   private readonly maxSessions: number;
   private readonly idleTimeoutMs: number;
   private readonly now: () => number;
-  /** Closes of sessions the bounds let go; `close()` waits for them. */
-  private readonly closing = new Set<Promise<void>>();
-  private sweepTimer?: NodeJS.Timeout;
+  /** The idle sweep's timer and the closes of the sessions it let go. */
+  private readonly sweeper: IdleSweeper;
   private closed = false;
 
   constructor(
@@ -75,6 +73,7 @@ export class McpUserAuth {
     this.maxSessions = bounds.maxSessions ?? DEFAULT_MAX_USER_SESSIONS;
     this.idleTimeoutMs = bounds.idleTimeoutMs ?? DEFAULT_USER_SESSION_IDLE_MS;
     this.now = bounds.now ?? Date.now;
+    this.sweeper = new IdleSweeper(() => this.sweep(), this.idleTimeoutMs);
   }
 
   /**
@@ -140,10 +139,9 @@ export class McpUserAuth {
   /** Closes every user's session (also those in use: the toolset is closing). Safe to call twice. */
   async close(): Promise<void> {
     this.closed = true;
-    this.stopSweeping();
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
-    await Promise.all([...sessions.map((s) => s.manager.close()), ...this.closing]);
+    await Promise.all([...sessions.map((s) => s.manager.close()), this.sweeper.drain()]);
   }
 
   /** The user's session, most recently used from now on, in use until the caller's `use` ends. */
@@ -183,12 +181,7 @@ export class McpUserAuth {
       this.release(session);
       excess -= 1;
     }
-    if (this.sessions.size === 0) this.stopSweeping();
-    else if (!this.sweepTimer && !this.closed) {
-      // Idle sessions are closed also when no one calls; the timer never keeps the process alive.
-      this.sweepTimer = setInterval(() => this.sweep(), Math.min(this.idleTimeoutMs, MAX_SWEEP_INTERVAL_MS));
-      this.sweepTimer.unref();
-    }
+    this.sweeper.update(this.sessions.size > 0 && !this.closed);
   }
 
   /**
@@ -198,16 +191,7 @@ export class McpUserAuth {
    */
   private release(session: UserSession): void {
     this.sessions.delete(session.key);
-    const done: Promise<void> = session.manager
-      .close()
-      .catch(() => undefined)
-      .finally(() => this.closing.delete(done));
-    this.closing.add(done);
-  }
-
-  private stopSweeping(): void {
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
-    this.sweepTimer = undefined;
+    this.sweeper.closeInBackground(() => session.manager.close());
   }
 
   private codeConfig() {
