@@ -216,6 +216,18 @@ describe("createMcpHttpHandler closes idle sessions", () => {
     return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, busy: () => busy };
   }
 
+  /** A server of at most two sessions, each closed 60 s after its last request on a clock the test sets. */
+  async function serveTwoSessions() {
+    let clock = 0;
+    const served = await serve({
+      tools: fixtureTools(),
+      maxSessions: 2,
+      sessionIdleTimeoutMs: 60_000,
+      now: () => clock,
+    });
+    return { ...served, setClock: (ms: number) => void (clock = ms) };
+  }
+
   async function connect(url: string): Promise<Client> {
     const client = new Client({ name: "test", version: "1" });
     // Closing the client does not end its session on the server (no DELETE): an abandoned session.
@@ -225,20 +237,14 @@ describe("createMcpHttpHandler closes idle sessions", () => {
   }
 
   it("makes room for new clients once abandoned sessions are idle past sessionIdleTimeoutMs", async () => {
-    let clock = 0;
-    const { url, busy } = await serve({
-      tools: fixtureTools(),
-      maxSessions: 2,
-      sessionIdleTimeoutMs: 60_000,
-      now: () => clock,
-    });
+    const { url, busy, setClock } = await serveTwoSessions();
     const first = await connect(url);
     await connect(url);
     await waitFor(() => busy() === 0);
     await expect(connect(url)).rejects.toThrow(/503|Too many/);
-    clock = 59_999;
+    setClock(59_999);
     await expect(connect(url)).rejects.toThrow(/503|Too many/);
-    clock = 60_000;
+    setClock(60_000);
     const third = await connect(url);
     expect((await third.callTool({ name: "multiply", arguments: { a: 2, b: 3 } })).structuredContent).toEqual({
       product: 6,
@@ -248,13 +254,7 @@ describe("createMcpHttpHandler closes idle sessions", () => {
   });
 
   it("keeps a session with a request in progress", async () => {
-    let clock = 0;
-    const { url, busy } = await serve({
-      tools: fixtureTools(),
-      maxSessions: 2,
-      sessionIdleTimeoutMs: 60_000,
-      now: () => clock,
-    });
+    const { url, busy, setClock } = await serveTwoSessions();
     const working = await connect(url);
     const idle = await connect(url);
     const controller = new AbortController();
@@ -265,7 +265,7 @@ describe("createMcpHttpHandler closes idle sessions", () => {
     waiting.catch(() => undefined); // awaited below; not unhandled if the test fails before
     await started;
     await waitFor(() => busy() === 1); // only the call in progress
-    clock = 120_000;
+    setClock(120_000);
     const third = await connect(url); // the idle session made room; the busy one stayed
     expect((await working.callTool({ name: "multiply", arguments: { a: 3, b: 3 } })).structuredContent).toEqual({
       product: 9,

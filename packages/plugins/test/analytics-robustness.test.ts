@@ -11,17 +11,10 @@ import {
   type AnalyticsRow,
   type AnalyticsSink,
 } from "../src/index.js";
+import { MemorySink } from "./analytics-fixtures.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agentkit-analytics-robust-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-class MemorySink implements AnalyticsSink {
-  rows: AnalyticsRow[] = [];
-  async writeRows(rows: readonly AnalyticsRow[]) {
-    this.rows.push(...rows);
-  }
-  async close() {}
-}
 
 /** Writes hang until the plugin aborts the signal (then reject, as a well-behaved sink does). */
 class HungSink implements AnalyticsSink {

@@ -14,7 +14,8 @@ import {
 } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { startOAuthProvider, type OAuthTestProvider } from "@agentkit/test-support/oauth-provider";
-import { AnalyticsPlugin, LoggingPlugin, type AnalyticsRow, type AnalyticsSink } from "../src/index.js";
+import { AnalyticsPlugin, LoggingPlugin } from "../src/index.js";
+import { MemorySink } from "./analytics-fixtures.js";
 
 const REDIRECT = "http://127.0.0.1/callback";
 let provider: OAuthTestProvider;
@@ -24,14 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await provider?.close();
 });
-
-class MemorySink implements AnalyticsSink {
-  readonly rows: AnalyticsRow[] = [];
-  async writeRows(rows: readonly AnalyticsRow[]) {
-    this.rows.push(...rows);
-  }
-  async close() {}
-}
 
 describe("secrets in analytics rows and logs", () => {
   it("are never written during an OAuth flow", async () => {
