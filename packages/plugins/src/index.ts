@@ -30,7 +30,7 @@ export {
   type AnalyticsRetryConfig,
   type ContentFormatter,
 } from "./analytics/analytics-plugin.js";
-export { AnalyticsCloseTimeoutError } from "./analytics/abortable.js";
+export { AnalyticsCloseTimeoutError, AnalyticsQueueFullError } from "./analytics/analytics-errors.js";
 export { JsonlAnalyticsSink, type JsonlAnalyticsSinkOptions } from "./analytics/jsonl-analytics-sink.js";
 export {
   ANALYTICS_COLUMNS,

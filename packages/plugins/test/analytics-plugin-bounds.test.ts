@@ -14,7 +14,7 @@ import {
   type ToolContext,
 } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
-import { AnalyticsPlugin } from "../src/index.js";
+import { AnalyticsPlugin, AnalyticsQueueFullError } from "../src/index.js";
 import { MemorySink, WEATHER_RUN_ROWS, weatherAgent } from "./analytics-fixtures.js";
 import { runOnce } from "./helpers.js";
 
@@ -219,7 +219,14 @@ describe("AnalyticsPlugin bounds the rows it holds for a slow sink", () => {
     const sink = new MemorySink();
     const gate = deferred();
     sink.gate = gate.promise; // the sink accepts nothing until released
-    const plugin = new AnalyticsPlugin({ sink, maxQueueSize: 12, batchSize: 4, batchFlushInterval: "1h" });
+    const reports: [unknown, number][] = [];
+    const plugin = new AnalyticsPlugin({
+      sink,
+      maxQueueSize: 12,
+      batchSize: 4,
+      batchFlushInterval: "1h",
+      onError: (error, info) => reports.push([error, info.droppedRows]),
+    });
     let runner: InMemoryRunner | undefined;
     const invocations: string[] = [];
     for (let run = 1; run <= 5; run++) {
@@ -230,6 +237,11 @@ describe("AnalyticsPlugin bounds the rows it holds for a slow sink", () => {
       expect(plugin.droppedRows).toBe(Math.max(0, 11 * run - 12));
       expect(plugin.writtenRows).toBe(0);
     }
+    // Told once when dropping started, not once per dropped row.
+    expect(reports).toHaveLength(1);
+    expect(reports[0]![0]).toBeInstanceOf(AnalyticsQueueFullError);
+    expect((reports[0]![0] as AnalyticsQueueFullError).code).toBe("ANALYTICS_QUEUE_FULL");
+    expect(reports[0]![1]).toBe(1);
     gate.resolve();
     await plugin.flush();
     // The rows held when the sink stalled are written, in order; the new rows past them were dropped.
@@ -238,9 +250,39 @@ describe("AnalyticsPlugin bounds the rows it holds for a slow sink", () => {
     expect(sink.batches).toEqual([4, 4, 4]);
     expect(sink.rows.map((r) => r.event_type)).toEqual([...WEATHER_RUN_ROWS, "USER_MESSAGE_RECEIVED"]);
     expect(sink.rows.map((r) => r.invocation_id)).toEqual([...Array(11).fill(invocations[0]), invocations[1]]);
-    // Once the sink caught up there is room again.
+    // Once the sink caught up there is room again; the first row that fits ends the overflow, and
+    // the rest of its drops are reported then, so the reports add up to every dropped row.
     await runOnce(weatherAgent(), [plugin], "again");
     await runner!.close();
     expect(plugin.writtenRows).toBe(12 + 11);
+    expect(reports.map(([error, rows]) => [(error as AnalyticsQueueFullError).code, rows])).toEqual([
+      ["ANALYTICS_QUEUE_FULL", 1],
+      ["ANALYTICS_QUEUE_FULL", 55 - 12 - 1],
+    ]);
+  });
+
+  it("reports the rest of an overflow when it closes during one", async () => {
+    const sink = new MemorySink();
+    const gate = deferred();
+    sink.gate = gate.promise;
+    const reports: [unknown, number][] = [];
+    const plugin = new AnalyticsPlugin({
+      sink,
+      maxQueueSize: 3,
+      batchSize: 1000,
+      batchFlushInterval: "1h",
+      closeTimeout: 10_000,
+      onError: (error, info) => reports.push([error, info.droppedRows]),
+    });
+    const { runner } = await runOnce(weatherAgent(), [plugin], "hi");
+    expect(plugin.droppedRows).toBe(8);
+    expect(reports.map(([, rows]) => rows)).toEqual([1]);
+    gate.resolve();
+    await runner.close();
+    expect(reports.map(([error, rows]) => [(error as AnalyticsQueueFullError).message, rows])).toEqual([
+      [expect.stringContaining("3 rows are waiting for the sink (maxQueueSize)"), 1],
+      ["AnalyticsPlugin: 7 more row(s) were dropped while the queue was full.", 7],
+    ]);
+    expect(sink.rows).toHaveLength(3);
   });
 });

@@ -163,7 +163,13 @@ describe("AnalyticsPlugin", () => {
   it("bounds its queue, does nothing when disabled, and validates its configuration", async () => {
     const sink = new MemorySink();
     sink.gate = new Promise(() => undefined);
-    const bounded = new AnalyticsPlugin({ sink, maxQueueSize: 3, batchSize: 1000, batchFlushInterval: "1h" });
+    const bounded = new AnalyticsPlugin({
+      sink,
+      maxQueueSize: 3,
+      batchSize: 1000,
+      batchFlushInterval: "1h",
+      onError: () => undefined,
+    });
     await runOnce(weatherAgent(), [bounded], "hi");
     expect(bounded.droppedRows).toBe(8);
 

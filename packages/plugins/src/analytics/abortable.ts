@@ -1,12 +1,4 @@
-import { AgentKitError } from "@agentkit/core";
 import { cycleChecker } from "@agentkit/core/internal";
-
-/** The analytics sink did not finish within `closeTimeout`; its signal was aborted. */
-export class AnalyticsCloseTimeoutError extends AgentKitError {
-  constructor(message: string) {
-    super("ANALYTICS_CLOSE_TIMEOUT", message);
-  }
-}
 
 /** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
 export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {

@@ -46,7 +46,9 @@ export interface AnalyticsPluginOptions {
   maxQueueSize?: number;
   /**
    * Told about rows given up: a batch after its retries, a row whose contentFormatter
-   * threw, rows left at a close timeout (default: one line on stderr).
+   * threw, rows dropped while `maxQueueSize` rows were held (`AnalyticsQueueFullError`, once when
+   * dropping starts and once for the rest when it ends), rows left at a close timeout (default:
+   * one line on stderr).
    */
   onError?: (error: unknown, info: { droppedRows: number }) => void;
   /**

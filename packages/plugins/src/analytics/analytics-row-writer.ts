@@ -1,5 +1,6 @@
 import { retry } from "@agentkit/core/internal";
-import { AnalyticsCloseTimeoutError, settlesWithin } from "./abortable.js";
+import { settlesWithin } from "./abortable.js";
+import { AnalyticsCloseTimeoutError, AnalyticsQueueFullError } from "./analytics-errors.js";
 import type { AnalyticsRow, AnalyticsSink } from "./analytics-row.js";
 
 export interface AnalyticsRowWriterOptions {
@@ -43,6 +44,8 @@ export class AnalyticsRowWriter {
   private closed = false;
   /** Rows handed to the write chain (batches waiting or being written) and not finished yet. */
   private pendingRows = 0;
+  /** Rows dropped since the queue last had room: the first was reported, the rest are reported when it ends. */
+  private overflowDrops = 0;
   /** Set when close() timed out: the rows still pending were counted as dropped then. */
   private gaveUp = false;
   private readonly abort = new AbortController();
@@ -64,8 +67,18 @@ export class AnalyticsRowWriter {
   push(row: AnalyticsRow): void {
     if (this.queue.length + this.pendingRows >= this.options.maxQueueSize) {
       this.droppedRows++;
+      // Reported when dropping starts, then once for the rest when it stops: never per row.
+      if (this.overflowDrops++ === 0)
+        this.report(
+          new AnalyticsQueueFullError(
+            `AnalyticsPlugin: ${this.options.maxQueueSize} rows are waiting for the sink (maxQueueSize); ` +
+              "new rows are dropped until it catches up.",
+          ),
+          1,
+        );
       return;
     }
+    this.endOverflow();
     this.queue.push(row);
     if (this.queue.length >= this.options.batchSize) this.scheduleBatch();
     else this.ensureTimer();
@@ -90,6 +103,7 @@ export class AnalyticsRowWriter {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.endOverflow();
     clearInterval(this.timer);
     this.timer = undefined;
     const { closeTimeoutMs } = this.options;
@@ -120,6 +134,17 @@ export class AnalyticsRowWriter {
         0,
       );
     }
+  }
+
+  /** Ends an overflow: reports the rows dropped after the first (which was reported when it began). */
+  private endOverflow(): void {
+    const rest = this.overflowDrops - 1;
+    this.overflowDrops = 0;
+    if (rest > 0)
+      this.report(
+        new AnalyticsQueueFullError(`AnalyticsPlugin: ${rest} more row(s) were dropped while the queue was full.`),
+        rest,
+      );
   }
 
   /** Calls `onError`, which must never break the plugin either. */
