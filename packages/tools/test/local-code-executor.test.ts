@@ -109,6 +109,37 @@ describe("LocalCodeExecutor (javascript)", () => {
     expect(result.stderr).toBe("Execution timed out after 5000 ms; the process was killed.");
   });
 
+  it("returns when the code exits although a process it started outside its group holds the output", async () => {
+    // The grandchild starts a session of its own (detached), so killing the group misses it, and
+    // it inherits stdout and stderr: waiting for the pipes to close would wait out its 60 s.
+    const spawning = new LocalCodeExecutor({ language: "javascript", restrictFileSystem: false });
+    const code = [
+      "const { spawn } = await import('node:child_process');",
+      "const c = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { detached: true, stdio: ['ignore', 'inherit', 'inherit'] });",
+      "console.log(c.pid);",
+      "c.unref();",
+    ].join("\n");
+    const started = Date.now();
+    const result = await run(spawning, code);
+    const grandchild = Number(result.stdout.trim());
+    try {
+      expect(grandchild).toBeGreaterThan(0);
+      expect(result.stderr).toBe(
+        "A process the code started outside its process group kept the output open; it was not waited for.",
+      );
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      if (grandchild > 0) {
+        try {
+          process.kill(grandchild, "SIGKILL");
+        } catch {
+          // already gone
+        }
+        await exited(grandchild);
+      }
+    }
+  }, 30_000);
+
   it("enforces the memory limit", async () => {
     const small = new LocalCodeExecutor({ language: "javascript", memoryLimitMb: 32 });
     const result = await run(small, "const keep = []; while (true) keep.push(new Array(1e6).fill(Math.random()));");

@@ -136,6 +136,8 @@ export class LocalCodeExecutor extends BaseCodeExecutor {
             : `Process exited with code ${String(outcome.exitCode)}.`,
         );
       }
+      if (outcome.outputAbandoned)
+        notes.push("A process the code started outside its process group kept the output open; it was not waited for.");
       if (notes.length > 0) stderr = [stderr.trimEnd(), ...notes].filter((s) => s !== "").join("\n");
       let stdout = outcome.stdout;
       if (output.skipped.length > 0) stdout += `\n[output files not collected (limits): ${output.skipped.join(", ")}]`;

@@ -18,12 +18,25 @@ export interface ProcessOutcome {
   signal: NodeJS.Signals | null;
   timedOut: boolean;
   aborted: boolean;
+  /**
+   * The output was still held open after the process exited and its group was killed: by a
+   * process the code started in a session of its own (outside the group, so not killed). Its
+   * streams were closed after `OUTPUT_GRACE_MS` instead of waiting for it.
+   */
+  outputAbandoned: boolean;
 }
+
+/**
+ * How long the output may stay open after the process exited and its group was killed. Only a
+ * process that left the group (`setsid`, a daemon) can still hold it: it is not waited for.
+ */
+export const OUTPUT_GRACE_MS = 1000;
 
 /**
  * Runs a command in its own process group and always reaps it: on timeout or abort, and
  * also after a normal exit (to take down anything the code left running in the background),
- * the whole group gets SIGKILL. Resolves once every stream is closed.
+ * the whole group gets SIGKILL. Resolves once every stream is closed, or `OUTPUT_GRACE_MS` after
+ * the exit if a process outside the group still holds them.
  */
 export function runProcess(options: RunProcessOptions): Promise<ProcessOutcome> {
   return new Promise((resolve, reject) => {
@@ -37,6 +50,8 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessOutcome> 
     const stderr = new Capped(options.maxOutputBytes);
     let timedOut = false;
     let aborted = false;
+    let outputAbandoned = false;
+    let grace: NodeJS.Timeout | undefined;
     const killGroup = () => {
       if (child.pid === undefined) return;
       try {
@@ -58,7 +73,15 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessOutcome> 
 
     child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-    child.on("exit", killGroup);
+    child.on("exit", () => {
+      killGroup();
+      // Whatever still holds the pipes left the group: close them rather than wait for it.
+      grace = setTimeout(() => {
+        outputAbandoned = true;
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, OUTPUT_GRACE_MS);
+    });
     child.on("error", (error) => {
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
@@ -66,8 +89,9 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessOutcome> 
     });
     child.on("close", (exitCode, signal) => {
       clearTimeout(timer);
+      clearTimeout(grace);
       options.signal?.removeEventListener("abort", onAbort);
-      resolve({ stdout: stdout.text(), stderr: stderr.text(), exitCode, signal, timedOut, aborted });
+      resolve({ stdout: stdout.text(), stderr: stderr.text(), exitCode, signal, timedOut, aborted, outputAbandoned });
     });
   });
 }
