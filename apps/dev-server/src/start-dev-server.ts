@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { settleInOrder } from "@agentkit/core/internal";
 import { devUiDir } from "@agentkit/dev-ui";
 import { createModelRegistry } from "@agentkit/models";
 import {
@@ -188,20 +189,27 @@ export async function startDevServer(options: StartDevServerOptions): Promise<Ru
       port,
       apps,
       warmedUp,
-      async close() {
-        await server.close();
-        await traces?.shutdown();
-        // Bounded: a receiver that is down delays shutdown by at most the export's timeout.
-        await otel?.export.shutdown();
-        await loader.close();
-        await services.close();
-      },
+      // Each step runs even when one before it failed (an app's plugin whose close throws must
+      // not leave the database pools and clients open); the failures are thrown at the end.
+      close: () =>
+        settleInOrder(
+          [
+            () => server.close(),
+            () => traces?.shutdown(),
+            // Bounded: a receiver that is down delays shutdown by at most the export's timeout.
+            () => otel?.export.shutdown(),
+            () => loader.close(),
+            () => services.close(),
+          ],
+          (n) => `Closing the dev server: ${n} steps failed`,
+        ),
     };
   } catch (error) {
-    await traces?.shutdown();
-    await otel?.export.shutdown();
-    await loader.close();
-    await services.close();
+    // The start-up error is the one to report; a failure to clean up after it is not.
+    await settleInOrder(
+      [() => traces?.shutdown(), () => otel?.export.shutdown(), () => loader.close(), () => services.close()],
+      (n) => `${n} clean-up steps failed`,
+    ).catch(() => undefined);
     throw error;
   }
 }

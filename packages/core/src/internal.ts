@@ -130,3 +130,4 @@ export { maskSchemeCredentials } from "./auth/scheme-credentials.js";
 export type { CredentialDependencies } from "./auth/credential-manager.js";
 export { warmUpRuntime } from "./runner/warm-up-runtime.js";
 export { AbortScope } from "./concurrency/abort-scope.js";
+export { settleAll, settleInOrder, throwFailures } from "./concurrency/settle-all.js";

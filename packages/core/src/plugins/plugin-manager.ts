@@ -1,3 +1,4 @@
+import { throwFailures } from "../concurrency/settle-all.js";
 import { AgentKitError, ConfigurationError } from "../errors/agentkit-error.js";
 import { NOTHING } from "../agents/callbacks.js";
 import { BasePlugin, type PluginHookName } from "./base-plugin.js";
@@ -102,7 +103,7 @@ export class PluginManager {
         failures.push(new PluginError(plugin.name, hook, error));
       }
     }
-    throwFailures(failures, `${failures.length} plugins failed in ${hook}`);
+    throwFailures(failures, (n) => `${n} plugins failed in ${hook}`);
   }
 
   /** Closes every plugin; failures are collected and thrown together after all ran. */
@@ -111,11 +112,6 @@ export class PluginManager {
     const failures = results.flatMap((r, i) =>
       r.status === "rejected" ? [new PluginError(this.list[i]!.name, "close", r.reason)] : [],
     );
-    throwFailures(failures, `${failures.length} plugins failed to close`);
+    throwFailures(failures, (n) => `${n} plugins failed to close`);
   }
-}
-
-function throwFailures(failures: PluginError[], message: string): void {
-  if (failures.length === 1) throw failures[0];
-  if (failures.length > 1) throw new AggregateError(failures, message);
 }

@@ -1,4 +1,5 @@
 import { BaseAgent } from "../agents/base-agent.js";
+import { settleAll } from "../concurrency/settle-all.js";
 
 /**
  * Closes an agent tree: the root (whose `close()` closes its sub-agents and each agent its
@@ -7,10 +8,10 @@ import { BaseAgent } from "../agents/base-agent.js";
  */
 export async function closeAgentTree(root: BaseAgent): Promise<void> {
   const { roots } = walkAgentTree(root);
-  const results = await Promise.allSettled([...roots].map((a) => a.close()));
-  const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
-  if (failures.length === 1) throw failures[0];
-  if (failures.length > 1) throw new AggregateError(failures, `${failures.length} agents failed to close`);
+  await settleAll(
+    [...roots].map((a) => a.close()),
+    (n) => `${n} agents failed to close`,
+  );
 }
 
 /**

@@ -44,6 +44,7 @@ import { SessionUsageCache } from "../usage/session-usage-cache.js";
 import { InMemoryCredentialService, type BaseCredentialService } from "../auth/base-credential-service.js";
 import { CredentialExchangerRegistry } from "../auth/credential-exchangers.js";
 import { sessionEvents } from "../sessions/session-events.js";
+import { settleAll } from "../concurrency/settle-all.js";
 
 // A runner's steps live in files of their own: its options (runner-options.ts) and settings
 // (runner-settings.ts), the session of a run (load-run-session.ts) and its root context
@@ -293,10 +294,10 @@ export class Runner {
   private async closeNow(): Promise<void> {
     this.contentsCache.clear();
     this.usageCache.clear();
-    const results = await Promise.allSettled([this.pluginManager.close(), closeAgentTree(this.agent)]);
-    const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
-    if (failures.length === 1) throw failures[0];
-    if (failures.length > 1) throw new AggregateError(failures, "Runner.close: several resources failed to close");
+    await settleAll(
+      [this.pluginManager.close(), closeAgentTree(this.agent)],
+      () => "Runner.close: several resources failed to close",
+    );
   }
 
   private assertOpen(): void {
