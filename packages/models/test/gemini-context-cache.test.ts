@@ -236,6 +236,37 @@ describe("Gemini context caching", () => {
     expect(server.deletedCaches).toEqual(["cachedContents/cache-1"]);
   });
 
+  it("does not hold the call on deleting the replaced cache when the service never answers the delete", async () => {
+    server.stallCacheDeletes = true;
+    const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
+    const config = { cacheIntervals: 1 };
+    await call(model, request(1, config));
+    // Used up after one request: the second one replaces cache-1, whose DELETE is never answered.
+    const second = await call(model, request(2, config));
+    expect(second.content?.parts?.[0]?.text).toBe("ok");
+    expect(second.cacheMetadata).toMatchObject({ cacheName: "cachedContents/cache-2", invocationsUsed: 1 });
+    await server.stalledRequest;
+    expect(server.requests.filter((r) => r.method === "DELETE").map((r) => r.path)).toEqual([
+      "/v1beta/cachedContents/cache-1",
+    ]);
+  });
+
+  it("bounds close() by timeoutMs when the service never answers the deletes, and gives them up", async () => {
+    server.stallCacheDeletes = true;
+    const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl, timeoutMs: 1_000 });
+    const config = { cacheIntervals: 1 };
+    await call(model, request(1, config));
+    await call(model, request(2, config));
+    await server.stalledRequest;
+    // Deletes cache-2 and waits for the background delete of cache-1: neither is ever answered.
+    await model.close();
+    await server.stalledClosed;
+    expect(server.requests.filter((r) => r.method === "DELETE").map((r) => r.path)).toEqual([
+      "/v1beta/cachedContents/cache-1",
+      "/v1beta/cachedContents/cache-2",
+    ]);
+  });
+
   it("works in streaming mode too", async () => {
     const model = new Gemini({ model: "gemini-2.5-flash", apiKey: "k", baseUrl });
     server.reply({

@@ -232,6 +232,31 @@ describe("Gemini live connection", () => {
     expect(listeners()).toBe(0);
   });
 
+  it("gives up opening on the caller's abort when the service never completes the setup, closing the socket", async () => {
+    server.withholdSetupComplete = true;
+    const controller = new AbortController();
+    const opening = model.connect(createLlmRequest(), { signal: controller.signal });
+    await server.setupReceived;
+    controller.abort();
+    await expect(opening).rejects.toMatchObject({ category: "CANCELLED" });
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    expect(typeof (await server.sessions[0]!.closed)).toBe("number");
+  });
+
+  it("times out opening after timeoutMs when the service never completes the setup, closing the socket", async () => {
+    server.withholdSetupComplete = true;
+    const slow = new Gemini({ model: "gemini-live-2.5-flash-preview", apiKey: "live-key", baseUrl, timeoutMs: 500 });
+    try {
+      await expect(slow.connect(createLlmRequest())).rejects.toMatchObject({ category: "TIMEOUT", retryable: true });
+      // The socket the server accepted is closed (on a loaded machine the deadline may even pass
+      // before the handshake completes, and the server then sees none).
+      expect(server.sessions.length).toBeLessThanOrEqual(1);
+      for (const session of server.sessions) expect(typeof (await session.closed)).toBe("number");
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("closes the session when the caller's signal aborts", async () => {
     const controller = new AbortController();
     const connection = await model.connect(createLlmRequest(), { signal: controller.signal });

@@ -10,6 +10,7 @@ import {
   type LlmRequest,
   type LlmResponse,
 } from "@agentkit/core";
+import { callSignal } from "../call-signal.js";
 import { CallObserver } from "../framework/call-observer.js";
 import { ConversionIssues } from "../framework/conversion-issues.js";
 import {
@@ -91,9 +92,14 @@ export class AiSdkModel extends BaseLlm {
       this.languageModel.specificationVersion,
     );
     issues.settle();
-    const signal = options.signal ?? request.config.abortSignal;
-    if (signal) callOptions.abortSignal = signal;
-    yield* stream ? this.streamCall(callOptions, issues, signal) : this.generateCall(callOptions, issues);
+    // The caller's signal and the request's own abortSignal both cancel the call.
+    const call = callSignal(options.signal, request.config.abortSignal);
+    try {
+      if (call.signal) callOptions.abortSignal = call.signal;
+      yield* stream ? this.streamCall(callOptions, issues, call.signal) : this.generateCall(callOptions, issues);
+    } finally {
+      call.release();
+    }
   }
 
   private async *generateCall(

@@ -12,6 +12,7 @@ import { toProviderError } from "./error-mapping.js";
 import { stripProviderPrefix, toAnthropicRequest } from "./request-conversion.js";
 import { AnthropicStreamAccumulator, fromAnthropicMessage } from "./response-conversion.js";
 import { abortSafeFetch } from "../errors/abort-safe-fetch.js";
+import { callSignal } from "../call-signal.js";
 
 /**
  * A Claude model over Anthropic's Messages API. Credentials: `apiKey` option, then
@@ -39,10 +40,23 @@ export class AnthropicModel extends BaseLlm {
     stream = false,
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
+    // The caller's signal and the request's own abortSignal both cancel the call.
+    const call = callSignal(options.signal, request.config.abortSignal);
+    try {
+      yield* this.generate(request, stream, call.signal);
+    } finally {
+      call.release();
+    }
+  }
+
+  private async *generate(
+    request: LlmRequest,
+    stream: boolean,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<LlmResponse, void, void> {
     const client = this.getClient();
     // The configured model, not `request.model`: an agent may name a model this adapter does not serve.
     const params = toAnthropicRequest(request, this.model, this.options);
-    const signal = options.signal ?? request.config.abortSignal;
     const requestOptions = signal ? { signal } : {};
     if (!stream) {
       let message: Anthropic.Messages.Message;

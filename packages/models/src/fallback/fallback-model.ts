@@ -9,6 +9,8 @@ import {
   type LlmRequest,
   type LlmResponse,
 } from "@agentkit/core";
+import { settleAll } from "@agentkit/core/internal";
+import { callSignal } from "../call-signal.js";
 import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 import { classifyFailure } from "../retry/retry-policy.js";
 import {
@@ -119,7 +121,21 @@ export class FallbackModel extends BaseLlm {
     stream?: boolean,
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
-    const signal = options.signal ?? request.config.abortSignal;
+    // The caller's signal and the request's own abortSignal both cancel the call.
+    const call = callSignal(options.signal, request.config.abortSignal);
+    try {
+      yield* this.generate(request, stream, call.signal ? { ...options, signal: call.signal } : options);
+    } finally {
+      call.release();
+    }
+  }
+
+  private async *generate(
+    request: LlmRequest,
+    stream: boolean | undefined,
+    options: GenerateContentOptions,
+  ): AsyncGenerator<LlmResponse, void, void> {
+    const signal = options.signal;
     const given: { model: string; code: string }[] = [];
     let lastFailure: unknown;
     for (let i = 0; i < this.entries.length; i++) {
@@ -183,18 +199,18 @@ export class FallbackModel extends BaseLlm {
 
   /** Warms every wrapped model: a failover should not pay for loading the next adapter. */
   override async warmUp(): Promise<void> {
-    const results = await Promise.allSettled(this.entries.map((e) => e.model.warmUp()));
-    const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
-    if (failures.length === 1) throw failures[0];
-    if (failures.length > 1) throw new AggregateError(failures, `${this.model}: several models failed to warm up`);
+    await settleAll(
+      this.entries.map((e) => e.model.warmUp()),
+      () => `${this.model}: several models failed to warm up`,
+    );
   }
 
   /** Closes every wrapped model (all are tried; failures are thrown together). */
   override async close(): Promise<void> {
-    const results = await Promise.allSettled(this.entries.map((e) => e.model.close()));
-    const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
-    if (failures.length === 1) throw failures[0];
-    if (failures.length > 1) throw new AggregateError(failures, `${this.model}: several models failed to close`);
+    await settleAll(
+      this.entries.map((e) => e.model.close()),
+      () => `${this.model}: several models failed to close`,
+    );
   }
 
   private classify(

@@ -9,6 +9,12 @@ export const DEFAULT_CACHE_TTL_SECONDS = 1800;
 const EXPIRY_MARGIN_MS = 5_000;
 /** How many conversations' cache states one model remembers. */
 const MAX_REMEMBERED = 64;
+/**
+ * How long deleting a cache may take (the replaced one, in the background; the live ones on
+ * `close`) unless the model's `timeoutMs` is shorter. Past it the delete is given up: the cache
+ * expires at its TTL anyway.
+ */
+export const DEFAULT_CACHE_DELETE_TIMEOUT_MS = 10_000;
 
 /** What a response tells the next request about the context cache (`LlmResponse.cacheMetadata`). */
 export interface GeminiCacheMetadata {
@@ -48,10 +54,14 @@ export class GeminiContextCache {
   private readonly remembered = new Map<string, { key: string; metadata: GeminiCacheMetadata }>();
   /** Caches this model made and has not deleted, by name, with their expiry (epoch ms); `close` deletes the live ones. */
   private readonly created = new Map<string, number>();
+  /** Deletes of replaced caches still under way (`close` waits for them). */
+  private readonly deleting = new Set<Promise<void>>();
 
+  /** `deleteTimeoutMs`: the bound of each delete request (and of `close`). */
   constructor(
     private readonly client: () => GoogleGenAI,
     private readonly now: () => number = Date.now,
+    private readonly deleteTimeoutMs: number = DEFAULT_CACHE_DELETE_TIMEOUT_MS,
   ) {}
 
   /** `ignorePrior`: start over (the cache the state names turned out to be gone). */
@@ -73,7 +83,9 @@ export class GeminiContextCache {
           metadata: { ...prior, invocationsUsed: prior.invocationsUsed + 1 },
         };
       }
-      await this.delete(prior.cacheName);
+      // The request does not wait for it: a service slow to answer (or never answering) the
+      // delete must not hold the model call.
+      this.deleteInBackground(prior.cacheName);
     }
 
     const count = contents.length - 1;
@@ -165,12 +177,23 @@ export class GeminiContextCache {
     this.created.delete(name);
   }
 
-  /** Deletes the caches this model created that are still alive (best effort). */
+  /**
+   * Deletes the caches this model created that are still alive and waits for the deletes of
+   * replaced ones (best effort, at most `deleteTimeoutMs`: a service that does not answer cannot
+   * hold it).
+   */
   async close(): Promise<void> {
     this.dropExpired(this.now());
     const names = [...this.created.keys()];
     this.remembered.clear();
-    await Promise.all(names.map((name) => this.delete(name)));
+    const all = Promise.all([...this.deleting, ...names.map((name) => this.delete(name))]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.deleteTimeoutMs)));
+    try {
+      await Promise.race([all, bound]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
@@ -210,12 +233,18 @@ export class GeminiContextCache {
     return fingerprintOf(params, prior.contentsCount) === prior.fingerprint;
   }
 
+  private deleteInBackground(name: string): void {
+    const pending: Promise<void> = this.delete(name).finally(() => this.deleting.delete(pending));
+    this.deleting.add(pending);
+  }
+
+  /** Never rejects; gives up after `deleteTimeoutMs`. */
   private async delete(name: string): Promise<void> {
     this.forget(name);
     try {
-      await this.client().caches.delete({ name });
+      await this.client().caches.delete({ name, config: { abortSignal: AbortSignal.timeout(this.deleteTimeoutMs) } });
     } catch {
-      // Already expired or deleted: nothing to release.
+      // Already expired or deleted (nothing to release), or no answer in time (it expires at its TTL).
     }
   }
 }

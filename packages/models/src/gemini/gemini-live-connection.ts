@@ -1,7 +1,9 @@
 import type {
   FunctionResponse as GenaiFunctionResponse,
   GoogleGenAI,
+  Live,
   LiveConnectConfig,
+  LiveConnectParameters,
   LiveServerMessage,
   Session,
 } from "@google/genai";
@@ -33,9 +35,14 @@ const LIVE_CONFIG_KEYS = [
   "mediaResolution",
 ];
 
+/** How long opening a live session (the socket and the service's `setupComplete`) may take without `timeoutMs`. */
+const DEFAULT_LIVE_CONNECT_TIMEOUT_MS = 30_000;
+
 export interface LiveOpenOptions {
   vertex: boolean;
   signal?: AbortSignal;
+  /** Bound of opening the session (default `DEFAULT_LIVE_CONNECT_TIMEOUT_MS`). */
+  timeoutMs?: number;
   onClose?: (connection: GeminiLiveConnection) => void;
 }
 
@@ -77,28 +84,26 @@ export class GeminiLiveConnection implements BaseLlmConnection {
     request: LlmRequest,
     options: LiveOpenOptions,
   ): Promise<GeminiLiveConnection> {
-    if (options.signal?.aborted) {
-      throw new ProviderError({
-        category: ErrorCategory.CANCELLED,
-        provider: "gemini",
-        message: "The Gemini live connection was cancelled before it opened.",
-        cause: options.signal.reason,
-      });
-    }
+    if (options.signal?.aborted) throw cancelledBeforeOpen(options.signal.reason);
     const connection = new GeminiLiveConnection(options);
     try {
-      connection.session = await client.live.connect({
-        model: stripModelPrefix(model),
-        config: toLiveConnectConfig(request),
-        callbacks: {
-          onmessage: (message) => connection.onMessage(message),
-          onerror: (event) =>
-            connection.push({
-              error: liveError(`the Live API socket failed: ${event?.message ?? "WebSocket error"}`, event?.error),
-            }),
-          onclose: (event) => connection.onSocketClose(event?.code, event?.reason),
+      connection.session = await connectWithin(
+        client,
+        {
+          model: stripModelPrefix(model),
+          config: toLiveConnectConfig(request),
+          callbacks: {
+            onmessage: (message) => connection.onMessage(message),
+            onerror: (event) =>
+              connection.push({
+                error: liveError(`the Live API socket failed: ${event?.message ?? "WebSocket error"}`, event?.error),
+              }),
+            onclose: (event) => connection.onSocketClose(event?.code, event?.reason),
+          },
         },
-      });
+        options.signal,
+        options.timeoutMs ?? DEFAULT_LIVE_CONNECT_TIMEOUT_MS,
+      );
     } catch (error) {
       throw error instanceof AgentKitError
         ? error
@@ -281,6 +286,111 @@ export class GeminiLiveConnection implements BaseLlmConnection {
     this.wake = undefined;
     wake?.();
   }
+}
+
+/** The part of the SDK's WebSocket factory (`Live`'s) that `connectWithin` wraps. */
+interface LiveSocketFactory {
+  create(url: string, headers: Record<string, string>, callbacks: unknown): { close(): void };
+}
+
+/**
+ * `live.connect` (the socket opened, the setup sent, the service's `setupComplete` back), given
+ * up on the caller's abort (CANCELLED) or after `timeoutMs` (TIMEOUT). The SDK offers neither a
+ * signal nor a timeout for it, and gives no handle on the socket until it resolves: a view of
+ * `client.live` with its socket factory wrapped notes the socket it makes, so a session given up
+ * on is closed at once (a peer that never completes the setup would otherwise keep it open).
+ * Should the SDK keep its factory elsewhere, the session is closed when `connect` resolves.
+ */
+async function connectWithin(
+  client: GoogleGenAI,
+  params: LiveConnectParameters,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<Session> {
+  let socket: { close(): void } | undefined;
+  let abandoned = false;
+  const live = tapSockets(client.live, (created) => {
+    socket = created;
+    // Made after the call was given up (`connect` was still preparing): closed once it connects.
+    if (abandoned) queueMicrotask(() => closeQuietly(created));
+  });
+  const connecting = live.connect(params);
+  return await new Promise<Session>((resolve, reject) => {
+    let settled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => giveUp(cancelledBeforeOpen(signal?.reason));
+    const finish = () => {
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    const giveUp = (error: ProviderError) => {
+      if (settled) return;
+      finish();
+      abandoned = true;
+      if (socket) closeQuietly(socket);
+      reject(error);
+    };
+    connecting.then(
+      (session) => {
+        if (settled) closeQuietly(session);
+        else {
+          finish();
+          resolve(session);
+        }
+      },
+      (error: unknown) => {
+        if (settled) return;
+        finish();
+        reject(error);
+      },
+    );
+    timer = setTimeout(
+      () =>
+        giveUp(
+          new ProviderError({
+            category: ErrorCategory.TIMEOUT,
+            provider: "gemini",
+            message:
+              `The Gemini live connection did not open within ${timeoutMs} ms (no setupComplete from the service). ` +
+              `Raise the timeoutMs option if it keeps happening.`,
+          }),
+        ),
+      timeoutMs,
+    );
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** `live` with its WebSocket factory wrapped to report each socket it makes (`live` itself unchanged). */
+function tapSockets(live: Live, onCreate: (socket: { close(): void }) => void): Live {
+  const factory = (live as unknown as { webSocketFactory?: LiveSocketFactory }).webSocketFactory;
+  if (typeof factory?.create !== "function") return live;
+  const tapped: LiveSocketFactory = {
+    create: (url, headers, callbacks) => {
+      const socket = factory.create(url, headers, callbacks);
+      onCreate(socket);
+      return socket;
+    },
+  };
+  return Object.create(live, { webSocketFactory: { value: tapped } }) as Live;
+}
+
+function closeQuietly(socket: { close(): void }): void {
+  try {
+    socket.close();
+  } catch {
+    // Not connected yet or already closed.
+  }
+}
+
+function cancelledBeforeOpen(reason: unknown): ProviderError {
+  return new ProviderError({
+    category: ErrorCategory.CANCELLED,
+    provider: "gemini",
+    message: "The Gemini live connection was cancelled before it opened.",
+    cause: reason,
+  });
 }
 
 function liveError(message: string, cause: unknown): unknown {

@@ -14,7 +14,8 @@ import {
 import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 import { retryStream } from "@agentkit/core/internal";
 import { providerRetryOptions, resolveRetryPolicy, type RetryPolicy } from "../retry/retry-policy.js";
-import { GeminiContextCache, type PreparedRequest } from "./context-cache.js";
+import { callSignal } from "../call-signal.js";
+import { DEFAULT_CACHE_DELETE_TIMEOUT_MS, GeminiContextCache, type PreparedRequest } from "./context-cache.js";
 import { isMissingCache, toProviderError, type FailedResponseFacts } from "./error-mapping.js";
 import { createGeminiFetch } from "./gemini-fetch.js";
 import {
@@ -44,7 +45,7 @@ export class Gemini extends BaseLlm {
   private readonly env: Record<string, string | undefined> | undefined;
   private client: GoogleGenAI | undefined;
   private backend: GeminiBackend | undefined;
-  private readonly cache = new GeminiContextCache(() => this.getClient());
+  private readonly cache: GeminiContextCache;
   private readonly connections = new Set<GeminiLiveConnection>();
 
   /** `env` replaces `process.env` for the settings' fallbacks (tests, embedding). */
@@ -59,6 +60,11 @@ export class Gemini extends BaseLlm {
     this.options = parsed;
     this.env = env;
     this.retryPolicy = resolveRetryPolicy({ maxAttempts: 1, ...parsed.retry });
+    this.cache = new GeminiContextCache(
+      () => this.getClient(),
+      Date.now,
+      Math.min(parsed.timeoutMs ?? DEFAULT_CACHE_DELETE_TIMEOUT_MS, DEFAULT_CACHE_DELETE_TIMEOUT_MS),
+    );
   }
 
   /** Whether requests go to Vertex AI (resolves the settings; throws `ConfigurationError` when incomplete). */
@@ -71,18 +77,25 @@ export class Gemini extends BaseLlm {
     stream = false,
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
-    const signal = options.signal ?? request.config.abortSignal;
-    // After output was yielded a retry would repeat it; only a clean failure is retried.
-    yield* retryStream(
-      () => this.generateOnce(request, stream, signal),
-      providerRetryOptions("gemini", { policy: this.retryPolicy, ...(signal ? { signal } : {}) }),
-    );
+    // The caller's signal and the request's own abortSignal both cancel the call.
+    const call = callSignal(options.signal, request.config.abortSignal);
+    const signal = call.signal;
+    try {
+      // After output was yielded a retry would repeat it; only a clean failure is retried.
+      yield* retryStream(
+        () => this.generateOnce(request, stream, signal),
+        providerRetryOptions("gemini", { policy: this.retryPolicy, ...(signal ? { signal } : {}) }),
+      );
+    } finally {
+      call.release();
+    }
   }
 
   override async connect(request: LlmRequest, options: GenerateContentOptions = {}): Promise<BaseLlmConnection> {
     const connection = await GeminiLiveConnection.open(this.getClient(), this.model, request, {
       vertex: this.vertexai,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
       onClose: (c) => this.connections.delete(c),
     });
     this.connections.add(connection);

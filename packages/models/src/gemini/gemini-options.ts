@@ -37,7 +37,10 @@ export const geminiOptionsSchema = z.object({
   apiVersion: z.string().min(1).optional(),
   /** Retries inside the model (same rules as `RetryingModel`); off by default. */
   retry: retryPolicySchema.optional(),
-  /** Per-request timeout in milliseconds. */
+  /**
+   * Per-request timeout in milliseconds. It also bounds opening a live session (default 30 s)
+   * and deleting a context cache (default 10 s, whichever is shorter).
+   */
   timeoutMs: z.number().int().positive().optional(),
   /** Extra headers on every request (and on the live WebSocket handshake). */
   headers: z.record(z.string(), z.string()).optional(),

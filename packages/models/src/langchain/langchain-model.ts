@@ -7,6 +7,7 @@ import {
   type LlmRequest,
   type LlmResponse,
 } from "@agentkit/core";
+import { callSignal } from "../call-signal.js";
 import { CallObserver } from "../framework/call-observer.js";
 import { ConversionIssues } from "../framework/conversion-issues.js";
 import {
@@ -78,7 +79,13 @@ export class LangChainModel extends BaseLlm {
     const observer = new CallObserver(this.settings, ADAPTER, this.model, stream, request);
     const issues = new ConversionIssues(ADAPTER, this.settings.validation);
     observer.setIssues(issues.list);
-    yield* observer.observe(() => this.call(request, stream, options.signal ?? request.config.abortSignal, issues));
+    // The caller's signal and the request's own abortSignal both cancel the call.
+    const call = callSignal(options.signal, request.config.abortSignal);
+    try {
+      yield* observer.observe(() => this.call(request, stream, call.signal, issues));
+    } finally {
+      call.release();
+    }
   }
 
   private async *call(

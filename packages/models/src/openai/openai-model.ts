@@ -18,6 +18,7 @@ import { toResponsesParams } from "./responses-request-conversion.js";
 import { fromResponsesResult, ResponsesStreamAccumulator } from "./responses-response-conversion.js";
 import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 import { abortSafeFetch } from "../errors/abort-safe-fetch.js";
+import { callSignal } from "../call-signal.js";
 
 /**
  * An OpenAI model over the Chat Completions API (default) or, with `api: "responses"`, the
@@ -50,10 +51,21 @@ export class OpenAIModel extends BaseLlm {
     stream = false,
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
-    const client = this.getClient();
     // The caller's signal and the request's own abortSignal both cancel the call.
-    const signals = [options.signal, request.config.abortSignal].filter((s): s is AbortSignal => s !== undefined);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const call = callSignal(options.signal, request.config.abortSignal);
+    try {
+      yield* this.generate(request, stream, call.signal);
+    } finally {
+      call.release();
+    }
+  }
+
+  private async *generate(
+    request: LlmRequest,
+    stream: boolean,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<LlmResponse, void, void> {
+    const client = this.getClient();
     const requestOptions = signal ? { signal } : {};
     if (this.options.api === "responses") {
       yield* this.generateWithResponses(client, request, stream, requestOptions);

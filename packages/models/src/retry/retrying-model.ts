@@ -6,6 +6,7 @@ import {
   type LlmResponse,
 } from "@agentkit/core";
 import { retryStream } from "@agentkit/core/internal";
+import { callSignal } from "../call-signal.js";
 import { providerRetryOptions, resolveRetryPolicy, type RetryEvent, type RetryPolicy } from "./retry-policy.js";
 
 export interface RetryingModelOptions {
@@ -40,15 +41,22 @@ export class RetryingModel extends BaseLlm {
     stream?: boolean,
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
-    const signal = options.signal ?? request.config.abortSignal;
-    yield* retryStream(
-      () => this.inner.generateContentAsync(request, stream, options),
-      providerRetryOptions(this.options.provider ?? this.model, {
-        ...this.options,
-        policy: this.policy,
-        ...(signal ? { signal } : {}),
-      }),
-    );
+    // The caller's signal and the request's own abortSignal both cancel the call and its waits.
+    const call = callSignal(options.signal, request.config.abortSignal);
+    const signal = call.signal;
+    const innerOptions = signal ? { ...options, signal } : options;
+    try {
+      yield* retryStream(
+        () => this.inner.generateContentAsync(request, stream, innerOptions),
+        providerRetryOptions(this.options.provider ?? this.model, {
+          ...this.options,
+          policy: this.policy,
+          ...(signal ? { signal } : {}),
+        }),
+      );
+    } finally {
+      call.release();
+    }
   }
 
   override connect(request: LlmRequest, options?: GenerateContentOptions): Promise<BaseLlmConnection> {
