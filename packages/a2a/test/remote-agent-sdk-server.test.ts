@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { InMemoryRunner, RunAbortedError, getTextOf, type Event } from "@agentkit/core";
+import {
+  BasePlugin,
+  InMemoryRunner,
+  RunAbortedError,
+  getTextOf,
+  type CallbackContext,
+  type Event,
+} from "@agentkit/core";
 import {
   A2AClientError,
   AdkMetadataKey,
@@ -7,7 +14,9 @@ import {
   RemoteA2aAgent,
   type A2aTransportName,
 } from "../src/index.js";
-import { TRANSPORTS, startSdkServer } from "./helpers.js";
+import express from "express";
+import { AGENT_CARD_PATH } from "@a2a-js/sdk";
+import { TRANSPORTS, listen, startSdkServer, type Listening } from "./helpers.js";
 import { collect } from "@agentkit/test-support/collect";
 
 type Server = Awaited<ReturnType<typeof startSdkServer>>;
@@ -196,6 +205,109 @@ describe("RemoteA2aAgent failures", () => {
     }
   });
 });
+
+describe("RemoteA2aAgent card fetch shared by concurrent runs", () => {
+  let server: Server;
+  let slowCard: HeldCardServer;
+  beforeAll(async () => {
+    server = await startSdkServer();
+    slowCard = await heldCardServer(server.url);
+  });
+  afterAll(async () => {
+    await slowCard.close();
+    await server.close();
+  });
+
+  const start = (runner: InMemoryRunner, sessionId: string, text: string, signal?: AbortSignal) =>
+    collect(
+      runner.runAsync({ userId: "u", sessionId, newMessage: text, signal, runConfig: { autoCreateSession: true } }),
+    ).catch((e: unknown) => e);
+
+  it("a run aborted during the first card fetch fails alone: the run that started with it completes", async () => {
+    const agent = new RemoteA2aAgent({ name: "remote", agentCard: slowCard.url, streaming: false });
+    const entered = new Set<string>();
+    const runner = new InMemoryRunner({ agent, appName: "app", plugins: [new AgentEntered(entered)] });
+    try {
+      const before = slowCard.fetches();
+      slowCard.hold();
+      const controller = new AbortController();
+      // Run A starts the card fetch (with its signal); run B starts while it is under way and waits for it.
+      const aborted = start(runner, "s-a", "echo a", controller.signal);
+      await waitFor(() => slowCard.fetches() > before);
+      const other = start(runner, "s-b", "echo b");
+      await waitFor(() => entered.has("s-b"));
+      // From the agent's entry to the shared fetch B only awaits promises (in-memory services):
+      // once the event loop turns, it waits for the fetch A started.
+      await new Promise((r) => setImmediate(r));
+      controller.abort();
+      expect(await aborted).toBeInstanceOf(RunAbortedError);
+      slowCard.release();
+      const events = await other;
+      expect(events).not.toBeInstanceOf(Error);
+      expect((events as Event[]).map((e) => getTextOf(e.content))).toEqual(["echo: b"]);
+      expect(slowCard.fetches() - before).toBe(1); // one card fetch for both runs
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it("a card fetch abandoned by every run that waited for it is not reused: the next run fetches again", async () => {
+    const agent = new RemoteA2aAgent({ name: "remote", agentCard: slowCard.url, streaming: false });
+    const runner = new InMemoryRunner({ agent, appName: "app" });
+    try {
+      const before = slowCard.fetches();
+      slowCard.hold();
+      const controller = new AbortController();
+      const aborted = start(runner, "s-a", "echo a", controller.signal);
+      await waitFor(() => slowCard.fetches() > before);
+      controller.abort();
+      expect(await aborted).toBeInstanceOf(RunAbortedError);
+      slowCard.release();
+      const events = await start(runner, "s-b", "echo b");
+      expect((events as Event[]).map((e) => getTextOf(e.content))).toEqual(["echo: b"]);
+      expect(slowCard.fetches() - before).toBe(2);
+    } finally {
+      await runner.close();
+    }
+  });
+});
+
+/** Records the sessions whose run reached the agent. */
+class AgentEntered extends BasePlugin {
+  constructor(private readonly sessions: Set<string>) {
+    super("agent_entered");
+  }
+  override beforeAgentCallback({ context }: { context: CallbackContext }): undefined {
+    this.sessions.add(context.session.id);
+    return undefined;
+  }
+}
+
+type HeldCardServer = Listening & { fetches: () => number; hold: () => void; release: () => void };
+
+/**
+ * A server whose card endpoint holds each request made after `hold()` until `release()`, then
+ * answers with `target`'s card; counts the requests.
+ */
+async function heldCardServer(target: string): Promise<HeldCardServer> {
+  let fetches = 0;
+  let gate = Promise.resolve();
+  let release = () => {};
+  const hold = () => {
+    gate = new Promise<void>((r) => (release = r));
+  };
+  const app = express();
+  app.get(`/${AGENT_CARD_PATH}`, async (_req, res) => {
+    fetches += 1;
+    await gate;
+    const upstream = await fetch(`${target}/${AGENT_CARD_PATH}`);
+    res
+      .status(upstream.status)
+      .type("application/json")
+      .send(await upstream.text());
+  });
+  return { ...(await listen(app)), fetches: () => fetches, hold, release: () => release() };
+}
 
 /** Polls until `check` holds; no deadline of its own (a condition that never holds fails by the test timeout). */
 async function waitFor(check: () => boolean): Promise<void> {

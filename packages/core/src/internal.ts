@@ -131,3 +131,4 @@ export type { CredentialDependencies } from "./auth/credential-manager.js";
 export { warmUpRuntime } from "./runner/warm-up-runtime.js";
 export { AbortScope } from "./concurrency/abort-scope.js";
 export { settleAll, settleInOrder, throwFailures } from "./concurrency/settle-all.js";
+export { untilAborted } from "./concurrency/until-aborted.js";

@@ -10,7 +10,10 @@ import {
 } from "../src/index.js";
 import { createServer, connect as connectTcp, type Server as TcpServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
-import { PIXEL_PNG_BASE64 } from "./fixtures/fixture-server.js";
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { ConfigurationError, RunAbortedError } from "@agentkit/core";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { PIXEL_PNG_BASE64, fixtureStats } from "./fixtures/fixture-server.js";
 import { startFixtureHttpServer, type FixtureHttpServer } from "./fixtures/http-server.js";
 import { makeToolContext, waitFor } from "./helpers.js";
 
@@ -27,7 +30,7 @@ async function server(port?: number): Promise<FixtureHttpServer> {
 
 function toolset(
   connection: McpConnectionParameters,
-  extra: { onProgress?: (p: McpProgress) => void } = {},
+  extra: { onProgress?: (p: McpProgress) => void; timeoutMs?: number; maxTotalTimeoutMs?: number } = {},
 ): McpToolset {
   const set = new McpToolset({ connection, ...extra });
   cleanup.push(() => set.close());
@@ -139,6 +142,127 @@ describe("McpToolset HTTP failures", () => {
     expect(s.sessionsOpened()).toBe(0);
   });
 });
+
+describe("McpToolset time limits", () => {
+  it.each(["sse", "streamable-http"] as const)(
+    "over %s, ends a call whose server reports progress forever after maxTotalTimeoutMs, and cancels it on the server",
+    async (type) => {
+      const s = await server();
+      const progress: McpProgress[] = [];
+      const set = toolset(
+        { type, url: type === "sse" ? s.sseUrl : s.mcpUrl },
+        { timeoutMs: 1000, maxTotalTimeoutMs: 600, onProgress: (p) => progress.push(p) },
+      );
+      const tool = (await set.getTools()).find((t) => t.name === "slow") as McpTool;
+      const cancelledBefore = fixtureStats.cancelledSlowCalls;
+      const started = Date.now();
+      // Progress every 50 ms, for 14 hours: each notification restarts the 1 s request timer.
+      const outcome = await settleWithin(
+        tool.runAsync({ args: { steps: 1_000_000, delayMs: 50 }, toolContext: await makeToolContext() }),
+      );
+      const elapsed = Date.now() - started;
+      expect(outcome).toBeInstanceOf(McpToolCallError);
+      const cause = (outcome as McpToolCallError).cause;
+      expect(cause).toBeInstanceOf(McpError);
+      expect((cause as McpError).code).toBe(ErrorCode.RequestTimeout);
+      expect(elapsed).toBeGreaterThanOrEqual(550);
+      expect(progress.length).toBeGreaterThan(3);
+      await waitFor(() => fixtureStats.cancelledSlowCalls > cancelledBefore); // the server was told
+    },
+  );
+
+  it("defaults maxTotalTimeoutMs to 10 minutes (or timeoutMs when longer) and validates it", () => {
+    const url = "http://127.0.0.1:9/mcp";
+    expect(new McpToolset({ connection: { type: "streamable-http", url } }).maxTotalTimeoutMs).toBe(600_000);
+    expect(new McpToolset({ connection: { type: "streamable-http", url }, timeoutMs: 900_000 }).maxTotalTimeoutMs).toBe(
+      900_000,
+    );
+    for (const bad of [0, -1, 1.5, "60"]) {
+      expect(
+        () => new McpToolset({ connection: { type: "streamable-http", url }, maxTotalTimeoutMs: bad as number }),
+      ).toThrow(ConfigurationError);
+    }
+    expect(() => new McpToolset({ connection: { type: "streamable-http", url }, maxTotalTimeoutMs: 0 })).toThrow(
+      /maxTotalTimeoutMs/,
+    );
+  });
+
+  it("over sse, fails with McpSessionInitError within timeoutMs when the server never sends the endpoint event", async () => {
+    const silent = await silentSseServer();
+    const set = toolset({ type: "sse", url: silent.url }, { timeoutMs: 500 });
+    const started = Date.now();
+    const outcome = await settleWithin(set.getTools());
+    const elapsed = Date.now() - started;
+    expect(outcome).toBeInstanceOf(McpSessionInitError);
+    expect((outcome as Error).message).toContain("timed out after 500 ms");
+    expect(((outcome as Error).cause as McpError).code).toBe(ErrorCode.RequestTimeout);
+    expect(elapsed).toBeGreaterThanOrEqual(450);
+    expect(silent.opened()).toBe(1); // a timeout is not retried
+    await waitFor(() => silent.open() === 0); // the stream was closed
+  });
+
+  it("over sse, a run that aborts while connecting stops waiting at once; the connection attempt goes on for other callers", async () => {
+    const silent = await silentSseServer();
+    const set = toolset({ type: "sse", url: silent.url }, { timeoutMs: 2000 });
+    const run = new AbortController();
+    const aborted = settleWithin(set.getTools(await makeToolContext(run.signal)));
+    let otherSettled = false;
+    const other = settleWithin(set.getTools()).finally(() => {
+      otherSettled = true;
+    });
+    await waitFor(() => silent.opened() === 1);
+    run.abort();
+    expect(await aborted).toBeInstanceOf(RunAbortedError);
+    expect(otherSettled).toBe(false);
+    expect(silent.open()).toBe(1); // still connecting, for the other caller
+    expect(await other).toBeInstanceOf(McpSessionInitError); // by the timeout
+    expect(silent.opened()).toBe(1);
+  });
+});
+
+/**
+ * What `promise` settles with (its value or its error), or a failure naming the limit when it
+ * takes longer than `ms` (far beyond the limits under test: it only tells a hang from a timeout).
+ */
+async function settleWithin(promise: Promise<unknown>, ms = 10_000): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<unknown>((resolve) => {
+    timer = setTimeout(() => resolve(new Error(`still pending after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise.catch((e: unknown) => e), limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * An HTTP server whose SSE endpoint answers the GET with event-stream headers and keepalive
+ * comments but never sends the `endpoint` event.
+ */
+async function silentSseServer(): Promise<{ url: string; opened(): number; open(): number }> {
+  let opened = 0;
+  const streams = new Set<ServerResponse>();
+  const http = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== "GET") return void res.writeHead(405).end();
+    opened += 1;
+    streams.add(res);
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    res.write(": connected\n\n");
+    const keepalive = setInterval(() => res.write(": keepalive\n\n"), 50);
+    res.on("close", () => {
+      clearInterval(keepalive);
+      streams.delete(res);
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  cleanup.push(async () => {
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  });
+  const { port } = http.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/sse`, opened: () => opened, open: () => streams.size };
+}
 
 /** A TCP proxy to 127.0.0.1:`target` that resets the first `count` connections it accepts. */
 async function resettingProxy(target: number, count: number): Promise<{ port: number; resets(): number }> {

@@ -15,6 +15,7 @@ import {
   type Event,
   type InvocationContext,
 } from "@agentkit/core";
+import { untilAborted } from "@agentkit/core/internal";
 import { z } from "zod";
 import { A2AClientError, errorMessageOf } from "../errors.js";
 import { normalizeAgentCard, resolveAgentCard } from "./agent-card-resolver.js";
@@ -67,7 +68,9 @@ export class RemoteA2aAgent extends BaseAgent {
   private readonly options: RemoteA2aAgentOptions;
   private readonly fetchImpl: typeof fetch;
   private card?: AgentCard;
-  private clientPromise?: Promise<Client>;
+  /** The client being made (card fetch included), shared by the runs that need it meanwhile. */
+  private pendingClient?: SharedClient;
+  private client?: Client;
 
   constructor(options: RemoteA2aAgentOptions) {
     const parsed = optionsSchema.safeParse(options);
@@ -141,12 +144,49 @@ export class RemoteA2aAgent extends BaseAgent {
     }
   }
 
-  private getClient(signal?: AbortSignal): Promise<Client> {
-    this.clientPromise ??= this.createClient(signal).catch((error: unknown) => {
-      this.clientPromise = undefined; // a later turn tries again
-      throw error;
-    });
-    return this.clientPromise;
+  /**
+   * The client, made on first use. The runs that need it while it is being made share one
+   * attempt (one card fetch), which answers to no run's signal, only to `timeoutMs`: each run
+   * waits for it under its own signal, so a run that aborts (`RunAbortedError`) leaves the others
+   * waiting. Once every waiting run has aborted, the attempt is abandoned (its fetch aborted).
+   * A failed attempt is not kept: the next turn tries again.
+   */
+  private async getClient(signal?: AbortSignal): Promise<Client> {
+    if (signal?.aborted) throw new RunAbortedError({ cause: signal.reason });
+    if (this.client) return this.client;
+    let shared = this.pendingClient;
+    if (!shared) {
+      const controller = new AbortController();
+      const attempt: SharedClient = { controller, waiters: 0, settled: false, promise: undefined as never };
+      attempt.promise = this.createClient(controller.signal).then(
+        (client) => {
+          attempt.settled = true;
+          if (this.pendingClient === attempt) {
+            this.pendingClient = undefined;
+            this.client = client;
+          }
+          return client;
+        },
+        (error: unknown) => {
+          attempt.settled = true;
+          if (this.pendingClient === attempt) this.pendingClient = undefined; // a later turn tries again
+          throw error;
+        },
+      );
+      this.pendingClient = shared = attempt;
+    }
+    const attempt = shared;
+    attempt.waiters += 1;
+    try {
+      return signal ? await untilAborted(attempt.promise, signal) : await attempt.promise;
+    } finally {
+      attempt.waiters -= 1;
+      if (attempt.waiters === 0 && !attempt.settled) {
+        // Every run that waited for it has aborted: nobody needs this attempt any more.
+        if (this.pendingClient === attempt) this.pendingClient = undefined;
+        attempt.controller.abort(new RunAbortedError());
+      }
+    }
   }
 
   private async createClient(signal?: AbortSignal): Promise<Client> {
@@ -188,4 +228,14 @@ export class RemoteA2aAgent extends BaseAgent {
       cause: error,
     });
   }
+}
+
+/** One attempt at making the client, shared by the runs waiting for it. */
+interface SharedClient {
+  promise: Promise<Client>;
+  /** Aborts the attempt's card fetch. */
+  controller: AbortController;
+  /** Runs waiting for the attempt. */
+  waiters: number;
+  settled: boolean;
 }

@@ -1,5 +1,5 @@
-import { VERSION } from "@agentkit/core";
-import { retry } from "@agentkit/core/internal";
+import { RunAbortedError, VERSION } from "@agentkit/core";
+import { retry, untilAborted } from "@agentkit/core/internal";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
@@ -22,7 +22,7 @@ import { withRequestSignal } from "./request-signal.js";
 
 export interface McpSessionManagerOptions {
   connection: McpConnectionParameters;
-  /** Timeout of the connect + initialize handshake. */
+  /** Timeout of the whole connect: the transport's start (e.g. SSE's `endpoint` event), initialize, retries. */
   timeoutMs: number;
   elicitation?: McpElicitationOptions;
   /** OAuth for HTTP transports (the SDK's provider: tokens, refresh, discovery, registration). */
@@ -74,14 +74,19 @@ export class McpSessionManager {
     return this.closing !== undefined;
   }
 
-  /** The live client, connecting first when there is none. */
-  async getClient(): Promise<Client> {
+  /**
+   * The live client, connecting first when there is none. Concurrent callers share one attempt,
+   * bounded by the timeout alone; each waits for it under its own `signal` (an abort rejects that
+   * caller with `RunAbortedError` and leaves the attempt to the others).
+   */
+  async getClient(signal?: AbortSignal): Promise<Client> {
     this.assertOpen();
+    if (signal?.aborted) throw new RunAbortedError({ cause: signal.reason });
     if (this.client) return this.client;
     this.connecting ??= this.connect().finally(() => {
       this.connecting = undefined;
     });
-    return this.connecting;
+    return signal ? untilAborted(this.connecting, signal) : this.connecting;
   }
 
   /**
@@ -90,13 +95,13 @@ export class McpSessionManager {
    * runs once more on the new one.
    */
   async run<T>(operation: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const client = await this.getClient();
+    const client = await this.getClient(signal);
     try {
       return await operation(client);
     } catch (error) {
       if (signal?.aborted || this.isClosed || !isConnectionError(error)) throw error;
       this.retire(client);
-      return operation(await this.getClient());
+      return operation(await this.getClient(signal));
     }
   }
 
@@ -145,17 +150,41 @@ export class McpSessionManager {
    * Opens a session. A network failure while opening it (a proxy or a busy server resetting
    * the socket, a server still starting) is retried a few times with a short backoff; an HTTP
    * error, a timeout, or a failure that persists ends in `McpSessionInitError`. Stdio is tried
-   * once.
+   * once. The timeout bounds the whole of it: every attempt (the transport's start, for SSE the
+   * wait for the server's `endpoint` event, and initialize) and the waits between them.
    */
   private async connect(): Promise<Client> {
     const attempts = this.connection.type === "stdio" ? 1 : CONNECT_ATTEMPTS;
-    return retry(() => this.connectOnce(), {
-      policy: { maxAttempts: attempts, initialDelayMs: 50, maxDelayMs: 1000 },
-      decide: (error) => ({ retry: !this.isClosed && isTransientNetworkFailure(error) }),
-    });
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () =>
+        deadline.abort(
+          new McpError(ErrorCode.RequestTimeout, `Connecting timed out after ${this.timeoutMs} ms`, {
+            timeout: this.timeoutMs,
+          }),
+        ),
+      this.timeoutMs,
+    );
+    try {
+      return await retry(() => this.connectOnce(deadline.signal), {
+        policy: { maxAttempts: attempts, initialDelayMs: 50, maxDelayMs: 1000 },
+        signal: deadline.signal,
+        decide: (error) => ({ retry: !this.isClosed && isTransientNetworkFailure(error) }),
+      });
+    } catch (error) {
+      if (error instanceof McpSessionInitError) throw error;
+      // The deadline passed between two attempts.
+      throw new McpSessionInitError(
+        this.serverName,
+        `Could not start an MCP session with ${this.serverName}: ${messageOf(error)}`,
+        { cause: error },
+      );
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
-  private async connectOnce(): Promise<Client> {
+  private async connectOnce(deadline: AbortSignal): Promise<Client> {
     const transport = this.progress.tap(this.createTransport());
     const elicitation = this.elicitation;
     const capabilities = elicitation
@@ -174,9 +203,10 @@ export class McpSessionManager {
       if (this.client === client) this.client = undefined;
     };
     try {
-      await client.connect(transport, { timeout: this.timeoutMs });
+      // The SDK times initialize only: the deadline also covers the transport's start.
+      await untilAborted(client.connect(transport, { timeout: this.timeoutMs }), deadline, () => deadline.reason);
     } catch (error) {
-      await closeQuietly(client);
+      await closeQuietly(client); // closes the transport, whichever step it was in
       throw new McpSessionInitError(
         this.serverName,
         `Could not start an MCP session with ${this.serverName}: ${messageOf(error)}`,

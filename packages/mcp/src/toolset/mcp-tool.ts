@@ -5,14 +5,16 @@ import {
   type ToolContext,
   type ToolRunRequest,
 } from "@agentkit/core";
-import type { Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { McpToolCallError, McpToolsetError } from "../errors/mcp-errors.js";
 import type { McpSessionManager } from "./mcp-session-manager.js";
 import { isUnauthorized, type McpUserAuth } from "./mcp-user-auth.js";
 import { toToolResponse, type McpToolResponse } from "./result-conversion.js";
-import { withRequestSignal } from "./request-signal.js";
 import { toModelToolName, toParametersSchema } from "./schema-conversion.js";
-import { deepCopy } from "@agentkit/core/internal";
+import { AbortScope, deepCopy } from "@agentkit/core/internal";
+
+/** Default limit of a call's whole duration (`McpToolsetOptions.maxTotalTimeoutMs`). */
+const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 10 * 60_000;
 
 /** A progress notification of a running MCP tool call. */
 export interface McpProgress {
@@ -30,6 +32,8 @@ export interface McpToolOptions {
   session: McpSessionManager;
   toolNamePrefix?: string;
   timeoutMs: number;
+  /** Limit of the call's whole duration, progress or not. Default: 10 minutes, or `timeoutMs` when longer. */
+  maxTotalTimeoutMs?: number;
   onProgress?: McpProgressHandler;
   /** Per-user authorization: each call runs on the calling user's session. */
   userAuth?: McpUserAuth;
@@ -47,6 +51,7 @@ export class McpTool extends BaseTool {
   readonly definition: McpToolDefinition;
   private readonly session: McpSessionManager;
   private readonly timeoutMs: number;
+  private readonly maxTotalTimeoutMs: number;
   private readonly onProgress?: McpProgressHandler;
   private readonly userAuth?: McpUserAuth;
   private schema?: JsonObjectSchema;
@@ -61,6 +66,7 @@ export class McpTool extends BaseTool {
     this.definition = definition;
     this.session = options.session;
     this.timeoutMs = options.timeoutMs;
+    this.maxTotalTimeoutMs = options.maxTotalTimeoutMs ?? Math.max(DEFAULT_MAX_TOTAL_TIMEOUT_MS, options.timeoutMs);
     this.onProgress = options.onProgress;
     this.userAuth = options.userAuth;
   }
@@ -107,7 +113,9 @@ export class McpTool extends BaseTool {
     const onProgress = this.onProgress;
     // Progress arrives through the session's listeners, every notification before the result;
     // the SDK's `onprogress` (a no-op here) only makes it send a progress token and restart the
-    // call's timer on progress.
+    // call's timer on progress. The SDK checks `maxTotalTimeout` only when progress arrives and
+    // then sends the server no cancellation: the call's own deadline ends it on time, and its
+    // abort sends `notifications/cancelled`.
     const progress = onProgress
       ? session.progress.subscribe((p) => onProgress({ toolName: this.name, ...p }, toolContext))
       : undefined;
@@ -115,7 +123,7 @@ export class McpTool extends BaseTool {
     try {
       result = await session.run(
         (client) =>
-          withRequestSignal(signal, (own) =>
+          withTotalDeadline(signal, this.maxTotalTimeoutMs, (own) =>
             client.callTool(
               { name: this.mcpName, arguments: args ?? {}, ...(progress ? { _meta: progress.meta } : {}) },
               undefined,
@@ -123,6 +131,7 @@ export class McpTool extends BaseTool {
                 signal: own,
                 timeout: this.timeoutMs,
                 resetTimeoutOnProgress: true,
+                maxTotalTimeout: this.maxTotalTimeoutMs,
                 onprogress: progress ? () => undefined : undefined,
               },
             ),
@@ -153,4 +162,47 @@ export class McpTool extends BaseTool {
     }
     return response;
   }
+}
+
+/**
+ * Runs one SDK request with a signal of its own (as `withRequestSignal`: it follows `signal`, the
+ * run's, while the request is in flight and is released when it settles) that also aborts after
+ * `totalMs` with the SDK's request-timeout error: the SDK rejects the request with it and sends
+ * the server `notifications/cancelled`.
+ */
+async function withTotalDeadline<T>(
+  signal: AbortSignal | undefined,
+  totalMs: number,
+  request: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const scope = AbortScope.under(signal);
+  const timer = setTimeout(
+    () =>
+      scope.abort(
+        new McpError(ErrorCode.RequestTimeout, `Request exceeded its total time limit of ${totalMs} ms`, {
+          maxTotalTimeout: totalMs,
+        }),
+      ),
+    totalMs,
+  );
+  try {
+    return await request(scope.signal);
+  } catch (error) {
+    // The SDK's own `maxTotalTimeout` (checked as progress arrives, so it may come first by a
+    // hair) fails the call without telling the server: the abort sends the cancellation.
+    if (!scope.signal.aborted && isTotalTimeout(error)) scope.abort(error);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    scope.release();
+  }
+}
+
+/** The SDK's error for a request past its `maxTotalTimeout`. */
+function isTotalTimeout(error: unknown): boolean {
+  return (
+    error instanceof McpError &&
+    error.code === ErrorCode.RequestTimeout &&
+    (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout !== undefined
+  );
 }

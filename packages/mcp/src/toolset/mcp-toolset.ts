@@ -19,6 +19,12 @@ export interface McpToolsetOptions {
   toolNamePrefix?: string;
   /** Timeout of each MCP request (connect, list, call; a call's timer restarts on progress). Default 60 s. */
   timeoutMs?: number;
+  /**
+   * Limit of a tool call's whole duration, however often the server reports progress (each
+   * progress notification restarts the `timeoutMs` timer). Default 10 minutes, or `timeoutMs`
+   * when that is longer.
+   */
+  maxTotalTimeoutMs?: number;
   /** Receives progress notifications of running tool calls. */
   onProgress?: McpProgressHandler;
   /**
@@ -44,6 +50,7 @@ export interface McpToolsetOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 10 * 60_000;
 
 const optionsSchema = z.object({
   connection: z.unknown(),
@@ -55,6 +62,7 @@ const optionsSchema = z.object({
     .regex(/^[A-Za-z0-9_-]{1,40}$/, "use up to 40 letters, digits, _ or -")
     .optional(),
   timeoutMs: z.number().int().positive().optional(),
+  maxTotalTimeoutMs: z.number().int().positive().optional(),
   onProgress: z.custom<McpProgressHandler>((v) => typeof v === "function", "must be a function").optional(),
   elicitation: z
     .object({
@@ -81,6 +89,8 @@ const optionsSchema = z.object({
 export class McpToolset extends BaseToolset {
   readonly connection: McpConnectionParameters;
   readonly timeoutMs: number;
+  /** Limit of a tool call's whole duration (see `McpToolsetOptions.maxTotalTimeoutMs`). */
+  readonly maxTotalTimeoutMs: number;
   private readonly session: McpSessionManager;
   private readonly onProgress?: McpProgressHandler;
   private readonly userAuth?: McpUserAuth;
@@ -96,6 +106,7 @@ export class McpToolset extends BaseToolset {
     super({ toolFilter: options.toolFilter, toolNamePrefix: options.toolNamePrefix });
     this.connection = connection;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxTotalTimeoutMs = options.maxTotalTimeoutMs ?? Math.max(DEFAULT_MAX_TOTAL_TIMEOUT_MS, this.timeoutMs);
     this.onProgress = options.onProgress;
     const auth = options.auth;
     if (auth) checkMcpAuth(auth, connection.type);
@@ -173,6 +184,7 @@ export class McpToolset extends BaseToolset {
             session: this.session,
             toolNamePrefix: this.toolNamePrefix,
             timeoutMs: this.timeoutMs,
+            maxTotalTimeoutMs: this.maxTotalTimeoutMs,
             onProgress: this.onProgress,
             userAuth: this.userAuth,
           }),
