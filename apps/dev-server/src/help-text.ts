@@ -89,12 +89,14 @@ env AGENTKIT_<FLAG>, e.g. AGENTKIT_BODY_LIMIT; docs/security.md#client-input-and
   --max-connections-per-client <n>     open connections per client address (default 128; raise or 0 behind a proxy)
   --runs-per-user-per-minute <n>       runs one app user may start per minute (default 0: off; past it 429 + Retry-After)
   --runs-per-app-per-minute <n>        runs all users of one app may start per minute (default 0: off)
+  --sse-write-timeout-ms <ms>          time a /run_sse frame waits for a client that stopped reading (default 30000; then the run is aborted)
   --live-max-sockets <n>               /run_live sockets in total (default 100; past it 503)
   --live-max-sockets-per-client <n>    /run_live sockets per client address (default 16; past it 429)
   --live-max-sockets-per-user <n>      /run_live sockets per app user (default 8; past it 429)
   --live-max-frame-bytes <size>        largest /run_live client frame (default 4mb; larger closes with 1009)
   --live-max-queued-frames <n>         frames a live socket holds for its run (default 64; past it closes with 1008)
   --live-max-queued-bytes <size>       bytes of such frames (default 8mb)
+  --live-ping-interval-ms <ms>         ping of each /run_live socket; one that misses a pong is closed (default 30000)
 Service flags (web, api-server, run):
   --session-service-uri <uri>    memory:// | sqlite:///abs/file.db | postgres://… | mongodb://… | agentengine://…
                                  (default: sqlite under <agents_dir>/.agentkit/; run: memory://; env AGENTKIT_SESSION_SERVICE_URI)

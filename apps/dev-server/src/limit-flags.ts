@@ -15,12 +15,14 @@ const LIMIT_FLAGS: Readonly<Record<string, [keyof ServerLimits | `live.${keyof L
   "max-connections-per-client": ["maxConnectionsPerClient", "count"],
   "runs-per-user-per-minute": ["runsPerUserPerMinute", "count"],
   "runs-per-app-per-minute": ["runsPerAppPerMinute", "count"],
+  "sse-write-timeout-ms": ["sseWriteTimeoutMs", "ms"],
   "live-max-sockets": ["live.maxSockets", "count"],
   "live-max-sockets-per-client": ["live.maxSocketsPerClient", "count"],
   "live-max-sockets-per-user": ["live.maxSocketsPerUser", "count"],
   "live-max-frame-bytes": ["live.maxFrameBytes", "size"],
   "live-max-queued-frames": ["live.maxQueuedFrames", "count"],
   "live-max-queued-bytes": ["live.maxQueuedBytes", "size"],
+  "live-ping-interval-ms": ["live.pingIntervalMs", "ms"],
 };
 
 /** The flag specs, for `parseArgs`. */

@@ -115,8 +115,11 @@ describe("parseCliArgs", () => {
         "10",
         "--live-max-frame-bytes",
         "64kb",
+        "--sse-write-timeout-ms",
+        "10000",
       ],
       {
+        AGENTKIT_LIVE_PING_INTERVAL_MS: "0",
         AGENTKIT_KEEP_ALIVE_TIMEOUT_MS: "2000",
         AGENTKIT_LIVE_MAX_QUEUED_FRAMES: "16",
         AGENTKIT_MAX_JSON_DEPTH: "99",
@@ -134,7 +137,8 @@ describe("parseCliArgs", () => {
         maxConnectionsPerClient: 0,
         runsPerUserPerMinute: 30,
         runsPerAppPerMinute: 600,
-        live: { maxSockets: 10, maxFrameBytes: 65536, maxQueuedFrames: 16 },
+        sseWriteTimeoutMs: 10000,
+        live: { maxSockets: 10, maxFrameBytes: 65536, maxQueuedFrames: 16, pingIntervalMs: 0 },
       },
     ]);
     expect(() => parseCliArgs(["web", "--headers-timeout-ms", "soon"], {})).toThrow(

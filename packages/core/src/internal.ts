@@ -131,4 +131,5 @@ export type { CredentialDependencies } from "./auth/credential-manager.js";
 export { warmUpRuntime } from "./runner/warm-up-runtime.js";
 export { AbortScope } from "./concurrency/abort-scope.js";
 export { settleAll, settleInOrder, throwFailures } from "./concurrency/settle-all.js";
-export { untilAborted } from "./concurrency/until-aborted.js";
+export { untilAborted, type UntilAbortedOptions } from "./concurrency/until-aborted.js";
+export { settlesWithin } from "./concurrency/settles-within.js";

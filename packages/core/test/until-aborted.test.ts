@@ -28,7 +28,9 @@ describe("untilAborted: one waiter leaves shared work, the work goes on", () => 
     controller.abort();
     let fail!: (error: Error) => void;
     const work = new Promise<never>((_, reject) => (fail = reject));
-    await expect(untilAborted(work, controller.signal, () => new Error("deadline"))).rejects.toThrow("deadline");
+    await expect(untilAborted(work, controller.signal, { reason: () => new Error("deadline") })).rejects.toThrow(
+      "deadline",
+    );
     fail(new Error("late failure")); // would be an unhandled rejection (a failed test) if not caught
     await new Promise((r) => setImmediate(r));
   });

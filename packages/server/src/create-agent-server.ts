@@ -41,7 +41,8 @@ import type { DevUiOptions } from "./routes/dev-ui-routes.js";
 import { LazyExpressApp, type RouterSource } from "./routes/express-app.js";
 import type { RouteDeps } from "./routes/route-deps.js";
 import { RunnerCache } from "./runs/runner-cache.js";
-import { RunTracker } from "./runs/run-tracker.js";
+import { RunTracker, SETTLE_AFTER_ABORT_MS } from "./runs/run-tracker.js";
+import { settlesWithin } from "@agentkit/core/internal";
 import { SessionRunQueue } from "./runs/session-run-queue.js";
 import { type ServerWarmUp, warmUpApps } from "./runs/warm-up-apps.js";
 import type { ServerContext } from "./server-context.js";
@@ -279,10 +280,11 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
         : undefined,
       options.onRunQueueWait,
     ),
-    runs: new RunTracker(),
+    runs: new RunTracker(logger),
     rateLimiter: new RunRateLimiter(limits),
     logger,
     exposeErrorMessages,
+    sseWriteTimeoutMs: limits.sseWriteTimeoutMs,
   };
 
   let boundHost = options.host ?? DEFAULT_HOST;
@@ -359,8 +361,11 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     activity.close();
     reducer?.close();
     await Promise.all([deps.runs.drain(options.shutdownGraceMs ?? 5000), live.close()]);
-    // Cluster locks go back to the store before the caller closes it.
-    if (options.sessionLock) await deps.queue.idle();
+    // Cluster locks go back to the store before the caller closes it (bounded: a turn held by a
+    // run that ignored its abort, or by a store that does not answer, must not stop the close).
+    if (options.sessionLock && !(await settlesWithin(deps.queue.idle(), SETTLE_AFTER_ABORT_MS))) {
+      logger.warn(`Session turns still held ${SETTLE_AFTER_ABORT_MS} ms after shutdown; closing without them`);
+    }
     server?.closeAllConnections();
     await stopped;
     await runners.close();

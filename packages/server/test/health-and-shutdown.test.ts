@@ -4,20 +4,35 @@ import { createServer as createHttpServer } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { describe, expect, it } from "@jest/globals";
 import { z } from "zod";
+import WebSocket from "ws";
 import {
+  type AppendEventRequest,
+  type Event,
   FunctionTool,
   type GenerateContentOptions,
+  type GetSessionRequest,
   InMemoryArtifactService,
   InMemoryMemoryService,
   InMemorySessionService,
   LlmAgent,
   type LlmRequest,
   type LlmResponse,
+  type Session,
+  type SessionLock,
 } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import { PostgresSessionService } from "@agentkit/sessions/postgres";
 import { createAgentServer, createStaticAgentLoader } from "../src/index.js";
-import { json, post, recordingLogger, startTestServer, userMessage } from "./support/test-server.js";
+import { rawClient, until, within } from "./support/raw-socket.js";
+import {
+  json,
+  post,
+  recordingLogger,
+  send,
+  startTestServer,
+  userMessage,
+  warningLogger,
+} from "./support/test-server.js";
 
 /**
  * Answers with a call of the `note` tool, then (on the next call) reports it started and waits
@@ -225,6 +240,265 @@ describe("shutdown cuts long runs so that clients can tell", () => {
       await closing;
     } finally {
       await new Promise((resolve) => http.close(resolve));
+    }
+  });
+});
+
+/**
+ * An in-memory store that hangs on request: the next `getSession` or the next stored
+ * `appendEvent` (the user's message) never answers, as a store whose connection froze. Later
+ * calls answer normally.
+ */
+class StallingSessionService extends InMemorySessionService {
+  stallNext: "getSession" | "appendEvent" | undefined;
+  /** Calls left hanging so far. */
+  stalled = 0;
+
+  override getSession(request: GetSessionRequest): Promise<Session | undefined> {
+    if (this.stallNext === "getSession") return this.hang();
+    return super.getSession(request);
+  }
+
+  override appendEvent(request: AppendEventRequest): Promise<Event> {
+    if (this.stallNext === "appendEvent" && !request.event.partial) return this.hang();
+    return super.appendEvent(request);
+  }
+
+  private hang(): Promise<never> {
+    this.stallNext = undefined;
+    this.stalled += 1;
+    return new Promise<never>(() => {});
+  }
+}
+
+/** How much later than its grace period `close()` may end (a loaded machine); far under the 2 s backstop. */
+const CLOSE_MARGIN_MS = 1500;
+/** Generous bound for what must happen "at once" (a loaded CI machine), never a wait by itself. */
+const BOUND_MS = 8000;
+
+describe("runs still starting end on an abort (a session store that does not answer)", () => {
+  it("close() ends within the grace period when a /run waits on getSession, and the run is answered 503", async () => {
+    const sessionService = new StallingSessionService();
+    const t = await startTestServer({ sessionService, shutdownGraceMs: 200 });
+    await post(`${t.url}/apps/A/users/u/sessions`, { sessionId: "s" });
+    sessionService.stallNext = "getSession";
+    const running = post(`${t.url}/run`, { appName: "A", userId: "u", sessionId: "s", newMessage: userMessage("hi") });
+    await until(() => sessionService.stalled === 1, BOUND_MS, "the run to ask the store for its session");
+    const started = performance.now();
+    await within(t.close(), 200 + CLOSE_MARGIN_MS, "close() with a run waiting on the store");
+    expect(performance.now() - started).toBeGreaterThanOrEqual(150);
+    const cut = await running;
+    expect(cut.status).toBe(503);
+    expect(await json(cut)).toMatchObject({ code: "SHUTTING_DOWN" });
+    expect(t.logger.errors).toEqual([]);
+  });
+
+  it("a client that disconnects while its run waits on getSession frees the session's turn for the next run", async () => {
+    const sessionService = new StallingSessionService();
+    const t = await startTestServer({ sessionService, shutdownGraceMs: 200 });
+    try {
+      await post(`${t.url}/apps/A/users/u/sessions`, { sessionId: "s" });
+      sessionService.stallNext = "getSession";
+      // A raw connection: it closes when the test says so (fetch's abort may leave it open for seconds).
+      const client = await rawClient(t.port);
+      const body = JSON.stringify({ appName: "A", userId: "u", sessionId: "s", newMessage: userMessage("first") });
+      client.socket.write(
+        `POST /run HTTP/1.1\r\nHost: 127.0.0.1:${t.port}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      await until(() => sessionService.stalled === 1, BOUND_MS, "the first run to ask the store for its session");
+      client.socket.destroy();
+      t.model.push(ScriptedModel.text("second answer"));
+      const second = await within(
+        post(`${t.url}/run`, { appName: "A", userId: "u", sessionId: "s", newMessage: userMessage("second") }),
+        BOUND_MS,
+        "the second run on the session",
+      );
+      expect(second.status).toBe(200);
+      const events = (await json(second)) as unknown as { content?: { parts?: { text?: string }[] } }[];
+      expect(events.at(-1)?.content?.parts?.[0]?.text).toBe("second answer");
+      expect(t.logger.errors).toEqual([]);
+    } finally {
+      await within(t.close(), BOUND_MS, "close()");
+    }
+  });
+
+  it("close() ends within the grace period when a /run_live socket waits on getSession", async () => {
+    const sessionService = new StallingSessionService();
+    const t = await startTestServer({ sessionService, shutdownGraceMs: 200 });
+    await post(`${t.url}/apps/live_app/users/u/sessions`, { sessionId: "s" });
+    sessionService.stallNext = "getSession";
+    const ws = new WebSocket(`${t.url.replace("http", "ws")}/run_live?app_name=live_app&user_id=u&session_id=s`);
+    const closed = new Promise<number>((resolve) => ws.once("close", (code) => resolve(code)));
+    ws.on("error", () => {});
+    await until(() => sessionService.stalled === 1, BOUND_MS, "the live run to ask the store for its session");
+    await within(t.close(), 200 + CLOSE_MARGIN_MS, "close() with a live run waiting on the store");
+    expect(await within(closed, BOUND_MS, "the socket to close")).toBe(1001);
+    expect(t.logger.errors).toEqual([]);
+  });
+
+  it("close() logs a run that does not end after its abort (a stalled append) and closes without it", async () => {
+    const sessionService = new StallingSessionService();
+    const logger = warningLogger();
+    const t = await startTestServer({ sessionService, logger, shutdownGraceMs: 100 });
+    await post(`${t.url}/apps/A/users/u/sessions`, { sessionId: "s" });
+    sessionService.stallNext = "appendEvent";
+    const running = post(`${t.url}/run`, { appName: "A", userId: "u", sessionId: "s", newMessage: userMessage("hi") })
+      // The connection is closed under the stuck request.
+      .catch(() => undefined);
+    await until(() => sessionService.stalled === 1, BOUND_MS, "the run to append the user's message");
+    await within(t.close(), 100 + 2000 + BOUND_MS, "close() with a run stuck in an append");
+    await running;
+    expect(logger.warnings).toEqual([
+      {
+        message: "A run did not end within 2000 ms of its abort by shutdown; closing without it",
+        fields: { appName: "A", userId: "u", sessionId: "s" },
+      },
+    ]);
+    expect(logger.errors).toEqual([]);
+  });
+});
+
+describe("a cluster session lock whose store does not answer the unlock", () => {
+  it("close() waits for the unlocks at most 2 s, warns, and closes", async () => {
+    const logger = warningLogger();
+    let unlocks = 0;
+    const sessionLock: SessionLock = {
+      acquire: async () => () => {
+        unlocks += 1;
+        return new Promise<void>(() => {});
+      },
+      close: async () => {},
+    };
+    const t = await startTestServer({ sessionLock, logger });
+    await post(`${t.url}/apps/A/users/u/sessions`, { sessionId: "s" });
+    t.model.push(ScriptedModel.text("done"));
+    const run = await post(`${t.url}/run`, {
+      appName: "A",
+      userId: "u",
+      sessionId: "s",
+      newMessage: userMessage("hi"),
+    });
+    expect(run.status).toBe(200);
+    expect(unlocks).toBe(1);
+    await within(t.close(), 2000 + BOUND_MS, "close() with an unlock that never ends");
+    expect(logger.warnings).toEqual([
+      { message: "Session turns still held 2000 ms after shutdown; closing without them" },
+    ]);
+    expect(logger.errors).toEqual([]);
+  });
+});
+
+/** A model whose one call waits until `finish()`: a run that holds its session's turn meanwhile. */
+function heldModel(): { model: ScriptedModel; started: Promise<void>; finish: () => void } {
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const model = new ScriptedModel();
+  model.push(async () => {
+    markStarted();
+    await finished;
+    return ScriptedModel.text("done");
+  });
+  return { model, started, finish };
+}
+
+describe("session edits while the server shuts down, and when their client leaves", () => {
+  it("PATCH, DELETE, rewind and fork are answered 503 SHUTTING_DOWN while draining, and change nothing", async () => {
+    const held = heldModel();
+    const sessionService = new InMemorySessionService();
+    const server = createAgentServer({
+      loader: createStaticAgentLoader({ apps: { slow: new LlmAgent({ name: "slow", model: held.model }) } }),
+      sessionService,
+      artifactService: new InMemoryArtifactService(),
+      memoryService: new InMemoryMemoryService(),
+      shutdownGraceMs: 60_000,
+      logger: recordingLogger(),
+    });
+    // An embedder's server: it keeps accepting requests while the agent server drains.
+    const http = createHttpServer(server.app);
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    try {
+      for (const sessionId of ["busy", "other"]) await post(`${url}/apps/slow/users/u/sessions`, { sessionId });
+      const running = post(`${url}/run`, {
+        appName: "slow",
+        userId: "u",
+        sessionId: "busy",
+        newMessage: userMessage("x"),
+      });
+      await held.started;
+      const closing = server.close();
+      const session = `${url}/apps/slow/users/u/sessions/other`;
+      const answers = [
+        await send("PATCH", session, { stateDelta: { k: 1 } }),
+        await send("DELETE", session),
+        await post(`${session}/rewind`, { invocationId: "e-1" }),
+        await post(`${session}/fork`, {}),
+      ];
+      for (const answer of answers) {
+        expect(answer.status).toBe(503);
+        expect(answer.headers.get("retry-after")).toBe("1");
+        expect(await json(answer)).toEqual({
+          error: "The server is shutting down; retry on another instance.",
+          detail: "The server is shutting down; retry on another instance.",
+          code: "SHUTTING_DOWN",
+        });
+      }
+      const kept = await sessionService.getSession({ appName: "slow", userId: "u", sessionId: "other" });
+      expect(kept?.state).toEqual({});
+      expect((await sessionService.listSessions({ appName: "slow", userId: "u" })).sessions).toHaveLength(2);
+      held.finish();
+      expect((await running).status).toBe(200);
+      await closing;
+    } finally {
+      held.finish();
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+
+  it("a PATCH whose client leaves while it waits for the session's turn is never applied", async () => {
+    const { model, started, finish } = heldModel();
+    const t = await startTestServer({ apps: { slow: new LlmAgent({ name: "slow", model }) } });
+    try {
+      // Made in the store: the only connections are the run's and the PATCH's.
+      await t.sessionService.createSession({ appName: "slow", userId: "u", sessionId: "s" });
+      const running = post(`${t.url}/run`, {
+        appName: "slow",
+        userId: "u",
+        sessionId: "s",
+        newMessage: userMessage("x"),
+      });
+      await started;
+      // A raw connection: it closes when the test says so (fetch's abort may leave it open for seconds).
+      const client = await rawClient(t.port);
+      const body = JSON.stringify({ stateDelta: { left: true } });
+      client.socket.write(
+        `PATCH /apps/slow/users/u/sessions/s HTTP/1.1\r\nHost: 127.0.0.1:${t.port}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      // Time for the PATCH to reach its handler and wait behind the run, so that a server that
+      // ignores the disconnect applies it (had it not arrived yet, it would not be applied either).
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(t.server.stats().connectionsOpen).toBe(2);
+      client.socket.destroy();
+      await until(() => t.server.stats().connectionsOpen === 1, BOUND_MS, "the server to see the PATCH's client leave");
+      expect(client.received()).toBe("");
+      finish();
+      expect((await running).status).toBe(200);
+      // The session's turn is free again: a later PATCH is applied at once.
+      const later = await within(
+        send("PATCH", `${t.url}/apps/slow/users/u/sessions/s`, { stateDelta: { later: true } }),
+        BOUND_MS,
+        "a later PATCH",
+      );
+      expect(later.status).toBe(200);
+      expect((await json(later)).state).toEqual({ later: true });
+      expect(t.logger.errors).toEqual([]);
+    } finally {
+      finish();
+      await t.close();
     }
   });
 });

@@ -3,6 +3,7 @@ import { ConfigurationError, createEvent, SessionError, SessionNotFoundError, St
 import { ManagedSessionApiError, ManagedSessionService, managedSessionId } from "../src/managed/index.js";
 import { runSessionServiceContract } from "../src/testing/index.js";
 import { ManagedSessionServer } from "@agentkit/test-support/managed-sessions";
+import { CuttingProxy } from "./fixtures/cutting-proxy.js";
 
 // The contract suites register their tests with jest's functions.
 const testApi = { describe, it, expect, beforeEach, afterEach };
@@ -197,5 +198,89 @@ describe("ManagedSessionService against the local sessions API", () => {
     await s.createSession({ appName: "any app", userId: "u1", sessionId: "r1" });
     expect(server.requests.slice(before).every((r) => r.path.includes("/reasoningEngines/fixed-engine/"))).toBe(true);
     await expect(s.getSession({ appName: "", userId: "u1", sessionId: "r1" })).rejects.toBeInstanceOf(SessionError);
+  });
+});
+
+describe("ManagedSessionService when an answer breaks off after its headers", () => {
+  let proxy: CuttingProxy;
+  beforeAll(async () => {
+    proxy = await CuttingProxy.start(server.url);
+  });
+  afterAll(async () => {
+    await proxy.close();
+  });
+  afterEach(async () => {
+    for (const s of services.splice(0)) await s.close();
+  });
+
+  /** A service through the proxy, counting the answers whose headers came in (fetch resolved). */
+  function throughProxy(extra: Partial<ConstructorParameters<typeof ManagedSessionService>[0]> = {}) {
+    const seen = { answers: 0 };
+    const s = service({
+      baseUrl: proxy.url,
+      fetch: async (input, init) => {
+        const response = await globalThis.fetch(input, init);
+        seen.answers++;
+        return response;
+      },
+      ...extra,
+    });
+    return { s, seen };
+  }
+
+  it("rejects a body cut off mid-read as unavailable: never a missing session, an empty list or a short history", async () => {
+    const { s } = throughProxy();
+    const key = { appName: "engine-1", userId: "u-cut", sessionId: "cut" };
+    const session = await s.createSession(key);
+    // More events than one page of the API (4): reading them takes two requests.
+    for (let i = 0; i < 6; i++)
+      await s.appendEvent({ session, event: createEvent({ author: "user", invocationId: `inv-${i}` }) });
+    expect((await s.getSession(key))?.events).toHaveLength(6);
+    expect((await s.listSessions({ appName: key.appName, userId: key.userId })).sessions).toHaveLength(1);
+
+    // The session itself.
+    proxy.cutNext(/^GET .*\/sessions\/[^/?]+$/);
+    const get = s.getSession(key);
+    await expect(get).rejects.toBeInstanceOf(SessionError);
+    await expect(get).rejects.toMatchObject({
+      code: "MANAGED_SESSION_UNAVAILABLE",
+      message: expect.stringContaining("reading the response body"),
+    });
+    // A page of the session list.
+    proxy.cutNext(/^GET .*\/sessions\?/);
+    await expect(s.listSessions({ appName: key.appName, userId: key.userId })).rejects.toMatchObject({
+      code: "MANAGED_SESSION_UNAVAILABLE",
+    });
+    // The second page of the events: a run must not start from the first page alone.
+    proxy.cutNext(/^GET .*\/events\?.*pageToken=/);
+    await expect(s.getSession(key)).rejects.toMatchObject({ code: "MANAGED_SESSION_UNAVAILABLE" });
+    expect(proxy.broken).toHaveLength(3);
+    // Nothing was left broken: the same calls answer in full again.
+    expect((await s.getSession(key))?.events).toHaveLength(6);
+  });
+
+  it("times out a body that stalls after the headers, and close() ends a stalled read", async () => {
+    const key = { appName: "engine-1", userId: "u-stall", sessionId: "stall" };
+    const { s, seen } = throughProxy({ timeoutMs: 300 });
+    await s.createSession(key);
+    proxy.stallNext(/^GET .*\/sessions\/[^/?]+$/);
+    const before = seen.answers;
+    const started = performance.now();
+    const get = s.getSession(key);
+    await expect(get).rejects.toMatchObject({
+      code: "MANAGED_SESSION_TIMEOUT",
+      message: expect.stringContaining("reading the response body"),
+    });
+    // The headers were in: the timeout ended the body's read, not the request.
+    expect(seen.answers).toBe(before + 1);
+    expect(performance.now() - started).toBeLessThan(5000);
+
+    const other = throughProxy();
+    proxy.stallNext(/^GET .*\/sessions\/[^/?]+$/);
+    const answered = other.seen.answers;
+    const pending = other.s.getSession(key);
+    while (other.seen.answers === answered) await new Promise((r) => setTimeout(r, 1)); // reading the body
+    await other.s.close();
+    await expect(pending).rejects.toMatchObject({ code: "SESSION_SERVICE_CLOSED" });
   });
 });

@@ -5,6 +5,7 @@ import { Client } from "pg";
 import { RunAbortedError, SessionBusyError } from "@agentkit/core";
 import { startPostgres, type PostgresCluster } from "@agentkit/test-support/postgres";
 import { PostgresSessionLock } from "../src/postgres/index.js";
+import { canReadTcpTable, clientPorts, pendingTimerSeconds } from "./fixtures/tcp-keepalive.js";
 
 let cluster: PostgresCluster;
 let url: string;
@@ -15,7 +16,8 @@ beforeAll(async () => {
   url = await cluster.createDatabase("locks");
 }, 60_000);
 afterAll(async () => {
-  await Promise.all(locks.map((l) => l.close()));
+  // Settled, not all: a lock that fails to close must not leave the cluster running.
+  await Promise.allSettled(locks.map((l) => l.close()));
   await cluster?.stop();
 });
 
@@ -41,6 +43,30 @@ async function waiters(count: number): Promise<void> {
     }
   } finally {
     await client.end();
+  }
+}
+
+/** How many connections the server has with this application_name. */
+async function connections(applicationName: string): Promise<number> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1",
+      [applicationName],
+    );
+    return rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Resolves once `check` holds (a condition, polled), failing after 10 s. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met within 10 s");
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -99,6 +125,72 @@ describe("PostgresSessionLock", () => {
     await admin.end();
     await (await waiting)();
     await dying.close();
+  });
+
+  it("waits for one of its pool's connections only up to waitMs (SessionBusyError) and stops at an abort", async () => {
+    // One connection: a held lock takes it, so a lock on any other session must wait for it.
+    const lock = new PostgresSessionLock({
+      connectionString: url,
+      poolConfig: { max: 1, application_name: "lock-full" },
+    });
+    locks.push(lock);
+    const release = await lock.acquire(key("full-1"), { waitMs: 1000 });
+    if (canReadTcpTable) {
+      // The held connection has TCP keepalive on (10 s): a server that goes away is noticed.
+      const admin = new Client({ connectionString: url });
+      await admin.connect();
+      const [port] = await clientPorts(admin, "lock-full");
+      await admin.end();
+      expect(pendingTimerSeconds(port!)).toBeGreaterThan(1);
+    }
+
+    let started = performance.now();
+    await expect(lock.acquire(key("full-2"), { waitMs: 300 })).rejects.toBeInstanceOf(SessionBusyError);
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(250);
+    // Far from the pool's own 10 s connectionTimeoutMillis (and its 503 SESSION_STORE_UNAVAILABLE).
+    expect(waited).toBeLessThan(5000);
+
+    const controller = new AbortController();
+    started = performance.now();
+    const aborted = lock.acquire(key("full-3"), { waitMs: 30_000, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("client left")), 50);
+    await expect(aborted).rejects.toBeInstanceOf(RunAbortedError);
+    expect(performance.now() - started).toBeLessThan(5000);
+
+    // Nothing leaked: one connection in the server, and the next lock gets it as soon as it is free.
+    expect(await connections("lock-full")).toBe(1);
+    await release();
+    await (await lock.acquire(key("full-2"), { waitMs: 1000 }))();
+    expect(await connections("lock-full")).toBe(1);
+    await lock.close();
+    await until(async () => (await connections("lock-full")) === 0);
+  });
+
+  it("waits past the pool's connectionTimeoutMillis when waitMs is longer, and gives a late connection back", async () => {
+    const lock = new PostgresSessionLock({
+      connectionString: url,
+      poolConfig: { max: 1, connectionTimeoutMillis: 200, application_name: "lock-late" },
+    });
+    locks.push(lock);
+    // Aborted while its connection is still being opened: rejects at once, and the connection
+    // that comes afterwards goes back to the pool (else the next acquire would never get one).
+    const controller = new AbortController();
+    const opening = lock.acquire(key("late-1"), { waitMs: 30_000, signal: controller.signal });
+    await new Promise((resolve) => setImmediate(resolve)); // connecting: a TCP connect and a startup exchange
+    controller.abort(new Error("client left"));
+    await expect(opening).rejects.toBeInstanceOf(RunAbortedError);
+    // The connection did open, after its acquire had given up: it is in the pool, not held.
+    await until(async () => (await connections("lock-late")) === 1);
+
+    const release = await lock.acquire(key("late-1"), { waitMs: 5000 });
+    // The second run waits for the first one's connection longer than the pool's 200 ms.
+    const second = lock.acquire(key("late-2"), { waitMs: 30_000 });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await release();
+    await (await second)();
+    expect(await connections("lock-late")).toBe(1);
+    await lock.close();
   });
 
   it("answers an unreachable database with a typed store error", async () => {

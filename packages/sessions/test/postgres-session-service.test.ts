@@ -1,9 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import { ConfigurationError, createEvent } from "@agentkit/core";
-import { Pool } from "pg";
-import { PostgresSessionService, SessionStoreError } from "../src/postgres/index.js";
+import { Client, Pool } from "pg";
+import { PostgresCredentialStore, PostgresSessionService, SessionStoreError } from "../src/postgres/index.js";
 import { runSessionServiceContract } from "../src/testing/index.js";
 import { startPostgres, type PostgresCluster } from "@agentkit/test-support/postgres";
+import { canReadTcpTable, clientPorts, pendingTimerSeconds } from "./fixtures/tcp-keepalive.js";
 
 // The contract suites register their tests with jest's functions.
 const testApi = { describe, it, expect, beforeEach, afterEach };
@@ -87,6 +88,47 @@ describe("PostgresSessionService options and URIs", () => {
     await attempt.catch((error: Error) => expect(error.message).not.toContain("secret"));
     await service.close();
   });
+
+  (canReadTcpTable ? it : it.skip)(
+    "turns TCP keepalive on (10 s) for the pools it creates, overridable, and leaves a caller's pool as it is",
+    async () => {
+      const own = new PostgresSessionService({ connectionString: url, poolConfig: { application_name: "ka-own" } });
+      const off = new PostgresSessionService({
+        connectionString: url,
+        poolConfig: { application_name: "ka-off", keepAlive: false },
+      });
+      const callersPool = new Pool({ connectionString: url, application_name: "ka-caller" });
+      const callers = new PostgresSessionService({ pool: callersPool });
+      const credentials = new PostgresCredentialStore({
+        connectionString: url,
+        poolConfig: { application_name: "ka-credentials" },
+      });
+      const admin = new Client({ connectionString: url });
+      await admin.connect();
+      try {
+        const key = { appName: "ka-app", userId: "u", sessionId: "s" };
+        await Promise.all([own, off, callers].map((service) => service.getSession(key)));
+        await credentials.get({ appName: "ka-app", userId: "u", credentialKey: "k" });
+        // Each pool keeps its connection (idle) for a while: look at its socket in the kernel.
+        const timer = async (applicationName: string) => {
+          const ports = await clientPorts(admin, applicationName);
+          expect(ports.length).toBeGreaterThan(0);
+          return ports.map((port) => pendingTimerSeconds(port) ?? 0);
+        };
+        for (const name of ["ka-own", "ka-credentials"])
+          for (const seconds of await timer(name)) {
+            expect(seconds).toBeGreaterThan(1);
+            expect(seconds).toBeLessThanOrEqual(10);
+          }
+        for (const name of ["ka-off", "ka-caller"])
+          for (const seconds of await timer(name)) expect(seconds).toBeLessThan(1); // at most a delayed ACK
+      } finally {
+        await admin.end();
+        await Promise.all([own.close(), off.close(), callers.close(), credentials.close()]);
+        await callersPool.end();
+      }
+    },
+  );
 
   it("closes its own pool: nothing works after close", async () => {
     const service = PostgresSessionService.fromUri(url);

@@ -204,7 +204,9 @@ export class McpSessionManager {
     };
     try {
       // The SDK times initialize only: the deadline also covers the transport's start.
-      await untilAborted(client.connect(transport, { timeout: this.timeoutMs }), deadline, () => deadline.reason);
+      await untilAborted(client.connect(transport, { timeout: this.timeoutMs }), deadline, {
+        reason: () => deadline.reason,
+      });
     } catch (error) {
       await closeQuietly(client); // closes the transport, whichever step it was in
       throw new McpSessionInitError(

@@ -1,5 +1,4 @@
-import { retry } from "@agentkit/core/internal";
-import { settlesWithin } from "./abortable.js";
+import { retry, settlesWithin } from "@agentkit/core/internal";
 import { AnalyticsCloseTimeoutError, AnalyticsQueueFullError } from "./analytics-errors.js";
 import type { AnalyticsRow, AnalyticsSink } from "./analytics-row.js";
 

@@ -40,6 +40,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   SESSION_STORE_ERROR: 500,
   MANAGED_SESSION_API_ERROR: 502,
   MANAGED_SESSION_TIMEOUT: 504,
+  MANAGED_SESSION_UNAVAILABLE: 503,
   // The server's own credentials were refused: nothing the client can change.
   MANAGED_SESSION_AUTH: 500,
   // Artifacts (core and @agentkit/artifacts).

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { AgentKitError, SessionBusyError } from "@agentkit/core";
 import { errorBody, statusForError } from "../errors/status-for-error.js";
-import { HttpRequestError } from "../errors/server-errors.js";
+import { HttpRequestError, ServerDrainingError } from "../errors/server-errors.js";
 import { sendJson } from "./send-json.js";
 
 /** Sends the JSON error body of http-api.md for any error (no stack traces, ever). */
@@ -58,11 +58,14 @@ export const notFoundHandler: RequestHandler = (req, res) => {
   res.status(404).json({ error: message, detail: message, code: "NOT_FOUND" });
 };
 
-/** Error middleware: JSON bodies, statuses from error codes, unexpected errors logged. */
+/**
+ * Error middleware: JSON bodies, statuses from error codes, unexpected errors logged (not the
+ * 503 of a request refused or cut by shutdown: expected, and one per request while draining).
+ */
 export function errorHandler(log: (error: unknown) => void, exposeMessages = false): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
     const known = fromBodyParserError(error) ?? error;
-    if (statusForError(known) >= 500) log(error);
+    if (statusForError(known) >= 500 && !(known instanceof ServerDrainingError)) log(error);
     sendError(res, known, exposeMessages);
   };
 }

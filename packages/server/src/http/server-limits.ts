@@ -14,6 +14,11 @@ export interface LiveLimits {
   maxQueuedFrames?: number;
   /** Bytes of such frames a socket may hold; past either bound it closes with 1008. Default 8 MiB. */
   maxQueuedBytes?: number;
+  /**
+   * How often each live socket is pinged; a socket that has not answered one ping (pong) by the
+   * next is terminated and its run aborted (a client whose network dropped). Default 30 s.
+   */
+  pingIntervalMs?: number;
 }
 
 /**
@@ -48,6 +53,12 @@ export interface ServerLimits {
   runsPerUserPerMinute?: number;
   /** Runs all users of one app together may start per minute; as above. Default 0 (off). */
   runsPerAppPerMinute?: number;
+  /**
+   * How long one `/run_sse` frame may wait for a client that stopped reading (the socket's
+   * buffer stays full); then the run is aborted, freeing its session's turn, and the connection
+   * is closed. Default 30 s.
+   */
+  sseWriteTimeoutMs?: number;
   /** `/run_live` limits. */
   live?: LiveLimits;
 }
@@ -66,6 +77,7 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ResolvedServerLimits> = Object.free
   maxConnectionsPerClient: 128,
   runsPerUserPerMinute: 0,
   runsPerAppPerMinute: 0,
+  sseWriteTimeoutMs: 30_000,
   live: Object.freeze({
     maxSockets: 100,
     maxSocketsPerClient: 16,
@@ -73,6 +85,7 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ResolvedServerLimits> = Object.free
     maxFrameBytes: 4 * MIB,
     maxQueuedFrames: 64,
     maxQueuedBytes: 8 * MIB,
+    pingIntervalMs: 30_000,
   }),
 });
 
@@ -95,10 +108,11 @@ export function resolveServerLimits(limits: ServerLimits = {}, bodyLimitBytes: n
     "maxConnectionsPerClient",
     "runsPerUserPerMinute",
     "runsPerAppPerMinute",
+    "sseWriteTimeoutMs",
   ] as const;
   for (const key of positive) checkInteger(`limits.${key}`, out[key], 1);
   for (const key of zeroOff) checkInteger(`limits.${key}`, out[key], 0);
-  for (const key of ["maxSockets", "maxSocketsPerClient", "maxSocketsPerUser"] as const) {
+  for (const key of ["maxSockets", "maxSocketsPerClient", "maxSocketsPerUser", "pingIntervalMs"] as const) {
     checkInteger(`limits.live.${key}`, out.live[key], 0);
   }
   for (const key of ["maxFrameBytes", "maxQueuedFrames", "maxQueuedBytes"] as const) {

@@ -8,7 +8,7 @@ import {
   type LiveRequest,
   type RunConfig,
 } from "@agentkit/core";
-import { sessionKeyProblem } from "@agentkit/core/internal";
+import { sessionKeyProblem, untilAborted } from "@agentkit/core/internal";
 import type { AccessControl } from "../auth/access-control.js";
 import { AuthenticationError } from "../auth/auth-errors.js";
 import { selectWebSocketProtocol } from "../auth/bearer-token.js";
@@ -91,7 +91,8 @@ export interface LiveStats {
  * ends, 1002 for a missing session, 1008 for bad parameters, an unknown app or a client that
  * sends faster than its run takes frames, 1009 for a frame over `maxFrameBytes`, 1011 (reason
  * cut to 123 bytes) when the run fails. Closing the socket aborts the run and drops its queue.
- * Sockets are capped in total (503) and per client address and per app user (429).
+ * Sockets are capped in total (503) and per client address and per app user (429). Each socket
+ * is pinged every `pingIntervalMs`; one that misses a pong is terminated.
  */
 export class LiveSocketServer {
   /** Created on the first upgrade: `ws` is imported only when a live call happens. */
@@ -238,8 +239,10 @@ export class LiveSocketServer {
       maxBytes: this.limits.maxQueuedBytes,
     });
     this.live.set(ws, { controller, queue });
+    const stopPings = this.limits.pingIntervalMs > 0 ? this.ping(ws, this.limits.pingIntervalMs) : undefined;
     ws.on("error", () => controller.abort(new Error("WebSocket error")));
     ws.on("close", () => {
+      stopPings?.();
       this.live.delete(ws);
       controller.abort(new Error("The client closed the socket."));
       // Nothing the client sent outlives its socket.
@@ -270,6 +273,32 @@ export class LiveSocketServer {
     void this.runLive(ws, params, queue, controller);
   }
 
+  /**
+   * Pings the client every `intervalMs`; one that has not answered a ping by the next is gone
+   * (a dropped network, a frozen client) and its socket is terminated, which aborts its run and
+   * frees the session's turn. Returns what stops the pings.
+   */
+  private ping(ws: WebSocket, intervalMs: number): () => void {
+    let answered = true;
+    const onPong = () => {
+      answered = true;
+    };
+    ws.on("pong", onPong);
+    const timer = setInterval(() => {
+      if (!answered) {
+        this.deps.logger.debug?.(`A live socket did not answer a ping within ${intervalMs} ms; terminated`);
+        ws.terminate();
+        return;
+      }
+      answered = false;
+      ws.ping();
+    }, intervalMs);
+    return () => {
+      clearInterval(timer);
+      ws.off("pong", onPong);
+    };
+  }
+
   private async runLive(
     ws: WebSocket,
     params: LiveParams,
@@ -278,24 +307,30 @@ export class LiveSocketServer {
   ): Promise<void> {
     let release: (() => void) | undefined;
     let lease: { release(): void } | undefined;
-    const finished = this.deps.runs.start(controller);
+    const key = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
+    const finished = this.deps.runs.start(controller, key);
+    const { signal } = controller;
     try {
       let runnerLease: RunnerLease;
       try {
-        runnerLease = await this.deps.runners.acquire(params.appName);
+        // Steps before the run end at once when the socket closes or shutdown aborts the run.
+        runnerLease = await untilAborted(this.deps.runners.acquire(params.appName), signal, {
+          discard: (late) => late.release(),
+        });
       } catch (error) {
+        if (signal.aborted) return;
         return void ws.close(
           LiveCloseCode.POLICY_VIOLATION,
           closeReason(errorBody(error, this.deps.exposeErrorMessages).error),
         );
       }
       lease = runnerLease;
-      const key = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
-      if (!(await this.deps.context.sessionService.getSession({ ...key, config: { numRecentEvents: 0 } }))) {
+      const getSession = this.deps.context.sessionService.getSession({ ...key, config: { numRecentEvents: 0 } });
+      if (!(await untilAborted(getSession, signal))) {
         return void ws.close(LiveCloseCode.PROTOCOL_ERROR, "Session not found");
       }
       // A live call is a run like any other: it holds the session's turn while it lasts.
-      release = await this.deps.queue.acquireSession(key, controller.signal);
+      release = await this.deps.queue.acquireSession(key, signal);
       const events = runnerLease.runner.runLive({
         ...key,
         liveRequestQueue: queue,

@@ -16,4 +16,6 @@ export interface RouteDeps {
   readonly logger: ServerLogger;
   /** Send unexpected errors' messages to clients (see `AgentServerOptions.exposeErrorMessages`). */
   readonly exposeErrorMessages: boolean;
+  /** How long an SSE frame may wait for a client that stopped reading (`ServerLimits.sseWriteTimeoutMs`; 0: no limit). */
+  readonly sseWriteTimeoutMs: number;
 }

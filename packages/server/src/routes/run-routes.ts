@@ -113,8 +113,19 @@ async function runToSse(deps: RouteDeps, req: Request, res: Response): Promise<v
     "X-Accel-Buffering": "no",
   });
   res.flushHeaders();
+  const stalled = () => {
+    deps.logger.warn(
+      `The /run_sse client read nothing for ${deps.sseWriteTimeoutMs} ms; its run is aborted`,
+      undefined,
+      run.fields,
+    );
+    controller.abort(new SseClientStalledError(deps.sseWriteTimeoutMs));
+    res.destroy();
+  };
   try {
-    await run.execute((event) => writeFrameText(res, eventToJsonText(event), controller.signal));
+    await run.execute((event) =>
+      writeFrameText(res, eventToJsonText(event), controller.signal, deps.sseWriteTimeoutMs, stalled),
+    );
   } catch (error) {
     // A run cut by shutdown ends with an error frame too: a clean end would read as a complete answer.
     const cut = cutByShutdown(controller.signal);
@@ -171,21 +182,50 @@ async function runToJson(
   sendJsonText(res, wrapText ? wrapText(list) : list);
 }
 
-/** An AbortController aborted when the client goes away before the response is complete. */
+/**
+ * An AbortController aborted when the client goes away before the response is complete (already
+ * aborted when the connection closed before the handler asked).
+ */
 export function abortOnDisconnect(req: Request, res: Response): AbortController {
   const controller = new AbortController();
   const onClose = () => {
     if (!res.writableFinished) controller.abort(new Error("The client disconnected."));
   };
+  if (req.socket?.destroyed) {
+    onClose();
+    return controller;
+  }
   res.once("close", onClose);
   req.once("aborted", onClose);
   return controller;
 }
 
-/** A frame whose JSON text is already written (events: `eventToJsonText`). */
-async function writeFrameText(res: Response, json: string, signal: AbortSignal): Promise<void> {
+/** Why a `/run_sse` run was aborted when its client stopped reading (see `ServerLimits.sseWriteTimeoutMs`). */
+class SseClientStalledError extends Error {
+  constructor(ms: number) {
+    super(`The client read nothing of the stream for ${ms} ms.`);
+    this.name = "SseClientStalledError";
+  }
+}
+
+/**
+ * A frame whose JSON text is already written (events: `eventToJsonText`). When the socket's
+ * buffer is full, waits for it to drain (back-pressure), at most `timeoutMs` (0: no limit):
+ * past it `onStalled` gives up on the client.
+ */
+async function writeFrameText(
+  res: Response,
+  json: string,
+  signal: AbortSignal,
+  timeoutMs: number,
+  onStalled: () => void,
+): Promise<void> {
   if (signal.aborted || res.destroyed) return;
-  if (!res.write(`data: ${json}\n\n`)) {
+  if (res.write(`data: ${json}\n\n`)) return;
+  const timer = timeoutMs > 0 ? setTimeout(onStalled, timeoutMs) : undefined;
+  try {
     await once(res, "drain", { signal }).catch(() => {});
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Request, RequestHandler } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import { Router } from "../http/express-module.js";
 import {
   createEvent,
@@ -14,7 +14,7 @@ import {
   type GetSessionConfig,
 } from "@agentkit/core";
 import { validateSessionKeyPart } from "@agentkit/core/internal";
-import { HttpRequestError } from "../errors/server-errors.js";
+import { HttpRequestError, ServerDrainingError } from "../errors/server-errors.js";
 import { checkRequestState, sanitizeImportedEvents } from "../http/client-state.js";
 import {
   createSessionSchema,
@@ -27,6 +27,7 @@ import {
 import type { RouteDeps } from "./route-deps.js";
 import { checkSessionKeyParams } from "../http/session-key-params.js";
 import { sendJsonText } from "../http/send-json-text.js";
+import { abortOnDisconnect } from "./run-routes.js";
 
 /** The response header of `GET .../sessions?pageSize=N` that carries the next page's token. */
 export const NEXT_PAGE_TOKEN_HEADER = "X-Next-Page-Token";
@@ -102,7 +103,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
     const { invocationId } = parseBody(rewindSessionSchema, req.body);
     const services = { appName: app, sessionService, artifactService: deps.context.artifactService };
     // A rewind writes the session like a run: it takes the session's turn.
-    const session = await deps.queue.runSession({ appName: app, userId: user, sessionId: sid }, async () => {
+    const session = await editSession(deps, req, res, { appName: app, userId: user, sessionId: sid }, async () => {
       await rewindSession(services, { userId: user, sessionId: sid, beforeInvocationId: invocationId! });
       return sessionService.getSession({ appName: app, userId: user, sessionId: sid });
     });
@@ -116,7 +117,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
     if (body.newSessionId) validateSessionKeyPart(body.newSessionId, "sessionId");
     const services = { appName: app, sessionService, artifactService: deps.context.artifactService };
     // The source's turn, so the copy never sees half of a run's events.
-    const fork = await deps.queue.runSession({ appName: app, userId: user, sessionId: sid }, () =>
+    const fork = await editSession(deps, req, res, { appName: app, userId: user, sessionId: sid }, () =>
       forkSession(services, {
         userId: user,
         sessionId: sid,
@@ -144,7 +145,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
   router.delete(`${base}/:sid`, async (req, res) => {
     const { app, user, sid } = req.params;
     const key = { appName: app, userId: user, sessionId: sid };
-    await deps.queue.runSession(key, () => sessionService.deleteSession(key));
+    await editSession(deps, req, res, key, () => sessionService.deleteSession(key));
     res.status(204).end();
   });
 
@@ -154,7 +155,7 @@ export function sessionRoutes(deps: RouteDeps): Router {
     checkRequestState(res, stateDelta, "stateDelta");
     const key = { appName: app, userId: user, sessionId: sid };
     // A state patch is a write like a run's: it takes the session's turn.
-    const updated = await deps.queue.runSession(key, async () => {
+    const updated = await editSession(deps, req, res, key, async () => {
       const session = await sessionService.getSession(key);
       if (!session) throw new SessionNotFoundError(key);
       const event = createEvent({ invocationId: `p-${randomUUID()}`, author: "user", actions: { stateDelta } });
@@ -165,6 +166,30 @@ export function sessionRoutes(deps: RouteDeps): Router {
   });
 
   return router;
+}
+
+/**
+ * Runs a session edit (state patch, delete, rewind, fork) in the session's turn, like a run:
+ * refused with 503 `SHUTTING_DOWN` while the server shuts down (also when the turn comes after
+ * shutdown began), and given up, never run, when the client disconnects while it waits.
+ */
+function editSession<T>(
+  deps: RouteDeps,
+  req: Request,
+  res: Response,
+  key: { appName: string; userId: string; sessionId: string },
+  task: () => Promise<T>,
+): Promise<T> {
+  if (deps.runs.isDraining) throw new ServerDrainingError();
+  const { signal } = abortOnDisconnect(req, res);
+  return deps.queue.runSession(
+    key,
+    () => {
+      if (deps.runs.isDraining) throw new ServerDrainingError();
+      return task();
+    },
+    signal,
+  );
 }
 
 function parseImportedEvents(raw: Record<string, unknown>[]): Event[] {

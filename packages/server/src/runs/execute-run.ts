@@ -7,7 +7,7 @@ import {
   type RunConfig,
   type Session,
 } from "@agentkit/core";
-import { checkIncomingMessage, sessionEvents } from "@agentkit/core/internal";
+import { checkIncomingMessage, sessionEvents, untilAborted } from "@agentkit/core/internal";
 import { ServerDrainingError } from "../errors/server-errors.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import type { LogFields } from "../server-logger.js";
@@ -41,8 +41,10 @@ export interface PreparedRun {
 /**
  * Does everything that can fail before a run's first event, so `/run_sse` can still answer
  * with a plain JSON error: resolves the app's runner, waits for the session's turn (runs of one
- * session are serialized in this process), and checks the session exists. `signal` (the
- * client's connection) cancels the wait and, later, the run.
+ * session are serialized in this process), and checks the session exists. `controller` (aborted
+ * by the client's disconnect or by shutdown) ends each of these steps at once, even one waiting
+ * for a store that does not answer, releasing the runner and the session's turn; later it
+ * cancels the run.
  */
 export async function prepareRun(
   deps: RouteDeps,
@@ -51,14 +53,18 @@ export async function prepareRun(
 ): Promise<PreparedRun> {
   if (deps.runs.isDraining) throw new ServerDrainingError();
   deps.rateLimiter.take(params.appName, params.userId);
+  const fields: LogFields = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
   // Tracked from here: shutdown aborts a run still waiting for its turn like a running one.
-  const tracked = deps.runs.start(controller);
+  const tracked = deps.runs.start(controller, fields);
   let lease: RunnerLease;
   try {
-    lease = await deps.runners.acquire(params.appName);
+    // A lease that comes back after the abort is given back at once.
+    lease = await untilAborted(deps.runners.acquire(params.appName), controller.signal, {
+      discard: (late) => late.release(),
+    });
   } catch (error) {
     tracked();
-    throw error;
+    throw cutByShutdown(controller.signal) ? new ServerDrainingError() : error;
   }
   let release: (() => void) | undefined;
   try {
@@ -69,9 +75,10 @@ export async function prepareRun(
     // An answer to a pending call is checked against the history now (the runner checks again),
     // so a refused message is a plain JSON 400 on /run_sse too, not an error frame.
     const answers = params.newMessage?.parts?.some((p) => p.functionResponse) ?? false;
-    const session =
-      (await deps.context.sessionService.getSession(answers ? key : { ...key, config: { numRecentEvents: 0 } })) ??
-      (params.createSessionIfMissing ? await createOrGet(deps, key) : undefined);
+    const session = await untilAborted(
+      findSession(deps, key, answers, params.createSessionIfMissing),
+      controller.signal,
+    );
     if (!session) throw new SessionNotFoundError(key);
     if (params.newMessage) checkIncomingMessage(params.newMessage, sessionEvents(session));
   } catch (error) {
@@ -86,7 +93,6 @@ export async function prepareRun(
     lease.release();
     tracked();
   };
-  const fields: LogFields = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
   return {
     cancel: done,
     fields,
@@ -123,6 +129,19 @@ export async function prepareRun(
       }
     },
   };
+}
+
+/** The run's session (its whole history when the message answers a call), created when asked to. */
+async function findSession(
+  deps: RouteDeps,
+  key: { appName: string; userId: string; sessionId: string },
+  wholeHistory: boolean,
+  createIfMissing: boolean | undefined,
+): Promise<Session | undefined> {
+  const found = await deps.context.sessionService.getSession(
+    wholeHistory ? key : { ...key, config: { numRecentEvents: 0 } },
+  );
+  return found ?? (createIfMissing ? createOrGet(deps, key) : undefined);
 }
 
 /** Creates the session; when another request created it first, reads that one (typed, not by message). */

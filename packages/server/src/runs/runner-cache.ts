@@ -11,6 +11,7 @@ import {
 import type { AgentLoader, LoadedApp } from "../agent-loader.js";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { sharedPlugin } from "./shared-plugin.js";
+import { settleAll } from "@agentkit/core/internal";
 
 export interface RunnerCacheOptions {
   loader: AgentLoader;
@@ -86,10 +87,10 @@ export class RunnerCache {
     this.closed = true;
     const entries = [...this.entries.values()];
     this.entries.clear();
-    const results = await Promise.allSettled([...entries.map((e) => e.runner.close()), ...this.retiredClosing]);
-    const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
-    if (failures.length === 1) throw failures[0];
-    if (failures.length > 1) throw new AggregateError(failures, "Several runners failed to close");
+    await settleAll(
+      [...entries.map((e) => e.runner.close()), ...this.retiredClosing],
+      () => "Several runners failed to close",
+    );
   }
 
   private async entryFor(appName: string): Promise<Entry> {

@@ -57,9 +57,12 @@ export class SessionRunQueue extends KeyedQueue {
     };
   }
 
-  /** Runs `task` holding the session's turn (released when it settles, also on failure). */
-  async runSession<T>(key: SessionLockKey, task: () => Promise<T> | T): Promise<T> {
-    const release = await this.acquireSession(key);
+  /**
+   * Runs `task` holding the session's turn (released when it settles, also on failure). An
+   * aborted `signal` (the client left) gives up the wait with `RunAbortedError`: the task never runs.
+   */
+  async runSession<T>(key: SessionLockKey, task: () => Promise<T> | T, signal?: AbortSignal): Promise<T> {
+    const release = await this.acquireSession(key, signal);
     try {
       return await task();
     } finally {

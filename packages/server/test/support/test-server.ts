@@ -15,6 +15,7 @@ import {
   createStaticAgentLoader,
   type AgentServer,
   type AgentServerOptions,
+  type LogFields,
   type ServerLogger,
 } from "../../src/index.js";
 
@@ -25,6 +26,22 @@ export function recordingLogger(): ServerLogger & { errors: unknown[] } {
     errors,
     error: (message, error) => errors.push(error ?? message),
     warn: () => {},
+    info: () => {},
+  };
+}
+
+/** A logger that keeps the warnings (message and fields) besides the errors. */
+export function warningLogger(): ServerLogger & {
+  warnings: { message: string; fields?: LogFields }[];
+  errors: unknown[];
+} {
+  const warnings: { message: string; fields?: LogFields }[] = [];
+  const errors: unknown[] = [];
+  return {
+    warnings,
+    errors,
+    error: (message, error) => errors.push(error ?? message),
+    warn: (message, _error, fields) => warnings.push({ message, ...(fields ? { fields } : {}) }),
     info: () => {},
   };
 }

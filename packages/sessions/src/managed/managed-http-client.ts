@@ -1,5 +1,5 @@
 import { ConfigurationError, SessionError } from "@agentkit/core";
-import { AbortScope } from "@agentkit/core/internal";
+import { AbortScope, untilAborted } from "@agentkit/core/internal";
 
 /** A Google-style error body: `{ error: { code, message, status } }`. */
 interface ApiErrorBody {
@@ -102,6 +102,29 @@ export class ManagedHttpClient {
       request.abort(new DOMException(`timed out after ${this.options.timeoutMs} ms`, "TimeoutError"));
     }, this.options.timeoutMs);
     timer.unref();
+    // A failure before the whole answer is in (the request, or its body cut off or stalled
+    // mid-read) is typed by why the request's signal ended: the service closed, the timeout, else
+    // an unavailable server. Never an empty success: an empty body read as `{}` would be a
+    // missing session, an empty list or the last page of events.
+    const failure = (cause: unknown, status?: number): SessionError => {
+      if (this.closing.signal.aborted)
+        return new SessionError("ManagedSessionService was closed during a request", {
+          code: "SESSION_SERVICE_CLOSED",
+          cause,
+        });
+      const what =
+        `Managed session API ${method} ${url.pathname}` +
+        (status === undefined ? "" : ` (HTTP ${status}, reading the response body)`);
+      if (timedOut)
+        return new SessionError(`${what} timed out after ${this.options.timeoutMs} ms`, {
+          code: "MANAGED_SESSION_TIMEOUT",
+          cause,
+        });
+      return new SessionError(`${what} failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
+        code: "MANAGED_SESSION_UNAVAILABLE",
+        cause,
+      });
+    };
     let response: Response;
     let text: string;
     try {
@@ -113,21 +136,16 @@ export class ManagedHttpClient {
           ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
         });
       } catch (cause) {
-        if (this.closing.signal.aborted)
-          throw new SessionError("ManagedSessionService was closed during a request", {
-            code: "SESSION_SERVICE_CLOSED",
-            cause,
-          });
-        throw new SessionError(
-          timedOut
-            ? `Managed session API ${method} ${url.pathname} timed out after ${this.options.timeoutMs} ms`
-            : `Managed session API ${method} ${url.pathname} ` +
-                `failed: ${cause instanceof Error ? cause.message : String(cause)}`,
-          { code: timedOut ? "MANAGED_SESSION_TIMEOUT" : "MANAGED_SESSION_UNAVAILABLE", cause },
-        );
+        throw failure(cause);
       }
-      // The body can stall too: read it under the same signal (fetch ties it to the request's).
-      text = await response.text().catch(() => "");
+      // The body can stall or be cut off too: it is read under the same signal (fetch ties the
+      // body to it; `untilAborted` covers a caller's fetch that does not), so the timeout and
+      // close() end a stalled read.
+      try {
+        text = await untilAborted(response.text(), request.signal, { reason: () => request.signal.reason });
+      } catch (cause) {
+        throw failure(cause, response.status);
+      }
     } finally {
       clearTimeout(timer);
       request.release();

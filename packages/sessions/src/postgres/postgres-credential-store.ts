@@ -2,6 +2,7 @@ import { Pool, type PoolConfig } from "pg";
 import { ConfigurationError, type CredentialScope, type CredentialStore } from "@agentkit/core";
 import { CREDENTIALS_TABLE } from "../credentials/credentials-table.js";
 import { SessionStoreError } from "../sql/session-store-error.js";
+import { OWN_POOL_DEFAULTS } from "./own-pool-defaults.js";
 
 export type PostgresCredentialStoreOptions =
   | { connectionString: string; poolConfig?: Omit<PoolConfig, "connectionString"> }
@@ -28,11 +29,14 @@ export class PostgresCredentialStore implements CredentialStore {
       options.connectionString
     ) {
       this.pool = new Pool({
-        connectionTimeoutMillis: 10_000,
+        ...OWN_POOL_DEFAULTS,
         ...options.poolConfig,
         connectionString: options.connectionString,
       });
       this.ownsPool = true;
+      // An idle client losing its connection (which keepalive now notices) must not crash the
+      // process; the pool replaces it.
+      this.pool.on("error", () => undefined);
     } else {
       throw new ConfigurationError("PostgresCredentialStore needs { connectionString } or { pool }.");
     }

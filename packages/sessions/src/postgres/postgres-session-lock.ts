@@ -11,6 +11,7 @@ import {
 } from "@agentkit/core";
 import { SessionQueueKey } from "@agentkit/core/internal";
 import { SessionStoreError } from "../sql/session-store-error.js";
+import { OWN_POOL_DEFAULTS } from "./own-pool-defaults.js";
 
 export type PostgresSessionLockOptions = {
   /** The session store's database (any database all replicas share works). */
@@ -18,7 +19,9 @@ export type PostgresSessionLockOptions = {
   /**
    * Settings of the lock's own pool. A held lock holds one connection for the whole run, so
    * `max` (default 32) bounds the sessions this process runs at once; runs past it wait for a
-   * connection up to their `waitMs`.
+   * connection up to their `waitMs` (then `SessionBusyError`), and stop waiting when their signal
+   * aborts. Defaults: `connectionTimeoutMillis` 10 s (opening a connection; past it the store is
+   * unavailable), TCP keepalive from 10 s of silence (`keepAlive`, `keepAliveInitialDelayMillis`).
    */
   poolConfig?: Omit<PoolConfig, "connectionString">;
 };
@@ -27,17 +30,34 @@ export type PostgresSessionLockOptions = {
 const LOCK_NOT_AVAILABLE = "55P03";
 const QUERY_CANCELED = "57014";
 
+/** An acquire waiting for one of the pool's connections. */
+interface Waiter {
+  grant(): void;
+  fail(error: Error): void;
+}
+
 /**
  * The session lock of replicas on one PostgreSQL database: a session-level advisory lock
  * (`pg_advisory_lock`) on a 64-bit hash of the session key, held on a connection of its own pool
  * for the run's duration and bounded by `lock_timeout`. A process that dies drops its
  * connection, and PostgreSQL releases its locks with it. Its own pool: a run holding a lock
  * still needs the session store's connections.
+ *
+ * The lock hands out the pool's connections itself, first come first served: an acquire waits
+ * for a free one within its `waitMs` and its signal, not within the pool's own queue (which
+ * would ignore both and answer after `connectionTimeoutMillis` with a connection error).
  */
 export class PostgresSessionLock implements SessionLock {
   private readonly pool: Pool;
   /** Connections holding a lock, each with how to drop it (close ends their locks). */
   private readonly held = new Map<PoolClient, () => void>();
+  /** Connections the lock may have out at once (the pool's `max`). */
+  private readonly slots: number;
+  /** Connections out: held, being opened, or waiting for their lock. */
+  private taken = 0;
+  /** Acquires waiting for a connection, in arrival order. */
+  private readonly waiting = new Set<Waiter>();
+  private closed = false;
 
   constructor(options: PostgresSessionLockOptions) {
     if (typeof options?.connectionString !== "string" || options.connectionString === "") {
@@ -45,10 +65,11 @@ export class PostgresSessionLock implements SessionLock {
     }
     this.pool = new Pool({
       max: 32,
-      connectionTimeoutMillis: 10_000,
+      ...OWN_POOL_DEFAULTS,
       ...options.poolConfig,
       connectionString: options.connectionString,
     });
+    this.slots = this.pool.options.max ?? 32;
     // A held connection that breaks must not crash the process (its lock is gone with it).
     this.pool.on("error", () => undefined);
   }
@@ -59,18 +80,8 @@ export class PostgresSessionLock implements SessionLock {
     }
     if (signal?.aborted) throw new RunAbortedError({ cause: signal.reason });
     const started = performance.now();
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (cause) {
-      throw new SessionStoreError(
-        "SESSION_STORE_UNAVAILABLE",
-        `Cannot connect for the session lock: ${message(cause)}`,
-        {
-          cause,
-        },
-      );
-    }
+    await this.slot(key, waitMs, signal);
+    const client = await this.connect(signal);
     // A held connection that breaks (the server restarted, a network cut) loses its lock; the
     // error must not crash the process. The store's own checks (row lock, stale-session
     // detection) still guard the run's writes then.
@@ -78,7 +89,7 @@ export class PostgresSessionLock implements SessionLock {
     client.on("error", onBroken);
     if (signal?.aborted) {
       client.removeListener("error", onBroken);
-      client.release();
+      this.giveBack(client);
       throw new RunAbortedError({ cause: signal.reason });
     }
     // Aborting cancels the wait in the server (dropping the socket would not: a backend waiting
@@ -103,30 +114,30 @@ export class PostgresSessionLock implements SessionLock {
       await cancelled;
       const code = (error as { code?: unknown }).code;
       if (code === LOCK_NOT_AVAILABLE || (aborted && code === QUERY_CANCELED)) {
-        client.release();
+        this.giveBack(client);
         if (aborted) throw new RunAbortedError({ cause: signal?.reason });
         throw new SessionBusyError(key.sessionId, waitMs);
       }
-      client.release(error as Error);
+      this.giveBack(client, error as Error);
       if (aborted) throw new RunAbortedError({ cause: signal?.reason });
       throw new SessionStoreError("SESSION_STORE_UNAVAILABLE", `The session lock failed: ${message(error)}`, {
         cause: error,
       });
     }
     signal?.removeEventListener("abort", onAbort);
-    this.held.set(client, () => client.release(new Error("The session lock was closed.")));
+    this.held.set(client, () => this.giveBack(client, new Error("The session lock was closed.")));
     let released: Promise<void> | undefined;
     const release = () => {
       if (!this.held.delete(client)) return (released ??= Promise.resolve());
       released ??= client.query("SELECT pg_advisory_unlock($1::bigint)", [id]).then(
         () => {
           client.removeListener("error", onBroken);
-          client.release();
+          this.giveBack(client);
         },
         // A connection that cannot unlock is dropped, which unlocks.
         (error: Error) => {
           client.removeListener("error", onBroken);
-          client.release(error);
+          this.giveBack(client, error);
         },
       );
       return released;
@@ -141,9 +152,98 @@ export class PostgresSessionLock implements SessionLock {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const waiting = [...this.waiting];
+    this.waiting.clear();
+    for (const waiter of waiting)
+      waiter.fail(new SessionStoreError("SESSION_STORE_UNAVAILABLE", "The session lock was closed."));
     for (const drop of this.held.values()) drop();
     this.held.clear();
     await this.pool.end();
+  }
+
+  /**
+   * Takes one of the lock's connections: at once when one is free and nobody waits, else after
+   * the acquires before it. `SessionBusyError` when none frees up within `waitMs` (every
+   * connection holds a running session), `RunAbortedError` when `signal` aborts first.
+   */
+  private slot(key: SessionLockKey, waitMs: number, signal: AbortSignal | undefined): Promise<void> {
+    if (this.closed)
+      return Promise.reject(new SessionStoreError("SESSION_STORE_UNAVAILABLE", "The session lock was closed."));
+    if (this.taken < this.slots && this.waiting.size === 0) {
+      this.taken++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const leave = () => {
+        this.waiting.delete(waiter);
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      const waiter: Waiter = {
+        grant: () => {
+          leave();
+          this.taken++;
+          resolve();
+        },
+        fail: (error) => {
+          leave();
+          reject(error);
+        },
+      };
+      const timer = setTimeout(() => waiter.fail(new SessionBusyError(key.sessionId, waitMs)), waitMs);
+      const onAbort = () => waiter.fail(new RunAbortedError({ cause: signal?.reason }));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiting.add(waiter);
+    });
+  }
+
+  /**
+   * A connection for the slot just taken. Opening one is bounded by the pool's
+   * `connectionTimeoutMillis` (a store error past it) and by `signal`: an acquire aborted
+   * meanwhile rejects at once, and the connection that comes later goes straight back (its slot
+   * with it). On any failure the slot is given back.
+   */
+  private connect(signal: AbortSignal | undefined): Promise<PoolClient> {
+    if (signal?.aborted) {
+      this.freeSlot();
+      return Promise.reject(new RunAbortedError({ cause: signal.reason }));
+    }
+    return new Promise<PoolClient>((resolve, reject) => {
+      let gaveUp = false;
+      const onAbort = () => {
+        gaveUp = true;
+        reject(new RunAbortedError({ cause: signal?.reason }));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.pool.connect().then(
+        (client) => {
+          signal?.removeEventListener("abort", onAbort);
+          if (gaveUp) this.giveBack(client);
+          else resolve(client);
+        },
+        (cause: unknown) => {
+          signal?.removeEventListener("abort", onAbort);
+          this.freeSlot();
+          if (gaveUp) return;
+          const detail = `Cannot connect for the session lock: ${message(cause)}`;
+          reject(new SessionStoreError("SESSION_STORE_UNAVAILABLE", detail, { cause }));
+        },
+      );
+    });
+  }
+
+  /** Returns a connection to the pool (dropped with `error`) and its slot to the next waiting acquire. */
+  private giveBack(client: PoolClient, error?: Error): void {
+    client.release(error);
+    this.freeSlot();
+  }
+
+  private freeSlot(): void {
+    this.taken--;
+    const next = this.waiting.values().next();
+    if (!next.done) next.value.grant();
   }
 }
 

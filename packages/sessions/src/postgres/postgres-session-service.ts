@@ -4,12 +4,17 @@ import { ConfigurationError } from "@agentkit/core";
 import { SessionStoreError } from "../sql/session-store-error.js";
 import type { SqlDialect, SqlPlan, SqlResult, SqlStatement } from "../sql/sql-plan.js";
 import { SqlSessionService, type SqlPlanMode } from "../sql/sql-session-service.js";
+import { OWN_POOL_DEFAULTS } from "./own-pool-defaults.js";
 
 /** Either a connection string (the service creates, owns and closes its pool) or a pool of yours (left open). */
 export type PostgresSessionServiceOptions =
   | {
       connectionString: string;
-      /** Extra settings for the pool the service creates (size, timeouts, ssl). */
+      /**
+       * Extra settings for the pool the service creates (size, timeouts, ssl), over its defaults:
+       * `connectionTimeoutMillis` 10 s, TCP keepalive after 10 s of silence (`keepAlive`,
+       * `keepAliveInitialDelayMillis`).
+       */
       poolConfig?: Omit<PoolConfig, "connectionString">;
     }
   | { pool: Pool };
@@ -53,7 +58,7 @@ export class PostgresSessionService extends SqlSessionService {
     ) {
       this.label = redact(options.connectionString);
       this.pool = new Pool({
-        connectionTimeoutMillis: 10_000,
+        ...OWN_POOL_DEFAULTS,
         ...options.poolConfig,
         connectionString: options.connectionString,
       });
