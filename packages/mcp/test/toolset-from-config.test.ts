@@ -37,6 +37,17 @@ describe("mcpToolsetFromConfig (YAML agent configs, ADK's McpToolset args)", () 
     ).toBeDefined();
   });
 
+  it("takes max_total_timeout in seconds (maxTotalTimeoutMs), else the toolset's default", () => {
+    const bounded = mcpToolsetFromConfig({ stdio_server_params: { command: "node" }, max_total_timeout: 90 });
+    expect(bounded.maxTotalTimeoutMs).toBe(90_000);
+    const camel = mcpToolsetFromConfig({ stdio_server_params: { command: "node" }, maxTotalTimeout: 1.5 });
+    expect(camel.maxTotalTimeoutMs).toBe(1500);
+    expect(mcpToolsetFromConfig({ stdio_server_params: { command: "node" } }).maxTotalTimeoutMs).toBe(600_000);
+    expect(() => mcpToolsetFromConfig({ stdio_server_params: { command: "node" }, max_total_timeout: 0 })).toThrow(
+      /max_total_timeout/,
+    );
+  });
+
   it("rejects a config with no connection, two connections, or an unknown field, naming what is wrong", () => {
     expect(() => mcpToolsetFromConfig({})).toThrow(/exactly one connection .*got 0/);
     expect(() =>

@@ -17,7 +17,8 @@ const http = z.object({ url: z.string(), headers: stringMap.optional() });
  * (snake_case; camelCase also accepted): exactly one of `stdio_server_params` (or
  * `stdio_connection_params: { server_params }`), `sse_connection_params`,
  * `streamable_http_connection_params`; plus `tool_filter`, `tool_name_prefix`, `timeout`
- * (seconds, ADK's unit) and agentkit's `cache_tool_list` (`McpToolsetOptions.cacheToolList`).
+ * (seconds, ADK's unit) and agentkit's `max_total_timeout` (seconds: `maxTotalTimeoutMs`) and
+ * `cache_tool_list` (`McpToolsetOptions.cacheToolList`).
  */
 const configSchema = z.strictObject({
   stdio_server_params: stdio.optional(),
@@ -31,6 +32,7 @@ const configSchema = z.strictObject({
   tool_filter: z.array(z.string()).optional(),
   tool_name_prefix: z.string().optional(),
   timeout: z.number().positive().optional(),
+  max_total_timeout: z.number().positive().optional(),
   cache_tool_list: z.boolean().optional(),
 });
 
@@ -74,6 +76,7 @@ export function mcpToolsetFromConfig(args: Record<string, unknown> | undefined):
     ...(c.tool_filter ? { toolFilter: c.tool_filter } : {}),
     ...(c.tool_name_prefix ? { toolNamePrefix: c.tool_name_prefix } : {}),
     ...(seconds ? { timeoutMs: Math.round(seconds * 1000) } : {}),
+    ...(c.max_total_timeout ? { maxTotalTimeoutMs: Math.round(c.max_total_timeout * 1000) } : {}),
     ...(c.cache_tool_list === undefined ? {} : { cacheToolList: c.cache_tool_list }),
   });
 }

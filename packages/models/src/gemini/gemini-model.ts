@@ -102,12 +102,12 @@ export class Gemini extends BaseLlm {
     return connection;
   }
 
-  /** Closes live sessions, deletes the context caches this model created, drops the client. */
   /** Builds the SDK client now (a missing key or a bad option shows at start-up). */
   override async warmUp(): Promise<void> {
     this.getClient();
   }
 
+  /** Closes live sessions, deletes the context caches this model created, drops the client. */
   override async close(): Promise<void> {
     await Promise.all([...this.connections].map((c) => c.close()));
     if (this.client) await this.cache.close();
