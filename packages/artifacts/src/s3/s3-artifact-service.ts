@@ -48,6 +48,10 @@ const VERSION_SUFFIX_BYTES = 16;
 const DELETE_BATCH = 1000;
 /** Give up after this many lost races for a version number. */
 const MAX_CLAIM_ATTEMPTS = 1000;
+/** Default bound on opening a connection, for a client the service creates (the SDK has none). */
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+/** Default bound on a silent socket, for a client the service creates (the SDK has none). */
+const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
 /**
  * Artifacts in an S3 bucket (AWS or any S3-compatible server): one object per version at
@@ -86,7 +90,8 @@ export class S3ArtifactService extends BaseArtifactService {
     }
     this.bucket = options.bucket;
     this.ownsClient = options.client === undefined;
-    this.client = options.client ?? new S3Client(options.clientConfig ?? {});
+    const clientConfig = withTimeouts(options);
+    this.client = options.client ?? new S3Client(clientConfig);
     this.partSize = Math.max(5 * MIB, options.partSize ?? 8 * MIB);
     this.multipartThreshold = Math.max(1, options.multipartThreshold ?? 8 * MIB);
     this.queueSize = Math.max(1, options.queueSize ?? 4);
@@ -122,7 +127,13 @@ export class S3ArtifactService extends BaseArtifactService {
     } else if (env.AWS_REGION || env.AWS_DEFAULT_REGION) {
       config.region = env.AWS_REGION || env.AWS_DEFAULT_REGION;
     }
-    return new S3ArtifactService({ bucket, prefix, clientConfig: { ...config, ...options.clientConfig } });
+    return new S3ArtifactService({
+      bucket,
+      prefix,
+      clientConfig: { ...config, ...options.clientConfig },
+      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+      ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
+    });
   }
 
   /** Checks that the bucket exists and the credentials may use it (call at start to fail early). */
@@ -443,6 +454,46 @@ export class S3ArtifactService extends BaseArtifactService {
       signal?.removeEventListener("abort", onAbort);
     }
   }
+}
+
+/**
+ * The config of a client the service creates, with bounds the AWS SDK leaves off: the Node
+ * handler's `connectionTimeout` (opening the TCP connection) and `socketTimeout` (a rolling idle
+ * timer on the socket, armed through the response body). Its `requestTimeout` is left unset: in
+ * @smithy/node-http-handler 4.x it is a wall-clock limit on the exchange up to the response
+ * headers (upload included), which would cut a large upload on a slow link. Precedence: the
+ * service option, then the same field of a plain-options `clientConfig.requestHandler`, then the
+ * default. A handler instance, like a client, is used as given.
+ */
+function withTimeouts(options: S3ArtifactServiceOptions): S3ClientConfig {
+  const config = options.clientConfig ?? {};
+  const handler = config.requestHandler;
+  const handlerInstance = typeof (handler as { handle?: unknown } | undefined)?.handle === "function";
+  const timeouts = { connectTimeoutMs: options.connectTimeoutMs, idleTimeoutMs: options.idleTimeoutMs };
+  for (const [name, value] of Object.entries(timeouts)) {
+    if (value === undefined) continue;
+    if (options.client !== undefined || handlerInstance) {
+      throw new ConfigurationError(
+        `S3ArtifactService applies ${name} only to a client and request handler it creates: set the timeouts on ` +
+          `the ${options.client !== undefined ? "client" : "request handler"} you pass in.`,
+      );
+    }
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+      throw new ConfigurationError(
+        `S3ArtifactService ${name} must be a number of milliseconds, 0 or more (0 turns it off); got ${String(value)}.`,
+      );
+    }
+  }
+  if (options.client !== undefined || handlerInstance) return config;
+  const handlerOptions = (handler ?? {}) as Record<string, unknown>;
+  return {
+    ...config,
+    requestHandler: {
+      ...handlerOptions,
+      connectionTimeout: timeouts.connectTimeoutMs ?? handlerOptions.connectionTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      socketTimeout: timeouts.idleTimeoutMs ?? handlerOptions.socketTimeout ?? DEFAULT_IDLE_TIMEOUT_MS,
+    },
+  };
 }
 
 function nextVersion(versions: number[]): number {

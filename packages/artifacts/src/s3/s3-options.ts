@@ -17,6 +17,18 @@ export interface S3ArtifactServiceOptions {
   partSize?: number;
   /** Parts uploaded in parallel. Default 4. */
   queueSize?: number;
+  /**
+   * For a client the service creates: milliseconds a TCP connection to S3 may take to open before
+   * the request fails. Default 5000; 0 turns the bound off. Not allowed with `client` or a request handler instance.
+   */
+  connectTimeoutMs?: number;
+  /**
+   * For a client the service creates: milliseconds a request's socket may stay silent (nothing
+   * sent or received, through the whole response body) before the request fails. It bounds a
+   * stall, not a transfer: an upload or download of any size that keeps moving is never cut.
+   * Default 30000; 0 turns the bound off. Not allowed with `client` or a request handler instance.
+   */
+  idleTimeoutMs?: number;
 }
 
 export interface S3ArtifactServiceUriOptions {
@@ -28,4 +40,8 @@ export interface S3ArtifactServiceUriOptions {
   env?: Record<string, string | undefined>;
   /** Merged over what the URI and environment give. */
   clientConfig?: S3ClientConfig;
+  /** As in `S3ArtifactServiceOptions`. Default 5000. */
+  connectTimeoutMs?: number;
+  /** As in `S3ArtifactServiceOptions`. Default 30000. */
+  idleTimeoutMs?: number;
 }
