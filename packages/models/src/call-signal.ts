@@ -16,7 +16,7 @@ const NOTHING_TO_RELEASE = () => {};
  * so a signal that outlives the call (the run's lives for the whole run) keeps nothing of it and
  * the call's signal never aborts afterwards.
  */
-export function callSignal(caller: AbortSignal | undefined, config: AbortSignal | undefined): CallSignal {
+function callSignal(caller: AbortSignal | undefined, config: AbortSignal | undefined): CallSignal {
   if (!caller || !config || caller === config) return { signal: caller ?? config, release: NOTHING_TO_RELEASE };
   const scope = AbortScope.under(caller);
   if (config.aborted) {
@@ -32,4 +32,21 @@ export function callSignal(caller: AbortSignal | undefined, config: AbortSignal 
       scope.release();
     },
   };
+}
+
+/**
+ * A model call's stream under `callSignal(caller, config)`: `run` gets the combined signal, and
+ * it is released when the stream ends, fails or its consumer stops.
+ */
+export async function* underCallSignal<T>(
+  caller: AbortSignal | undefined,
+  config: AbortSignal | undefined,
+  run: (signal: AbortSignal | undefined) => AsyncIterable<T>,
+): AsyncGenerator<T, void, void> {
+  const call = callSignal(caller, config);
+  try {
+    yield* run(call.signal);
+  } finally {
+    call.release();
+  }
 }

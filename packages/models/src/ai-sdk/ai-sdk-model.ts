@@ -10,7 +10,7 @@ import {
   type LlmRequest,
   type LlmResponse,
 } from "@agentkit/core";
-import { callSignal } from "../call-signal.js";
+import { underCallSignal } from "../call-signal.js";
 import { CallObserver } from "../framework/call-observer.js";
 import { ConversionIssues } from "../framework/conversion-issues.js";
 import {
@@ -93,13 +93,10 @@ export class AiSdkModel extends BaseLlm {
     );
     issues.settle();
     // The caller's signal and the request's own abortSignal both cancel the call.
-    const call = callSignal(options.signal, request.config.abortSignal);
-    try {
-      if (call.signal) callOptions.abortSignal = call.signal;
-      yield* stream ? this.streamCall(callOptions, issues, call.signal) : this.generateCall(callOptions, issues);
-    } finally {
-      call.release();
-    }
+    yield* underCallSignal(options.signal, request.config.abortSignal, (signal) => {
+      if (signal) callOptions.abortSignal = signal;
+      return stream ? this.streamCall(callOptions, issues, signal) : this.generateCall(callOptions, issues);
+    });
   }
 
   private async *generateCall(

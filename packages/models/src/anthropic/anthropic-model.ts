@@ -12,7 +12,7 @@ import { toProviderError } from "./error-mapping.js";
 import { stripProviderPrefix, toAnthropicRequest } from "./request-conversion.js";
 import { AnthropicStreamAccumulator, fromAnthropicMessage } from "./response-conversion.js";
 import { abortSafeFetch } from "../errors/abort-safe-fetch.js";
-import { callSignal } from "../call-signal.js";
+import { underCallSignal } from "../call-signal.js";
 
 /**
  * A Claude model over Anthropic's Messages API. Credentials: `apiKey` option, then
@@ -41,12 +41,9 @@ export class AnthropicModel extends BaseLlm {
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
     // The caller's signal and the request's own abortSignal both cancel the call.
-    const call = callSignal(options.signal, request.config.abortSignal);
-    try {
-      yield* this.generate(request, stream, call.signal);
-    } finally {
-      call.release();
-    }
+    yield* underCallSignal(options.signal, request.config.abortSignal, (signal) =>
+      this.generate(request, stream, signal),
+    );
   }
 
   private async *generate(

@@ -10,7 +10,7 @@ import {
   type LlmResponse,
 } from "@agentkit/core";
 import { settleAll } from "@agentkit/core/internal";
-import { callSignal } from "../call-signal.js";
+import { underCallSignal } from "../call-signal.js";
 import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 import { classifyFailure } from "../retry/retry-policy.js";
 import {
@@ -122,12 +122,9 @@ export class FallbackModel extends BaseLlm {
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
     // The caller's signal and the request's own abortSignal both cancel the call.
-    const call = callSignal(options.signal, request.config.abortSignal);
-    try {
-      yield* this.generate(request, stream, call.signal ? { ...options, signal: call.signal } : options);
-    } finally {
-      call.release();
-    }
+    yield* underCallSignal(options.signal, request.config.abortSignal, (signal) =>
+      this.generate(request, stream, signal ? { ...options, signal } : options),
+    );
   }
 
   private async *generate(

@@ -14,7 +14,7 @@ import {
 import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 import { retryStream } from "@agentkit/core/internal";
 import { providerRetryOptions, resolveRetryPolicy, type RetryPolicy } from "../retry/retry-policy.js";
-import { callSignal } from "../call-signal.js";
+import { underCallSignal } from "../call-signal.js";
 import { DEFAULT_CACHE_DELETE_TIMEOUT_MS, GeminiContextCache, type PreparedRequest } from "./context-cache.js";
 import { isMissingCache, toProviderError, type FailedResponseFacts } from "./error-mapping.js";
 import { createGeminiFetch } from "./gemini-fetch.js";
@@ -78,17 +78,13 @@ export class Gemini extends BaseLlm {
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
     // The caller's signal and the request's own abortSignal both cancel the call.
-    const call = callSignal(options.signal, request.config.abortSignal);
-    const signal = call.signal;
-    try {
+    yield* underCallSignal(options.signal, request.config.abortSignal, (signal) =>
       // After output was yielded a retry would repeat it; only a clean failure is retried.
-      yield* retryStream(
+      retryStream(
         () => this.generateOnce(request, stream, signal),
         providerRetryOptions("gemini", { policy: this.retryPolicy, ...(signal ? { signal } : {}) }),
-      );
-    } finally {
-      call.release();
-    }
+      ),
+    );
   }
 
   override async connect(request: LlmRequest, options: GenerateContentOptions = {}): Promise<BaseLlmConnection> {

@@ -7,7 +7,7 @@ import {
   type LlmRequest,
   type LlmResponse,
 } from "@agentkit/core";
-import { callSignal } from "../call-signal.js";
+import { underCallSignal } from "../call-signal.js";
 import { CallObserver } from "../framework/call-observer.js";
 import { ConversionIssues } from "../framework/conversion-issues.js";
 import {
@@ -80,12 +80,9 @@ export class LangChainModel extends BaseLlm {
     const issues = new ConversionIssues(ADAPTER, this.settings.validation);
     observer.setIssues(issues.list);
     // The caller's signal and the request's own abortSignal both cancel the call.
-    const call = callSignal(options.signal, request.config.abortSignal);
-    try {
-      yield* observer.observe(() => this.call(request, stream, call.signal, issues));
-    } finally {
-      call.release();
-    }
+    yield* underCallSignal(options.signal, request.config.abortSignal, (signal) =>
+      observer.observe(() => this.call(request, stream, signal, issues)),
+    );
   }
 
   private async *call(

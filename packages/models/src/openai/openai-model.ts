@@ -18,7 +18,7 @@ import { toResponsesParams } from "./responses-request-conversion.js";
 import { fromResponsesResult, ResponsesStreamAccumulator } from "./responses-response-conversion.js";
 import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 import { abortSafeFetch } from "../errors/abort-safe-fetch.js";
-import { callSignal } from "../call-signal.js";
+import { underCallSignal } from "../call-signal.js";
 
 /**
  * An OpenAI model over the Chat Completions API (default) or, with `api: "responses"`, the
@@ -52,12 +52,9 @@ export class OpenAIModel extends BaseLlm {
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
     // The caller's signal and the request's own abortSignal both cancel the call.
-    const call = callSignal(options.signal, request.config.abortSignal);
-    try {
-      yield* this.generate(request, stream, call.signal);
-    } finally {
-      call.release();
-    }
+    yield* underCallSignal(options.signal, request.config.abortSignal, (signal) =>
+      this.generate(request, stream, signal),
+    );
   }
 
   private async *generate(

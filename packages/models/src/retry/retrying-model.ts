@@ -6,7 +6,7 @@ import {
   type LlmResponse,
 } from "@agentkit/core";
 import { retryStream } from "@agentkit/core/internal";
-import { callSignal } from "../call-signal.js";
+import { underCallSignal } from "../call-signal.js";
 import { providerRetryOptions, resolveRetryPolicy, type RetryEvent, type RetryPolicy } from "./retry-policy.js";
 
 export interface RetryingModelOptions {
@@ -42,11 +42,9 @@ export class RetryingModel extends BaseLlm {
     options: GenerateContentOptions = {},
   ): AsyncGenerator<LlmResponse, void, void> {
     // The caller's signal and the request's own abortSignal both cancel the call and its waits.
-    const call = callSignal(options.signal, request.config.abortSignal);
-    const signal = call.signal;
-    const innerOptions = signal ? { ...options, signal } : options;
-    try {
-      yield* retryStream(
+    yield* underCallSignal(options.signal, request.config.abortSignal, (signal) => {
+      const innerOptions = signal ? { ...options, signal } : options;
+      return retryStream(
         () => this.inner.generateContentAsync(request, stream, innerOptions),
         providerRetryOptions(this.options.provider ?? this.model, {
           ...this.options,
@@ -54,9 +52,7 @@ export class RetryingModel extends BaseLlm {
           ...(signal ? { signal } : {}),
         }),
       );
-    } finally {
-      call.release();
-    }
+    });
   }
 
   override connect(request: LlmRequest, options?: GenerateContentOptions): Promise<BaseLlmConnection> {
