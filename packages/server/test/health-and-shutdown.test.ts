@@ -1,7 +1,6 @@
 // /healthz, /readyz and shutdown that clients can tell apart from success (cut runs end with an
 // SSE error frame or a 503 body), against the real server and a real (unreachable) PostgreSQL URI.
-import { createServer as createHttpServer } from "node:http";
-import { createServer, type AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { describe, expect, it } from "@jest/globals";
 import { z } from "zod";
 import WebSocket from "ws";
@@ -24,7 +23,16 @@ import { ScriptedModel } from "@agentkit/core/testing";
 import { PostgresSessionService } from "@agentkit/sessions/postgres";
 import { createAgentServer, createStaticAgentLoader } from "../src/index.js";
 import { rawClient, until, within } from "./support/raw-socket.js";
-import { json, post, recordingLogger, startTestServer, userMessage, warningLogger } from "./support/test-server.js";
+import {
+  heldModel,
+  json,
+  listenOn,
+  post,
+  recordingLogger,
+  startTestServer,
+  userMessage,
+  warningLogger,
+} from "./support/test-server.js";
 
 /**
  * Answers with a call of the `note` tool, then (on the next call) reports it started and waits
@@ -192,16 +200,7 @@ describe("shutdown cuts long runs so that clients can tell", () => {
   });
 
   it("while draining, /readyz is 503 and /healthz 200 (an embedder's server keeps accepting)", async () => {
-    let markStarted!: () => void;
-    const started = new Promise<void>((resolve) => (markStarted = resolve));
-    let finish!: () => void;
-    const finished = new Promise<void>((resolve) => (finish = resolve));
-    const model = new ScriptedModel();
-    model.push(async () => {
-      markStarted();
-      await finished;
-      return ScriptedModel.text("done");
-    });
+    const { model, started, finish } = heldModel();
     const server = createAgentServer({
       loader: createStaticAgentLoader({ apps: { slow: new LlmAgent({ name: "slow", model }) } }),
       sessionService: new InMemorySessionService(),
@@ -210,9 +209,7 @@ describe("shutdown cuts long runs so that clients can tell", () => {
       shutdownGraceMs: 60_000,
       logger: recordingLogger(),
     });
-    const http = createHttpServer(server.app);
-    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    const { url, close } = await listenOn(server.app);
     try {
       await post(`${url}/apps/slow/users/u/sessions`, { sessionId: "s" });
       const running = post(`${url}/run`, {
@@ -231,7 +228,7 @@ describe("shutdown cuts long runs so that clients can tell", () => {
       expect((await running).status).toBe(200);
       await closing;
     } finally {
-      await new Promise((resolve) => http.close(resolve));
+      await close();
     }
   });
 });

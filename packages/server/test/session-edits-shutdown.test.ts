@@ -1,31 +1,22 @@
 // Session edits (PATCH, DELETE, rewind, fork) while the server shuts down, and when their client
 // leaves before the session's turn comes: against the real server over HTTP and raw sockets.
-import { createServer as createHttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "@jest/globals";
 import { InMemoryArtifactService, InMemoryMemoryService, InMemorySessionService, LlmAgent } from "@agentkit/core";
-import { ScriptedModel } from "@agentkit/core/testing";
 import { createAgentServer, createStaticAgentLoader } from "../src/index.js";
 import { rawClient, until, within } from "./support/raw-socket.js";
-import { json, post, recordingLogger, send, startTestServer, userMessage } from "./support/test-server.js";
+import {
+  heldModel,
+  json,
+  listenOn,
+  post,
+  recordingLogger,
+  send,
+  startTestServer,
+  userMessage,
+} from "./support/test-server.js";
 
 /** Generous bound for what must happen "at once" (a loaded CI machine), never a wait by itself. */
 const BOUND_MS = 8000;
-
-/** A model whose one call waits until `finish()`: a run that holds its session's turn meanwhile. */
-function heldModel(): { model: ScriptedModel; started: Promise<void>; finish: () => void } {
-  let markStarted!: () => void;
-  const started = new Promise<void>((resolve) => (markStarted = resolve));
-  let finish!: () => void;
-  const finished = new Promise<void>((resolve) => (finish = resolve));
-  const model = new ScriptedModel();
-  model.push(async () => {
-    markStarted();
-    await finished;
-    return ScriptedModel.text("done");
-  });
-  return { model, started, finish };
-}
 
 describe("session edits while the server shuts down, and when their client leaves", () => {
   it("PATCH, DELETE, rewind and fork are answered 503 SHUTTING_DOWN while draining, and change nothing", async () => {
@@ -40,9 +31,7 @@ describe("session edits while the server shuts down, and when their client leave
       logger: recordingLogger(),
     });
     // An embedder's server: it keeps accepting requests while the agent server drains.
-    const http = createHttpServer(server.app);
-    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    const { url, close } = await listenOn(server.app);
     try {
       for (const sessionId of ["busy", "other"]) await post(`${url}/apps/slow/users/u/sessions`, { sessionId });
       const running = post(`${url}/run`, {
@@ -77,7 +66,7 @@ describe("session edits while the server shuts down, and when their client leave
       await closing;
     } finally {
       held.finish();
-      await new Promise((resolve) => http.close(resolve));
+      await close();
     }
   });
 

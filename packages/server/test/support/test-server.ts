@@ -1,3 +1,5 @@
+import { createServer as createHttpServer, type RequestListener } from "node:http";
+import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import {
   FunctionTool,
@@ -43,6 +45,34 @@ export function warningLogger(): ServerLogger & {
     error: (message, error) => errors.push(error ?? message),
     warn: (message, _error, fields) => warnings.push({ message, ...(fields ? { fields } : {}) }),
     info: () => {},
+  };
+}
+
+/** A model whose one call waits until `finish()`: a run that holds its session's turn meanwhile. */
+export function heldModel(): { model: ScriptedModel; started: Promise<void>; finish: () => void } {
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const model = new ScriptedModel();
+  model.push(async () => {
+    markStarted();
+    await finished;
+    return ScriptedModel.text("done");
+  });
+  return { model, started, finish };
+}
+
+/**
+ * Serves `app` on a node:http server of the test's own on 127.0.0.1 (an embedder's server: it
+ * keeps accepting requests while the agent server drains); `close` stops it.
+ */
+export async function listenOn(app: RequestListener): Promise<{ url: string; close: () => Promise<void> }> {
+  const http = createHttpServer(app);
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => http.close(() => resolve())),
   };
 }
 
