@@ -1,7 +1,7 @@
 import { AbortScope } from "@agentkit/core/internal";
 
 /** One model call's abort signal; `release()` once the call has ended (idempotent). */
-interface CallSignal {
+export interface CallSignal {
   readonly signal: AbortSignal | undefined;
   release(): void;
 }
@@ -16,7 +16,7 @@ const NOTHING_TO_RELEASE = () => {};
  * so a signal that outlives the call (the run's lives for the whole run) keeps nothing of it and
  * the call's signal never aborts afterwards.
  */
-function callSignal(caller: AbortSignal | undefined, config: AbortSignal | undefined): CallSignal {
+export function callSignal(caller: AbortSignal | undefined, config: AbortSignal | undefined): CallSignal {
   if (!caller || !config || caller === config) return { signal: caller ?? config, release: NOTHING_TO_RELEASE };
   const scope = AbortScope.under(caller);
   if (config.aborted) {

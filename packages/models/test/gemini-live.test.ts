@@ -257,6 +257,36 @@ describe("Gemini live connection", () => {
     }
   });
 
+  it("gives up opening on the request's own config.abortSignal, beside the caller's signal", async () => {
+    server.withholdSetupComplete = true;
+    const caller = new AbortController();
+    const config = new AbortController();
+    const opening = model.connect(createLlmRequest({ config: { abortSignal: config.signal } }), {
+      signal: caller.signal,
+    });
+    await server.setupReceived;
+    config.abort(new Error("the request's own"));
+    await expect(opening).rejects.toMatchObject({ category: "CANCELLED" });
+    expect(typeof (await server.sessions[0]!.closed)).toBe("number");
+    // Neither signal keeps a listener of the connection that never opened.
+    expect(getEventListeners(caller.signal, "abort")).toHaveLength(0);
+    expect(getEventListeners(config.signal, "abort")).toHaveLength(0);
+  });
+
+  it("closes the session when the request's config.abortSignal aborts, and then leaves both signals", async () => {
+    const caller = new AbortController();
+    const config = new AbortController();
+    const connection = await model.connect(createLlmRequest({ config: { abortSignal: config.signal } }), {
+      signal: caller.signal,
+    });
+    const reading = readUntil(connection, () => false);
+    config.abort();
+    expect(await reading).toEqual([]);
+    expect(await server.sessions[0]!.closed).toBe(1005);
+    expect(getEventListeners(caller.signal, "abort")).toHaveLength(0);
+    expect(getEventListeners(config.signal, "abort")).toHaveLength(0);
+  });
+
   it("closes the session when the caller's signal aborts", async () => {
     const controller = new AbortController();
     const connection = await model.connect(createLlmRequest(), { signal: controller.signal });

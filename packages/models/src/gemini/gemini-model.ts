@@ -14,7 +14,7 @@ import {
 import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 import { retryStream } from "@agentkit/core/internal";
 import { providerRetryOptions, resolveRetryPolicy, type RetryPolicy } from "../retry/retry-policy.js";
-import { underCallSignal } from "../call-signal.js";
+import { callSignal, underCallSignal } from "../call-signal.js";
 import { DEFAULT_CACHE_DELETE_TIMEOUT_MS, GeminiContextCache, type PreparedRequest } from "./context-cache.js";
 import { isMissingCache, toProviderError, type FailedResponseFacts } from "./error-mapping.js";
 import { createGeminiFetch } from "./gemini-fetch.js";
@@ -88,12 +88,24 @@ export class Gemini extends BaseLlm {
   }
 
   override async connect(request: LlmRequest, options: GenerateContentOptions = {}): Promise<BaseLlmConnection> {
-    const connection = await GeminiLiveConnection.open(this.getClient(), this.model, request, {
-      vertex: this.vertexai,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
-      onClose: (c) => this.connections.delete(c),
-    });
+    // As for a call: the caller's signal and the request's own abortSignal both give up the
+    // opening and close the session. Released when the session closes (or fails to open).
+    const call = callSignal(options.signal, request.config.abortSignal);
+    let connection: GeminiLiveConnection;
+    try {
+      connection = await GeminiLiveConnection.open(this.getClient(), this.model, request, {
+        vertex: this.vertexai,
+        ...(call.signal ? { signal: call.signal } : {}),
+        ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
+        onClose: (c) => {
+          this.connections.delete(c);
+          call.release();
+        },
+      });
+    } catch (error) {
+      call.release();
+      throw error;
+    }
     this.connections.add(connection);
     return connection;
   }
