@@ -1,7 +1,15 @@
 // Session edits (PATCH, DELETE, rewind, fork) while the server shuts down, and when their client
 // leaves before the session's turn comes: against the real server over HTTP and raw sockets.
 import { describe, expect, it } from "@jest/globals";
-import { InMemoryArtifactService, InMemoryMemoryService, InMemorySessionService, LlmAgent } from "@agentkit/core";
+import {
+  InMemoryArtifactService,
+  InMemoryMemoryService,
+  InMemorySessionService,
+  LlmAgent,
+  type ReleaseSessionLock,
+  RunAbortedError,
+  type SessionLock,
+} from "@agentkit/core";
 import { createAgentServer, createStaticAgentLoader } from "../src/index.js";
 import { rawClient, until, within } from "./support/raw-socket.js";
 import {
@@ -14,6 +22,13 @@ import {
   startTestServer,
   userMessage,
 } from "./support/test-server.js";
+
+/** A promise and the function that resolves it. */
+function signalled(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
 
 /** Generous bound for what must happen "at once" (a loaded CI machine), never a wait by itself. */
 const BOUND_MS = 8000;
@@ -71,45 +86,54 @@ describe("session edits while the server shuts down, and when their client leave
   });
 
   it("a PATCH whose client leaves while it waits for the session's turn is never applied", async () => {
-    const { model, started, finish } = heldModel();
-    const t = await startTestServer({ apps: { slow: new LlmAgent({ name: "slow", model }) } });
+    // The turn is held elsewhere (another replica's run holds the cluster lock): the PATCH's wait
+    // for it is where the test can see it, so the client leaves exactly while it waits.
+    const waits: { signal: AbortSignal | undefined; grant: () => void }[] = [];
+    let waiting = signalled();
+    let unlocks = 0;
+    const sessionLock: SessionLock = {
+      acquire: (_key, { signal }) =>
+        new Promise<ReleaseSessionLock>((resolve, reject) => {
+          if (signal?.aborted) return reject(new RunAbortedError({ cause: signal.reason }));
+          signal?.addEventListener("abort", () => reject(new RunAbortedError({ cause: signal.reason })), {
+            once: true,
+          });
+          waits.push({ signal, grant: () => resolve(async () => void (unlocks += 1)) });
+          waiting.resolve();
+        }),
+      close: async () => {},
+    };
+    const t = await startTestServer({ sessionLock });
     try {
-      // Made in the store: the only connections are the run's and the PATCH's.
-      await t.sessionService.createSession({ appName: "slow", userId: "u", sessionId: "s" });
-      const running = post(`${t.url}/run`, {
-        appName: "slow",
-        userId: "u",
-        sessionId: "s",
-        newMessage: userMessage("x"),
-      });
-      await started;
+      await t.sessionService.createSession({ appName: "A", userId: "u", sessionId: "s" });
       // A raw connection: it closes when the test says so (fetch's abort may leave it open for seconds).
       const client = await rawClient(t.port);
       const body = JSON.stringify({ stateDelta: { left: true } });
       client.socket.write(
-        `PATCH /apps/slow/users/u/sessions/s HTTP/1.1\r\nHost: 127.0.0.1:${t.port}\r\n` +
+        `PATCH /apps/A/users/u/sessions/s HTTP/1.1\r\nHost: 127.0.0.1:${t.port}\r\n` +
           `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
       );
-      // Time for the PATCH to reach its handler and wait behind the run, so that a server that
-      // ignores the disconnect applies it (had it not arrived yet, it would not be applied either).
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(t.server.stats().connectionsOpen).toBe(2);
+      await within(waiting.promise, BOUND_MS, "the PATCH to wait for the session's turn");
+      expect(waits[0]!.signal?.aborted).toBe(false);
       client.socket.destroy();
-      await until(() => t.server.stats().connectionsOpen === 1, BOUND_MS, "the server to see the PATCH's client leave");
+      await until(() => waits[0]!.signal?.aborted === true, BOUND_MS, "the PATCH's wait to end with its client");
+      // Granting now (the other replica's run ended) must not apply it.
+      waits[0]!.grant();
+      await until(() => t.server.stats().connectionsOpen === 0, BOUND_MS, "the server to close the PATCH's connection");
       expect(client.received()).toBe("");
-      finish();
-      expect((await running).status).toBe(200);
-      // The session's turn is free again: a later PATCH is applied at once.
-      const later = await within(
-        send("PATCH", `${t.url}/apps/slow/users/u/sessions/s`, { stateDelta: { later: true } }),
-        BOUND_MS,
-        "a later PATCH",
-      );
-      expect(later.status).toBe(200);
-      expect((await json(later)).state).toEqual({ later: true });
+      expect((await t.sessionService.getSession({ appName: "A", userId: "u", sessionId: "s" }))?.state).toEqual({});
+      // The session's turn is free again: a later PATCH waits for the lock once, and is applied.
+      waiting = signalled();
+      const later = send("PATCH", `${t.url}/apps/A/users/u/sessions/s`, { stateDelta: { later: true } });
+      await within(waiting.promise, BOUND_MS, "the later PATCH to wait for the session's turn");
+      waits[1]!.grant();
+      const answer = await within(later, BOUND_MS, "a later PATCH");
+      expect(answer.status).toBe(200);
+      expect((await json(answer)).state).toEqual({ later: true });
+      expect(unlocks).toBe(1);
       expect(t.logger.errors).toEqual([]);
     } finally {
-      finish();
+      for (const wait of waits) wait.grant();
       await t.close();
     }
   });
