@@ -1,5 +1,5 @@
 import { ConfigurationError, SessionError } from "@agentkit/core";
-import { MongoClient, MongoServerError, type Db, type MongoClientOptions } from "mongodb";
+import { MongoClient, MongoNetworkTimeoutError, MongoServerError, type Db, type MongoClientOptions } from "mongodb";
 
 /** How a Mongo-backed service reaches its database: a URI it connects itself, or a client it borrows. */
 export type MongoConnectionOptions =
@@ -8,7 +8,11 @@ export type MongoConnectionOptions =
       uri: string;
       /** Database name (default: the URI's path, else "agentkit"). */
       dbName?: string;
-      /** Extra driver options for the client the service creates. */
+      /**
+       * Extra driver options for the client the service creates, over its defaults (which the
+       * URI's own query parameters also override): `serverSelectionTimeoutMS` 10 s to find a
+       * server, `socketTimeoutMS` 30 s for the server to answer an operation (`0` waits forever).
+       */
       clientOptions?: MongoClientOptions;
     }
   | {
@@ -18,6 +22,28 @@ export type MongoConnectionOptions =
     };
 
 export const DEFAULT_DB_NAME = "agentkit";
+
+/**
+ * Driver options of a client a service creates itself (never applied to a borrowed client), each
+ * unless the URI or `clientOptions` sets it. `socketTimeoutMS` bounds how long an operation waits
+ * for the server's answer once sent: without it (the driver's default is 0, no limit) an
+ * operation on a server that stops answering (a hung process, a silent network) waits forever,
+ * and so does the run that called it. On expiry the driver closes that connection (it is never
+ * reused) and fails the operation with `MongoNetworkTimeoutError`; it retries a read once on
+ * another connection. The client-side `timeoutMS` would be the finer tool, but the `mongodb` 7
+ * driver ignores it (deprecated, no effect), and `maxTimeMS` is enforced by the server, so it
+ * cannot help when the server is the part that hangs. No operation of these services waits on
+ * the server on purpose: MongoSessionLock polls with short updates between client-side pauses.
+ */
+export const OWN_CLIENT_DEFAULTS = {
+  serverSelectionTimeoutMS: 10_000,
+  socketTimeoutMS: 30_000,
+} as const satisfies MongoClientOptions;
+
+/** True when the URI's query string sets `option` (option names are case-insensitive). */
+function uriSets(uri: string, option: string): boolean {
+  return new RegExp(`[?&]${option}=`, "i").test(uri);
+}
 
 /** The database name in a MongoDB URI's path, if any. */
 export function dbNameFromUri(uri: string): string | undefined {
@@ -31,10 +57,18 @@ export function isDuplicateKeyError(error: unknown): boolean {
   return error instanceof MongoServerError && error.code === 11000;
 }
 
-/** Wraps a driver failure (network, server selection, server error) in a SessionError with a cause. */
+/**
+ * Wraps a driver failure (network, server selection, server error) in a SessionError with a
+ * cause; a server that did not answer in time (`socketTimeoutMS`, or `connectTimeoutMS` for a new
+ * connection's handshake) is named as a timeout.
+ */
 export function storeError(action: string, error: unknown): SessionError {
   const detail = error instanceof Error ? error.message : String(error);
-  return new SessionError(`MongoDB ${action} failed: ${detail}`, { code: "SESSION_STORE_ERROR", cause: error });
+  const message =
+    error instanceof MongoNetworkTimeoutError
+      ? `MongoDB ${action} timed out: the server did not answer in time (${detail})`
+      : `MongoDB ${action} failed: ${detail}`;
+  return new SessionError(message, { code: "SESSION_STORE_ERROR", cause: error });
 }
 
 /**
@@ -68,9 +102,11 @@ export class MongoHandle {
       }
       const clientOptions = "clientOptions" in options ? options.clientOptions : undefined;
       try {
-        // 10 s to find a server unless the URI (or clientOptions) says otherwise: explicit driver
-        // options would override the URI's own `serverSelectionTimeoutMS`.
-        const defaults = /[?&]serverSelectionTimeoutMS=/i.test(uri) ? {} : { serverSelectionTimeoutMS: 10_000 };
+        // A default only where the URI is silent: explicit driver options would override the
+        // URI's own value. clientOptions override both.
+        const defaults = Object.fromEntries(
+          Object.entries(OWN_CLIENT_DEFAULTS).filter(([option]) => !uriSets(uri, option)),
+        ) as MongoClientOptions;
         this.client = new MongoClient(uri, { ...defaults, ...clientOptions });
       } catch (error) {
         throw new ConfigurationError(
