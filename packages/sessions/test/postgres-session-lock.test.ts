@@ -61,6 +61,23 @@ async function connections(applicationName: string): Promise<number> {
   }
 }
 
+/** One query on a connection of its own (not the lock's). */
+async function sql<Row extends object>(text: string, params: unknown[] = []): Promise<Row[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The server process ids of the backends waiting for an advisory lock. */
+async function waitingPids(): Promise<number[]> {
+  const rows = await sql<{ pid: number }>("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+  return rows.map((row) => row.pid);
+}
+
 /** Resolves once `check` holds (a condition, polled), failing after 10 s. */
 async function until(check: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -190,6 +207,69 @@ describe("PostgresSessionLock", () => {
     await release();
     await (await second)();
     expect(await connections("lock-late")).toBe(1);
+    await lock.close();
+  });
+
+  it("cancels an aborted wait at once while every connection of its pool is out, and reuses the connection", async () => {
+    // Two connections, both out: one holds a lock, the other waits for a session another
+    // replica holds. Cancelling the wait must not need a third.
+    const lock = new PostgresSessionLock({
+      connectionString: url,
+      poolConfig: { max: 2, application_name: "lock-pool-out" },
+    });
+    locks.push(lock);
+    const other = replica();
+    const releaseHeld = await lock.acquire(key("out-held"), { waitMs: 1000 });
+    const releaseOther = await other.acquire(key("out-blocked"), { waitMs: 1000 });
+    const controller = new AbortController();
+    // waitMs far past the test's timeout: only the cancel can end this wait.
+    const waiting = lock.acquire(key("out-blocked"), { waitMs: 600_000, signal: controller.signal });
+    await waiters(1);
+    const [pid] = await waitingPids();
+
+    controller.abort(new Error("client left"));
+    // Settles while both connections are still out (nothing here frees one before it does).
+    await expect(waiting).rejects.toBeInstanceOf(RunAbortedError);
+    // The backend stopped waiting in the server: the rejection came from its cancelled statement.
+    expect(await waitingPids()).toEqual([]);
+    // Its connection went back to the pool, and the next acquire gets that same one.
+    const releaseNext = await lock.acquire(key("out-next"), { waitMs: 1000 });
+    const holders = await sql<{ pid: number }>(
+      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = $1",
+      [pid],
+    );
+    expect(holders).toHaveLength(1);
+    await Promise.all([releaseHeld(), releaseOther(), releaseNext()]);
+    await (await lock.acquire(key("out-blocked"), { waitMs: 1000 }))();
+    await lock.close();
+  });
+
+  it("drops the waiting connection when the cancel itself cannot connect, and still answers the abort at once", async () => {
+    // The role may have two connections: with both out, the cancel's own connection is refused.
+    await sql("CREATE ROLE lock_limited LOGIN CONNECTION LIMIT 2");
+    const lock = new PostgresSessionLock({
+      connectionString: url.replace("//postgres@", "//lock_limited@"),
+      poolConfig: { max: 2, application_name: "lock-limited" },
+    });
+    locks.push(lock);
+    const other = replica();
+    const releaseHeld = await lock.acquire(key("limited-held"), { waitMs: 1000 });
+    const releaseOther = await other.acquire(key("limited-blocked"), { waitMs: 1000 });
+    const controller = new AbortController();
+    const waiting = lock.acquire(key("limited-blocked"), { waitMs: 600_000, signal: controller.signal });
+    await waiters(1);
+    const [pid] = await waitingPids();
+    controller.abort(new Error("client left"));
+    await expect(waiting).rejects.toBeInstanceOf(RunAbortedError);
+
+    // The backend does not notice its client left while it waits; once it gets the lock it does,
+    // and exits (its lock with it).
+    expect(await waitingPids()).toEqual([pid]);
+    await releaseOther();
+    await until(async () => (await sql("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).length === 0);
+    // The slot is free again: a new connection takes the session.
+    await (await lock.acquire(key("limited-blocked"), { waitMs: 5000 }))();
+    await releaseHeld();
     await lock.close();
   });
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { Pool, type PoolClient, type PoolConfig } from "pg";
+import { Client, Pool, type PoolClient, type PoolConfig } from "pg";
 import {
   ConfigurationError,
   RunAbortedError,
@@ -9,7 +9,7 @@ import {
   type SessionLock,
   type SessionLockOptions,
 } from "@agentkit/core";
-import { SessionQueueKey } from "@agentkit/core/internal";
+import { SessionQueueKey, settlesWithin } from "@agentkit/core/internal";
 import { SessionStoreError } from "../sql/session-store-error.js";
 import { OWN_POOL_DEFAULTS } from "./own-pool-defaults.js";
 
@@ -29,6 +29,8 @@ export type PostgresSessionLockOptions = {
 // lock_not_available: the wait passed `lock_timeout`; query_canceled: pg_cancel_backend.
 const LOCK_NOT_AVAILABLE = "55P03";
 const QUERY_CANCELED = "57014";
+/** How long cancelling an aborted wait may take; past it the wait's connection is dropped instead. */
+const CANCEL_TIMEOUT_MS = 5000;
 
 /** An acquire waiting for one of the pool's connections. */
 interface Waiter {
@@ -95,12 +97,20 @@ export class PostgresSessionLock implements SessionLock {
     // Aborting cancels the wait in the server (dropping the socket would not: a backend waiting
     // for a lock does not notice its client left, and would take the lock later).
     // The connection goes back to the pool only once the cancel is done, so a late cancel never
-    // hits another wait on it.
+    // hits another wait on it. A cancel that fails closes the connection instead, so the acquire
+    // still ends at once; its backend waits on (at most until lock_timeout), then sees its client
+    // gone and exits, its lock with it.
     let aborted = false;
-    let cancelled: Promise<unknown> = Promise.resolve();
+    let cancelled: Promise<Error | undefined> = Promise.resolve(undefined);
     const onAbort = () => {
       aborted = true;
-      cancelled = this.pool.query("SELECT pg_cancel_backend($1)", [processIdOf(client)]).catch(() => undefined);
+      cancelled = this.cancelWait(client).then(
+        () => undefined,
+        (error: Error) => {
+          client.end().catch(() => undefined);
+          return error;
+        },
+      );
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     const id = lockId(key);
@@ -111,7 +121,11 @@ export class PostgresSessionLock implements SessionLock {
     } catch (error) {
       signal?.removeEventListener("abort", onAbort);
       client.removeListener("error", onBroken);
-      await cancelled;
+      const cancelFailed = await cancelled;
+      if (cancelFailed) {
+        this.giveBack(client, cancelFailed);
+        throw new RunAbortedError({ cause: signal?.reason });
+      }
       const code = (error as { code?: unknown }).code;
       if (code === LOCK_NOT_AVAILABLE || (aborted && code === QUERY_CANCELED)) {
         this.giveBack(client);
@@ -161,6 +175,34 @@ export class PostgresSessionLock implements SessionLock {
     for (const drop of this.held.values()) drop();
     this.held.clear();
     await this.pool.end();
+  }
+
+  /**
+   * Cancels the statement of `client` with `pg_cancel_backend` on a short-lived connection of its
+   * own: every connection of the pool may be out (held or waiting), and the abort must not wait
+   * for one. Bounded by CANCEL_TIMEOUT_MS, so an unreachable server cannot hold up the abort.
+   */
+  private async cancelWait(client: PoolClient): Promise<void> {
+    const options = this.pool.options;
+    // The pool's settings (its password is not enumerable), and a connect bounded by the deadline
+    // too, so no socket outlives it.
+    const canceller = new Client({
+      ...options,
+      password: options.password,
+      connectionTimeoutMillis: CANCEL_TIMEOUT_MS,
+    });
+    canceller.on("error", () => undefined);
+    const cancel = canceller
+      .connect()
+      .then(() => canceller.query("SELECT pg_cancel_backend($1)", [processIdOf(client)]));
+    try {
+      if (!(await settlesWithin(cancel, CANCEL_TIMEOUT_MS)))
+        throw new Error(`Cancelling the lock wait took over ${CANCEL_TIMEOUT_MS} ms.`);
+      await cancel;
+    } finally {
+      // Closes at once, a query still out included.
+      canceller.end().catch(() => undefined);
+    }
   }
 
   /**
