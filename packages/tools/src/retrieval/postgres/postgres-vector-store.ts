@@ -27,6 +27,27 @@ const identifier = (what: string) =>
   z.string().regex(IDENTIFIER, `${what} must be 1-48 letters, digits or underscores, not starting with a digit`);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/**
+ * Defaults of the pool the store creates itself (never applied to a caller's pool), the same as
+ * @agentkit/sessions' OWN_POOL_DEFAULTS (packages/sessions/src/postgres/own-pool-defaults.ts; keep
+ * them in step): 10 s to open a connection, and TCP keepalive probes from 10 s of silence on, so a
+ * connection whose network went away fails instead of waiting for an answer that never comes.
+ */
+const OWN_POOL_DEFAULTS = {
+  connectionTimeoutMillis: 10_000,
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+} as const satisfies pg.PoolConfig;
+/** Default bound on each statement of the store's own pool (`queryTimeoutMs`). */
+const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
+/** PostgreSQL's statement_timeout and Node's setTimeout both stop at 2^31 - 1 ms. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** node-postgres's error when `query_timeout` expires (a plain Error, not a DatabaseError). */
+const READ_TIMEOUT_MESSAGE = "Query read timeout";
+/** The driver failed, not the statement (timeout, lost connection): the connection cannot be trusted. */
+const isConnectionFailure = (error: unknown) =>
+  !(error instanceof AgentKitError) && !(error instanceof pg.DatabaseError);
+
 const optionsSchema = z
   .object({
     pool: z
@@ -37,6 +58,12 @@ const optionsSchema = z
       .optional(),
     connectionString: z.string().min(1).optional(),
     poolConfig: z.custom<Omit<pg.PoolConfig, "connectionString">>(isObject, "must be an object").optional(),
+    queryTimeoutMs: z
+      .number("must be a number of milliseconds")
+      .int("must be a whole number of milliseconds")
+      .min(0, "must be positive (or 0 for no limit)")
+      .max(MAX_TIMEOUT_MS, `must be at most ${MAX_TIMEOUT_MS} ms`)
+      .optional(),
     table: identifier("table").default("agentkit_vectors"),
     schema: identifier("schema").optional(),
     createTable: z.boolean().default(true),
@@ -46,7 +73,11 @@ const optionsSchema = z
     (o) => (o.pool === undefined) !== (o.connectionString === undefined),
     "give exactly one of pool or connectionString",
   )
-  .refine((o) => o.pool === undefined || o.poolConfig === undefined, "poolConfig applies only with connectionString");
+  .refine((o) => o.pool === undefined || o.poolConfig === undefined, "poolConfig applies only with connectionString")
+  .refine(
+    (o) => o.pool === undefined || o.queryTimeoutMs === undefined,
+    "queryTimeoutMs applies only with connectionString (set query_timeout / statement_timeout on your own pool)",
+  );
 
 export type PostgresVectorStoreOptions = z.input<typeof optionsSchema>;
 
@@ -64,6 +95,12 @@ interface Row {
  * and LIMIT all run in SQL. The first upsert fixes the dimension as a CHECK constraint on the
  * table, so every process (and the database itself) enforces it. A batch upsert is one
  * transaction. Brute force: every matching row is scored per query.
+ *
+ * On the pool it creates itself, each statement is bounded by `queryTimeoutMs` (default 30 s)
+ * twice over: PostgreSQL cancels it (`statement_timeout`, which also frees its locks), and the
+ * driver stops waiting (`query_timeout`, which also ends a wait on a hung server or a silent
+ * network). Either way the call fails with a `RetrievalError`; a connection the driver gave up
+ * on is still busy with the statement, so it is closed, never handed to the next call.
  */
 export class PostgresVectorStore implements VectorStore {
   /** The quoted table name used in SQL. */
@@ -76,6 +113,8 @@ export class PostgresVectorStore implements VectorStore {
   private ready: Promise<void> | undefined;
   private dimension: number | undefined;
   private closed = false;
+  /** The limits named in timeout errors. */
+  private readonly limits: { query: string; statement: string };
 
   constructor(options: PostgresVectorStoreOptions) {
     const parsed = optionsSchema.safeParse(options ?? {});
@@ -91,12 +130,23 @@ export class PostgresVectorStore implements VectorStore {
     if (o.pool) {
       this.pool = o.pool;
       this.ownsPool = false;
+      this.limits = { query: "the pool's query_timeout", statement: "the pool's statement_timeout" };
     } else {
-      this.pool = new pg.Pool({
-        connectionTimeoutMillis: 10_000,
+      const ms = o.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+      const config: pg.PoolConfig = {
+        ...OWN_POOL_DEFAULTS,
+        ...(ms > 0 ? { statement_timeout: ms, query_timeout: ms } : {}),
         ...o.poolConfig,
         connectionString: o.connectionString,
-      });
+      };
+      const limit = (key: "query_timeout" | "statement_timeout") =>
+        o.poolConfig !== undefined && Object.hasOwn(o.poolConfig, key)
+          ? `poolConfig.${key} (${String(config[key])} ms)`
+          : ms > 0
+            ? `queryTimeoutMs (${ms} ms)`
+            : "off (queryTimeoutMs 0)";
+      this.limits = { query: limit("query_timeout"), statement: limit("statement_timeout") };
+      this.pool = new pg.Pool(config);
       this.ownsPool = true;
       // An idle client losing its connection must not crash the process; the next query reports it.
       this.pool.on("error", () => undefined);
@@ -241,7 +291,10 @@ export class PostgresVectorStore implements VectorStore {
       try {
         result = await fn(client);
       } catch (error) {
-        await client.query("ROLLBACK").catch((rollbackError: Error) => (connection.broken = rollbackError));
+        // A connection the driver gave up on is still busy: a ROLLBACK would only queue behind the
+        // statement (and wait out another timeout). Closing it ends the transaction on the server.
+        if (isConnectionFailure(error)) connection.broken = error as Error;
+        else await client.query("ROLLBACK").catch((rollbackError: Error) => (connection.broken = rollbackError));
         throw error;
       }
       await client.query("COMMIT");
@@ -268,9 +321,9 @@ export class PostgresVectorStore implements VectorStore {
     try {
       return await fn(client, connection);
     } catch (error) {
-      // A connection-level failure poisons the client; release(err) destroys it instead of reusing it.
-      if (!(error instanceof AgentKitError) && !(error instanceof pg.DatabaseError))
-        connection.broken ??= error as Error;
+      // A connection-level failure (a query_timeout too: the statement is still running on it)
+      // poisons the client; release(err) closes its socket instead of returning it to the pool.
+      if (isConnectionFailure(error)) connection.broken ??= error as Error;
       throw this.wrap(what, error);
     } finally {
       client.release(connection.broken);
@@ -283,6 +336,21 @@ export class PostgresVectorStore implements VectorStore {
     if (e?.code === "23514" && e.constraint === DIMENSION_CONSTRAINT) {
       return new ConfigurationError(
         `The vectors do not match the dimension fixed for ${this.qualifiedName}: ${e.message}`,
+        { cause: error },
+      );
+    }
+    if (error instanceof Error && isConnectionFailure(error) && error.message === READ_TIMEOUT_MESSAGE) {
+      return new RetrievalError(
+        `PostgresVectorStore ${what} on ${this.qualifiedName} timed out: PostgreSQL did not answer within ` +
+          `${this.limits.query}; the connection was closed.`,
+        { cause: error },
+      );
+    }
+    if (e?.code === "57014") {
+      // query_canceled: statement_timeout (or someone's pg_cancel_backend); the connection stays usable.
+      return new RetrievalError(
+        `PostgresVectorStore ${what} on ${this.qualifiedName} was cancelled by PostgreSQL: ${e.message} ` +
+          `(SQLSTATE 57014; statement_timeout is ${this.limits.statement})`,
         { cause: error },
       );
     }
