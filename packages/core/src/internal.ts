@@ -120,6 +120,7 @@ export {
   type RetryDecision,
   type RetryOptions,
 } from "./concurrency/retry.js";
+export { readBodyLimited, ResponseTooLargeError, type ReadBodyLimitedOptions } from "./http/read-body-limited.js";
 export { resolveCredential, withoutClientSecret } from "./auth/credential-manager.js";
 export { resolveOAuth2Endpoints } from "./auth/credential-exchangers.js";
 export { requestOAuth2Token, safeUrl } from "./auth/oauth2-token-client.js";

@@ -2,7 +2,12 @@ import { CredentialError } from "../errors/auth-errors.js";
 import { AuthCredentialTypes, type AuthCredential } from "./auth-credential.js";
 import type { AuthScheme, OAuth2Endpoints } from "./auth-scheme.js";
 import { OAuthGrantType, oauth2Endpoints } from "./auth-scheme.js";
-import { discoverOpenIdConfig, requestOAuth2Token, type TokenRequestOptions } from "./oauth2-token-client.js";
+import {
+  discoverOpenIdConfig,
+  oauth2TimeoutMs,
+  requestOAuth2Token,
+  type TokenRequestOptions,
+} from "./oauth2-token-client.js";
 
 /** What an exchanger or refresher is given. */
 export interface CredentialExchangeInput {
@@ -37,7 +42,7 @@ export class CredentialExchangerRegistry {
   private readonly exchangers = new Map<string, CredentialExchanger>();
   private readonly refreshers = new Map<string, CredentialRefresher>();
 
-  /** A registry with the OAuth2 / OpenID Connect exchanger and refresher. */
+  /** A registry with the OAuth2 / OpenID Connect exchanger and refresher, both given `options` (`timeoutMs`...). */
   static withDefaults(options: TokenRequestOptions = {}): CredentialExchangerRegistry {
     const registry = new CredentialExchangerRegistry();
     const exchanger = new OAuth2CredentialExchanger(options);
@@ -71,7 +76,7 @@ export class CredentialExchangerRegistry {
 /** OAuth2/OIDC endpoints of a scheme, discovering an OIDC scheme's when only its URL is given. */
 export async function resolveOAuth2Endpoints(
   scheme: AuthScheme,
-  options: { fetch?: typeof fetch; signal?: AbortSignal } = {},
+  options: Pick<TokenRequestOptions, "fetch" | "signal" | "timeoutMs"> = {},
 ): Promise<OAuth2Endpoints | undefined> {
   const direct = oauth2Endpoints(scheme);
   if (direct) return direct;
@@ -85,16 +90,24 @@ export async function resolveOAuth2Endpoints(
 /**
  * OAuth2 / OIDC exchange: client credentials get a token at once; an authorization code
  * (`oauth2.authCode`, with its `codeVerifier` and `redirectUri`) is redeemed; an authorization-code
- * client without a code needs the user (`undefined`).
+ * client without a code needs the user (`undefined`). Options: `fetch`, `timeoutMs` (each token
+ * request and discovery fetch, default 30 000; past it a `CredentialError`), `now`. Answers over
+ * 1 MiB are refused (`CredentialError`) without being read to the end.
  */
 export class OAuth2CredentialExchanger implements CredentialExchanger {
-  constructor(private readonly options: TokenRequestOptions = {}) {}
+  constructor(private readonly options: TokenRequestOptions = {}) {
+    oauth2TimeoutMs(options.timeoutMs);
+  }
 
   async exchange({ authScheme, credential, signal }: CredentialExchangeInput): Promise<AuthCredential | undefined> {
     const oauth2 = credential.oauth2;
     if (!oauth2) return undefined;
     if (oauth2.accessToken) return credential;
-    const endpoints = await resolveOAuth2Endpoints(authScheme, { fetch: this.options.fetch, signal });
+    const endpoints = await resolveOAuth2Endpoints(authScheme, {
+      fetch: this.options.fetch,
+      signal,
+      timeoutMs: this.options.timeoutMs,
+    });
     if (!endpoints?.tokenEndpoint) {
       throw new CredentialError("AUTH_SCHEME_UNSUPPORTED", `The ${authScheme.type} scheme names no token endpoint.`);
     }
@@ -128,9 +141,14 @@ export class OAuth2CredentialExchanger implements CredentialExchanger {
   }
 }
 
-/** Refreshes OAuth2 tokens that expire within `marginSeconds` (default 60). */
+/**
+ * Refreshes OAuth2 tokens that expire within `marginSeconds` (default 60). `fetch`, `timeoutMs`
+ * (default 30 000) and the 1 MiB answer limit are as for `OAuth2CredentialExchanger`.
+ */
 export class OAuth2CredentialRefresher implements CredentialRefresher {
-  constructor(private readonly options: TokenRequestOptions & { marginSeconds?: number } = {}) {}
+  constructor(private readonly options: TokenRequestOptions & { marginSeconds?: number } = {}) {
+    oauth2TimeoutMs(options.timeoutMs);
+  }
 
   isRefreshNeeded({ credential }: CredentialExchangeInput): boolean {
     const expiresAt = credential.oauth2?.expiresAt;
@@ -144,7 +162,11 @@ export class OAuth2CredentialRefresher implements CredentialRefresher {
     if (!oauth2?.refreshToken) {
       throw new CredentialError("CREDENTIAL_REFRESH_FAILED", "The access token expired and there is no refresh token.");
     }
-    const endpoints = await resolveOAuth2Endpoints(authScheme, { fetch: this.options.fetch, signal });
+    const endpoints = await resolveOAuth2Endpoints(authScheme, {
+      fetch: this.options.fetch,
+      signal,
+      timeoutMs: this.options.timeoutMs,
+    });
     if (!endpoints?.tokenEndpoint) {
       throw new CredentialError("AUTH_SCHEME_UNSUPPORTED", `The ${authScheme.type} scheme names no token endpoint.`);
     }

@@ -1,4 +1,7 @@
+import { AbortScope } from "../concurrency/abort-scope.js";
+import { ConfigurationError } from "../errors/agentkit-error.js";
 import { CredentialError } from "../errors/auth-errors.js";
+import { readBodyLimited, ResponseTooLargeError } from "../http/read-body-limited.js";
 import type { OAuth2Auth } from "./auth-credential.js";
 import type { OpenIdConnectWithConfig } from "./auth-scheme.js";
 
@@ -19,14 +22,56 @@ export type OAuth2Tokens = Pick<
 export interface TokenRequestOptions {
   fetch?: typeof fetch;
   signal?: AbortSignal;
+  /**
+   * Bound on each token request and discovery fetch, its body read included (default 30 000 ms):
+   * an endpoint that never answers must not hold the tool call, and the run, forever.
+   */
+  timeoutMs?: number;
   /** Seconds since the epoch; for `expiresAt`. */
   now?: () => number;
+}
+
+/** Default of `timeoutMs`: token endpoints answer in well under a second. */
+const DEFAULT_OAUTH2_TIMEOUT_MS = 30_000;
+
+/** Token responses and discovery documents are a few KiB; a larger answer is broken or hostile. */
+const MAX_OAUTH2_RESPONSE_BYTES = 1024 * 1024;
+
+/** `timeoutMs` checked (a positive number of milliseconds a timer can wait), or its default. */
+export function oauth2TimeoutMs(timeoutMs: number | undefined): number {
+  if (timeoutMs === undefined) return DEFAULT_OAUTH2_TIMEOUT_MS;
+  if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || timeoutMs > 2_147_483_647)
+    throw new ConfigurationError(`timeoutMs: expected a positive number of milliseconds; got ${String(timeoutMs)}.`);
+  return timeoutMs;
+}
+
+/** One request's signal: the caller's, aborted too after `timeoutMs`; `done` drops the timer and listener. */
+function requestDeadline(signal: AbortSignal | undefined, timeoutMs: number) {
+  const scope = AbortScope.under(signal);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    scope.abort(new DOMException(`No answer within ${timeoutMs} ms.`, "TimeoutError"));
+  }, timeoutMs);
+  return {
+    signal: scope.signal,
+    /** Whether `error` came from the time bound or the size limit (for messages). */
+    failure(error: unknown): "timeout" | "too large" | undefined {
+      if (timedOut) return "timeout";
+      return error instanceof ResponseTooLargeError ? "too large" : undefined;
+    },
+    done(): void {
+      clearTimeout(timer);
+      scope.release();
+    },
+  };
 }
 
 /**
  * POSTs a token request (form-encoded) and reads the token response. A refusal or a malformed
  * answer throws `CredentialError` with `errorCode` whose message carries only the provider's
- * `error` / `error_description`, never the request's secrets.
+ * `error` / `error_description`, never the request's secrets; so do no answer within
+ * `timeoutMs` and an answer over `MAX_OAUTH2_RESPONSE_BYTES` (cancelled, not read to the end).
  */
 export async function requestOAuth2Token(
   tokenEndpoint: string,
@@ -50,16 +95,28 @@ export async function requestOAuth2Token(
     body.set("client_id", client.clientId);
     if (method === "client_secret_post" && client.clientSecret) body.set("client_secret", client.clientSecret);
   }
+  const timeoutMs = oauth2TimeoutMs(options.timeoutMs);
   const doFetch = options.fetch ?? fetch;
-  let response: Response;
+  const deadline = requestDeadline(options.signal, timeoutMs);
+  let response: Response | undefined;
+  let text: string;
   try {
-    response = await doFetch(tokenEndpoint, { method: "POST", headers, body, signal: options.signal });
+    response = await doFetch(tokenEndpoint, { method: "POST", headers, body, signal: deadline.signal });
+    text = await readBodyLimited(response, { maxBytes: MAX_OAUTH2_RESPONSE_BYTES, signal: deadline.signal });
   } catch (error) {
-    throw new CredentialError(errorCode, `Token endpoint ${safeUrl(tokenEndpoint)} could not be reached.`, {
-      cause: error,
-    });
+    const failure = deadline.failure(error);
+    const what =
+      failure === "timeout"
+        ? `did not answer within ${timeoutMs} ms`
+        : failure === "too large"
+          ? `answered more than ${MAX_OAUTH2_RESPONSE_BYTES} bytes`
+          : response
+            ? "broke off its answer"
+            : "could not be reached";
+    throw new CredentialError(errorCode, `Token endpoint ${safeUrl(tokenEndpoint)} ${what}.`, { cause: error });
+  } finally {
+    deadline.done();
   }
-  const text = await response.text();
   let json: Record<string, unknown> | undefined;
   try {
     const parsed: unknown = JSON.parse(text);
@@ -101,31 +158,50 @@ export function safeUrl(url: string): string {
 
 /**
  * Reads an OpenID Connect discovery document (`.well-known/openid-configuration`) into an
- * `OpenIdConnectWithConfig` scheme.
+ * `OpenIdConnectWithConfig` scheme, within `timeoutMs` (default 30 s) and
+ * `MAX_OAUTH2_RESPONSE_BYTES`; any failure is a `CredentialError` `AUTH_DISCOVERY_FAILED`.
  */
 export async function discoverOpenIdConfig(
   openIdConnectUrl: string,
-  options: { fetch?: typeof fetch; signal?: AbortSignal; scopes?: string[] } = {},
+  options: Pick<TokenRequestOptions, "fetch" | "signal" | "timeoutMs"> & { scopes?: string[] } = {},
 ): Promise<OpenIdConnectWithConfig> {
+  const timeoutMs = oauth2TimeoutMs(options.timeoutMs);
   const doFetch = options.fetch ?? fetch;
+  const deadline = requestDeadline(options.signal, timeoutMs);
   let doc: Record<string, unknown>;
   try {
     const response = await doFetch(openIdConnectUrl, {
       headers: { accept: "application/json" },
-      signal: options.signal,
+      signal: deadline.signal,
     });
     if (!response.ok) {
       // An unread body holds its connection until the collector finds it: let it go now.
       await response.body?.cancel().catch(() => undefined);
       throw new Error(`HTTP ${response.status}`);
     }
-    doc = (await response.json()) as Record<string, unknown>;
+    const parsed: unknown = JSON.parse(
+      await readBodyLimited(response, { maxBytes: MAX_OAUTH2_RESPONSE_BYTES, signal: deadline.signal }),
+    );
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+      throw new Error("the document is no JSON object");
+    doc = parsed as Record<string, unknown>;
   } catch (error) {
+    const failure = deadline.failure(error);
+    const reason =
+      failure === "timeout"
+        ? `no answer within ${timeoutMs} ms`
+        : failure === "too large"
+          ? `the document exceeded ${MAX_OAUTH2_RESPONSE_BYTES} bytes`
+          : error instanceof Error
+            ? error.message
+            : String(error);
     throw new CredentialError(
       "AUTH_DISCOVERY_FAILED",
-      `OpenID Connect discovery at ${safeUrl(openIdConnectUrl)} failed: ${error instanceof Error ? error.message : String(error)}.`,
+      `OpenID Connect discovery at ${safeUrl(openIdConnectUrl)} failed: ${reason}.`,
       { cause: error },
     );
+  } finally {
+    deadline.done();
   }
   if (typeof doc.authorization_endpoint !== "string" || typeof doc.token_endpoint !== "string") {
     throw new CredentialError(
