@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER, AGENT_CARD_PATH, type AgentCard } from "@a2a-js/sdk";
 import { DefaultAgentCardResolver } from "@a2a-js/sdk/client";
+import { readBodyLimited, ResponseTooLargeError } from "@agentkit/core/internal";
 import { AgentCardResolutionError, errorMessageOf } from "../errors.js";
 
 /**
@@ -18,7 +19,13 @@ export function agentCardLocation(source: string): { url?: string; path?: string
   return { path: source };
 }
 
-/** Fetches (or reads) and normalizes an agent card; every failure is an `AgentCardResolutionError`. */
+/** Cards are a few KiB: a larger answer is broken or hostile, and is cancelled rather than read into memory. */
+const MAX_AGENT_CARD_BYTES = 1024 * 1024;
+
+/**
+ * Fetches (or reads) and normalizes an agent card; every failure is an `AgentCardResolutionError`,
+ * a fetched card over `MAX_AGENT_CARD_BYTES` (1 MiB) included.
+ */
 export async function resolveAgentCard(
   source: string,
   options: { fetch: typeof fetch; signal?: AbortSignal },
@@ -39,12 +46,18 @@ export async function resolveAgentCard(
           { source },
         );
       }
-      raw = await response.json();
+      raw = JSON.parse(await readBodyLimited(response, { maxBytes: MAX_AGENT_CARD_BYTES, signal: options.signal }));
     } else {
       raw = JSON.parse(await readFile(location.path!, "utf8"));
     }
   } catch (error) {
     if (error instanceof AgentCardResolutionError) throw error;
+    if (error instanceof ResponseTooLargeError) {
+      throw new AgentCardResolutionError(`The agent card at ${location.url} exceeded ${error.maxBytes} bytes.`, {
+        source,
+        cause: error,
+      });
+    }
     throw new AgentCardResolutionError(`Could not load the agent card from ${source}: ${errorMessageOf(error)}`, {
       source,
       cause: error,

@@ -1,4 +1,5 @@
 import { BaseToolset, ConfigurationError, type BaseTool, type ReadonlyContext, type ToolFilter } from "@agentkit/core";
+import { readBodyLimited, ResponseTooLargeError } from "@agentkit/core/internal";
 import { z } from "zod";
 import {
   connectorOperations,
@@ -9,7 +10,7 @@ import {
 import { CredentialsHelper } from "./credentials-helper.js";
 import { IntegrationError } from "./openapi-error.js";
 import { OpenApiToolset } from "./openapi-toolset.js";
-import { RestApiTool, type RestCallConfig } from "./rest-api-tool.js";
+import { DEFAULT_MAX_RESPONSE_BYTES, RestApiTool, type RestCallConfig } from "./rest-api-tool.js";
 
 const name = z.string().regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '.', '_' or '-'");
 
@@ -49,6 +50,8 @@ const optionsSchema = z
     toolFilter: z.custom<ToolFilter>((v) => Array.isArray(v) || typeof v === "function").optional(),
     fetch: z.custom<typeof globalThis.fetch>((v) => typeof v === "function").optional(),
     timeoutMs: z.number().int().positive().default(60_000),
+    /** Bytes of an answer read at most, setup calls and tool calls (default 10 MiB). */
+    maxResponseBytes: z.number().int().positive().default(DEFAULT_MAX_RESPONSE_BYTES),
   })
   .strict();
 
@@ -141,6 +144,7 @@ export class ApplicationIntegrationToolset extends BaseToolset {
       baseUrl: this.integrationsBase,
       auth: { type: "bearer", token: this.token },
       timeoutMs: this.o.timeoutMs,
+      maxResponseBytes: this.o.maxResponseBytes,
       ...(this.o.toolNamePrefix ? { toolNamePrefix: this.o.toolNamePrefix } : {}),
       ...(this.o.fetch ? { fetch: this.o.fetch } : {}),
     });
@@ -165,6 +169,7 @@ export class ApplicationIntegrationToolset extends BaseToolset {
       headers: {},
       fetch: this.o.fetch ?? globalThis.fetch,
       timeoutMs: this.o.timeoutMs,
+      maxResponseBytes: this.o.maxResponseBytes,
     };
     return connectorOperations(executePath, conn, this.o.entityOperations ?? {}, this.o.actions ?? []).map(
       ({ name: toolName, operation, fixedBody }) => {
@@ -182,18 +187,24 @@ export class ApplicationIntegrationToolset extends BaseToolset {
       accept: "application/json",
     };
     if (body !== undefined) headers["content-type"] = "application/json";
+    const signal = AbortSignal.timeout(this.o.timeoutMs);
     let response: Response;
+    let text: string;
     try {
       response = await doFetch(url, {
         method,
         headers,
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(this.o.timeoutMs),
+        signal,
       });
+      text = await readBodyLimited(response, { maxBytes: this.o.maxResponseBytes, signal });
     } catch (error) {
-      throw new IntegrationError(`${method} ${url} failed: ${(error as Error).message}`, { cause: error });
+      const message =
+        error instanceof ResponseTooLargeError
+          ? `${method} ${url}: the response exceeded ${error.maxBytes} bytes.`
+          : `${method} ${url} failed: ${(error as Error).message}`;
+      throw new IntegrationError(message, { cause: error });
     }
-    const text = await response.text();
     if (!response.ok)
       throw new IntegrationError(`${method} ${url} answered HTTP ${response.status}: ${text.slice(0, 500)}`);
     try {

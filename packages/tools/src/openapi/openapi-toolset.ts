@@ -18,7 +18,7 @@ import {
   type OpenApiDocument,
 } from "./openapi-spec.js";
 import { checkCredentialNames, toAuthSchemes, type OpenApiSecurityConfig } from "./openapi-security.js";
-import { RestApiTool, operationToolName, type RestCallConfig } from "./rest-api-tool.js";
+import { DEFAULT_MAX_RESPONSE_BYTES, RestApiTool, operationToolName, type RestCallConfig } from "./rest-api-tool.js";
 
 const optionsSchema = z
   .object({
@@ -38,6 +38,8 @@ const optionsSchema = z
     fetch: z.custom<typeof globalThis.fetch>((v) => typeof v === "function").optional(),
     /** Per-call timeout (default 30 s); a timeout is returned to the model as an error. */
     timeoutMs: z.number().int().positive().default(30_000),
+    /** Bytes of an answer read at most (default 10 MiB); a larger one is returned to the model as an error. */
+    maxResponseBytes: z.number().int().positive().default(DEFAULT_MAX_RESPONSE_BYTES),
     /** Credentials for the spec's `components.securitySchemes`, by scheme name (per-user OAuth2, OIDC, API keys...). */
     authCredentials: z.record(z.string(), z.custom<AuthCredential>(isCredential)).optional(),
     /** One scheme for every operation, whatever the spec says (ADK's `authScheme`). */
@@ -95,6 +97,7 @@ export class OpenApiToolset extends BaseToolset {
       headers: o.headers ?? {},
       fetch: o.fetch ?? globalThis.fetch,
       timeoutMs: o.timeoutMs,
+      maxResponseBytes: o.maxResponseBytes,
     };
     const names = new Set<string>();
     this.tools = listOperations(this.document).map((op) => {

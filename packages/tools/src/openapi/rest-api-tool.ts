@@ -1,5 +1,5 @@
 import { BaseTool, type FunctionDeclaration, type ToolRunRequest } from "@agentkit/core";
-import { validateToolName } from "@agentkit/core/internal";
+import { readBodyLimited, ResponseTooLargeError, validateToolName } from "@agentkit/core/internal";
 import { applyAuth, type openApiAuthSchema } from "./openapi-auth.js";
 import { isUserToken, operationAuthConfigs, resolveUserAuth, type OpenApiSecurityConfig } from "./openapi-security.js";
 import { isObject, type OperationParameter, type ParsedOperation } from "./openapi-spec.js";
@@ -13,11 +13,19 @@ export interface RestCallConfig {
   headers: Record<string, string>;
   fetch: typeof globalThis.fetch;
   timeoutMs: number;
+  /** Bytes of an answer read at most (default `DEFAULT_MAX_RESPONSE_BYTES`); past it the call is an `{ error }`. */
+  maxResponseBytes?: number;
   /** Body fields always sent (used by the connector toolset for its fixed routing fields). */
   fixedBody?: Record<string, unknown>;
   /** Per-user credentials for the spec's security schemes (see docs/auth.md). */
   security?: OpenApiSecurityConfig;
 }
+
+/**
+ * Default limit of a REST answer: 10 MiB is far past what a model's context can use, yet keeps
+ * one broken or hostile endpoint from filling the server's memory.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 // JSON Schema keys models accept; OpenAPI-only keys (example, xml, readOnly, x-…) are dropped.
 const SCHEMA_KEYS = new Set([
@@ -74,8 +82,8 @@ export function operationToolName(op: ParsedOperation): string {
 /**
  * One OpenAPI operation as a tool. Arguments are the path/query/header parameters plus the
  * JSON body (an object body's properties become top-level arguments; other bodies are `body`).
- * A non-2xx answer, a timeout or a network failure is returned as `{ error, status? }` so the
- * model sees it; an aborted run throws.
+ * A non-2xx answer, a timeout, an answer over `maxResponseBytes` (cancelled, not read on) or a
+ * network failure is returned as `{ error, status? }` so the model sees it; an aborted run throws.
  */
 export class RestApiTool extends BaseTool {
   readonly operation: ParsedOperation;
@@ -193,21 +201,26 @@ export class RestApiTool extends BaseTool {
     if (body !== undefined) headers.set("content-type", operation.requestBody?.contentType ?? "application/json");
 
     const timeout = AbortSignal.timeout(config.timeoutMs);
+    const callSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const maxBytes = config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    const what = `${operation.method.toUpperCase()} ${url.pathname}`;
     let response: Response;
+    let text: string;
     try {
       response = await config.fetch(url, {
         method: operation.method.toUpperCase(),
         headers,
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        signal: callSignal,
       });
+      text = await readBodyLimited(response, { maxBytes, signal: callSignal });
     } catch (error) {
+      // The model gets every failure as `{ error }`; only the run's own abort is thrown.
       if (signal?.aborted) throw error;
-      if (timeout.aborted)
-        return { error: `${operation.method.toUpperCase()} ${url.pathname} timed out after ${config.timeoutMs} ms.` };
-      return { error: `${operation.method.toUpperCase()} ${url.pathname} failed: ${(error as Error).message}` };
+      if (timeout.aborted) return { error: `${what} timed out after ${config.timeoutMs} ms.` };
+      if (error instanceof ResponseTooLargeError) return { error: `${what}: the response exceeded ${maxBytes} bytes.` };
+      return { error: `${what} failed: ${(error as Error).message}` };
     }
-    const text = await response.text();
     let data: unknown = text;
     if (/json/.test(response.headers.get("content-type") ?? "") && text) {
       try {
@@ -218,7 +231,7 @@ export class RestApiTool extends BaseTool {
     }
     if (!response.ok) {
       return {
-        error: `HTTP ${response.status} ${response.statusText} from ${operation.method.toUpperCase()} ${url.pathname}`,
+        error: `HTTP ${response.status} ${response.statusText} from ${what}`,
         status: response.status,
         body: data,
       };

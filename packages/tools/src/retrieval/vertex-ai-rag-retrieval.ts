@@ -1,4 +1,5 @@
 import { ConfigurationError, type LlmRequest, type ToolContext } from "@agentkit/core";
+import { readBodyLimited, ResponseTooLargeError } from "@agentkit/core/internal";
 import { z } from "zod";
 import { isGemini1Model, isGeminiModel } from "../built-in/model-names.js";
 import { BaseRetrievalTool } from "./base-retrieval-tool.js";
@@ -29,6 +30,12 @@ const optionsSchema = z
       .optional(),
     fetch: z.custom<typeof globalThis.fetch>((v) => typeof v === "function").optional(),
     timeoutMs: z.number().int().positive().default(30_000),
+    /** Bytes of a retrieveContexts answer read at most (default 10 MiB: passages for a model's context). */
+    maxResponseBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(10 * 1024 * 1024),
   })
   .strict();
 
@@ -102,19 +109,23 @@ export class VertexAiRagRetrieval extends BaseRetrievalTool {
     if (token !== undefined) headers.authorization = `Bearer ${typeof token === "string" ? token : await token()}`;
     const runSignal = toolContext?.invocation.signal;
     const timeout = AbortSignal.timeout(this.o.timeoutMs);
+    const signal = runSignal ? AbortSignal.any([runSignal, timeout]) : timeout;
     let response: Response;
+    let text: string;
     try {
       response = await (this.o.fetch ?? globalThis.fetch)(url, {
         method: "POST",
         headers,
         body: JSON.stringify(body),
-        signal: runSignal ? AbortSignal.any([runSignal, timeout]) : timeout,
+        signal,
       });
+      text = await readBodyLimited(response, { maxBytes: this.o.maxResponseBytes, signal });
     } catch (error) {
       if (runSignal?.aborted) throw error;
+      if (error instanceof ResponseTooLargeError)
+        throw new RetrievalError(`The RAG endpoint's answer exceeded ${error.maxBytes} bytes.`, { cause: error });
       return { error: `RAG retrieval failed: ${(error as Error).message}` };
     }
-    const text = await response.text();
     if (!response.ok) return { error: `RAG retrieval answered HTTP ${response.status}: ${text.slice(0, 500)}` };
     let data: { contexts?: { contexts?: { text?: string; sourceUri?: string; score?: number; distance?: number }[] } };
     try {
