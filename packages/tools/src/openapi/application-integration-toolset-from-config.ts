@@ -34,6 +34,7 @@ const configSchema = z.strictObject({
   connectors_base_url: z.url().optional(),
   tool_filter: z.array(z.string()).optional(),
   timeout: z.number().positive().optional(),
+  max_response_bytes: z.number().int().positive().optional(),
 });
 
 export interface ApplicationIntegrationToolsetFromConfigOptions {
@@ -117,6 +118,7 @@ export function applicationIntegrationToolsetFromConfig(
       ...(c.connectors_base_url ? { connectorsBaseUrl: c.connectors_base_url } : {}),
       ...(c.tool_filter ? { toolFilter: c.tool_filter } : {}),
       ...(c.timeout ? { timeoutMs: Math.max(1, Math.round(c.timeout * 1000)) } : {}),
+      ...(c.max_response_bytes ? { maxResponseBytes: c.max_response_bytes } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
   } catch (error) {

@@ -33,7 +33,7 @@ const auth = z.discriminatedUnion("type", [
  * The `args` of an `OpenAPIToolset` entry in a YAML agent config, in ADK's field names
  * (snake_case; camelCase also accepted): exactly one of `spec_str` (+ `spec_str_type`),
  * `spec_dict` or `spec_path`; plus agentkit's `base_url`, `headers`, `auth`, `tool_filter`,
- * `tool_name_prefix`, `timeout` (seconds).
+ * `tool_name_prefix`, `timeout` (seconds), `max_response_bytes`.
  */
 const configSchema = z.strictObject({
   spec_str: z.string().min(1).optional(),
@@ -49,6 +49,7 @@ const configSchema = z.strictObject({
     .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, '_' or '-'")
     .optional(),
   timeout: z.number().positive().optional(),
+  max_response_bytes: z.number().int().positive().optional(),
 });
 
 export interface OpenApiToolsetFromConfigOptions {
@@ -120,6 +121,7 @@ export function openApiToolsetFromConfig(
     ...(c.tool_filter ? { toolFilter: c.tool_filter } : {}),
     ...(c.tool_name_prefix ? { toolNamePrefix: c.tool_name_prefix } : {}),
     ...(c.timeout ? { timeoutMs: Math.max(1, Math.round(c.timeout * 1000)) } : {}),
+    ...(c.max_response_bytes ? { maxResponseBytes: c.max_response_bytes } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 }

@@ -14,7 +14,7 @@ const corpus = z
 /**
  * The `args` of a `VertexAiRagRetrieval` entry in a YAML agent config, in ADK's field names
  * (snake_case; camelCase also accepted), plus agentkit's REST options `endpoint`,
- * `access_token` / `access_token_env` and `timeout` (seconds).
+ * `access_token` / `access_token_env` and `timeout` (seconds), `max_response_bytes`.
  */
 const configSchema = z.strictObject({
   name: z
@@ -32,6 +32,7 @@ const configSchema = z.strictObject({
   access_token: z.string().min(1).optional(),
   access_token_env: z.string().min(1).optional(),
   timeout: z.number().positive().optional(),
+  max_response_bytes: z.number().int().positive().optional(),
 });
 
 export interface VertexAiRagRetrievalFromConfigOptions {
@@ -78,6 +79,7 @@ export function vertexAiRagRetrievalFromConfig(
     ...(c.endpoint ? { endpoint: c.endpoint } : {}),
     ...(accessToken !== undefined ? { accessToken } : {}),
     ...(c.timeout ? { timeoutMs: Math.max(1, Math.round(c.timeout * 1000)) } : {}),
+    ...(c.max_response_bytes ? { maxResponseBytes: c.max_response_bytes } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 }

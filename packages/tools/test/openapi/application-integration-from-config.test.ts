@@ -141,6 +141,7 @@ describe("applicationIntegrationToolsetFromConfig (YAML agent configs, ADK's App
       expect((error as Error).message).toMatch(pattern);
     };
     fails(base, /exactly one of service_account_json, sa_key_file, access_token or access_token_env .*got none/);
+    fails({ ...base, access_token: "t", max_response_bytes: 0 }, /max_response_bytes:/);
     fails({ ...base, access_token: "t", sa_key_file: "sa.json" }, /got sa_key_file, access_token/);
     fails({ ...base, access_token: "t", auth_scheme: { type: "oauth2" } }, /auth_scheme: not supported by agentkit/);
     fails({ ...base, access_token: "t", auth_credential: {} }, /auth_credential: not supported by agentkit/);

@@ -92,6 +92,16 @@ describe("openApiToolsetFromConfig (YAML agent configs, ADK's OpenAPIToolset arg
     expect(await (await tool(fromDict, "get_item"))!.call({ id: "c" })).toEqual({ method: "GET", url: "/v2/items/c" });
   });
 
+  it("passes max_response_bytes to its tools: a larger answer comes back as an error, not read on", async () => {
+    const small = openApiToolsetFromConfig({ spec_str: jsonSpec(), max_response_bytes: 10 });
+    // The test server answers {"method":"GET","url":"/v2/items/d"}: over 10 bytes.
+    expect(await (await tool(small, "get_item"))!.call({ id: "d" })).toEqual({
+      error: "GET /v2/items/d: the response exceeded 10 bytes.",
+    });
+    const roomy = openApiToolsetFromConfig({ spec_str: jsonSpec(), maxResponseBytes: 1000 });
+    expect(await (await tool(roomy, "get_item"))!.call({ id: "d" })).toEqual({ method: "GET", url: "/v2/items/d" });
+  });
+
   it("rejects missing, ambiguous, unknown or malformed args with a ConfigurationError naming the field", () => {
     const fails = (args: Record<string, unknown>, pattern: RegExp, options?: { baseDir?: string }) => {
       let error: unknown;
@@ -107,6 +117,8 @@ describe("openApiToolsetFromConfig (YAML agent configs, ADK's OpenAPIToolset arg
     fails({ spec_str: jsonSpec(), spec_path: "x.yaml" }, /exactly one .*got spec_str, spec_path/);
     fails({ spec_str: jsonSpec(), tools: ["x"] }, /OpenAPIToolset args: .*"tools"/);
     fails({ spec_str: jsonSpec(), spec_str_type: "xml" }, /spec_str_type:/);
+    fails({ spec_str: jsonSpec(), max_response_bytes: 0 }, /max_response_bytes:/);
+    fails({ spec_str: jsonSpec(), max_response_bytes: 1.5 }, /max_response_bytes:/);
     fails(
       { spec_str: "openapi: 3.0.0\npaths: {}", spec_str_type: "json" },
       /spec_str: spec_str_type is json but the text is not valid JSON/,

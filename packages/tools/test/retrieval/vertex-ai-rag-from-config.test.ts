@@ -78,6 +78,7 @@ describe("vertexAiRagRetrievalFromConfig (YAML agent configs, ADK's VertexAiRagR
       expect((error as Error).message).toMatch(pattern);
     };
     fails({}, /need rag_corpora or rag_resources/);
+    fails({ rag_corpora: [corpus("1")], max_response_bytes: -1 }, /max_response_bytes:/);
     fails({ rag_corpora: ["my-corpus"] }, /rag_corpora\.0: a full resource name/);
     fails({ rag_resources: [{ rag_corpus: corpus("1"), files: [] }] }, /rag_resources\.0: Unrecognized key: "files"/);
     fails(
