@@ -189,7 +189,30 @@ describe("ManagedSessionService against the local sessions API", () => {
     expect(() => new ManagedSessionService({ project: "p", location: "l", baseUrl: "not a url" })).toThrow(
       ConfigurationError,
     );
+    for (const maxResponseBytes of [0, -1, 1.5, Number.NaN])
+      expect(() => new ManagedSessionService({ project: "p", location: "l", maxResponseBytes })).toThrow(
+        /maxResponseBytes must be a positive integer/,
+      );
     expect(new ManagedSessionService({ project: "p", location: "l" })).toBeInstanceOf(ManagedSessionService);
+  });
+
+  it("refuses an answer over maxResponseBytes as unavailable, never a short or missing session", async () => {
+    const key = { appName: "engine-1", userId: "u-big", sessionId: "big" };
+    const roomy = service();
+    const session = await roomy.createSession(key);
+    await roomy.appendEvent({
+      session,
+      event: createEvent({ author: "user", content: { role: "user", parts: [{ text: "x".repeat(2000) }] } }),
+    });
+    const small = service({ maxResponseBytes: 1000 });
+    const read = small.getSession(key);
+    await expect(read).rejects.toBeInstanceOf(SessionError);
+    await expect(read).rejects.toMatchObject({
+      code: "MANAGED_SESSION_UNAVAILABLE",
+      message: expect.stringContaining("exceeded the limit of 1000 bytes"),
+    });
+    // The same read with room for the answer.
+    expect((await roomy.getSession(key))?.events).toHaveLength(1);
   });
 
   it("routes every app to a configured reasoningEngineId", async () => {

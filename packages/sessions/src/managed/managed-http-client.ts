@@ -1,5 +1,5 @@
 import { ConfigurationError, SessionError } from "@agentkit/core";
-import { AbortScope, untilAborted } from "@agentkit/core/internal";
+import { AbortScope, readBodyLimited } from "@agentkit/core/internal";
 
 /** A Google-style error body: `{ error: { code, message, status } }`. */
 interface ApiErrorBody {
@@ -41,6 +41,8 @@ export interface ManagedHttpClientOptions {
   getAccessToken?: (() => string | Promise<string>) | undefined;
   fetch: typeof globalThis.fetch;
   timeoutMs: number;
+  /** The largest answer read, in bytes: a larger one is cancelled, never read into memory. */
+  maxResponseBytes: number;
   headers: Record<string, string>;
 }
 
@@ -138,11 +140,11 @@ export class ManagedHttpClient {
       } catch (cause) {
         throw failure(cause);
       }
-      // The body can stall or be cut off too: it is read under the same signal (fetch ties the
-      // body to it; `untilAborted` covers a caller's fetch that does not), so the timeout and
-      // close() end a stalled read.
+      // The body can stall, be cut off or never end too: it is read under the same signal (the
+      // reader is cancelled on abort, whatever fetch the caller gave), so the timeout and close()
+      // end a stalled read, and past `maxResponseBytes` it is cancelled.
       try {
-        text = await untilAborted(response.text(), request.signal, { reason: () => request.signal.reason });
+        text = await readBodyLimited(response, { maxBytes: this.options.maxResponseBytes, signal: request.signal });
       } catch (cause) {
         throw failure(cause, response.status);
       }

@@ -54,6 +54,11 @@ export interface ManagedSessionServiceOptions {
   fetch?: typeof globalThis.fetch;
   /** Per-request timeout (default 30 s). */
   timeoutMs?: number;
+  /**
+   * The largest answer read, in bytes (default 256 MiB, room for a page of events with inline
+   * media): a larger one, or one that never ends, is cancelled and is `MANAGED_SESSION_UNAVAILABLE`.
+   */
+  maxResponseBytes?: number;
   /** Long-running operation polling (default every 500 ms, at most 60 times). */
   pollIntervalMs?: number;
   maxPolls?: number;
@@ -93,6 +98,15 @@ function isStatus(error: unknown, status: number): boolean {
   return error instanceof ManagedSessionApiError && error.status === status;
 }
 
+const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
+function checkMaxResponseBytes(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_RESPONSE_BYTES;
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new ConfigurationError(`ManagedSessionService: maxResponseBytes must be a positive integer; got ${value}`);
+  return value;
+}
+
 /** Keeps only session-scoped keys of a stored sessionState (shared keys live in their own sessions). */
 function sessionScoped(state: Record<string, unknown> | undefined): Record<string, unknown> {
   return splitStateDelta(state ?? {}).session;
@@ -124,6 +138,7 @@ export class ManagedSessionService extends BaseSessionService {
       getAccessToken,
       fetch: options.fetch ?? globalThis.fetch,
       timeoutMs: options.timeoutMs ?? 30_000,
+      maxResponseBytes: checkMaxResponseBytes(options.maxResponseBytes),
       headers: options.headers ?? {},
     });
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
