@@ -72,6 +72,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   CREDENTIAL_EXCHANGE_FAILED: 502,
   CREDENTIAL_REFRESH_FAILED: 502,
   AUTH_DISCOVERY_FAILED: 502,
+  // An upstream server answered more than its reader allows (core/src/http): its side, not ours.
+  RESPONSE_TOO_LARGE: 502,
   // Runs: an agent, tool, plugin or model failing is the server's side.
   CONFIGURATION_ERROR: 500,
   LLM_CALLS_LIMIT_EXCEEDED: 500,
