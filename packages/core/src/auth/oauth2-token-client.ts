@@ -47,21 +47,18 @@ export function oauth2TimeoutMs(timeoutMs: number | undefined): number {
 
 /** One request's signal: the caller's, aborted too after `timeoutMs`; `done` drops the timer and listener. */
 function requestDeadline(signal: AbortSignal | undefined, timeoutMs: number) {
-  const scope = AbortScope.under(signal);
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    scope.abort(new DOMException(`No answer within ${timeoutMs} ms.`, "TimeoutError"));
-  }, timeoutMs);
+  const scope = AbortScope.under(signal).abortAfter(
+    timeoutMs,
+    () => new DOMException(`No answer within ${timeoutMs} ms.`, "TimeoutError"),
+  );
   return {
     signal: scope.signal,
     /** Whether `error` came from the time bound or the size limit (for messages). */
     failure(error: unknown): "timeout" | "too large" | undefined {
-      if (timedOut) return "timeout";
+      if (scope.timedOut) return "timeout";
       return error instanceof ResponseTooLargeError ? "too large" : undefined;
     },
     done(): void {
-      clearTimeout(timer);
       scope.release();
     },
   };

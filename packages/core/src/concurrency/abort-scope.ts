@@ -22,6 +22,8 @@ export class AbortScope {
   private readonly children = new Set<AbortScope>();
   private parent: AbortScope | undefined;
   private stopFollowing: (() => void) | undefined;
+  private deadline: NodeJS.Timeout | undefined;
+  private deadlinePassed = false;
 
   private constructor() {
     this.signal = this.controller.signal;
@@ -46,6 +48,27 @@ export class AbortScope {
       scope.stopFollowing = () => parent.removeEventListener("abort", onAbort);
     }
     return scope;
+  }
+
+  /**
+   * A deadline on the work: past `ms` the scope aborts with `reason()` (a request's own time
+   * bound beside its caller's signal). The timer goes with the scope: `abort`, `end` and
+   * `release` clear it, and it never keeps the process alive. One deadline per scope.
+   */
+  abortAfter(ms: number, reason: () => unknown): this {
+    if (this.deadline !== undefined) throw new Error("AbortScope: a deadline is already set");
+    if (this.signal.aborted) return this;
+    this.deadline = setTimeout(() => {
+      this.deadlinePassed = true;
+      this.abort(reason());
+    }, ms);
+    this.deadline.unref();
+    return this;
+  }
+
+  /** Whether the scope was aborted by its `abortAfter` deadline (not its parent, `abort` or `end`). */
+  get timedOut(): boolean {
+    return this.deadlinePassed;
   }
 
   /**
@@ -85,6 +108,7 @@ export class AbortScope {
   }
 
   private detach(): void {
+    clearTimeout(this.deadline);
     this.parent?.children.delete(this);
     this.parent = undefined;
     this.stopFollowing?.();

@@ -1,5 +1,5 @@
 import { getEventListeners } from "node:events";
-import { describe, expect, it } from "@jest/globals";
+import { afterEach, describe, expect, it, jest } from "@jest/globals";
 import { AbortScope, endedReason } from "../../src/concurrency/abort-scope.js";
 import { RunAbortedError } from "../../src/errors/run-errors.js";
 
@@ -113,5 +113,55 @@ describe("AbortScope", () => {
     expect(error.stack).not.toMatch(/\n\s+at /);
     expect(Error.stackTraceLimit).toBe(limit);
     expect(new Error("x").stack).toMatch(/\n\s+at /);
+  });
+
+  describe("abortAfter", () => {
+    afterEach(() => {
+      jest.useRealTimers();
+    });
+
+    it("aborts the scope and its children with the deadline's reason once it passes, and says so", () => {
+      jest.useFakeTimers();
+      const outside = new AbortController();
+      const scope = AbortScope.under(outside.signal).abortAfter(500, () => new Error("too slow"));
+      const child = AbortScope.under(scope.signal);
+      jest.advanceTimersByTime(499);
+      expect(scope.signal.aborted).toBe(false);
+      jest.advanceTimersByTime(1);
+      expect(scope.timedOut).toBe(true);
+      expect((scope.signal.reason as Error).message).toBe("too slow");
+      expect(child.signal.reason).toBe(scope.signal.reason);
+      // Aborting stopped following the outside signal.
+      expect(abortListeners(outside.signal)).toBe(0);
+    });
+
+    it("clears its timer when the scope ends, is released or aborted first, and is not timed out then", () => {
+      jest.useFakeTimers();
+      const outside = new AbortController();
+      const ended = AbortScope.under(undefined).abortAfter(500, () => new Error("late"));
+      const released = AbortScope.under(undefined).abortAfter(500, () => new Error("late"));
+      const followed = AbortScope.under(outside.signal).abortAfter(500, () => new Error("late"));
+      expect(jest.getTimerCount()).toBe(3);
+      ended.end();
+      released.release();
+      outside.abort(new Error("the caller's"));
+      expect(jest.getTimerCount()).toBe(0);
+      jest.advanceTimersByTime(1000);
+      expect([ended.timedOut, released.timedOut, followed.timedOut]).toEqual([false, false, false]);
+      expect(released.signal.aborted).toBe(false);
+      expect((followed.signal.reason as Error).message).toBe("the caller's");
+    });
+
+    it("sets no timer on a scope already aborted, and refuses a second deadline", () => {
+      jest.useFakeTimers();
+      const outside = new AbortController();
+      outside.abort(new Error("before"));
+      const scope = AbortScope.under(outside.signal).abortAfter(500, () => new Error("late"));
+      expect(jest.getTimerCount()).toBe(0);
+      expect(scope.timedOut).toBe(false);
+      const open = AbortScope.under(undefined).abortAfter(500, () => new Error("late"));
+      expect(() => open.abortAfter(10, () => new Error("again"))).toThrow(/already set/);
+      open.release();
+    });
   });
 });

@@ -175,15 +175,12 @@ async function withTotalDeadline<T>(
   totalMs: number,
   request: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const scope = AbortScope.under(signal);
-  const timer = setTimeout(
-    () =>
-      scope.abort(
-        new McpError(ErrorCode.RequestTimeout, `Request exceeded its total time limit of ${totalMs} ms`, {
-          maxTotalTimeout: totalMs,
-        }),
-      ),
+  const scope = AbortScope.under(signal).abortAfter(
     totalMs,
+    () =>
+      new McpError(ErrorCode.RequestTimeout, `Request exceeded its total time limit of ${totalMs} ms`, {
+        maxTotalTimeout: totalMs,
+      }),
   );
   try {
     return await request(scope.signal);
@@ -193,7 +190,6 @@ async function withTotalDeadline<T>(
     if (!scope.signal.aborted && isTotalTimeout(error)) scope.abort(error);
     throw error;
   } finally {
-    clearTimeout(timer);
     scope.release();
   }
 }

@@ -97,13 +97,10 @@ export class ManagedHttpClient {
     }
     // A signal of the request's own under the service's: `AbortSignal.any` of the service-long
     // signal would keep one composite per request on it until the collector's finalization.
-    const request = AbortScope.under(this.closing.signal);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      request.abort(new DOMException(`timed out after ${this.options.timeoutMs} ms`, "TimeoutError"));
-    }, this.options.timeoutMs);
-    timer.unref();
+    const request = AbortScope.under(this.closing.signal).abortAfter(
+      this.options.timeoutMs,
+      () => new DOMException(`timed out after ${this.options.timeoutMs} ms`, "TimeoutError"),
+    );
     // A failure before the whole answer is in (the request, or its body cut off or stalled
     // mid-read) is typed by why the request's signal ended: the service closed, the timeout, else
     // an unavailable server. Never an empty success: an empty body read as `{}` would be a
@@ -117,7 +114,7 @@ export class ManagedHttpClient {
       const what =
         `Managed session API ${method} ${url.pathname}` +
         (status === undefined ? "" : ` (HTTP ${status}, reading the response body)`);
-      if (timedOut)
+      if (request.timedOut)
         return new SessionError(`${what} timed out after ${this.options.timeoutMs} ms`, {
           code: "MANAGED_SESSION_TIMEOUT",
           cause,
@@ -149,7 +146,6 @@ export class ManagedHttpClient {
         throw failure(cause, response.status);
       }
     } finally {
-      clearTimeout(timer);
       request.release();
     }
     let parsed: unknown;

@@ -1,5 +1,5 @@
 import { BaseTool, type FunctionDeclaration, type ToolRunRequest } from "@agentkit/core";
-import { readBodyLimited, ResponseTooLargeError, validateToolName } from "@agentkit/core/internal";
+import { AbortScope, readBodyLimited, ResponseTooLargeError, validateToolName } from "@agentkit/core/internal";
 import { applyAuth, type openApiAuthSchema } from "./openapi-auth.js";
 import { isUserToken, operationAuthConfigs, resolveUserAuth, type OpenApiSecurityConfig } from "./openapi-security.js";
 import { isObject, type OperationParameter, type ParsedOperation } from "./openapi-spec.js";
@@ -200,8 +200,11 @@ export class RestApiTool extends BaseTool {
     applyUserAuth?.(url, headers);
     if (body !== undefined) headers.set("content-type", operation.requestBody?.contentType ?? "application/json");
 
-    const timeout = AbortSignal.timeout(config.timeoutMs);
-    const callSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    // The call's own signal: the run's, and its time bound (no composite signal left on the run's).
+    const call = AbortScope.under(signal).abortAfter(
+      config.timeoutMs,
+      () => new DOMException(`No answer within ${config.timeoutMs} ms.`, "TimeoutError"),
+    );
     const maxBytes = config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const what = `${operation.method.toUpperCase()} ${url.pathname}`;
     let response: Response;
@@ -211,15 +214,17 @@ export class RestApiTool extends BaseTool {
         method: operation.method.toUpperCase(),
         headers,
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        signal: callSignal,
+        signal: call.signal,
       });
-      text = await readBodyLimited(response, { maxBytes, signal: callSignal });
+      text = await readBodyLimited(response, { maxBytes, signal: call.signal });
     } catch (error) {
       // The model gets every failure as `{ error }`; only the run's own abort is thrown.
       if (signal?.aborted) throw error;
-      if (timeout.aborted) return { error: `${what} timed out after ${config.timeoutMs} ms.` };
+      if (call.timedOut) return { error: `${what} timed out after ${config.timeoutMs} ms.` };
       if (error instanceof ResponseTooLargeError) return { error: `${what}: the response exceeded ${maxBytes} bytes.` };
       return { error: `${what} failed: ${(error as Error).message}` };
+    } finally {
+      call.release();
     }
     let data: unknown = text;
     if (/json/.test(response.headers.get("content-type") ?? "") && text) {

@@ -1,5 +1,5 @@
 import { ConfigurationError, type LlmRequest, type ToolContext } from "@agentkit/core";
-import { readBodyLimited, ResponseTooLargeError } from "@agentkit/core/internal";
+import { AbortScope, readBodyLimited, ResponseTooLargeError } from "@agentkit/core/internal";
 import { z } from "zod";
 import { isGemini1Model, isGeminiModel } from "../built-in/model-names.js";
 import { BaseRetrievalTool } from "./base-retrieval-tool.js";
@@ -108,8 +108,11 @@ export class VertexAiRagRetrieval extends BaseRetrievalTool {
     const token = this.o.accessToken;
     if (token !== undefined) headers.authorization = `Bearer ${typeof token === "string" ? token : await token()}`;
     const runSignal = toolContext?.invocation.signal;
-    const timeout = AbortSignal.timeout(this.o.timeoutMs);
-    const signal = runSignal ? AbortSignal.any([runSignal, timeout]) : timeout;
+    // The call's own signal: the run's, and its time bound (no composite signal left on the run's).
+    const call = AbortScope.under(runSignal).abortAfter(
+      this.o.timeoutMs,
+      () => new DOMException(`No answer within ${this.o.timeoutMs} ms.`, "TimeoutError"),
+    );
     let response: Response;
     let text: string;
     try {
@@ -117,14 +120,16 @@ export class VertexAiRagRetrieval extends BaseRetrievalTool {
         method: "POST",
         headers,
         body: JSON.stringify(body),
-        signal,
+        signal: call.signal,
       });
-      text = await readBodyLimited(response, { maxBytes: this.o.maxResponseBytes, signal });
+      text = await readBodyLimited(response, { maxBytes: this.o.maxResponseBytes, signal: call.signal });
     } catch (error) {
       if (runSignal?.aborted) throw error;
       if (error instanceof ResponseTooLargeError)
         throw new RetrievalError(`The RAG endpoint's answer exceeded ${error.maxBytes} bytes.`, { cause: error });
       return { error: `RAG retrieval failed: ${(error as Error).message}` };
+    } finally {
+      call.release();
     }
     if (!response.ok) return { error: `RAG retrieval answered HTTP ${response.status}: ${text.slice(0, 500)}` };
     let data: { contexts?: { contexts?: { text?: string; sourceUri?: string; score?: number; distance?: number }[] } };
