@@ -52,8 +52,10 @@ export class AbortScope {
 
   /**
    * A deadline on the work: past `ms` the scope aborts with `reason()` (a request's own time
-   * bound beside its caller's signal). The timer goes with the scope: `abort`, `end` and
-   * `release` clear it, and it never keeps the process alive. One deadline per scope.
+   * bound beside its caller's signal, a workflow node's timeout). The timer goes with the scope:
+   * `abort`, `end` and `release` clear it. Until then it keeps the process alive, so work that
+   * holds nothing else open (a promise that never settles) still ends at its deadline. One
+   * deadline per scope.
    */
   abortAfter(ms: number, reason: () => unknown): this {
     if (this.deadline !== undefined) throw new Error("AbortScope: a deadline is already set");
@@ -62,7 +64,6 @@ export class AbortScope {
       this.deadlinePassed = true;
       this.abort(reason());
     }, ms);
-    this.deadline.unref();
     return this;
   }
 

@@ -124,7 +124,6 @@ async function* runAttempt(params: NodeRunParams, attempt: number): AsyncGenerat
     live: params.live,
     host,
   });
-  let timer: NodeJS.Timeout | undefined;
   // An abort wakes the loop below, which then throws its reason. (Racing the channel against a
   // promise pending for the whole attempt would add a reaction to it per wait: per event.)
   let stopped: Error | undefined;
@@ -135,7 +134,7 @@ async function* runAttempt(params: NodeRunParams, attempt: number): AsyncGenerat
   if (signal.aborted) onAbort();
   else signal.addEventListener("abort", onAbort, { once: true });
   if (node.timeoutMs !== undefined)
-    timer = setTimeout(() => scope.abort(new NodeTimeoutError(node.name, node.timeoutMs!)), node.timeoutMs);
+    scope.abortAfter(node.timeoutMs, () => new NodeTimeoutError(node.name, node.timeoutMs!));
 
   const pending = new Set<string>();
   let escalated = false;
@@ -279,7 +278,6 @@ async function* runAttempt(params: NodeRunParams, attempt: number): AsyncGenerat
       actions: createEventActions(remaining),
     } satisfies NodeOutcome;
   } finally {
-    if (timer) clearTimeout(timer);
     // The race against an abort is over: ending the scope need not reject it.
     signal.removeEventListener("abort", onAbort);
     const ended = endedReason();

@@ -1,5 +1,5 @@
 import { RunAbortedError, VERSION } from "@agentkit/core";
-import { retry, untilAborted } from "@agentkit/core/internal";
+import { AbortScope, retry, untilAborted } from "@agentkit/core/internal";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
@@ -155,15 +155,12 @@ export class McpSessionManager {
    */
   private async connect(): Promise<Client> {
     const attempts = this.connection.type === "stdio" ? 1 : CONNECT_ATTEMPTS;
-    const deadline = new AbortController();
-    const timer = setTimeout(
-      () =>
-        deadline.abort(
-          new McpError(ErrorCode.RequestTimeout, `Connecting timed out after ${this.timeoutMs} ms`, {
-            timeout: this.timeoutMs,
-          }),
-        ),
+    const deadline = AbortScope.under(undefined).abortAfter(
       this.timeoutMs,
+      () =>
+        new McpError(ErrorCode.RequestTimeout, `Connecting timed out after ${this.timeoutMs} ms`, {
+          timeout: this.timeoutMs,
+        }),
     );
     try {
       return await retry(() => this.connectOnce(deadline.signal), {
@@ -180,7 +177,7 @@ export class McpSessionManager {
         { cause: error },
       );
     } finally {
-      clearTimeout(timer);
+      deadline.release();
     }
   }
 
