@@ -12,6 +12,7 @@ import { toProviderError } from "./error-mapping.js";
 import { stripProviderPrefix, toAnthropicRequest } from "./request-conversion.js";
 import { AnthropicStreamAccumulator, fromAnthropicMessage } from "./response-conversion.js";
 import { abortSafeFetch } from "../errors/abort-safe-fetch.js";
+import { boundedFetch } from "../errors/bounded-response.js";
 import { underCallSignal } from "../call-signal.js";
 
 /**
@@ -113,8 +114,9 @@ export class AnthropicModel extends BaseLlm {
     const baseURL = resolveBaseUrl(this.options);
     if (baseURL) clientOptions.baseURL = baseURL;
     if (this.options.timeoutMs !== undefined) clientOptions.timeout = this.options.timeoutMs;
-    // Its timeout is told from a connection error by the abort's name, whatever realm made it.
-    clientOptions.fetch = abortSafeFetch;
+    // Its timeout is told from a connection error by the abort's name, whatever realm made it;
+    // what it reads of a response is bounded.
+    clientOptions.fetch = boundedFetch(abortSafeFetch, "anthropic", this.options.maxResponseBytes);
     if (this.options.headers) clientOptions.defaultHeaders = this.options.headers;
     this.client = new Anthropic(clientOptions);
     return this.client;

@@ -1,6 +1,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { ConfigurationError } from "@agentkit/core";
 import { z } from "zod";
+import { DEFAULT_MAX_RESPONSE_BYTES } from "../errors/bounded-response.js";
 
 /** Options of `AnthropicModel`. Settings resolve: option, then environment variable. */
 export const anthropicModelOptionsSchema = z.object({
@@ -23,6 +24,11 @@ export const anthropicModelOptionsSchema = z.object({
   maxRetries: z.number().int().min(0).default(0),
   /** Per-request timeout in milliseconds (SDK `timeout`). */
   timeoutMs: z.number().int().positive().optional(),
+  /**
+   * Bytes a response may hold (a JSON answer whole, a stream per event); past it the call fails
+   * with a final ProviderError and the rest is not read. Default 64 MiB.
+   */
+  maxResponseBytes: z.number().int().positive().default(DEFAULT_MAX_RESPONSE_BYTES),
   /** Extra headers on every request. */
   headers: z.record(z.string(), z.string()).optional(),
   /** A ready `Anthropic` client to use instead of creating one (not closed by `close()`). */

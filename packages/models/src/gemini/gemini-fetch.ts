@@ -1,3 +1,4 @@
+import { boundedResponse, DEFAULT_MAX_RESPONSE_BYTES } from "../errors/bounded-response.js";
 import type { FailedResponseFacts } from "./error-mapping.js";
 
 /** Where Node keeps undici's global dispatcher. */
@@ -12,13 +13,21 @@ interface Dispatcher {
  * undici's 300 s header/body timeouts (the model's `timeoutMs` bounds a call instead); the
  * global dispatcher is looked up per request because a given fetch skips the SDK's default.
  * With `facts`, a failed response's `Retry-After` is noted (the SDK's ApiError drops headers).
+ * What the SDK reads of a response is bounded by `maxResponseBytes` (`boundedResponse`).
  */
-export function createGeminiFetch(facts?: FailedResponseFacts): typeof fetch {
+export function createGeminiFetch(options: GeminiFetchOptions = {}): typeof fetch {
+  const { facts, maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES } = options;
   return async (input, init) => {
     const response = await fetch(input, withoutUndiciTimeouts(init));
     if (facts && !response.ok) facts.retryAfter = response.headers.get("retry-after");
-    return response;
+    return boundedResponse(response, "gemini", maxResponseBytes);
   };
+}
+
+export interface GeminiFetchOptions {
+  /** Where a failed response's `Retry-After` is noted. */
+  facts?: FailedResponseFacts;
+  maxResponseBytes?: number;
 }
 
 function withoutUndiciTimeouts(init: RequestInit | undefined): RequestInit | undefined {

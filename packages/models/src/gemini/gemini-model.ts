@@ -142,7 +142,8 @@ export class Gemini extends BaseLlm {
         for (let recovered = false; ; recovered = true) {
           const facts: FailedResponseFacts = {};
           try {
-            return await invoke(withCallOptions(prepared.params, call.signal, facts, request.config.httpOptions));
+            const fetch = createGeminiFetch({ facts, maxResponseBytes: this.options.maxResponseBytes });
+            return await invoke(withCallOptions(prepared.params, call.signal, fetch, request.config.httpOptions));
           } catch (error) {
             const cacheName = prepared.params.config?.cachedContent;
             if (!recovered && cacheName && isMissingCache(error)) {
@@ -203,7 +204,9 @@ export class Gemini extends BaseLlm {
   private getClient(): GoogleGenAI {
     if (this.client) return this.client;
     const backend = this.getBackend();
-    const httpOptions: NonNullable<GoogleGenAIOptions["httpOptions"]> = { fetch: createGeminiFetch() };
+    const httpOptions: NonNullable<GoogleGenAIOptions["httpOptions"]> = {
+      fetch: createGeminiFetch({ maxResponseBytes: this.options.maxResponseBytes }),
+    };
     if (backend.baseUrl) httpOptions.baseUrl = backend.baseUrl;
     if (this.options.headers) httpOptions.headers = { ...this.options.headers };
     // The Gemini API's full surface (context caches, the Live API, thought signatures) is on v1beta.
@@ -292,17 +295,14 @@ class CallControl {
   }
 }
 
-/** Adds the call's signal and a fetch that notes the `Retry-After` header of a failed response. */
+/** Adds the call's signal and its fetch (which notes the `Retry-After` header of a failed response). */
 function withCallOptions(
   params: GenerateContentParameters,
   signal: AbortSignal,
-  facts: FailedResponseFacts,
+  fetch: typeof globalThis.fetch,
   httpOptions: Record<string, unknown> | undefined,
 ): GenerateContentParameters {
-  return {
-    ...params,
-    config: { ...params.config, abortSignal: signal, httpOptions: { ...httpOptions, fetch: createGeminiFetch(facts) } },
-  };
+  return { ...params, config: { ...params.config, abortSignal: signal, httpOptions: { ...httpOptions, fetch } } };
 }
 
 function incompleteStream(): ProviderError {

@@ -1,5 +1,6 @@
 import { ConfigurationError } from "@agentkit/core";
 import { z } from "zod";
+import { DEFAULT_MAX_RESPONSE_BYTES } from "../errors/bounded-response.js";
 
 const retryPolicySchema = z.object({
   maxAttempts: z.number().int().min(1).optional(),
@@ -42,6 +43,11 @@ export const geminiOptionsSchema = z.object({
    * and deleting a context cache (default 10 s, whichever is shorter).
    */
   timeoutMs: z.number().int().positive().optional(),
+  /**
+   * Bytes a response may hold (a JSON answer whole, a stream per event); past it the call fails
+   * with a final ProviderError and the rest is not read. Default 64 MiB.
+   */
+  maxResponseBytes: z.number().int().positive().default(DEFAULT_MAX_RESPONSE_BYTES),
   /** Extra headers on every request (and on the live WebSocket handshake). */
   headers: z.record(z.string(), z.string()).optional(),
 });

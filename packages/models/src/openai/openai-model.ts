@@ -18,6 +18,7 @@ import { toResponsesParams } from "./responses-request-conversion.js";
 import { fromResponsesResult, ResponsesStreamAccumulator } from "./responses-response-conversion.js";
 import { ErrorCategory, ProviderError } from "../errors/provider-error.js";
 import { abortSafeFetch } from "../errors/abort-safe-fetch.js";
+import { boundedFetch } from "../errors/bounded-response.js";
 import { underCallSignal } from "../call-signal.js";
 
 /**
@@ -146,8 +147,9 @@ export class OpenAIModel extends BaseLlm {
     if (baseURL) clientOptions.baseURL = baseURL;
     if (this.options.organization) clientOptions.organization = this.options.organization;
     if (this.options.timeoutMs !== undefined) clientOptions.timeout = this.options.timeoutMs;
-    // Its timeout is told from a connection error by the abort's name, whatever realm made it.
-    clientOptions.fetch = abortSafeFetch;
+    // Its timeout is told from a connection error by the abort's name, whatever realm made it;
+    // what it reads of a response is bounded.
+    clientOptions.fetch = boundedFetch(abortSafeFetch, "openai", this.options.maxResponseBytes);
     if (this.options.headers) clientOptions.defaultHeaders = this.options.headers;
     this.client = new OpenAI(clientOptions);
     return this.client;

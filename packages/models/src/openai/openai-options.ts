@@ -1,5 +1,6 @@
 import type OpenAI from "openai";
 import { z } from "zod";
+import { DEFAULT_MAX_RESPONSE_BYTES } from "../errors/bounded-response.js";
 
 /** Options of `OpenAIModel`. Credentials resolve: option, then environment variable, then an error. */
 export const openAIModelOptionsSchema = z.object({
@@ -15,6 +16,11 @@ export const openAIModelOptionsSchema = z.object({
   /** SDK-level retries; 0 by default because agentkit's retry layer owns retries. */
   maxRetries: z.number().int().min(0).default(0),
   timeoutMs: z.number().int().positive().optional(),
+  /**
+   * Bytes a response may hold (a JSON answer whole, a stream per event); past it the call fails
+   * with a final ProviderError and the rest is not read. Default 64 MiB.
+   */
+  maxResponseBytes: z.number().int().positive().default(DEFAULT_MAX_RESPONSE_BYTES),
   headers: z.record(z.string(), z.string()).optional(),
   /** A ready client (then apiKey/baseURL/organization/headers are ignored). */
   client: z.custom<OpenAI>((value) => typeof value === "object" && value !== null).optional(),

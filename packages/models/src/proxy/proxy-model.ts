@@ -20,6 +20,8 @@ export const proxyModelOptionsSchema = z.object({
   /** Which vendor wire protocol the gateway speaks. */
   wireFormat: z.enum(["openai", "anthropic", "gemini"]).default("openai"),
   timeoutMs: z.number().int().positive().optional(),
+  /** Bytes a response may hold (a JSON answer whole, a stream per event); the adapter's default when unset. */
+  maxResponseBytes: z.number().int().positive().optional(),
 });
 
 export type ProxyModelOptions = z.input<typeof proxyModelOptionsSchema>;
@@ -76,8 +78,9 @@ export class ProxyModel extends BaseLlm {
   }
 
   private async load(): Promise<BaseLlm> {
-    const { model, baseURL, headers, apiKey, timeoutMs, wireFormat } = this.options;
-    const common = { model, baseURL, apiKey, ...(headers ? { headers } : {}), ...(timeoutMs ? { timeoutMs } : {}) };
+    const { model, baseURL, headers, apiKey, timeoutMs, maxResponseBytes, wireFormat } = this.options;
+    const limits = { ...(timeoutMs ? { timeoutMs } : {}), ...(maxResponseBytes ? { maxResponseBytes } : {}) };
+    const common = { model, baseURL, apiKey, ...(headers ? { headers } : {}), ...limits };
     switch (wireFormat) {
       case "openai": {
         const { OpenAIModel } = await import("../openai/index.js");
@@ -96,7 +99,7 @@ export class ProxyModel extends BaseLlm {
           apiKey,
           vertexai: false,
           ...(headers ? { headers } : {}),
-          ...(timeoutMs ? { timeoutMs } : {}),
+          ...limits,
         });
       }
     }

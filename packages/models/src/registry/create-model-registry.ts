@@ -11,6 +11,9 @@ export interface OpenAICompatibleSettings {
   baseURL?: string;
   /** Defaults to `OPENAI_COMPATIBLE_API_KEY`, then "ollama" (local servers ignore it). */
   apiKey?: string;
+  timeoutMs?: number;
+  /** Bytes a response may hold (a JSON answer whole, a stream per event; default 64 MiB). */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -21,6 +24,8 @@ export interface AdapterSettings {
   apiKey?: string;
   baseURL?: string;
   timeoutMs?: number;
+  /** Bytes a response may hold (a JSON answer whole, a stream per event; default 64 MiB). */
+  maxResponseBytes?: number;
   headers?: Record<string, string>;
   /** SDK-level retries (default 0: the registry's RetryingModel retries). */
   maxRetries?: number;
@@ -140,7 +145,14 @@ export function createModelRegistry(options: CreateModelRegistryOptions = {}): M
       wrap("openai-compatible", name, async () => {
         const { OpenAIModel } = await loadAdapter(() => import("../openai/index.js"), "openai");
         const { baseURL, apiKey } = openAICompatibleEndpoint(name, options.openaiCompatible, env());
-        return new OpenAIModel({ model: stripPrefix(name), baseURL, apiKey });
+        const { timeoutMs, maxResponseBytes } = options.openaiCompatible ?? {};
+        return new OpenAIModel({
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+          ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {}),
+          model: stripPrefix(name),
+          baseURL,
+          apiKey,
+        });
       }),
     );
   }
