@@ -123,7 +123,12 @@ export {
 export { readBodyLimited, ResponseTooLargeError, type ReadBodyLimitedOptions } from "./http/read-body-limited.js";
 export { resolveCredential, withoutClientSecret } from "./auth/credential-manager.js";
 export { resolveOAuth2Endpoints } from "./auth/credential-exchangers.js";
-export { requestOAuth2Token, safeUrl } from "./auth/oauth2-token-client.js";
+export {
+  MAX_OAUTH2_RESPONSE_BYTES,
+  oauth2TimeoutMs,
+  requestOAuth2Token,
+  safeUrl,
+} from "./auth/oauth2-token-client.js";
 export { oauth2Endpoints } from "./auth/auth-scheme.js";
 export { CREDENTIAL_STATE_PREFIX } from "./auth/session-state-credential-service.js";
 export { credentialDependenciesOfContext } from "./auth/credential-request.js";

@@ -35,7 +35,7 @@ export interface TokenRequestOptions {
 const DEFAULT_OAUTH2_TIMEOUT_MS = 30_000;
 
 /** Token responses and discovery documents are a few KiB; a larger answer is broken or hostile. */
-const MAX_OAUTH2_RESPONSE_BYTES = 1024 * 1024;
+export const MAX_OAUTH2_RESPONSE_BYTES = 1024 * 1024;
 
 /** `timeoutMs` checked (a positive number of milliseconds a timer can wait), or its default. */
 export function oauth2TimeoutMs(timeoutMs: number | undefined): number {

@@ -1,4 +1,12 @@
 import { ConfigurationError } from "@agentkit/core";
+import {
+  AbortScope,
+  MAX_OAUTH2_RESPONSE_BYTES,
+  oauth2TimeoutMs,
+  readBodyLimited,
+  ResponseTooLargeError,
+  safeUrl,
+} from "@agentkit/core/internal";
 import type { JWT } from "google-auth-library";
 import { z } from "zod";
 import { CredentialsError } from "./openapi-error.js";
@@ -6,6 +14,9 @@ import { CredentialsError } from "./openapi-error.js";
 /** Google's OAuth token endpoint, where service-account JWT assertions are exchanged. */
 export const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";
 export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
+
+/** Statuses whose `Response` must be made without a body. */
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 const serviceAccountSchema = z.looseObject({
   type: z.literal("service_account"),
@@ -23,6 +34,11 @@ export interface CredentialsHelperOptions {
   scopes?: string[];
   /** Token endpoint to post the signed assertion to (default Google's; tests point it at a local server). */
   tokenUrl?: string;
+  /**
+   * Bound on each token request, its body read included (default 30 000 ms). Such a failure, or
+   * an answer over 1 MiB, is not retried by google-auth-library (other failures are, as it does).
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -34,12 +50,14 @@ export class CredentialsHelper {
   readonly credentials: ServiceAccountCredentials;
   readonly scopes: string[];
   readonly tokenUrl: string;
+  readonly timeoutMs: number;
   private client?: Promise<JWT>;
 
   private constructor(credentials: ServiceAccountCredentials, options: CredentialsHelperOptions) {
     this.credentials = credentials;
     this.scopes = options.scopes ?? [CLOUD_PLATFORM_SCOPE];
     this.tokenUrl = options.tokenUrl ?? GOOGLE_TOKEN_URL;
+    this.timeoutMs = oauth2TimeoutMs(options.timeoutMs);
   }
 
   /** Parses and checks a service-account key (JSON text); throws `ConfigurationError` when it is not one. */
@@ -87,18 +105,57 @@ export class CredentialsHelper {
   private async createClient(): Promise<JWT> {
     // Loaded on first use: google-auth-library is an optional peer dependency.
     const { JWT } = await import("google-auth-library");
-    const tokenUrl = this.tokenUrl;
-    // The JWT client always posts to Google's endpoint; redirect that one URL when configured.
-    const fetchImplementation = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
-      const url = input instanceof Request ? input.url : String(input);
-      return fetch(url === GOOGLE_TOKEN_URL ? tokenUrl : input, init);
-    };
     return new JWT({
       email: this.credentials.client_email,
       key: this.credentials.private_key,
       ...(this.credentials.private_key_id ? { keyId: this.credentials.private_key_id } : {}),
       scopes: this.scopes,
-      ...(tokenUrl !== GOOGLE_TOKEN_URL ? { transporterOptions: { fetchImplementation } } : {}),
+      transporterOptions: { fetchImplementation: (input, init) => this.boundedFetch(input, init) },
     });
+  }
+
+  /**
+   * The JWT client's fetch: Google's token endpoint redirected to `tokenUrl`, and each request
+   * bounded in time and size, so an endpoint that stops answering cannot hold a tool call.
+   */
+  private async boundedFetch(input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> {
+    const url = input instanceof Request ? input.url : String(input);
+    const target = url === GOOGLE_TOKEN_URL ? this.tokenUrl : input;
+    const timeoutMs = this.timeoutMs;
+    const scope = AbortScope.under(init?.signal ?? undefined).abortAfter(
+      timeoutMs,
+      () => new DOMException(`No answer within ${timeoutMs} ms.`, "TimeoutError"),
+    );
+    try {
+      const response = await fetch(target, { ...init, signal: scope.signal });
+      const text = await readBodyLimited(response, { maxBytes: MAX_OAUTH2_RESPONSE_BYTES, signal: scope.signal });
+      const { status, statusText, headers } = response;
+      return new Response(NULL_BODY_STATUSES.has(status) ? null : text, { status, statusText, headers });
+    } catch (error) {
+      const where = safeUrl(target instanceof Request ? target.url : String(target));
+      if (scope.timedOut)
+        throw new TokenRequestStopped(`The token request to ${where} timed out after ${timeoutMs} ms.`, error);
+      if (error instanceof ResponseTooLargeError)
+        throw new TokenRequestStopped(
+          `The token endpoint ${where} answered more than ${MAX_OAUTH2_RESPONSE_BYTES} bytes.`,
+          error,
+        );
+      throw error;
+    } finally {
+      scope.release();
+    }
+  }
+}
+
+/**
+ * A token request we stopped (deadline, size limit). Its `code` is what gaxios gives an aborted
+ * request, which it does not retry: the endpoint had its time, and a retry would get the same.
+ */
+class TokenRequestStopped extends Error {
+  readonly code = "AbortError";
+
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = "TokenRequestStopped";
   }
 }
