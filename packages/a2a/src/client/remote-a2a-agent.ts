@@ -15,7 +15,7 @@ import {
   type Event,
   type InvocationContext,
 } from "@agentkit/core";
-import { untilAborted } from "@agentkit/core/internal";
+import { AbortScope, untilAborted } from "@agentkit/core/internal";
 import { z } from "zod";
 import { A2AClientError, errorMessageOf } from "../errors.js";
 import { normalizeAgentCard, resolveAgentCard } from "./agent-card-resolver.js";
@@ -91,7 +91,12 @@ export class RemoteA2aAgent extends BaseAgent {
   async getAgentCard(signal?: AbortSignal): Promise<AgentCard> {
     if (!this.card) {
       const source = this.options.agentCard as string;
-      this.card = await resolveAgentCard(source, { fetch: this.fetchImpl, signal: this.deadline(signal) });
+      const call = this.callScope(signal);
+      try {
+        this.card = await resolveAgentCard(source, { fetch: this.fetchImpl, signal: call.signal });
+      } finally {
+        call.release();
+      }
     }
     return this.card;
   }
@@ -121,7 +126,9 @@ export class RemoteA2aAgent extends BaseAgent {
       taskId: turn.taskId,
       knownArtifactCount: turn.knownArtifactCount,
     });
-    const signal = this.deadline(ctx.signal);
+    // The deadline covers the whole exchange: a stream must end within timeoutMs too.
+    const call = this.callScope(ctx.signal);
+    const signal = call.signal;
     const streaming = (this.options.streaming ?? true) && card.capabilities?.streaming === true;
     try {
       if (streaming) {
@@ -133,8 +140,10 @@ export class RemoteA2aAgent extends BaseAgent {
         for (const event of converter.fromSendResult(result)) yield event;
       }
     } catch (error) {
-      throw this.mapFailure(error, ctx.signal, signal);
+      throw this.mapFailure(error, ctx.signal, call);
     } finally {
+      // Over (done, failed, or the consumer stopped): drop the timer and the listener on the run's signal.
+      call.release();
       if (ctx.signal?.aborted && converter.taskId && !converter.isDone) {
         // Best effort: tell the remote to stop the task the aborted run started.
         client
@@ -208,18 +217,23 @@ export class RemoteA2aAgent extends BaseAgent {
     }
   }
 
-  /** The caller's signal combined with the per-call timeout. */
-  private deadline(signal: AbortSignal | undefined): AbortSignal | undefined {
-    const signals = [signal, this.options.timeoutMs ? AbortSignal.timeout(this.options.timeoutMs) : undefined].filter(
-      (s): s is AbortSignal => !!s,
-    );
-    return signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+  /**
+   * One call's signal: the caller's, aborted too after `timeoutMs`. A scope rather than
+   * `AbortSignal.any`, so `release` leaves nothing on the caller's (the run's) signal.
+   */
+  private callScope(signal: AbortSignal | undefined): AbortScope {
+    const scope = AbortScope.under(signal);
+    const { timeoutMs } = this.options;
+    // The reason `AbortSignal.timeout` gives, so the errors read as before.
+    if (timeoutMs)
+      scope.abortAfter(timeoutMs, () => new DOMException("The operation was aborted due to timeout", "TimeoutError"));
+    return scope;
   }
 
-  private mapFailure(error: unknown, runSignal: AbortSignal | undefined, callSignal: AbortSignal | undefined): Error {
+  private mapFailure(error: unknown, runSignal: AbortSignal | undefined, call: AbortScope): Error {
     if (runSignal?.aborted) return new RunAbortedError({ cause: error });
     if (error instanceof AgentKitError) return error;
-    if (callSignal?.aborted) {
+    if (call.timedOut) {
       return new A2AClientError(`The A2A call to agent "${this.name}" timed out after ${this.options.timeoutMs} ms.`, {
         cause: error,
       });
