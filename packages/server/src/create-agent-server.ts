@@ -43,6 +43,7 @@ import type { RouteDeps } from "./routes/route-deps.js";
 import { RunnerCache } from "./runs/runner-cache.js";
 import { RunTracker, SETTLE_AFTER_ABORT_MS } from "./runs/run-tracker.js";
 import { settlesWithin } from "@agentkit/core/internal";
+import { endWaitingResponses } from "./http/end-at-turn-end.js";
 import { SessionRunQueue } from "./runs/session-run-queue.js";
 import { type ServerWarmUp, warmUpApps } from "./runs/warm-up-apps.js";
 import type { ServerContext } from "./server-context.js";
@@ -366,6 +367,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     if (options.sessionLock && !(await settlesWithin(deps.queue.idle(), SETTLE_AFTER_ABORT_MS))) {
       logger.warn(`Session turns still held ${SETTLE_AFTER_ABORT_MS} ms after shutdown; closing without them`);
     }
+    // Answers of the turn that ended the runs (503s included) leave before the sockets close.
+    endWaitingResponses();
     server?.closeAllConnections();
     await stopped;
     await runners.close();

@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { endAtTurnEnd } from "./end-at-turn-end.js";
 
 /**
  * Answers `status` with `body` as JSON on node's own response, exactly as Express's
@@ -11,10 +12,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   writeJsonText(res, JSON.stringify(body));
 }
 
-/** Writes serialized JSON with its headers in one socket write (no body for HEAD). */
+/**
+ * Writes serialized JSON with its headers in one socket write (no body for HEAD), at the end of
+ * this turn of the event loop with the other answers finished in it (`endAtTurnEnd`).
+ */
 export function writeJsonText(res: ServerResponse, text: string): void {
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   res.setHeader("Content-Length", Buffer.byteLength(text));
   if (res.req?.method === "HEAD") res.end();
-  else res.end(text, "utf8");
+  else endAtTurnEnd(res, text);
 }
