@@ -3,7 +3,9 @@ import { contentFromJson, InvalidJsonError, type Content } from "@agentkit/core"
 import { HttpRequestError } from "../errors/server-errors.js";
 import { lazySchema, type LazySchema } from "@agentkit/core/internal";
 
-const snakeToCamel = (key: string): string => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+// Most keys have no underscore (JS clients): those skip the regular expression and its callback.
+const snakeToCamel = (key: string): string =>
+  key.includes("_") ? key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : key;
 
 /**
  * Top-level keys in camelCase: Python clients send `app_name`, JS clients `appName`
