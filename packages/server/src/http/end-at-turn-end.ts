@@ -14,7 +14,7 @@ let flushScheduled = false;
  * connection (a benchmark, a reverse proxy on the same host) the writer pays for the wake-up.
  * Under load a turn finishes several answers; written back to back, the first wakes the client
  * and the rest find it awake. Measured at concurrency 64 (bench/HISTORY.md, "Answers of one
- * turn written together"): 15-20 µs less server CPU per `/run`. With one request in flight the
+ * turn written together"): 12-17 µs less server CPU per `/run`. With one request in flight the
  * answer leaves right after the callback that made it, as before.
  */
 export function endAtTurnEnd(res: ServerResponse, body: string): void {
