@@ -23,13 +23,7 @@ import { corsMiddlewareOptions, originMatcher, type ServerCorsOptions } from "./
 import { errorHandler } from "./http/error-handlers.js";
 import { devToolsGate } from "./http/dev-tools-gate.js";
 import { hostGuard, isLoopbackHost, type HostGuardOptions } from "./http/host-guard.js";
-import {
-  DEFAULT_BODY_LIMIT,
-  parseByteSize,
-  resolveServerLimits,
-  type ResolvedServerLimits,
-  type ServerLimits,
-} from "./http/server-limits.js";
+import { DEFAULT_BODY_LIMIT, parseByteSize, resolveServerLimits, type ServerLimits } from "./http/server-limits.js";
 import { RequestActivity } from "./http/request-activity.js";
 import { describeReduction, IdleMemoryReducer, idleReductionDelay } from "./memory/idle-memory-reducer.js";
 import { RunRateLimiter } from "./http/run-rate-limiter.js";
@@ -44,6 +38,7 @@ import { RunnerCache } from "./runs/runner-cache.js";
 import { RunTracker, SETTLE_AFTER_ABORT_MS } from "./runs/run-tracker.js";
 import { settlesWithin } from "@agentkit/core/internal";
 import { endWaitingResponses } from "./http/end-at-turn-end.js";
+import { createNodeHttpServer } from "./http/node-http-server.js";
 import { SessionRunQueue } from "./runs/session-run-queue.js";
 import { type ServerWarmUp, warmUpApps } from "./runs/warm-up-apps.js";
 import type { ServerContext } from "./server-context.js";
@@ -407,23 +402,12 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       if (closing) throw new ConfigurationError("This server is closed.");
       const host = listenOptions.host ?? options.host ?? DEFAULT_HOST;
       boundHost = host;
-      // Not a static `import … from "node:http"`: Node's ESM wrapper of a built-in reads every
-      // export, and node:http's lazy ones load the whole fetch implementation (~50 ms of start-up).
-      const http = process
-        .getBuiltinModule("node:http")
-        .createServer(httpServerOptions(limits), activity.wrap(listener));
-      http.headersTimeout = limits.headersTimeoutMs;
-      http.requestTimeout = limits.requestTimeoutMs;
-      http.keepAliveTimeout = limits.keepAliveTimeoutMs;
+      const http = createNodeHttpServer(limits, activity.wrap(listener));
       server = http;
       connections.attach(http);
       http.on("upgrade", (req, socket, head) => {
         if (connections.isRefused(req.socket)) return void socket.destroy();
         live.handleUpgrade(req, socket, head);
-      });
-      http.on("clientError", (error: NodeJS.ErrnoException, socket) => {
-        if (socket.writable) socket.end(clientErrorResponse(error.code));
-        else socket.destroy();
       });
       await new Promise<void>((resolve, reject) => {
         http.once("error", reject);
@@ -454,28 +438,6 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       return closing;
     },
   };
-}
-
-/** What a connection whose request Node could not read is told before it is closed. */
-function clientErrorResponse(code: string | undefined): string {
-  const [status, text] =
-    code === "ERR_HTTP_REQUEST_TIMEOUT"
-      ? [408, "Request Timeout"]
-      : code === "HPE_HEADER_OVERFLOW"
-        ? [431, "Request Header Fields Too Large"]
-        : [400, "Bad Request"];
-  return `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\n\r\n`;
-}
-
-/**
- * Node checks header and request deadlines every `connectionsCheckingInterval` (30 s by
- * default, which would let a slow client overrun them by as much): check at a quarter of the
- * shortest one, at most every second.
- */
-function httpServerOptions(limits: ResolvedServerLimits): { connectionsCheckingInterval: number } {
-  const deadlines = [limits.headersTimeoutMs, limits.requestTimeoutMs].filter((ms) => ms > 0);
-  const shortest = deadlines.length > 0 ? Math.min(...deadlines) : 4000;
-  return { connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(shortest / 4))) };
 }
 
 function checkOptions(options: AgentServerOptions): void {
