@@ -126,6 +126,7 @@ export { resolveOAuth2Endpoints } from "./auth/credential-exchangers.js";
 export {
   MAX_OAUTH2_RESPONSE_BYTES,
   oauth2TimeoutMs,
+  requestDeadline,
   requestOAuth2Token,
   safeUrl,
 } from "./auth/oauth2-token-client.js";

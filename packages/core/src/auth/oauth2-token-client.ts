@@ -45,12 +45,12 @@ export function oauth2TimeoutMs(timeoutMs: number | undefined): number {
   return timeoutMs;
 }
 
-/** One request's signal: the caller's, aborted too after `timeoutMs`; `done` drops the timer and listener. */
-function requestDeadline(signal: AbortSignal | undefined, timeoutMs: number) {
-  const scope = AbortScope.under(signal).abortAfter(
-    timeoutMs,
-    () => new DOMException(`No answer within ${timeoutMs} ms.`, "TimeoutError"),
-  );
+/**
+ * One token request's signal: the caller's, aborted too after `timeoutMs`; `failure` tells the
+ * time bound and the size limit from other failures; `done` drops the timer and listener.
+ */
+export function requestDeadline(signal: AbortSignal | undefined, timeoutMs: number) {
+  const scope = AbortScope.under(signal).abortAfter(timeoutMs);
   return {
     signal: scope.signal,
     /** Whether `error` came from the time bound or the size limit (for messages). */

@@ -52,12 +52,13 @@ export class AbortScope {
 
   /**
    * A deadline on the work: past `ms` the scope aborts with `reason()` (a request's own time
-   * bound beside its caller's signal, a workflow node's timeout). The timer goes with the scope:
+   * bound beside its caller's signal, a workflow node's timeout); by default a `TimeoutError`
+   * `DOMException` "No answer within `ms` ms.", as fetch reports its own. The timer goes with the scope:
    * `abort`, `end` and `release` clear it. Until then it keeps the process alive, so work that
    * holds nothing else open (a promise that never settles) still ends at its deadline. One
    * deadline per scope.
    */
-  abortAfter(ms: number, reason: () => unknown): this {
+  abortAfter(ms: number, reason: () => unknown = () => noAnswerWithin(ms)): this {
     if (this.deadline !== undefined) throw new Error("AbortScope: a deadline is already set");
     if (this.signal.aborted) return this;
     this.deadline = setTimeout(() => {
@@ -133,4 +134,8 @@ export function endedReason(): RunAbortedError {
   } finally {
     Error.stackTraceLimit = limit;
   }
+}
+
+function noAnswerWithin(ms: number): DOMException {
+  return new DOMException(`No answer within ${ms} ms.`, "TimeoutError");
 }

@@ -135,6 +135,16 @@ describe("AbortScope", () => {
       expect(abortListeners(outside.signal)).toBe(0);
     });
 
+    it("aborts with a TimeoutError naming the time when given no reason", () => {
+      jest.useFakeTimers();
+      const scope = AbortScope.under(undefined).abortAfter(250);
+      jest.advanceTimersByTime(250);
+      expect(scope.timedOut).toBe(true);
+      expect(scope.signal.reason).toBeInstanceOf(DOMException);
+      expect((scope.signal.reason as DOMException).name).toBe("TimeoutError");
+      expect((scope.signal.reason as DOMException).message).toBe("No answer within 250 ms.");
+    });
+
     it("clears its timer when the scope ends, is released or aborted first, and is not timed out then", () => {
       jest.useFakeTimers();
       const outside = new AbortController();

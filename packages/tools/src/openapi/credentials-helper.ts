@@ -1,10 +1,9 @@
 import { ConfigurationError } from "@agentkit/core";
 import {
-  AbortScope,
   MAX_OAUTH2_RESPONSE_BYTES,
   oauth2TimeoutMs,
   readBodyLimited,
-  ResponseTooLargeError,
+  requestDeadline,
   safeUrl,
 } from "@agentkit/core/internal";
 import type { JWT } from "google-auth-library";
@@ -122,27 +121,25 @@ export class CredentialsHelper {
     const url = input instanceof Request ? input.url : String(input);
     const target = url === GOOGLE_TOKEN_URL ? this.tokenUrl : input;
     const timeoutMs = this.timeoutMs;
-    const scope = AbortScope.under(init?.signal ?? undefined).abortAfter(
-      timeoutMs,
-      () => new DOMException(`No answer within ${timeoutMs} ms.`, "TimeoutError"),
-    );
+    const deadline = requestDeadline(init?.signal ?? undefined, timeoutMs);
     try {
-      const response = await fetch(target, { ...init, signal: scope.signal });
-      const text = await readBodyLimited(response, { maxBytes: MAX_OAUTH2_RESPONSE_BYTES, signal: scope.signal });
+      const response = await fetch(target, { ...init, signal: deadline.signal });
+      const text = await readBodyLimited(response, { maxBytes: MAX_OAUTH2_RESPONSE_BYTES, signal: deadline.signal });
       const { status, statusText, headers } = response;
       return new Response(NULL_BODY_STATUSES.has(status) ? null : text, { status, statusText, headers });
     } catch (error) {
       const where = safeUrl(target instanceof Request ? target.url : String(target));
-      if (scope.timedOut)
+      const failure = deadline.failure(error);
+      if (failure === "timeout")
         throw new TokenRequestStopped(`The token request to ${where} timed out after ${timeoutMs} ms.`, error);
-      if (error instanceof ResponseTooLargeError)
+      if (failure === "too large")
         throw new TokenRequestStopped(
           `The token endpoint ${where} answered more than ${MAX_OAUTH2_RESPONSE_BYTES} bytes.`,
           error,
         );
       throw error;
     } finally {
-      scope.release();
+      deadline.done();
     }
   }
 }

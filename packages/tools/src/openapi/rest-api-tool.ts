@@ -201,10 +201,7 @@ export class RestApiTool extends BaseTool {
     if (body !== undefined) headers.set("content-type", operation.requestBody?.contentType ?? "application/json");
 
     // The call's own signal: the run's, and its time bound (no composite signal left on the run's).
-    const call = AbortScope.under(signal).abortAfter(
-      config.timeoutMs,
-      () => new DOMException(`No answer within ${config.timeoutMs} ms.`, "TimeoutError"),
-    );
+    const call = AbortScope.under(signal).abortAfter(config.timeoutMs);
     const maxBytes = config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const what = `${operation.method.toUpperCase()} ${url.pathname}`;
     let response: Response;

@@ -109,10 +109,7 @@ export class VertexAiRagRetrieval extends BaseRetrievalTool {
     if (token !== undefined) headers.authorization = `Bearer ${typeof token === "string" ? token : await token()}`;
     const runSignal = toolContext?.invocation.signal;
     // The call's own signal: the run's, and its time bound (no composite signal left on the run's).
-    const call = AbortScope.under(runSignal).abortAfter(
-      this.o.timeoutMs,
-      () => new DOMException(`No answer within ${this.o.timeoutMs} ms.`, "TimeoutError"),
-    );
+    const call = AbortScope.under(runSignal).abortAfter(this.o.timeoutMs);
     let response: Response;
     let text: string;
     try {
