@@ -140,3 +140,4 @@ export { AbortScope } from "./concurrency/abort-scope.js";
 export { settleAll, settleInOrder, throwFailures } from "./concurrency/settle-all.js";
 export { untilAborted, type UntilAbortedOptions } from "./concurrency/until-aborted.js";
 export { settlesWithin } from "./concurrency/settles-within.js";
+export { OWN_POSTGRES_POOL_DEFAULTS } from "./sessions/own-postgres-pool-defaults.js";

@@ -2,7 +2,7 @@ import { Pool, type PoolConfig } from "pg";
 import { ConfigurationError, type CredentialScope, type CredentialStore } from "@agentkit/core";
 import { CREDENTIALS_TABLE } from "../credentials/credentials-table.js";
 import { SessionStoreError } from "../sql/session-store-error.js";
-import { OWN_POOL_DEFAULTS } from "./own-pool-defaults.js";
+import { OWN_POSTGRES_POOL_DEFAULTS } from "@agentkit/core/internal";
 
 export type PostgresCredentialStoreOptions =
   | { connectionString: string; poolConfig?: Omit<PoolConfig, "connectionString"> }
@@ -29,7 +29,7 @@ export class PostgresCredentialStore implements CredentialStore {
       options.connectionString
     ) {
       this.pool = new Pool({
-        ...OWN_POOL_DEFAULTS,
+        ...OWN_POSTGRES_POOL_DEFAULTS,
         ...options.poolConfig,
         connectionString: options.connectionString,
       });

@@ -9,9 +9,8 @@ import {
   type SessionLock,
   type SessionLockOptions,
 } from "@agentkit/core";
-import { SessionQueueKey, settlesWithin } from "@agentkit/core/internal";
+import { OWN_POSTGRES_POOL_DEFAULTS, SessionQueueKey, settlesWithin } from "@agentkit/core/internal";
 import { SessionStoreError } from "../sql/session-store-error.js";
-import { OWN_POOL_DEFAULTS } from "./own-pool-defaults.js";
 
 export type PostgresSessionLockOptions = {
   /** The session store's database (any database all replicas share works). */
@@ -67,7 +66,7 @@ export class PostgresSessionLock implements SessionLock {
     }
     this.pool = new Pool({
       max: 32,
-      ...OWN_POOL_DEFAULTS,
+      ...OWN_POSTGRES_POOL_DEFAULTS,
       ...options.poolConfig,
       connectionString: options.connectionString,
     });

@@ -4,7 +4,7 @@ import { ConfigurationError } from "@agentkit/core";
 import { SessionStoreError } from "../sql/session-store-error.js";
 import type { SqlDialect, SqlPlan, SqlResult, SqlStatement } from "../sql/sql-plan.js";
 import { SqlSessionService, type SqlPlanMode } from "../sql/sql-session-service.js";
-import { OWN_POOL_DEFAULTS } from "./own-pool-defaults.js";
+import { OWN_POSTGRES_POOL_DEFAULTS } from "@agentkit/core/internal";
 
 /** Either a connection string (the service creates, owns and closes its pool) or a pool of yours (left open). */
 export type PostgresSessionServiceOptions =
@@ -58,7 +58,7 @@ export class PostgresSessionService extends SqlSessionService {
     ) {
       this.label = redact(options.connectionString);
       this.pool = new Pool({
-        ...OWN_POOL_DEFAULTS,
+        ...OWN_POSTGRES_POOL_DEFAULTS,
         ...options.poolConfig,
         connectionString: options.connectionString,
       });

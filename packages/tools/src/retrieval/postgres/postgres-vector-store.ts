@@ -20,6 +20,7 @@ import {
   searchSql,
   upsertSql,
 } from "./vector-table-sql.js";
+import { OWN_POSTGRES_POOL_DEFAULTS } from "@agentkit/core/internal";
 
 // 48 characters leave room for the "_metadata_idx" suffix within PostgreSQL's 63-byte names.
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,47}$/;
@@ -27,17 +28,6 @@ const identifier = (what: string) =>
   z.string().regex(IDENTIFIER, `${what} must be 1-48 letters, digits or underscores, not starting with a digit`);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/**
- * Defaults of the pool the store creates itself (never applied to a caller's pool), the same as
- * @agentkit/sessions' OWN_POOL_DEFAULTS (packages/sessions/src/postgres/own-pool-defaults.ts; keep
- * them in step): 10 s to open a connection, and TCP keepalive probes from 10 s of silence on, so a
- * connection whose network went away fails instead of waiting for an answer that never comes.
- */
-const OWN_POOL_DEFAULTS = {
-  connectionTimeoutMillis: 10_000,
-  keepAlive: true,
-  keepAliveInitialDelayMillis: 10_000,
-} as const satisfies pg.PoolConfig;
 /** Default bound on each statement of the store's own pool (`queryTimeoutMs`). */
 const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
 /** PostgreSQL's statement_timeout and Node's setTimeout both stop at 2^31 - 1 ms. */
@@ -134,7 +124,7 @@ export class PostgresVectorStore implements VectorStore {
     } else {
       const ms = o.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
       const config: pg.PoolConfig = {
-        ...OWN_POOL_DEFAULTS,
+        ...OWN_POSTGRES_POOL_DEFAULTS,
         ...(ms > 0 ? { statement_timeout: ms, query_timeout: ms } : {}),
         ...o.poolConfig,
         connectionString: o.connectionString,
