@@ -171,4 +171,33 @@ describe("PostgresAnalyticsSink", () => {
     await expect(sink.prepare({ autoSchemaUpgrade: true, clusteringFields: [] })).rejects.toThrow(PostgresSinkError);
     await sink.close();
   });
+
+  it("gives a pool of its own the own-pool defaults, lets poolConfig override them, and leaves a caller's pool as it is", async () => {
+    const callerPool = new pg.Pool({ connectionString: url, max: 2 });
+    const callerOptions = { ...callerPool.options };
+    const own = new PostgresAnalyticsSink({ connectionString: url });
+    const configured = new PostgresAnalyticsSink({
+      poolConfig: { connectionString: url, keepAlive: false, connectionTimeoutMillis: 2000 },
+    });
+    const borrowing = new PostgresAnalyticsSink({ pool: callerPool });
+    const options = (sink: PostgresAnalyticsSink) => (sink as unknown as { pool: pg.Pool }).pool.options;
+    try {
+      expect(options(own)).toMatchObject({
+        connectionString: url,
+        connectionTimeoutMillis: 10_000,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 10_000,
+      });
+      expect(options(configured)).toMatchObject({
+        connectionTimeoutMillis: 2000,
+        keepAlive: false,
+        keepAliveInitialDelayMillis: 10_000,
+      });
+      expect(options(borrowing)).toBe(callerPool.options);
+      expect(callerPool.options).toEqual(callerOptions);
+    } finally {
+      await Promise.all([own.close(), configured.close(), borrowing.close()]);
+      await callerPool.end();
+    }
+  });
 });

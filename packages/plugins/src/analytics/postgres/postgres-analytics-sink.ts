@@ -3,6 +3,7 @@ import pg from "pg";
 import { AgentKitError, ConfigurationError } from "@agentkit/core";
 import { abortable } from "../abortable.js";
 import { ANALYTICS_COLUMNS, type AnalyticsRow, type AnalyticsSink } from "../analytics-row.js";
+import { OWN_POSTGRES_POOL_DEFAULTS } from "@agentkit/core/internal";
 
 export interface PostgresAnalyticsSinkOptions {
   /** `postgres://user:pass@host:port/db`, for a pool the sink owns (closed by `close()`)… */
@@ -63,7 +64,14 @@ export class PostgresAnalyticsSink implements AnalyticsSink {
     this.table = table;
     this.schema = schema;
     this.ownsPool = options.pool === undefined;
-    this.pool = options.pool ?? new pg.Pool(options.poolConfig ?? { connectionString: options.connectionString });
+    // A pool of its own gets the project's own-pool defaults (a connect deadline, keepalive);
+    // `poolConfig` overrides them, and a caller's `pool` is left as it is.
+    this.pool =
+      options.pool ??
+      new pg.Pool({
+        ...OWN_POSTGRES_POOL_DEFAULTS,
+        ...(options.poolConfig ?? { connectionString: options.connectionString }),
+      });
     // An idle client's error (server restart) must not crash the process; the next query reports it.
     if (this.ownsPool) this.pool.on("error", () => undefined);
   }
