@@ -1,4 +1,4 @@
-import { createEvent, eventFromJson, eventToJson, type Event } from "@agentkit/core";
+import { createEvent, eventFromJson, eventToJsonText, type Event } from "@agentkit/core";
 import { rfc3339ToSeconds, secondsToRfc3339 } from "./rfc3339.js";
 
 /** The managed API's event resource (Vertex AI Agent Engine `SessionEvent`, v1beta1). */
@@ -39,7 +39,7 @@ function definedOnly<T extends Record<string, unknown>>(value: T): Partial<T> {
 
 /** The typed fields (which the service acts on, e.g. stateDelta) plus the raw agentkit event. */
 export function toSessionEvent(event: Event, stateDelta: Record<string, unknown>): SessionEventResource {
-  const raw = JSON.parse(JSON.stringify(eventToJson(event))) as Record<string, unknown>;
+  const raw = JSON.parse(eventToJsonText(event)) as Record<string, unknown>;
   (raw.actions as Record<string, unknown>).stateDelta = stateDelta;
   const a = event.actions;
   return definedOnly({

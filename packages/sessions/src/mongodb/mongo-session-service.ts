@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import {
   BaseSessionService,
   eventFromJson,
-  eventToJson,
+  eventToJsonText,
   nowSeconds,
   SessionAlreadyExistsError,
   SessionError,
@@ -317,7 +317,7 @@ export class MongoSessionService extends BaseSessionService {
         author: event.author,
         ...(event.invocationId ? { invocationId: event.invocationId } : {}),
         updateTime,
-        event: encodeKeys(toJsonValue(eventToJson(event))) as Record<string, unknown>,
+        event: encodeKeys(JSON.parse(eventToJsonText(event))) as Record<string, unknown>,
       };
       try {
         await c.events.insertOne(eventDoc);

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import {
   AgentKitError,
   BaseSessionService,
-  eventToJson,
+  eventToJsonText,
   nowSeconds,
   SessionError,
   type EventWrite,
@@ -158,7 +158,8 @@ export abstract class SqlSessionService extends BaseSessionService {
     write: EventWrite,
   ): Promise<number | { lastUpdateTime: number; snapshot: Event }> {
     const key = { appName: write.appName, userId: write.userId, sessionId: write.sessionId };
-    const eventJson = JSON.stringify(eventToJson(write.event));
+    // One serialization (eventToJson and a stringify of its copy made three passes and a parse).
+    const eventJson = eventToJsonText(write.event);
     const appended = await this.execute(
       appendEventPlan(this.dialect, {
         key,
