@@ -217,6 +217,21 @@ export {
 
 // Plugins
 export { BasePlugin, type PluginHookName } from "./plugins/base-plugin.js";
+export type {
+  UserMessageHookArgs,
+  BeforeRunHookArgs,
+  EventHookArgs,
+  AfterRunHookArgs,
+  AgentHookArgs,
+  BeforeModelHookArgs,
+  AfterModelHookArgs,
+  ModelErrorHookArgs,
+  BeforeToolHookArgs,
+  AfterToolHookArgs,
+  ToolErrorHookArgs,
+  BeforeNodeHookArgs,
+  AfterNodeHookArgs,
+} from "./plugins/plugin-hook-args.js";
 export { PluginManager, PluginError } from "./plugins/plugin-manager.js";
 
 // In-memory services (re-exported by @agentkit/sessions and @agentkit/artifacts)

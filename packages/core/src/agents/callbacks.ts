@@ -1,9 +1,14 @@
 import type { Content } from "../content/content.js";
-import type { LlmRequest } from "../models/llm-request.js";
 import type { LlmResponse } from "../models/llm-response.js";
-import type { BaseTool } from "../tools/base-tool.js";
-import type { ToolContext } from "../context/tool-context.js";
 import type { CallbackContext } from "../context/callback-context.js";
+import type {
+  AfterModelHookArgs,
+  AfterToolHookArgs,
+  BeforeModelHookArgs,
+  BeforeToolHookArgs,
+  ModelErrorHookArgs,
+  ToolErrorHookArgs,
+} from "../plugins/plugin-hook-args.js";
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -13,41 +18,17 @@ export type CallbackSlot<F> = F | F[];
 export type BeforeAgentCallback = (args: { context: CallbackContext }) => MaybePromise<Content | undefined | void>;
 export type AfterAgentCallback = (args: { context: CallbackContext }) => MaybePromise<Content | undefined | void>;
 /** A returned response skips the model call. */
-export type BeforeModelCallback = (args: {
-  context: CallbackContext;
-  request: LlmRequest;
-}) => MaybePromise<LlmResponse | undefined | void>;
+export type BeforeModelCallback = (args: BeforeModelHookArgs) => MaybePromise<LlmResponse | undefined | void>;
 /** A returned response replaces the model's. */
-export type AfterModelCallback = (args: {
-  context: CallbackContext;
-  response: LlmResponse;
-}) => MaybePromise<LlmResponse | undefined | void>;
+export type AfterModelCallback = (args: AfterModelHookArgs) => MaybePromise<LlmResponse | undefined | void>;
 /** A returned response stands in for the failed call; otherwise the error is reported. */
-export type OnModelErrorCallback = (args: {
-  context: CallbackContext;
-  request: LlmRequest;
-  error: unknown;
-}) => MaybePromise<LlmResponse | undefined | void>;
+export type OnModelErrorCallback = (args: ModelErrorHookArgs) => MaybePromise<LlmResponse | undefined | void>;
 /** A returned object skips the tool and becomes its response. */
-export type BeforeToolCallback = (args: {
-  tool: BaseTool;
-  args: Record<string, unknown>;
-  context: ToolContext;
-}) => MaybePromise<Record<string, unknown> | undefined | void>;
+export type BeforeToolCallback = (args: BeforeToolHookArgs) => MaybePromise<Record<string, unknown> | undefined | void>;
 /** A returned object replaces the tool's response. */
-export type AfterToolCallback = (args: {
-  tool: BaseTool;
-  args: Record<string, unknown>;
-  context: ToolContext;
-  response: Record<string, unknown>;
-}) => MaybePromise<Record<string, unknown> | undefined | void>;
+export type AfterToolCallback = (args: AfterToolHookArgs) => MaybePromise<Record<string, unknown> | undefined | void>;
 /** A returned object becomes the response of the failed tool; otherwise the error is reported. */
-export type OnToolErrorCallback = (args: {
-  tool: BaseTool;
-  args: Record<string, unknown>;
-  context: ToolContext;
-  error: unknown;
-}) => MaybePromise<Record<string, unknown> | undefined | void>;
+export type OnToolErrorCallback = (args: ToolErrorHookArgs) => MaybePromise<Record<string, unknown> | undefined | void>;
 
 /** Normalizes a slot to a list. */
 export function callbackList<F>(slot: CallbackSlot<F> | undefined): F[] {

@@ -1,15 +1,22 @@
-import type { BaseAgent } from "../agents/base-agent.js";
-import type { CallbackContext } from "../context/callback-context.js";
 import type { MaybePromise } from "../agents/callbacks.js";
-import type { InvocationContext } from "../context/invocation-context.js";
 import type { Content } from "../content/content.js";
 import type { Event } from "../events/event.js";
-import type { LlmRequest } from "../models/llm-request.js";
 import type { LlmResponse } from "../models/llm-response.js";
-import type { BaseTool } from "../tools/base-tool.js";
-import type { ToolContext } from "../context/tool-context.js";
-import type { BaseNode } from "../workflow/base-node.js";
-import type { NodeContext } from "../workflow/node-context.js";
+import type {
+  AfterModelHookArgs,
+  AfterNodeHookArgs,
+  AfterRunHookArgs,
+  AfterToolHookArgs,
+  AgentHookArgs,
+  BeforeModelHookArgs,
+  BeforeNodeHookArgs,
+  BeforeRunHookArgs,
+  BeforeToolHookArgs,
+  EventHookArgs,
+  ModelErrorHookArgs,
+  ToolErrorHookArgs,
+  UserMessageHookArgs,
+} from "./plugin-hook-args.js";
 
 type Maybe<T> = MaybePromise<T | undefined | void>;
 
@@ -20,6 +27,8 @@ type Maybe<T> = MaybePromise<T | undefined | void>;
  * Order of a run: onUserMessage, beforeRun, (beforeAgent, beforeModel, afterModel,
  * beforeTool, afterTool, afterAgent, onEvent per event)..., afterRun; close on runner close.
  * Workflow nodes add beforeNode / afterNode around each node run.
+ * Each hook's argument has a named type (`AfterToolHookArgs` and the others in
+ * plugin-hook-args.ts) for an override to declare.
  */
 export abstract class BasePlugin {
   readonly name: string;
@@ -42,17 +51,17 @@ export abstract class BasePlugin {
   }
 
   /** A returned content replaces the user's message. */
-  onUserMessageCallback(_args: { invocationContext: InvocationContext; userMessage: Content }): Maybe<Content> {
+  onUserMessageCallback(_args: UserMessageHookArgs): Maybe<Content> {
     return undefined;
   }
 
   /** A returned content is emitted as the answer and the run ends without running the agent. */
-  beforeRunCallback(_args: { invocationContext: InvocationContext }): Maybe<Content> {
+  beforeRunCallback(_args: BeforeRunHookArgs): Maybe<Content> {
     return undefined;
   }
 
   /** A returned event replaces the event (it is the one persisted and yielded). */
-  onEventCallback(_args: { invocationContext: InvocationContext; event: Event }): Maybe<Event> {
+  onEventCallback(_args: EventHookArgs): Maybe<Event> {
     return undefined;
   }
 
@@ -60,69 +69,55 @@ export abstract class BasePlugin {
    * Runs once when the run ends, however it ends; `error` is what ended it when it failed
    * (an abort, a used-up budget, the LLM-call limit, an agent's error), absent otherwise.
    */
-  afterRunCallback(_args: { invocationContext: InvocationContext; error?: unknown }): MaybePromise<void> {}
+  afterRunCallback(_args: AfterRunHookArgs): MaybePromise<void> {}
 
   /** A returned content skips the agent and becomes its answer. */
-  beforeAgentCallback(_args: { agent: BaseAgent; context: CallbackContext }): Maybe<Content> {
+  beforeAgentCallback(_args: AgentHookArgs): Maybe<Content> {
     return undefined;
   }
 
   /** A returned content is emitted after the agent's events. */
-  afterAgentCallback(_args: { agent: BaseAgent; context: CallbackContext }): Maybe<Content> {
+  afterAgentCallback(_args: AgentHookArgs): Maybe<Content> {
     return undefined;
   }
 
   /** A returned response skips the model call. */
-  beforeModelCallback(_args: { context: CallbackContext; request: LlmRequest }): Maybe<LlmResponse> {
+  beforeModelCallback(_args: BeforeModelHookArgs): Maybe<LlmResponse> {
     return undefined;
   }
 
   /** A returned response replaces the model's. */
-  afterModelCallback(_args: { context: CallbackContext; response: LlmResponse }): Maybe<LlmResponse> {
+  afterModelCallback(_args: AfterModelHookArgs): Maybe<LlmResponse> {
     return undefined;
   }
 
   /** A returned response stands in for the failed model call. */
-  onModelErrorCallback(_args: { context: CallbackContext; request: LlmRequest; error: unknown }): Maybe<LlmResponse> {
+  onModelErrorCallback(_args: ModelErrorHookArgs): Maybe<LlmResponse> {
     return undefined;
   }
 
   /** A returned object skips the tool and becomes its response. */
-  beforeToolCallback(_args: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-  }): Maybe<Record<string, unknown>> {
+  beforeToolCallback(_args: BeforeToolHookArgs): Maybe<Record<string, unknown>> {
     return undefined;
   }
 
   /** A returned object replaces the tool's response. */
-  afterToolCallback(_args: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-    response: Record<string, unknown>;
-  }): Maybe<Record<string, unknown>> {
+  afterToolCallback(_args: AfterToolHookArgs): Maybe<Record<string, unknown>> {
     return undefined;
   }
 
   /** A returned object becomes the failed tool's response. */
-  onToolErrorCallback(_args: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-    error: unknown;
-  }): Maybe<Record<string, unknown>> {
+  onToolErrorCallback(_args: ToolErrorHookArgs): Maybe<Record<string, unknown>> {
     return undefined;
   }
 
   /** Before a workflow node runs (each attempt): a returned value skips the node and becomes its output. */
-  beforeNodeCallback(_args: { node: BaseNode; context: NodeContext; input: unknown }): Maybe<unknown> {
+  beforeNodeCallback(_args: BeforeNodeHookArgs): Maybe<unknown> {
     return undefined;
   }
 
   /** After a workflow node completed: a returned value replaces its output. */
-  afterNodeCallback(_args: { node: BaseNode; context: NodeContext; output: unknown }): Maybe<unknown> {
+  afterNodeCallback(_args: AfterNodeHookArgs): Maybe<unknown> {
     return undefined;
   }
 

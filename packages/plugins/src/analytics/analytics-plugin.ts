@@ -1,15 +1,18 @@
 import {
   BasePlugin,
   ConfigurationError,
-  type BaseAgent,
-  type BaseTool,
-  type CallbackContext,
-  type Content,
-  type Event,
   type InvocationContext,
-  type LlmRequest,
-  type LlmResponse,
-  type ToolContext,
+  type UserMessageHookArgs,
+  type BeforeRunHookArgs,
+  type EventHookArgs,
+  type AfterRunHookArgs,
+  type AgentHookArgs,
+  type BeforeModelHookArgs,
+  type AfterModelHookArgs,
+  type ModelErrorHookArgs,
+  type BeforeToolHookArgs,
+  type AfterToolHookArgs,
+  type ToolErrorHookArgs,
 } from "@agentkit/core";
 import { sessionEvents } from "@agentkit/core/internal";
 import type { AnalyticsPluginOptions } from "./analytics-options.js";
@@ -101,18 +104,12 @@ export class AnalyticsPlugin extends BasePlugin {
     return this.writer.writtenRows;
   }
 
-  override onUserMessageCallback({
-    invocationContext,
-    userMessage,
-  }: {
-    invocationContext: InvocationContext;
-    userMessage: Content;
-  }): undefined {
+  override onUserMessageCallback({ invocationContext, userMessage }: UserMessageHookArgs): undefined {
     this.add(invocationContext, "USER_MESSAGE_RECEIVED", { content: userMessage });
     return undefined;
   }
 
-  override beforeRunCallback({ invocationContext }: { invocationContext: InvocationContext }): undefined {
+  override beforeRunCallback({ invocationContext }: BeforeRunHookArgs): undefined {
     this.start(invocationContext, "run");
     this.add(invocationContext, "INVOCATION_STARTING", {
       agent: invocationContext.agent.name,
@@ -121,7 +118,7 @@ export class AnalyticsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterRunCallback({ invocationContext }: { invocationContext: InvocationContext }): void {
+  override afterRunCallback({ invocationContext }: AfterRunHookArgs): void {
     try {
       this.add(invocationContext, "INVOCATION_COMPLETED", {
         agent: invocationContext.agent.name,
@@ -133,13 +130,7 @@ export class AnalyticsPlugin extends BasePlugin {
     }
   }
 
-  override onEventCallback({
-    invocationContext,
-    event,
-  }: {
-    invocationContext: InvocationContext;
-    event: Event;
-  }): undefined {
+  override onEventCallback({ invocationContext, event }: EventHookArgs): undefined {
     const delta = event.actions.stateDelta;
     if (delta && Object.keys(delta).length > 0 && !event.partial) {
       this.add(invocationContext, "STATE_DELTA", {
@@ -151,13 +142,13 @@ export class AnalyticsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override beforeAgentCallback({ agent, context }: { agent: BaseAgent; context: CallbackContext }): undefined {
+  override beforeAgentCallback({ agent, context }: AgentHookArgs): undefined {
     this.start(context.invocation, `agent/${agent.name}`);
     this.add(context.invocation, "AGENT_STARTING", { agent: agent.name });
     return undefined;
   }
 
-  override afterAgentCallback({ agent, context }: { agent: BaseAgent; context: CallbackContext }): undefined {
+  override afterAgentCallback({ agent, context }: AgentHookArgs): undefined {
     this.add(context.invocation, "AGENT_COMPLETED", {
       agent: agent.name,
       latencyMs: this.elapsed(context.invocation, `agent/${agent.name}`),
@@ -174,7 +165,7 @@ export class AnalyticsPlugin extends BasePlugin {
     return this.format.formatter === undefined;
   }
 
-  override beforeModelCallback({ context, request }: { context: CallbackContext; request: LlmRequest }): undefined {
+  override beforeModelCallback({ context, request }: BeforeModelHookArgs): undefined {
     this.start(context.invocation, `model/${context.agentName}`);
     this.add(context.invocation, "LLM_REQUEST", {
       agent: context.agentName,
@@ -185,7 +176,7 @@ export class AnalyticsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterModelCallback({ context, response }: { context: CallbackContext; response: LlmResponse }): undefined {
+  override afterModelCallback({ context, response }: AfterModelHookArgs): undefined {
     if (response.partial) return undefined;
     this.add(context.invocation, response.errorCode ? "LLM_ERROR" : "LLM_RESPONSE", {
       agent: context.agentName,
@@ -197,15 +188,7 @@ export class AnalyticsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override onModelErrorCallback({
-    context,
-    request,
-    error,
-  }: {
-    context: CallbackContext;
-    request: LlmRequest;
-    error: unknown;
-  }): undefined {
+  override onModelErrorCallback({ context, request, error }: ModelErrorHookArgs): undefined {
     this.add(context.invocation, "LLM_ERROR", {
       agent: context.agentName,
       model: request.model ?? null,
@@ -215,15 +198,7 @@ export class AnalyticsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override beforeToolCallback({
-    tool,
-    args,
-    context,
-  }: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-  }): undefined {
+  override beforeToolCallback({ tool, args, context }: BeforeToolHookArgs): undefined {
     this.start(context.invocation, `tool/${context.functionCallId ?? tool.name}`);
     this.add(context.invocation, "TOOL_STARTING", {
       agent: context.agentName,
@@ -234,16 +209,7 @@ export class AnalyticsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterToolCallback({
-    tool,
-    context,
-    response,
-  }: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-    response: Record<string, unknown>;
-  }): undefined {
+  override afterToolCallback({ tool, context, response }: AfterToolHookArgs): undefined {
     this.add(context.invocation, "TOOL_COMPLETED", {
       agent: context.agentName,
       tool: tool.name,
@@ -254,16 +220,7 @@ export class AnalyticsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override onToolErrorCallback({
-    tool,
-    context,
-    error,
-  }: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-    error: unknown;
-  }): undefined {
+  override onToolErrorCallback({ tool, context, error }: ToolErrorHookArgs): undefined {
     this.add(context.invocation, "TOOL_ERROR", {
       agent: context.agentName,
       tool: tool.name,

@@ -1,4 +1,4 @@
-import { BasePlugin, ConfigurationError, type CallbackContext, type Content, type LlmRequest } from "@agentkit/core";
+import { BasePlugin, ConfigurationError, type Content, type BeforeModelHookArgs } from "@agentkit/core";
 
 /** A custom filter over the request's contents (oldest first). */
 export type ContentsFilter = (contents: Content[]) => Content[] | Promise<Content[]>;
@@ -46,12 +46,7 @@ export class ContextFilterPlugin extends BasePlugin {
     return true;
   }
 
-  override async beforeModelCallback({
-    request,
-  }: {
-    context: CallbackContext;
-    request: LlmRequest;
-  }): Promise<undefined> {
+  override async beforeModelCallback({ request }: BeforeModelHookArgs): Promise<undefined> {
     request.contents = await filterContents(request.contents, this.keep, this.filter);
     return undefined;
   }

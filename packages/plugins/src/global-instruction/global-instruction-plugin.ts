@@ -2,9 +2,8 @@ import {
   BasePlugin,
   ConfigurationError,
   getSystemInstructionText,
-  type CallbackContext,
-  type LlmRequest,
   type ReadonlyContext,
+  type BeforeModelHookArgs,
 } from "@agentkit/core";
 import { injectSessionState } from "@agentkit/core/internal";
 
@@ -44,13 +43,7 @@ export class GlobalInstructionPlugin extends BasePlugin {
     return true;
   }
 
-  override async beforeModelCallback({
-    context,
-    request,
-  }: {
-    context: CallbackContext;
-    request: LlmRequest;
-  }): Promise<undefined> {
+  override async beforeModelCallback({ context, request }: BeforeModelHookArgs): Promise<undefined> {
     const text =
       typeof this.instruction === "string"
         ? await injectSessionState(this.instruction, context.invocation)

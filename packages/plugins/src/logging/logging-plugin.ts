@@ -7,15 +7,19 @@ import {
   getTextOf,
   MODEL_METADATA_KEY,
   USAGE_METADATA_KEY,
-  type BaseAgent,
-  type BaseTool,
-  type CallbackContext,
   type Content,
-  type Event,
   type InvocationContext,
-  type LlmRequest,
-  type LlmResponse,
-  type ToolContext,
+  type UserMessageHookArgs,
+  type BeforeRunHookArgs,
+  type EventHookArgs,
+  type AfterRunHookArgs,
+  type AgentHookArgs,
+  type BeforeModelHookArgs,
+  type AfterModelHookArgs,
+  type ModelErrorHookArgs,
+  type BeforeToolHookArgs,
+  type AfterToolHookArgs,
+  type ToolErrorHookArgs,
 } from "@agentkit/core";
 import { preview, truncate } from "./truncate.js";
 
@@ -88,29 +92,17 @@ export class LoggingPlugin extends BasePlugin {
     return true;
   }
 
-  override onUserMessageCallback({
-    invocationContext,
-    userMessage,
-  }: {
-    invocationContext: InvocationContext;
-    userMessage: Content;
-  }): undefined {
+  override onUserMessageCallback({ invocationContext, userMessage }: UserMessageHookArgs): undefined {
     this.log("user_message", invocationContext, undefined, { content: this.content(userMessage) });
     return undefined;
   }
 
-  override beforeRunCallback({ invocationContext }: { invocationContext: InvocationContext }): undefined {
+  override beforeRunCallback({ invocationContext }: BeforeRunHookArgs): undefined {
     this.log("run_start", invocationContext, invocationContext.agent.name, { rootAgent: invocationContext.agent.name });
     return undefined;
   }
 
-  override onEventCallback({
-    invocationContext,
-    event,
-  }: {
-    invocationContext: InvocationContext;
-    event: Event;
-  }): undefined {
+  override onEventCallback({ invocationContext, event }: EventHookArgs): undefined {
     const fields: Record<string, unknown> = { eventId: event.id, author: event.author };
     if (event.partial) fields.partial = true;
     const text = getTextOf(event.content);
@@ -134,21 +126,21 @@ export class LoggingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterRunCallback({ invocationContext }: { invocationContext: InvocationContext }): void {
+  override afterRunCallback({ invocationContext }: AfterRunHookArgs): void {
     this.log("run_end", invocationContext, invocationContext.agent.name, {});
   }
 
-  override beforeAgentCallback({ agent, context }: { agent: BaseAgent; context: CallbackContext }): undefined {
+  override beforeAgentCallback({ agent, context }: AgentHookArgs): undefined {
     this.log("agent_start", context.invocation, agent.name, { branch: context.invocation.branch });
     return undefined;
   }
 
-  override afterAgentCallback({ agent, context }: { agent: BaseAgent; context: CallbackContext }): undefined {
+  override afterAgentCallback({ agent, context }: AgentHookArgs): undefined {
     this.log("agent_end", context.invocation, agent.name, {});
     return undefined;
   }
 
-  override beforeModelCallback({ context, request }: { context: CallbackContext; request: LlmRequest }): undefined {
+  override beforeModelCallback({ context, request }: BeforeModelHookArgs): undefined {
     const fields: Record<string, unknown> = {
       model: request.model,
       contents: request.contents.length,
@@ -162,7 +154,7 @@ export class LoggingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterModelCallback({ context, response }: { context: CallbackContext; response: LlmResponse }): undefined {
+  override afterModelCallback({ context, response }: AfterModelHookArgs): undefined {
     const fields: Record<string, unknown> = {};
     if (response.partial) fields.partial = true;
     if (response.content) fields.content = this.content(response.content);
@@ -179,27 +171,12 @@ export class LoggingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override onModelErrorCallback({
-    context,
-    error,
-  }: {
-    context: CallbackContext;
-    request: LlmRequest;
-    error: unknown;
-  }): undefined {
+  override onModelErrorCallback({ context, error }: ModelErrorHookArgs): undefined {
     this.log("model_error", context.invocation, context.agentName, errorFields(error));
     return undefined;
   }
 
-  override beforeToolCallback({
-    tool,
-    args,
-    context,
-  }: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-  }): undefined {
+  override beforeToolCallback({ tool, args, context }: BeforeToolHookArgs): undefined {
     this.log("before_tool", context.invocation, context.agentName, {
       tool: tool.name,
       callId: context.functionCallId,
@@ -208,16 +185,7 @@ export class LoggingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterToolCallback({
-    tool,
-    context,
-    response,
-  }: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-    response: Record<string, unknown>;
-  }): undefined {
+  override afterToolCallback({ tool, context, response }: AfterToolHookArgs): undefined {
     this.log("after_tool", context.invocation, context.agentName, {
       tool: tool.name,
       callId: context.functionCallId,
@@ -226,16 +194,7 @@ export class LoggingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override onToolErrorCallback({
-    tool,
-    context,
-    error,
-  }: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-    error: unknown;
-  }): undefined {
+  override onToolErrorCallback({ tool, context, error }: ToolErrorHookArgs): undefined {
     this.log("tool_error", context.invocation, context.agentName, {
       tool: tool.name,
       callId: context.functionCallId,

@@ -4,8 +4,14 @@ import {
   type CallbackContext,
   type InvocationContext,
   type LlmRequest,
-  type LlmResponse,
   type ToolContext,
+  type UserMessageHookArgs,
+  type AfterRunHookArgs,
+  type BeforeModelHookArgs,
+  type AfterModelHookArgs,
+  type BeforeToolHookArgs,
+  type AfterToolHookArgs,
+  type ToolErrorHookArgs,
 } from "@agentkit/core";
 import { writeRecordingsFile, type Recording, type Recordings, type RecordedLlmRequest } from "./recordings.js";
 
@@ -40,7 +46,7 @@ export class RecordingsPlugin extends BasePlugin {
     return structuredClone({ recordings: this.list });
   }
 
-  override onUserMessageCallback({ invocationContext }: { invocationContext: InvocationContext }): undefined {
+  override onUserMessageCallback({ invocationContext }: UserMessageHookArgs): undefined {
     const session = invocationContext.session.id;
     const index = this.userMessageCounts.get(session) ?? 0;
     this.userMessageCounts.set(session, index + 1);
@@ -48,7 +54,7 @@ export class RecordingsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override beforeModelCallback({ context, request }: { context: CallbackContext; request: LlmRequest }): undefined {
+  override beforeModelCallback({ context, request }: BeforeModelHookArgs): undefined {
     const recording: Recording = {
       userMessageIndex: this.indexOf(context.invocation),
       agentName: context.agentName,
@@ -59,20 +65,12 @@ export class RecordingsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterModelCallback({ context, response }: { context: CallbackContext; response: LlmResponse }): undefined {
+  override afterModelCallback({ context, response }: AfterModelHookArgs): undefined {
     this.openModelCalls.get(callKey(context))?.llmRecording?.llmResponses.push(structuredClone(response));
     return undefined;
   }
 
-  override beforeToolCallback({
-    tool,
-    args,
-    context,
-  }: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-  }): undefined {
+  override beforeToolCallback({ tool, args, context }: BeforeToolHookArgs): undefined {
     const recording: Recording = {
       userMessageIndex: this.indexOf(context.invocation),
       agentName: context.agentName,
@@ -89,35 +87,17 @@ export class RecordingsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterToolCallback({
-    tool,
-    context,
-    response,
-  }: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-    response: Record<string, unknown>;
-  }): undefined {
+  override afterToolCallback({ tool, context, response }: AfterToolHookArgs): undefined {
     this.finishTool(context, tool, response);
     return undefined;
   }
 
-  override onToolErrorCallback({
-    tool,
-    context,
-    error,
-  }: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-    error: unknown;
-  }): undefined {
+  override onToolErrorCallback({ tool, context, error }: ToolErrorHookArgs): undefined {
     this.finishTool(context, tool, { error: error instanceof Error ? error.message : String(error) });
     return undefined;
   }
 
-  override async afterRunCallback({ invocationContext }: { invocationContext: InvocationContext }): Promise<void> {
+  override async afterRunCallback({ invocationContext }: AfterRunHookArgs): Promise<void> {
     for (const key of [...this.openModelCalls.keys()])
       if (key.startsWith(`${invocationContext.invocationId}/`)) this.openModelCalls.delete(key);
     this.invocationIndex.delete(invocationContext.invocationId);

@@ -2,10 +2,9 @@ import {
   AgentTool,
   BasePlugin,
   type BaseTool,
-  type CallbackContext,
-  type LlmRequest,
   type LlmResponse,
-  type ToolContext,
+  type BeforeModelHookArgs,
+  type BeforeToolHookArgs,
 } from "@agentkit/core";
 import { diffValues } from "./request-diff.js";
 import { readRecordingsFile, type Recording, type Recordings } from "./recordings.js";
@@ -70,13 +69,7 @@ export class ReplayPlugin extends BasePlugin {
     return Object.fromEntries([...queues].filter(([, q]) => q.length > 0).map(([agent, q]) => [agent, q.length]));
   }
 
-  override async beforeModelCallback({
-    context,
-    request,
-  }: {
-    context: CallbackContext;
-    request: LlmRequest;
-  }): Promise<LlmResponse> {
+  override async beforeModelCallback({ context, request }: BeforeModelHookArgs): Promise<LlmResponse> {
     const recording = await this.next(context.agentName, "model call");
     const llm = recording.llmRecording;
     if (!llm) {
@@ -105,11 +98,7 @@ export class ReplayPlugin extends BasePlugin {
     tool,
     args,
     context,
-  }: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-  }): Promise<Record<string, unknown> | undefined> {
+  }: BeforeToolHookArgs): Promise<Record<string, unknown> | undefined> {
     const recording = await this.next(context.agentName, `call of tool "${tool.name}"`);
     const recorded = recording.toolRecording;
     if (!recorded)

@@ -8,11 +8,10 @@ import {
   InMemoryMemoryService,
   InMemorySessionService,
   Runner,
-  type CallbackContext,
   type Content,
-  type LlmRequest,
   type LlmResponse,
   type ModelRegistry,
+  type BeforeModelHookArgs,
 } from "@agentkit/core";
 import type { LoadedApp } from "../agent-loader.js";
 import { normalizeTestEvents, type JsonObject } from "./normalize-test-events.js";
@@ -165,7 +164,7 @@ class ReplayModelPlugin extends BasePlugin {
     super("agentkit_test_replay");
   }
 
-  override beforeModelCallback(_args: { context: CallbackContext; request: LlmRequest }): LlmResponse {
+  override beforeModelCallback(_args: BeforeModelHookArgs): LlmResponse {
     const reply = this.replies[this.next];
     if (!reply)
       throw new AgentTestError(

@@ -1,5 +1,5 @@
 import { toolResponsesOf, toolUsesOf } from "./invocation-data.js";
-import { BasePlugin, type BaseTool, type ToolContext } from "@agentkit/core";
+import { BasePlugin, type BeforeToolHookArgs } from "@agentkit/core";
 import { z } from "zod";
 import type { Invocation } from "./eval-types.js";
 import { wireObject } from "./wire-object.js";
@@ -80,11 +80,7 @@ export class ToolSimulationPlugin extends BasePlugin {
     tool,
     args,
     context,
-  }: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-  }): Promise<Record<string, unknown> | undefined> {
+  }: BeforeToolHookArgs): Promise<Record<string, unknown> | undefined> {
     const sim = this.active.get(context.invocation.session.id);
     if (!sim) return undefined;
     for (const rule of sim.config.rules) {

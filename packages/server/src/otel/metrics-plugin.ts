@@ -1,13 +1,15 @@
 import { errorType } from "../telemetry/error-type.js";
 import {
   BasePlugin,
-  type BaseTool,
   type CallbackContext,
-  type Event,
-  type InvocationContext,
-  type LlmRequest,
-  type LlmResponse,
-  type ToolContext,
+  type BeforeRunHookArgs,
+  type EventHookArgs,
+  type AfterRunHookArgs,
+  type BeforeModelHookArgs,
+  type AfterModelHookArgs,
+  type ModelErrorHookArgs,
+  type AfterToolHookArgs,
+  type ToolErrorHookArgs,
 } from "@agentkit/core";
 import type { Attributes, Counter, Histogram, Meter, UpDownCounter } from "@opentelemetry/api";
 import { GEN_AI_SYSTEM, TraceAttr } from "../telemetry/trace-attributes.js";
@@ -86,7 +88,7 @@ export class OtelMetricsPlugin extends BasePlugin {
     });
   }
 
-  override beforeRunCallback({ invocationContext }: { invocationContext: InvocationContext }): undefined {
+  override beforeRunCallback({ invocationContext }: BeforeRunHookArgs): undefined {
     const app = invocationContext.appName;
     this.runStarts.set(invocationContext.invocationId, { started: performance.now(), app });
     this.runs.add(1, { [OtelAttr.appName]: app });
@@ -94,13 +96,7 @@ export class OtelMetricsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterRunCallback({
-    invocationContext,
-    error,
-  }: {
-    invocationContext: InvocationContext;
-    error?: unknown;
-  }): void {
+  override afterRunCallback({ invocationContext, error }: AfterRunHookArgs): void {
     const run = this.runStarts.get(invocationContext.invocationId);
     if (!run) return;
     this.runStarts.delete(invocationContext.invocationId);
@@ -128,12 +124,12 @@ export class OtelMetricsPlugin extends BasePlugin {
     return true;
   }
 
-  override beforeModelCallback({ context }: { context: CallbackContext; request: LlmRequest }): undefined {
+  override beforeModelCallback({ context }: BeforeModelHookArgs): undefined {
     this.modelStarts.set(modelKey(context), performance.now());
     return undefined;
   }
 
-  override afterModelCallback({ context, response }: { context: CallbackContext; response: LlmResponse }): undefined {
+  override afterModelCallback({ context, response }: AfterModelHookArgs): undefined {
     if (response.partial) return undefined;
     const attributes = this.modelAttributes(context);
     this.endModelCall(
@@ -148,14 +144,7 @@ export class OtelMetricsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override onModelErrorCallback({
-    context,
-    error,
-  }: {
-    context: CallbackContext;
-    request: LlmRequest;
-    error: unknown;
-  }): undefined {
+  override onModelErrorCallback({ context, error }: ModelErrorHookArgs): undefined {
     const type = errorType(error);
     this.endModelCall(context, { ...this.modelAttributes(context), [OtelAttr.errorType]: type });
     this.errors.add(1, {
@@ -166,7 +155,7 @@ export class OtelMetricsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterToolCallback({ tool, context }: { tool: BaseTool; context: ToolContext }): undefined {
+  override afterToolCallback({ tool, context }: AfterToolHookArgs): undefined {
     this.toolCalls.add(1, {
       [OtelAttr.appName]: context.invocation.appName,
       [TraceAttr.toolName]: tool.name,
@@ -175,15 +164,7 @@ export class OtelMetricsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override onToolErrorCallback({
-    tool,
-    context,
-    error,
-  }: {
-    tool: BaseTool;
-    context: ToolContext;
-    error: unknown;
-  }): undefined {
+  override onToolErrorCallback({ tool, context, error }: ToolErrorHookArgs): undefined {
     const app = context.invocation.appName;
     this.toolCalls.add(1, { [OtelAttr.appName]: app, [TraceAttr.toolName]: tool.name, [OtelAttr.outcome]: "error" });
     this.errors.add(1, {
@@ -194,13 +175,7 @@ export class OtelMetricsPlugin extends BasePlugin {
     return undefined;
   }
 
-  override onEventCallback({
-    invocationContext,
-    event,
-  }: {
-    invocationContext: InvocationContext;
-    event: Event;
-  }): undefined {
+  override onEventCallback({ invocationContext, event }: EventHookArgs): undefined {
     if (event.errorCode && !event.partial)
       this.errors.add(1, {
         [OtelAttr.appName]: invocationContext.appName,

@@ -2,12 +2,18 @@ import { errorType } from "./error-type.js";
 import {
   BasePlugin,
   type BaseAgent,
-  type BaseTool,
   type CallbackContext,
-  type InvocationContext,
   type LlmRequest,
-  type LlmResponse,
   type ToolContext,
+  type BeforeRunHookArgs,
+  type AfterRunHookArgs,
+  type AgentHookArgs,
+  type BeforeModelHookArgs,
+  type AfterModelHookArgs,
+  type ModelErrorHookArgs,
+  type BeforeToolHookArgs,
+  type AfterToolHookArgs,
+  type ToolErrorHookArgs,
 } from "@agentkit/core";
 import { BoundedLru, isLentHistory } from "@agentkit/core/internal";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
@@ -111,11 +117,7 @@ export class TracingPlugin extends BasePlugin {
     return toJsonString(value, this.maxAttributeChars);
   }
 
-  override async beforeRunCallback({
-    invocationContext,
-  }: {
-    invocationContext: InvocationContext;
-  }): Promise<undefined> {
+  override async beforeRunCallback({ invocationContext }: BeforeRunHookArgs): Promise<undefined> {
     await this.load();
     const sessionId = invocationContext.session.id;
     const userId = invocationContext.session.userId;
@@ -141,13 +143,7 @@ export class TracingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterRunCallback({
-    invocationContext,
-    error,
-  }: {
-    invocationContext: InvocationContext;
-    error?: unknown;
-  }): void {
+  override afterRunCallback({ invocationContext, error }: AfterRunHookArgs): void {
     const spans = this.invocations.get(invocationContext.invocationId);
     if (!spans) return;
     this.invocations.delete(invocationContext.invocationId);
@@ -160,7 +156,7 @@ export class TracingPlugin extends BasePlugin {
     spans.root.end();
   }
 
-  override beforeAgentCallback({ agent, context }: { agent: BaseAgent; context: CallbackContext }): undefined {
+  override beforeAgentCallback({ agent, context }: AgentHookArgs): undefined {
     const spans = this.invocations.get(context.invocationId);
     if (!spans) return undefined;
     const span = this.tracer.startSpan(
@@ -183,7 +179,7 @@ export class TracingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterAgentCallback({ agent, context }: { agent: BaseAgent; context: CallbackContext }): undefined {
+  override afterAgentCallback({ agent, context }: AgentHookArgs): undefined {
     const spans = this.invocations.get(context.invocationId);
     const span = spans?.agents.get(agent.name)?.pop();
     if (!spans || !span) return undefined;
@@ -196,7 +192,7 @@ export class TracingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override beforeModelCallback({ context, request }: { context: CallbackContext; request: LlmRequest }): undefined {
+  override beforeModelCallback({ context, request }: BeforeModelHookArgs): undefined {
     const spans = this.invocations.get(context.invocationId);
     if (!spans) return undefined;
     const stale = spans.models.get(context.agentName);
@@ -224,7 +220,7 @@ export class TracingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterModelCallback({ context, response }: { context: CallbackContext; response: LlmResponse }): undefined {
+  override afterModelCallback({ context, response }: AfterModelHookArgs): undefined {
     const spans = this.invocations.get(context.invocationId);
     const span = spans?.models.get(context.agentName);
     if (!spans || !span) return undefined;
@@ -244,28 +240,13 @@ export class TracingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override onModelErrorCallback({
-    context,
-    error,
-  }: {
-    context: CallbackContext;
-    request: LlmRequest;
-    error: unknown;
-  }): undefined {
+  override onModelErrorCallback({ context, error }: ModelErrorHookArgs): undefined {
     const span = this.invocations.get(context.invocationId)?.models.get(context.agentName);
     span?.setStatus({ code: STATUS_ERROR, message: error instanceof Error ? error.message : String(error) });
     return undefined;
   }
 
-  override beforeToolCallback({
-    tool,
-    args,
-    context,
-  }: {
-    tool: BaseTool;
-    args: Record<string, unknown>;
-    context: ToolContext;
-  }): undefined {
+  override beforeToolCallback({ tool, args, context }: BeforeToolHookArgs): undefined {
     const spans = this.invocations.get(context.invocationId);
     if (!spans) return undefined;
     const callId = context.functionCallId ?? "";
@@ -291,13 +272,7 @@ export class TracingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override afterToolCallback({
-    context,
-    response,
-  }: {
-    context: ToolContext;
-    response: Record<string, unknown>;
-  }): undefined {
+  override afterToolCallback({ context, response }: AfterToolHookArgs): undefined {
     const span = this.takeToolSpan(context);
     if (!span) return undefined;
     if (this.captureContent) span.setAttribute(TraceAttr.toolResponse, this.json(response));
@@ -305,7 +280,7 @@ export class TracingPlugin extends BasePlugin {
     return undefined;
   }
 
-  override onToolErrorCallback({ context, error }: { context: ToolContext; error: unknown }): undefined {
+  override onToolErrorCallback({ context, error }: ToolErrorHookArgs): undefined {
     const span = this.takeToolSpan(context);
     if (!span) return undefined;
     const message = error instanceof Error ? error.message : String(error);
