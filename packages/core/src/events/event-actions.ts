@@ -63,6 +63,20 @@ export interface EventActions {
   requestedInputs?: Record<string, InputRequest>;
 }
 
+/**
+ * Whether `actions` already has its four maps, so that `createEventActions(actions)` would give an
+ * equal record with its keys in the same order (what the wire format and the stores keep).
+ */
+export function hasActionMaps(actions: EventActions | undefined): actions is EventActions {
+  return (
+    actions != null &&
+    actions.stateDelta != null &&
+    actions.artifactDelta != null &&
+    actions.requestedAuthConfigs != null &&
+    actions.requestedToolConfirmations != null
+  );
+}
+
 /** A fresh `EventActions` with its four maps present (as the wire format always carries them). */
 export function createEventActions(init: Partial<EventActions> = {}): EventActions {
   return {

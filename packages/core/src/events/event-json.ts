@@ -1,6 +1,6 @@
 import type { Content, Part } from "../content/content.js";
 import { AgentKitError } from "../errors/agentkit-error.js";
-import { createEventActions, type EventActions } from "./event-actions.js";
+import { createEventActions, type EventActions, hasActionMaps } from "./event-actions.js";
 import { newEventId, type Event } from "./event.js";
 
 /** A value that cannot be read as an event (or session) from JSON. */
@@ -149,7 +149,7 @@ export function eventToJsonText(event: Event): string {
   // Nearly every event is already in wire form: its four maps present and no empty id list.
   // Stringifying it as it is skips a copy of the event and of its actions (a third of the cost).
   if (
-    hasWireActions(event.actions) &&
+    hasActionMaps(event.actions) &&
     (longRunning === undefined || (Array.isArray(longRunning) && longRunning.length > 0))
   ) {
     return JSON.stringify(event);
@@ -159,17 +159,6 @@ export function eventToJsonText(event: Event): string {
     actions: createEventActions(event.actions),
     longRunningToolIds: longRunning && longRunning.length > 0 ? longRunning : undefined,
   });
-}
-
-/** Whether `createEventActions(actions)` would stringify exactly as `actions` does: the four maps are there. */
-function hasWireActions(actions: EventActions | undefined): boolean {
-  return (
-    actions != null &&
-    actions.stateDelta != null &&
-    actions.artifactDelta != null &&
-    actions.requestedAuthConfigs != null &&
-    actions.requestedToolConfirmations != null
-  );
 }
 
 function parseJson(text: string): unknown {

@@ -2,7 +2,7 @@ import { KeyedQueue } from "../concurrency/keyed-queue.js";
 import { isThenable } from "../concurrency/is-thenable.js";
 import { LastJsonKey } from "../content/last-json-key.js";
 import { StaleSessionError } from "../errors/session-errors.js";
-import { createEventActions } from "../events/event-actions.js";
+import { createEventActions, hasActionMaps } from "../events/event-actions.js";
 import type { Event } from "../events/event.js";
 import { hasOwnKeys, setOwn } from "./own-keys.js";
 import type { GetSessionConfig, ListEventsResponse, ListSessionsResponse, Session } from "./session.js";
@@ -110,7 +110,9 @@ export abstract class BaseSessionService {
    * that keeps a deeply frozen copy of the event in this process (what its reads return) may
    * return `{ lastUpdateTime, snapshot }` instead, so requests built later from the caller's
    * event share that copy rather than make one more. A store that is done within the call
-   * returns the value, not a promise (and throws rather than rejects).
+   * returns the value, not a promise (and throws rather than rejects). `write.event` is often the
+   * caller's own event object (see `storedForm`): read it, copy or serialize what is kept, and
+   * never keep or change it.
    */
   protected abstract storeEvent(write: EventWrite): StoredEvent | Promise<StoredEvent>;
 
@@ -145,8 +147,8 @@ export abstract class BaseSessionService {
     event: Event,
     key: { appName: string; userId: string; sessionId: string },
   ): Event | Promise<Event> {
-    const delta = withoutTempKeys(event.actions?.stateDelta ?? {});
-    const stored: Event = { ...event, actions: { ...createEventActions(event.actions), stateDelta: delta } };
+    const stored = storedForm(event);
+    const delta = stored.actions.stateDelta;
     const result = this.storeEvent({
       ...key,
       event: stored,
@@ -180,6 +182,28 @@ export abstract class BaseSessionService {
   async close(): Promise<void> {
     await this.sessionQueue.idle();
   }
+}
+
+/**
+ * The event as stores get it: its actions with their four maps, and no `temp:` keys in its state
+ * delta (they live for the invocation only). Most events are that already (what `createEvent`
+ * makes, without temp state) and go to the store as they are: a store copies or serializes what
+ * it keeps and never holds `write.event` itself, so only the others need a copy of the event and
+ * its actions here.
+ */
+function storedForm(event: Event): Event {
+  const actions = event.actions;
+  if (hasActionMaps(actions) && !hasTempKey(actions.stateDelta) && Object.getPrototypeOf(event) === Object.prototype)
+    return event;
+  return {
+    ...event,
+    actions: { ...createEventActions(actions), stateDelta: withoutTempKeys(actions?.stateDelta ?? {}) },
+  };
+}
+
+function hasTempKey(delta: Record<string, unknown>): boolean {
+  for (const key in delta) if (Object.hasOwn(delta, key) && key.startsWith(TEMP_PREFIX)) return true;
+  return false;
 }
 
 /** The split delta of an event that changes no state (most events): shared, frozen. */

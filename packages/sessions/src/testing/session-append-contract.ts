@@ -51,6 +51,7 @@ export function defineSessionAppendContract(
       (event.actions.stateDelta.obj as { a: number }).a = 2;
       const stored = await ctx.service.getSession(key("s1"));
       expect(stored?.events[0]?.content?.parts?.[0]?.text).toBe("original");
+      expect(stored?.events[0]?.actions.stateDelta).toEqual({ obj: { a: 1 } });
       expect(stored?.state.obj).toEqual({ a: 1 });
     });
 
