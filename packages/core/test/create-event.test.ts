@@ -24,6 +24,17 @@ describe("createEvent", () => {
       actions: createEvent({ author: "x" }).actions,
     });
     expect(Object.keys(createEvent({ author: "u" }))).toEqual(["author", "id", "invocationId", "timestamp", "actions"]);
+    // Without undefined members (the spread path): the same order rule, the given fixed fields in place.
+    const given = createEvent({ invocationId: "e-1", author: "a", content: { parts: [] }, id: "x", actions: {} });
+    expect(Object.keys(given)).toEqual(["invocationId", "author", "content", "id", "actions", "timestamp"]);
+    expect(given.actions).toEqual(createEvent({ author: "x" }).actions);
+    expect(Object.keys(createEvent({ timestamp: 2, author: "b" }))).toEqual([
+      "timestamp",
+      "author",
+      "id",
+      "invocationId",
+      "actions",
+    ]);
     // Same JSON as the spread-then-delete construction it replaces.
     const init = { invocationId: "e-1", author: "a", branch: undefined, turnComplete: true, id: "x", timestamp: 1 };
     const spread: Record<string, unknown> = { ...init, actions: createEvent({ author: "a" }).actions };
