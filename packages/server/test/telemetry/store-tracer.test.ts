@@ -180,16 +180,19 @@ describe("StoreTracer", () => {
 
   it("reads start and end times as the SDK does", () => {
     const { spans, tracer } = recorded();
-    const before = Date.now();
+    // The SDK's clock: the time origin plus the monotonic clock. Date.now() drifts from it over a
+    // process's life (clock adjustments; CI once saw 1.1 ms), so the bounds read the same clock.
+    const clock = () => performance.timeOrigin + performance.now();
+    const before = clock();
     tracer.startSpan("now", {}, api.ROOT_CONTEXT).end();
-    const after = Date.now();
+    const after = clock();
     tracer.startSpan("epoch", { startTime: 1_700_000_000_000 }, api.ROOT_CONTEXT).end(new Date(1_700_000_000_500));
     tracer.startSpan("hr", { startTime: [1_700_000_000, 250] }, api.ROOT_CONTEXT).end([1_700_000_001, 0]);
     tracer.startSpan("monotonic", { startTime: 5 }, api.ROOT_CONTEXT).end(7);
     const [now, epoch, hr, monotonic] = spans as [SpanJson, SpanJson, SpanJson, SpanJson];
-    // A few microseconds' slack: the clock is the time origin plus the monotonic clock, not Date.now().
-    expect(now.start_time).toBeGreaterThanOrEqual((before - 1) * 1e6);
-    expect(now.end_time).toBeLessThanOrEqual((after + 1) * 1e6);
+    // Rounded to whole nanoseconds: one of slack each way.
+    expect(now.start_time).toBeGreaterThanOrEqual(Math.floor(before * 1e6) - 1);
+    expect(now.end_time).toBeLessThanOrEqual(Math.ceil(after * 1e6) + 1);
     expect(now.end_time).toBeGreaterThanOrEqual(now.start_time);
     expect([epoch.start_time, epoch.end_time]).toEqual([1_700_000_000_000e6, 1_700_000_000_500e6]);
     expect([hr.start_time, hr.end_time]).toEqual([1_700_000_000e9 + 250, 1_700_000_001e9]);
