@@ -7,7 +7,7 @@ import type { Event } from "../events/event.js";
 import { hasOwnKeys, setOwn } from "./own-keys.js";
 import type { GetSessionConfig, ListEventsResponse, ListSessionsResponse, Session } from "./session.js";
 import { validateSessionKey } from "./session-key-validation.js";
-import { splitStateDelta, TEMP_PREFIX, withoutTempKeys } from "./state.js";
+import { hasTempKey, splitStateDelta, withoutTempKeys } from "./state.js";
 import { pushSessionEvent, sessionEvents } from "./session-events.js";
 import { rememberStoredSnapshot } from "./stored-snapshots.js";
 
@@ -201,11 +201,6 @@ function storedForm(event: Event): Event {
   };
 }
 
-function hasTempKey(delta: Record<string, unknown>): boolean {
-  for (const key in delta) if (Object.hasOwn(delta, key) && key.startsWith(TEMP_PREFIX)) return true;
-  return false;
-}
-
 /** The split delta of an event that changes no state (most events): shared, frozen. */
 const NO_DELTA: EventWrite["delta"] = Object.freeze({
   app: Object.freeze({}),
@@ -246,7 +241,7 @@ export function applyEventToSession(session: Session, event: Event, snapshot?: E
   const delta = event.actions?.stateDelta;
   if (delta && Object.keys(delta).length > 0) {
     for (const [k, v] of Object.entries(delta)) setOwn(session.state, k, v);
-    if (Object.keys(delta).some((k) => k.startsWith(TEMP_PREFIX))) event.actions.stateDelta = withoutTempKeys(delta);
+    if (hasTempKey(delta)) event.actions.stateDelta = withoutTempKeys(delta);
   }
   pushSessionEvent(session, event, snapshot);
   session.lastUpdateTime = Math.max(session.lastUpdateTime, event.timestamp);

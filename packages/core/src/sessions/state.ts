@@ -85,6 +85,12 @@ export class State implements ReadonlyState {
   }
 }
 
+/** Whether `delta` has a `temp:` key of its own. */
+export function hasTempKey(delta: Record<string, unknown>): boolean {
+  for (const key in delta) if (Object.hasOwn(delta, key) && key.startsWith(TEMP_PREFIX)) return true;
+  return false;
+}
+
 /** Drops `temp:` keys: what of a state delta may be persisted. */
 export function withoutTempKeys(delta: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
