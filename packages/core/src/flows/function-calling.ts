@@ -7,7 +7,7 @@ import type { FunctionCall, Part } from "../content/content.js";
 import { AgentKitError, ConfigurationError } from "../errors/agentkit-error.js";
 import { LlmCallsLimitExceededError, RunAbortedError } from "../errors/run-errors.js";
 import { mergeEventActions, type EventActions, type ToolConfirmation } from "../events/event-actions.js";
-import { createEvent, getFunctionCalls, type Event } from "../events/event.js";
+import { createEvent, getFunctionCalls, type Event, type EventInit } from "../events/event.js";
 import { randomUuid } from "../events/random-uuid.js";
 import { BaseTool } from "../tools/base-tool.js";
 import { ToolContext, type ResumedToolCall, type ToolSuspension } from "../context/tool-context.js";
@@ -118,13 +118,13 @@ export async function executeFunctionCalls(
     r.suspension ? [{ call: selected[i]!, suspension: r.suspension }] : [],
   );
   if (parts.length === 0 && !hasEffects(actions)) return suspensions.length > 0 ? { suspensions } : {};
-  const event = createEvent({
-    invocationId: ctx.invocationId,
-    author: agent.name,
-    branch: ctx.branch,
-    content: parts.length > 0 ? { role: "user", parts } : undefined,
-    actions,
-  });
+  // No undefined members (createEvent then copies the init with one spread); the keys keep the
+  // order of the full init: invocationId, author, branch, content, actions, then id and timestamp.
+  const init: EventInit = { invocationId: ctx.invocationId, author: agent.name };
+  if (ctx.branch !== undefined) init.branch = ctx.branch;
+  if (parts.length > 0) init.content = { role: "user", parts };
+  init.actions = actions;
+  const event = createEvent(init);
   return { event, structuredOutput, ...(suspensions.length > 0 ? { suspensions } : {}) };
 }
 

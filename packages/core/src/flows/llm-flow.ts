@@ -8,6 +8,7 @@ import {
   getFunctionCalls,
   getFunctionResponses,
   isFinalResponse,
+  newEventId,
   type Event,
   type EventInit,
 } from "../events/event.js";
@@ -207,8 +208,10 @@ export function createModelResponseEvent(
       : undefined;
   // Only the fields the response has: createEvent drops undefined ones anyway, and walking the
   // two dozen keys of every response field costs more than the checks (a test compares this
-  // with the init that names them all).
-  const init: EventInit = { id: eventId, invocationId: ctx.invocationId, author: agent.name, branch: ctx.branch };
+  // with the init that names them all). No member is undefined, so createEvent copies the init
+  // with one spread instead of key by key; `id` is set here to keep its place as the first key.
+  const init: EventInit = { id: eventId ?? newEventId(), invocationId: ctx.invocationId, author: agent.name };
+  if (ctx.branch !== undefined) init.branch = ctx.branch;
   if (response.content) init.content = deepCopy(response.content);
   if (response.partial !== undefined) init.partial = response.partial;
   if (response.turnComplete !== undefined) init.turnComplete = response.turnComplete;
@@ -228,8 +231,9 @@ export function createModelResponseEvent(
   if (response.outputTranscription !== undefined) init.outputTranscription = response.outputTranscription;
   if (response.liveSessionResumptionUpdate !== undefined)
     init.liveSessionResumptionUpdate = response.liveSessionResumptionUpdate;
-  // Always present, as in the full init: a missing `actions` key would move it after `timestamp`.
-  init.actions = actions ? deepCopy(actions) : undefined;
+  // Always present, as in the full init: a missing `actions` key would move it after `timestamp`
+  // (createEvent fills `{}` as it fills a missing one).
+  init.actions = actions ? deepCopy(actions) : {};
   const event = createEvent(init);
   const longRunning = getLongRunningCallIds(populateFunctionCallIds(event), toolsDict);
   if (longRunning.length > 0) event.longRunningToolIds = longRunning;

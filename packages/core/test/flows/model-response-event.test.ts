@@ -9,7 +9,8 @@ import {
   type EventActions,
   type LlmResponse,
 } from "../../src/index.js";
-import { createModelResponseEvent } from "../../src/internal.js";
+import { createModelResponseEvent, executeFunctionCalls } from "../../src/internal.js";
+import { FunctionTool } from "../../src/index.js";
 
 /** Every response field the event carries, each set. */
 const FULL: LlmResponse = {
@@ -39,7 +40,7 @@ function reference(
   agent: LlmAgent,
   r: LlmResponse,
   actions: EventActions | undefined,
-  id: string,
+  id: string | undefined,
 ) {
   const customMetadata =
     ctx.runConfig.customMetadata || r.customMetadata
@@ -111,8 +112,70 @@ describe("createModelResponseEvent", () => {
             // The event owns its content and actions: editing them leaves the response and the step's actions alone.
             if (made.content) expect(made.content).not.toBe(response.content);
             if (withActions) expect(made.actions).not.toBe(withActions);
+            // Without the callbacks' id the event gets a new one, still the first key.
+            const fresh = createModelResponseEvent(ctx, agent, response, {}, withActions);
+            const freshExpected = reference(ctx, agent, response, withActions, undefined);
+            expect(Object.keys(fresh)).toEqual(Object.keys(freshExpected));
+            expect(fresh.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+            expect(fresh.id).not.toBe(freshExpected.id);
+            expect({ ...fresh, id: "", timestamp: 0 }).toEqual({ ...freshExpected, id: "", timestamp: 0 });
           }
         }
+      }
+    }
+  });
+});
+
+describe("executeFunctionCalls' response event", () => {
+  it("has the keys, in order, and values of the init naming every field", async () => {
+    const tool = new FunctionTool({
+      name: "echo",
+      description: "echoes",
+      execute: async (args: { v?: number }, context) => {
+        if (args.v === 2) context.state.set("seen", true);
+        return { v: args.v };
+      },
+    });
+    const agent = new LlmAgent({ name: "a", model: "gemini-2.0-flash", tools: [tool] });
+    const sessionService = new InMemorySessionService();
+    const session = await sessionService.createSession({ appName: "app", userId: "u" });
+    for (const branch of [undefined, "a.b"]) {
+      const ctx = new InvocationContext({
+        invocationId: "e-1",
+        agent,
+        session,
+        sessionService,
+        pluginManager: new PluginManager(),
+        branch,
+      });
+      // One call without effects, one that changes state (actions with a delta).
+      for (const v of [1, 2]) {
+        const { event } = await executeFunctionCalls(ctx, agent, [{ id: "c1", name: "echo", args: { v } }], {
+          echo: tool,
+        });
+        if (!event) throw new Error("no response event");
+        const expected = createEvent({
+          invocationId: ctx.invocationId,
+          author: agent.name,
+          branch: ctx.branch,
+          content: event.content,
+          actions: event.actions,
+        });
+        expect(Object.keys(event)).toEqual(Object.keys(expected));
+        expect(Object.keys(event)).toEqual([
+          "invocationId",
+          "author",
+          ...(branch ? ["branch"] : []),
+          "content",
+          "actions",
+          "id",
+          "timestamp",
+        ]);
+        expect(event.content).toEqual({
+          role: "user",
+          parts: [{ functionResponse: { id: "c1", name: "echo", response: { v } } }],
+        });
+        expect(event.actions.stateDelta).toEqual(v === 2 ? { seen: true } : {});
       }
     }
   });
