@@ -105,34 +105,97 @@ export function identityInstruction(agent: LlmAgent): string {
  * Adds the root agent's global instruction, the static instruction and the agent's
  * instruction. With a static instruction, the (dynamic) instruction becomes a user content
  * returned for insertion into the contents, as ADK does to keep the system prompt cacheable.
+ * Synchronous when nothing needs awaiting (no global instruction, the agent's instruction a
+ * string without placeholders read through `LlmAgent`'s own `canonicalInstruction`): each model
+ * call builds a request, and an async step costs promises and microtask turns even when it has
+ * nothing to wait for.
  */
-export async function applyInstructions(
+export function applyInstructions(
   ctx: InvocationContext,
   agent: LlmAgent,
   request: LlmRequest,
+): Content[] | Promise<Content[]> {
+  const root = agent.rootAgent;
+  const global = isLlmAgent(root) && root.globalInstruction ? root : undefined;
+  if (global === undefined && (!agent.instruction || plainInstruction(agent) !== undefined)) {
+    return appendAgentInstructions(agent, request, agent.instruction ? plainInstruction(agent) : undefined);
+  }
+  return applyInstructionsAwaiting(ctx, agent, request, global);
+}
+
+async function applyInstructionsAwaiting(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  request: LlmRequest,
+  global: LlmAgent | undefined,
 ): Promise<Content[]> {
   const readonly = new ReadonlyContext(ctx);
-  const root = agent.rootAgent;
-  if (isLlmAgent(root) && root.globalInstruction) {
-    const { instruction, bypassStateInjection } = await root.canonicalGlobalInstruction(readonly);
+  if (global) {
+    const { instruction, bypassStateInjection } = await global.canonicalGlobalInstruction(readonly);
     appendInstructions(request, [bypassStateInjection ? instruction : await injectSessionState(instruction, ctx)]);
   }
-  if (agent.staticInstruction !== undefined) {
-    const text =
-      typeof agent.staticInstruction === "string"
-        ? agent.staticInstruction
-        : (agent.staticInstruction.parts ?? []).map((p) => p.text ?? "").join("");
-    appendInstructions(request, [text]);
-  }
-  const extraContents: Content[] = [];
+  let text: string | undefined;
   if (agent.instruction) {
     const { instruction, bypassStateInjection } = await agent.canonicalInstruction(readonly);
     // Without a brace there is nothing to fill in: no call and no await (a promise and a turn).
-    const text =
+    text =
       bypassStateInjection || !instruction.includes("{") ? instruction : await injectSessionState(instruction, ctx);
+  }
+  return appendAgentInstructions(agent, request, text);
+}
+
+/** After the global one: the static instruction, the agent's (`text`, resolved) and the identity line. */
+function appendAgentInstructions(agent: LlmAgent, request: LlmRequest, text: string | undefined): Content[] {
+  if (agent.staticInstruction !== undefined) {
+    const staticText =
+      typeof agent.staticInstruction === "string"
+        ? agent.staticInstruction
+        : (agent.staticInstruction.parts ?? []).map((p) => p.text ?? "").join("");
+    appendInstructions(request, [staticText]);
+  }
+  const extraContents: Content[] = [];
+  if (text !== undefined) {
     if (agent.staticInstruction === undefined) appendInstructions(request, [text]);
     else if (text) extraContents.push({ role: "user", parts: [{ text }] });
   }
   appendInstructions(request, [identityInstruction(agent)]);
   return extraContents;
+}
+
+/**
+ * The agent's instruction as the request gets it when that needs no await: a string without a
+ * placeholder, read through `LlmAgent`'s own `canonicalInstruction` (a subclass that overrides it
+ * is always awaited). Else undefined.
+ */
+function plainInstruction(agent: LlmAgent): string | undefined {
+  const instruction = agent.instruction;
+  if (typeof instruction !== "string" || instruction.includes("{")) return undefined;
+  return ownsBaseMethod(agent, "canonicalInstruction") ? instruction : undefined;
+}
+
+/** Per prototype: whether `canonicalInstruction` is the one `LlmAgent` defines (not overridden). */
+const baseCanonicalByPrototype = new WeakMap<object, boolean>();
+
+/**
+ * True when `method` comes from the farthest class in the agent's prototype chain that defines it
+ * (`LlmAgent`), i.e. no subclass and no instance property overrides it. Without a runtime import of
+ * `LlmAgent` (see `llm-agent-kind.ts`).
+ */
+function ownsBaseMethod(agent: LlmAgent, method: "canonicalInstruction"): boolean {
+  if (Object.hasOwn(agent, method)) return false;
+  const prototype = Object.getPrototypeOf(agent) as object;
+  let known = baseCanonicalByPrototype.get(prototype);
+  if (known === undefined) {
+    let nearest: object | undefined;
+    let farthest: object | undefined;
+    for (let p: object | null = prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
+      if (Object.hasOwn(p, method)) {
+        nearest ??= p;
+        farthest = p;
+      }
+    }
+    known = nearest !== undefined && nearest === farthest;
+    baseCanonicalByPrototype.set(prototype, known);
+  }
+  return known;
 }

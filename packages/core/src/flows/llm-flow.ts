@@ -107,7 +107,8 @@ async function* runOneStep(
   // processLlmRequest) or by model callbacks is stored with the step's model event.
   const actions = createEventActions();
   const request = await buildLlmRequestLendingContents(ctx, agent, actions);
-  const inputFiles = await preprocessCodeExecution(agent, request);
+  // Without a code executor there is nothing to prepare (and no promise to await).
+  const inputFiles = agent.codeExecutor ? await preprocessCodeExecution(agent, request) : [];
   const context = new CallbackContext(ctx, actions);
   let stored = false;
   for await (const modelResponse of callModel(ctx, agent, request, actions, context)) {

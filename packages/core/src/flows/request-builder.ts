@@ -76,7 +76,9 @@ export async function buildLlmRequestLendingContents(
   const live = liveConnectConfigOf(ctx);
   if (live) request.liveConnectConfig = live;
 
-  const instructionContents = await applyInstructions(ctx, agent, request);
+  // Awaited only when it is a promise (an `await` of a plain value still costs a microtask turn).
+  const applied = applyInstructions(ctx, agent, request);
+  const instructionContents = applied instanceof Promise ? await applied : applied;
   request.contents =
     agent.includeContents === "none"
       ? getCurrentTurnContents(ctx.branch, sessionEvents(ctx.session), agent.name)
@@ -94,7 +96,8 @@ export async function buildLlmRequestLendingContents(
       await union.processLlmRequest({ toolContext, llmRequest: request });
       for (const tool of await union.getTools(readonly)) await processWithTool(tool, toolContext, request);
     } else {
-      await processWithTool(union, toolContext, request);
+      const processing = processWithTool(union, toolContext, request);
+      if (processing) await processing;
     }
   }
 
@@ -116,12 +119,18 @@ export async function buildLlmRequestLendingContents(
   return request;
 }
 
-/** A tool's `processLlmRequest`; one that overrides the default (which only adds the tool) may edit the contents. */
-async function processWithTool(tool: BaseTool, toolContext: ToolContext, request: LlmRequest): Promise<void> {
-  // The default only adds the tool: done here, without awaiting the async method.
-  if (tool.processLlmRequest === BaseTool.prototype.processLlmRequest) return appendTools(request, [tool]);
+/**
+ * A tool's `processLlmRequest`; one that overrides the default (which only adds the tool) may edit
+ * the contents. The default is done here at once, with no promise to await (two promises and a
+ * microtask turn per tool and model call otherwise).
+ */
+function processWithTool(tool: BaseTool, toolContext: ToolContext, request: LlmRequest): Promise<void> | undefined {
+  if (tool.processLlmRequest === BaseTool.prototype.processLlmRequest) {
+    appendTools(request, [tool]);
+    return undefined;
+  }
   ownContents(request);
-  await tool.processLlmRequest({ toolContext, llmRequest: request });
+  return tool.processLlmRequest({ toolContext, llmRequest: request });
 }
 
 /**

@@ -2,11 +2,15 @@ import { describe, expect, it } from "@jest/globals";
 import {
   ConfigurationError,
   getSystemInstructionText,
+  createLlmRequest,
   IncludeContents,
   InMemoryArtifactService,
+  InvocationContext,
   LlmAgent,
+  PluginManager,
   type LlmRequest,
 } from "../../src/index.js";
+import { applyInstructions } from "../../src/flows/instructions.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { Harness } from "./helpers.js";
 
@@ -89,6 +93,70 @@ describe("instruction templating", () => {
       { role: "user", parts: [{ text: "Dynamic 1." }] },
       { role: "user", parts: [{ text: "hi" }] },
     ]);
+  });
+
+  it("a plain string instruction with a static one: the same request as through the awaited path", async () => {
+    const model = new ScriptedModel({ steps: [ScriptedModel.text("ok")] });
+    const agent = new LlmAgent({ name: "a", model, staticInstruction: "Static.", instruction: "Dynamic." });
+    const h = await Harness.create();
+    await h.run(agent, "hi");
+    expect(si(model.requests[0]).startsWith("Static.\n\nYou are an agent.")).toBe(true);
+    expect(model.requests[0]!.contents[0]).toEqual({ role: "user", parts: [{ text: "Dynamic." }] });
+  });
+
+  it("puts the root's global instruction first, then the agent's, then the identity line", async () => {
+    const model = new ScriptedModel({ steps: [ScriptedModel.text("ok")] });
+    const child = new LlmAgent({ name: "child", model, instruction: "Child." });
+    const root = new LlmAgent({ name: "root", model, globalInstruction: "Global.", subAgents: [child] });
+    const h = await Harness.create();
+    await h.run(child, "hi");
+    // Then the transfer instructions (the child may transfer back to its parent).
+    expect(
+      si(model.requests[0]).startsWith('Global.\n\nChild.\n\nYou are an agent. Your internal name is "child".'),
+    ).toBe(true);
+    expect(root.subAgents).toContain(child);
+  });
+
+  it("calls an overriding canonicalInstruction, on a subclass or on the instance, also for a plain string", async () => {
+    class Prefixed extends LlmAgent {
+      override async canonicalInstruction(): Promise<{ instruction: string; bypassStateInjection: boolean }> {
+        return { instruction: `Overridden: ${String(this.instruction)}`, bypassStateInjection: true };
+      }
+    }
+    const model = new ScriptedModel({ steps: [ScriptedModel.text("ok"), ScriptedModel.text("ok")] });
+    const h = await Harness.create();
+    await h.run(new Prefixed({ name: "a", model, instruction: "Plain." }), "hi");
+    expect(si(model.requests[0]).split("\n\nYou are an agent.")[0]).toBe("Overridden: Plain.");
+    const own = new LlmAgent({ name: "b", model, instruction: "Plain." });
+    own.canonicalInstruction = async () => ({ instruction: "From the instance.", bypassStateInjection: true });
+    await h.run(own, "hi");
+    expect(si(model.requests[1]).split("\n\nYou are an agent.")[0]).toBe("From the instance.");
+    // The base class is still read without the override afterwards (the answer is kept per prototype).
+    expect(await instructionFor("Plain again.")).toBe("Plain again.");
+  });
+
+  it("builds the instructions without awaiting when nothing needs it", async () => {
+    const h = await Harness.create({ x: 1 });
+    const contextOf = (agent: LlmAgent) =>
+      new InvocationContext({
+        invocationId: "e-1",
+        agent,
+        session: h.session,
+        sessionService: h.sessionService,
+        pluginManager: new PluginManager(),
+      });
+    const plain = new LlmAgent({ name: "a", model: new ScriptedModel(), instruction: "Plain." });
+    const request = createLlmRequest({ model: "m" });
+    const applied = applyInstructions(contextOf(plain), plain, request);
+    expect(applied).toEqual([]);
+    expect(getSystemInstructionText(request)).toBe('Plain.\n\nYou are an agent. Your internal name is "a".');
+    // A placeholder needs the awaited path (state, or an artifact, is read to fill it).
+    const templated = new LlmAgent({ name: "b", model: new ScriptedModel(), instruction: "Value {x}." });
+    const filled = createLlmRequest({ model: "m" });
+    const withState = applyInstructions(contextOf(templated), templated, filled);
+    expect(withState).toBeInstanceOf(Promise);
+    await withState;
+    expect(getSystemInstructionText(filled)).toBe('Value 1.\n\nYou are an agent. Your internal name is "b".');
   });
 });
 
