@@ -120,7 +120,10 @@ export async function prepareRun(
             });
         for await (const event of events) {
           if (!fields.invocationId && event.invocationId) fields.invocationId = event.invocationId;
-          await onEvent(event);
+          // Awaited only when it returns a promise (SSE's back-pressure): `/run` collects events
+          // synchronously, and an `await` of a plain value still costs a microtask turn per event.
+          const handled = onEvent(event);
+          if (handled) await handled;
         }
         outcome = "finished";
       } finally {
