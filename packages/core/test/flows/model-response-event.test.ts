@@ -8,6 +8,7 @@ import {
   type Event,
   type EventActions,
   type LlmResponse,
+  type Session,
 } from "../../src/index.js";
 import { createModelResponseEvent, executeFunctionCalls } from "../../src/internal.js";
 import { FunctionTool } from "../../src/index.js";
@@ -73,6 +74,25 @@ function reference(
   });
 }
 
+/** An invocation of `agent` on `session`, on `branch`, with the run's custom metadata. */
+function contextFor(
+  agent: LlmAgent,
+  sessionService: InMemorySessionService,
+  session: Session,
+  branch: string | undefined,
+  runCustom?: Record<string, unknown>,
+): InvocationContext {
+  return new InvocationContext({
+    invocationId: "e-1",
+    agent,
+    session,
+    sessionService,
+    pluginManager: new PluginManager(),
+    branch,
+    runConfig: runCustom ? { customMetadata: runCustom } : undefined,
+  });
+}
+
 /** Keys in order and values, the timestamp left out (the two events are made at different times). */
 function shape(event: Event): string {
   const { timestamp, ...rest } = event;
@@ -95,15 +115,7 @@ describe("createModelResponseEvent", () => {
     ];
     for (const runCustom of [undefined, { run: 1, own: false }]) {
       for (const branch of [undefined, "a.b"]) {
-        const ctx = new InvocationContext({
-          invocationId: "e-1",
-          agent,
-          session,
-          sessionService,
-          pluginManager: new PluginManager(),
-          branch,
-          runConfig: runCustom ? { customMetadata: runCustom } : undefined,
-        });
+        const ctx = contextFor(agent, sessionService, session, branch, runCustom);
         for (const response of responses) {
           for (const withActions of [undefined, actions]) {
             const made = createModelResponseEvent(ctx, agent, response, {}, withActions, "id-1");
@@ -140,14 +152,7 @@ describe("executeFunctionCalls' response event", () => {
     const sessionService = new InMemorySessionService();
     const session = await sessionService.createSession({ appName: "app", userId: "u" });
     for (const branch of [undefined, "a.b"]) {
-      const ctx = new InvocationContext({
-        invocationId: "e-1",
-        agent,
-        session,
-        sessionService,
-        pluginManager: new PluginManager(),
-        branch,
-      });
+      const ctx = contextFor(agent, sessionService, session, branch);
       // One call without effects, one that changes state (actions with a delta).
       for (const v of [1, 2]) {
         const { event } = await executeFunctionCalls(ctx, agent, [{ id: "c1", name: "echo", args: { v } }], {
