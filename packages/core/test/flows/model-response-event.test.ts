@@ -1,6 +1,7 @@
 import {
   createEvent,
   createEventActions,
+  FunctionTool,
   InMemorySessionService,
   InvocationContext,
   LlmAgent,
@@ -11,7 +12,6 @@ import {
   type Session,
 } from "../../src/index.js";
 import { createModelResponseEvent, executeFunctionCalls } from "../../src/internal.js";
-import { FunctionTool } from "../../src/index.js";
 
 /** Every response field the event carries, each set. */
 const FULL: LlmResponse = {
