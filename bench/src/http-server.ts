@@ -128,12 +128,24 @@ async function warmUp(server: ServerProcess, route: Route): Promise<number> {
   });
 }
 
-/** Servers started once and warmed up; then per round, per concurrency and route, each server for SECONDS. */
-async function warm(): Promise<{ cells: Map<WarmKey, Cell[]>; warmedUp: Map<string, number> }> {
+/** Flows whose server promises are counted, one at a time, on each warm server after its rounds. */
+const COUNTED_FLOWS = 100;
+
+/**
+ * Servers started once and warmed up; then per round, per concurrency and route, each server for
+ * SECONDS; then the promises each server makes per `/run` flow (counted, so the same on every run
+ * of the same code; the counting hook slows the server, so it comes after the timed cells).
+ */
+async function warm(): Promise<{
+  cells: Map<WarmKey, Cell[]>;
+  warmedUp: Map<string, number>;
+  promisesPerFlow: Map<ServerKind, number>;
+}> {
   const servers = await Promise.all(KINDS.map((k) => startServer(k, { baselineDir: BASELINE_DIR })));
   const cells = new Map<WarmKey, Cell[]>();
   /** How long each server warmed up on each route (s), for the report. */
   const warmedUp = new Map<string, number>();
+  const promisesPerFlow = new Map<ServerKind, number>();
   try {
     for (const server of servers)
       for (const route of server.kind === "bare" ? (["/run"] as Route[]) : ROUTES)
@@ -147,10 +159,15 @@ async function warm(): Promise<{ cells: Map<WarmKey, Cell[]>; warmedUp: Map<stri
             if (!cells.has(key)) cells.set(key, []);
             cells.get(key)!.push(await measure(server, { concurrency, route, seconds: SECONDS }));
           }
+    for (const server of servers) {
+      await server.promisesStart();
+      await runLoad(server.url, { concurrency: 1, route: "/run", flows: COUNTED_FLOWS });
+      promisesPerFlow.set(server.kind, (await server.promisesStop()) / COUNTED_FLOWS);
+    }
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }
-  return { cells, warmedUp };
+  return { cells, warmedUp, promisesPerFlow };
 }
 
 /** Each round's server CPU per flow over the same round's bare CPU per request (a bare flow is two requests). */
@@ -252,7 +269,7 @@ async function main(): Promise<void> {
       freshCells.get("bare"),
       freshCells.get("adk"),
     );
-  const { cells: warmCells, warmedUp } = await warm();
+  const { cells: warmCells, warmedUp, promisesPerFlow } = await warm();
   console.log(
     `\nWarm-up until settled: ${[...warmedUp].map(([server, seconds]) => `${server} ${seconds.toFixed(1)}s`).join(", ")}`,
   );
@@ -285,6 +302,16 @@ async function main(): Promise<void> {
   }
   const at = (kind: ServerKind) => warmCells.get(`${TARGET_CONCURRENCY} /run ${kind}`);
   targets("warm", at("agentkit"), at("adk"), at("bare"));
+  const agentkitPromises = promisesPerFlow.get("agentkit");
+  if (agentkitPromises !== undefined) {
+    const others = KINDS.filter((kind) => kind !== "agentkit" && promisesPerFlow.has(kind)).map(
+      (kind) => `${LABEL[kind]}: ${promisesPerFlow.get(kind)!.toFixed(1)}`,
+    );
+    console.log(
+      `FIGURE HTTP server promises per flow (session create + /run), agentkit: ${agentkitPromises.toFixed(1)}` +
+        (others.length > 0 ? ` (${others.join("; ")})` : ""),
+    );
+  }
   baselineFigure("fresh", freshCells.get("agentkit"), freshCells.get("baseline"));
   baselineFigure("warm", at("agentkit"), at("baseline"));
 }

@@ -8,7 +8,8 @@
 // within a round and the table gives their median (min-max).
 // Targets: invocations/s ≥ 5x ADK's; CPU per invocation ≤ 0.2x ADK's. Beside them, agentkit's
 // runner alone (three-events-agent.ts: no model, no tool) as FIGURE lines: the part of the CPU
-// target every agent pays before any LLM work.
+// target every agent pays before any LLM work; and the promises an invocation makes (counted,
+// so the same on every run of the same code), agentkit's beside ADK's.
 // `--baseline DIR` compares this checkout's agentkit with another checkout's (DIR: its root, its
 // dependencies installed) instead of ADK, in the same process: the other checkout's core and
 // bench agent are loaded from its sources, so before and after a change share the machine's
@@ -33,6 +34,7 @@ import { makeBenchAgent } from "./bench-agent.js";
 import { makeThreeEventsAgent } from "./three-events-agent.js";
 import { startCpuProfile } from "./cpu-profile.js";
 import { compareInProcesses } from "./process-pairs.js";
+import { countPromises } from "./promise-count.js";
 import { median, spread } from "./stats.js";
 import { reportTarget } from "./targets.js";
 import { packageEntry, runtimeLabel, warnIfDistStale } from "./runtime.js";
@@ -181,6 +183,28 @@ async function timedBatches(runner: BenchRunner, seconds: number): Promise<Throu
     cpuUsPerInvocation: cpuUs / invocations,
     eventsPerInvocation: events / invocations,
   };
+}
+
+/** Invocations whose promises are counted, on sessions made before the count starts. */
+const COUNTED_INVOCATIONS = 100;
+
+/**
+ * Promises one invocation makes (the session made outside the count, as in the timed batches),
+ * averaged over COUNTED_INVOCATIONS after a warm-up: the same on every run of the same code.
+ */
+async function promisesPerInvocation(framework: Framework): Promise<number> {
+  const runner = await RUNNERS[framework]();
+  try {
+    for (let i = 0; i < 20; i++) await runner.invoke(await runner.createSession());
+    const sessions: string[] = [];
+    for (let i = 0; i < COUNTED_INVOCATIONS; i++) sessions.push(await runner.createSession());
+    const count = await countPromises(async () => {
+      for (const id of sessions) await runner.invoke(id);
+    });
+    return count / COUNTED_INVOCATIONS;
+  } finally {
+    await runner.close();
+  }
 }
 
 /**
@@ -352,6 +376,16 @@ async function main(): Promise<void> {
   console.log(
     `FIGURE in-process CPU per invocation, agentkit runner alone / agentkit's bench agent: ${median(share).toFixed(3)} ` +
       `(rounds ${spread(share, 3)})`,
+  );
+  // Counted after the rounds: the hook that counts slows every promise while it is on.
+  const promises = {
+    agentkit: await promisesPerInvocation("agentkit"),
+    adk: await promisesPerInvocation("adk"),
+    runner: await promisesPerInvocation("runner"),
+  };
+  console.log(
+    `FIGURE in-process promises per invocation, agentkit: ${promises.agentkit.toFixed(1)} ` +
+      `(ADK 2.0.0: ${promises.adk.toFixed(1)}; agentkit's runner alone: ${promises.runner.toFixed(1)})`,
   );
 }
 

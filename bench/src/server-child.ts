@@ -18,6 +18,7 @@ import { getHeapSpaceStatistics } from "node:v8";
 import { flag, stringArg } from "./args.js";
 import { startBareHttpServer } from "./bare-http-server.mjs";
 import { startCpuProfile } from "./cpu-profile.js";
+import { startPromiseCount } from "./promise-count.js";
 import { type ThreadTicks, threadTicks } from "./thread-cpu.js";
 
 /** `baseline`: agentkit's server from another checkout (its own server-child.ts, `--kind agentkit`). */
@@ -27,7 +28,9 @@ export type ChildRequest =
   | { op: "stats" }
   | { op: "gc" }
   | { op: "profile-start" }
-  | { op: "profile-stop"; file: string };
+  | { op: "profile-stop"; file: string }
+  | { op: "promises-start" }
+  | { op: "promises-stop" };
 
 export interface ChildStats {
   /** process.cpuUsage() user + system since the process started, µs. */
@@ -38,6 +41,8 @@ export interface ChildStats {
   heapTotal: number;
   /** Of which V8's young generation (semi-spaces), which grows under load and stays grown. */
   newSpace: number;
+  /** Answering `promises-stop`: the promises the server made since `promises-start`. */
+  promises?: number;
   /** Memory outside the JS heap held by JS objects (buffers). */
   external: number;
   /** CPU clock ticks so far on the main thread and on the others (Linux; zeros elsewhere). */
@@ -154,9 +159,15 @@ async function main(): Promise<void> {
   const started = await start(kind, stringArg("sessions", "memory"));
   const { url, close } = started;
   let stopProfile: ((file: string) => Promise<void>) | undefined;
+  let stopPromiseCount: (() => number) | undefined;
   process.on("message", (message: ChildRequest) => {
     void (async () => {
-      if (message.op === "gc") {
+      let promises: number | undefined;
+      if (message.op === "promises-start") stopPromiseCount = startPromiseCount();
+      else if (message.op === "promises-stop") {
+        promises = stopPromiseCount?.();
+        stopPromiseCount = undefined;
+      } else if (message.op === "gc") {
         if (typeof globalThis.gc !== "function")
           throw new Error("gc requested, but the server runs without --expose-gc");
         globalThis.gc();
@@ -165,7 +176,7 @@ async function main(): Promise<void> {
         await stopProfile?.(message.file);
         stopProfile = undefined;
       }
-      process.send!({ op: message.op, ...stats(started) });
+      process.send!({ op: message.op, ...stats(started), ...(promises !== undefined ? { promises } : {}) });
     })();
   });
   const stop = () => void close().then(() => process.exit(0));

@@ -18,6 +18,10 @@ export interface ServerProcess {
   profileStart(): Promise<void>;
   /** Writes the CPU profile since profileStart to `file`. */
   profileStop(file: string): Promise<void>;
+  /** Counts the promises the server makes from now (an `async_hooks` hook in the server, slowing it). */
+  promisesStart(): Promise<void>;
+  /** Stops counting; the promises made since promisesStart. */
+  promisesStop(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -113,6 +117,8 @@ function handle(kind: ServerKind, child: ChildProcess, url: string, exited: Prom
     gc: () => ask({ op: "gc" }),
     profileStart: async () => void (await ask({ op: "profile-start" })),
     profileStop: async (file) => void (await ask({ op: "profile-stop", file })),
+    promisesStart: async () => void (await ask({ op: "promises-start" })),
+    promisesStop: async () => (await ask({ op: "promises-stop" })).promises ?? Number.NaN,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       await exited;

@@ -58,6 +58,8 @@ const TARGETS = [
 const FIGURES = [
   "in-process CPU per invocation, agentkit runner alone / ADK's bench agent",
   "in-process CPU per invocation, agentkit runner alone / agentkit's bench agent",
+  "in-process promises per invocation, agentkit",
+  "HTTP server promises per flow (session create + /run), agentkit",
   "server RSS once idle after 100 one-turn sessions, agentkit, in memory",
   "server RSS after its idle memory reduction, after 100 one-turn sessions, agentkit, in memory",
   "server RSS once idle after 100 one-turn sessions, ADK 2.0.0, in memory",
