@@ -117,9 +117,9 @@ export function applyInstructions(
 ): Content[] | Promise<Content[]> {
   const root = agent.rootAgent;
   const global = isLlmAgent(root) && root.globalInstruction ? root : undefined;
-  if (global === undefined && (!agent.instruction || plainInstruction(agent) !== undefined)) {
-    return appendAgentInstructions(agent, request, agent.instruction ? plainInstruction(agent) : undefined);
-  }
+  const plain = agent.instruction ? plainInstruction(agent) : undefined;
+  if (global === undefined && (!agent.instruction || plain !== undefined))
+    return appendAgentInstructions(agent, request, plain);
   return applyInstructionsAwaiting(ctx, agent, request, global);
 }
 
@@ -170,18 +170,19 @@ function appendAgentInstructions(agent: LlmAgent, request: LlmRequest, text: str
 function plainInstruction(agent: LlmAgent): string | undefined {
   const instruction = agent.instruction;
   if (typeof instruction !== "string" || instruction.includes("{")) return undefined;
-  return ownsBaseMethod(agent, "canonicalInstruction") ? instruction : undefined;
+  return hasBaseCanonicalInstruction(agent) ? instruction : undefined;
 }
 
 /** Per prototype: whether `canonicalInstruction` is the one `LlmAgent` defines (not overridden). */
 const baseCanonicalByPrototype = new WeakMap<object, boolean>();
 
 /**
- * True when `method` comes from the farthest class in the agent's prototype chain that defines it
- * (`LlmAgent`), i.e. no subclass and no instance property overrides it. Without a runtime import of
- * `LlmAgent` (see `llm-agent-kind.ts`).
+ * True when the agent's `canonicalInstruction` comes from the farthest class in its prototype chain
+ * that defines it (`LlmAgent`), i.e. no subclass and no instance property overrides it. Without a
+ * runtime import of `LlmAgent` (see `llm-agent-kind.ts`).
  */
-function ownsBaseMethod(agent: LlmAgent, method: "canonicalInstruction"): boolean {
+function hasBaseCanonicalInstruction(agent: LlmAgent): boolean {
+  const method = "canonicalInstruction";
   if (Object.hasOwn(agent, method)) return false;
   const prototype = Object.getPrototypeOf(agent) as object;
   let known = baseCanonicalByPrototype.get(prototype);

@@ -91,12 +91,14 @@ export async function buildLlmRequestLendingContents(
   const readonly = new ReadonlyContext(ctx);
   for (const union of agent.tools) {
     const toolContext = new ToolContext(ctx, { actions });
+    let tools: readonly BaseTool[];
     if (isToolset(union)) {
       if (union.processLlmRequest !== BaseToolset.prototype.processLlmRequest) ownContents(request);
       await union.processLlmRequest({ toolContext, llmRequest: request });
-      for (const tool of await union.getTools(readonly)) await processWithTool(tool, toolContext, request);
-    } else {
-      const processing = processWithTool(union, toolContext, request);
+      tools = await union.getTools(readonly);
+    } else tools = [union];
+    for (const tool of tools) {
+      const processing = processWithTool(tool, toolContext, request);
       if (processing) await processing;
     }
   }
