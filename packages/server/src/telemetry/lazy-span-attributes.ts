@@ -45,6 +45,11 @@ export class LazySpanAttributes {
     return out;
   }
 
+  /** Whether the span has a lazy attribute. */
+  has(spanId: string): boolean {
+    return this.entries.has(spanId);
+  }
+
   bytesOf(spanId: string): number {
     let bytes = 0;
     for (let entry = this.entries.get(spanId); entry; entry = entry.next) bytes += entry.bytes;
