@@ -1,7 +1,11 @@
 import type { SpanAttributeValue } from "./span-json.js";
 
-/** Produces an attribute's JSON text, at most `maxChars` long (see `toJsonString`). */
-export type AttributeProducer = (maxChars: number) => string;
+/**
+ * Produces an attribute's JSON text, at most `maxChars` long (see `toJsonString`): a function,
+ * or an object with `write` (one small record per span instead of a closure and its context,
+ * for what is kept for every model call).
+ */
+export type AttributeProducer = ((maxChars: number) => string) | { write(maxChars: number): string };
 
 /** One lazy attribute of a span; a span's further ones follow in `next` (there is usually one). */
 interface LazyEntry {
@@ -41,7 +45,10 @@ export class LazySpanAttributes {
   /** The span's lazy attributes, written out (each at most `maxChars` long). */
   resolve(spanId: string, maxChars: number): Record<string, SpanAttributeValue> {
     const out: Record<string, SpanAttributeValue> = {};
-    for (let entry = this.entries.get(spanId); entry; entry = entry.next) out[entry.name] = entry.produce(maxChars);
+    for (let entry = this.entries.get(spanId); entry; entry = entry.next) {
+      const produce = entry.produce;
+      out[entry.name] = typeof produce === "function" ? produce(maxChars) : produce.write(maxChars);
+    }
     return out;
   }
 

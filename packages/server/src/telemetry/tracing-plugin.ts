@@ -305,12 +305,11 @@ export class TracingPlugin extends BasePlugin {
     const config = this.sharedConfig(key, own);
     const model = request.model;
     // About what this request adds to the recorded conversation (for the store's byte budget).
-    const newBytes = Math.max(0, node.jsonLength - (node.base?.jsonLength ?? 0));
     this.lazyAttributes.set(
       span.spanContext().spanId,
       TraceAttr.llmRequest,
-      (maxChars) => requestJson(model, config, node, Math.min(maxChars, this.maxAttributeChars)),
-      newBytes + 512,
+      new RequestAttribute(model, config, node, this.maxAttributeChars),
+      node.addedJsonLength + 512,
     );
   }
 
@@ -366,6 +365,20 @@ function modelNameOf(context: CallbackContext): string {
   if (typeof agent.model === "string") return agent.model;
   const model = agent.model as { model?: unknown } | undefined;
   return typeof model?.model === "string" ? model.model : "";
+}
+
+/** A model request's attribute until a trace is read: what it needs to write it, in one record (kept per model call). */
+class RequestAttribute {
+  constructor(
+    private readonly model: string | undefined,
+    private readonly config: Record<string, unknown>,
+    private readonly node: ContentsNode,
+    private readonly maxAttributeChars: number,
+  ) {}
+
+  write(maxChars: number): string {
+    return requestJson(this.model, this.config, this.node, Math.min(maxChars, this.maxAttributeChars));
+  }
 }
 
 /**

@@ -6,8 +6,9 @@ describe("LazySpanAttributes", () => {
     const lazy = new LazySpanAttributes();
     lazy.set("s1", "first", (max) => `"a${max}"`, 10);
     lazy.set("s1", "second", () => '"b"', 5);
-    lazy.set("s2", "first", () => '"c"', 7);
+    lazy.set("s2", "first", { write: (max) => `"c${max}"` }, 7);
     expect(lazy.resolve("s1", 3)).toEqual({ first: '"a3"', second: '"b"' });
+    expect(lazy.resolve("s2", 4)).toEqual({ first: '"c4"' });
     expect(Object.keys(lazy.resolve("s1", 3))).toEqual(["first", "second"]);
     expect([lazy.bytesOf("s1"), lazy.bytesOf("s2"), lazy.bytesOf("none")]).toEqual([15, 7, 0]);
     expect(lazy.resolve("none", 3)).toEqual({});

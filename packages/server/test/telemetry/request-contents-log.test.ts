@@ -4,13 +4,18 @@
 import { describe, expect, it } from "@jest/globals";
 import type { Content } from "@agentkit/core";
 import { SeededRandom } from "@agentkit/test-support/seeded-random";
-import { firstContents, materializeContents, RequestContentsLog } from "../../src/telemetry/request-contents-log.js";
+import {
+  type ContentsNode,
+  firstContents,
+  materializeContents,
+  RequestContentsLog,
+} from "../../src/telemetry/request-contents-log.js";
 import { toJsonString } from "../../src/telemetry/trace-json.js";
 
 const content = (text: string): Content => Object.freeze({ role: "user", parts: Object.freeze([{ text }]) }) as Content;
 
 describe("RequestContentsLog", () => {
-  it("records an append-only history array growing in place with a node of only its new contents each time", () => {
+  it("keeps an append-only history array growing in place by reference, each node with its request's length", () => {
     const log = new RequestContentsLog();
     const history = [content("a"), content("b")];
     const first = log.record("k", history, true);
@@ -21,13 +26,20 @@ describe("RequestContentsLog", () => {
       snapshots.push(history.slice());
       nodes.push(log.record("k", history, true));
     }
-    expect(first.tail).toHaveLength(2);
-    for (const node of nodes.slice(1)) {
-      expect(node.tail).toHaveLength(2);
-      expect(node.baseLength).toBe(node.length - 2);
+    for (const [i, node] of nodes.entries()) {
+      // No copy and no link to the node before: an evicted request's node is nothing but garbage.
+      expect(node.source).toBe(history);
+      expect(node.base).toBeUndefined();
+      expect(node.length).toBe(2 + 2 * i);
+      expect(node.jsonLength).toBe(toJsonString(snapshots[i]!, Number.POSITIVE_INFINITY).length);
     }
+    // What each request adds to the one before: its two new contents (and the comma before them).
+    const added = toJsonString([content("q0"), content("a0")], Number.POSITIVE_INFINITY).length - 1;
+    expect(nodes[1]!.addedJsonLength).toBe(added);
+    expect(first.addedJsonLength).toBe(first.jsonLength);
     // Each node is the request as it was when recorded, though the array grew after it.
     expect(nodes.map(materializeContents)).toEqual(snapshots);
+    expect(nodes.map((n) => firstContents(n, 3))).toEqual(snapshots.map((c) => c.slice(0, 3)));
   });
 
   it("remembers requests up to a total of contents, least recently used out: a forgotten key's next node shares nothing", () => {
@@ -42,14 +54,13 @@ describe("RequestContentsLog", () => {
     // a's request was let go to keep within 15 contents: its next node shares nothing, and
     // remembering it (11 contents) lets b's go in turn.
     const nextA = log.record("a", a, true);
-    expect(nextA.base).toBeUndefined();
-    expect(nextA.tail).toHaveLength(11);
-    expect(log.record("b", b, true).base).toBeUndefined();
+    expect(nextA.addedJsonLength).toBe(nextA.jsonLength);
+    const nextB = log.record("b", b, true);
+    expect(nextB.addedJsonLength).toBe(nextB.jsonLength);
     // Within the bound, a key's requests share their prefix as before.
     b.push(content("b11"));
     const again = log.record("b", b, true);
-    expect(again.baseLength).toBe(11);
-    expect(again.tail).toHaveLength(1);
+    expect(again.addedJsonLength).toBe(toJsonString([content("b11")], Number.POSITIVE_INFINITY).length - 1);
     expect(materializeContents(again)).toEqual(b);
   });
 
@@ -70,7 +81,8 @@ describe("RequestContentsLog", () => {
       reads = 0;
       const node = log.record("k", history, true);
       expect(reads).toBe(2);
-      expect(node.tail).toEqual(items.slice(-2));
+      expect(node.length).toBe(items.length);
+      expect(materializeContents(node).slice(-2)).toEqual(items.slice(-2));
     }
     // The same array without the promise is compared and copied in full.
     reads = 0;
@@ -99,18 +111,22 @@ describe("RequestContentsLog", () => {
     // A rebuilt history (a new array) that agrees on its first two contents.
     const rebuilt = [a, b, d];
     const afterRebuild = log.record("k", rebuilt, true);
-    expect(afterRebuild.baseLength).toBe(2);
-    expect(afterRebuild.tail).toEqual([d]);
+    expect(afterRebuild.source).toBe(rebuilt);
+    expect(materializeContents(afterRebuild)).toEqual([a, b, d]);
     // The old array grows after it was replaced: what the log shares comes from the new one.
     history.push(d);
     const copy = [a, b, d, c];
     const afterCopy = log.record("k", copy);
+    expect(afterCopy.base).toBe(afterRebuild);
     expect(afterCopy.baseLength).toBe(3);
+    expect(afterCopy.tail).toEqual([c]);
     expect(materializeContents(afterCopy)).toEqual([a, b, d, c]);
+    expect(firstContents(afterCopy, 2)).toEqual([a, b]);
     // Back to the append-only array after a copy: compared, not assumed.
     rebuilt.push(a);
     const back = log.record("k", rebuilt, true);
-    expect(back.baseLength).toBe(3);
+    expect(back.source).toBe(rebuilt);
+    expect(back.addedJsonLength).toBe(0); // [a, b, d, a] is as long as [a, b, d, c]
     expect(materializeContents(back)).toEqual([a, b, d, a]);
   });
 
@@ -132,6 +148,7 @@ describe("RequestContentsLog", () => {
       const rng = new SeededRandom(seed);
       const log = new RequestContentsLog();
       let history: Content[] = [];
+      const recorded: [ContentsNode, Content[]][] = [];
       for (let call = 0; call < 60; call++) {
         const roll = rng.int(10);
         // Grows (as a session does), goes back to a prefix (a rewind or another branch), or is rebuilt with an edit.
@@ -141,12 +158,16 @@ describe("RequestContentsLog", () => {
         else if (history.length > 0)
           history = history.map((c, i) => (i === rng.int(history.length) ? content(`edit${call}`) : c));
         const key = rng.chance(0.8) ? "k" : "other";
-        const node = log.record(key, history, false);
+        // Every array here is new and never edited, so either way of recording it is allowed.
+        const node = log.record(key, history, rng.chance(0.5));
         for (const count of [0, 1, 2, 5, history.length, history.length + 3])
           expect(firstContents(node, count)).toEqual(history.slice(0, count));
         expect(materializeContents(node)).toEqual(history);
         expect(node.jsonLength).toBe(toJsonString(history, Number.POSITIVE_INFINITY).length);
+        recorded.push([node, history]);
       }
+      // Every node still reads as its request, after all the requests recorded since.
+      for (const [node, contents] of recorded) expect(materializeContents(node)).toEqual(contents);
     },
   );
 });
