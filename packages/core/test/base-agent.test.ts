@@ -159,4 +159,45 @@ describe("BaseAgent.runAsync", () => {
     expect(ownCallback).toBe(false);
     expect(agent.runs).toBe(0);
   });
+
+  it("without agent callbacks hands out the agent's own run, with no layer forwarding its events", async () => {
+    let made: AsyncGenerator<Event, void, void> | undefined;
+    class Own extends EchoAgent {
+      protected override runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
+        made = super.runAsyncImpl(ctx);
+        return made;
+      }
+    }
+    const agent = new Own({ name: "own" });
+    const ctx = await invocation(agent);
+    const run = agent.runAsync(ctx);
+    expect(run).toBe(made);
+    const events: Event[] = [];
+    for await (const e of run) events.push(e);
+    expect(events.map((e) => getTextOf(e.content))).toEqual(["hi from own"]);
+    // A plugin with an agent callback puts the callbacks' layer back.
+    class Observer extends BasePlugin {
+      constructor() {
+        super("observer");
+      }
+      override afterAgentCallback(): undefined {
+        return undefined;
+      }
+    }
+    const observed = new Own({ name: "observed" });
+    const wrapped = observed.runAsync(await invocation(observed, [new Observer()]));
+    expect(wrapped).not.toBe(made);
+    expect((await wrapped.next()).value).toMatchObject({ author: "observed" });
+    expect(made).toBeDefined();
+  });
+
+  it("yields nothing once the invocation has ended, with or without callbacks", async () => {
+    for (const options of [{}, { afterAgentCallback: () => createTextContent("late", "model") }]) {
+      const agent = new EchoAgent({ name: "echo", ...options });
+      const ctx = await invocation(agent);
+      ctx.end();
+      expect(await run(agent, ctx)).toEqual([]);
+      expect(agent.runs).toBe(0);
+    }
+  });
 });

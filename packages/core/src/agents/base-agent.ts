@@ -103,9 +103,24 @@ export abstract class BaseAgent {
     return undefined;
   }
 
-  /** Runs the agent for one invocation (text mode), yielding its events. */
-  async *runAsync(parentContext: InvocationContext): AsyncGenerator<Event, void, void> {
+  /**
+   * Runs the agent for one invocation (text mode), yielding its events. Without agent callbacks
+   * (its own or plugins') the agent's own generator is returned as it is: a layer forwarding each
+   * event costs promises and microtask turns per event, on every agent of every run.
+   */
+  runAsync(parentContext: InvocationContext): AsyncGenerator<Event, void, void> {
     const ctx = parentContext.withAgent(this);
+    if (
+      !hasAgentCallbacks(ctx, "beforeAgentCallback", this.beforeAgentCallback) &&
+      !hasAgentCallbacks(ctx, "afterAgentCallback", this.afterAgentCallback)
+    ) {
+      return ctx.isEnded ? noEvents() : this.runAsyncImpl(ctx);
+    }
+    return this.runWithCallbacks(ctx);
+  }
+
+  /** `runAsync` with the before- and after-agent callbacks around the agent's own run. */
+  private async *runWithCallbacks(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
     const before = await this.handleBeforeAgent(ctx);
     if (before) yield before;
     if (ctx.isEnded) return;
@@ -172,6 +187,9 @@ export abstract class BaseAgent {
     });
   }
 }
+
+/** A run that yields nothing (an agent asked to run after the invocation ended). */
+async function* noEvents(): AsyncGenerator<Event, void, void> {}
 
 /** Whether a plugin or the agent has a callback here (without one, no context is made). */
 function hasAgentCallbacks(

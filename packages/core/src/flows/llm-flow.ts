@@ -41,14 +41,82 @@ import { sessionEvents } from "../sessions/session-events.js";
  *
  * Relies on the runner's contract: every non-partial event yielded is appended to the
  * session before the generator resumes, so the next step's history includes it.
+ *
+ * One generator, each step a turn of the loop (`continue steps` ends it), rather than a generator
+ * per step forwarded by this one: a forwarding layer costs promises and microtask turns per event.
  */
 export async function* runLlmFlow(ctx: InvocationContext, agent: LlmAgent): AsyncGenerator<Event, void, void> {
-  while (true) {
-    const step = new StepEvents(agent);
-    yield* runOneStep(ctx, agent, step);
-    const last = step.last;
-    if (!last || last.partial || isFinalResponse(last) || ctx.isEnded) return;
-  }
+  let step: StepEvents;
+  steps: do {
+    step = new StepEvents(agent);
+    ctx.throwIfAborted();
+    if (
+      newestUserEventAnswersCalls(sessionEvents(ctx.session), ctx.branch) &&
+      (yield* noted(resumeAnsweredCalls(ctx, agent), step))
+    )
+      continue;
+    if (ctx.isEnded) continue;
+
+    // One actions object for the step: state written while building the request (tools'
+    // processLlmRequest) or by model callbacks is stored with the step's model event.
+    const actions = createEventActions();
+    const request = await buildLlmRequestLendingContents(ctx, agent, actions);
+    // Without a code executor there is nothing to prepare (and no promise to await).
+    const inputFiles = agent.codeExecutor ? await preprocessCodeExecution(agent, request) : [];
+    const context = new CallbackContext(ctx, actions);
+    let stored = false;
+    for await (const modelResponse of callModel(ctx, agent, request, actions, context)) {
+      let response = modelResponse;
+      if (agent.codeExecutor?.modelSide)
+        response = await saveModelSideImages(ctx, response, actions, context.modelResponseEventId);
+      else if (agent.codeExecutor) {
+        const makeEvent = (r: LlmResponse) =>
+          createModelResponseEvent(ctx, agent, r, request.toolsDict, actions, context.modelResponseEventId);
+        // Code in the response was run: its events are out and the model is called again.
+        if (yield* noted(executeCodeInResponse(ctx, agent, response, inputFiles, makeEvent), step)) continue steps;
+      }
+      // Nothing to show (e.g. a usage-only chunk): skip, as ADK does.
+      if (!response.content && !response.errorCode && !response.interrupted) continue;
+      const event = createModelResponseEvent(
+        ctx,
+        agent,
+        response,
+        request.toolsDict,
+        actions,
+        context.modelResponseEventId,
+      );
+      const calls = event.partial ? [] : getFunctionCalls(event);
+      const pause = calls.length > 0 && ctx.runConfig.pauseOnToolCalls === true;
+      // Paused calls are pending like long-running ones: the client may answer them next run.
+      if (pause)
+        event.longRunningToolIds = [...new Set([...(event.longRunningToolIds ?? []), ...calls.map((c) => c.id!)])];
+      yield step.note(event);
+      if (event.partial) continue;
+      stored = true;
+      if (pause) {
+        ctx.end();
+        continue steps;
+      }
+      if (calls.length > 0) yield* afterFunctionCalls(ctx, agent, calls, request.toolsDict, step);
+    }
+    // The model said nothing worth an event, but the step changed state: keep the change.
+    if (!stored && hasEffects(actions)) {
+      yield step.note(
+        createEvent({
+          invocationId: ctx.invocationId,
+          author: agent.name,
+          branch: ctx.branch,
+          actions: deepCopy(actions),
+        }),
+      );
+    }
+  } while (anotherStep(step, ctx));
+}
+
+/** Whether the step just ended calls for another: its last event was complete but not final, and the invocation goes on. */
+function anotherStep(step: StepEvents, ctx: InvocationContext): boolean {
+  const last = step.last;
+  return last !== undefined && !last.partial && !isFinalResponse(last) && !ctx.isEnded;
 }
 
 /**
@@ -87,74 +155,6 @@ async function* noted<R>(events: AsyncGenerator<Event, R, void>, step: StepEvent
   } finally {
     // Stopped early (the consumer broke off, or a step failed): the inner generator's finally blocks run.
     if (!finished) await events.return(undefined as R);
-  }
-}
-
-async function* runOneStep(
-  ctx: InvocationContext,
-  agent: LlmAgent,
-  step: StepEvents,
-): AsyncGenerator<Event, void, void> {
-  ctx.throwIfAborted();
-  if (
-    newestUserEventAnswersCalls(sessionEvents(ctx.session), ctx.branch) &&
-    (yield* noted(resumeAnsweredCalls(ctx, agent), step))
-  )
-    return;
-  if (ctx.isEnded) return;
-
-  // One actions object for the step: state written while building the request (tools'
-  // processLlmRequest) or by model callbacks is stored with the step's model event.
-  const actions = createEventActions();
-  const request = await buildLlmRequestLendingContents(ctx, agent, actions);
-  // Without a code executor there is nothing to prepare (and no promise to await).
-  const inputFiles = agent.codeExecutor ? await preprocessCodeExecution(agent, request) : [];
-  const context = new CallbackContext(ctx, actions);
-  let stored = false;
-  for await (const modelResponse of callModel(ctx, agent, request, actions, context)) {
-    let response = modelResponse;
-    if (agent.codeExecutor?.modelSide)
-      response = await saveModelSideImages(ctx, response, actions, context.modelResponseEventId);
-    else if (agent.codeExecutor) {
-      const makeEvent = (r: LlmResponse) =>
-        createModelResponseEvent(ctx, agent, r, request.toolsDict, actions, context.modelResponseEventId);
-      // Code in the response was run: its events are out and the model is called again.
-      if (yield* noted(executeCodeInResponse(ctx, agent, response, inputFiles, makeEvent), step)) return;
-    }
-    // Nothing to show (e.g. a usage-only chunk): skip, as ADK does.
-    if (!response.content && !response.errorCode && !response.interrupted) continue;
-    const event = createModelResponseEvent(
-      ctx,
-      agent,
-      response,
-      request.toolsDict,
-      actions,
-      context.modelResponseEventId,
-    );
-    const calls = event.partial ? [] : getFunctionCalls(event);
-    const pause = calls.length > 0 && ctx.runConfig.pauseOnToolCalls === true;
-    // Paused calls are pending like long-running ones: the client may answer them next run.
-    if (pause)
-      event.longRunningToolIds = [...new Set([...(event.longRunningToolIds ?? []), ...calls.map((c) => c.id!)])];
-    yield step.note(event);
-    if (event.partial) continue;
-    stored = true;
-    if (pause) {
-      ctx.end();
-      return;
-    }
-    if (calls.length > 0) yield* afterFunctionCalls(ctx, agent, calls, request.toolsDict, step);
-  }
-  // The model said nothing worth an event, but the step changed state: keep the change.
-  if (!stored && hasEffects(actions)) {
-    yield step.note(
-      createEvent({
-        invocationId: ctx.invocationId,
-        author: agent.name,
-        branch: ctx.branch,
-        actions: deepCopy(actions),
-      }),
-    );
   }
 }
 

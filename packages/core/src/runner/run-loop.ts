@@ -4,81 +4,101 @@ import { BudgetExceededError } from "../errors/budget-errors.js";
 import { RunAbortedError } from "../errors/run-errors.js";
 import { createEvent, type Event } from "../events/event.js";
 import type { Session } from "../sessions/session.js";
-import { type AbortWatch, applyCustomMetadata } from "./run-helpers.js";
+import { AbortWatch, applyCustomMetadata } from "./run-helpers.js";
 import type { Runner } from "./runner.js";
 import { budgetExceededEvent, recordEventUsage } from "./run-usage.js";
 
 /** What the run loop uses of its runner. */
 export type RunLoopServices = Pick<Runner, "pluginManager" | "sessionService">;
 
+/** A run ready to start: its session loaded (and the user's turn stored, for `runAsync`). */
+export interface RunStart {
+  ctx: InvocationContext;
+  session: Session;
+  /** The agent's events: `runAsync` or `runLive` of the agent the run is for. */
+  start: (ctx: InvocationContext) => AsyncGenerator<Event, void, void>;
+  /** After a run that completed (not on break, abort or error): an event to yield, not stored (compaction's failure). */
+  afterCompleted?: () => Promise<Event | undefined>;
+}
+
 /**
- * The run loop every kind of run shares (`runAsync`, `resume`, `runLive`): beforeRun (a returned
- * content answers instead of the agent), the agent's events one at a time (onEvent, persist,
- * yield; the agent resumes only when the consumer asks for the next event), then afterRun
- * exactly once, also on early stop, abort or error. A used-up budget ends the run with an event
- * saying so before the error is thrown.
+ * Every kind of run (`runAsync`, `resume`, `runLive`) as one generator: the run's own steps
+ * (`prepare`: check the runner and the signal, load the session, store the user's turn, each
+ * wait raced against the signal through `watch`), then
+ * beforeRun (a returned content answers instead of the agent), the agent's events one at a time
+ * (onEvent, persist, yield; the agent resumes only when the consumer asks for the next event),
+ * then afterRun exactly once, also on early stop, abort or error, and last `afterCompleted` when
+ * the run completed. A used-up budget ends the run with an event saying so before the error is
+ * thrown. One generator rather than one per kind around a shared one: a layer forwarding each
+ * event costs promises and microtask turns per event. Nothing runs before the consumer asks for
+ * the first event.
  */
 export async function* runLoop(
   runner: RunLoopServices,
-  ctx: InvocationContext,
-  session: Session,
-  watch: AbortWatch,
-  start: (ctx: InvocationContext) => AsyncGenerator<Event, void, void>,
+  signal: AbortSignal | undefined,
+  prepare: (watch: AbortWatch) => Promise<RunStart>,
 ): AsyncGenerator<Event, void, void> {
-  let agentRun: AsyncGenerator<Event, void, void> | undefined;
-  let stepPending = false;
-  let failed: { error: unknown } | undefined;
-  /** beforeRun while it runs: an abort can end the run before it settles. */
-  let beforeRun: Promise<unknown> | undefined;
+  const watch = new AbortWatch(signal);
   try {
-    // Hooks are awaited only when a plugin has them (no arguments, no microtask turns otherwise).
-    let early: Content | undefined;
-    if (runner.pluginManager.hasHook("beforeRunCallback")) {
-      const running = runner.pluginManager.run("beforeRunCallback", { invocationContext: ctx });
-      beforeRun = running;
-      early = await watch.race(running);
-      beforeRun = undefined;
-    }
-    if (early) {
-      const event = createEvent({
-        invocationId: ctx.invocationId,
-        author: ctx.agent.name,
-        branch: ctx.branch,
-        content: { role: early.role ?? "model", parts: early.parts ?? [] },
-      });
-      applyCustomMetadata(event, ctx.runConfig.customMetadata);
-      watch.throwIfAborted();
-      await runner.sessionService.appendEvent({ session, event });
-      yield event;
-      return;
-    }
-    agentRun = start(ctx);
-    for (;;) {
-      stepPending = true;
-      let step: IteratorResult<Event, void>;
-      try {
-        step = await watch.race(agentRun.next());
-      } catch (error) {
-        throw watch.isAborted && !(error instanceof RunAbortedError) ? new RunAbortedError({ cause: error }) : error;
+    const { ctx, session, start, afterCompleted } = await prepare(watch);
+    let agentRun: AsyncGenerator<Event, void, void> | undefined;
+    let stepPending = false;
+    let failed: { error: unknown } | undefined;
+    /** beforeRun while it runs: an abort can end the run before it settles. */
+    let beforeRun: Promise<unknown> | undefined;
+    try {
+      // Hooks are awaited only when a plugin has them (no arguments, no microtask turns otherwise).
+      let early: Content | undefined;
+      if (runner.pluginManager.hasHook("beforeRunCallback")) {
+        const running = runner.pluginManager.run("beforeRunCallback", { invocationContext: ctx });
+        beforeRun = running;
+        early = await watch.race(running);
+        beforeRun = undefined;
       }
-      stepPending = false;
-      if (step.done) {
-        agentRun = undefined; // finished: nothing to return (a `return()` would cost a promise and a turn)
-        break;
+      if (early) {
+        const event = createEvent({
+          invocationId: ctx.invocationId,
+          author: ctx.agent.name,
+          branch: ctx.branch,
+          content: { role: early.role ?? "model", parts: early.parts ?? [] },
+        });
+        applyCustomMetadata(event, ctx.runConfig.customMetadata);
+        watch.throwIfAborted();
+        await runner.sessionService.appendEvent({ session, event });
+        yield event;
+      } else agentRun = start(ctx);
+      while (agentRun) {
+        stepPending = true;
+        let step: IteratorResult<Event, void>;
+        try {
+          step = await watch.race(agentRun.next());
+        } catch (error) {
+          throw watch.isAborted && !(error instanceof RunAbortedError) ? new RunAbortedError({ cause: error }) : error;
+        }
+        stepPending = false;
+        if (step.done) {
+          agentRun = undefined; // finished: nothing to return (a `return()` would cost a promise and a turn)
+          break;
+        }
+        const event = await handleEvent(runner, ctx, session, step.value, watch);
+        yield event;
+        watch.throwIfAborted();
       }
-      const event = await handleEvent(runner, ctx, session, step.value, watch);
-      yield event;
-      watch.throwIfAborted();
+    } catch (error) {
+      failed = { error };
+      // A used-up budget is an answer too: the client sees (and the session keeps) why the run stopped.
+      if (error instanceof BudgetExceededError && !watch.isAborted) {
+        yield await handleEvent(runner, ctx, session, budgetExceededEvent(ctx, error), watch);
+      }
+      throw error;
+    } finally {
+      await finishRun(runner, ctx, agentRun, stepPending, failed, beforeRun);
     }
-  } catch (error) {
-    failed = { error };
-    // A used-up budget is an answer too: the client sees (and the session keeps) why the run stopped.
-    if (error instanceof BudgetExceededError && !watch.isAborted) {
-      yield await handleEvent(runner, ctx, session, budgetExceededEvent(ctx, error), watch);
-    }
-    throw error;
+    // Reached only when the run completed (not on break, abort or error).
+    const extra = await afterCompleted?.();
+    if (extra) yield extra;
   } finally {
-    await finishRun(runner, ctx, agentRun, stepPending, failed, beforeRun);
+    watch.dispose();
   }
 }
 

@@ -26,8 +26,8 @@ import { findInterruptedRun, findResumeTarget, resumeScope } from "./resume-targ
 import { storeInterruptedCallResponses } from "./interrupted-calls.js";
 import { loadRunSession } from "./load-run-session.js";
 import { newRunContext } from "./run-context.js";
-import { AbortWatch } from "./run-helpers.js";
-import { runLoop } from "./run-loop.js";
+import type { AbortWatch } from "./run-helpers.js";
+import { type RunStart, runLoop } from "./run-loop.js";
 import type {
   RunAsyncRequest,
   RunEphemeralRequest,
@@ -111,58 +111,64 @@ export class Runner {
    * resumed; partial events are yielded only. The user's event is persisted, not yielded.
    * Breaking out of the loop stops the agent. Aborting `signal` throws `RunAbortedError`.
    */
-  async *runAsync(request: RunAsyncRequest): AsyncGenerator<Event, void, void> {
-    this.assertOpen();
-    const watch = new AbortWatch(request.signal);
-    try {
-      watch.throwIfAborted();
-      const runConfig = resolveRunConfig(request.runConfig);
-      const session = await watch.race(
-        loadRunSession(this, request.userId, request.sessionId, runConfig.autoCreateSession),
-      );
-      const rootContext = newRunContext(this, {
-        session,
-        runConfig,
-        signal: request.signal,
-        invocationId: request.invocationId,
-        now: this.now,
-      });
-      // Checked against the history as it was, before the interrupted calls are closed.
-      const checked = checkedUserMessage(request.newMessage, sessionEvents(session));
-      await storeInterruptedCallResponses(this.sessionService, session, watch);
-      const message = await appendUserTurn(this, {
-        ctx: rootContext,
-        session,
-        message: checked,
-        stateDelta: request.stateDelta,
-        watch,
-      });
+  runAsync(request: RunAsyncRequest): AsyncGenerator<Event, void, void> {
+    return runLoop(this, request.signal, (watch) => this.startRun(request, watch));
+  }
 
-      // In a resumable app an answer continues the paused workflow run it belongs to.
-      const resumeTarget = this.resumability?.isResumable ? findResumeTarget(session, this.agent) : undefined;
-      const agent = resumeTarget ?? findAgentToRun(session, this.agent);
-      const ctx = rootContext.withAgent(agent, {
-        userContent: message,
-        nodeScope: resumeTarget ? resumeScope(resumeTarget, message) : undefined,
-      });
-      yield* runLoop(this, ctx, session, watch, (c) => c.agent.runAsync(c));
-      // Reached only when the run completed (not on break, abort or error).
-      if (this.eventsCompactionConfig) {
-        const failure = await compactAfterRun({
-          config: this.eventsCompactionConfig,
-          rootAgent: this.agent,
-          ctx,
-          session,
-          sessionService: this.sessionService,
-          signal: request.signal,
-          fallback: this.compactionFallback,
-        });
-        // Yielded, not stored: the caller learns of it; the session keeps only the run.
-        if (failure) yield failure;
-      }
-    } finally {
-      watch.dispose();
-    }
+  /** `runAsync`'s own steps before the loop: the session, the user's turn, the agent to run. */
+  private async startRun(request: RunAsyncRequest, watch: AbortWatch): Promise<RunStart> {
+    this.assertOpen();
+    watch.throwIfAborted();
+    const runConfig = resolveRunConfig(request.runConfig);
+    const session = await watch.race(
+      loadRunSession(this, request.userId, request.sessionId, runConfig.autoCreateSession),
+    );
+    const rootContext = newRunContext(this, {
+      session,
+      runConfig,
+      signal: request.signal,
+      invocationId: request.invocationId,
+      now: this.now,
+    });
+    // Checked against the history as it was, before the interrupted calls are closed.
+    const checked = checkedUserMessage(request.newMessage, sessionEvents(session));
+    await storeInterruptedCallResponses(this.sessionService, session, watch);
+    const message = await appendUserTurn(this, {
+      ctx: rootContext,
+      session,
+      message: checked,
+      stateDelta: request.stateDelta,
+      watch,
+    });
+
+    // In a resumable app an answer continues the paused workflow run it belongs to.
+    const resumeTarget = this.resumability?.isResumable ? findResumeTarget(session, this.agent) : undefined;
+    const agent = resumeTarget ?? findAgentToRun(session, this.agent);
+    const ctx = rootContext.withAgent(agent, {
+      userContent: message,
+      nodeScope: resumeTarget ? resumeScope(resumeTarget, message) : undefined,
+    });
+    const compaction = this.eventsCompactionConfig;
+    return {
+      ctx,
+      session,
+      start: (c) => c.agent.runAsync(c),
+      // Yielded, not stored: the caller learns of a failed compaction; the session keeps only the run.
+      ...(compaction
+        ? {
+            afterCompleted: () =>
+              compactAfterRun({
+                config: compaction,
+                rootAgent: this.agent,
+                ctx,
+                session,
+                sessionService: this.sessionService,
+                signal: request.signal,
+                fallback: this.compactionFallback,
+              }),
+          }
+        : {}),
+    };
   }
 
   /**
@@ -190,11 +196,10 @@ export class Runner {
    * (this returns without events). Throws `NothingToResumeError` when the latest run completed,
    * `NotResumableError` when the app is not resumable.
    */
-  async *resume(request: ResumeRequest): AsyncGenerator<Event, void, void> {
-    this.assertOpen();
-    if (!this.resumability?.isResumable) throw new NotResumableError();
-    const watch = new AbortWatch(request.signal);
-    try {
+  resume(request: ResumeRequest): AsyncGenerator<Event, void, void> {
+    return runLoop(this, request.signal, async (watch) => {
+      this.assertOpen();
+      if (!this.resumability?.isResumable) throw new NotResumableError();
       watch.throwIfAborted();
       const runConfig = resolveRunConfig(request.runConfig);
       const session = await watch.race(loadRunSession(this, request.userId, request.sessionId, false));
@@ -203,10 +208,8 @@ export class Runner {
       const rootContext = newRunContext(this, { session, runConfig, signal: request.signal, now: this.now });
       await storeInterruptedCallResponses(this.sessionService, session, watch);
       const ctx = rootContext.withAgent(target, { nodeScope: resumeScope(target, undefined) });
-      yield* runLoop(this, ctx, session, watch, (c) => c.agent.runAsync(c));
-    } finally {
-      watch.dispose();
-    }
+      return { ctx, session, start: (c) => c.agent.runAsync(c) };
+    });
   }
 
   /**
@@ -214,10 +217,9 @@ export class Runner {
    * output as events (persisted like `runAsync`'s, complete ones only) until the queue is
    * closed, the model ends the connection or `signal` aborts (`RunAbortedError`).
    */
-  async *runLive(request: RunLiveRequest): AsyncGenerator<Event, void, void> {
-    this.assertOpen();
-    const watch = new AbortWatch(request.signal);
-    try {
+  runLive(request: RunLiveRequest): AsyncGenerator<Event, void, void> {
+    return runLoop(this, request.signal, async (watch) => {
+      this.assertOpen();
       watch.throwIfAborted();
       const runConfig = resolveRunConfig({ ...request.runConfig, streamingMode: StreamingMode.BIDI });
       const session = await watch.race(
@@ -232,10 +234,8 @@ export class Runner {
       });
       await storeInterruptedCallResponses(this.sessionService, session, watch);
       const ctx = rootContext.withAgent(findAgentToRun(session, this.agent));
-      yield* runLoop(this, ctx, session, watch, (c) => c.agent.runLive(c));
-    } finally {
-      watch.dispose();
-    }
+      return { ctx, session, start: (c) => c.agent.runLive(c) };
+    });
   }
 
   /**
