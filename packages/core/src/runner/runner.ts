@@ -1,6 +1,6 @@
 import type { BaseAgent } from "../agents/base-agent.js";
 import type { ResumabilityConfig } from "../context/invocation-context.js";
-import { resolveRunConfig, StreamingMode } from "../agents/run-config.js";
+import { type ResolvedRunConfig, resolveRunConfig, type RunConfig, StreamingMode } from "../agents/run-config.js";
 import type { BaseArtifactService } from "../artifacts/base-artifact-service.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { NotResumableError, NothingToResumeError } from "../errors/run-errors.js";
@@ -115,14 +115,27 @@ export class Runner {
     return runLoop(this, request.signal, (watch) => this.startRun(request, watch));
   }
 
-  /** `runAsync`'s own steps before the loop: the session, the user's turn, the agent to run. */
-  private async startRun(request: RunAsyncRequest, watch: AbortWatch): Promise<RunStart> {
+  /**
+   * The session a run (of `runAsync` or `runLive`) works on, once the runner is open and the
+   * signal not aborted; created when the run config asks for that (`autoCreateSession`).
+   */
+  private async openSession(
+    request: { userId: string; sessionId: string },
+    config: RunConfig,
+    watch: AbortWatch,
+  ): Promise<{ session: Session; runConfig: ResolvedRunConfig }> {
     this.assertOpen();
     watch.throwIfAborted();
-    const runConfig = resolveRunConfig(request.runConfig);
+    const runConfig = resolveRunConfig(config);
     const session = await watch.race(
       loadRunSession(this, request.userId, request.sessionId, runConfig.autoCreateSession),
     );
+    return { session, runConfig };
+  }
+
+  /** `runAsync`'s own steps before the loop: the session, the user's turn, the agent to run. */
+  private async startRun(request: RunAsyncRequest, watch: AbortWatch): Promise<RunStart> {
+    const { session, runConfig } = await this.openSession(request, request.runConfig ?? {}, watch);
     const rootContext = newRunContext(this, {
       session,
       runConfig,
@@ -219,11 +232,10 @@ export class Runner {
    */
   runLive(request: RunLiveRequest): AsyncGenerator<Event, void, void> {
     return runLoop(this, request.signal, async (watch) => {
-      this.assertOpen();
-      watch.throwIfAborted();
-      const runConfig = resolveRunConfig({ ...request.runConfig, streamingMode: StreamingMode.BIDI });
-      const session = await watch.race(
-        loadRunSession(this, request.userId, request.sessionId, runConfig.autoCreateSession),
+      const { session, runConfig } = await this.openSession(
+        request,
+        { ...request.runConfig, streamingMode: StreamingMode.BIDI },
+        watch,
       );
       const rootContext = newRunContext(this, {
         session,
