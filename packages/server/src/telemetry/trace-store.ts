@@ -60,7 +60,7 @@ class StoredTrace {
 export type EventTraceAttributes = Record<string, SpanAttributeValue> & { trace_id: string; span_id: string };
 
 /**
- * A span processor that keeps ended spans in memory, indexed by trace, session and event, and
+ * A span processor that keeps ended spans in memory, indexed by trace and event, and
  * bounded: past `maxTraces`, `maxSpans` or `maxBytes` the oldest traces are evicted whole. A
  * trace belongs to a session when any of its spans carries the session id
  * (`gcp.vertex.agent.session_id` or `gen_ai.conversation.id`), as ADK's servers associate them.
