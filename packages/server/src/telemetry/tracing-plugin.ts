@@ -3,6 +3,7 @@ import {
   BasePlugin,
   type BaseAgent,
   type CallbackContext,
+  type Content,
   type LlmRequest,
   type ToolContext,
   type BeforeRunHookArgs,
@@ -393,18 +394,47 @@ function requestJson(
   node: ContentsNode,
   maxChars: number,
 ): string {
-  const lead = toJsonString({ model, config }, Number.POSITIVE_INFINITY);
-  const open = `${lead.slice(0, -1)},"contents":`;
+  const open = `${leadJson(model, config).slice(0, -1)},"contents":`;
   const length = open.length + node.jsonLength + 1;
   if (length <= maxChars) return toJsonString({ model, config, contents: materializeContents(node) }, maxChars);
   const wanted = headChars(maxChars);
-  let head = "";
-  // A few contents first, more only when they are short: the head is a few thousand characters.
-  for (let count = 8; ; count *= 4) {
-    head = `${open}[${firstContents(node, count)
-      .map((content) => toJsonString(content, Number.POSITIVE_INFINITY))
-      .join(",")}`;
-    if (head.length >= wanted || count >= node.length) break;
+  let head = `${open}[`;
+  let written = 0;
+  // Contents are written one by one until the head is long enough, each once: a session's span
+  // list writes a head for every request in it. They are fetched a few first, more only when
+  // they are short (a chain node is walked to find them).
+  for (let count = 8; head.length < wanted && written < node.length; count *= 4) {
+    const contents = firstContents(node, count);
+    for (; written < contents.length && head.length < wanted; written++)
+      head += `${written > 0 ? "," : ""}${contentJson(contents[written]!)}`;
   }
   return truncatedJson(length, head, maxChars);
+}
+
+/**
+ * A content's JSON, written once per content object: the recorded contents are frozen snapshots
+ * shared by every request of a conversation, so every head in a session's span list starts with
+ * the same ones. Held as long as the content is (weakly).
+ */
+const contentTexts = new WeakMap<Content, string>();
+
+function contentJson(content: Content): string {
+  let json = contentTexts.get(content);
+  if (json === undefined) {
+    json = toJsonString(content, Number.POSITIVE_INFINITY);
+    // Only a frozen content cannot change after it was written.
+    if (Object.isFrozen(content)) contentTexts.set(content, json);
+  }
+  return json;
+}
+
+/** `{ model, config }` as JSON, written once per config object (a conversation's requests share an equal config). */
+const leads = new WeakMap<object, { model: string | undefined; json: string }>();
+
+function leadJson(model: string | undefined, config: Record<string, unknown>): string {
+  const known = leads.get(config);
+  if (known && known.model === model) return known.json;
+  const json = toJsonString({ model, config }, Number.POSITIVE_INFINITY);
+  leads.set(config, { model, json });
+  return json;
 }
