@@ -192,7 +192,7 @@ export class TraceStore implements SpanProcessor {
     for (const span of trace.open) estimate += spanBytes(span);
     const before = trace.sealed;
     trace.sealed = this.arena.write(JSON.stringify(spans));
-    trace.sealedEventIds = exactIds(spans, (span) => eventIdOf(span));
+    trace.sealedEventIds = exactIds(spans, eventIdOf);
     trace.sealedLazySpanIds = exactIds(spans, (span) => (this.lazy.has(span.span_id) ? span.span_id : undefined));
     if (before) this.arena.release(before);
     trace.open = [];
@@ -244,8 +244,7 @@ export class TraceStore implements SpanProcessor {
       const lazyBytes = this.lazy.bytesOf(dropped.span_id);
       this.addBytes(trace, -(spanBytes(dropped) + lazyBytes));
       this.lazy.delete(dropped.span_id);
-      const eventId = eventIdOf(dropped);
-      if (eventId !== undefined && this.byEvent.get(eventId) === currentTraceId) this.byEvent.delete(eventId);
+      this.forgetEvent(eventIdOf(dropped), currentTraceId);
     }
   }
 
@@ -256,14 +255,17 @@ export class TraceStore implements SpanProcessor {
     this.spanCount -= trace.spanCount;
     this.byteCount -= trace.bytes;
     if (trace.sealed) this.arena.release(trace.sealed);
-    const forget = (spanId: string, eventId: string | undefined) => {
-      this.lazy.delete(spanId);
-      if (eventId !== undefined && this.byEvent.get(eventId) === traceId) this.byEvent.delete(eventId);
-    };
-    for (const span of trace.open) forget(span.span_id, eventIdOf(span));
+    for (const span of trace.open) {
+      this.lazy.delete(span.span_id);
+      this.forgetEvent(eventIdOf(span), traceId);
+    }
     for (const spanId of trace.sealedLazySpanIds ?? []) this.lazy.delete(spanId);
-    for (const eventId of trace.sealedEventIds ?? [])
-      if (this.byEvent.get(eventId) === traceId) this.byEvent.delete(eventId);
+    for (const eventId of trace.sealedEventIds ?? []) this.forgetEvent(eventId, traceId);
+  }
+
+  /** Drops the event's index entry if it still names this trace (a later trace may have taken the id). */
+  private forgetEvent(eventId: string | undefined, traceId: string): void {
+    if (eventId !== undefined && this.byEvent.get(eventId) === traceId) this.byEvent.delete(eventId);
   }
 }
 
