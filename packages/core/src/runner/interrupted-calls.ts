@@ -71,14 +71,22 @@ export function closeInterruptedCalls(events: readonly Event[]): Event[] {
   );
 }
 
-/** Stores the responses of `closeInterruptedCalls` before a run starts (aborting stops between them). */
-export async function storeInterruptedCallResponses(
+/**
+ * Stores the responses of `closeInterruptedCalls` before a run starts (aborting stops between
+ * them). Undefined when there is nothing to store, as in most runs: the caller then awaits
+ * nothing (no promise made, no turn of the microtask queue).
+ */
+export function storeInterruptedCallResponses(
   sessionService: BaseSessionService,
   session: Session,
   watch: AbortWatch,
-): Promise<void> {
-  for (const event of closeInterruptedCalls(sessionEvents(session))) {
-    watch.throwIfAborted();
-    await sessionService.appendEvent({ session, event });
-  }
+): Promise<void> | undefined {
+  const responses = closeInterruptedCalls(sessionEvents(session));
+  if (responses.length === 0) return undefined;
+  return (async () => {
+    for (const event of responses) {
+      watch.throwIfAborted();
+      await sessionService.appendEvent({ session, event });
+    }
+  })();
 }

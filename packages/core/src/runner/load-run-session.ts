@@ -5,23 +5,34 @@ import type { Session } from "../sessions/session.js";
 /**
  * The session a run works on. A missing one throws `SessionNotFoundError`, unless `autoCreate`
  * (`RunConfig.autoCreateSession`): then it is created, and a run that created it in between
- * wins (its session is used, not an error).
+ * wins (its session is used, not an error). The found session comes through one `then` of the
+ * store's promise (an async frame here cost each run a promise and a turn more).
  */
-export async function loadRunSession(
+export function loadRunSession(
   services: { appName: string; sessionService: BaseSessionService },
   userId: string,
   sessionId: string,
   autoCreate: boolean,
 ): Promise<Session> {
   const key = { appName: services.appName, userId, sessionId };
-  const found = await services.sessionService.getSession(key);
-  if (found) return found;
-  if (!autoCreate) throw new SessionNotFoundError(key);
+  return services.sessionService
+    .getSession(key)
+    .then((found) => found ?? (autoCreate ? createRunSession(services.sessionService, key) : notFound(key)));
+}
+
+function notFound(key: { appName: string; userId: string; sessionId: string }): never {
+  throw new SessionNotFoundError(key);
+}
+
+async function createRunSession(
+  sessionService: BaseSessionService,
+  key: { appName: string; userId: string; sessionId: string },
+): Promise<Session> {
   try {
-    return await services.sessionService.createSession(key);
+    return await sessionService.createSession(key);
   } catch (error) {
     if (!(error instanceof SessionAlreadyExistsError)) throw error;
-    const again = await services.sessionService.getSession(key);
+    const again = await sessionService.getSession(key);
     if (!again) throw error;
     return again;
   }

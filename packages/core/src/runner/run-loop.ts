@@ -135,9 +135,12 @@ async function finishRun(
 
 /**
  * One event of the agent: the run's custom metadata and usage, onEvent plugins (which may
- * replace it), then stored unless partial. Returns what the caller yields.
+ * replace it), then stored unless partial. Resolves with what the caller yields. Not an async
+ * function: without an onEvent plugin the store's own promise is the only one made (an async
+ * frame per event cost the run loop a promise and turns of the microtask queue); a check that
+ * fails throws in the caller's frame, where a rejection would land too.
  */
-async function handleEvent(
+function handleEvent(
   runner: RunLoopServices,
   ctx: InvocationContext,
   session: Session,
@@ -146,18 +149,18 @@ async function handleEvent(
 ): Promise<Event> {
   applyCustomMetadata(event, ctx.runConfig.customMetadata);
   recordEventUsage(ctx, event);
-  // No onEvent plugin: no hook arguments made and no turn of the microtask queue spent per event.
-  const replaced = runner.pluginManager.hasHook("onEventCallback")
-    ? await runner.pluginManager.run("onEventCallback", { invocationContext: ctx, event })
-    : undefined;
-  const out = replaced ?? event;
-  if (replaced) {
-    applyCustomMetadata(out, ctx.runConfig.customMetadata);
-    recordEventUsage(ctx, out, false);
-  }
-  if (!out.partial) {
-    watch.throwIfAborted();
-    await runner.sessionService.appendEvent({ session, event: out });
-  }
-  return out;
+  if (!runner.pluginManager.hasHook("onEventCallback")) return storeEvent(runner, session, event, watch);
+  return runner.pluginManager.run("onEventCallback", { invocationContext: ctx, event }).then((replaced) => {
+    if (!replaced) return storeEvent(runner, session, event, watch);
+    applyCustomMetadata(replaced, ctx.runConfig.customMetadata);
+    recordEventUsage(ctx, replaced, false);
+    return storeEvent(runner, session, replaced, watch);
+  });
+}
+
+/** Persists a complete event (a partial one is yielded only); resolves with the event itself. */
+function storeEvent(runner: RunLoopServices, session: Session, event: Event, watch: AbortWatch): Promise<Event> {
+  if (event.partial) return Promise.resolve(event);
+  watch.throwIfAborted();
+  return runner.sessionService.appendEvent({ session, event }).then(() => event);
 }

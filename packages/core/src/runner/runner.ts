@@ -117,25 +117,27 @@ export class Runner {
 
   /**
    * The session a run (of `runAsync` or `runLive`) works on, once the runner is open and the
-   * signal not aborted; created when the run config asks for that (`autoCreateSession`).
+   * signal not aborted; created when the run config asks for that (`autoCreateSession`). Not an
+   * async function: the caller awaits the session itself (an async layer here cost each run a
+   * promise and two turns of the microtask queue); the checks throw in the caller's frame.
    */
-  private async openSession(
+  private openSession(
     request: { userId: string; sessionId: string },
     config: RunConfig,
     watch: AbortWatch,
-  ): Promise<{ session: Session; runConfig: ResolvedRunConfig }> {
+  ): { session: Promise<Session>; runConfig: ResolvedRunConfig } {
     this.assertOpen();
     watch.throwIfAborted();
     const runConfig = resolveRunConfig(config);
-    const session = await watch.race(
-      loadRunSession(this, request.userId, request.sessionId, runConfig.autoCreateSession),
-    );
+    const session = watch.race(loadRunSession(this, request.userId, request.sessionId, runConfig.autoCreateSession));
     return { session, runConfig };
   }
 
   /** `runAsync`'s own steps before the loop: the session, the user's turn, the agent to run. */
   private async startRun(request: RunAsyncRequest, watch: AbortWatch): Promise<RunStart> {
-    const { session, runConfig } = await this.openSession(request, request.runConfig ?? {}, watch);
+    const opened = this.openSession(request, request.runConfig ?? {}, watch);
+    const session = await opened.session;
+    const runConfig = opened.runConfig;
     const rootContext = newRunContext(this, {
       session,
       runConfig,
@@ -145,7 +147,8 @@ export class Runner {
     });
     // Checked against the history as it was, before the interrupted calls are closed.
     const checked = checkedUserMessage(request.newMessage, sessionEvents(session));
-    await storeInterruptedCallResponses(this.sessionService, session, watch);
+    const interrupted = storeInterruptedCallResponses(this.sessionService, session, watch);
+    if (interrupted) await interrupted;
     const message = await appendUserTurn(this, {
       ctx: rootContext,
       session,
@@ -219,7 +222,8 @@ export class Runner {
       const target = findInterruptedRun(session, this.agent);
       if (!target) throw new NothingToResumeError(request.sessionId);
       const rootContext = newRunContext(this, { session, runConfig, signal: request.signal, now: this.now });
-      await storeInterruptedCallResponses(this.sessionService, session, watch);
+      const interrupted = storeInterruptedCallResponses(this.sessionService, session, watch);
+      if (interrupted) await interrupted;
       const ctx = rootContext.withAgent(target, { nodeScope: resumeScope(target, undefined) });
       return { ctx, session, start: (c) => c.agent.runAsync(c) };
     });
@@ -232,11 +236,9 @@ export class Runner {
    */
   runLive(request: RunLiveRequest): AsyncGenerator<Event, void, void> {
     return runLoop(this, request.signal, async (watch) => {
-      const { session, runConfig } = await this.openSession(
-        request,
-        { ...request.runConfig, streamingMode: StreamingMode.BIDI },
-        watch,
-      );
+      const opened = this.openSession(request, { ...request.runConfig, streamingMode: StreamingMode.BIDI }, watch);
+      const session = await opened.session;
+      const runConfig = opened.runConfig;
       const rootContext = newRunContext(this, {
         session,
         runConfig,
@@ -244,7 +246,8 @@ export class Runner {
         liveRequestQueue: request.liveRequestQueue,
         now: this.now,
       });
-      await storeInterruptedCallResponses(this.sessionService, session, watch);
+      const interrupted = storeInterruptedCallResponses(this.sessionService, session, watch);
+      if (interrupted) await interrupted;
       const ctx = rootContext.withAgent(findAgentToRun(session, this.agent));
       return { ctx, session, start: (c) => c.agent.runLive(c) };
     });
