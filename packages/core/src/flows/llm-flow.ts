@@ -19,6 +19,7 @@ import { buildCredentialRequestEvent } from "../auth/credential-request.js";
 import { resumeAuthorizedToolCalls } from "./credential-resume.js";
 import {
   executeFunctionCalls,
+  type FunctionCallsOutcome,
   generateFunctionCallId,
   getLongRunningCallIds,
   hasEffects,
@@ -32,6 +33,7 @@ import { newestUserEventAnswersCalls } from "./answers-calls.js";
 import { deepCopy } from "../content/deep-copy.js";
 import { saveOutputToState } from "./output-key.js";
 import { sessionEvents } from "../sessions/session-events.js";
+import { hasOwnKeys } from "../sessions/own-keys.js";
 
 /**
  * The text-mode loop of an LlmAgent: steps (build request, call model, run tools) until a
@@ -97,7 +99,20 @@ export async function* runLlmFlow(ctx: InvocationContext, agent: LlmAgent): Asyn
         ctx.end();
         continue steps;
       }
-      if (calls.length > 0) yield* afterFunctionCalls(ctx, agent, calls, request.toolsDict, step);
+      if (calls.length === 0) continue;
+      // The calls run here and their response is yielded by this generator; only a response
+      // that asks for more (a pause, a structured answer, a transfer) goes through a second one.
+      const outcome = await executeFunctionCalls(ctx, agent, calls, request.toolsDict);
+      const responseEvent = outcome.event;
+      // Built before the response is stored: a credential the user cannot be asked for answers its call with an error.
+      const credentialRequest =
+        responseEvent && hasOwnKeys(responseEvent.actions.requestedAuthConfigs)
+          ? await buildCredentialRequestEvent(ctx, agent.name, calls, responseEvent, generateFunctionCallId)
+          : undefined;
+      if (responseEvent) yield step.note(responseEvent);
+      // Read once the response is stored: an onEvent plugin may have changed its actions.
+      if (asksForMore(outcome, credentialRequest))
+        yield* afterFunctionResponse(ctx, agent, calls, outcome, credentialRequest, step);
     }
     // The model said nothing worth an event, but the step changed state: keep the change.
     if (!stored && hasEffects(actions)) {
@@ -242,24 +257,36 @@ export function createModelResponseEvent(
 }
 
 /**
- * Runs the calls of a model event and yields, in order: the function-response event; then
- * either the confirmation request (the turn ends), the structured final answer of a
- * `set_model_response` call, or the events of the agent transferred to.
+ * Whether a stored function response is followed by more events of its step: what a call waits
+ * for (suspensions, a credential or a confirmation to ask for), a `set_model_response` answer,
+ * or a transfer to another agent.
  */
-async function* afterFunctionCalls(
+function asksForMore(outcome: FunctionCallsOutcome, credentialRequest: Event | undefined): boolean {
+  if (outcome.suspensions || credentialRequest) return true;
+  const event = outcome.event;
+  if (!event) return false;
+  return (
+    hasOwnKeys(event.actions.requestedToolConfirmations) ||
+    outcome.structuredOutput !== undefined ||
+    event.actions.transferToAgent !== undefined
+  );
+}
+
+/**
+ * What follows a stored function response (see `asksForMore`), in order: every request of a step
+ * whose calls suspended (the turn ends); else the credential request, or the confirmation
+ * request (the turn ends), or the structured final answer of a `set_model_response` call, or the
+ * events of the agent transferred to.
+ */
+async function* afterFunctionResponse(
   ctx: InvocationContext,
   agent: LlmAgent,
   calls: FunctionCall[],
-  toolsDict: Record<string, BaseTool>,
+  outcome: FunctionCallsOutcome,
+  credentialRequest: Event | undefined,
   step: StepEvents,
 ): AsyncGenerator<Event, void, void> {
-  const outcome = await executeFunctionCalls(ctx, agent, calls, toolsDict);
   const responseEvent = outcome.event;
-  // Built before the response is stored: a credential the user cannot be asked for answers its call with an error.
-  const credentialRequest = responseEvent
-    ? await buildCredentialRequestEvent(ctx, agent.name, calls, responseEvent, generateFunctionCallId)
-    : undefined;
-  if (responseEvent) yield step.note(responseEvent);
   if (outcome.suspensions) {
     // A call waits for the client (e.g. an agent tool's agent asked for a confirmation): every
     // request of the step is shown, then the turn ends.
