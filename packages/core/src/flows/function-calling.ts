@@ -99,7 +99,8 @@ export async function executeFunctionCalls(
   const selected = calls.filter((c) => !options.filter || (c.id !== undefined && options.filter.has(c.id)));
   if (selected.length === 0) return {};
   let results: CallResult[];
-  if (ctx.runConfig.toolExecutionMode === ToolExecutionMode.SEQUENTIAL) {
+  // One call (most steps) runs as the sequential mode runs it: no pool of workers to await.
+  if (selected.length === 1 || ctx.runConfig.toolExecutionMode === ToolExecutionMode.SEQUENTIAL) {
     results = [];
     for (const call of selected) {
       ctx.throwIfAborted();

@@ -114,7 +114,9 @@ export class FunctionTool<P extends ToolParameters | undefined = undefined> exte
     const parsed = this.parseArgs(args);
     if ("error" in parsed) return { error: parsed.error };
 
-    if (await this.needsConfirmation(parsed.args, toolContext)) {
+    const rule = this.requireConfirmation;
+    // A rule function is awaited; a boolean rule costs no promise.
+    if (typeof rule === "function" ? Boolean(await rule(parsed.args, toolContext)) : rule) {
       const confirmation = toolContext.toolConfirmation;
       if (confirmation === undefined) {
         toolContext.requestConfirmation({
@@ -143,11 +145,6 @@ export class FunctionTool<P extends ToolParameters | undefined = undefined> exte
       return { error: `Invalid arguments for tool ${this.name}: expected an object of named arguments.` };
     }
     return { args: input as Record<string, unknown> };
-  }
-
-  private async needsConfirmation(args: Record<string, unknown>, toolContext: ToolContext): Promise<boolean> {
-    const rule = this.requireConfirmation;
-    return typeof rule === "function" ? Boolean(await rule(args, toolContext)) : rule;
   }
 }
 
