@@ -36,15 +36,24 @@ export class KeyedQueue {
     return this.lines.size + (this.solo === undefined ? 0 : 1);
   }
 
-  /** Waits for the key's turn; the caller must call the returned release exactly when done. */
-  async acquire(key: string, signal?: AbortSignal): Promise<ReleaseSlot> {
-    await this.enter(key, signal);
+  /**
+   * Waits for the key's turn; the caller must call the returned release exactly when done. Not
+   * an async function: a free key answers with one resolved promise (no frame, no awaited turn).
+   */
+  acquire(key: string, signal?: AbortSignal): Promise<ReleaseSlot> {
+    let waiting: Promise<void> | undefined;
+    try {
+      waiting = this.enter(key, signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     let released = false;
-    return () => {
+    const release = () => {
       if (released) return;
       released = true;
       this.release(key);
     };
+    return waiting ? waiting.then(() => release) : Promise.resolve(release);
   }
 
   /** Resolves once nothing is held or waiting (e.g. before closing what the tasks use). */

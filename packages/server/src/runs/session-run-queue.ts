@@ -30,21 +30,28 @@ export class SessionRunQueue extends KeyedQueue {
   /**
    * Waits for the session's turn in this process, then for its cluster lock (one process
    * asks the store at a time per session; `SessionBusyError` past `waitMs`). The slot here is
-   * given up only once the store has the lock back, so `idle()` covers the unlock too.
+   * given up only once the store has the lock back, so `idle()` covers the unlock too. A chain
+   * of the queue's own promise rather than async frames: a free session without a cluster lock
+   * costs one promise (and one more for the wait's metric).
    */
-  async acquireSession(key: SessionLockKey, signal?: AbortSignal): Promise<ReleaseRun> {
+  acquireSession(key: SessionLockKey, signal?: AbortSignal): Promise<ReleaseRun> {
     const started = this.onWait ? performance.now() : 0;
-    const release = await this.acquireTurn(key, signal);
-    this.onWait?.(performance.now() - started, key.appName);
-    return release;
+    const turn = this.acquire(SessionQueueKey.of(key), signal);
+    const locked = this.cluster ? turn.then((release) => this.lockCluster(key, release, signal)) : turn;
+    const onWait = this.onWait;
+    if (!onWait) return locked;
+    return locked.then((release) => {
+      onWait(performance.now() - started, key.appName);
+      return release;
+    });
   }
 
-  private async acquireTurn(key: SessionLockKey, signal?: AbortSignal): Promise<ReleaseRun> {
-    const release = await this.acquire(SessionQueueKey.of(key), signal);
-    if (!this.cluster) return release;
+  /** The cluster lock once this process's turn is ours; the turn is given back if locking fails. */
+  private async lockCluster(key: SessionLockKey, release: ReleaseRun, signal?: AbortSignal): Promise<ReleaseRun> {
+    const cluster = this.cluster!;
     let unlock: () => Promise<void>;
     try {
-      unlock = await this.cluster.lock.acquire(key, { waitMs: this.cluster.waitMs, ...(signal ? { signal } : {}) });
+      unlock = await cluster.lock.acquire(key, { waitMs: cluster.waitMs, ...(signal ? { signal } : {}) });
     } catch (error) {
       release();
       throw error;
