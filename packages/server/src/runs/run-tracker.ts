@@ -5,10 +5,13 @@ import type { LogFields, ServerLogger } from "../server-logger.js";
 /** How long shutdown waits, once it has aborted the runs left, for them and their answers to end. */
 export const SETTLE_AFTER_ABORT_MS = 2000;
 
+/** A run in progress: a node of the tracker's list, unlinked when the run ends. */
 interface TrackedRun {
-  readonly done: Promise<void>;
+  readonly controller: AbortController;
   /** What the run is about, for the warning about a run that did not end after its abort. */
   readonly fields: LogFields | undefined;
+  prev: TrackedRun | undefined;
+  next: TrackedRun | undefined;
 }
 
 /**
@@ -17,10 +20,20 @@ interface TrackedRun {
  * closes connections only after a cut run's client got its error frame or 503 body. What has
  * not ended `settleMs` after the abort (code that ignores its signal) is logged and left behind:
  * shutdown goes on.
+ *
+ * Runs are a linked list and answers a count, each with a waiter that only `drain` makes: a
+ * `Map` and a `Set` entry per request, emptied and refilled under load, made V8 reallocate
+ * their tables again and again, and a promise per run and two per answer were made for a
+ * shutdown that rarely comes.
  */
 export class RunTracker {
-  private readonly runs = new Map<AbortController, TrackedRun>();
-  private readonly answers = new Set<Promise<void>>();
+  private first: TrackedRun | undefined;
+  private runCount = 0;
+  private answersPending = 0;
+  /** Resolved when the last run ends (made by `drain` only). */
+  private noRuns: (() => void) | undefined;
+  /** Resolved when the last answer is written (made by `drain` only). */
+  private noAnswers: (() => void) | undefined;
   private draining = false;
 
   constructor(
@@ -29,7 +42,7 @@ export class RunTracker {
   ) {}
 
   get size(): number {
-    return this.runs.size;
+    return this.runCount;
   }
 
   /** True once shutdown began: new runs are refused. */
@@ -37,14 +50,17 @@ export class RunTracker {
     return this.draining;
   }
 
-  /** Registers a run; call the returned function when it ends (any way). */
+  /** Registers a run; call the returned function when it ends (any way; a second call does nothing). */
   start(controller: AbortController, fields?: LogFields): () => void {
-    let end!: () => void;
-    const done = new Promise<void>((resolve) => (end = resolve));
-    this.runs.set(controller, { done, fields });
+    const run: TrackedRun = { controller, fields, prev: undefined, next: this.first };
+    if (this.first) this.first.prev = run;
+    this.first = run;
+    this.runCount += 1;
+    let ended = false;
     return () => {
-      this.runs.delete(controller);
-      end();
+      if (ended) return;
+      ended = true;
+      this.unlink(run);
     };
   }
 
@@ -53,12 +69,12 @@ export class RunTracker {
    * frame or 503 body of a cut run is written before connections are closed.
    */
   answering(answer: Promise<unknown>): void {
-    const settled = answer.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.answers.add(settled);
-    void settled.then(() => this.answers.delete(settled));
+    this.answersPending += 1;
+    const written = () => {
+      this.answersPending -= 1;
+      if (this.answersPending === 0) this.noAnswers?.();
+    };
+    answer.then(written, written);
   }
 
   /**
@@ -68,33 +84,70 @@ export class RunTracker {
    */
   async drain(graceMs: number): Promise<void> {
     this.draining = true;
-    if (this.runs.size > 0) {
-      await settlesWithin(this.running(), graceMs);
-      for (const controller of this.runs.keys()) controller.abort(new ServerDrainingError());
+    if (this.runCount > 0) {
+      await settlesWithin(this.untilNoRuns(), graceMs);
+      for (const run of this.running()) run.controller.abort(new ServerDrainingError());
     }
-    if (this.runs.size === 0 && this.answers.size === 0) return;
+    if (this.runCount === 0 && this.answersPending === 0) return;
     // One deadline for both: the runs first, then the answers (written once their runs ended).
     const deadline = performance.now() + this.settleMs;
     const settled =
-      (await settlesWithin(this.running(), this.settleMs)) &&
-      (await settlesWithin(Promise.all(this.answers), deadline - performance.now()));
+      (await settlesWithin(this.untilNoRuns(), this.settleMs)) &&
+      (await settlesWithin(this.untilNoAnswers(), deadline - performance.now()));
     if (settled) return;
-    for (const { fields } of this.runs.values()) {
+    for (const { fields } of this.running()) {
       this.logger?.warn(
         `A run did not end within ${this.settleMs} ms of its abort by shutdown; closing without it`,
         undefined,
         fields,
       );
     }
-    if (this.runs.size === 0) {
+    if (this.runCount === 0) {
       this.logger?.warn(
-        `${this.answers.size} run answer(s) not written within ${this.settleMs} ms; closing without them`,
+        `${this.answersPending} run answer(s) not written within ${this.settleMs} ms; closing without them`,
       );
     }
   }
 
-  private running(): Promise<unknown> {
-    return Promise.all([...this.runs.values()].map((run) => run.done));
+  private unlink(run: TrackedRun): void {
+    if (run.prev) run.prev.next = run.next;
+    else this.first = run.next;
+    if (run.next) run.next.prev = run.prev;
+    run.prev = undefined;
+    run.next = undefined;
+    this.runCount -= 1;
+    if (this.runCount === 0) this.noRuns?.();
+  }
+
+  /** The runs in progress now (a copy: aborting one may end it while the list is walked). */
+  private running(): TrackedRun[] {
+    const runs: TrackedRun[] = [];
+    for (let run = this.first; run; run = run.next) runs.push(run);
+    return runs;
+  }
+
+  private untilNoRuns(): Promise<void> {
+    if (this.runCount === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const previous = this.noRuns;
+      this.noRuns = () => {
+        this.noRuns = undefined;
+        previous?.();
+        resolve();
+      };
+    });
+  }
+
+  private untilNoAnswers(): Promise<void> {
+    if (this.answersPending === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const previous = this.noAnswers;
+      this.noAnswers = () => {
+        this.noAnswers = undefined;
+        previous?.();
+        resolve();
+      };
+    });
   }
 }
 
