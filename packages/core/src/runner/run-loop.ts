@@ -149,17 +149,17 @@ function handleEvent(
 ): Promise<Event> {
   applyCustomMetadata(event, ctx.runConfig.customMetadata);
   recordEventUsage(ctx, event);
-  if (!runner.pluginManager.hasHook("onEventCallback")) return storeEvent(runner, session, event, watch);
+  if (!runner.pluginManager.hasHook("onEventCallback")) return persistEvent(runner, session, event, watch);
   return runner.pluginManager.run("onEventCallback", { invocationContext: ctx, event }).then((replaced) => {
-    if (!replaced) return storeEvent(runner, session, event, watch);
+    if (!replaced) return persistEvent(runner, session, event, watch);
     applyCustomMetadata(replaced, ctx.runConfig.customMetadata);
     recordEventUsage(ctx, replaced, false);
-    return storeEvent(runner, session, replaced, watch);
+    return persistEvent(runner, session, replaced, watch);
   });
 }
 
 /** Persists a complete event (a partial one is yielded only); resolves with the event itself. */
-function storeEvent(runner: RunLoopServices, session: Session, event: Event, watch: AbortWatch): Promise<Event> {
+function persistEvent(runner: RunLoopServices, session: Session, event: Event, watch: AbortWatch): Promise<Event> {
   if (event.partial) return Promise.resolve(event);
   watch.throwIfAborted();
   return runner.sessionService.appendEvent({ session, event }).then(() => event);
