@@ -30,10 +30,9 @@ export class RunTracker {
   private first: TrackedRun | undefined;
   private runCount = 0;
   private answersPending = 0;
-  /** Resolved when the last run ends (made by `drain` only). */
-  private noRuns: (() => void) | undefined;
-  /** Resolved when the last answer is written (made by `drain` only). */
-  private noAnswers: (() => void) | undefined;
+  /** Waits (made by `drain` only) for the last run to end and for the last answer to be written. */
+  private readonly runsEnded = new ZeroWaiters();
+  private readonly answersWritten = new ZeroWaiters();
   private draining = false;
 
   constructor(
@@ -72,7 +71,7 @@ export class RunTracker {
     this.answersPending += 1;
     const written = () => {
       this.answersPending -= 1;
-      if (this.answersPending === 0) this.noAnswers?.();
+      if (this.answersPending === 0) this.answersWritten.release();
     };
     answer.then(written, written);
   }
@@ -85,15 +84,15 @@ export class RunTracker {
   async drain(graceMs: number): Promise<void> {
     this.draining = true;
     if (this.runCount > 0) {
-      await settlesWithin(this.untilNoRuns(), graceMs);
+      await settlesWithin(this.runsEnded.wait(this.runCount), graceMs);
       for (const run of this.running()) run.controller.abort(new ServerDrainingError());
     }
     if (this.runCount === 0 && this.answersPending === 0) return;
     // One deadline for both: the runs first, then the answers (written once their runs ended).
     const deadline = performance.now() + this.settleMs;
     const settled =
-      (await settlesWithin(this.untilNoRuns(), this.settleMs)) &&
-      (await settlesWithin(this.untilNoAnswers(), deadline - performance.now()));
+      (await settlesWithin(this.runsEnded.wait(this.runCount), this.settleMs)) &&
+      (await settlesWithin(this.answersWritten.wait(this.answersPending), deadline - performance.now()));
     if (settled) return;
     for (const { fields } of this.running()) {
       this.logger?.warn(
@@ -116,7 +115,7 @@ export class RunTracker {
     run.prev = undefined;
     run.next = undefined;
     this.runCount -= 1;
-    if (this.runCount === 0) this.noRuns?.();
+    if (this.runCount === 0) this.runsEnded.release();
   }
 
   /** The runs in progress now (a copy: aborting one may end it while the list is walked). */
@@ -125,29 +124,21 @@ export class RunTracker {
     for (let run = this.first; run; run = run.next) runs.push(run);
     return runs;
   }
+}
 
-  private untilNoRuns(): Promise<void> {
-    if (this.runCount === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const previous = this.noRuns;
-      this.noRuns = () => {
-        this.noRuns = undefined;
-        previous?.();
-        resolve();
-      };
-    });
+/** Promises resolved the next time a count reaches zero; none exist until someone waits. */
+class ZeroWaiters {
+  private readonly waiting: (() => void)[] = [];
+
+  /** Resolves at once when `count` is zero already, else at the next `release`. */
+  wait(count: number): Promise<void> {
+    if (count === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  private untilNoAnswers(): Promise<void> {
-    if (this.answersPending === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const previous = this.noAnswers;
-      this.noAnswers = () => {
-        this.noAnswers = undefined;
-        previous?.();
-        resolve();
-      };
-    });
+  /** The count reached zero: every waiter so far is resolved. */
+  release(): void {
+    if (this.waiting.length > 0) for (const resolve of this.waiting.splice(0)) resolve();
   }
 }
 
