@@ -2,6 +2,8 @@
 // can: one frozen empty object and array, one record per key list of nothing but empties (an
 // unchanged event's actions), and equal small leaves of primitives within one snapshot.
 import { inspect } from "node:util";
+import { getHeapStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "@jest/globals";
 import { frozenCopy } from "../../src/content/deep-copy.js";
 import { markDeepFrozen } from "../../src/content/snapshot-sharing.js";
@@ -199,5 +201,47 @@ describe("values agentkit built deep-frozen (markDeepFrozen)", () => {
     expect(() => {
       usage.totals = {};
     }).toThrow(TypeError);
+  });
+});
+
+describe("frozenCopy keeps strings flat", () => {
+  // V8 keeps a string made by concatenation as a tree of its pieces. A snapshot lives as long as
+  // its session, so the copy flattens each string (a V8 behaviour the copy relies on: this checks
+  // it still holds on the Node that runs the tests).
+  const RECORDS = 5_000;
+  const PIECES = 40;
+  const concatenated = (i: number) => {
+    let text = `r${i}`;
+    for (let k = 0; k < PIECES; k++) text = `${text}-${k}`;
+    return text;
+  };
+  setFlagsFromString("--expose-gc");
+  // A context made after the flag is set has `gc`.
+  const collect = runInNewContext("gc") as () => void;
+  const heapUsed = () => {
+    collect();
+    collect();
+    return getHeapStatistics().used_heap_size;
+  };
+  /** Heap bytes per record that `keep` holds on to once the source records are gone. */
+  const keptPerRecord = (keep: (record: { text: string }) => unknown) => {
+    const before = heapUsed();
+    let sources: { text: string }[] | undefined = Array.from({ length: RECORDS }, (_, i) => ({
+      text: concatenated(i),
+    }));
+    const kept = sources.map(keep);
+    sources = undefined;
+    const bytes = (heapUsed() - before) / RECORDS;
+    expect(kept).toHaveLength(RECORDS);
+    return bytes;
+  };
+
+  it("a concatenated text is kept as one flat string, not as the tree of its pieces", () => {
+    // The control: a plain copy of the record holds the same string, still a tree (a node per piece).
+    const tree = keptPerRecord((record) => ({ text: record.text }));
+    const copied = keptPerRecord((record) => frozenCopy(record));
+    // A flat string of these ~150 characters is about 170 bytes; the tree is over 20 bytes a piece.
+    expect(tree).toBeGreaterThan(PIECES * 20);
+    expect(copied).toBeLessThan(tree / 3);
   });
 });
