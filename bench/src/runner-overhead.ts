@@ -4,8 +4,8 @@
 // session (created outside the timed batches).
 // First each framework runs until its CPU per invocation settles (V8 compiles for several
 // thousand invocations); then each round runs each framework for --seconds on a new runner
-// after --warm-up invocations (the order alternates between rounds); the ratios are taken
-// within a round and the table gives their median (min-max).
+// after --warm-up invocations and a full collection (the order alternates between rounds); the
+// ratios are taken within a round and the table gives their median (min-max).
 // Targets: invocations/s ≥ 5x ADK's; CPU per invocation ≤ 0.2x ADK's. Beside them, agentkit's
 // runner alone (three-events-agent.ts: no model, no tool) as FIGURE lines: the part of the CPU
 // target every agent pays before any LLM work; and the promises an invocation makes (counted,
@@ -31,6 +31,7 @@ import { InMemoryRunner as AdkInMemoryRunner } from "@google/adk";
 import { makeAdkBenchAgent } from "./adk-bench-agent.js";
 import { flag, numberArg, stringArg } from "./args.js";
 import { makeBenchAgent } from "./bench-agent.js";
+import { collectGarbage } from "./collect-garbage.js";
 import { makeThreeEventsAgent } from "./three-events-agent.js";
 import { startCpuProfile } from "./cpu-profile.js";
 import { compareInProcesses } from "./process-pairs.js";
@@ -148,9 +149,10 @@ async function throughput(framework: Framework, seconds: number, profileFile?: s
   const runner = await RUNNERS[framework]();
   try {
     for (let i = 0; i < WARM_UP; i++) await runner.invoke(await runner.createSession());
-    // With --expose-gc: the garbage of earlier rounds (the other framework's included) is
-    // collected now, not during this round's timed batches.
-    (globalThis as { gc?: () => void }).gc?.();
+    // The garbage of earlier rounds (the other framework's runner and every session it kept) is
+    // collected now, not during this round's timed batches: without it, each round paid for the
+    // round before it, and the ratios moved with the order of the frameworks.
+    collectGarbage();
     const stopProfile = profileFile ? await startCpuProfile() : undefined;
     const measured = await timedBatches(runner, seconds);
     await stopProfile?.(profileFile!);
