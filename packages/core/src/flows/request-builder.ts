@@ -88,14 +88,19 @@ export async function buildLlmRequestLendingContents(
     insertInstructionContents(request.contents, instructionContents);
   }
 
-  const readonly = new ReadonlyContext(ctx);
+  let readonly: ReadonlyContext | undefined;
   for (const union of agent.tools) {
+    // A plain tool only adds its declaration: no context is made for it.
+    if (!isToolset(union) && union.processLlmRequest === BaseTool.prototype.processLlmRequest) {
+      appendTools(request, [union]);
+      continue;
+    }
     const toolContext = new ToolContext(ctx, { actions });
     let tools: readonly BaseTool[];
     if (isToolset(union)) {
       if (union.processLlmRequest !== BaseToolset.prototype.processLlmRequest) ownContents(request);
       await union.processLlmRequest({ toolContext, llmRequest: request });
-      tools = await union.getTools(readonly);
+      tools = await union.getTools((readonly ??= new ReadonlyContext(ctx)));
     } else tools = [union];
     for (const tool of tools) {
       const processing = processWithTool(tool, toolContext, request);

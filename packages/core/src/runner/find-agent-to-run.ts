@@ -33,7 +33,11 @@ export function findAgentToRun(session: Session, rootAgent: BaseAgent): BaseAgen
 export function findMatchingFunctionCall(events: readonly Event[]): Event | undefined {
   const last = events[events.length - 1];
   if (!last) return undefined;
-  const ids = new Set(getFunctionResponses(last).flatMap((r) => (r.id ? [r.id] : [])));
+  const responses = getFunctionResponses(last);
+  // Most runs follow a model's answer or a user message: no response, nothing to match.
+  if (responses.length === 0) return undefined;
+  const ids = new Set<string>();
+  for (const r of responses) if (r.id) ids.add(r.id);
   if (ids.size === 0) return undefined;
   for (let i = events.length - 2; i >= 0; i--) {
     const event = events[i]!;

@@ -25,9 +25,10 @@ export const INTERRUPTED_CALLS_ERROR_CODE = "TOOL_CALLS_INTERRUPTED";
  */
 export function closeInterruptedCalls(events: readonly Event[]): Event[] {
   let invocationId: string | undefined;
-  const answered = new Set<string>();
+  // Made on first use: most runs find the latest invocation complete and need neither.
+  let answered: Set<string> | undefined;
   // Calls a tool suspended wait for the client like long-running ones.
-  const suspended = new Set<string>();
+  let suspended: Set<string> | undefined;
   const dangling: { event: Event; parts: Part[] }[] = [];
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
@@ -37,13 +38,13 @@ export function closeInterruptedCalls(events: readonly Event[]): Event[] {
     } else if (event.invocationId !== invocationId) {
       break;
     }
-    for (const r of getFunctionResponses(event)) if (r.id) answered.add(r.id);
+    for (const r of getFunctionResponses(event)) if (r.id) (answered ??= new Set()).add(r.id);
     const record = suspendedCallOf(event);
-    if (record) suspended.add(record.id);
+    if (record) (suspended ??= new Set()).add(record.id);
     if (event.author === "user") continue;
     const parts: Part[] = [];
     for (const call of getFunctionCalls(event)) {
-      if (!call.id || answered.has(call.id) || suspended.has(call.id) || event.longRunningToolIds?.includes(call.id))
+      if (!call.id || answered?.has(call.id) || suspended?.has(call.id) || event.longRunningToolIds?.includes(call.id))
         continue;
       parts.push({
         functionResponse: { id: call.id, name: call.name ?? "", response: { ...UNANSWERED_CALL_RESPONSE } },
@@ -51,6 +52,7 @@ export function closeInterruptedCalls(events: readonly Event[]): Event[] {
     }
     if (parts.length > 0) dangling.push({ event, parts });
   }
+  if (dangling.length === 0) return [];
   // One event per agent and branch, oldest calls first.
   const groups = new Map<string, { event: Event; parts: Part[] }>();
   for (const { event, parts } of dangling.reverse()) {

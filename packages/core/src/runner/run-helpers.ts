@@ -55,8 +55,8 @@ export function applyCustomMetadata(event: Event, metadata: Record<string, unkno
  * racing steps without a run-long promise").
  */
 export class AbortWatch {
-  /** The rejecters of the races in progress: an abort rejects them all. */
-  private readonly racing = new Set<(error: RunAbortedError) => void>();
+  /** The rejecters of the races in progress: an abort rejects them all (made by the first race). */
+  private racing: Set<(error: RunAbortedError) => void> | undefined;
   /** Removes the abort listener; none without a live signal (no closure made per run then). */
   private readonly dispose_: (() => void) | undefined;
 
@@ -64,8 +64,9 @@ export class AbortWatch {
     if (!signal || signal.aborted) return;
     const onAbort = () => {
       const error = new RunAbortedError({ cause: signal.reason });
-      for (const reject of this.racing) reject(error);
-      this.racing.clear();
+      const racing = this.racing;
+      this.racing = undefined;
+      if (racing) for (const reject of racing) reject(error);
     };
     signal.addEventListener("abort", onAbort, { once: true });
     this.dispose_ = () => signal.removeEventListener("abort", onAbort);
@@ -84,15 +85,16 @@ export class AbortWatch {
     if (!signal) return step;
     // Already aborted: the step still wins if it has settled (as a race with a rejected promise).
     if (signal.aborted) return Promise.race([step, Promise.reject(new RunAbortedError({ cause: signal.reason }))]);
+    const racing = (this.racing ??= new Set());
     return new Promise<T>((resolve, reject) => {
-      this.racing.add(reject);
+      racing.add(reject);
       step.then(
         (value) => {
-          this.racing.delete(reject);
+          racing.delete(reject);
           resolve(value);
         },
         (error: unknown) => {
-          this.racing.delete(reject);
+          racing.delete(reject);
           reject(error);
         },
       );
