@@ -91,7 +91,7 @@ export async function buildLlmRequestLendingContents(
   let readonly: ReadonlyContext | undefined;
   for (const union of agent.tools) {
     // A plain tool only adds its declaration: no context is made for it.
-    if (!isToolset(union) && union.processLlmRequest === BaseTool.prototype.processLlmRequest) {
+    if (!isToolset(union) && onlyDeclares(union)) {
       appendTools(request, [union]);
       continue;
     }
@@ -126,13 +126,18 @@ export async function buildLlmRequestLendingContents(
   return request;
 }
 
+/** True for a tool whose `processLlmRequest` is the default: it only adds its declaration. */
+function onlyDeclares(tool: BaseTool): boolean {
+  return tool.processLlmRequest === BaseTool.prototype.processLlmRequest;
+}
+
 /**
  * A tool's `processLlmRequest`; one that overrides the default (which only adds the tool) may edit
  * the contents. The default is done here at once, with no promise to await (two promises and a
  * microtask turn per tool and model call otherwise).
  */
 function processWithTool(tool: BaseTool, toolContext: ToolContext, request: LlmRequest): Promise<void> | undefined {
-  if (tool.processLlmRequest === BaseTool.prototype.processLlmRequest) {
+  if (onlyDeclares(tool)) {
     appendTools(request, [tool]);
     return undefined;
   }
