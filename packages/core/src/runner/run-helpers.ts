@@ -55,8 +55,12 @@ export function applyCustomMetadata(event: Event, metadata: Record<string, unkno
  * racing steps without a run-long promise").
  */
 export class AbortWatch {
-  /** The rejecters of the races in progress: an abort rejects them all (made by the first race). */
-  private racing: Set<(error: RunAbortedError) => void> | undefined;
+  /**
+   * The rejecters of the races in progress: none, the one (a run's steps race one at a time), or a
+   * set when several overlap. A set per run, added to and emptied at every step, cost an
+   * allocation whenever its table shrank.
+   */
+  private racing: Rejecter | Set<Rejecter> | undefined;
   /** Removes the abort listener; none without a live signal (no closure made per run then). */
   private readonly dispose_: (() => void) | undefined;
 
@@ -66,7 +70,8 @@ export class AbortWatch {
       const error = new RunAbortedError({ cause: signal.reason });
       const racing = this.racing;
       this.racing = undefined;
-      if (racing) for (const reject of racing) reject(error);
+      if (typeof racing === "function") racing(error);
+      else if (racing) for (const reject of racing) reject(error);
     };
     signal.addEventListener("abort", onAbort, { once: true });
     this.dispose_ = () => signal.removeEventListener("abort", onAbort);
@@ -85,16 +90,15 @@ export class AbortWatch {
     if (!signal) return step;
     // Already aborted: the step still wins if it has settled (as a race with a rejected promise).
     if (signal.aborted) return Promise.race([step, Promise.reject(new RunAbortedError({ cause: signal.reason }))]);
-    const racing = (this.racing ??= new Set());
     return new Promise<T>((resolve, reject) => {
-      racing.add(reject);
+      this.add(reject);
       step.then(
         (value) => {
-          racing.delete(reject);
+          this.remove(reject);
           resolve(value);
         },
         (error: unknown) => {
-          racing.delete(reject);
+          this.remove(reject);
           reject(error);
         },
       );
@@ -104,4 +108,19 @@ export class AbortWatch {
   dispose(): void {
     this.dispose_?.();
   }
+
+  private add(reject: Rejecter): void {
+    const racing = this.racing;
+    if (racing === undefined) this.racing = reject;
+    else if (typeof racing === "function") this.racing = new Set([racing, reject]);
+    else racing.add(reject);
+  }
+
+  private remove(reject: Rejecter): void {
+    const racing = this.racing;
+    if (racing === reject) this.racing = undefined;
+    else if (racing !== undefined && typeof racing !== "function") racing.delete(reject);
+  }
 }
+
+type Rejecter = (error: RunAbortedError) => void;

@@ -90,6 +90,24 @@ describe("records of empties and equal leaves", () => {
     );
   });
 
+  it("a record of empties is shared only with one of the same keys, in the same order, and the same kinds", () => {
+    const shared = frozenCopy({ a: {}, b: [] as unknown[] });
+    expect(frozenCopy({ a: {}, b: [] as unknown[] })).toBe(shared);
+    expect(frozenCopy({ a: Object.create(null) as object, b: Object.freeze([]) })).toBe(shared);
+    expect(frozenCopy({ b: [] as unknown[], a: {} })).not.toBe(shared);
+    expect(frozenCopy({ a: [] as unknown[], b: {} })).not.toBe(shared);
+    expect(frozenCopy({ a: {}, b: [1] })).not.toBe(shared);
+    const marked = frozenCopy({ a: markDeepFrozen({}), b: [] as unknown[] });
+    expect(marked).not.toBe(shared);
+    expect(frozenCopy({ a: new Date(0), b: [] as unknown[] })).not.toBe(shared);
+    const proto = JSON.parse('{"__proto__":{},"b":[]}') as Record<string, unknown>;
+    const protoCopy = frozenCopy(proto);
+    expect(Object.getPrototypeOf(protoCopy)).toBe(Object.prototype);
+    expect(Object.keys(protoCopy)).toEqual(["__proto__", "b"]);
+    expect(frozenCopy(JSON.parse('{"__proto__":{},"b":[]}'))).toBe(protoCopy);
+    expect(protoCopy).not.toBe(shared);
+  });
+
   it("equal leaves within one value are one object; equal leaves of two values are not shared", () => {
     const a = frozenCopy(rollup(10));
     expect(a.tokens).toBe(a.models.m.tokens);

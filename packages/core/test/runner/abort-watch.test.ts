@@ -48,6 +48,32 @@ describe("AbortWatch", () => {
     watch.dispose();
   });
 
+  it("keeps watching the races still in progress when overlapping ones settle", async () => {
+    const controller = new AbortController();
+    const watch = new AbortWatch(controller.signal);
+    let finishFirst!: (value: string) => void;
+    const first = watch.race(new Promise<string>((resolve) => (finishFirst = resolve)));
+    const second = watch.race(new Promise<never>(() => {}));
+    finishFirst("first");
+    await expect(first).resolves.toBe("first");
+    const third = watch.race(new Promise<never>(() => {}));
+    controller.abort(new Error("stop"));
+    await expect(second).rejects.toBeInstanceOf(RunAbortedError);
+    await expect(third).rejects.toBeInstanceOf(RunAbortedError);
+    watch.dispose();
+  });
+
+  it("a race started after the one before it settled is still rejected on abort", async () => {
+    const controller = new AbortController();
+    const watch = new AbortWatch(controller.signal);
+    await expect(watch.race(Promise.resolve(1))).resolves.toBe(1);
+    await expect(watch.race(Promise.reject(new Error("x")))).rejects.toThrow("x");
+    const pending = watch.race(new Promise<never>(() => {}));
+    controller.abort();
+    await expect(pending).rejects.toBeInstanceOf(RunAbortedError);
+    watch.dispose();
+  });
+
   it("passes a step's value and error through, and a step settled before the abort keeps its value", async () => {
     const controller = new AbortController();
     const watch = new AbortWatch(controller.signal);
