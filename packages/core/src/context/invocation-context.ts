@@ -110,6 +110,10 @@ export class InvocationContext {
   private readonly counter: LlmCallCounter;
   private readonly shared: { endInvocation: boolean };
 
+  /**
+   * `internals` is given only by `withAgent`: the counters a copy shares with its parent, whose
+   * `runConfig` is resolved already (resolving it again would copy it for every agent of a run).
+   */
   constructor(
     init: InvocationContextInit,
     internals?: { counter: LlmCallCounter; shared: { endInvocation: boolean } },
@@ -126,7 +130,7 @@ export class InvocationContext {
     this.contentsCache = init.contentsCache;
     this.userContent = init.userContent;
     this.branch = init.branch;
-    this.runConfig = resolveRunConfig(init.runConfig);
+    this.runConfig = internals ? (init.runConfig as ResolvedRunConfig) : resolveRunConfig(init.runConfig);
     this.liveRequestQueue = init.liveRequestQueue;
     this.signal = init.signal;
     this.usage = init.usage ?? new UsageTracker();
@@ -179,47 +183,42 @@ export class InvocationContext {
     if (this.signal?.aborted) throw new RunAbortedError({ cause: this.signal.reason });
   }
 
-  /** A copy for another agent (and optionally another branch), sharing counters and session. */
+  /**
+   * A copy for another agent (and optionally another branch), sharing counters and session. Every
+   * agent of every run gets one (the runner's, then the agent's own), so the copy's fields are
+   * given in one literal: no intermediate record spread into another, no second resolution of
+   * the run config.
+   */
   withAgent(
     agent: BaseAgent,
     overrides: { branch?: string; userContent?: Content; signal?: AbortSignal; nodeScope?: NodeScope } = {},
   ): InvocationContext {
     return new InvocationContext(
       {
-        ...this.initFields(),
+        invocationId: this.invocationId,
         agent,
-        branch: "branch" in overrides ? overrides.branch : this.branch,
+        session: this.session,
+        sessionService: this.sessionService,
+        artifactService: this.artifactService,
+        memoryService: this.memoryService,
+        pluginManager: this.pluginManager,
+        modelRegistry: this.modelRegistry,
+        contextCacheConfig: this.contextCacheConfig,
+        contentsCache: this.contentsCache,
         userContent: overrides.userContent ?? this.userContent,
+        branch: "branch" in overrides ? overrides.branch : this.branch,
+        runConfig: this.runConfig,
+        liveRequestQueue: this.liveRequestQueue,
         // A narrower signal (e.g. a ParallelAgent stopping its siblings); it must follow the run's.
         signal: overrides.signal ?? this.signal,
+        usage: this.usage,
+        credentialService: this.credentialService,
+        credentialExchangers: this.credentialExchangers,
+        resumability: this.resumability,
         // A node scope belongs to the agent it was made for, never to its sub-agents.
         nodeScope: "nodeScope" in overrides ? overrides.nodeScope : agent === this.agent ? this.nodeScope : undefined,
       },
       { counter: this.counter, shared: this.shared },
     );
-  }
-
-  private initFields(): InvocationContextInit {
-    return {
-      invocationId: this.invocationId,
-      agent: this.agent,
-      session: this.session,
-      sessionService: this.sessionService,
-      artifactService: this.artifactService,
-      memoryService: this.memoryService,
-      pluginManager: this.pluginManager,
-      modelRegistry: this.modelRegistry,
-      contextCacheConfig: this.contextCacheConfig,
-      contentsCache: this.contentsCache,
-      userContent: this.userContent,
-      branch: this.branch,
-      runConfig: this.runConfig,
-      liveRequestQueue: this.liveRequestQueue,
-      signal: this.signal,
-      usage: this.usage,
-      credentialService: this.credentialService,
-      credentialExchangers: this.credentialExchangers,
-      resumability: this.resumability,
-    };
   }
 }
