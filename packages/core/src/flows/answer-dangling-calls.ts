@@ -21,20 +21,23 @@ export const UNANSWERED_CALL_RESPONSE = {
  */
 export function answerDanglingCalls(events: Event[]): Event[] {
   // One pass over the parts first: most histories have no dangling call and need nothing more.
-  const answered = new Set<string>();
-  const ids: string[] = [];
+  // The set and the list are made at the first response or call: a history of text needs neither.
+  let answered: Set<string> | undefined;
+  let ids: string[] | undefined;
   for (const event of events) {
     const parts = event.content?.parts;
     if (!parts) continue;
     // Indexed: stored parts arrays are frozen, and iterating a frozen array is V8's slow path.
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i]!;
-      if (part.functionResponse?.id) answered.add(part.functionResponse.id);
-      if (part.functionCall?.id) ids.push(part.functionCall.id);
+      if (part.functionResponse?.id) (answered ??= new Set()).add(part.functionResponse.id);
+      if (part.functionCall?.id) (ids ??= []).push(part.functionCall.id);
     }
   }
-  if (!ids.some((id) => !answered.has(id))) return events;
-  const isDangling = (c: FunctionCall) => c.id !== undefined && c.id !== "" && !answered.has(c.id);
+  if (!ids) return events;
+  const responded = answered ?? new Set<string>();
+  if (!ids.some((id) => !responded.has(id))) return events;
+  const isDangling = (c: FunctionCall) => c.id !== undefined && c.id !== "" && !responded.has(c.id);
   const out: Event[] = [];
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!;

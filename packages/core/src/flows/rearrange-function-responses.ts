@@ -32,8 +32,9 @@ export function rearrangeLatestFunctionResponse(events: Event[], allEvents: read
   if (events.length < 2) return events;
   const responses = getFunctionResponses(events[events.length - 1]!);
   if (responses.length === 0) return events;
+  // The usual case, an answer right after its call, is found without a set of ids.
+  if (getFunctionCalls(events[events.length - 2]!).some((c) => responses.some((r) => r.id === c.id))) return events;
   let ids = new Set(responses.map((r) => r.id));
-  if (getFunctionCalls(events[events.length - 2]!).some((c) => ids.has(c.id))) return events;
 
   const search = allEvents.length > 0 ? allEvents : events;
   let callEvent: Event | undefined;
@@ -57,15 +58,27 @@ export function rearrangeLatestFunctionResponse(events: Event[], allEvents: read
 /** Moves every function response of history right after its call, merging responses of one call event. */
 export function rearrangeAsyncFunctionResponsesInHistory(events: Event[]): Event[] {
   const responseIndex = new Map<string | undefined, number>();
-  events.forEach((event, i) => {
-    for (const r of getFunctionResponses(event)) responseIndex.set(r.id, i);
-  });
+  for (let i = 0; i < events.length; i++) {
+    const parts = events[i]!.content?.parts;
+    // Indexed: stored parts arrays are frozen, and iterating a frozen array is V8's slow path.
+    if (parts)
+      for (let j = 0; j < parts.length; j++) {
+        const response = parts[j]!.functionResponse;
+        if (response) responseIndex.set(response.id, i);
+      }
+  }
   const out: Event[] = [];
   for (const event of events) {
     if (countFunctionResponses(event) > 0) continue;
     out.push(event);
     const calls = getFunctionCalls(event);
     if (calls.length === 0) continue;
+    if (calls.length === 1) {
+      // One call (the usual step): its response event, if any, without a set of indices.
+      const index = responseIndex.get(calls[0]!.id);
+      if (index !== undefined) out.push(events[index]!);
+      continue;
+    }
     const indices = [
       ...new Set(calls.flatMap((c) => (responseIndex.has(c.id) ? [responseIndex.get(c.id)!] : []))),
     ].sort((a, b) => a - b);
