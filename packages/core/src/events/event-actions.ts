@@ -93,7 +93,10 @@ export function mergeEventActions(...list: (Partial<EventActions> | undefined)[]
   const merged = createEventActions();
   for (const a of list) {
     if (!a) continue;
-    for (const [k, v] of Object.entries(a)) {
+    // `for…in` with an own check: the keys of `Object.entries` without its pair arrays.
+    for (const k in a) {
+      if (!Object.hasOwn(a, k)) continue;
+      const v = (a as Record<string, unknown>)[k];
       if (v === undefined) continue;
       if (
         k === "stateDelta" ||

@@ -2,10 +2,14 @@ import type { Event } from "../events/event.js";
 
 /** Live transcriptions become text contents (consecutive chunks joined). */
 export function mergeTranscriptions(events: Event[]): Event[] {
-  const out: Event[] = [];
+  // Every event has content (any history outside live runs): nothing to merge or drop, no copy.
+  let first = 0;
+  while (first < events.length && events[first]!.content) first++;
+  if (first === events.length) return events;
+  const out: Event[] = events.slice(0, first);
   let input = "";
   let output = "";
-  for (let i = 0; i < events.length; i++) {
+  for (let i = first; i < events.length; i++) {
     const event = events[i]!;
     if (event.content) {
       out.push(event);

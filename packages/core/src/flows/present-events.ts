@@ -3,8 +3,13 @@ import type { Event } from "../events/event.js";
 
 /** Other agents' turns become user context; this agent's and the user's events stay as they are. */
 export function presentEvents(events: Event[], agentName: string): Event[] {
-  const presented: Event[] = [];
-  for (const event of events) {
+  // No other agent's reply (a single-agent history): the list as it is, not a copy.
+  let first = 0;
+  while (first < events.length && !isOtherAgentReply(agentName, events[first]!)) first++;
+  if (first === events.length) return events;
+  const presented: Event[] = events.slice(0, first);
+  for (let i = first; i < events.length; i++) {
+    const event = events[i]!;
     if (isOtherAgentReply(agentName, event)) {
       const converted = presentOtherAgentMessage(event);
       if (converted) presented.push(converted);

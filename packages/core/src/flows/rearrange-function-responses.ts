@@ -29,9 +29,8 @@ function mergeFunctionResponseEvents(events: Event[]): Event {
  * its call.
  */
 export function rearrangeLatestFunctionResponse(events: Event[], allEvents: readonly Event[]): Event[] {
-  if (events.length < 2) return events;
+  if (events.length < 2 || countFunctionResponses(events[events.length - 1]!) === 0) return events;
   const responses = getFunctionResponses(events[events.length - 1]!);
-  if (responses.length === 0) return events;
   // The usual case, an answer right after its call, is found without a set of ids.
   if (getFunctionCalls(events[events.length - 2]!).some((c) => responses.some((r) => r.id === c.id))) return events;
   let ids = new Set(responses.map((r) => r.id));

@@ -191,6 +191,19 @@ function copyConfig(config: GenerateContentConfig | undefined): GenerateContentC
 /** Live settings from the run config (used by the live flow). */
 function liveConnectConfigOf(ctx: InvocationContext): LiveConnectConfig | undefined {
   const rc = ctx.runConfig;
+  // A text run sets none of them: no record made and listed for nothing.
+  if (
+    !rc.responseModalities &&
+    !rc.speechConfig &&
+    !rc.inputAudioTranscription &&
+    !rc.outputAudioTranscription &&
+    !rc.realtimeInputConfig &&
+    !rc.proactivity &&
+    rc.enableAffectiveDialog === undefined &&
+    !rc.sessionResumption &&
+    !rc.contextWindowCompression
+  )
+    return undefined;
   const live: LiveConnectConfig = {};
   if (rc.responseModalities) live.responseModalities = rc.responseModalities;
   if (rc.speechConfig) live.speechConfig = rc.speechConfig;
