@@ -9,6 +9,7 @@ import { LlmCallsLimitExceededError, RunAbortedError } from "../errors/run-error
 import { mergeEventActions, type EventActions, type ToolConfirmation } from "../events/event-actions.js";
 import { createEvent, getFunctionCalls, type Event, type EventInit } from "../events/event.js";
 import { randomUuid } from "../events/random-uuid.js";
+import { getOwn } from "../sessions/own-keys.js";
 import { BaseTool } from "../tools/base-tool.js";
 import { ToolContext, type ResumedToolCall, type ToolSuspension } from "../context/tool-context.js";
 import { CLIENT_FUNCTION_CALL_ID_PREFIX } from "./confirmation-names.js";
@@ -26,10 +27,17 @@ export function populateFunctionCallIds(event: Event): FunctionCall[] {
   return calls;
 }
 
-/** Ids of the calls whose tool is long-running. */
+/** Ids of the calls whose tool is long-running (a new list only when there is one: most steps have none). */
 export function getLongRunningCallIds(calls: FunctionCall[], toolsDict: Record<string, BaseTool>): string[] {
-  return calls.flatMap((c) => (c.name && c.id && toolsDict[c.name]?.isLongRunning ? [c.id] : []));
+  let ids: string[] | undefined;
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i]!;
+    if (c.name && c.id && getOwn<BaseTool>(toolsDict, c.name)?.isLongRunning) (ids ??= []).push(c.id);
+  }
+  return ids ?? NO_IDS;
 }
+
+const NO_IDS: string[] = Object.freeze([]) as unknown as string[];
 
 /** The model called a tool the agent does not have. */
 export class ToolNotFoundError extends AgentKitError {
