@@ -27,17 +27,15 @@ export function populateFunctionCallIds(event: Event): FunctionCall[] {
   return calls;
 }
 
-/** Ids of the calls whose tool is long-running (a new list only when there is one: most steps have none). */
+/** Ids of the calls whose tool is long-running (no closure or pair arrays per call: this runs for every model event). */
 export function getLongRunningCallIds(calls: FunctionCall[], toolsDict: Record<string, BaseTool>): string[] {
   let ids: string[] | undefined;
   for (let i = 0; i < calls.length; i++) {
     const c = calls[i]!;
     if (c.name && c.id && getOwn<BaseTool>(toolsDict, c.name)?.isLongRunning) (ids ??= []).push(c.id);
   }
-  return ids ?? NO_IDS;
+  return ids ?? [];
 }
-
-const NO_IDS: string[] = Object.freeze([]) as unknown as string[];
 
 /** The model called a tool the agent does not have. */
 export class ToolNotFoundError extends AgentKitError {
