@@ -188,31 +188,21 @@ function copyConfig(config: GenerateContentConfig | undefined): GenerateContentC
   return copy;
 }
 
-/** Live settings from the run config (used by the live flow). */
+/**
+ * Live settings from the run config (used by the live flow); none for a run that sets none of
+ * them (a text run), without a record made for nothing.
+ */
 function liveConnectConfigOf(ctx: InvocationContext): LiveConnectConfig | undefined {
   const rc = ctx.runConfig;
-  // A text run sets none of them: no record made and listed for nothing.
-  if (
-    !rc.responseModalities &&
-    !rc.speechConfig &&
-    !rc.inputAudioTranscription &&
-    !rc.outputAudioTranscription &&
-    !rc.realtimeInputConfig &&
-    !rc.proactivity &&
-    rc.enableAffectiveDialog === undefined &&
-    !rc.sessionResumption &&
-    !rc.contextWindowCompression
-  )
-    return undefined;
-  const live: LiveConnectConfig = {};
-  if (rc.responseModalities) live.responseModalities = rc.responseModalities;
-  if (rc.speechConfig) live.speechConfig = rc.speechConfig;
-  if (rc.inputAudioTranscription) live.inputAudioTranscription = rc.inputAudioTranscription;
-  if (rc.outputAudioTranscription) live.outputAudioTranscription = rc.outputAudioTranscription;
-  if (rc.realtimeInputConfig) live.realtimeInputConfig = rc.realtimeInputConfig;
-  if (rc.proactivity) live.proactivity = rc.proactivity;
-  if (rc.enableAffectiveDialog !== undefined) live.enableAffectiveDialog = rc.enableAffectiveDialog;
-  if (rc.sessionResumption) live.sessionResumption = rc.sessionResumption;
-  if (rc.contextWindowCompression) live.contextWindowCompression = rc.contextWindowCompression;
-  return Object.keys(live).length > 0 ? live : undefined;
+  let live: LiveConnectConfig | undefined;
+  if (rc.responseModalities) (live ??= {}).responseModalities = rc.responseModalities;
+  if (rc.speechConfig) (live ??= {}).speechConfig = rc.speechConfig;
+  if (rc.inputAudioTranscription) (live ??= {}).inputAudioTranscription = rc.inputAudioTranscription;
+  if (rc.outputAudioTranscription) (live ??= {}).outputAudioTranscription = rc.outputAudioTranscription;
+  if (rc.realtimeInputConfig) (live ??= {}).realtimeInputConfig = rc.realtimeInputConfig;
+  if (rc.proactivity) (live ??= {}).proactivity = rc.proactivity;
+  if (rc.enableAffectiveDialog !== undefined) (live ??= {}).enableAffectiveDialog = rc.enableAffectiveDialog;
+  if (rc.sessionResumption) (live ??= {}).sessionResumption = rc.sessionResumption;
+  if (rc.contextWindowCompression) (live ??= {}).contextWindowCompression = rc.contextWindowCompression;
+  return live;
 }

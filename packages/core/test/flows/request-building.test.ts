@@ -303,3 +303,25 @@ describe("contents from history", () => {
     expect(JSON.stringify(model.requests[0]!.contents)).not.toContain("adk_request_confirmation");
   });
 });
+
+describe("live settings in the request", () => {
+  it("carries the run config's live settings that are set, and none for a text run", async () => {
+    const model = new ScriptedModel({ steps: [ScriptedModel.text("ok"), ScriptedModel.text("ok")] });
+    const agent = new LlmAgent({ name: "a", model });
+    const h = await Harness.create();
+    await h.run(agent, "hi", {
+      runConfig: {
+        responseModalities: ["TEXT"],
+        enableAffectiveDialog: false,
+        sessionResumption: { transparent: true },
+      },
+    });
+    expect(model.requests[0]!.liveConnectConfig).toEqual({
+      responseModalities: ["TEXT"],
+      enableAffectiveDialog: false,
+      sessionResumption: { transparent: true },
+    });
+    await h.run(agent, "again");
+    expect(model.requests[1]!.liveConnectConfig).toBeUndefined();
+  });
+});
