@@ -64,29 +64,39 @@ export class KeyedQueue {
 
   /** Runs `task` holding the key's slot (released when it settles, also on failure). */
   run<T>(key: string, task: () => Promise<T> | T, signal?: AbortSignal): Promise<T> {
-    let waiting: Promise<void> | undefined;
     try {
-      waiting = this.enter(key, signal);
+      const result = this.runNow(key, task, signal);
+      // A thenable here is the promise `hold` made (it wraps a task's own thenable).
+      return isThenable(result) ? (result as Promise<T>) : Promise.resolve(result);
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * `run` without its promise when the key is free and the task finishes within the call: then
+   * the task's value (or its error, thrown); else a promise of it. For hot paths whose tasks
+   * usually finish at once (an in-memory session append): no promise and no microtask turn.
+   */
+  runNow<T>(key: string, task: () => Promise<T> | T, signal?: AbortSignal): T | Promise<T> {
     // A free key runs the task at once: no extra turn of the event loop for the common case.
+    const waiting = this.enter(key, signal);
     return waiting ? waiting.then(() => this.hold(key, task)) : this.hold(key, task);
   }
 
   /** The task's outcome, the slot released once it settles (a plain promise chain: no async frame). */
-  private hold<T>(key: string, task: () => Promise<T> | T): Promise<T> {
+  private hold<T>(key: string, task: () => Promise<T> | T): T | Promise<T> {
     let result: Promise<T> | T;
     try {
       result = task();
     } catch (error) {
       this.release(key);
-      return Promise.reject(error);
+      throw error;
     }
     // A task that finished in the call frees the slot now, not a microtask turn later.
     if (!isThenable(result)) {
       this.release(key);
-      return Promise.resolve(result);
+      return result;
     }
     return Promise.resolve(result).then(
       (value) => {

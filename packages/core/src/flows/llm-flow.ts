@@ -62,7 +62,9 @@ export async function* runLlmFlow(ctx: InvocationContext, agent: LlmAgent): Asyn
     // One actions object for the step: state written while building the request (tools'
     // processLlmRequest) or by model callbacks is stored with the step's model event.
     const actions = createEventActions();
-    const request = await buildLlmRequestLendingContents(ctx, agent, actions);
+    // Awaited only when the build waited for something (an `await` of a value costs a microtask turn).
+    const built = buildLlmRequestLendingContents(ctx, agent, actions);
+    const request = built instanceof Promise ? await built : built;
     // Without a code executor there is nothing to prepare (and no promise to await).
     const inputFiles = agent.codeExecutor ? await preprocessCodeExecution(agent, request) : [];
     const context = new CallbackContext(ctx, actions);

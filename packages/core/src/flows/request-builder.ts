@@ -1,6 +1,7 @@
 import type { InvocationContext } from "../context/invocation-context.js";
 import type { LlmAgent } from "../agents/llm-agent.js";
 import { ReadonlyContext } from "../context/readonly-context.js";
+import type { Content } from "../content/content.js";
 import type { GenerateContentConfig } from "../content/generate-content-config.js";
 import { createEventActions, type EventActions } from "../events/event-actions.js";
 import type { Event } from "../events/event.js";
@@ -53,13 +54,15 @@ export async function buildLlmRequest(
  * `getLentContents`): for the text flow, which calls `ownContents` before anything that may edit
  * or keep them (callbacks, plugins, a model that does not declare `readsContentsOnly`). Steps
  * of the build that may edit them (instruction contents, tools and toolsets that override
- * `processLlmRequest`) get a copy first.
+ * `processLlmRequest`) get a copy first. The request itself when nothing of the build waits
+ * (instructions without providers, tools that only declare themselves: the usual agent), else a
+ * promise of it: an async function would cost a promise and microtask turns per model call.
  */
-export async function buildLlmRequestLendingContents(
+export function buildLlmRequestLendingContents(
   ctx: InvocationContext,
   agent: LlmAgent,
   actions: EventActions = createEventActions(),
-): Promise<LlmRequest> {
+): LlmRequest | Promise<LlmRequest> {
   const model = agent.canonicalModel;
   const request = createLlmRequest({
     model: typeof model === "string" ? model : model.model,
@@ -76,9 +79,28 @@ export async function buildLlmRequestLendingContents(
   const live = liveConnectConfigOf(ctx);
   if (live) request.liveConnectConfig = live;
 
-  // Awaited only when it is a promise (an `await` of a plain value still costs a microtask turn).
   const applied = applyInstructions(ctx, agent, request);
-  const instructionContents = applied instanceof Promise ? await applied : applied;
+  if (applied instanceof Promise) {
+    return applied.then((instructionContents) => {
+      addContents(ctx, agent, request, instructionContents);
+      return addToolsAsync(ctx, agent, actions, request);
+    });
+  }
+  addContents(ctx, agent, request, applied);
+  // Tools that only add their declarations need nothing awaited.
+  if (!agent.tools.every((union) => !isToolset(union) && onlyDeclares(union)))
+    return addToolsAsync(ctx, agent, actions, request);
+  appendTools(request, agent.tools as readonly BaseTool[]);
+  return finishRequest(agent, request);
+}
+
+/** The history (shared while nothing edits it), after the instruction contents if there are any. */
+function addContents(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  request: LlmRequest,
+  instructionContents: Content[],
+): void {
   request.contents =
     agent.includeContents === "none"
       ? getCurrentTurnContents(ctx.branch, sessionEvents(ctx.session), agent.name)
@@ -87,7 +109,15 @@ export async function buildLlmRequestLendingContents(
     ownContents(request);
     insertInstructionContents(request.contents, instructionContents);
   }
+}
 
+/** The agent's tools, toolsets expanded and each tool's `processLlmRequest` awaited; then `finishRequest`. */
+async function addToolsAsync(
+  ctx: InvocationContext,
+  agent: LlmAgent,
+  actions: EventActions,
+  request: LlmRequest,
+): Promise<LlmRequest> {
   let readonly: ReadonlyContext | undefined;
   for (const union of agent.tools) {
     // A plain tool only adds its declaration: no context is made for it.
@@ -107,7 +137,11 @@ export async function buildLlmRequestLendingContents(
       if (processing) await processing;
     }
   }
+  return finishRequest(agent, request);
+}
 
+/** Structured output and agent transfer: the build's last steps. */
+function finishRequest(agent: LlmAgent, request: LlmRequest): LlmRequest {
   const targets = getTransferTargets(agent);
   if (agent.outputSchema !== undefined) {
     // Models reject a response schema together with function calling, so an agent that has

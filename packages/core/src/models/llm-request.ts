@@ -64,7 +64,7 @@ export function getSystemInstructionText(request: LlmRequest): string {
 }
 
 /** Adds function declarations of tools to the request and records the tools by name. */
-export function appendTools(request: LlmRequest, tools: BaseTool[]): void {
+export function appendTools(request: LlmRequest, tools: readonly BaseTool[]): void {
   const declarations: FunctionDeclaration[] = [];
   for (const tool of tools) {
     request.toolsDict[tool.name] = tool;

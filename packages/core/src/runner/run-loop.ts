@@ -2,7 +2,9 @@ import type { Content } from "../content/content.js";
 import type { InvocationContext } from "../context/invocation-context.js";
 import { BudgetExceededError } from "../errors/budget-errors.js";
 import { RunAbortedError } from "../errors/run-errors.js";
+import { isThenable } from "../concurrency/is-thenable.js";
 import { createEvent, type Event } from "../events/event.js";
+import { appendNow } from "../sessions/base-session-service.js";
 import type { Session } from "../sessions/session.js";
 import { AbortWatch, applyCustomMetadata } from "./run-helpers.js";
 import type { Runner } from "./runner.js";
@@ -80,7 +82,9 @@ export async function* runLoop(
           agentRun = undefined; // finished: nothing to return (a `return()` would cost a promise and a turn)
           break;
         }
-        const event = await handleEvent(runner, ctx, session, step.value, watch);
+        // The in-memory store stores an event within the call: no promise to wait for then.
+        const handled = handleEvent(runner, ctx, session, step.value, watch);
+        const event = isThenable(handled) ? await handled : handled;
         yield event;
         watch.throwIfAborted();
       }
@@ -135,10 +139,11 @@ async function finishRun(
 
 /**
  * One event of the agent: the run's custom metadata and usage, onEvent plugins (which may
- * replace it), then stored unless partial. Resolves with what the caller yields. Not an async
- * function: without an onEvent plugin the store's own promise is the only one made (an async
- * frame per event cost the run loop a promise and turns of the microtask queue); a check that
- * fails throws in the caller's frame, where a rejection would land too.
+ * replace it), then stored unless partial. Gives what the caller yields, or a promise of it. Not
+ * an async function: without an onEvent plugin a store that answers at once makes no promise,
+ * and any other store's own promise is the only one made (an async frame per event cost the run
+ * loop a promise and turns of the microtask queue); a check that fails throws in the caller's
+ * frame, where a rejection would land too.
  */
 function handleEvent(
   runner: RunLoopServices,
@@ -146,7 +151,7 @@ function handleEvent(
   session: Session,
   event: Event,
   watch: AbortWatch,
-): Promise<Event> {
+): Event | Promise<Event> {
   applyCustomMetadata(event, ctx.runConfig.customMetadata);
   recordEventUsage(ctx, event);
   if (!runner.pluginManager.hasHook("onEventCallback")) return persistEvent(runner, session, event, watch);
@@ -158,9 +163,15 @@ function handleEvent(
   });
 }
 
-/** Persists a complete event (a partial one is yielded only); resolves with the event itself. */
-function persistEvent(runner: RunLoopServices, session: Session, event: Event, watch: AbortWatch): Promise<Event> {
-  if (event.partial) return Promise.resolve(event);
+/** Persists a complete event (a partial one is yielded only); gives the event itself, or a promise of it. */
+function persistEvent(
+  runner: RunLoopServices,
+  session: Session,
+  event: Event,
+  watch: AbortWatch,
+): Event | Promise<Event> {
+  if (event.partial) return event;
   watch.throwIfAborted();
-  return runner.sessionService.appendEvent({ session, event }).then(() => event);
+  const stored = appendNow(runner.sessionService, { session, event });
+  return isThenable(stored) ? stored.then(() => event) : event;
 }

@@ -1,8 +1,10 @@
+import { isThenable } from "../concurrency/is-thenable.js";
 import { createUserContent, type Content } from "../content/content.js";
 import type { InvocationContext } from "../context/invocation-context.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { createEvent, type Event } from "../events/event.js";
 import { checkIncomingMessage } from "../flows/incoming-message-check.js";
+import { appendNow } from "../sessions/base-session-service.js";
 import type { Session } from "../sessions/session.js";
 import { type AbortWatch, applyCustomMetadata, saveInputBlobsAsArtifacts } from "./run-helpers.js";
 import type { Runner } from "./runner.js";
@@ -72,7 +74,9 @@ export async function appendUserTurn(
     });
     applyCustomMetadata(userEvent, ctx.runConfig.customMetadata);
     watch.throwIfAborted();
-    await runner.sessionService.appendEvent({ session, event: userEvent });
+    // Stored within the call by the in-memory store: then there is no promise to wait for.
+    const stored = appendNow(runner.sessionService, { session, event: userEvent });
+    if (isThenable(stored)) await stored;
   }
   return message;
 }

@@ -127,14 +127,27 @@ export abstract class BaseSessionService {
     // promise adds a promise and two turns of the microtask queue to every append); whatever
     // throws before the queue still reaches the caller as a rejection.
     try {
-      const { session, event } = request;
-      if (event.partial) return Promise.resolve(event);
-      const key = { appName: session.appName, userId: session.userId, sessionId: session.id };
-      validateSessionKey(key);
-      return this.sessionQueue.run(SessionQueueKey.of(key), () => this.appendHeld(session, event, key));
+      const appended = this.appendEventNow(request);
+      return isThenable(appended) ? (appended as Promise<Event>) : Promise.resolve(appended);
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * `appendEvent` without its promise when the append completes within the call (the session's
+   * slot free and a store that answers at once, as the in-memory one does): the event itself;
+   * else a promise of it. Throws what `appendEvent` would reject with. The runner stores each
+   * event of a run through `appendNow` (below), which calls this unless a subclass overrides
+   * `appendEvent`; anything else should call `appendEvent`.
+   * @internal
+   */
+  appendEventNow(request: AppendEventRequest): Event | Promise<Event> {
+    const { session, event } = request;
+    if (event.partial) return event;
+    const key = { appName: session.appName, userId: session.userId, sessionId: session.id };
+    validateSessionKey(key);
+    return this.sessionQueue.runNow(SessionQueueKey.of(key), () => this.appendHeld(session, event, key));
   }
 
   /**
@@ -220,6 +233,17 @@ function appended(session: Session, event: Event, result: StoredEvent): Event {
     rememberStoredSnapshot(event, result.snapshot);
   }
   return event;
+}
+
+/**
+ * Appends through `appendEventNow` (no promise when the append completes within the call), or
+ * through `appendEvent` when a subclass overrides it, so an override still sees every append.
+ * Throws what `appendEvent` would reject with. The runner's per-event write.
+ */
+export function appendNow(service: BaseSessionService, request: AppendEventRequest): Event | Promise<Event> {
+  return service.appendEvent === BaseSessionService.prototype.appendEvent
+    ? service.appendEventNow(request)
+    : service.appendEvent(request);
 }
 
 /** The key of a session in `sessionQueue` (the server's run queue uses the same form). */
