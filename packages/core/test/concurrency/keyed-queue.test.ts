@@ -142,3 +142,49 @@ describe("KeyedQueue.run", () => {
     expect(queue.size).toBe(0);
   });
 });
+
+describe("KeyedQueue.runNow", () => {
+  it("gives a free key's finished task its value, or its error thrown, in the call", () => {
+    const queue = new KeyedQueue();
+    expect(queue.runNow("k", () => 7)).toBe(7);
+    expect(queue.size).toBe(0);
+    const boom = new Error("boom");
+    expect(() =>
+      queue.runNow("k", () => {
+        throw boom;
+      }),
+    ).toThrow(boom);
+    expect(queue.size).toBe(0);
+  });
+
+  it("gives a promise for a task that waits or a key that is held, in the key's order", async () => {
+    const queue = new KeyedQueue();
+    const first = gate();
+    const order: string[] = [];
+    const held = queue.runNow("k", async () => {
+      await first.promise;
+      order.push("first");
+      return "first";
+    });
+    expect(held).toBeInstanceOf(Promise);
+    // Behind a holder even a task that would finish at once waits, and answers with a promise.
+    const behind = queue.runNow("k", () => {
+      order.push("second");
+      return "second";
+    });
+    expect(behind).toBeInstanceOf(Promise);
+    expect(order).toEqual([]);
+    first.open();
+    expect(await Promise.all([held, behind])).toEqual(["first", "second"]);
+    expect(order).toEqual(["first", "second"]);
+    expect(queue.size).toBe(0);
+  });
+
+  it("throws RunAbortedError at once for an aborted signal, holding nothing", () => {
+    const queue = new KeyedQueue();
+    const controller = new AbortController();
+    controller.abort();
+    expect(() => queue.runNow("k", () => 1, controller.signal)).toThrow(RunAbortedError);
+    expect(queue.size).toBe(0);
+  });
+});
