@@ -96,18 +96,35 @@ export async function* runLoop(
       }
       throw error;
     } finally {
-      await finishRun(runner, ctx, agentRun, stepPending, failed, beforeRun);
+      // Awaited only when there is something to wait for (a stopped agent, afterRun plugins).
+      const finishing = finishRun(runner, ctx, agentRun, stepPending, failed, beforeRun);
+      if (finishing) await finishing;
     }
     // Reached only when the run completed (not on break, abort or error).
-    const extra = await afterCompleted?.();
+    const extra = afterCompleted ? await afterCompleted() : undefined;
     if (extra) yield extra;
   } finally {
     watch.dispose();
   }
 }
 
-/** Stops the agent's generator and runs afterRun; an error here never hides the one that ended the run. */
-async function finishRun(
+/**
+ * Stops the agent's generator and runs afterRun; an error here never hides the one that ended the
+ * run. Nothing (no promise) when there is neither (a run that completed, without afterRun plugins).
+ */
+function finishRun(
+  runner: RunLoopServices,
+  ctx: InvocationContext,
+  agentRun: AsyncGenerator<Event, void, void> | undefined,
+  stepPending: boolean,
+  failed: { error: unknown } | undefined,
+  beforeRun: Promise<unknown> | undefined,
+): Promise<void> | undefined {
+  if (!agentRun && !runner.pluginManager.hasHook("afterRunCallback")) return undefined;
+  return stopAndAfterRun(runner, ctx, agentRun, stepPending, failed, beforeRun);
+}
+
+async function stopAndAfterRun(
   runner: RunLoopServices,
   ctx: InvocationContext,
   agentRun: AsyncGenerator<Event, void, void> | undefined,

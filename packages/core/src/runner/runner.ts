@@ -149,13 +149,14 @@ export class Runner {
     const checked = checkedUserMessage(request.newMessage, sessionEvents(session));
     const interrupted = storeInterruptedCallResponses(this.sessionService, session, watch);
     if (interrupted) await interrupted;
-    const message = await appendUserTurn(this, {
+    const turn = appendUserTurn(this, {
       ctx: rootContext,
       session,
       message: checked,
       stateDelta: request.stateDelta,
       watch,
     });
+    const message = turn instanceof Promise ? await turn : turn;
 
     // In a resumable app an answer continues the paused workflow run it belongs to.
     const resumeTarget = this.resumability?.isResumable ? findResumeTarget(session, this.agent) : undefined;

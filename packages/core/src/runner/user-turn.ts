@@ -26,59 +26,88 @@ export function checkedUserMessage(
     : checkIncomingMessage(withUserRole(createUserContent(newMessage)), events);
 }
 
+/** A user's turn of a run, as `appendUserTurn` takes it. */
+interface UserTurn {
+  ctx: InvocationContext;
+  session: Session;
+  message: Content | undefined;
+  stateDelta: Record<string, unknown> | undefined;
+  watch: AbortWatch;
+}
+
 /**
  * Stores the user's turn of a run: onUserMessage plugins may replace the message, its inline
  * files become artifacts when the run config asks (`saveInputBlobsAsArtifacts`), and one user
  * event carries the message, the request's state delta and the artifacts saved. A run with
- * neither a message nor state stores nothing. Returns the message the agent sees.
+ * neither a message nor state stores nothing. Gives the message the agent sees, or a promise of
+ * it: without those plugins and artifacts, a store that answers at once makes no promise (an
+ * async function would cost a promise and microtask turns per run).
  */
-export async function appendUserTurn(
+export function appendUserTurn(
   runner: UserTurnServices,
-  turn: {
-    ctx: InvocationContext;
-    session: Session;
-    message: Content | undefined;
-    stateDelta: Record<string, unknown> | undefined;
-    watch: AbortWatch;
-  },
+  turn: UserTurn,
+): Content | undefined | Promise<Content | undefined> {
+  const message = turn.message;
+  if (
+    message &&
+    (runner.pluginManager.hasHook("onUserMessageCallback") || turn.ctx.runConfig.saveInputBlobsAsArtifacts)
+  )
+    return preparedUserTurn(runner, turn, message);
+  const stored = storeUserTurn(runner, turn, message, {});
+  return stored ? stored.then(() => message) : message;
+}
+
+/** The message as plugins replace it and with its inline files saved as artifacts, then stored. */
+async function preparedUserTurn(
+  runner: UserTurnServices,
+  turn: UserTurn,
+  userMessage: Content,
 ): Promise<Content | undefined> {
-  const { ctx, session, watch } = turn;
-  let message = turn.message;
+  const { ctx, session } = turn;
+  let message = userMessage;
   let artifactDelta: Record<string, number> = {};
-  if (message) {
-    // Awaited only when a plugin has the hook: no arguments and no turn of the microtask queue otherwise.
-    const replaced = runner.pluginManager.hasHook("onUserMessageCallback")
-      ? await runner.pluginManager.run("onUserMessageCallback", { invocationContext: ctx, userMessage: message })
-      : undefined;
-    if (replaced) message = withUserRole(replaced);
-    if (ctx.runConfig.saveInputBlobsAsArtifacts) {
-      if (!runner.artifactService)
-        throw new ConfigurationError("saveInputBlobsAsArtifacts needs an artifactService on the Runner.");
-      ({ message, artifactDelta } = await saveInputBlobsAsArtifacts({
-        message,
-        artifactService: runner.artifactService,
-        appName: runner.appName,
-        userId: session.userId,
-        sessionId: session.id,
-        invocationId: ctx.invocationId,
-      }));
-    }
-  }
-  const stateDelta = { ...(turn.stateDelta ?? {}) };
-  if (message || Object.keys(stateDelta).length > 0) {
-    const userEvent = createEvent({
+  const replaced = runner.pluginManager.hasHook("onUserMessageCallback")
+    ? await runner.pluginManager.run("onUserMessageCallback", { invocationContext: ctx, userMessage: message })
+    : undefined;
+  if (replaced) message = withUserRole(replaced);
+  if (ctx.runConfig.saveInputBlobsAsArtifacts) {
+    if (!runner.artifactService)
+      throw new ConfigurationError("saveInputBlobsAsArtifacts needs an artifactService on the Runner.");
+    ({ message, artifactDelta } = await saveInputBlobsAsArtifacts({
+      message,
+      artifactService: runner.artifactService,
+      appName: runner.appName,
+      userId: session.userId,
+      sessionId: session.id,
       invocationId: ctx.invocationId,
-      author: "user",
-      content: message,
-      actions: { stateDelta, artifactDelta },
-    });
-    applyCustomMetadata(userEvent, ctx.runConfig.customMetadata);
-    watch.throwIfAborted();
-    // Stored within the call by the in-memory store: then there is no promise to wait for.
-    const stored = appendNow(runner.sessionService, { session, event: userEvent });
-    if (isThenable(stored)) await stored;
+    }));
   }
+  const stored = storeUserTurn(runner, turn, message, artifactDelta);
+  if (stored) await stored;
   return message;
+}
+
+/** Appends the user event (when there is a message or state); a promise only while the store works. */
+function storeUserTurn(
+  runner: UserTurnServices,
+  turn: UserTurn,
+  message: Content | undefined,
+  artifactDelta: Record<string, number>,
+): Promise<unknown> | undefined {
+  const { ctx, session, watch } = turn;
+  const stateDelta = { ...(turn.stateDelta ?? {}) };
+  if (!message && Object.keys(stateDelta).length === 0) return undefined;
+  const userEvent = createEvent({
+    invocationId: ctx.invocationId,
+    author: "user",
+    content: message,
+    actions: { stateDelta, artifactDelta },
+  });
+  applyCustomMetadata(userEvent, ctx.runConfig.customMetadata);
+  watch.throwIfAborted();
+  // Stored within the call by the in-memory store: then there is no promise to wait for.
+  const stored = appendNow(runner.sessionService, { session, event: userEvent });
+  return isThenable(stored) ? (stored as Promise<unknown>) : undefined;
 }
 
 function withUserRole(content: Content): Content {
