@@ -144,7 +144,8 @@ class ModelCallStream implements AsyncIterableIterator<LlmResponse, void, void> 
       return { value: before, done: false };
     }
     this.open();
-    return this.next();
+    // Awaited here: an async function that returns a promise adopts it, two more microtask turns.
+    return await this.next();
   }
 
   /** Opens the model's stream (anything it throws here propagates: nothing is open yet). */
