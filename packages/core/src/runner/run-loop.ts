@@ -96,9 +96,9 @@ export async function* runLoop(
       }
       throw error;
     } finally {
-      // Awaited only when there is something to wait for (a stopped agent, afterRun plugins).
-      const finishing = finishRun(runner, ctx, agentRun, stepPending, failed, beforeRun);
-      if (finishing) await finishing;
+      // Only with something to do (an agent to stop, afterRun plugins): no promise and no turn otherwise.
+      if (agentRun || runner.pluginManager.hasHook("afterRunCallback"))
+        await finishRun(runner, ctx, agentRun, stepPending, failed, beforeRun);
     }
     // Reached only when the run completed (not on break, abort or error).
     const extra = afterCompleted ? await afterCompleted() : undefined;
@@ -108,23 +108,8 @@ export async function* runLoop(
   }
 }
 
-/**
- * Stops the agent's generator and runs afterRun; an error here never hides the one that ended the
- * run. Nothing (no promise) when there is neither (a run that completed, without afterRun plugins).
- */
-function finishRun(
-  runner: RunLoopServices,
-  ctx: InvocationContext,
-  agentRun: AsyncGenerator<Event, void, void> | undefined,
-  stepPending: boolean,
-  failed: { error: unknown } | undefined,
-  beforeRun: Promise<unknown> | undefined,
-): Promise<void> | undefined {
-  if (!agentRun && !runner.pluginManager.hasHook("afterRunCallback")) return undefined;
-  return stopAndAfterRun(runner, ctx, agentRun, stepPending, failed, beforeRun);
-}
-
-async function stopAndAfterRun(
+/** Stops the agent's generator and runs afterRun; an error here never hides the one that ended the run. */
+async function finishRun(
   runner: RunLoopServices,
   ctx: InvocationContext,
   agentRun: AsyncGenerator<Event, void, void> | undefined,
