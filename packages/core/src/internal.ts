@@ -135,7 +135,7 @@ export { CREDENTIAL_STATE_PREFIX } from "./auth/session-state-credential-service
 export { credentialDependenciesOfContext } from "./auth/credential-request.js";
 export { maskSchemeCredentials } from "./auth/scheme-credentials.js";
 export type { CredentialDependencies } from "./auth/credential-manager.js";
-export { warmUpRuntime } from "./runner/warm-up-runtime.js";
+export { createWarmUpAgent, warmUpRuntime } from "./runner/warm-up-runtime.js";
 export { AbortScope } from "./concurrency/abort-scope.js";
 export { settleAll, settleInOrder, throwFailures } from "./concurrency/settle-all.js";
 export { untilAborted, type UntilAbortedOptions } from "./concurrency/until-aborted.js";

@@ -41,6 +41,7 @@ import { endWaitingResponses } from "./http/end-at-turn-end.js";
 import { createNodeHttpServer } from "./http/node-http-server.js";
 import { SessionRunQueue } from "./runs/session-run-queue.js";
 import { type ServerWarmUp, warmUpApps } from "./runs/warm-up-apps.js";
+import { warmUpHttp } from "./runs/warm-up-http.js";
 import type { ServerContext } from "./server-context.js";
 import { consoleLogger, type ServerLogger } from "./server-logger.js";
 
@@ -202,10 +203,10 @@ export interface AgentServer {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /**
    * Loads every app, its runner and the adapters of its models, runs the framework's code paths
-   * once on a private agent and builds the agent-flow routes' request parsers, so no request
-   * loads or builds any of it: a first flow then costs about what a bare `node:http` server's
-   * first two requests do (docs/server.md, "Warm start"). Apps that fail to load are logged and
-   * reported, never thrown. Call it before `listen`, or after it
+   * once on a private agent, builds the agent-flow routes' request parsers and sends a few flows
+   * over loopback HTTP to a private server of the same code (on 127.0.0.1, closed at once), so
+   * no request loads or builds any of it and Node's HTTP code has run (docs/server.md, "Warm
+   * start"). Apps that fail to load are logged and reported, never thrown. Call it before `listen`, or after it
    * with `yieldToRequests` (what the CLI does): the server answers at once and each warm-up
    * step waits until no request is in flight. `close` stops it before its next step (a step
    * under way, such as an app's module being imported, cannot be cancelled and ends on its own;
@@ -393,8 +394,11 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     },
     warmUp(warmUpOptions = {}) {
       return warmUpApps(options.loader, runners, logger, {
-        turn: warmUpOptions.yieldToRequests === true ? () => activity.whenIdle() : async () => {},
-        stopped: () => closing !== undefined,
+        pacing: {
+          turn: warmUpOptions.yieldToRequests === true ? () => activity.whenIdle() : async () => {},
+          stopped: () => closing !== undefined,
+        },
+        routes: () => warmUpHttp(createAgentServer),
       });
     },
     async listen(listenOptions = {}) {

@@ -10,6 +10,10 @@ import {
 } from "@agentkit/core";
 import { lazySchemasBuilt } from "@agentkit/core/internal";
 import { createAgentServer, createDirectoryAgentLoader, type AgentServer } from "../src/index.js";
+import { warmUpApps } from "../src/runs/warm-up-apps.js";
+import { warmUpHttp } from "../src/runs/warm-up-http.js";
+import { RunnerCache } from "../src/runs/runner-cache.js";
+import { createStaticAgentLoader } from "../src/static-agent-loader.js";
 import { makeAgentsDir, type TempAgentsDir } from "./loader/agents-dir.js";
 import { post } from "./support/test-server.js";
 
@@ -88,6 +92,7 @@ describe("AgentServer.warmUp", () => {
       ]),
     );
     expect(report.ms).toBeGreaterThanOrEqual(0);
+    expect(report.routes).toBe(true);
   });
 
   it("the first flow runs on the warmed app and model and builds no request parser", async () => {
@@ -213,11 +218,75 @@ describe("AgentServer.warmUp after listen, yielding to requests", () => {
     await turns(20);
     const closed = server.close();
     const report = await warming;
-    expect(report).toEqual({ apps: [], completed: false, ms: expect.any(Number) });
+    expect(report).toEqual({ apps: [], completed: false, routes: false, ms: expect.any(Number) });
     expect(warm.size).toBe(0);
     gated.release();
     await held;
     await closed;
     expect(warnings.filter((w) => w.startsWith("Warm-up"))).toEqual([]);
+  });
+});
+
+/** How many of the process's active resources are of each kind (servers, sockets, timers). */
+function resources(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  return counts;
+}
+
+describe("the warm-up's HTTP step", () => {
+  it("answers every flow of a private server made by the given factory, then leaves nothing open", async () => {
+    const made: AgentServer[] = [];
+    const before = resources();
+    const answered = await warmUpHttp((options) => {
+      // The private server: loopback, API mode, in-memory, on the private agent only.
+      expect(options.mode).toBe("api");
+      const server = createAgentServer(options);
+      made.push(server);
+      return server;
+    });
+    // Three session creates and three /run, then one /run_sse.
+    expect(answered).toBe(7);
+    expect(made).toHaveLength(1);
+    expect(await made[0]!.context.loader.listApps()).toEqual(["agentkit_warm_up"]);
+    // Its listener and both ends of its connection are closed once the step returns (libuv
+    // finishes closing a handle in a later turn of the event loop).
+    const open = (counts: Map<string, number>) => [counts.get("TCPServerWrap") ?? 0, counts.get("TCPSocketWrap") ?? 0];
+    for (let turn = 0; turn < 20 && open(resources()).join() !== open(before).join(); turn += 1) await turns(1);
+    expect(open(resources())).toEqual(open(before));
+  });
+
+  it("throws when a flow is not answered as an agent flow", async () => {
+    // A server without the private app: its /run answers 404.
+    await expect(
+      warmUpHttp((options) => createAgentServer({ ...options, loader: createStaticAgentLoader({ apps: {} }) })),
+    ).rejects.toThrow("POST /run answered 404");
+  });
+
+  it("a failing HTTP step is a warning and `routes: false`; the warm-up still completes", async () => {
+    const warnings: string[] = [];
+    const loader = createStaticAgentLoader({ apps: {} });
+    const runners = new RunnerCache({
+      loader,
+      sessionService: new InMemorySessionService(),
+      artifactService: new InMemoryArtifactService(),
+      memoryService: new InMemoryMemoryService(),
+    });
+    try {
+      const report = await warmUpApps(
+        loader,
+        runners,
+        { error: () => {}, warn: (message) => warnings.push(message), info: () => {} },
+        {
+          routes: async () => {
+            throw new Error("listen EADDRNOTAVAIL 127.0.0.1");
+          },
+        },
+      );
+      expect(report).toEqual({ apps: [], completed: true, routes: false, ms: expect.any(Number) });
+      expect(warnings).toEqual([expect.stringContaining("listen EADDRNOTAVAIL 127.0.0.1")]);
+    } finally {
+      await runners.close();
+    }
   });
 });

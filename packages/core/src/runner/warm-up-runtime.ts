@@ -26,22 +26,28 @@ class WarmUpModel extends BaseLlm {
 }
 
 /**
- * Runs a few turns of a private agent (its own model and tool, in-memory services: no user code,
- * no provider, nothing stored) so the runner, the LLM flow, function calling and event
- * serialization are compiled before a server's first request instead of during it. Returns the
- * number of events produced (for a check that it really ran).
+ * The private agent of the warm-ups: a model of its own that calls an `echo` tool once, then
+ * answers with text (the path most turns take). No user code, no provider, nothing outside the
+ * process; each call makes a new agent, so nothing is shared with a caller.
  */
-export async function warmUpRuntime(turns = 3): Promise<number> {
+export function createWarmUpAgent(): LlmAgent {
   const echo = new FunctionTool({
     name: "echo",
     description: "Echoes its text.",
     parameters: z.object({ text: z.string() }),
     execute: ({ text }) => ({ text }),
   });
-  const runner = new InMemoryRunner({
-    appName: "agentkit-warm-up",
-    agent: new LlmAgent({ name: "warm_up", model: new WarmUpModel(), instruction: "Warm up.", tools: [echo] }),
-  });
+  return new LlmAgent({ name: "warm_up", model: new WarmUpModel(), instruction: "Warm up.", tools: [echo] });
+}
+
+/**
+ * Runs a few turns of a private agent (its own model and tool, in-memory services: no user code,
+ * no provider, nothing stored) so the runner, the LLM flow, function calling and event
+ * serialization are compiled before a server's first request instead of during it. Returns the
+ * number of events produced (for a check that it really ran).
+ */
+export async function warmUpRuntime(turns = 3): Promise<number> {
+  const runner = new InMemoryRunner({ appName: "agentkit-warm-up", agent: createWarmUpAgent() });
   let events = 0;
   try {
     for (let turn = 0; turn < turns; turn += 1) {

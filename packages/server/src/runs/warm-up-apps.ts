@@ -19,6 +19,12 @@ export interface ServerWarmUp {
   readonly apps: AppWarmUp[];
   /** False when the server began closing before the warm-up ended (it stops between steps). */
   readonly completed: boolean;
+  /**
+   * Whether the agent-flow routes answered a few flows over loopback HTTP on a private server
+   * (`warm-up-http.ts`). False when that step was not reached or failed (a warning says why);
+   * requests are served either way.
+   */
+  readonly routes: boolean;
   /** Wall time of the whole warm-up, in milliseconds. */
   readonly ms: number;
 }
@@ -33,11 +39,20 @@ export interface WarmUpPacing {
 
 const UNPACED: WarmUpPacing = { turn: async () => {}, stopped: () => false };
 
+/** The warm-up's steps besides loading the apps (the server passes its own; tests may leave one out). */
+export interface WarmUpSteps {
+  /** Pacing of the steps; at once by default. */
+  pacing?: WarmUpPacing;
+  /** Runs the agent-flow routes over HTTP once (`warmUpHttp` on the server's own factory). */
+  routes?: () => Promise<unknown>;
+}
+
 /**
  * Loads every app (its module or YAML, its runner and plugins), loads the adapter and SDK
  * client of every model its agents name, runs the framework's own code paths once on a private
- * agent and builds the agent-flow routes' request parsers, so no request loads or builds any of
- * it (the first flows still run before V8 has optimized the code). Never throws for an app that
+ * agent, builds the agent-flow routes' request parsers and runs a few flows through those routes
+ * on a private server (`steps.routes`), so no request loads or builds any of it and Node's HTTP
+ * code has run (the first flows still run before V8 has optimized the code). Never throws for an app that
  * fails: it is logged and reported, and requests to it keep answering with the load error.
  * Each step starts when `pacing` gives it its turn; a request for an app not warmed yet loads
  * it itself (the runner cache shares one load between them).
@@ -46,11 +61,13 @@ export async function warmUpApps(
   loader: AgentLoader,
   runners: RunnerCache,
   logger: ServerLogger,
-  pacing: WarmUpPacing = UNPACED,
+  steps: WarmUpSteps = {},
 ): Promise<ServerWarmUp> {
+  const pacing = steps.pacing ?? UNPACED;
   const started = performance.now();
   const apps: AppWarmUp[] = [];
-  const stopped = () => ({ apps, completed: false, ms: Math.round(performance.now() - started) });
+  let routes = false;
+  const stopped = () => ({ apps, completed: false, routes, ms: Math.round(performance.now() - started) });
   for (const app of await loader.listApps()) {
     await pacing.turn();
     if (pacing.stopped()) return stopped();
@@ -73,7 +90,17 @@ export async function warmUpApps(
   if (pacing.stopped()) return stopped();
   await warmUpRuntime();
   warmUpRequestParsing();
-  return { apps, completed: true, ms: Math.round(performance.now() - started) };
+  if (steps.routes) {
+    await pacing.turn();
+    if (pacing.stopped()) return stopped();
+    try {
+      await steps.routes();
+      routes = true;
+    } catch (error) {
+      logger.warn(`Warm-up of the HTTP routes (a private server on 127.0.0.1) failed: ${messageOf(error)}`);
+    }
+  }
+  return { apps, completed: true, routes, ms: Math.round(performance.now() - started) };
 }
 
 function messageOf(error: unknown): string {
