@@ -245,8 +245,8 @@ describe("the warm-up's HTTP step", () => {
       made.push(server);
       return server;
     });
-    // Three session creates and three /run, then one /run_sse.
-    expect(answered).toBe(7);
+    // Ten session creates and ten /run, then one /run_sse.
+    expect(answered).toBe(21);
     expect(made).toHaveLength(1);
     expect(await made[0]!.context.loader.listApps()).toEqual(["agentkit_warm_up"]);
     // Its listener and both ends of its connection are closed once the step returns (libuv
