@@ -206,11 +206,11 @@ export interface AgentServer {
    * once on a private agent, builds the agent-flow routes' request parsers and sends a few flows
    * over loopback HTTP to a private server of the same code (on 127.0.0.1, closed at once), so
    * no request loads or builds any of it and Node's HTTP code has run (docs/server.md, "Warm
-   * start"). Apps that fail to load are logged and reported, never thrown. Call it before `listen`, or after it
-   * with `yieldToRequests` (what the CLI does): the server answers at once and each warm-up
-   * step waits until no request is in flight. `close` stops it before its next step (a step
-   * under way, such as an app's module being imported, cannot be cancelled and ends on its own;
-   * the report then says `completed: false`).
+   * start"). Apps that fail to load are logged and reported, never thrown. Call it before
+   * `listen`, or after it with `yieldToRequests` (what the CLI does): the server answers at once
+   * and each warm-up step waits until no request is in flight. `close` stops it before its next
+   * step (a step under way, such as an app's module being imported, cannot be cancelled and ends
+   * on its own; the report then says `completed: false`).
    */
   warmUp(options?: WarmUpOptions): Promise<ServerWarmUp>;
   /** Starts an HTTP server (with the `/run_live` WebSocket) on host and port. */

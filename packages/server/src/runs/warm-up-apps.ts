@@ -52,8 +52,9 @@ export interface WarmUpSteps {
  * client of every model its agents name, runs the framework's own code paths once on a private
  * agent, builds the agent-flow routes' request parsers and runs a few flows through those routes
  * on a private server (`steps.routes`), so no request loads or builds any of it and Node's HTTP
- * code has run (the first flows still run before V8 has optimized the code). Never throws for an app that
- * fails: it is logged and reported, and requests to it keep answering with the load error.
+ * code has run (the first flows still run before V8 has optimized the code). Never throws for an
+ * app that fails: it is logged and reported, and requests to it keep answering with the load
+ * error.
  * Each step starts when `pacing` gives it its turn; a request for an app not warmed yet loads
  * it itself (the runner cache shares one load between them).
  */
