@@ -67,8 +67,8 @@ export async function warmUpApps(
   const pacing = steps.pacing ?? UNPACED;
   const started = performance.now();
   const apps: AppWarmUp[] = [];
-  let routes = false;
-  const stopped = () => ({ apps, completed: false, routes, ms: Math.round(performance.now() - started) });
+  // Stopped between steps, so always before the routes step ran.
+  const stopped = () => ({ apps, completed: false, routes: false, ms: Math.round(performance.now() - started) });
   for (const app of await loader.listApps()) {
     await pacing.turn();
     if (pacing.stopped()) return stopped();
@@ -91,6 +91,7 @@ export async function warmUpApps(
   if (pacing.stopped()) return stopped();
   await warmUpRuntime();
   warmUpRequestParsing();
+  let routes = false;
   if (steps.routes) {
     await pacing.turn();
     if (pacing.stopped()) return stopped();

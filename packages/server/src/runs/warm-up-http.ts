@@ -42,16 +42,16 @@ export async function warmUpHttp(create: (options: AgentServerOptions) => AgentS
   // One kept-alive connection, as a client's: its first request opens it, the others reuse it.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    const { url } = await server.listen({ host: "127.0.0.1", port: 0 });
+    const client: Client = { http, agent, base: (await server.listen({ host: "127.0.0.1", port: 0 })).url };
     let requests = 0;
     for (let flow = 0; flow < FLOWS; flow += 1) {
       const sessionId = `warm-up-${flow}`;
-      await post(agent, url, `/apps/${APP}/users/${USER}/sessions`, { sessionId }, "application/json");
+      await post(client, `/apps/${APP}/users/${USER}/sessions`, { sessionId }, "application/json");
       const body = { appName: APP, userId: USER, sessionId, newMessage: { role: "user", parts: [{ text: "hi" }] } };
-      await post(agent, url, "/run", body, "application/json");
+      await post(client, "/run", body, "application/json");
       requests += 2;
       if (flow === FLOWS - 1) {
-        await post(agent, url, "/run_sse", { ...body, streaming: false }, "text/event-stream");
+        await post(client, "/run_sse", { ...body, streaming: false }, "text/event-stream");
         requests += 1;
       }
     }
@@ -63,16 +63,23 @@ export async function warmUpHttp(create: (options: AgentServerOptions) => AgentS
   }
 }
 
+/** Where the warm-up's requests go, and through what. */
+interface Client {
+  readonly http: typeof import("node:http");
+  readonly agent: Agent;
+  /** The private server's URL. */
+  readonly base: string;
+}
+
 /** POSTs `body` as JSON; resolves once the whole answer is read, when it is a 200 of `expectedType`. */
-async function post(agent: Agent, base: string, path: string, body: unknown, expectedType: string): Promise<void> {
-  const http = process.getBuiltinModule("node:http");
+async function post(client: Client, path: string, body: unknown, expectedType: string): Promise<void> {
   const payload = JSON.stringify(body);
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
-    const request = http.request(
-      `${base}${path}`,
+    const request = client.http.request(
+      `${client.base}${path}`,
       {
         method: "POST",
-        agent,
+        agent: client.agent,
         headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       },
