@@ -136,6 +136,7 @@ export { credentialDependenciesOfContext } from "./auth/credential-request.js";
 export { maskSchemeCredentials } from "./auth/scheme-credentials.js";
 export type { CredentialDependencies } from "./auth/credential-manager.js";
 export { createWarmUpAgent, warmUpRuntime } from "./runner/warm-up-runtime.js";
+export { withPreloadedSession } from "./runner/preloaded-session.js";
 export { AbortScope } from "./concurrency/abort-scope.js";
 export { settleAll, settleInOrder, throwFailures } from "./concurrency/settle-all.js";
 export { untilAborted, type UntilAbortedOptions } from "./concurrency/until-aborted.js";

@@ -25,6 +25,7 @@ import { findAgentToRun } from "./find-agent-to-run.js";
 import { findInterruptedRun, findResumeTarget, resumeScope } from "./resume-target.js";
 import { storeInterruptedCallResponses } from "./interrupted-calls.js";
 import { loadRunSession } from "./load-run-session.js";
+import { preloadedSession } from "./preloaded-session.js";
 import { newRunContext } from "./run-context.js";
 import type { AbortWatch } from "./run-helpers.js";
 import { type RunStart, runLoop } from "./run-loop.js";
@@ -117,26 +118,30 @@ export class Runner {
 
   /**
    * The session a run (of `runAsync` or `runLive`) works on, once the runner is open and the
-   * signal not aborted; created when the run config asks for that (`autoCreateSession`). Not an
-   * async function: the caller awaits the session itself (an async layer here cost each run a
-   * promise and two turns of the microtask queue); the checks throw in the caller's frame.
+   * signal not aborted; created when the run config asks for that (`autoCreateSession`). A
+   * session the caller read just before and handed over (`withPreloadedSession`) is used as it
+   * is, not read again. Not an async function: the caller awaits the session itself (an async
+   * layer here cost each run a promise and two turns of the microtask queue); the checks throw
+   * in the caller's frame.
    */
   private openSession(
     request: { userId: string; sessionId: string },
     config: RunConfig,
     watch: AbortWatch,
-  ): { session: Promise<Session>; runConfig: ResolvedRunConfig } {
+  ): { session: Session | Promise<Session>; runConfig: ResolvedRunConfig } {
     this.assertOpen();
     watch.throwIfAborted();
     const runConfig = resolveRunConfig(config);
-    const session = watch.race(loadRunSession(this, request.userId, request.sessionId, runConfig.autoCreateSession));
+    const session =
+      preloadedSession(request, this.appName) ??
+      watch.race(loadRunSession(this, request.userId, request.sessionId, runConfig.autoCreateSession));
     return { session, runConfig };
   }
 
   /** `runAsync`'s own steps before the loop: the session, the user's turn, the agent to run. */
   private async startRun(request: RunAsyncRequest, watch: AbortWatch): Promise<RunStart> {
     const opened = this.openSession(request, request.runConfig ?? {}, watch);
-    const session = await opened.session;
+    const session = opened.session instanceof Promise ? await opened.session : opened.session;
     const runConfig = opened.runConfig;
     const rootContext = newRunContext(this, {
       session,
@@ -219,7 +224,9 @@ export class Runner {
       if (!this.resumability?.isResumable) throw new NotResumableError();
       watch.throwIfAborted();
       const runConfig = resolveRunConfig(request.runConfig);
-      const session = await watch.race(loadRunSession(this, request.userId, request.sessionId, false));
+      const session =
+        preloadedSession(request, this.appName) ??
+        (await watch.race(loadRunSession(this, request.userId, request.sessionId, false)));
       const target = findInterruptedRun(session, this.agent);
       if (!target) throw new NothingToResumeError(request.sessionId);
       const rootContext = newRunContext(this, { session, runConfig, signal: request.signal, now: this.now });

@@ -7,7 +7,7 @@ import {
   type RunConfig,
   type Session,
 } from "@agentkit/core";
-import { checkIncomingMessage, sessionEvents, untilAborted } from "@agentkit/core/internal";
+import { checkIncomingMessage, sessionEvents, untilAborted, withPreloadedSession } from "@agentkit/core/internal";
 import { ServerDrainingError } from "../errors/server-errors.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import type { LogFields } from "../server-logger.js";
@@ -67,20 +67,19 @@ export async function prepareRun(
     throw cutByShutdown(controller.signal) ? new ServerDrainingError() : error;
   }
   let release: (() => void) | undefined;
+  let found: Session | undefined;
   try {
     const key = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
     // Before anything of the run is stored: a run refused here (busy, aborted) leaves no trace.
     release = await deps.queue.acquireSession(key, controller.signal);
     if (deps.runs.isDraining) throw new ServerDrainingError();
-    // An answer to a pending call is checked against the history now (the runner checks again),
-    // so a refused message is a plain JSON 400 on /run_sse too, not an error frame.
-    const answers = params.newMessage?.parts?.some((p) => p.functionResponse) ?? false;
-    const session = await untilAborted(
-      findSession(deps, key, answers, params.createSessionIfMissing),
-      controller.signal,
-    );
-    if (!session) throw new SessionNotFoundError(key);
-    if (params.newMessage) checkIncomingMessage(params.newMessage, sessionEvents(session));
+    // Read once, here: a missing session is a 404 and a refused answer to a pending call a plain
+    // JSON 400 (on /run_sse too, before its stream starts); the runner then runs on this read
+    // (`withPreloadedSession`) instead of making its own. No other run of the session can append
+    // in between: this request holds the session's turn until the run ends.
+    found = await untilAborted(findSession(deps, key, params.createSessionIfMissing), controller.signal);
+    if (!found) throw new SessionNotFoundError(key);
+    if (params.newMessage) checkIncomingMessage(params.newMessage, sessionEvents(found));
   } catch (error) {
     release?.();
     lease.release();
@@ -88,6 +87,7 @@ export async function prepareRun(
     // A wait for the session's turn cut by shutdown is a 503, not a client abort.
     throw cutByShutdown(controller.signal) ? new ServerDrainingError() : error;
   }
+  const session = found;
   const done = () => {
     release?.();
     lease.release();
@@ -104,20 +104,25 @@ export async function prepareRun(
           ...(params.customMetadata ? { customMetadata: params.customMetadata } : {}),
         };
         const events = params.resume
-          ? lease.runner.resume({
-              userId: params.userId,
-              sessionId: params.sessionId,
-              runConfig,
-              signal: controller.signal,
-            })
-          : lease.runner.runAsync({
-              userId: params.userId,
-              sessionId: params.sessionId,
-              ...(params.newMessage ? { newMessage: params.newMessage } : {}),
-              ...(params.stateDelta ? { stateDelta: params.stateDelta } : {}),
-              runConfig,
-              signal: controller.signal,
-            });
+          ? lease.runner.resume(
+              withPreloadedSession(
+                { userId: params.userId, sessionId: params.sessionId, runConfig, signal: controller.signal },
+                session,
+              ),
+            )
+          : lease.runner.runAsync(
+              withPreloadedSession(
+                {
+                  userId: params.userId,
+                  sessionId: params.sessionId,
+                  ...(params.newMessage ? { newMessage: params.newMessage } : {}),
+                  ...(params.stateDelta ? { stateDelta: params.stateDelta } : {}),
+                  runConfig,
+                  signal: controller.signal,
+                },
+                session,
+              ),
+            );
         for await (const event of events) {
           if (!fields.invocationId && event.invocationId) fields.invocationId = event.invocationId;
           // Awaited only when it returns a promise (SSE's back-pressure): `/run` collects events
@@ -134,16 +139,13 @@ export async function prepareRun(
   };
 }
 
-/** The run's session (its whole history when the message answers a call), created when asked to. */
+/** The run's session, its whole history (the run works on it), created when asked to. */
 async function findSession(
   deps: RouteDeps,
   key: { appName: string; userId: string; sessionId: string },
-  wholeHistory: boolean,
   createIfMissing: boolean | undefined,
 ): Promise<Session | undefined> {
-  const found = await deps.context.sessionService.getSession(
-    wholeHistory ? key : { ...key, config: { numRecentEvents: 0 } },
-  );
+  const found = await deps.context.sessionService.getSession(key);
   return found ?? (createIfMissing ? createOrGet(deps, key) : undefined);
 }
 
