@@ -89,6 +89,26 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
     expect(session!.events).toHaveLength(4);
   });
 
+  it("reads the task's session once per message: the executor hands its read to the runner", async () => {
+    const s = await start({ steps: [...weatherSteps(), ScriptedModel.text("Still sunny.")] });
+    const sessions = s.runner.sessionService;
+    const read = sessions.getSession.bind(sessions);
+    const reads: string[] = [];
+    sessions.getSession = (request) => {
+      reads.push(request.sessionId);
+      return read(request);
+    };
+    const first = (await client.sendMessage(send("Weather in Paris?"))) as Task;
+    expect(first.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(reads).toEqual([first.contextId]);
+    // A second message in the same context: one read, which sees the first run's events.
+    reads.length = 0;
+    const second = (await client.sendMessage(send("And now?", { contextId: first.contextId }))) as Task;
+    expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(reads).toEqual([first.contextId]);
+    expect(JSON.stringify(s.model.requests[s.model.requests.length - 1]!.contents)).toContain("sunny in Paris");
+  });
+
   it("ARTIFACT_PER_RUN: one artifact holding the whole run", async () => {
     await start({ steps: weatherSteps(), outputMode: OutputMode.ARTIFACT_PER_RUN });
     const task = (await client.sendMessage(send("Weather in Paris?"))) as Task;

@@ -1,7 +1,9 @@
 // The run routes read the run's session once: the route checks the request against it (a 404, a
 // refused answer) and hands it to the runner, which does not read it again. On the SQL and
 // MongoDB stores every read is a query (a network round trip on PostgreSQL).
+import { once } from "node:events";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
+import WebSocket from "ws";
 import {
   App,
   FunctionNode,
@@ -134,6 +136,31 @@ describe("a run reads its session once", () => {
     expect(sessions.reads).toEqual(["engine-1"]);
     const stored = await json(await fetch(`${t.url}/apps/A/users/${U}/sessions/engine-1`));
     expect((stored.events as Json[]).map((e) => e.author)).toEqual(["user", "helper"]);
+  });
+
+  it("/run_live, and a live call on a missing session closes 1002 after one read", async () => {
+    const sid = await newSession("live_app");
+    t.liveModel.push([{ content: { role: "model", parts: [{ text: "Hello" }] } }, { turnComplete: true }]);
+    const ws = new WebSocket(
+      `${t.url.replace("http", "ws")}/run_live?app_name=live_app&user_id=${U}&session_id=${sid}`,
+    );
+    const frames: Json[] = [];
+    ws.on("message", (data) => frames.push(JSON.parse(data.toString()) as Json));
+    const closed = once(ws, "close");
+    await once(ws, "open");
+    ws.send(JSON.stringify({ content: { role: "user", parts: [{ text: "hi" }] } }));
+    while (frames.length < 2) await once(ws, "message");
+    ws.send(JSON.stringify({ close: true }));
+    expect((await closed)[0]).toBe(1000);
+    expect(frames.map((f) => f.content?.parts?.[0]?.text ?? "")).toEqual(["Hello", ""]);
+    expect(sessions.reads).toEqual([sid]);
+
+    sessions.reads.length = 0;
+    const missing = new WebSocket(
+      `${t.url.replace("http", "ws")}/run_live?app_name=live_app&user_id=${U}&session_id=nope`,
+    );
+    expect((await once(missing, "close"))[0]).toBe(1002);
+    expect(sessions.reads).toEqual(["nope"]);
   });
 
   it("resume", async () => {

@@ -6,7 +6,15 @@ import {
   type TaskStatusUpdateEvent,
 } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
-import { AgentKitError, ConfigurationError, type Event, type RunConfig, type Runner } from "@agentkit/core";
+import {
+  AgentKitError,
+  ConfigurationError,
+  type Event,
+  type RunConfig,
+  type Runner,
+  type Session,
+} from "@agentkit/core";
+import { withPreloadedSession } from "@agentkit/core/internal";
 import { z } from "zod";
 import { errorMessageOf } from "../errors.js";
 import {
@@ -109,9 +117,9 @@ export class A2aAgentExecutor implements AgentExecutor {
       await this.options.beforeExecuteCallback?.(requestContext);
       const userId = await this.resolveUserId(requestContext);
       metadataContext = { ...metadataContext, userId };
-      await this.ensureSession(userId, contextId);
+      const session = await this.ensureSession(userId, contextId);
       bus.publish(AgentEvent.statusUpdate(statusUpdate(ids, TaskState.TASK_STATE_WORKING)));
-      const final = await this.runAgent(requestContext, bus, metadataContext, task.controller.signal);
+      const final = await this.runAgent(requestContext, bus, metadataContext, session, task.controller.signal);
       if (task.controller.signal.aborted) return;
       bus.publish(AgentEvent.statusUpdate(final));
       await this.options.afterExecuteCallback?.(requestContext, final);
@@ -141,6 +149,7 @@ export class A2aAgentExecutor implements AgentExecutor {
     requestContext: RequestContext,
     bus: ExecutionEventBus,
     metadataContext: EventMetadataContext,
+    session: Session,
     signal: AbortSignal,
   ): Promise<TaskStatusUpdateEvent> {
     const ids = { taskId: requestContext.taskId, contextId: requestContext.contextId };
@@ -151,13 +160,19 @@ export class A2aAgentExecutor implements AgentExecutor {
     let last: Event | undefined;
     // Long-running calls of this run still without a response: the task then waits for input.
     const pending = new Map<string, Event>();
-    const events = this.runner.runAsync({
-      userId: metadataContext.userId,
-      sessionId: requestContext.contextId,
-      newMessage: { ...a2aMessageToContent(requestContext.userMessage), role: "user" },
-      runConfig: this.options.runConfig,
-      signal,
-    });
+    // The session `ensureSession` just read (or made): the runner runs on it instead of reading it again.
+    const events = this.runner.runAsync(
+      withPreloadedSession(
+        {
+          userId: metadataContext.userId,
+          sessionId: requestContext.contextId,
+          newMessage: { ...a2aMessageToContent(requestContext.userMessage), role: "user" },
+          runConfig: this.options.runConfig,
+          signal,
+        },
+        session,
+      ),
+    );
     for await (const event of events) {
       if (signal.aborted) break;
       if (!event.content?.parts?.length && !event.errorCode) continue;
@@ -193,9 +208,10 @@ export class A2aAgentExecutor implements AgentExecutor {
     return user?.isAuthenticated && user.userName ? user.userName : `A2A_USER_${requestContext.contextId}`;
   }
 
-  private async ensureSession(userId: string, sessionId: string): Promise<void> {
+  /** The task's session (its context), made on the context's first message. */
+  private async ensureSession(userId: string, sessionId: string): Promise<Session> {
     const key = { appName: this.runner.appName, userId, sessionId };
-    if (!(await this.runner.sessionService.getSession(key))) await this.runner.sessionService.createSession(key);
+    return (await this.runner.sessionService.getSession(key)) ?? (await this.runner.sessionService.createSession(key));
   }
 }
 

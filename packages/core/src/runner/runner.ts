@@ -245,7 +245,7 @@ export class Runner {
   runLive(request: RunLiveRequest): AsyncGenerator<Event, void, void> {
     return runLoop(this, request.signal, async (watch) => {
       const opened = this.openSession(request, { ...request.runConfig, streamingMode: StreamingMode.BIDI }, watch);
-      const session = await opened.session;
+      const session = opened.session instanceof Promise ? await opened.session : opened.session;
       const runConfig = opened.runConfig;
       const rootContext = newRunContext(this, {
         session,

@@ -8,7 +8,7 @@ import {
   type LiveRequest,
   type RunConfig,
 } from "@agentkit/core";
-import { sessionKeyProblem, untilAborted } from "@agentkit/core/internal";
+import { sessionKeyProblem, untilAborted, withPreloadedSession } from "@agentkit/core/internal";
 import type { AccessControl } from "../auth/access-control.js";
 import { AuthenticationError } from "../auth/auth-errors.js";
 import { selectWebSocketProtocol } from "../auth/bearer-token.js";
@@ -325,18 +325,17 @@ export class LiveSocketServer {
         );
       }
       lease = runnerLease;
-      const getSession = this.deps.context.sessionService.getSession({ ...key, config: { numRecentEvents: 0 } });
-      if (!(await untilAborted(getSession, signal))) {
-        return void ws.close(LiveCloseCode.PROTOCOL_ERROR, "Session not found");
-      }
-      // A live call is a run like any other: it holds the session's turn while it lasts.
+      // A live call is a run like any other: it holds the session's turn while it lasts. The
+      // session is read once that turn is held and handed to the runner (as the run routes do).
       release = await this.deps.queue.acquireSession(key, signal);
-      const events = runnerLease.runner.runLive({
-        ...key,
-        liveRequestQueue: queue,
-        runConfig: params.runConfig,
-        signal: controller.signal,
-      });
+      const session = await untilAborted(this.deps.context.sessionService.getSession(key), signal);
+      if (!session) return void ws.close(LiveCloseCode.PROTOCOL_ERROR, "Session not found");
+      const events = runnerLease.runner.runLive(
+        withPreloadedSession(
+          { ...key, liveRequestQueue: queue, runConfig: params.runConfig, signal: controller.signal },
+          session,
+        ),
+      );
       for await (const event of events) if (ws.readyState === ws.OPEN) ws.send(eventToJsonText(event));
       ws.close(LiveCloseCode.NORMAL, "Live run ended");
     } catch (error) {
