@@ -1,7 +1,7 @@
 import type { Event } from "../events/event.js";
 import type { PriceTable } from "./price-table.js";
 import { UsageWalk } from "./usage-walk.js";
-import type { UsageRollup } from "./usage-rollup.js";
+import { emptyRollup, type UsageRollup } from "./usage-rollup.js";
 
 /** A walk kept between invocations: it has read the first `seen` events of a history. */
 interface KeptWalk {
@@ -27,6 +27,8 @@ export class SessionUsageCache {
    * since the walk kept for this history.
    */
   totalBefore(events: readonly Event[], count: number, prices: PriceTable): UsageRollup {
+    // A new session's first run (nothing before it): no walk to make or keep.
+    if (count === 0) return prices.priceRollup(emptyRollup());
     let kept = this.take(events, count);
     if (kept) {
       for (let i = kept.seen; i < count && kept; i++) if (!kept.walk.add(events[i]!)) kept = undefined;

@@ -190,6 +190,15 @@ describe("incremental session usage equals the full walk", () => {
     }
   });
 
+  it("before the first event (a new session's first run), whatever the list holds after it", () => {
+    const cache = new SessionUsageCache();
+    const events = history(3, 20);
+    expect(JSON.stringify(cache.totalBefore([], 0, prices))).toBe(fullTotal([]));
+    expect(JSON.stringify(cache.totalBefore(events, 0, prices))).toBe(fullTotal([]));
+    // Nothing was kept for the empty prefix: the next read walks its events in full.
+    expect(JSON.stringify(cache.totalBefore(events, events.length, prices))).toBe(fullTotal(events));
+  });
+
   it("reads only the events appended since the kept walk, and walks again when an old invocation continues", () => {
     const ordered = contiguous(history(7, 200));
     expect(ordered.length).toBeGreaterThan(150);
