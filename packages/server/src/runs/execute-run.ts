@@ -67,7 +67,7 @@ export async function prepareRun(
     throw cutByShutdown(controller.signal) ? new ServerDrainingError() : error;
   }
   let release: (() => void) | undefined;
-  let found: Session | undefined;
+  let session: Session;
   try {
     const key = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
     // Before anything of the run is stored: a run refused here (busy, aborted) leaves no trace.
@@ -77,9 +77,10 @@ export async function prepareRun(
     // JSON 400 (on /run_sse too, before its stream starts); the runner then runs on this read
     // (`withPreloadedSession`) instead of making its own. No other run of the session can append
     // in between: this request holds the session's turn until the run ends.
-    found = await untilAborted(findSession(deps, key, params.createSessionIfMissing), controller.signal);
+    const found = await untilAborted(findSession(deps, key, params.createSessionIfMissing), controller.signal);
     if (!found) throw new SessionNotFoundError(key);
     if (params.newMessage) checkIncomingMessage(params.newMessage, sessionEvents(found));
+    session = found;
   } catch (error) {
     release?.();
     lease.release();
@@ -87,7 +88,6 @@ export async function prepareRun(
     // A wait for the session's turn cut by shutdown is a 503, not a client abort.
     throw cutByShutdown(controller.signal) ? new ServerDrainingError() : error;
   }
-  const session = found;
   const done = () => {
     release?.();
     lease.release();
