@@ -29,7 +29,12 @@ export function createA2aRoutes(context: ServerContext, options: A2aRoutesOption
         const { createA2aRouter } = await import("@agentkit/a2a");
         handler =
           handlers.get(runner) ??
-          createA2aRouter({ runner, ...(options.authenticated ? { userBuilder: principalUser } : {}) });
+          createA2aRouter({
+            runner,
+            // A2A messages and the server's own runs of one session take turns.
+            sessionTurns: { acquireSession: (key, signal) => context.acquireSessionTurn(key, signal) },
+            ...(options.authenticated ? { userBuilder: principalUser } : {}),
+          });
         handlers.set(runner, handler);
       }
       await handler(req, res, next);

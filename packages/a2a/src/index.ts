@@ -35,6 +35,7 @@ export {
   AgentExecutorConfig,
   OutputMode,
   type A2aAgentExecutorOptions,
+  type SessionTurns,
 } from "./server/a2a-agent-executor.js";
 export {
   buildAgentCard,

@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from "@jest/globals";
+import { randomUUID } from "node:crypto";
 import { Role, TaskState, type AgentCard, type Part, type StreamResponse, type Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
-import { ScriptedModel } from "@agentkit/core/testing";
+import type { RequestContext } from "@a2a-js/sdk/server";
+import { getTextOf } from "@agentkit/core";
+import { ScriptedModel, type ScriptStep } from "@agentkit/core/testing";
 import {
   A2ADataPartMetadataType,
   A2AMetadataKey,
@@ -13,6 +16,7 @@ import {
 import { TRANSPORTS, dataPart, message, sdkClient, userText } from "./helpers.js";
 import { startOurServer, weatherSteps, type OurServer } from "./our-server.js";
 import { collect } from "@agentkit/test-support/collect";
+import { type Deferred, deferred } from "@agentkit/test-support/deferred";
 
 const send = (text: string, ids: { contextId?: string; taskId?: string } = {}) => ({
   tenant: "",
@@ -26,6 +30,26 @@ function describePart(part: Part): unknown {
   if (c?.$case === "text") return { text: c.value };
   if (c?.$case === "data") return { [String(part.metadata?.[A2A_DATA_PART_TYPE_KEY])]: c.value };
   return c?.$case;
+}
+
+/** A model step that answers `text` only once the test opens its gate (`started` says it was reached). */
+function heldAnswer(text: string): { step: ScriptStep; started: Deferred; gate: Deferred } {
+  const started = deferred();
+  const gate = deferred();
+  const step = async () => {
+    started.resolve();
+    await gate.promise;
+    return ScriptedModel.text(text);
+  };
+  return { step, started, gate };
+}
+
+/** A `beforeExecuteCallback` resolving `arrived` with the task id of the message whose text is `text`. */
+function whenText(text: string, arrived: Deferred<string>) {
+  return (context: RequestContext) => {
+    if (context.userMessage.parts.some((p) => p.content?.$case === "text" && p.content.value === text))
+      arrived.resolve(context.taskId);
+  };
 }
 
 const EXPECTED_PARTS = [
@@ -107,6 +131,89 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
     expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(reads).toEqual([first.contextId]);
     expect(JSON.stringify(s.model.requests[s.model.requests.length - 1]!.contents)).toContain("sunny in Paris");
+  });
+
+  it("two messages of one new context take turns: both complete, the second run sees the first", async () => {
+    const first = heldAnswer("First answer.");
+    const secondArrived = deferred<string>();
+    const s = await start({
+      steps: [first.step, ScriptedModel.text("Second answer.")],
+      beforeExecuteCallback: whenText("Second", secondArrived),
+    });
+    const contextId = `ctx-${randomUUID()}`;
+    const firstTask = client.sendMessage(send("First", { contextId }));
+    await first.started.promise;
+    // The second message reaches the executor while the first run waits inside its model call.
+    const second = client.sendMessage(send("Second", { contextId }));
+    await secondArrived.promise;
+    first.gate.resolve();
+    const [a, b] = (await Promise.all([firstTask, second])) as [Task, Task];
+    expect(a.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(b.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const session = await s.runner.sessionService.getSession({
+      appName: "weather_app",
+      userId: `A2A_USER_${contextId}`,
+      sessionId: contextId,
+    });
+    expect(session!.events.map((e) => getTextOf(e.content))).toEqual([
+      "First",
+      "First answer.",
+      "Second",
+      "Second answer.",
+    ]);
+    // The second run started after the first had ended: its model saw the first exchange.
+    expect(s.model.requests[1]!.contents.map((c) => getTextOf(c))).toEqual(["First", "First answer.", "Second"]);
+  });
+
+  it("a context's session made by another process between the read and the create is read, not a failure", async () => {
+    const s = await start({ steps: [ScriptedModel.text("Hello.")] });
+    const sessions = s.runner.sessionService;
+    const create = sessions.createSession.bind(sessions);
+    let creates = 0;
+    sessions.createSession = async (request) => {
+      creates++;
+      // Another replica of the same store makes the session first.
+      await create({ ...request, state: { made: "elsewhere" } });
+      return create(request);
+    };
+    const contextId = `ctx-${randomUUID()}`;
+    const task = (await client.sendMessage(send("Hi", { contextId }))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(creates).toBe(1);
+    const session = await sessions.getSession({
+      appName: "weather_app",
+      userId: `A2A_USER_${contextId}`,
+      sessionId: contextId,
+    });
+    expect(session!.state).toEqual({ made: "elsewhere" });
+    expect(session!.events.map((e) => getTextOf(e.content))).toEqual(["Hi", "Hello."]);
+  });
+
+  it("a task canceled while it waits for its context's turn ends canceled and never runs", async () => {
+    const first = heldAnswer("First answer.");
+    const waiting = deferred<string>();
+    const s = await start({ steps: [first.step], beforeExecuteCallback: whenText("Second", waiting) });
+    const contextId = `ctx-${randomUUID()}`;
+    const firstTask = client.sendMessage(send("First", { contextId }));
+    await first.started.promise;
+    const stream = collect(client.sendMessageStream(send("Second", { contextId })));
+    const taskId = await waiting.promise;
+    await client.cancelTask({ tenant: "", id: taskId, metadata: undefined });
+    first.gate.resolve();
+    expect(((await firstTask) as Task).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const states = (await stream).flatMap((r) =>
+      r.payload?.$case === "statusUpdate" ? [r.payload.value.status?.state] : [],
+    );
+    expect(states.at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(states).not.toContain(TaskState.TASK_STATE_WORKING);
+    // Only the first message ran: one model call, and the session holds the first exchange alone.
+    expect(s.model.requests).toHaveLength(1);
+    const session = await s.runner.sessionService.getSession({
+      appName: "weather_app",
+      userId: `A2A_USER_${contextId}`,
+      sessionId: contextId,
+    });
+    expect(session!.events.map((e) => getTextOf(e.content))).toEqual(["First", "First answer."]);
   });
 
   it("ARTIFACT_PER_RUN: one artifact holding the whole run", async () => {

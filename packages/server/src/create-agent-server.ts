@@ -260,23 +260,25 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     ...(options.plugins ? { plugins: options.plugins } : {}),
     onCloseError: (error, appName) => logger.warn(`Closing the previous runner of app "${appName}" failed`, error),
   });
+  const queue = new SessionRunQueue(
+    options.sessionLock
+      ? { lock: options.sessionLock, waitMs: checkWaitMs(options.sessionLockWaitMs ?? DEFAULT_SESSION_LOCK_WAIT_MS) }
+      : undefined,
+    options.onRunQueueWait,
+  );
   const context: ServerContext = {
     loader: options.loader,
     sessionService: options.sessionService,
     artifactService: options.artifactService,
     memoryService: options.memoryService,
     runnerFor: (appName) => runners.runnerFor(appName),
+    acquireSessionTurn: (key, signal) => queue.acquireSession(key, signal),
   };
   const exposeErrorMessages = options.exposeErrorMessages ?? false;
   const deps: RouteDeps = {
     context,
     runners,
-    queue: new SessionRunQueue(
-      options.sessionLock
-        ? { lock: options.sessionLock, waitMs: checkWaitMs(options.sessionLockWaitMs ?? DEFAULT_SESSION_LOCK_WAIT_MS) }
-        : undefined,
-      options.onRunQueueWait,
-    ),
+    queue,
     runs: new RunTracker(logger),
     rateLimiter: new RunRateLimiter(limits),
     logger,

@@ -13,8 +13,9 @@ import {
   type RunConfig,
   type Runner,
   type Session,
+  type SessionLockKey,
 } from "@agentkit/core";
-import { withPreloadedSession } from "@agentkit/core/internal";
+import { createOrReadSession, KeyedQueue, SessionQueueKey, withPreloadedSession } from "@agentkit/core/internal";
 import { z } from "zod";
 import { errorMessageOf } from "../errors.js";
 import {
@@ -40,6 +41,16 @@ export const AgentExecutorConfig = { OutputMode } as const;
 
 type MaybePromise<T> = T | Promise<T>;
 
+/**
+ * Where runs of one session take turns. The agentkit server's own queue
+ * (`ServerContext.acquireSessionTurn`) makes A2A messages and `/run` calls on one session wait
+ * for each other, and holds the session's cluster lock when the server has one.
+ */
+export interface SessionTurns {
+  /** Waits for the session's turn; the returned function gives it back. Rejects when `signal` aborts first. */
+  acquireSession(key: SessionLockKey, signal?: AbortSignal): Promise<() => void>;
+}
+
 export interface A2aAgentExecutorOptions {
   runner: Runner;
   /** Default `ARTIFACT_PER_EVENT`. */
@@ -61,6 +72,12 @@ export interface A2aAgentExecutorOptions {
     requestContext: RequestContext,
     finalStatusUpdate: TaskStatusUpdateEvent,
   ) => MaybePromise<void>;
+  /**
+   * Where messages of one context (one session) take turns: each waits until the previous
+   * one's run has ended, so two runs never append to one session at once. Default: a queue of
+   * this executor's own (runs in this process through this executor).
+   */
+  sessionTurns?: SessionTurns;
 }
 
 const optionsSchema = z.object({
@@ -74,6 +91,12 @@ const optionsSchema = z.object({
   beforeExecuteCallback: z.function().optional(),
   afterEventCallback: z.function().optional(),
   afterExecuteCallback: z.function().optional(),
+  sessionTurns: z
+    .custom<SessionTurns>(
+      (v) => !!v && typeof (v as SessionTurns).acquireSession === "function",
+      "sessionTurns must have an acquireSession(key, signal) method",
+    )
+    .optional(),
 });
 
 interface RunningTask {
@@ -92,6 +115,7 @@ export class A2aAgentExecutor implements AgentExecutor {
   readonly outputMode: OutputMode;
   private readonly options: A2aAgentExecutorOptions;
   private readonly running = new Map<string, RunningTask>();
+  private readonly turns: SessionTurns;
 
   constructor(options: A2aAgentExecutorOptions) {
     const parsed = optionsSchema.safeParse(options);
@@ -104,6 +128,7 @@ export class A2aAgentExecutor implements AgentExecutor {
     this.options = options;
     this.runner = options.runner;
     this.outputMode = options.outputMode ?? OutputMode.ARTIFACT_PER_EVENT;
+    this.turns = options.sessionTurns ?? new OwnSessionTurns();
   }
 
   execute = async (requestContext: RequestContext, bus: ExecutionEventBus): Promise<void> => {
@@ -112,12 +137,17 @@ export class A2aAgentExecutor implements AgentExecutor {
     this.running.set(taskId, task);
     const ids = { taskId, contextId };
     let metadataContext: EventMetadataContext = { appName: this.runner.appName, userId: "", sessionId: contextId };
+    let release: (() => void) | undefined;
     try {
       bus.publish(AgentEvent.task(requestContext.task ?? newTask(requestContext)));
       await this.options.beforeExecuteCallback?.(requestContext);
       const userId = await this.resolveUserId(requestContext);
       metadataContext = { ...metadataContext, userId };
-      const session = await this.ensureSession(userId, contextId);
+      // The session's turn before its read: a message sent while another of its context still
+      // runs waits for that run's end, then reads the session with its events.
+      const key = { appName: this.runner.appName, userId, sessionId: contextId };
+      release = await this.turns.acquireSession(key, task.controller.signal);
+      const session = await this.ensureSession(key);
       bus.publish(AgentEvent.statusUpdate(statusUpdate(ids, TaskState.TASK_STATE_WORKING)));
       const final = await this.runAgent(requestContext, bus, metadataContext, session, task.controller.signal);
       if (task.controller.signal.aborted) return;
@@ -130,6 +160,7 @@ export class A2aAgentExecutor implements AgentExecutor {
       bus.publish(AgentEvent.statusUpdate(failed));
       await this.options.afterExecuteCallback?.(requestContext, failed);
     } finally {
+      release?.();
       this.running.delete(taskId);
       bus.finished();
     }
@@ -208,10 +239,19 @@ export class A2aAgentExecutor implements AgentExecutor {
     return user?.isAuthenticated && user.userName ? user.userName : `A2A_USER_${requestContext.contextId}`;
   }
 
-  /** The task's session (its context), made on the context's first message. */
-  private async ensureSession(userId: string, sessionId: string): Promise<Session> {
-    const key = { appName: this.runner.appName, userId, sessionId };
-    return (await this.runner.sessionService.getSession(key)) ?? (await this.runner.sessionService.createSession(key));
+  /** The task's session (its context), made on the context's first message (or read, when another process just made it). */
+  private async ensureSession(key: SessionLockKey): Promise<Session> {
+    const found = await this.runner.sessionService.getSession(key);
+    return found ?? createOrReadSession(this.runner.sessionService, key);
+  }
+}
+
+/** The default `SessionTurns`: this executor's runs, in arrival order per session (core's one serial queue). */
+class OwnSessionTurns implements SessionTurns {
+  private readonly queue = new KeyedQueue();
+
+  acquireSession(key: SessionLockKey, signal?: AbortSignal): Promise<() => void> {
+    return this.queue.acquire(SessionQueueKey.of(key), signal);
   }
 }
 

@@ -17,14 +17,20 @@ export function loadRunSession(
   const key = { appName: services.appName, userId, sessionId };
   return services.sessionService
     .getSession(key)
-    .then((found) => found ?? (autoCreate ? createRunSession(services.sessionService, key) : notFound(key)));
+    .then((found) => found ?? (autoCreate ? createOrReadSession(services.sessionService, key) : notFound(key)));
 }
 
 function notFound(key: { appName: string; userId: string; sessionId: string }): never {
   throw new SessionNotFoundError(key);
 }
 
-async function createRunSession(
+/**
+ * Creates the session; when another writer (a concurrent request, another process on the same
+ * store) created it between the caller's read and this create, reads and returns that one. The
+ * one "create, else read" of the code base (the runner's `autoCreateSession`, the server's
+ * session-creating routes, the A2A executor).
+ */
+export async function createOrReadSession(
   sessionService: BaseSessionService,
   key: { appName: string; userId: string; sessionId: string },
 ): Promise<Session> {

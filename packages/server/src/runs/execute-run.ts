@@ -1,5 +1,4 @@
 import {
-  SessionAlreadyExistsError,
   SessionNotFoundError,
   StreamingMode,
   type Content,
@@ -7,7 +6,13 @@ import {
   type RunConfig,
   type Session,
 } from "@agentkit/core";
-import { checkIncomingMessage, sessionEvents, untilAborted, withPreloadedSession } from "@agentkit/core/internal";
+import {
+  checkIncomingMessage,
+  createOrReadSession,
+  sessionEvents,
+  untilAborted,
+  withPreloadedSession,
+} from "@agentkit/core/internal";
 import { ServerDrainingError } from "../errors/server-errors.js";
 import type { RouteDeps } from "../routes/route-deps.js";
 import type { LogFields } from "../server-logger.js";
@@ -146,18 +151,5 @@ async function findSession(
   createIfMissing: boolean | undefined,
 ): Promise<Session | undefined> {
   const found = await deps.context.sessionService.getSession(key);
-  return found ?? (createIfMissing ? createOrGet(deps, key) : undefined);
-}
-
-/** Creates the session; when another request created it first, reads that one (typed, not by message). */
-async function createOrGet(
-  deps: RouteDeps,
-  key: { appName: string; userId: string; sessionId: string },
-): Promise<Session | undefined> {
-  try {
-    return await deps.context.sessionService.createSession(key);
-  } catch (error) {
-    if (!(error instanceof SessionAlreadyExistsError)) throw error;
-    return deps.context.sessionService.getSession(key);
-  }
+  return found ?? (createIfMissing ? createOrReadSession(deps.context.sessionService, key) : undefined);
 }

@@ -10,6 +10,7 @@ import {
   Runner,
 } from "@agentkit/core";
 import type { AgentLoader, LoadedApp } from "../../src/agent-loader.js";
+import { SessionRunQueue } from "../../src/runs/session-run-queue.js";
 import { AppNotFoundError } from "../../src/errors/server-errors.js";
 import { errorBody, statusForError } from "../../src/errors/status-for-error.js";
 import type { ServerContext } from "../../src/server-context.js";
@@ -45,6 +46,7 @@ export function staticContext(
   const artifactService = new InMemoryArtifactService();
   const memoryService = new InMemoryMemoryService();
   const runners = new Map<string, Runner>();
+  const queue = new SessionRunQueue();
   const loader: AgentLoader = {
     listApps: async () => Object.keys(apps).sort(),
     loadApp: async (name): Promise<LoadedApp> => {
@@ -59,6 +61,7 @@ export function staticContext(
     sessionService,
     artifactService,
     memoryService,
+    acquireSessionTurn: (key, signal) => queue.acquireSession(key, signal),
     async runnerFor(appName: string): Promise<Runner> {
       const existing = runners.get(appName);
       if (existing) return existing;
