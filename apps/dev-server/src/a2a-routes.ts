@@ -31,8 +31,8 @@ export function createA2aRoutes(context: ServerContext, options: A2aRoutesOption
           handlers.get(runner) ??
           createA2aRouter({
             runner,
-            // A2A messages and the server's own runs of one session take turns.
-            sessionTurns: { acquireSession: (key, signal) => context.acquireSessionTurn(key, signal) },
+            // Admitted as the server's own runs are: turns per session with /run, rate limits, shutdown.
+            admitRun: (key, run) => context.admitRun(key, run),
             ...(options.authenticated ? { userBuilder: principalUser } : {}),
           });
         handlers.set(runner, handler);

@@ -1,5 +1,6 @@
-// `agentkit web --a2a`: A2A messages and the server's own runs of one session take turns (the
-// server's session queue), so two runs never append to one session at once.
+// `agentkit web --a2a`: A2A runs are admitted as the server's own runs are (ServerContext.admitRun):
+// they take turns with /run calls on one session, so two runs never append to one session at
+// once, and shutdown waits for them, then aborts them.
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
 import { getTextOf, type Event } from "@agentkit/core";
@@ -22,27 +23,32 @@ class SlowEcho extends BaseLlm {
 export const rootAgent = new LlmAgent({ name: "slow_echo", model: new SlowEcho() });
 `;
 
+/** `agentkit api-server --a2a` on the agents folder, in-memory services, no warm-up. */
+function startA2aServer(agentsDir: string): Promise<RunningDevServer> {
+  return startDevServer({
+    mode: "api",
+    agentsDir,
+    host: "127.0.0.1",
+    port: 0,
+    reload: false,
+    allowOrigins: [],
+    warmUp: false,
+    sessionServiceUri: "memory://",
+    artifactServiceUri: "memory://",
+    memoryServiceUri: "memory://",
+    logLevel: "error",
+    a2a: true,
+    log: { write: () => true } as unknown as NodeJS.WritableStream,
+  });
+}
+
 describe("agentkit web --a2a: A2A messages and /run calls on one session", () => {
   let agents: TempAgentsDir;
   let server: RunningDevServer;
   beforeAll(async () => {
     agents = tempAgentsDir("agentkit-a2a-turns-");
     agents.write("slow_echo/agent.ts", SLOW_ECHO_APP);
-    server = await startDevServer({
-      mode: "api",
-      agentsDir: agents.dir,
-      host: "127.0.0.1",
-      port: 0,
-      reload: false,
-      allowOrigins: [],
-      warmUp: false,
-      sessionServiceUri: "memory://",
-      artifactServiceUri: "memory://",
-      memoryServiceUri: "memory://",
-      logLevel: "error",
-      a2a: true,
-      log: { write: () => true } as unknown as NodeJS.WritableStream,
-    });
+    server = await startA2aServer(agents.dir);
   });
   afterAll(async () => {
     await server?.close();
@@ -96,4 +102,52 @@ describe("agentkit web --a2a: A2A messages and /run calls on one session", () =>
       expect(getTextOf(session.events[i + 1]!.content)).toBe(`You said: "${said}"`);
     }
   });
+});
+
+// A model that answers only after ten seconds, or fails at once when its call is aborted; it
+// counts, on globalThis (the agent runs in the test's process), the calls started and aborted.
+const NEVER_ANSWERS_APP = `import { BaseLlm, LlmAgent } from "@agentkit/core";
+const seen = (globalThis.__neverAnswers ??= { started: 0, aborted: 0 });
+class NeverAnswers extends BaseLlm {
+  constructor() { super({ model: "never-answers" }); }
+  async *generateContentAsync(request, stream, options) {
+    seen.started++;
+    const signal = options?.signal ?? request.config.abortSignal;
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, 10_000);
+      signal?.addEventListener("abort", () => {
+        clearTimeout(timer);
+        seen.aborted++;
+        reject(signal.reason);
+      });
+    });
+    yield { content: { role: "model", parts: [{ text: "too late" }] } };
+  }
+}
+export const rootAgent = new LlmAgent({ name: "never_answers", model: new NeverAnswers() });
+`;
+
+describe("agentkit web --a2a: shutdown and a running A2A task", () => {
+  let agents: TempAgentsDir;
+  afterAll(() => agents?.remove());
+
+  it("close waits for the A2A run (its grace period), then aborts it", async () => {
+    agents = tempAgentsDir("agentkit-a2a-close-");
+    agents.write("never_answers/agent.ts", NEVER_ANSWERS_APP);
+    const server = await startA2aServer(agents.dir);
+    const seen = () => (globalThis as { __neverAnswers?: { started: number; aborted: number } }).__neverAnswers;
+    const sent = fetch(`${server.url}/a2a/never_answers/rest/message:send`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "A2A-Version": "1.0" },
+      body: JSON.stringify({ message: { messageId: "m-close", role: "ROLE_USER", parts: [{ text: "hi" }] } }),
+    }).then(
+      async (res) => ((await res.json()) as { task?: { status?: { state?: string } } }).task?.status?.state,
+      () => "connection closed",
+    );
+    while (!seen()?.started) await new Promise((resolve) => setImmediate(resolve));
+    await server.close();
+    // The run was aborted by the shutdown (not left running after the close).
+    expect(seen()).toEqual({ started: 1, aborted: 1 });
+    expect(["TASK_STATE_FAILED", "connection closed"]).toContain(await sent);
+  }, 20_000);
 });

@@ -35,7 +35,7 @@ export {
   AgentExecutorConfig,
   OutputMode,
   type A2aAgentExecutorOptions,
-  type SessionTurns,
+  type AdmitRun,
 } from "./server/a2a-agent-executor.js";
 export {
   buildAgentCard,

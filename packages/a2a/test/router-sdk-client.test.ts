@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { Role, TaskState, type AgentCard, type Part, type StreamResponse, type Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import type { RequestContext } from "@a2a-js/sdk/server";
-import { getTextOf } from "@agentkit/core";
+import { AgentKitError, getTextOf } from "@agentkit/core";
 import { ScriptedModel, type ScriptStep } from "@agentkit/core/testing";
 import {
   A2ADataPartMetadataType,
@@ -30,6 +30,13 @@ function describePart(part: Part): unknown {
   if (c?.$case === "text") return { text: c.value };
   if (c?.$case === "data") return { [String(part.metadata?.[A2A_DATA_PART_TYPE_KEY])]: c.value };
   return c?.$case;
+}
+
+/** What a server's shutdown aborts a run with (a coded agentkit error). */
+class StoppedByServer extends AgentKitError {
+  constructor() {
+    super("SHUTTING_DOWN", "The server is shutting down.");
+  }
 }
 
 /** A model step that answers `text` only once the test opens its gate (`started` says it was reached). */
@@ -214,6 +221,50 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
       sessionId: contextId,
     });
     expect(session!.events.map((e) => getTextOf(e.content))).toEqual(["First", "First answer."]);
+  });
+
+  it("admitRun: a run it stops (a server shutting down) ends failed with the reason's code, and is ended", async () => {
+    const held = heldAnswer("Too late.");
+    const admitted = deferred<AbortController>();
+    let ended = 0;
+    await start({
+      steps: [held.step],
+      admitRun: async (key, run) => {
+        expect(key.appName).toBe("weather_app");
+        admitted.resolve(run);
+        return () => {
+          ended++;
+        };
+      },
+    });
+    const task = client.sendMessage(send("Hi"));
+    await held.started.promise;
+    (await admitted.promise).abort(new StoppedByServer());
+    held.gate.resolve();
+    const done = (await task) as Task;
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(done.status?.message?.metadata?.[A2AMetadataKey.ERROR_CODE]).toBe("SHUTTING_DOWN");
+    expect(ended).toBe(1);
+  });
+
+  it("admitRun refusing a run fails the task with the refusal's code; nothing runs or is stored", async () => {
+    const s = await start({
+      steps: [],
+      admitRun: async () => {
+        throw new StoppedByServer();
+      },
+    });
+    const contextId = `ctx-${randomUUID()}`;
+    const task = (await client.sendMessage(send("Hi", { contextId }))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(task.status?.message?.metadata?.[A2AMetadataKey.ERROR_CODE]).toBe("SHUTTING_DOWN");
+    expect(s.model.requests).toHaveLength(0);
+    const session = await s.runner.sessionService.getSession({
+      appName: "weather_app",
+      userId: `A2A_USER_${contextId}`,
+      sessionId: contextId,
+    });
+    expect(session).toBeUndefined();
   });
 
   it("ARTIFACT_PER_RUN: one artifact holding the whole run", async () => {

@@ -39,6 +39,7 @@ import { RunTracker, SETTLE_AFTER_ABORT_MS } from "./runs/run-tracker.js";
 import { settlesWithin } from "@agentkit/core/internal";
 import { endWaitingResponses } from "./http/end-at-turn-end.js";
 import { createNodeHttpServer } from "./http/node-http-server.js";
+import { admitRun } from "./runs/admit-run.js";
 import { SessionRunQueue } from "./runs/session-run-queue.js";
 import { type ServerWarmUp, warmUpApps } from "./runs/warm-up-apps.js";
 import { warmUpHttp } from "./runs/warm-up-http.js";
@@ -260,25 +261,25 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     ...(options.plugins ? { plugins: options.plugins } : {}),
     onCloseError: (error, appName) => logger.warn(`Closing the previous runner of app "${appName}" failed`, error),
   });
-  const queue = new SessionRunQueue(
-    options.sessionLock
-      ? { lock: options.sessionLock, waitMs: checkWaitMs(options.sessionLockWaitMs ?? DEFAULT_SESSION_LOCK_WAIT_MS) }
-      : undefined,
-    options.onRunQueueWait,
-  );
   const context: ServerContext = {
     loader: options.loader,
     sessionService: options.sessionService,
     artifactService: options.artifactService,
     memoryService: options.memoryService,
     runnerFor: (appName) => runners.runnerFor(appName),
-    acquireSessionTurn: (key, signal) => queue.acquireSession(key, signal),
+    // `deps` is made below; runs are admitted only once the server serves.
+    admitRun: (key, run) => admitRun(deps, key, run),
   };
   const exposeErrorMessages = options.exposeErrorMessages ?? false;
   const deps: RouteDeps = {
     context,
     runners,
-    queue,
+    queue: new SessionRunQueue(
+      options.sessionLock
+        ? { lock: options.sessionLock, waitMs: checkWaitMs(options.sessionLockWaitMs ?? DEFAULT_SESSION_LOCK_WAIT_MS) }
+        : undefined,
+      options.onRunQueueWait,
+    ),
     runs: new RunTracker(logger),
     rateLimiter: new RunRateLimiter(limits),
     logger,

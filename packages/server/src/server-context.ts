@@ -20,11 +20,13 @@ export interface ServerContext {
   /** The runner for an app; throws `AppNotFoundError` / `ConfigurationError` like the loader. */
   runnerFor(appName: string): Promise<Runner>;
   /**
-   * Waits for the session's turn among the server's runs (in arrival order; then its cluster
-   * lock, when the server has `sessionLock`); the returned function gives it back. Code that runs
-   * a session outside the run routes (the A2A routes) takes turns with them through this, so two
-   * runs never append to one session at once. Rejects with `RunAbortedError` when `signal`
-   * aborts first, `SessionBusyError` when the cluster lock stays taken.
+   * Admits a run of the session made outside the run routes (the A2A routes do) as those routes
+   * admit theirs: refused with `ServerDrainingError` while the server shuts down and with
+   * `RateLimitedError` past the app's and user's run limits; counted among the server's runs
+   * (shutdown waits for it up to its grace period, then aborts `run`); then it waits for the
+   * session's turn (and its cluster lock, when the server has `sessionLock`), so it never
+   * appends beside another run of the session. Aborting `run` while it waits rejects with
+   * `RunAbortedError`. Resolves to the function to call when the run is over.
    */
-  acquireSessionTurn(key: SessionLockKey, signal?: AbortSignal): Promise<() => void>;
+  admitRun(key: SessionLockKey, run: AbortController): Promise<() => void>;
 }

@@ -42,14 +42,12 @@ export const AgentExecutorConfig = { OutputMode } as const;
 type MaybePromise<T> = T | Promise<T>;
 
 /**
- * Where runs of one session take turns. The agentkit server's own queue
- * (`ServerContext.acquireSessionTurn`) makes A2A messages and `/run` calls on one session wait
- * for each other, and holds the session's cluster lock when the server has one.
+ * Admits the run of one message: resolves, once the run may start, to the function that ends it
+ * (called when the run is over, however it ended). A rejection fails the task with the error's
+ * code. It must reject when `run` is aborted while it waits (the task was canceled), and may
+ * abort `run` later to stop the run (the task then fails with the abort's reason).
  */
-export interface SessionTurns {
-  /** Waits for the session's turn; the returned function gives it back. Rejects when `signal` aborts first. */
-  acquireSession(key: SessionLockKey, signal?: AbortSignal): Promise<() => void>;
-}
+export type AdmitRun = (key: SessionLockKey, run: AbortController) => Promise<() => void>;
 
 export interface A2aAgentExecutorOptions {
   runner: Runner;
@@ -73,11 +71,14 @@ export interface A2aAgentExecutorOptions {
     finalStatusUpdate: TaskStatusUpdateEvent,
   ) => MaybePromise<void>;
   /**
-   * Where messages of one context (one session) take turns: each waits until the previous
-   * one's run has ended, so two runs never append to one session at once. Default: a queue of
-   * this executor's own (runs in this process through this executor).
+   * When a message's run may start. Default: messages of one context (one session) take turns
+   * in arrival order, each starting once the previous one's run has ended, so two runs never
+   * append to one session at once. `agentkit web --a2a` passes its server's
+   * (`ServerContext.admitRun`): A2A runs then also take turns with `/run` calls on the session,
+   * count against the server's run rate limits, and are waited for and then aborted by its
+   * shutdown like its own runs.
    */
-  sessionTurns?: SessionTurns;
+  admitRun?: AdmitRun;
 }
 
 const optionsSchema = z.object({
@@ -91,17 +92,14 @@ const optionsSchema = z.object({
   beforeExecuteCallback: z.function().optional(),
   afterEventCallback: z.function().optional(),
   afterExecuteCallback: z.function().optional(),
-  sessionTurns: z
-    .custom<SessionTurns>(
-      (v) => !!v && typeof (v as SessionTurns).acquireSession === "function",
-      "sessionTurns must have an acquireSession(key, signal) method",
-    )
-    .optional(),
+  admitRun: z.function().optional(),
 });
 
 interface RunningTask {
   contextId: string;
   controller: AbortController;
+  /** Set by `cancelTask` (which reports `canceled`); any other abort fails the task. */
+  canceled: boolean;
 }
 
 /**
@@ -115,7 +113,7 @@ export class A2aAgentExecutor implements AgentExecutor {
   readonly outputMode: OutputMode;
   private readonly options: A2aAgentExecutorOptions;
   private readonly running = new Map<string, RunningTask>();
-  private readonly turns: SessionTurns;
+  private readonly admitRun: AdmitRun;
 
   constructor(options: A2aAgentExecutorOptions) {
     const parsed = optionsSchema.safeParse(options);
@@ -128,12 +126,12 @@ export class A2aAgentExecutor implements AgentExecutor {
     this.options = options;
     this.runner = options.runner;
     this.outputMode = options.outputMode ?? OutputMode.ARTIFACT_PER_EVENT;
-    this.turns = options.sessionTurns ?? new OwnSessionTurns();
+    this.admitRun = options.admitRun ?? sessionTurns();
   }
 
   execute = async (requestContext: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId } = requestContext;
-    const task: RunningTask = { contextId, controller: new AbortController() };
+    const task: RunningTask = { contextId, controller: new AbortController(), canceled: false };
     this.running.set(taskId, task);
     const ids = { taskId, contextId };
     let metadataContext: EventMetadataContext = { appName: this.runner.appName, userId: "", sessionId: contextId };
@@ -143,18 +141,20 @@ export class A2aAgentExecutor implements AgentExecutor {
       await this.options.beforeExecuteCallback?.(requestContext);
       const userId = await this.resolveUserId(requestContext);
       metadataContext = { ...metadataContext, userId };
-      // The session's turn before its read: a message sent while another of its context still
+      // Admitted before the session is read: a message sent while another of its context still
       // runs waits for that run's end, then reads the session with its events.
       const key = { appName: this.runner.appName, userId, sessionId: contextId };
-      release = await this.turns.acquireSession(key, task.controller.signal);
+      release = await this.admitRun(key, task.controller);
       const session = await this.ensureSession(key);
       bus.publish(AgentEvent.statusUpdate(statusUpdate(ids, TaskState.TASK_STATE_WORKING)));
       const final = await this.runAgent(requestContext, bus, metadataContext, session, task.controller.signal);
-      if (task.controller.signal.aborted) return;
+      if (task.controller.signal.aborted) throw task.controller.signal.reason;
       bus.publish(AgentEvent.statusUpdate(final));
       await this.options.afterExecuteCallback?.(requestContext, final);
-    } catch (error) {
-      if (task.controller.signal.aborted) return; // cancelTask reported `canceled`
+    } catch (thrown) {
+      if (task.canceled) return; // cancelTask reported `canceled`
+      // Stopped by whoever admitted it (a server shutting down): failed with that reason.
+      const error = task.controller.signal.aborted ? task.controller.signal.reason : thrown;
       const code = error instanceof AgentKitError ? error.code : "INTERNAL_ERROR";
       const failed = statusUpdate(ids, TaskState.TASK_STATE_FAILED, errorMessage(ids, errorMessageOf(error), code));
       bus.publish(AgentEvent.statusUpdate(failed));
@@ -168,6 +168,7 @@ export class A2aAgentExecutor implements AgentExecutor {
 
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const task = this.running.get(taskId);
+    if (task) task.canceled = true;
     task?.controller.abort(new Error(`A2A task ${taskId} was canceled.`));
     const ids = { taskId, contextId: task?.contextId ?? "" };
     const message = contentToA2aMessage({ role: "model", parts: [{ text: "The task was canceled." }] }, ids);
@@ -246,13 +247,10 @@ export class A2aAgentExecutor implements AgentExecutor {
   }
 }
 
-/** The default `SessionTurns`: this executor's runs, in arrival order per session (core's one serial queue). */
-class OwnSessionTurns implements SessionTurns {
-  private readonly queue = new KeyedQueue();
-
-  acquireSession(key: SessionLockKey, signal?: AbortSignal): Promise<() => void> {
-    return this.queue.acquire(SessionQueueKey.of(key), signal);
-  }
+/** The default `AdmitRun`: runs through this executor take turns per session, in arrival order (core's one serial queue). */
+function sessionTurns(): AdmitRun {
+  const queue = new KeyedQueue();
+  return (key, run) => queue.acquire(SessionQueueKey.of(key), run.signal);
 }
 
 function newTask(requestContext: RequestContext): Task {

@@ -2,7 +2,7 @@ import { HttpRequestError } from "../errors/server-errors.js";
 
 /** Run starts per minute, per app user and per app (`0`: no limit). See docs/deployment.md#rate-limits. */
 export interface RunRateLimits {
-  /** Runs (`/run`, `/run_sse`, `/api/reasoning_engine`, `/run_live`) one user of one app may start per minute. */
+  /** Runs (`/run`, `/run_sse`, `/api/reasoning_engine`, `/run_live`, and those `ServerContext.admitRun` admits: A2A messages) one user of one app may start per minute. */
   runsPerUserPerMinute: number;
   /** Runs all users of one app together may start per minute. */
   runsPerAppPerMinute: number;

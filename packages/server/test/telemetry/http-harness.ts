@@ -61,7 +61,8 @@ export function staticContext(
     sessionService,
     artifactService,
     memoryService,
-    acquireSessionTurn: (key, signal) => queue.acquireSession(key, signal),
+    // Turns only: this harness serves no run routes (no shutdown to drain, no rate limits).
+    admitRun: (key, run) => queue.acquireSession(key, run.signal),
     async runnerFor(appName: string): Promise<Runner> {
       const existing = runners.get(appName);
       if (existing) return existing;
