@@ -2,7 +2,7 @@ import { describe, expect, it } from "@jest/globals";
 import { ConfigurationError, InMemoryRunner, LlmAgent } from "@agentkit/core";
 import { ScriptedModel } from "@agentkit/core/testing";
 import type { Runner } from "@agentkit/core";
-import { A2aAgentExecutor, AgentExecutorConfig, OutputMode, buildAgentCard } from "../src/index.js";
+import { A2aAgentExecutor, type AdmitRun, AgentExecutorConfig, OutputMode, buildAgentCard } from "../src/index.js";
 import { weatherTool } from "./our-server.js";
 
 describe("A2aAgentExecutor and buildAgentCard", () => {
@@ -11,6 +11,7 @@ describe("A2aAgentExecutor and buildAgentCard", () => {
     const runner = new InMemoryRunner({ agent: new LlmAgent({ name: "a", model: new ScriptedModel() }) });
     expect(() => new A2aAgentExecutor({ runner, outputMode: "PER_TOKEN" as OutputMode })).toThrow(/outputMode/);
     expect(new A2aAgentExecutor({ runner }).outputMode).toBe(OutputMode.ARTIFACT_PER_EVENT);
+    expect(() => new A2aAgentExecutor({ runner, admitRun: "later" as unknown as AdmitRun })).toThrow(/admitRun/);
     expect(AgentExecutorConfig.OutputMode.ARTIFACT_PER_RUN).toBe("ARTIFACT_PER_RUN");
   });
 
