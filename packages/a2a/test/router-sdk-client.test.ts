@@ -267,6 +267,22 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
     expect(session).toBeUndefined();
   });
 
+  it("a context id no session store accepts fails the task before admission: no turn, no run allowance", async () => {
+    let admitted = 0;
+    const s = await start({
+      steps: [],
+      admitRun: async () => {
+        admitted++;
+        return () => {};
+      },
+    });
+    const task = (await client.sendMessage(send("Hi", { contextId: "../../etc" }))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(task.status?.message?.metadata?.[A2AMetadataKey.ERROR_CODE]).toBe("INVALID_SESSION_KEY");
+    expect(admitted).toBe(0);
+    expect(s.model.requests).toHaveLength(0);
+  });
+
   it("ARTIFACT_PER_RUN: one artifact holding the whole run", async () => {
     await start({ steps: weatherSteps(), outputMode: OutputMode.ARTIFACT_PER_RUN });
     const task = (await client.sendMessage(send("Weather in Paris?"))) as Task;

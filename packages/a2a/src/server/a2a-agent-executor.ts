@@ -15,7 +15,13 @@ import {
   type Session,
   type SessionLockKey,
 } from "@agentkit/core";
-import { createOrReadSession, KeyedQueue, SessionQueueKey, withPreloadedSession } from "@agentkit/core/internal";
+import {
+  createOrReadSession,
+  KeyedQueue,
+  SessionQueueKey,
+  validateSessionKey,
+  withPreloadedSession,
+} from "@agentkit/core/internal";
 import { z } from "zod";
 import { errorMessageOf } from "../errors.js";
 import {
@@ -144,6 +150,8 @@ export class A2aAgentExecutor implements AgentExecutor {
       // Admitted before the session is read: a message sent while another of its context still
       // runs waits for that run's end, then reads the session with its events.
       const key = { appName: this.runner.appName, userId, sessionId: contextId };
+      // A key no store accepts fails the task before it takes a turn or a run allowance.
+      validateSessionKey(key);
       release = await this.admitRun(key, task.controller);
       const session = await this.ensureSession(key);
       bus.publish(AgentEvent.statusUpdate(statusUpdate(ids, TaskState.TASK_STATE_WORKING)));
