@@ -131,7 +131,7 @@ describe("agentkit web --a2a: shutdown and a running A2A task", () => {
   let agents: TempAgentsDir;
   afterAll(() => agents?.remove());
 
-  it("close waits for the A2A run (its grace period), then aborts it", async () => {
+  it("close aborts a running A2A task's run once the grace period is over", async () => {
     agents = tempAgentsDir("agentkit-a2a-close-");
     agents.write("never_answers/agent.ts", NEVER_ANSWERS_APP);
     const server = await startA2aServer(agents.dir);

@@ -99,7 +99,7 @@ describe("ServerContext.admitRun", () => {
     }
   });
 
-  it("shutdown waits for an admitted run, then aborts it; a shutting-down server admits none", async () => {
+  it("shutdown aborts an admitted run once its grace period is over; a shutting-down server admits none", async () => {
     const closing = await startTestServer({ shutdownGraceMs: 50 });
     const sid = await newSession(closing);
     const key = { appName: "A", userId: U, sessionId: sid };
@@ -109,7 +109,7 @@ describe("ServerContext.admitRun", () => {
       run.signal.addEventListener("abort", () => resolve(run.signal.reason)),
     );
     const closed = closing.close();
-    // The run ignores nothing: it ends once aborted, and the close goes on.
+    // Aborted by the shutdown (its grace period is 50 ms here); the close finishes once the run ends.
     const reason = await aborted;
     expect(reason).toBeInstanceOf(ServerDrainingError);
     await expect(closing.server.context.admitRun(key, new AbortController())).rejects.toBeInstanceOf(
