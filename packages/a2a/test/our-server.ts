@@ -1,9 +1,19 @@
+import { afterEach } from "@jest/globals";
+import type { SendMessageRequest } from "@a2a-js/sdk";
+import type { Client } from "@a2a-js/sdk/client";
 import express from "express";
-import { FunctionTool, InMemoryRunner, LlmAgent, LongRunningFunctionTool, type RunConfig } from "@agentkit/core";
+import {
+  FunctionTool,
+  InMemoryRunner,
+  LlmAgent,
+  LongRunningFunctionTool,
+  type RunConfig,
+  type Session,
+} from "@agentkit/core";
 import { ScriptedModel, type ScriptStep } from "@agentkit/core/testing";
 import { z } from "zod";
 import { createA2aRouter, type CreateA2aRouterOptions, type OutputMode } from "../src/index.js";
-import { listen, type Listening } from "./helpers.js";
+import { listen, sdkClient, type Listening, type TRANSPORTS, userText } from "./helpers.js";
 
 export interface OurServer extends Listening {
   /** The base URL of the A2A router (`<server>/a2a/weather_app`). */
@@ -63,3 +73,48 @@ export const weatherSteps = (): ScriptStep[] => [
   ScriptedModel.functionCall("get_weather", { city: "Paris" }, "call-1"),
   ScriptedModel.text("It is sunny in Paris."),
 ];
+
+/** A `sendMessage` request of a user text (in a context or task when given). */
+export const send = (text: string, ids: { contextId?: string; taskId?: string } = {}): SendMessageRequest => ({
+  tenant: "",
+  message: userText(text, ids),
+  configuration: undefined,
+  metadata: undefined,
+});
+
+/** The session of an A2A context of our server's unauthenticated user (`A2A_USER_<contextId>`). */
+export function contextSession(server: OurServer, contextId: string): Promise<Session | undefined> {
+  return server.runner.sessionService.getSession({
+    appName: "weather_app",
+    userId: `A2A_USER_${contextId}`,
+    sessionId: contextId,
+  });
+}
+
+/**
+ * Per test of a `describe`: `start` runs our server and an SDK client of `transport` for it
+ * (`client`), both closed after the test.
+ */
+export function useOurServer(transport: (typeof TRANSPORTS)[number]): {
+  start(options: Parameters<typeof startOurServer>[0]): Promise<OurServer>;
+  readonly client: Client;
+} {
+  let server: OurServer | undefined;
+  let client: Client | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    client = undefined;
+  });
+  return {
+    async start(options) {
+      server = await startOurServer(options);
+      client = await sdkClient(server.a2aUrl, transport);
+      return server;
+    },
+    get client() {
+      if (!client) throw new Error("start() the server first");
+      return client;
+    },
+  };
+}

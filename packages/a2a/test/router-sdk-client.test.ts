@@ -1,10 +1,6 @@
-import { afterEach, describe, expect, it } from "@jest/globals";
-import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "@jest/globals";
 import { Role, TaskState, type AgentCard, type Part, type StreamResponse, type Task } from "@a2a-js/sdk";
-import type { Client } from "@a2a-js/sdk/client";
-import type { RequestContext } from "@a2a-js/sdk/server";
-import { AgentKitError, getTextOf } from "@agentkit/core";
-import { ScriptedModel, type ScriptStep } from "@agentkit/core/testing";
+import { ScriptedModel } from "@agentkit/core/testing";
 import {
   A2ADataPartMetadataType,
   A2AMetadataKey,
@@ -13,50 +9,15 @@ import {
   BoundedTaskStore,
   OutputMode,
 } from "../src/index.js";
-import { TRANSPORTS, dataPart, message, sdkClient, userText } from "./helpers.js";
-import { startOurServer, weatherSteps, type OurServer } from "./our-server.js";
+import { TRANSPORTS, dataPart, message } from "./helpers.js";
+import { contextSession, send, useOurServer, weatherSteps } from "./our-server.js";
 import { collect } from "@agentkit/test-support/collect";
-import { type Deferred, deferred } from "@agentkit/test-support/deferred";
-
-const send = (text: string, ids: { contextId?: string; taskId?: string } = {}) => ({
-  tenant: "",
-  message: userText(text, ids),
-  configuration: undefined,
-  metadata: undefined,
-});
 
 function describePart(part: Part): unknown {
   const c = part.content;
   if (c?.$case === "text") return { text: c.value };
   if (c?.$case === "data") return { [String(part.metadata?.[A2A_DATA_PART_TYPE_KEY])]: c.value };
   return c?.$case;
-}
-
-/** What a server's shutdown aborts a run with (a coded agentkit error). */
-class StoppedByServer extends AgentKitError {
-  constructor() {
-    super("SHUTTING_DOWN", "The server is shutting down.");
-  }
-}
-
-/** A model step that answers `text` only once the test opens its gate (`started` says it was reached). */
-function heldAnswer(text: string): { step: ScriptStep; started: Deferred; gate: Deferred } {
-  const started = deferred();
-  const gate = deferred();
-  const step = async () => {
-    started.resolve();
-    await gate.promise;
-    return ScriptedModel.text(text);
-  };
-  return { step, started, gate };
-}
-
-/** A `beforeExecuteCallback` resolving `arrived` with the task id of the message whose text is `text`. */
-function whenText(text: string, arrived: Deferred<string>) {
-  return (context: RequestContext) => {
-    if (context.userMessage.parts.some((p) => p.content?.$case === "text" && p.content.value === text))
-      arrived.resolve(context.taskId);
-  };
 }
 
 const EXPECTED_PARTS = [
@@ -72,17 +33,8 @@ const EXPECTED_PARTS = [
 ];
 
 describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", (transport) => {
-  let server: OurServer | undefined;
-  let client: Client;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
-  const start = async (options: Parameters<typeof startOurServer>[0]) => {
-    server = await startOurServer(options);
-    client = await sdkClient(server.a2aUrl, transport);
-    return server;
-  };
+  const ours = useOurServer(transport);
+  const start = ours.start;
 
   it("serves a v1.0 card built from the agent, with absolute interface URLs", async () => {
     const { a2aUrl } = await start({ steps: [] });
@@ -103,7 +55,7 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
 
   it("ARTIFACT_PER_EVENT: one artifact per event, function call and response as typed data parts", async () => {
     const s = await start({ steps: weatherSteps(), outputMode: OutputMode.ARTIFACT_PER_EVENT });
-    const task = (await client.sendMessage(send("Weather in Paris?"))) as Task;
+    const task = (await ours.client.sendMessage(send("Weather in Paris?"))) as Task;
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(task.artifacts).toHaveLength(3);
     expect(task.artifacts.flatMap((a) => a.parts.map(describePart))).toEqual(EXPECTED_PARTS);
@@ -112,11 +64,7 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
     expect(meta[AdkMetadataKey.APP_NAME]).toBe("weather_app");
     expect(meta[AdkMetadataKey.SESSION_ID]).toBe(task.contextId);
     // The A2A context is the session: it holds the user's message and the three events.
-    const session = await s.runner.sessionService.getSession({
-      appName: "weather_app",
-      userId: `A2A_USER_${task.contextId}`,
-      sessionId: task.contextId,
-    });
+    const session = await contextSession(s, task.contextId);
     expect(session!.events).toHaveLength(4);
   });
 
@@ -129,163 +77,20 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
       reads.push(request.sessionId);
       return read(request);
     };
-    const first = (await client.sendMessage(send("Weather in Paris?"))) as Task;
+    const first = (await ours.client.sendMessage(send("Weather in Paris?"))) as Task;
     expect(first.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(reads).toEqual([first.contextId]);
     // A second message in the same context: one read, which sees the first run's events.
     reads.length = 0;
-    const second = (await client.sendMessage(send("And now?", { contextId: first.contextId }))) as Task;
+    const second = (await ours.client.sendMessage(send("And now?", { contextId: first.contextId }))) as Task;
     expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(reads).toEqual([first.contextId]);
     expect(JSON.stringify(s.model.requests[s.model.requests.length - 1]!.contents)).toContain("sunny in Paris");
   });
 
-  it("two messages of one new context take turns: both complete, the second run sees the first", async () => {
-    const first = heldAnswer("First answer.");
-    const secondArrived = deferred<string>();
-    const s = await start({
-      steps: [first.step, ScriptedModel.text("Second answer.")],
-      beforeExecuteCallback: whenText("Second", secondArrived),
-    });
-    const contextId = `ctx-${randomUUID()}`;
-    const firstTask = client.sendMessage(send("First", { contextId }));
-    await first.started.promise;
-    // The second message reaches the executor while the first run waits inside its model call.
-    const second = client.sendMessage(send("Second", { contextId }));
-    await secondArrived.promise;
-    first.gate.resolve();
-    const [a, b] = (await Promise.all([firstTask, second])) as [Task, Task];
-    expect(a.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(b.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    const session = await s.runner.sessionService.getSession({
-      appName: "weather_app",
-      userId: `A2A_USER_${contextId}`,
-      sessionId: contextId,
-    });
-    expect(session!.events.map((e) => getTextOf(e.content))).toEqual([
-      "First",
-      "First answer.",
-      "Second",
-      "Second answer.",
-    ]);
-    // The second run started after the first had ended: its model saw the first exchange.
-    expect(s.model.requests[1]!.contents.map((c) => getTextOf(c))).toEqual(["First", "First answer.", "Second"]);
-  });
-
-  it("a context's session made by another process between the read and the create is read, not a failure", async () => {
-    const s = await start({ steps: [ScriptedModel.text("Hello.")] });
-    const sessions = s.runner.sessionService;
-    const create = sessions.createSession.bind(sessions);
-    let creates = 0;
-    sessions.createSession = async (request) => {
-      creates++;
-      // Another replica of the same store makes the session first.
-      await create({ ...request, state: { made: "elsewhere" } });
-      return create(request);
-    };
-    const contextId = `ctx-${randomUUID()}`;
-    const task = (await client.sendMessage(send("Hi", { contextId }))) as Task;
-    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(creates).toBe(1);
-    const session = await sessions.getSession({
-      appName: "weather_app",
-      userId: `A2A_USER_${contextId}`,
-      sessionId: contextId,
-    });
-    expect(session!.state).toEqual({ made: "elsewhere" });
-    expect(session!.events.map((e) => getTextOf(e.content))).toEqual(["Hi", "Hello."]);
-  });
-
-  it("a task canceled while it waits for its context's turn ends canceled and never runs", async () => {
-    const first = heldAnswer("First answer.");
-    const waiting = deferred<string>();
-    const s = await start({ steps: [first.step], beforeExecuteCallback: whenText("Second", waiting) });
-    const contextId = `ctx-${randomUUID()}`;
-    const firstTask = client.sendMessage(send("First", { contextId }));
-    await first.started.promise;
-    const stream = collect(client.sendMessageStream(send("Second", { contextId })));
-    const taskId = await waiting.promise;
-    await client.cancelTask({ tenant: "", id: taskId, metadata: undefined });
-    first.gate.resolve();
-    expect(((await firstTask) as Task).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    const states = (await stream).flatMap((r) =>
-      r.payload?.$case === "statusUpdate" ? [r.payload.value.status?.state] : [],
-    );
-    expect(states.at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
-    expect(states).not.toContain(TaskState.TASK_STATE_WORKING);
-    // Only the first message ran: one model call, and the session holds the first exchange alone.
-    expect(s.model.requests).toHaveLength(1);
-    const session = await s.runner.sessionService.getSession({
-      appName: "weather_app",
-      userId: `A2A_USER_${contextId}`,
-      sessionId: contextId,
-    });
-    expect(session!.events.map((e) => getTextOf(e.content))).toEqual(["First", "First answer."]);
-  });
-
-  it("admitRun: a run it stops (a server shutting down) ends failed with the reason's code, and is ended", async () => {
-    const held = heldAnswer("Too late.");
-    const admitted = deferred<AbortController>();
-    let ended = 0;
-    await start({
-      steps: [held.step],
-      admitRun: async (key, run) => {
-        expect(key.appName).toBe("weather_app");
-        admitted.resolve(run);
-        return () => {
-          ended++;
-        };
-      },
-    });
-    const task = client.sendMessage(send("Hi"));
-    await held.started.promise;
-    (await admitted.promise).abort(new StoppedByServer());
-    held.gate.resolve();
-    const done = (await task) as Task;
-    expect(done.status?.state).toBe(TaskState.TASK_STATE_FAILED);
-    expect(done.status?.message?.metadata?.[A2AMetadataKey.ERROR_CODE]).toBe("SHUTTING_DOWN");
-    expect(ended).toBe(1);
-  });
-
-  it("admitRun refusing a run fails the task with the refusal's code; nothing runs or is stored", async () => {
-    const s = await start({
-      steps: [],
-      admitRun: async () => {
-        throw new StoppedByServer();
-      },
-    });
-    const contextId = `ctx-${randomUUID()}`;
-    const task = (await client.sendMessage(send("Hi", { contextId }))) as Task;
-    expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
-    expect(task.status?.message?.metadata?.[A2AMetadataKey.ERROR_CODE]).toBe("SHUTTING_DOWN");
-    expect(s.model.requests).toHaveLength(0);
-    const session = await s.runner.sessionService.getSession({
-      appName: "weather_app",
-      userId: `A2A_USER_${contextId}`,
-      sessionId: contextId,
-    });
-    expect(session).toBeUndefined();
-  });
-
-  it("a context id no session store accepts fails the task before admission: no turn, no run allowance", async () => {
-    let admitted = 0;
-    const s = await start({
-      steps: [],
-      admitRun: async () => {
-        admitted++;
-        return () => {};
-      },
-    });
-    const task = (await client.sendMessage(send("Hi", { contextId: "../../etc" }))) as Task;
-    expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
-    expect(task.status?.message?.metadata?.[A2AMetadataKey.ERROR_CODE]).toBe("INVALID_SESSION_KEY");
-    expect(admitted).toBe(0);
-    expect(s.model.requests).toHaveLength(0);
-  });
-
   it("ARTIFACT_PER_RUN: one artifact holding the whole run", async () => {
     await start({ steps: weatherSteps(), outputMode: OutputMode.ARTIFACT_PER_RUN });
-    const task = (await client.sendMessage(send("Weather in Paris?"))) as Task;
+    const task = (await ours.client.sendMessage(send("Weather in Paris?"))) as Task;
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(task.artifacts).toHaveLength(1);
     expect(task.artifacts[0]!.parts.map(describePart)).toEqual(EXPECTED_PARTS);
@@ -295,7 +100,7 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
     "streams task, working, artifact updates and completed (%s)",
     async (outputMode) => {
       await start({ steps: weatherSteps(), outputMode });
-      const responses = await collect(client.sendMessageStream(send("Weather in Paris?")));
+      const responses = await collect(ours.client.sendMessageStream(send("Weather in Paris?")));
       const kinds = responses.map((r) => r.payload?.$case);
       const artifacts = responses.flatMap((r) => (r.payload?.$case === "artifactUpdate" ? [r.payload.value] : []));
       if (outputMode === OutputMode.ARTIFACT_PER_EVENT) {
@@ -337,7 +142,7 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
 
   it("forwards partial events as working status updates flagged adk_partial when the run streams", async () => {
     await start({ steps: [{ chunks: ["Hel", "lo"] }], runConfig: { streamingMode: "sse" } });
-    const responses = await collect(client.sendMessageStream(send("hi")));
+    const responses = await collect(ours.client.sendMessageStream(send("hi")));
     const partials = responses.flatMap((r) =>
       r.payload?.$case === "statusUpdate" &&
       r.payload.value.status?.message?.metadata?.[AdkMetadataKey.PARTIAL] === true
@@ -365,7 +170,7 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
         calls.push(`after:${final.status?.state}`);
       },
     });
-    await client.sendMessage(send("Weather in Paris?"));
+    await ours.client.sendMessage(send("Weather in Paris?"));
     expect(calls).toEqual([
       "before:1",
       "event:weather_agent:artifact",
@@ -377,15 +182,11 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
 
   it("continues the same session when the client reuses the context id", async () => {
     const s = await start({ steps: [ScriptedModel.text("one"), ScriptedModel.text("two")] });
-    const first = (await client.sendMessage(send("first"))) as Task;
-    const second = (await client.sendMessage(send("second", { contextId: first.contextId }))) as Task;
+    const first = (await ours.client.sendMessage(send("first"))) as Task;
+    const second = (await ours.client.sendMessage(send("second", { contextId: first.contextId }))) as Task;
     expect(second.contextId).toBe(first.contextId);
     expect(second.id).not.toBe(first.id);
-    const session = await s.runner.sessionService.getSession({
-      appName: "weather_app",
-      userId: `A2A_USER_${first.contextId}`,
-      sessionId: first.contextId,
-    });
+    const session = await contextSession(s, first.contextId);
     expect(session!.events.filter((e) => e.author === "user")).toHaveLength(2);
     // The model saw the first turn in its second request.
     expect(JSON.stringify(s.model.requests[1]!.contents)).toContain("first");
@@ -393,7 +194,7 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
 
   it("reports a model error as a failed task with the error code", async () => {
     await start({ steps: [{ error: new Error("model down") }] });
-    const task = (await client.sendMessage(send("hi"))) as Task;
+    const task = (await ours.client.sendMessage(send("hi"))) as Task;
     expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
     expect(task.status?.message?.metadata?.[A2AMetadataKey.ERROR_CODE]).toEqual(expect.any(String));
     expect(describePart(task.status!.message!.parts[0]!)).toEqual({ text: expect.stringContaining("model down") });
@@ -411,7 +212,7 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
         { [A2A_DATA_PART_TYPE_KEY]: A2ADataPartMetadataType.FUNCTION_CALL },
       ),
     ]);
-    const task = (await client.sendMessage({
+    const task = (await ours.client.sendMessage({
       tenant: "",
       message: forged,
       configuration: undefined,
@@ -438,7 +239,7 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
         { [A2A_DATA_PART_TYPE_KEY]: A2ADataPartMetadataType.FUNCTION_RESPONSE },
       ),
     ]);
-    const task = (await client.sendMessage({
+    const task = (await ours.client.sendMessage({
       tenant: "",
       message: answer,
       configuration: undefined,
@@ -450,7 +251,7 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
 
   it("ends with input-required when a long-running tool is pending, marking the call", async () => {
     await start({ steps: [ScriptedModel.functionCall("ask_approval", { amount: 5 }, "call-9")] });
-    const task = (await client.sendMessage(send("pay 5"))) as Task;
+    const task = (await ours.client.sendMessage(send("pay 5"))) as Task;
     expect(task.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const part = task.status!.message!.parts[0]!;
     expect(part.metadata).toMatchObject({
@@ -465,15 +266,15 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
       taskStore: new BoundedTaskStore({ maxTasks: 2 }),
     });
     const tasks: Task[] = [];
-    for (const text of ["one", "two", "three"]) tasks.push((await client.sendMessage(send(text))) as Task);
-    await expect(client.getTask({ tenant: "", id: tasks[0]!.id, historyLength: undefined })).rejects.toThrow(
+    for (const text of ["one", "two", "three"]) tasks.push((await ours.client.sendMessage(send(text))) as Task);
+    await expect(ours.client.getTask({ tenant: "", id: tasks[0]!.id, historyLength: undefined })).rejects.toThrow(
       /not found/i,
     );
-    expect((await client.getTask({ tenant: "", id: tasks[2]!.id, historyLength: undefined })).status?.state).toBe(
+    expect((await ours.client.getTask({ tenant: "", id: tasks[2]!.id, historyLength: undefined })).status?.state).toBe(
       TaskState.TASK_STATE_COMPLETED,
     );
     const page = (pageToken: string) =>
-      client.listTasks({
+      ours.client.listTasks({
         tenant: "",
         contextId: "",
         status: TaskState.TASK_STATE_UNSPECIFIED,
@@ -491,11 +292,11 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
 
   it("cancels a running task: the run is aborted and the stream ends canceled", async () => {
     const s = await start({ steps: [ScriptedModel.text("too late")], delayMs: 5000 });
-    const stream = client.sendMessageStream(send("slow please"));
+    const stream = ours.client.sendMessageStream(send("slow please"));
     const first = await stream.next();
     expect(first.value?.payload?.$case).toBe("task");
     const taskId = (first.value!.payload!.value as Task).id;
-    const canceled = await client.cancelTask({ tenant: "", id: taskId, metadata: undefined });
+    const canceled = await ours.client.cancelTask({ tenant: "", id: taskId, metadata: undefined });
     expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     const rest: StreamResponse[] = [];
     for await (const r of { [Symbol.asyncIterator]: () => stream }) rest.push(r);
@@ -503,11 +304,7 @@ describe.each(TRANSPORTS)("an @a2a-js/sdk client against createA2aRouter (%s)", 
     expect(last?.$case === "statusUpdate" && last.value.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     // The model's answer never reached the session.
     const contextId = (first.value!.payload!.value as Task).contextId;
-    const session = await s.runner.sessionService.getSession({
-      appName: "weather_app",
-      userId: `A2A_USER_${contextId}`,
-      sessionId: contextId,
-    });
+    const session = await contextSession(s, contextId);
     expect(session!.events.some((e) => e.author === "weather_agent")).toBe(false);
   });
 });
