@@ -137,7 +137,7 @@ export { maskSchemeCredentials } from "./auth/scheme-credentials.js";
 export type { CredentialDependencies } from "./auth/credential-manager.js";
 export { createWarmUpAgent, warmUpRuntime } from "./runner/warm-up-runtime.js";
 export { withPreloadedSession } from "./runner/preloaded-session.js";
-export { createOrReadSession } from "./runner/load-run-session.js";
+export { readOrCreateSession } from "./runner/load-run-session.js";
 export { AbortScope } from "./concurrency/abort-scope.js";
 export { settleAll, settleInOrder, throwFailures } from "./concurrency/settle-all.js";
 export { untilAborted, type UntilAbortedOptions } from "./concurrency/until-aborted.js";

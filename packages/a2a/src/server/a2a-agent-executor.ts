@@ -16,8 +16,8 @@ import {
   type SessionLockKey,
 } from "@agentkit/core";
 import {
-  createOrReadSession,
   KeyedQueue,
+  readOrCreateSession,
   SessionQueueKey,
   validateSessionKey,
   withPreloadedSession,
@@ -153,7 +153,8 @@ export class A2aAgentExecutor implements AgentExecutor {
       // A key no store accepts fails the task before it takes a turn or a run allowance.
       validateSessionKey(key);
       release = await this.admitRun(key, task.controller);
-      const session = await this.ensureSession(key);
+      // The context's session, made on its first message.
+      const session = await readOrCreateSession(this.runner.sessionService, key);
       bus.publish(AgentEvent.statusUpdate(statusUpdate(ids, TaskState.TASK_STATE_WORKING)));
       const final = await this.runAgent(requestContext, bus, metadataContext, session, task.controller.signal);
       if (task.controller.signal.aborted) throw task.controller.signal.reason;
@@ -200,7 +201,7 @@ export class A2aAgentExecutor implements AgentExecutor {
     let last: Event | undefined;
     // Long-running calls of this run still without a response: the task then waits for input.
     const pending = new Map<string, Event>();
-    // The session `ensureSession` just read (or made): the runner runs on it instead of reading it again.
+    // The session just read (or made): the runner runs on it instead of reading it again.
     const events = this.runner.runAsync(
       withPreloadedSession(
         {
@@ -246,12 +247,6 @@ export class A2aAgentExecutor implements AgentExecutor {
     if (this.options.resolveUserId) return this.options.resolveUserId(requestContext);
     const user = requestContext.context?.user;
     return user?.isAuthenticated && user.userName ? user.userName : `A2A_USER_${requestContext.contextId}`;
-  }
-
-  /** The task's session (its context), made on the context's first message (or read, when another process just made it). */
-  private async ensureSession(key: SessionLockKey): Promise<Session> {
-    const found = await this.runner.sessionService.getSession(key);
-    return found ?? createOrReadSession(this.runner.sessionService, key);
   }
 }
 

@@ -15,9 +15,8 @@ export function loadRunSession(
   autoCreate: boolean,
 ): Promise<Session> {
   const key = { appName: services.appName, userId, sessionId };
-  return services.sessionService
-    .getSession(key)
-    .then((found) => found ?? (autoCreate ? createOrReadSession(services.sessionService, key) : notFound(key)));
+  if (autoCreate) return readOrCreateSession(services.sessionService, key);
+  return services.sessionService.getSession(key).then((found) => found ?? notFound(key));
 }
 
 function notFound(key: { appName: string; userId: string; sessionId: string }): never {
@@ -25,12 +24,19 @@ function notFound(key: { appName: string; userId: string; sessionId: string }): 
 }
 
 /**
- * Creates the session; when another writer (a concurrent request, another process on the same
- * store) created it between the caller's read and this create, reads and returns that one. The
- * one "create, else read" of the code base (the runner's `autoCreateSession`, the server's
- * session-creating routes, the A2A executor).
+ * The session, created when it is missing; when another writer (a concurrent request, another
+ * process on the same store) creates it between the read and the create, that one is read. The
+ * one "read, else create" of the code base: the runner's `autoCreateSession`, the server's
+ * session-creating run routes, the A2A executor.
  */
-export async function createOrReadSession(
+export function readOrCreateSession(
+  sessionService: BaseSessionService,
+  key: { appName: string; userId: string; sessionId: string },
+): Promise<Session> {
+  return sessionService.getSession(key).then((found) => found ?? createOrRead(sessionService, key));
+}
+
+async function createOrRead(
   sessionService: BaseSessionService,
   key: { appName: string; userId: string; sessionId: string },
 ): Promise<Session> {

@@ -8,7 +8,7 @@ import {
 } from "@agentkit/core";
 import {
   checkIncomingMessage,
-  createOrReadSession,
+  readOrCreateSession,
   sessionEvents,
   untilAborted,
   withPreloadedSession,
@@ -150,6 +150,6 @@ async function findSession(
   key: { appName: string; userId: string; sessionId: string },
   createIfMissing: boolean | undefined,
 ): Promise<Session | undefined> {
-  const found = await deps.context.sessionService.getSession(key);
-  return found ?? (createIfMissing ? createOrReadSession(deps.context.sessionService, key) : undefined);
+  const sessions = deps.context.sessionService;
+  return createIfMissing ? readOrCreateSession(sessions, key) : sessions.getSession(key);
 }
