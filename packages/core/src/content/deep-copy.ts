@@ -1,6 +1,14 @@
 import { hasOwnKeys, setOwn } from "../sessions/own-keys.js";
+import { isPlainRecord } from "./plain-record.js";
 import { sizedRecord } from "./sized-record.js";
-import { EMPTY_ARRAY, EMPTY_OBJECT, isMarkedDeepFrozen, isSharedEmpty, SnapshotSharing } from "./snapshot-sharing.js";
+import {
+  EMPTY_ARRAY,
+  EMPTY_OBJECT,
+  isMarkedDeepFrozen,
+  isSharedEmpty,
+  SnapshotSharing,
+  sharedEmptyRecordOf,
+} from "./snapshot-sharing.js";
 
 /**
  * A deep copy of JSON-like data (plain objects, arrays, primitives), several times faster than
@@ -13,14 +21,20 @@ export function deepCopy<T>(value: T): T {
   if (Array.isArray(value)) {
     const n = value.length;
     const copy = new Array(n);
-    for (let i = 0; i < n; i++) copy[i] = deepCopy(value[i]);
+    for (let i = 0; i < n; i++) {
+      const item = value[i];
+      copy[i] = typeof item === "object" && item !== null ? deepCopy(item) : item;
+    }
     return copy as T;
   }
   if (!isPlainRecord(value)) return structuredClone(value);
   const out: Record<string, unknown> = {};
-  // `for…in` + own check: the order of `Object.keys` without allocating its array.
+  // `for…in` + own check: the order of `Object.keys` without allocating its array. Primitives
+  // are copied in the loop: a call per value costs more than the copy itself.
   for (const key in value) {
-    if (Object.hasOwn(value, key)) setOwn(out, key, deepCopy((value as Record<string, unknown>)[key]));
+    if (!Object.hasOwn(value, key)) continue;
+    const child = (value as Record<string, unknown>)[key];
+    setOwn(out, key, typeof child === "object" && child !== null ? deepCopy(child) : child);
   }
   return out as T;
 }
@@ -46,9 +60,11 @@ function copyFrozen<T>(value: T, sharing: SnapshotSharing): T {
     const copy = new Array(n);
     let primitive = true;
     for (let i = 0; i < n; i++) {
-      const item = copyFrozen(value[i], sharing);
-      if (typeof item === "object" && item !== null) primitive = false;
-      copy[i] = item;
+      const item = value[i];
+      if (typeof item === "object" && item !== null) {
+        primitive = false;
+        copy[i] = copyFrozen(item, sharing);
+      } else copy[i] = typeof item === "string" ? flatString(item) : item;
     }
     Object.freeze(copy);
     return (primitive ? sharing.leaf(copy, n) : copy) as T;
@@ -61,29 +77,33 @@ function copyFrozen<T>(value: T, sharing: SnapshotSharing): T {
   const keys = Object.keys(value);
   const count = keys.length;
   if (count === 0) return EMPTY_OBJECT as T;
+  // A record of nothing but empties already shared (an unchanged event's `actions`): the copy
+  // would be made only to be dropped for it. Looked up only when the first value is an object.
+  const first = (value as Record<string, unknown>)[keys[0]!];
+  if (typeof first === "object" && first !== null) {
+    const shared = sharedEmptyRecordOf(value as Record<string, unknown>, keys);
+    if (shared) return shared as T;
+  }
   const out = sizedRecord(count);
   let allEmpty = true;
   let primitive = true;
+  // Primitives are copied in the loop: a call per value costs more than the copy itself.
   for (let i = 0; i < count; i++) {
     const key = keys[i]!;
-    const copy = copyFrozen((value as Record<string, unknown>)[key], sharing);
-    setOwn(out, key, copy);
-    if (!isSharedEmpty(copy)) allEmpty = false;
-    if (typeof copy === "object" && copy !== null) primitive = false;
+    const child = (value as Record<string, unknown>)[key];
+    if (typeof child === "object" && child !== null) {
+      primitive = false;
+      const copy = copyFrozen(child, sharing);
+      setOwn(out, key, copy);
+      if (!isSharedEmpty(copy)) allEmpty = false;
+    } else {
+      allEmpty = false;
+      setOwn(out, key, typeof child === "string" ? flatString(child) : child);
+    }
   }
   Object.freeze(out);
   if (allEmpty) return sharing.emptyRecord(out, count) as T;
   return (primitive ? sharing.leaf(out, count) : out) as T;
-}
-
-/**
- * An object made by a literal, `Object.create(null)` or a class-less prototype chain of one
- * level (what JSON-like data is). `Object.prototype` is compared first: nearly every value is
- * a literal, and that answer needs one prototype read instead of two.
- */
-function isPlainRecord(value: object): boolean {
-  const proto = Object.getPrototypeOf(value) as object | null;
-  return proto === Object.prototype || proto === null || Object.getPrototypeOf(proto) === null;
 }
 
 /**

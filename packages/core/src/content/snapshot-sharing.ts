@@ -1,3 +1,5 @@
+import { isPlainRecord } from "./plain-record.js";
+
 /**
  * What frozen snapshots (the in-memory store's events, the SQL stores' parsed events) share
  * instead of each holding its own copy. A store keeps its snapshots for the session's lifetime,
@@ -85,6 +87,44 @@ export class SnapshotSharing {
     if (leaves.length < MAX_LEAVES) leaves.push({ value: leaf as Record<string, unknown>, count });
     return leaf;
   }
+}
+
+/**
+ * The shared record of empties that `frozenCopy` would make of `value` (whose own keys are
+ * `keys`), found without making the copy: the same keys in the same order, each value an empty
+ * array where the shared record has one and an object the copy turns into the empty object
+ * elsewhere. Undefined when `value` holds anything else or its key list is not shared yet.
+ */
+export function sharedEmptyRecordOf(value: Record<string, unknown>, keys: string[]): object | undefined {
+  const count = keys.length;
+  for (const shared of emptyRecords) {
+    if (shared.count !== count || Array.isArray(shared.value)) continue;
+    shared.keys ??= Object.keys(shared.value);
+    if (holdsSameEmpties(value, keys, shared)) return shared.value;
+  }
+  return undefined;
+}
+
+function holdsSameEmpties(value: Record<string, unknown>, keys: string[], shared: Shared): boolean {
+  const sharedKeys = shared.keys!;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key !== sharedKeys[i]) return false;
+    const child = value[key];
+    if (shared.value[key] === EMPTY_ARRAY ? !isEmptyArray(child) : !copiesToEmptyObject(child)) return false;
+  }
+  return true;
+}
+
+function isEmptyArray(value: unknown): boolean {
+  return Array.isArray(value) && value.length === 0;
+}
+
+/** What `frozenCopy` copies to `EMPTY_OBJECT`: a plain record without own keys, unless marked. */
+function copiesToEmptyObject(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !isPlainRecord(value)) return false;
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return !(Object.isFrozen(value) && isMarkedDeepFrozen(value));
 }
 
 /** The shared value with the same kind, keys in the same order and the same values, if any. */

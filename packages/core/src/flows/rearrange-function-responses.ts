@@ -56,16 +56,19 @@ export function rearrangeLatestFunctionResponse(events: Event[], allEvents: read
 
 /** Moves every function response of history right after its call, merging responses of one call event. */
 export function rearrangeAsyncFunctionResponsesInHistory(events: Event[]): Event[] {
-  const responseIndex = new Map<string | undefined, number>();
+  let found: Map<string | undefined, number> | undefined;
   for (let i = 0; i < events.length; i++) {
     const parts = events[i]!.content?.parts;
     // Indexed: stored parts arrays are frozen, and iterating a frozen array is V8's slow path.
     if (parts)
       for (let j = 0; j < parts.length; j++) {
         const response = parts[j]!.functionResponse;
-        if (response) responseIndex.set(response.id, i);
+        if (response) (found ??= new Map()).set(response.id, i);
       }
   }
+  // No response to move (a model call's first request of a run, most often): the history as it is.
+  if (!found) return events;
+  const responseIndex = found;
   const out: Event[] = [];
   for (const event of events) {
     if (countFunctionResponses(event) > 0) continue;

@@ -97,6 +97,12 @@ describe("records of empties and equal leaves", () => {
     expect(frozenCopy({ b: [] as unknown[], a: {} })).not.toBe(shared);
     expect(frozenCopy({ a: [] as unknown[], b: {} })).not.toBe(shared);
     expect(frozenCopy({ a: {}, b: [1] })).not.toBe(shared);
+    // What a copy empties is what counts: own enumerable keys only, as the copy reads them.
+    const inherited = Object.create(Object.create(null, { x: { value: 1, enumerable: true } })) as object;
+    const hidden = Object.defineProperty({}, "x", { value: 1, enumerable: false });
+    expect(frozenCopy({ a: inherited, b: [] as unknown[] })).toBe(shared);
+    expect(frozenCopy({ a: hidden, b: [] as unknown[] })).toBe(shared);
+    expect(frozenCopy({ a: { x: undefined }, b: [] as unknown[] })).not.toBe(shared);
     const marked = frozenCopy({ a: markDeepFrozen({}), b: [] as unknown[] });
     expect(marked).not.toBe(shared);
     expect(frozenCopy({ a: new Date(0), b: [] as unknown[] })).not.toBe(shared);
