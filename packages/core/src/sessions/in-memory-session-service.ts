@@ -51,8 +51,10 @@ export class InMemorySessionService extends BaseSessionService {
   private readonly userState = new Map<string, Map<string, Record<string, unknown>>>();
 
   override async createSession({ appName, userId, sessionId, state }: CreateSessionRequest): Promise<Session> {
-    const id = sessionId?.trim() ? sessionId.trim() : randomUuid();
-    validateSessionKey({ appName, userId, sessionId: id });
+    const given = sessionId?.trim();
+    const id = given ? given : randomUuid();
+    // A generated id is a UUID, which every rule accepts: only what the caller gave is checked.
+    validateSessionKey(given ? { appName, userId, sessionId: id } : { appName, userId });
     const byUser = this.userSessions(appName, userId);
     if (byUser.has(id)) throw new SessionAlreadyExistsError(id);
     const split = splitStateDelta(deepCopy(state ?? {}));
