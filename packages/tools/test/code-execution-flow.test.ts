@@ -220,8 +220,10 @@ describe("code execution in the LLM flow (LocalCodeExecutor)", () => {
       })) {
         seen.push(e);
         if (e.content?.parts?.some((p) => p.executableCode)) {
+          // Aborted once the pid is written, not when the file appears: the file exists (empty)
+          // between the code's open and its write, and a kill in between leaves no pid to check.
           const poll = setInterval(() => {
-            if (existsSync(pidFile)) {
+            if (existsSync(pidFile) && readFileSync(pidFile, "utf8") !== "") {
               clearInterval(poll);
               controller.abort();
             }

@@ -23,6 +23,8 @@ export function textOf(event: Event | undefined): string {
 
 /** True while the process runs (a killed process awaiting its reaper, a zombie, counts as dead). */
 export function pidAlive(pid: number): boolean {
+  // `kill(0)` or a negative number would signal a whole process group, which always answers.
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`Not a process id: ${String(pid)}`);
   try {
     process.kill(pid, 0);
   } catch {
