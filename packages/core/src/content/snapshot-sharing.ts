@@ -1,3 +1,4 @@
+import { hasOwnKeys } from "../sessions/own-keys.js";
 import { isPlainRecord } from "./plain-record.js";
 
 /**
@@ -98,7 +99,8 @@ export class SnapshotSharing {
 export function sharedEmptyRecordOf(value: Record<string, unknown>, keys: string[]): object | undefined {
   const count = keys.length;
   for (const shared of emptyRecords) {
-    if (shared.count !== count || Array.isArray(shared.value)) continue;
+    // Only records are shared here (`emptyRecord`): a key count decides the candidates.
+    if (shared.count !== count) continue;
     shared.keys ??= Object.keys(shared.value);
     if (holdsSameEmpties(value, keys, shared)) return shared.value;
   }
@@ -123,8 +125,7 @@ function isEmptyArray(value: unknown): boolean {
 /** What `frozenCopy` copies to `EMPTY_OBJECT`: a plain record without own keys, unless marked. */
 function copiesToEmptyObject(value: unknown): boolean {
   if (typeof value !== "object" || value === null || Array.isArray(value) || !isPlainRecord(value)) return false;
-  for (const key in value) if (Object.hasOwn(value, key)) return false;
-  return !(Object.isFrozen(value) && isMarkedDeepFrozen(value));
+  return !hasOwnKeys(value) && !(Object.isFrozen(value) && isMarkedDeepFrozen(value));
 }
 
 /** The shared value with the same kind, keys in the same order and the same values, if any. */
