@@ -16,7 +16,7 @@ import {
 } from "../code-executors/code-executor-context.js";
 import { ConfigurationError } from "../errors/agentkit-error.js";
 import { RunAbortedError } from "../errors/run-errors.js";
-import { ownContents, returnContents } from "./shared-contents.js";
+import { ownRequest, returnContents } from "./shared-contents.js";
 import type { Part } from "../content/content.js";
 import type { EventActions } from "../events/event-actions.js";
 import { createEvent, newEventId, type Event } from "../events/event.js";
@@ -36,7 +36,7 @@ export async function preprocessCodeExecution(agent: LlmAgent, request: LlmReque
   if (!executor) return [];
   let files: CodeExecutionFile[] = [];
   if (executor.modelSide) {
-    ownContents(request); // the executor may edit the request's contents
+    ownRequest(request); // the executor may edit the request's contents
     await executor.processLlmRequest(request);
   } else {
     files = extractInputFiles(request.contents, executor.optimizeDataFile);

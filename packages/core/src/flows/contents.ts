@@ -82,7 +82,7 @@ export function getContents(
  * `getContents` without the copy: the memo's own array, lent (`lendContents`), which the next
  * call for the same slot extends in place once it is given back (without a slot, a new array the
  * caller owns). For the flow only: it must
- * `ownContents` the request before anything but itself or a `readsContentsOnly` model can see
+ * `ownRequest` the request before anything but itself or a `readsContentsOnly` model can see
  * it, and give the array back (`returnContents`) when the model call ends.
  */
 export function getLentContents(

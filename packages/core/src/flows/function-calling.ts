@@ -9,7 +9,7 @@ import { LlmCallsLimitExceededError, RunAbortedError } from "../errors/run-error
 import { mergeEventActions, type EventActions, type ToolConfirmation } from "../events/event-actions.js";
 import { createEvent, getFunctionCalls, type Event, type EventInit } from "../events/event.js";
 import { randomUuid } from "../events/random-uuid.js";
-import { getOwn } from "../sessions/own-keys.js";
+import { getOwn, hasOwnKeys } from "../sessions/own-keys.js";
 import { BaseTool } from "../tools/base-tool.js";
 import { ToolContext, type ResumedToolCall, type ToolSuspension } from "../context/tool-context.js";
 import { CLIENT_FUNCTION_CALL_ID_PREFIX } from "./confirmation-names.js";
@@ -102,7 +102,8 @@ export async function executeFunctionCalls(
   toolsDict: Record<string, BaseTool>,
   options: HandleFunctionCallsOptions = {},
 ): Promise<FunctionCallsOutcome> {
-  const selected = calls.filter((c) => !options.filter || (c.id !== undefined && options.filter.has(c.id)));
+  const filter = options.filter;
+  const selected = filter ? calls.filter((c) => c.id !== undefined && filter.has(c.id)) : calls;
   if (selected.length === 0) return {};
   let results: CallResult[];
   // One call (most steps) runs as the sequential mode runs it: no pool of workers to await.
@@ -118,13 +119,20 @@ export async function executeFunctionCalls(
     );
   }
   ctx.throwIfAborted();
-  const parts = results.flatMap((r) => (r.part ? [r.part] : []));
-  const actions = mergeEventActions(...results.map((r) => r.actions));
-  const structuredOutput = results.find((r) => r.structured)?.structured;
-  const suspensions = results.flatMap((r, i) =>
-    r.suspension ? [{ call: selected[i]!, suspension: r.suspension }] : [],
-  );
-  if (parts.length === 0 && !hasEffects(actions)) return suspensions.length > 0 ? { suspensions } : {};
+  // One pass over the results, in call order (a step's one call used to make four arrays).
+  const parts: Part[] = [];
+  const callActions: EventActions[] = [];
+  let structuredOutput: Record<string, unknown> | undefined;
+  let suspensions: { call: FunctionCall; suspension: ToolSuspension }[] | undefined;
+  for (let i = 0; i < results.length; i++) {
+    const result = results[i]!;
+    if (result.part) parts.push(result.part);
+    callActions.push(result.actions);
+    structuredOutput ??= result.structured;
+    if (result.suspension) (suspensions ??= []).push({ call: selected[i]!, suspension: result.suspension });
+  }
+  const actions = mergeEventActions(...callActions);
+  if (parts.length === 0 && !hasEffects(actions)) return suspensions ? { suspensions } : {};
   // No undefined members (createEvent then copies the init with one spread); the keys keep the
   // order of the full init: invocationId, author, branch, content, actions, then id and timestamp.
   const init: EventInit = { invocationId: ctx.invocationId, author: agent.name };
@@ -132,7 +140,7 @@ export async function executeFunctionCalls(
   if (parts.length > 0) init.content = { role: "user", parts };
   init.actions = actions;
   const event = createEvent(init);
-  return { event, structuredOutput, ...(suspensions.length > 0 ? { suspensions } : {}) };
+  return suspensions ? { event, structuredOutput, suspensions } : { event, structuredOutput };
 }
 
 /**
@@ -159,12 +167,15 @@ function runSelectedCall(
 
 /** True when the actions change anything (a non-empty map, a flag, a compaction...). */
 export function hasEffects(actions: EventActions): boolean {
-  return Object.entries(actions).some(
-    ([, v]) =>
-      v !== undefined &&
-      v !== false &&
-      !(typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 0),
-  );
+  // `for…in` + own check: the own keys without the arrays `Object.entries` makes.
+  for (const key in actions) {
+    if (!Object.hasOwn(actions, key)) continue;
+    const v = (actions as unknown as Record<string, unknown>)[key];
+    if (v === undefined || v === false) continue;
+    if (typeof v === "object" && v !== null && !Array.isArray(v) && !hasOwnKeys(v)) continue;
+    return true;
+  }
+  return false;
 }
 
 async function runOneCall(

@@ -10,7 +10,7 @@ import { newEventId } from "../events/event.js";
 import type { LlmRequest } from "../models/llm-request.js";
 import type { LlmResponse } from "../models/llm-response.js";
 import type { ModelCallRecorder } from "../usage/usage-tracker.js";
-import { ownContents, returnContents } from "./shared-contents.js";
+import { ownRequest, returnContents } from "./shared-contents.js";
 
 /**
  * One model call with its callbacks: checks the budget (`BudgetExceededError`), counts the
@@ -123,7 +123,7 @@ class ModelCallStream implements AsyncIterableIterator<LlmResponse, void, void> 
     const { ctx, agent, request, context } = this;
     // Lent contents (see buildLlmRequestLendingContents) are copied before anyone who may edit or
     // keep them: plugins that declare `readsContentsOnly` read the lent array.
-    if (ctx.pluginManager.mayEditContents()) ownContents(request);
+    if (ctx.pluginManager.mayEditContents()) ownRequest(request);
     const handed = request.contents;
     let before: LlmResponse | undefined;
     try {
@@ -135,7 +135,7 @@ class ModelCallStream implements AsyncIterableIterator<LlmResponse, void, void> 
     // A plugin that only reads may put an array of its own in the request (a filtered history).
     if (request.contents !== handed) returnContents(handed);
     if (!before && callbackList(agent.beforeModelCallback).length > 0) {
-      ownContents(request);
+      ownRequest(request);
       before = await runCallbackSlot(agent.beforeModelCallback, { context, request });
     }
     if (before) {
@@ -152,7 +152,7 @@ class ModelCallStream implements AsyncIterableIterator<LlmResponse, void, void> 
   private open(): void {
     const { ctx, agent, request } = this;
     const model = agent.resolveModel(ctx);
-    if (!model.readsContentsOnly) ownContents(request);
+    if (!model.readsContentsOnly) ownRequest(request);
     const stream = ctx.runConfig.streamingMode === StreamingMode.SSE;
     this.iterator = model.generateContentAsync(request, stream, { signal: ctx.signal });
     this.usage = ctx.usage.startModelCall(model.model);
@@ -198,7 +198,7 @@ class ModelCallStream implements AsyncIterableIterator<LlmResponse, void, void> 
   private async recover(error: unknown): Promise<IteratorResult<LlmResponse, void>> {
     const { ctx, agent, request, context } = this;
     this.usage!.end(); // counted now: the error's event is stored before the consumer asks again
-    ownContents(request);
+    ownRequest(request);
     const recovered =
       (await ctx.pluginManager.run("onModelErrorCallback", { context, request, error })) ??
       (await runCallbackSlot(agent.onModelErrorCallback, { context, request, error }));

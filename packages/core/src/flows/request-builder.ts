@@ -22,7 +22,8 @@ import {
   insertInstructionContents,
   type ContentsMemoSlot,
 } from "./contents.js";
-import { ownContents } from "./shared-contents.js";
+import { ownRequest } from "./shared-contents.js";
+import { appendLentTools } from "./shared-declarations.js";
 import { applyInstructions } from "./instructions.js";
 import { outputSchemaToJson, SET_MODEL_RESPONSE_INSTRUCTION, SetModelResponseTool } from "./output-schema.js";
 import { buildTransferInstructions, getTransferTargets, TransferToAgentTool } from "./transfer.js";
@@ -45,14 +46,15 @@ export async function buildLlmRequest(
   actions: EventActions = createEventActions(),
 ): Promise<LlmRequest> {
   const request = await buildLlmRequestLendingContents(ctx, agent, actions);
-  ownContents(request);
+  ownRequest(request);
   return request;
 }
 
 /**
  * `buildLlmRequest` whose `contents` may still be the lent history array (see
- * `getLentContents`): for the text flow, which calls `ownContents` before anything that may edit
- * or keep them (callbacks, plugins, a model that does not declare `readsContentsOnly`). Steps
+ * `getLentContents`) and whose tool declarations may be lent too (`shared-declarations.ts`): for
+ * the text flow, which calls `ownRequest` before anything that may edit or keep them (callbacks,
+ * plugins, a model that does not declare `readsContentsOnly`). Steps
  * of the build that may edit them (instruction contents, tools and toolsets that override
  * `processLlmRequest`) get a copy first. The request itself when nothing of the build waits
  * (instructions without providers, tools that only declare themselves: the usual agent), else a
@@ -90,7 +92,7 @@ export function buildLlmRequestLendingContents(
   // Tools that only add their declarations need nothing awaited.
   if (!agent.tools.every((union) => !isToolset(union) && onlyDeclares(union)))
     return addToolsAsync(ctx, agent, actions, request);
-  appendTools(request, agent.tools as readonly BaseTool[]);
+  appendLentTools(request, agent.tools as readonly BaseTool[]);
   return finishRequest(agent, request);
 }
 
@@ -106,7 +108,7 @@ function addContents(
       ? getCurrentTurnContents(ctx.branch, sessionEvents(ctx.session), agent.name)
       : getLentContents(ctx.branch, sessionEvents(ctx.session), agent.name, contentsSlot(ctx, agent));
   if (instructionContents.length > 0) {
-    ownContents(request);
+    ownRequest(request);
     insertInstructionContents(request.contents, instructionContents);
   }
 }
@@ -122,13 +124,13 @@ async function addToolsAsync(
   for (const union of agent.tools) {
     // A plain tool only adds its declaration: no context is made for it.
     if (!isToolset(union) && onlyDeclares(union)) {
-      appendTools(request, [union]);
+      appendLentTools(request, [union]);
       continue;
     }
     const toolContext = new ToolContext(ctx, { actions });
     let tools: readonly BaseTool[];
     if (isToolset(union)) {
-      if (union.processLlmRequest !== BaseToolset.prototype.processLlmRequest) ownContents(request);
+      if (union.processLlmRequest !== BaseToolset.prototype.processLlmRequest) ownRequest(request);
       await union.processLlmRequest({ toolContext, llmRequest: request });
       tools = await union.getTools((readonly ??= new ReadonlyContext(ctx)));
     } else tools = [union];
@@ -172,10 +174,10 @@ function onlyDeclares(tool: BaseTool): boolean {
  */
 function processWithTool(tool: BaseTool, toolContext: ToolContext, request: LlmRequest): Promise<void> | undefined {
   if (onlyDeclares(tool)) {
-    appendTools(request, [tool]);
+    appendLentTools(request, [tool]);
     return undefined;
   }
-  ownContents(request);
+  ownRequest(request);
   return tool.processLlmRequest({ toolContext, llmRequest: request });
 }
 

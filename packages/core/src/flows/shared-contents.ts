@@ -1,19 +1,20 @@
 import { copyWithRoom } from "../content/copy-with-room.js";
 import type { Content } from "../content/content.js";
 import type { LlmRequest } from "../models/llm-request.js";
+import { ownDeclarations } from "./shared-declarations.js";
 
 /**
  * History arrays `getLentContents` has lent to requests without copying them (the memo's own
  * array), with how many requests hold each. Only the flow and the models and plugins that
  * declare `readsContentsOnly` may see such an array; anyone else gets the request after
- * `ownContents`. While an array is out, the memo does not append to it (`isLentHistory`): a
+ * `ownRequest`. While an array is out, the memo does not append to it (`isLentHistory`): a
  * concurrent run on the same session gets a new array instead of changing the one a model is
  * still reading. A WeakMap so a memo dropped by the cache (or a loan never returned after an
  * error) is not kept alive here.
  */
 const loans = new WeakMap<Content[], number>();
 
-/** Lends `contents` to one request: it must be given back by `ownContents` or `returnContents`. */
+/** Lends `contents` to one request: it must be given back by `ownRequest` or `returnContents`. */
 export function lendContents(contents: Content[]): Content[] {
   loans.set(contents, (loans.get(contents) ?? 0) + 1);
   return contents;
@@ -30,11 +31,13 @@ export function isLentHistory(contents: readonly Content[]): boolean {
 }
 
 /**
- * Gives the request a copy of its contents when they are lent, so a callback, tool, plugin or
- * model that edits or keeps `request.contents` changes its own array, never the memo's. Cheap
- * when the request already owns them (a map lookup).
+ * Gives the request a copy of what it holds lent: its contents (so a callback, tool, plugin or
+ * model that edits or keeps `request.contents` changes its own array, never the memo's) and its
+ * tool declarations (`ownDeclarations`). Cheap when the request already owns them (a map lookup
+ * per content array and per declaration).
  */
-export function ownContents(request: LlmRequest): void {
+export function ownRequest(request: LlmRequest): void {
+  ownDeclarations(request);
   if (!loans.has(request.contents)) return;
   const lent = request.contents;
   request.contents = copyWithRoom(lent);

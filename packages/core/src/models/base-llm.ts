@@ -34,10 +34,12 @@ export abstract class BaseLlm {
   readonly model: string;
 
   /**
-   * True when `generateContentAsync` only reads `request.contents` while it runs: it never edits
-   * the array nor keeps it after the call. The flow then hands it the history array it shares
-   * between the requests of a session instead of a copy (a long session saves a history-sized
-   * copy per call). Default false: the model gets a copy of its own.
+   * True when `generateContentAsync` only reads `request.contents` and the function declarations
+   * of `request.config.tools` while it runs: it never edits the contents array nor keeps it after
+   * the call, and never edits a declaration (they may be frozen). The flow then hands it the
+   * history array it shares between the requests of a session instead of a copy (a long session
+   * saves a history-sized copy per call), and the declarations it shares between requests.
+   * Default false: the model gets copies of its own.
    */
   get readsContentsOnly(): boolean {
     return false;

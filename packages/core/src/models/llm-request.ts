@@ -65,10 +65,24 @@ export function getSystemInstructionText(request: LlmRequest): string {
 
 /** Adds function declarations of tools to the request and records the tools by name. */
 export function appendTools(request: LlmRequest, tools: readonly BaseTool[]): void {
+  appendDeclaredTools(request, tools, ownDeclaration);
+}
+
+const ownDeclaration = (tool: BaseTool): FunctionDeclaration | undefined => tool.getDeclaration();
+
+/**
+ * `appendTools` with each tool's declaration given by `declarationOf`: the flow's request builder
+ * passes one that lends shared frozen declarations (`flows/shared-declarations.ts`).
+ */
+export function appendDeclaredTools(
+  request: LlmRequest,
+  tools: readonly BaseTool[],
+  declarationOf: (tool: BaseTool) => FunctionDeclaration | undefined,
+): void {
   const declarations: FunctionDeclaration[] = [];
   for (const tool of tools) {
     request.toolsDict[tool.name] = tool;
-    const decl = tool.getDeclaration();
+    const decl = declarationOf(tool);
     if (decl) declarations.push(decl);
   }
   if (declarations.length === 0) return;

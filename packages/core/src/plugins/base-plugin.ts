@@ -40,7 +40,9 @@ export abstract class BasePlugin {
   /**
    * True when `beforeModelCallback` only reads `request.contents` while it runs: it never edits
    * the array nor keeps it after it returns (it may keep the contents in it: they are frozen). It
-   * may put an array of its own in its place (`request.contents = kept`, a filtered history).
+   * may put an array of its own in its place (`request.contents = kept`, a filtered history). It
+   * never edits a function declaration of `request.config.tools` either (they may be frozen and
+   * shared between requests); it may replace one.
    * When every plugin with a `beforeModelCallback` says so and the agent has none of its own, the
    * flow hands the plugins the history array it shares between a session's requests instead of a
    * copy, as it does for a model that `readsContentsOnly` (a long session saves a history-sized
