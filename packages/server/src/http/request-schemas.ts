@@ -2,6 +2,16 @@ import { z } from "zod";
 import { contentFromJson, InvalidJsonError, type Content } from "@agentkit/core";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { lazySchema, type LazySchema } from "@agentkit/core/internal";
+import {
+  plainBody,
+  plainBoolean,
+  plainJsonObject,
+  plainNonEmptyString,
+  plainNullish,
+  plainString,
+  plainTrimmedString,
+  type PlainShape,
+} from "./plain-body.js";
 
 // Most keys have no underscore (JS clients): those skip the regular expression and its callback.
 const snakeToCamel = (key: string): string =>
@@ -32,31 +42,58 @@ const jsonObject = lazySchema(() =>
 );
 const nonEmpty = lazySchema(() => z.string().min(1, "must be a non-empty string"));
 
+/**
+ * A lazy schema with the plain shape of the bodies clients nearly always send (`plain-body.ts`):
+ * `parseBody` reads those without zod. The shape repeats the schema's keys and rules, so the two
+ * are written side by side, and `test/http/plain-body.test.ts` compares them.
+ */
+export type HotBodySchema<S extends z.ZodType> = LazySchema<S> & { readonly plain: PlainShape };
+
+function hotBodySchema<S extends z.ZodType>(schema: LazySchema<S>, plain: PlainShape): HotBodySchema<S> {
+  return Object.assign(schema, { plain });
+}
+
 /** POST /run and /run_sse (http-api.md 4.4). */
-export const runRequestSchema = lazySchema(() =>
-  z.object({
-    appName: nonEmpty(),
-    userId: nonEmpty(),
-    sessionId: nonEmpty(),
-    newMessage: jsonObject().nullish(),
-    streaming: z.boolean().nullish(),
-    stateDelta: jsonObject().nullish(),
-    functionCallEventId: z.string().nullish(),
-    invocationId: z.string().nullish(),
-    customMetadata: jsonObject().nullish(),
-  }),
+export const runRequestSchema = hotBodySchema(
+  lazySchema(() =>
+    z.object({
+      appName: nonEmpty(),
+      userId: nonEmpty(),
+      sessionId: nonEmpty(),
+      newMessage: jsonObject().nullish(),
+      streaming: z.boolean().nullish(),
+      stateDelta: jsonObject().nullish(),
+      functionCallEventId: z.string().nullish(),
+      invocationId: z.string().nullish(),
+      customMetadata: jsonObject().nullish(),
+    }),
+  ),
+  {
+    appName: plainNonEmptyString,
+    userId: plainNonEmptyString,
+    sessionId: plainNonEmptyString,
+    newMessage: plainNullish(plainJsonObject),
+    streaming: plainNullish(plainBoolean),
+    stateDelta: plainNullish(plainJsonObject),
+    functionCallEventId: plainNullish(plainString),
+    invocationId: plainNullish(plainString),
+    customMetadata: plainNullish(plainJsonObject),
+  },
 );
 
 /** POST /apps/{app}/users/{user}/sessions/{sid}/resume: nothing to give yet (an empty or absent body). */
 export const resumeRequestSchema = lazySchema(() => z.object({}));
 
-/** POST /apps/{app}/users/{user}/sessions (4.2). */
-export const createSessionSchema = lazySchema(() =>
-  z.object({
-    state: jsonObject().nullish(),
-    sessionId: z.string().trim().min(1, "must be a non-empty string").nullish(),
-    events: z.array(jsonObject()).nullish(),
-  }),
+/** POST /apps/{app}/users/{user}/sessions (4.2). A body with `events` (a rare import) is zod's. */
+export const createSessionSchema = hotBodySchema(
+  lazySchema(() =>
+    z.object({
+      state: jsonObject().nullish(),
+      sessionId: z.string().trim().min(1, "must be a non-empty string").nullish(),
+      events: z.array(jsonObject()).nullish(),
+    }),
+  ),
+  { state: plainNullish(plainJsonObject), sessionId: plainNullish(plainTrimmedString) },
 );
 
 /** POST /apps/{app}/users/{user}/sessions/{sid}: `{state}` (section 8 pick). */
@@ -115,10 +152,15 @@ export const reasoningEngineSchema = lazySchema(() =>
  * Validates a JSON body against a schema after camelCasing its top-level keys. An absent body
  * counts as `{}`. Failures are a 400 naming the field and the problem.
  */
-export function parseBody<S extends z.ZodType>(schema: LazySchema<S>, body: unknown): z.output<S> {
+export function parseBody<S extends z.ZodType>(schema: LazySchema<S> | HotBodySchema<S>, body: unknown): z.output<S> {
   const input = body === undefined ? {} : body;
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new HttpRequestError(400, "INVALID_REQUEST", "The request body must be a JSON object.");
+  }
+  // A hot route's usual body is read without zod; anything else is zod's (plain-body.ts).
+  if ("plain" in schema) {
+    const plain = plainBody(schema.plain, input as Record<string, unknown>);
+    if (plain !== undefined) return plain as z.output<S>;
   }
   const result = schema().safeParse(camelizeKeys(input as Record<string, unknown>), { reportInput: true });
   if (result.success) return result.data;
