@@ -9,7 +9,7 @@
  * answers only for a body whose every key is listed and passes; anything else (another key, a
  * snake_case spelling, a value a check refuses, a required key missing) is left to the zod schema,
  * which parses it or says what is wrong, so the errors are zod's alone. Each shape must accept
- * only what its schema accepts and give the same value: `test/http/plain-body.test.ts` compares
+ * only what its schema accepts and give the same value: `test/plain-body.test.ts` compares
  * them on thousands of bodies.
  */
 export const REFUSED: unique symbol = Symbol("refused");

@@ -45,7 +45,7 @@ const nonEmpty = lazySchema(() => z.string().min(1, "must be a non-empty string"
 /**
  * A lazy schema with the plain shape of the bodies clients nearly always send (`plain-body.ts`):
  * `parseBody` reads those without zod. The shape repeats the schema's keys and rules, so the two
- * are written side by side, and `test/http/plain-body.test.ts` compares them.
+ * are written side by side, and `test/plain-body.test.ts` compares them.
  */
 export type HotBodySchema<S extends z.ZodType> = LazySchema<S> & { readonly plain: PlainShape };
 
