@@ -46,10 +46,11 @@ function lentDeclarationOf(tool: BaseTool): FunctionDeclaration | undefined {
  * gives), in place: the `functionDeclarations` arrays are the request's own.
  */
 export function ownDeclarations(request: LlmRequest): void {
-  const tools = request.config.tools;
-  if (tools === undefined) return;
+  // A callback may have replaced the config (or its tools) with anything: only arrays are walked.
+  const tools = request.config?.tools;
+  if (!Array.isArray(tools)) return;
   for (const tool of tools) {
-    const declarations = tool.functionDeclarations;
+    const declarations = tool?.functionDeclarations;
     if (!Array.isArray(declarations)) continue;
     for (let i = 0; i < declarations.length; i++) {
       const declaration = declarations[i]!;

@@ -206,6 +206,20 @@ describe("lent tool declarations", () => {
     expect(seesNote.seen[0]![0]).toEqual(longRunning.getDeclaration());
   });
 
+  it("a callback may replace the tools or the config: the copying model gets what it left", async () => {
+    const model = new DeclarationsModel(false);
+    let calls = 0;
+    const beforeModel = ({ request }: { request: LlmRequest }): undefined => {
+      calls++;
+      if (calls === 1) request.config.tools = [{ functionDeclarations: [{ name: "lookup", description: "mine" }] }];
+      else if (calls === 2) request.config = {};
+      return undefined;
+    };
+    await converse({ model, beforeModel }, 1);
+
+    expect(model.seen.map((d) => d.map((x) => x.description))).toEqual([["mine"], []]);
+  });
+
   it("a tool whose description was changed gets a new shared declaration", async () => {
     const tool = lookup();
     const before = new DeclarationsModel(true);
