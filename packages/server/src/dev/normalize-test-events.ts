@@ -1,4 +1,5 @@
 import { FAILOVER_METADATA_KEY, MODEL_METADATA_KEY, USAGE_METADATA_KEY } from "@agentkit/core";
+import { isJsonObject } from "../http/is-json-object.js";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -49,13 +50,13 @@ function normalizeEvent(event: JsonObject, rename: (id: unknown) => unknown): Js
     if (key === "partial" && value === false) continue;
     out[key] = value;
   }
-  if (isObject(out.customMetadata)) {
+  if (isJsonObject(out.customMetadata)) {
     const metadata = { ...out.customMetadata };
     for (const key of VOLATILE_METADATA) delete metadata[key];
     if (Object.keys(metadata).length > 0) out.customMetadata = metadata;
     else delete out.customMetadata;
   }
-  if (isObject(out.content) && Array.isArray(out.content.parts)) {
+  if (isJsonObject(out.content) && Array.isArray(out.content.parts)) {
     out.content = { ...out.content, parts: out.content.parts.map((p) => normalizePart(p as JsonObject, rename)) };
   }
   if (Array.isArray(out.longRunningToolIds)) {
@@ -63,10 +64,10 @@ function normalizeEvent(event: JsonObject, rename: (id: unknown) => unknown): Js
     if (mapped.length > 0) out.longRunningToolIds = mapped;
     else delete out.longRunningToolIds;
   }
-  if (isObject(out.actions)) {
+  if (isJsonObject(out.actions)) {
     const actions: JsonObject = {};
     for (const [key, value] of Object.entries(out.actions)) {
-      if (value === null || value === undefined || (isObject(value) && Object.keys(value).length === 0)) continue;
+      if (value === null || value === undefined || (isJsonObject(value) && Object.keys(value).length === 0)) continue;
       actions[key] =
         key === "requestedToolConfirmations" || key === "requestedAuthConfigs"
           ? renameKeys(value as JsonObject, rename)
@@ -81,7 +82,7 @@ function normalizeEvent(event: JsonObject, rename: (id: unknown) => unknown): Js
 function normalizePart(part: JsonObject, rename: (id: unknown) => unknown): JsonObject {
   const { thoughtSignature: _signature, ...rest } = part;
   const out: JsonObject = { ...rest };
-  if (isObject(rest.functionCall)) {
+  if (isJsonObject(rest.functionCall)) {
     const call = rest.functionCall;
     out.functionCall = {
       ...call,
@@ -89,7 +90,7 @@ function normalizePart(part: JsonObject, rename: (id: unknown) => unknown): Json
       ...(call.args !== undefined ? { args: renameNestedIds(call.args, rename) } : {}),
     };
   }
-  if (isObject(rest.functionResponse) && rest.functionResponse.id !== undefined) {
+  if (isJsonObject(rest.functionResponse) && rest.functionResponse.id !== undefined) {
     out.functionResponse = { ...rest.functionResponse, id: rename(rest.functionResponse.id) };
   }
   return out;
@@ -98,7 +99,7 @@ function normalizePart(part: JsonObject, rename: (id: unknown) => unknown): Json
 /** `originalFunctionCall.id` inside a confirmation request's args, and the like. */
 function renameNestedIds(value: unknown, rename: (id: unknown) => unknown): unknown {
   if (Array.isArray(value)) return value.map((v) => renameNestedIds(v, rename));
-  if (!isObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   const out: JsonObject = {};
   for (const [key, v] of Object.entries(value)) out[key] = key === "id" ? rename(v) : renameNestedIds(v, rename);
   return out;
@@ -110,17 +111,13 @@ function renameKeys(map: JsonObject, rename: (id: unknown) => unknown): JsonObje
 
 function partsOf(event: JsonObject): JsonObject[] {
   const parts = (event.content as { parts?: unknown } | undefined)?.parts;
-  return Array.isArray(parts) ? (parts.filter(isObject) as JsonObject[]) : [];
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return Array.isArray(parts) ? (parts.filter(isJsonObject) as JsonObject[]) : [];
 }
 
 /** A copy with every object's keys in sorted order (stable JSON for comparison and files). */
 export function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (!isObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   return Object.fromEntries(
     Object.keys(value)
       .sort()

@@ -2,6 +2,7 @@ import type { Request, Response } from "express";
 import { Router } from "../http/express-module.js";
 import { z } from "zod";
 import { HttpRequestError } from "../errors/server-errors.js";
+import { isJsonObject } from "../http/is-json-object.js";
 import type { ServerContext } from "../server-context.js";
 import {
   EvalCaseAlreadyExistsError,
@@ -172,7 +173,7 @@ export function createEvalRouter(options: EvalRouterOptions): Router {
 
   const updateCase: Handler = async (req, res) => {
     const appName = await app(req);
-    const raw = { evalId: caseId(req), ...(isObject(req.body) ? req.body : {}) };
+    const raw = { evalId: caseId(req), ...(isJsonObject(req.body) ? req.body : {}) };
     const updated = parse(evalCaseSchema, raw) as unknown as EvalCase;
     if (updated.evalId !== caseId(req))
       throw new HttpRequestError(400, "INVALID_REQUEST", "evalId in the body differs from the path");
@@ -371,12 +372,8 @@ function pairs(
   return results.map((r, i) => [metrics[i] ?? { metricName: r.metricName, threshold: r.threshold }, r]);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function isEvalSetLike(value: unknown): boolean {
-  return isObject(value) && ("evalCases" in value || "eval_cases" in value);
+  return isJsonObject(value) && ("evalCases" in value || "eval_cases" in value);
 }
 
 /** Validates a body; a failure is a 400 naming the field. */

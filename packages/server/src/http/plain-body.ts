@@ -12,6 +12,8 @@
  * only what its schema accepts and give the same value: `test/plain-body.test.ts` compares
  * them on thousands of bodies.
  */
+import { isJsonObject } from "./is-json-object.js";
+
 export const REFUSED: unique symbol = Symbol("refused");
 
 /** One key's check: the value the schema gives for `value` (`undefined` when absent), or REFUSED. */
@@ -58,8 +60,7 @@ export const plainTrimmedString: PlainField = (v) => {
 export const plainBoolean: PlainField = (v) => (typeof v === "boolean" ? v : REFUSED);
 
 /** A JSON object, as it is (the schemas' `jsonObject`). */
-export const plainJsonObject: PlainField = (v) =>
-  typeof v === "object" && v !== null && !Array.isArray(v) ? v : REFUSED;
+export const plainJsonObject: PlainField = (v) => (isJsonObject(v) ? v : REFUSED);
 
 /** `.nullish()`: null and undefined as they are, anything else checked by `field`. */
 export function plainNullish(field: PlainField): PlainField {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { contentFromJson, InvalidJsonError, type Content } from "@agentkit/core";
 import { HttpRequestError } from "../errors/server-errors.js";
 import { lazySchema, type LazySchema } from "@agentkit/core/internal";
+import { isJsonObject } from "./is-json-object.js";
 import {
   plainBody,
   plainBoolean,
@@ -36,7 +37,7 @@ export function camelizeKeys(body: Record<string, unknown>): Record<string, unkn
  * ordinary own key (zod's record schema silently drops it when it rebuilds the object).
  */
 const jsonObject = lazySchema(() =>
-  z.custom<Record<string, unknown>>((value) => typeof value === "object" && value !== null && !Array.isArray(value), {
+  z.custom<Record<string, unknown>>(isJsonObject, {
     message: "must be a JSON object",
   }),
 );
