@@ -112,8 +112,9 @@ async function fresh(): Promise<{ cells: Map<ServerKind, Cell[]>; warmed: Cell[]
 type WarmKey = `${number} ${Route} ${ServerKind}`;
 
 /**
- * Warms a server up until it is warm: at least --warm-up-seconds of flows, then on until two
- * windows in a row cost within 10% of each other's CPU per flow (at most --max-warm-up-seconds).
+ * Warms a server up until it is warm: at least --warm-up-seconds of flows, then on until the last
+ * three windows cost within 10% of the cheapest one's CPU per flow (at most --max-warm-up-seconds;
+ * `untilSettled`).
  * A fixed time does not fit every server: on this machine, with the load generator on the same
  * cores, the bare server settled after about 3 s of flows, agentkit's after 4 and ADK's after 5,
  * and each cost 10-60% more per flow at 2 s than once settled. Returns the seconds it took.

@@ -211,7 +211,7 @@ async function promisesPerInvocation(framework: Framework): Promise<number> {
 
 /**
  * Runs a framework until its CPU per invocation settles: windows of --warm-up-window seconds,
- * until two in a row are within 10% of each other (at least --warm-up-seconds, at most
+ * until the last three are within 10% of the cheapest of them (at least --warm-up-seconds, at most
  * --max-warm-up-seconds). Compiled code outlives the runner, so the rounds' runners start warm.
  * A fixed 500 invocations was not warm: V8 goes on compiling each framework's functions for
  * several thousand invocations (over a second of compiler CPU each), which landed in the first
