@@ -116,8 +116,9 @@ type WarmKey = `${number} ${Route} ${ServerKind}`;
  * three windows cost within 10% of the cheapest one's CPU per flow (at most --max-warm-up-seconds;
  * `untilSettled`).
  * A fixed time does not fit every server: on this machine, with the load generator on the same
- * cores, the bare server settled after about 3 s of flows, agentkit's after 4 and ADK's after 5,
- * and each cost 10-60% more per flow at 2 s than once settled. Returns the seconds it took.
+ * cores, each cost 10-60% more per flow after 2 s than once settled, and the three-window rule
+ * took 5-14 s for the bare server, 7-13 s for agentkit's and 4-20 s for ADK's in the runs of
+ * 2026-12-02. Returns the seconds it took.
  */
 async function warmUp(server: ServerProcess, route: Route): Promise<number> {
   const window = async (seconds: number) =>

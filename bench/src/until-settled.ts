@@ -21,10 +21,10 @@ export interface SettleOptions {
  *
  * Three windows, not two in a row: V8 can go on compiling for several seconds while the cost
  * falls by a few percent a window, so two neighbours agree long before the cost stops falling
- * (a `--trace-opt` trace of agentkit's server on 2026-12-02: two 1 s windows at 175 and 165 µs
- * a flow after 8 s, with 100-170 TurboFan compilations in each of the windows before; the cost
- * settled at 150-155 µs after 10 s). A fall that continues spans more than the tolerance over
- * three windows.
+ * (a `--trace-opt` trace of agentkit's server on 2026-12-02, 1 s windows: 150-170 TurboFan
+ * compilations a second in the second and third seconds, still 4-14 a second in the next five,
+ * two windows at 175 and 165 µs a flow after 8 s, and 149-165 µs from the tenth second). A fall
+ * that continues spans more than the tolerance over three windows.
  */
 export async function untilSettled(
   window: (seconds: number) => Promise<number>,
