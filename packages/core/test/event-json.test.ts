@@ -96,6 +96,31 @@ describe("derived event values", () => {
     expect(isFinalResponse(createEvent({ ...response, actions: { skipSummarization: true } }))).toBe(true);
   });
 
+  it("reads every key as an own key: no prototype, no inherited name, no mangled underscore", () => {
+    // JSON.parse makes `__proto__` an ordinary own key; a copy by assignment would re-parent.
+    const raw = JSON.parse(
+      '{"author":"a","__proto__":{"partial":true},"_meta":1,"actions":{"__proto__":{"escalate":true}},' +
+        '"content":{"parts":[{"text":"t","to_string":"x","__proto__":{"functionCall":{"name":"f"}}}]}}',
+    ) as Record<string, unknown>;
+    const event = eventFromJson(raw);
+    expect(Object.getPrototypeOf(event)).toBe(Object.prototype);
+    expect(event.partial).toBeUndefined();
+    expect(event.actions.escalate).toBeUndefined();
+    expect(Object.getPrototypeOf(event.actions)).toBe(Object.prototype);
+    const part = event.content!.parts![0]!;
+    expect(Object.getPrototypeOf(part)).toBe(Object.prototype);
+    expect(part.functionCall).toBeUndefined();
+    expect(getFunctionCalls(event)).toEqual([]);
+    // Kept as given: `_meta` is not a snake_case spelling, `__proto__` an own key, and a name that
+    // only an inherited member had (`toString`) is not taken for one already read.
+    expect(Object.keys(event)).toEqual(expect.arrayContaining(["__proto__", "_meta"]));
+    expect(Object.keys(part)).toEqual(["text", "toString", "__proto__"]);
+    expect((part as Record<string, unknown>).toString).toBe("x");
+    // A camelCase key wins over the snake_case spelling of the same field, in either order.
+    expect(eventFromJson({ author: "a", invocation_id: "snake", invocationId: "camel" }).invocationId).toBe("camel");
+    expect(eventFromJson({ author: "a", invocationId: "camel", invocation_id: "snake" }).invocationId).toBe("camel");
+  });
+
   it("detects a trailing code execution result", () => {
     const e = createEvent({
       author: "a",

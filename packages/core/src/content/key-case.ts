@@ -3,6 +3,8 @@
 // convert the field names only: user data (function args, tool results, labels, state, raw JSON
 // schemas) keeps its keys, and the property names of a schema keep theirs.
 
+import { setOwn } from "../sessions/own-keys.js";
+
 /** Values copied untouched: their keys are the user's, not field names. */
 const OPAQUE_KEYS = new Set([
   "args",
@@ -36,6 +38,8 @@ export function camelToSnake(key: string): string {
 }
 
 export function snakeToCamel(key: string): string {
+  // Most keys have no underscore (camelCase JSON, as agentkit writes it): no regular expression.
+  if (!key.includes("_")) return key;
   return key.replace(/(?<=[a-zA-Z0-9])_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
@@ -55,17 +59,23 @@ export function convertKeys(value: unknown, rename: (key: string) => string, opt
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
     const name = rename(key);
     const bare = snakeToCamel(key);
-    if (OPAQUE_KEYS.has(key) || OPAQUE_KEYS.has(bare) || options.opaque?.has(bare)) out[name] = structuredClone(inner);
+    // Names are the input's (a recording, a user's file): own keys, `__proto__` included.
+    if (OPAQUE_KEYS.has(key) || OPAQUE_KEYS.has(bare) || options.opaque?.has(bare))
+      setOwn(out, name, structuredClone(inner));
     else if (
       (NAME_MAP_KEYS.has(key) || options.nameMaps?.has(bare)) &&
       inner !== null &&
       typeof inner === "object" &&
       !Array.isArray(inner)
     ) {
-      out[name] = Object.fromEntries(
-        Object.entries(inner as Record<string, unknown>).map(([k, v]) => [k, convertKeys(v, rename, options)]),
+      setOwn(
+        out,
+        name,
+        Object.fromEntries(
+          Object.entries(inner as Record<string, unknown>).map(([k, v]) => [k, convertKeys(v, rename, options)]),
+        ),
       );
-    } else out[name] = convertKeys(inner, rename, options);
+    } else setOwn(out, name, convertKeys(inner, rename, options));
   }
   return out;
 }

@@ -2,6 +2,8 @@ import type { Content, Part } from "../content/content.js";
 import { AgentKitError } from "../errors/agentkit-error.js";
 import { createEventActions, type EventActions, hasActionMaps } from "./event-actions.js";
 import { newEventId, type Event } from "./event.js";
+import { snakeToCamel } from "../content/key-case.js";
+import { setOwn } from "../sessions/own-keys.js";
 
 /** A value that cannot be read as an event (or session) from JSON. */
 export class InvalidJsonError extends AgentKitError {
@@ -29,14 +31,17 @@ export function normalizeBase64(data: string): string {
   return pad === 0 ? std : std + "=".repeat(4 - pad);
 }
 
-const snakeToCamel = (key: string): string => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-
-/** Renames snake_case keys to camelCase one level deep (values untouched). */
+/**
+ * Renames snake_case keys to camelCase one level deep (values untouched); a camelCase key wins
+ * over the snake_case spelling of the same field. Keys are data here (a client's JSON): each is
+ * an own key of the copy (`__proto__` too), and one is never taken for an inherited name.
+ */
 function camelKeys(obj: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) {
+  for (const k in obj) {
+    if (!Object.hasOwn(obj, k)) continue;
     const ck = snakeToCamel(k);
-    if (!(ck in out) || k === ck) out[ck] = v;
+    if (k === ck || !Object.hasOwn(out, ck)) setOwn(out, ck, obj[k]);
   }
   return out;
 }

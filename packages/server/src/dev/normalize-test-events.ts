@@ -1,4 +1,5 @@
 import { FAILOVER_METADATA_KEY, MODEL_METADATA_KEY, USAGE_METADATA_KEY } from "@agentkit/core";
+import { setOwn } from "@agentkit/core/internal";
 import { isJsonObject } from "../http/is-json-object.js";
 
 export type JsonObject = Record<string, unknown>;
@@ -48,7 +49,8 @@ function normalizeEvent(event: JsonObject, rename: (id: unknown) => unknown): Js
   for (const [key, value] of Object.entries(event)) {
     if (VOLATILE_FIELDS.has(key) || value === null || value === undefined) continue;
     if (key === "partial" && value === false) continue;
-    out[key] = value;
+    // Event keys are data (an imported event may carry `__proto__`): own keys, never a re-parent.
+    setOwn(out, key, value);
   }
   if (isJsonObject(out.customMetadata)) {
     const metadata = { ...out.customMetadata };
@@ -101,7 +103,7 @@ function renameNestedIds(value: unknown, rename: (id: unknown) => unknown): unkn
   if (Array.isArray(value)) return value.map((v) => renameNestedIds(v, rename));
   if (!isJsonObject(value)) return value;
   const out: JsonObject = {};
-  for (const [key, v] of Object.entries(value)) out[key] = key === "id" ? rename(v) : renameNestedIds(v, rename);
+  for (const [key, v] of Object.entries(value)) setOwn(out, key, key === "id" ? rename(v) : renameNestedIds(v, rename));
   return out;
 }
 

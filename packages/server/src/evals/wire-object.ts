@@ -1,8 +1,5 @@
 import { z } from "zod";
-
-function snakeToCamel(key: string): string {
-  return key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
-}
+import { setOwn, snakeToCamel } from "@agentkit/core/internal";
 
 /**
  * An object schema that also accepts its fields in snake_case, and null for an absent field;
@@ -17,9 +14,10 @@ export function wireObject<T extends z.ZodRawShape>(shape: T) {
       const camel = snakeToCamel(key);
       // Pydantic writes unset optional fields as null (ADK Python's files): null means absent.
       if (value === null && fields.has(camel)) continue;
+      // Own keys only: `__proto__` stays a key, and an inherited name hides no spelling.
       if (camel !== key && fields.has(camel)) {
-        if (!(camel in raw)) out[camel] = value;
-      } else out[key] = value;
+        if (!Object.hasOwn(raw, camel)) setOwn(out, camel, value);
+      } else setOwn(out, key, value);
     }
     return out;
   }, z.looseObject(shape));

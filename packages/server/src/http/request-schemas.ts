@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { contentFromJson, InvalidJsonError, type Content } from "@agentkit/core";
 import { HttpRequestError } from "../errors/server-errors.js";
-import { lazySchema, type LazySchema } from "@agentkit/core/internal";
+import { lazySchema, setOwn, snakeToCamel, type LazySchema } from "@agentkit/core/internal";
 import { isJsonObject } from "./is-json-object.js";
 import {
   plainBody,
@@ -14,10 +14,6 @@ import {
   type PlainShape,
 } from "./plain-body.js";
 
-// Most keys have no underscore (JS clients): those skip the regular expression and its callback.
-const snakeToCamel = (key: string): string =>
-  key.includes("_") ? key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : key;
-
 /**
  * Top-level keys in camelCase: Python clients send `app_name`, JS clients `appName`
  * (http-api.md section 1). When both spellings are present the camelCase one wins.
@@ -27,7 +23,8 @@ export function camelizeKeys(body: Record<string, unknown>): Record<string, unkn
   for (const [key, value] of Object.entries(body)) {
     const camel = snakeToCamel(key);
     // Own keys only: an inherited name (`toString`) must not hide the snake_case spelling.
-    if (camel === key || !Object.hasOwn(body, camel)) out[camel] = value;
+    // `setOwn`: a `__proto__` key stays a key instead of re-parenting the copy.
+    if (camel === key || !Object.hasOwn(body, camel)) setOwn(out, camel, value);
   }
   return out;
 }

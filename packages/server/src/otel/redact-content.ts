@@ -1,4 +1,4 @@
-import { maskSchemeCredentials } from "@agentkit/core/internal";
+import { maskSchemeCredentials, setOwn } from "@agentkit/core/internal";
 
 /** Where a text being exported comes from: a span attribute (by key) or a log record. */
 export interface RedactionSite {
@@ -39,7 +39,8 @@ function redactValue(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
-    out[key] = CREDENTIAL_KEY.test(key) && typeof inner === "string" ? REDACTED : redactValue(inner);
+    // Keys are data (a tool's arguments): a `__proto__` key stays a key (and is redacted as one).
+    setOwn(out, key, CREDENTIAL_KEY.test(key) && typeof inner === "string" ? REDACTED : redactValue(inner));
   }
   return out;
 }

@@ -89,6 +89,15 @@ describe("ADK eval formats", () => {
     expect(result.issues[0]!.message).toContain("not both");
   });
 
+  it("reads no field of an eval set from a __proto__ key: it stays an ordinary key", () => {
+    // As JSON.parse makes it: an own `__proto__` key whose value holds the required fields.
+    const raw = JSON.parse('{"__proto__":{"evalSetId":"s","evalCases":[]}}') as unknown;
+    expect(() => parseEvalSet(raw)).toThrow(/evalSetId/);
+    const set = parseEvalSet(JSON.parse('{"eval_set_id":"s","eval_cases":[],"__proto__":{"name":"n"}}')) as unknown;
+    expect(Object.getPrototypeOf(set)).toBe(Object.prototype);
+    expect((set as { name?: string }).name).toBeUndefined();
+  });
+
   it("loads an eval result as ADK Python's results manager writes it (a JSON string of the JSON)", async () => {
     const raw = JSON.parse(await readFile(join(fixtures, "thermostat.evalset_result.json"), "utf8")) as unknown;
     expect(typeof raw).toBe("string");

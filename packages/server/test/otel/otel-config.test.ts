@@ -88,6 +88,12 @@ describe("redactCredentials", () => {
     });
   });
 
+  it("keeps a __proto__ key of the JSON as a key, its credentials masked", () => {
+    // Tool arguments are data: a `__proto__` key must neither vanish nor re-parent the copy.
+    const text = '{"__proto__":{"api_key":"sk-2","city":"Oslo"},"token":"t"}';
+    expect(redactCredentials(text)).toBe('{"__proto__":{"api_key":"[REDACTED]","city":"Oslo"},"token":"[REDACTED]"}');
+  });
+
   it("masks key=value and quoted pairs in text that is not JSON (a truncated head)", () => {
     expect(redactCredentials('{"args": {"token": "tok-123", "city": "Os')).toBe(
       '{"args": {"token": "[REDACTED]", "city": "Os',

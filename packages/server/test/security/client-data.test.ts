@@ -169,6 +169,30 @@ describe("state a client may write", () => {
     expect(((await imported.json()) as Json).error).toContain("events.0.actions.stateDelta");
   });
 
+  it.each(["/run", "/run_sse"])(
+    "%s reads no request field from a __proto__ key (snake_case bodies included)",
+    async (route) => {
+      const sessionId = await newSession();
+      const message = { role: "user", parts: [{ text: "hi" }] };
+      // A body whose fields are only reachable through `__proto__`: a copy that re-parented
+      // itself would find them there.
+      const newMessage = JSON.stringify(message);
+      for (const body of [
+        `{"app_name":"A","user_id":"${U}","__proto__":{"sessionId":"${sessionId}"},"new_message":${newMessage}}`,
+        `{"appName":"A","userId":"${U}","__proto__":{"sessionId":"${sessionId}"},"newMessage":${newMessage}}`,
+      ]) {
+        const res = await fetch(`${t.url}${route}`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body,
+        });
+        expect(res.status).toBe(400);
+        expect(((await res.json()) as Json).code).toBe("INVALID_REQUEST");
+      }
+      expect(await storedEvents(sessionId)).toEqual([]);
+    },
+  );
+
   it("a __proto__ state key is an ordinary key over HTTP (create, patch, read back)", async () => {
     const created = await fetch(base(), {
       method: "POST",

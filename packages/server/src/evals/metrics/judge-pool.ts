@@ -5,6 +5,7 @@ import {
   type GenerateContentConfig,
   type LlmResponse,
 } from "@agentkit/core";
+import { snakeToCamel } from "@agentkit/core/internal";
 import type { JudgeModelOptions } from "./criteria.js";
 
 /** Where judges come from and how many may run at once. */
@@ -26,10 +27,6 @@ const RAW_LIMIT = 4000;
 
 /** ADK's judge when a criterion names none and no default judge is configured. */
 const DEFAULT_JUDGE_MODEL = "gemini-2.5-flash";
-
-function snakeToCamel(key: string): string {
-  return key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
-}
 
 /**
  * The judges of a metric registry: resolves a criterion's judge model and asks it, sampling
