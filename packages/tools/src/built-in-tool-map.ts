@@ -1,4 +1,5 @@
 import type { BaseTool, BaseToolset } from "@agentkit/core";
+import { setOwn, snakeToCamel } from "@agentkit/core/internal";
 import { builtInCodeExecutionTool } from "./built-in/built-in-code-execution-tool.js";
 import { googleMapsTool } from "./built-in/google-maps-tool.js";
 import { googleSearchTool } from "./built-in/google-search-tool.js";
@@ -48,10 +49,15 @@ const exampleTool = (args: Record<string, unknown> | undefined) =>
 function camelKeys(value: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
-    const name = key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-    out[name] = Array.isArray(v)
-      ? v.map((item) => (typeof item === "object" && item !== null ? camelKeys(item as Record<string, unknown>) : item))
-      : v;
+    setOwn(
+      out,
+      snakeToCamel(key),
+      Array.isArray(v)
+        ? v.map((item) =>
+            typeof item === "object" && item !== null ? camelKeys(item as Record<string, unknown>) : item,
+          )
+        : v,
+    );
   }
   return out;
 }

@@ -22,6 +22,7 @@ import {
   type GenerateContentConfig,
   type LlmAgentOptions,
 } from "@agentkit/core";
+import { setOwn, snakeToCamel } from "@agentkit/core/internal";
 import { AgentLoadError, describeError } from "../agent-load-error.js";
 import { builderExecutorProblem } from "../builder-policy.js";
 import { configPathProblem } from "../code-reference.js";
@@ -448,13 +449,9 @@ function toGenerateContentConfig(yaml: GenerateContentConfigYaml): GenerateConte
   for (const [key, value] of Object.entries(yaml)) {
     if (value === undefined) continue;
     const camel = snakeToCamel(key);
-    out[camel] = key === "labels" ? value : camelKeysDeep(value);
+    setOwn(out, camel, key === "labels" ? value : camelKeysDeep(value));
   }
   return out as GenerateContentConfig;
-}
-
-function snakeToCamel(key: string): string {
-  return key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 }
 
 function camelKeysDeep(value: unknown): unknown {
