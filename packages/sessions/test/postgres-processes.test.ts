@@ -4,7 +4,7 @@ import { Client } from "pg";
 import { PostgresSessionService } from "../src/postgres/index.js";
 import { startPostgres, type PostgresCluster } from "@agentkit/test-support/postgres";
 import { expectIntactAfterKilledWriter } from "./fixtures/crash-checks.js";
-import { startWriterProcess, type WriterProcess } from "./fixtures/writer-process.js";
+import { startWriterProcess, stopWriters, type WriterProcess } from "./fixtures/writer-process.js";
 
 // Real processes against a throwaway cluster: one killed with SIGKILL in the middle of its
 // appends, and two appending to one session at once.
@@ -16,8 +16,7 @@ beforeAll(async () => {
   cluster = await startPostgres();
 });
 afterAll(async () => {
-  for (const w of children) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill("SIGKILL");
-  await Promise.all(children.map((w) => w.exited));
+  await stopWriters(children);
   await cluster?.stop();
 });
 

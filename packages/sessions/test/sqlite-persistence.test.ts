@@ -8,16 +8,13 @@ import { SCHEMA_VERSION, SessionStoreError, SqliteSessionService } from "../src/
 import { restartScenario, staleReplicaScenario, twoReplicasScenario } from "./fixtures/session-scenarios.js";
 import { expectIntactAfterKilledWriter } from "./fixtures/crash-checks.js";
 import { upgradedV1Scenario, V1_EVENT_ROWS, V1_STORE_SQL } from "./fixtures/v1-store.js";
-import { startWriterProcess, type WriterProcess } from "./fixtures/writer-process.js";
+import { startWriterProcess, stopWriters, type WriterProcess } from "./fixtures/writer-process.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agentkit-sqlite-persist-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const WRITER = join(import.meta.dirname, "fixtures", "sql-writer.ts");
 const children: WriterProcess[] = [];
-afterAll(async () => {
-  for (const w of children) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill("SIGKILL");
-  await Promise.all(children.map((w) => w.exited));
-});
+afterAll(() => stopWriters(children));
 
 function startWriter(path: string, appName: string, sessionId: string, writer: string, count: number): WriterProcess {
   const w = startWriterProcess(WRITER, ["sqlite", path, appName, sessionId, writer, String(count)]);
