@@ -106,6 +106,7 @@ export { copyWithRoom } from "./content/copy-with-room.js";
 export {
   camelToSnake,
   snakeToCamel,
+  camelizeKeys,
   convertKeys,
   toCamelCase,
   toSnakeCase,

@@ -4,13 +4,8 @@
 // clients send, and many they should not.
 import { describe, expect, it } from "@jest/globals";
 import type { z } from "zod";
-import {
-  camelizeKeys,
-  createSessionSchema,
-  parseBody,
-  runRequestSchema,
-  type HotBodySchema,
-} from "../src/http/request-schemas.js";
+import { camelizeKeys } from "@agentkit/core/internal";
+import { createSessionSchema, parseBody, runRequestSchema, type HotBodySchema } from "../src/http/request-schemas.js";
 import { plainBody } from "../src/http/plain-body.js";
 import { HttpRequestError } from "../src/errors/server-errors.js";
 

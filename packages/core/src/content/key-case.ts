@@ -43,6 +43,22 @@ export function snakeToCamel(key: string): string {
   return key.replace(/(?<=[a-zA-Z0-9])_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
+/**
+ * A copy with its top-level keys in camelCase (values untouched): Python clients and ADK's files
+ * write `app_name`, JS clients `appName`. When both spellings are present the camelCase one wins,
+ * in either order. Keys are data (a client's JSON): each is an own key of the copy (`__proto__`
+ * too), and an inherited name (`toString`) never counts as a spelling already present.
+ */
+export function camelizeKeys(record: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const camel = snakeToCamel(key);
+    if (camel === key || !Object.hasOwn(record, camel)) setOwn(out, camel, record[key]);
+  }
+  return out;
+}
+
 /** More keys a caller's format treats as user data (camelCase spelling). */
 export interface KeyCaseOptions {
   /** Values copied untouched. */

@@ -2,8 +2,7 @@ import type { Content, Part } from "../content/content.js";
 import { AgentKitError } from "../errors/agentkit-error.js";
 import { createEventActions, type EventActions, hasActionMaps } from "./event-actions.js";
 import { newEventId, type Event } from "./event.js";
-import { snakeToCamel } from "../content/key-case.js";
-import { setOwn } from "../sessions/own-keys.js";
+import { camelizeKeys } from "../content/key-case.js";
 
 /** A value that cannot be read as an event (or session) from JSON. */
 export class InvalidJsonError extends AgentKitError {
@@ -31,21 +30,6 @@ export function normalizeBase64(data: string): string {
   return pad === 0 ? std : std + "=".repeat(4 - pad);
 }
 
-/**
- * Renames snake_case keys to camelCase one level deep (values untouched); a camelCase key wins
- * over the snake_case spelling of the same field. Keys are data here (a client's JSON): each is
- * an own key of the copy (`__proto__` too), and one is never taken for an inherited name.
- */
-function camelKeys(obj: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k in obj) {
-    if (!Object.hasOwn(obj, k)) continue;
-    const ck = snakeToCamel(k);
-    if (k === ck || !Object.hasOwn(out, ck)) setOwn(out, ck, obj[k]);
-  }
-  return out;
-}
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 // Part members whose own keys are protocol fields (camelCase them); args/response stay as given.
@@ -61,10 +45,10 @@ const STRUCTURED_PART_MEMBERS = [
 
 function partFromJson(raw: unknown): Part {
   if (!isObject(raw)) throw new InvalidJsonError("each content part must be an object");
-  const part = camelKeys(raw);
+  const part = camelizeKeys(raw);
   for (const member of STRUCTURED_PART_MEMBERS) {
     const v = part[member];
-    if (isObject(v)) part[member] = camelKeys(v);
+    if (isObject(v)) part[member] = camelizeKeys(v);
   }
   const inline = part.inlineData as { data?: unknown } | undefined;
   if (inline && typeof inline.data === "string") inline.data = normalizeBase64(inline.data);
@@ -86,14 +70,14 @@ export function contentFromJson(raw: unknown): Content {
 function actionsFromJson(raw: unknown): EventActions {
   if (raw === undefined || raw === null) return createEventActions();
   if (!isObject(raw)) throw new InvalidJsonError("event.actions must be an object");
-  const a = camelKeys(raw) as Record<string, unknown>;
+  const a = camelizeKeys(raw) as Record<string, unknown>;
   for (const key of ["stateDelta", "artifactDelta", "requestedAuthConfigs", "requestedToolConfirmations"]) {
     if (a[key] === null) delete a[key];
     else if (a[key] !== undefined && !isObject(a[key]))
       throw new InvalidJsonError(`event.actions.${key} must be an object`);
   }
   if (isObject(a.compaction)) {
-    const c = camelKeys(a.compaction);
+    const c = camelizeKeys(a.compaction);
     if (c.compactedContent !== undefined) c.compactedContent = contentFromJson(c.compactedContent);
     if (c.endTimestamp !== undefined) c.endTimestamp = toSeconds(c.endTimestamp, "compaction.endTimestamp");
     if (c.startTimestamp !== undefined) c.startTimestamp = toSeconds(c.startTimestamp, "compaction.startTimestamp");
@@ -110,7 +94,7 @@ function actionsFromJson(raw: unknown): EventActions {
 export function eventFromJson(raw: unknown): Event {
   const input = typeof raw === "string" ? parseJson(raw) : raw;
   if (!isObject(input)) throw new InvalidJsonError("an event must be a JSON object");
-  const e = camelKeys(input);
+  const e = camelizeKeys(input);
   for (const [k, v] of Object.entries(e)) if (v === null) delete e[k];
   if (typeof e.author !== "string" || e.author === "")
     throw new InvalidJsonError("event.author must be a non-empty string");

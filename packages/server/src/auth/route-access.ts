@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import { camelizeKeys } from "../http/request-schemas.js";
+import { camelizeKeys } from "@agentkit/core/internal";
 
 /**
  * Who may call a route when the server authenticates:

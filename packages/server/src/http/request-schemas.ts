@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { contentFromJson, InvalidJsonError, type Content } from "@agentkit/core";
 import { HttpRequestError } from "../errors/server-errors.js";
-import { lazySchema, setOwn, snakeToCamel, type LazySchema } from "@agentkit/core/internal";
+import { camelizeKeys, lazySchema, type LazySchema } from "@agentkit/core/internal";
 import { isJsonObject } from "./is-json-object.js";
 import {
   plainBody,
@@ -13,21 +13,6 @@ import {
   plainTrimmedString,
   type PlainShape,
 } from "./plain-body.js";
-
-/**
- * Top-level keys in camelCase: Python clients send `app_name`, JS clients `appName`
- * (http-api.md section 1). When both spellings are present the camelCase one wins.
- */
-export function camelizeKeys(body: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
-    const camel = snakeToCamel(key);
-    // Own keys only: an inherited name (`toString`) must not hide the snake_case spelling.
-    // `setOwn`: a `__proto__` key stays a key instead of re-parenting the copy.
-    if (camel === key || !Object.hasOwn(body, camel)) setOwn(out, camel, value);
-  }
-  return out;
-}
 
 /**
  * A JSON object, kept as the parser made it: no copy, so a key such as `__proto__` stays an
