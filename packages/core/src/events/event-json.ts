@@ -70,7 +70,7 @@ export function contentFromJson(raw: unknown): Content {
 function actionsFromJson(raw: unknown): EventActions {
   if (raw === undefined || raw === null) return createEventActions();
   if (!isObject(raw)) throw new InvalidJsonError("event.actions must be an object");
-  const a = camelizeKeys(raw) as Record<string, unknown>;
+  const a = camelizeKeys(raw);
   for (const key of ["stateDelta", "artifactDelta", "requestedAuthConfigs", "requestedToolConfirmations"]) {
     if (a[key] === null) delete a[key];
     else if (a[key] !== undefined && !isObject(a[key]))

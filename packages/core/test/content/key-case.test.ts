@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { snakeToCamel, toCamelCase, toSnakeCase } from "../../src/internal.js";
+import { camelizeKeys, snakeToCamel, toCamelCase, toSnakeCase } from "../../src/internal.js";
 
 describe("key case conversion", () => {
   it("converts field names and leaves user data and unspelled names alone", () => {
@@ -26,5 +26,20 @@ describe("key case conversion", () => {
       expect(part.text).toBeUndefined();
       expect(Object.keys(part)).toEqual(["__proto__"]);
     }
+  });
+
+  it("camelizeKeys renames the top level only; the camelCase spelling wins in either order", () => {
+    expect(camelizeKeys({ app_name: "a", new_message: { role_name: "x" } })).toEqual({
+      appName: "a",
+      newMessage: { role_name: "x" },
+    });
+    expect(camelizeKeys({ max_tokens: 1, maxTokens: 2 })).toEqual({ maxTokens: 2 });
+    expect(camelizeKeys({ maxTokens: 2, max_tokens: 1 })).toEqual({ maxTokens: 2 });
+    // An inherited name is no spelling already present; `__proto__` stays an own key.
+    const raw = JSON.parse('{"to_string":1,"__proto__":{"polluted":true}}') as Record<string, unknown>;
+    const out = camelizeKeys(raw);
+    expect(Object.hasOwn(out, "toString") && out.toString).toBe(1);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(out, "__proto__")?.value).toEqual({ polluted: true });
   });
 });

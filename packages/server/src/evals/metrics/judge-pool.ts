@@ -5,7 +5,7 @@ import {
   type GenerateContentConfig,
   type LlmResponse,
 } from "@agentkit/core";
-import { snakeToCamel } from "@agentkit/core/internal";
+import { camelizeKeys } from "@agentkit/core/internal";
 import type { JudgeModelOptions } from "./criteria.js";
 
 /** Where judges come from and how many may run at once. */
@@ -90,9 +90,7 @@ export class JudgePool {
       const request = createLlmRequest({
         model: model.model,
         contents: [{ role: "user", parts: [{ text: prompt }] }],
-        config: Object.fromEntries(
-          Object.entries(config ?? {}).map(([k, v]) => [snakeToCamel(k), v]),
-        ) as GenerateContentConfig,
+        config: camelizeKeys(config ?? {}) as GenerateContentConfig,
       });
       let last: LlmResponse | undefined;
       try {
